@@ -1,0 +1,39 @@
+# The two commands the README starts with: `make run` and `make test`.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+DEMO_DB := .justicar/demo.db
+
+.PHONY: run test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $@
+
+## run: set up, play the demo scene into the embedded SQLite default, print its replay
+run: $(VENV)/.installed
+	@mkdir -p .justicar
+	@rm -f $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
+	$(BIN)/justicar play examples/demo.jsonl --db $(DEMO_DB) > .justicar/demo-results.jsonl
+	@echo "played examples/demo.jsonl into $(DEMO_DB) (results: .justicar/demo-results.jsonl)"
+	$(BIN)/justicar verify --db $(DEMO_DB)
+	$(BIN)/justicar replay --db $(DEMO_DB) demo
+
+## test: set up with the test extras, lint, type-check, run the whole suite
+test: $(VENV)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy domain projections
+	$(BIN)/python -m pytest
+
+## bench: the benchmarks behind docs/performance.md
+bench: $(VENV)/.installed
+	$(BIN)/python benchmarks/append.py
+	$(BIN)/python benchmarks/replay.py
+
+clean:
+	rm -rf $(VENV) .justicar .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,464 @@
+"""The challenge lifecycle every ruleset shares (PROTOCOL section 1, "The order of a contested
+challenge"): who may do what, when. Where rule systems differ it asks the scene's ruleset.
+
+declare → relent | bid → call_negative … (owed bids) → throw × 2 | record_test → reveal →
+declare_traits on a tie → the retest window (retest → cancel_retest | pass → new test …) →
+pass by the side behind → resolution: what is lost, and the winner's effect.
+"""
+
+from __future__ import annotations
+
+from domain.commands import (
+    BidTraits,
+    CallNegative,
+    CancelRetest,
+    ChallengeCommand,
+    Declare,
+    DeclareTraits,
+    Pass,
+    RecordTest,
+    Relent,
+    Retest,
+    Throw,
+    Withdraw,
+)
+from domain.context import Draft
+from domain.effects import Damage, EscapeGrapple, Grapple, KnockDown
+from domain.errors import Rejected
+from domain.events import (
+    BidPlaced,
+    ChallengeDeclared,
+    ChallengeResolved,
+    ChallengeWithdrawn,
+    DamageTaken,
+    GrappleBroken,
+    GrappleStarted,
+    KnockedDown,
+    Leader,
+    Passed,
+    Relented,
+    RetestCancelled,
+    RetestInvoked,
+    Role,
+    SceneEvent,
+    TestRevealed,
+    ThrowSealed,
+    TraitsDeclared,
+)
+from domain.rules import ruleset_for
+from domain.rules.base import Ruleset
+from domain.state import NARRATOR, Challenge, Scene
+
+# -- the verbs -------------------------------------------------------------------------------
+
+
+def declare(d: Draft, cmd: Declare) -> None:
+    state = d.state
+    if cmd.challenge in state.challenges:
+        raise Rejected("challenge_exists", f"There is already a challenge {cmd.challenge!r}; pick a new id.")
+    who = cmd.character or cmd.actor
+    if who == NARRATOR:
+        raise Rejected("which_character", 'The Storyteller declares for a character: add "character".')
+    _may_act(d, who)
+    _present(state, who)
+    for target in cmd.targets:
+        _present(state, target)
+    ruleset_for(state.ruleset).check_declare(state, cmd, who, d.ctx.now)
+    d.add(
+        ChallengeDeclared(
+            challenge=cmd.challenge,
+            kind=cmd.kind,
+            challenger=who,
+            targets=list(cmd.targets),
+            category=cmd.category,
+            victory=cmd.victory,
+            effect=cmd.effect,
+            bid=list(cmd.bid),
+            difficulty=cmd.difficulty,
+            require_win=cmd.require_win,
+            power=cmd.power,
+        )
+    )
+
+
+def bid(d: Draft, cmd: BidTraits) -> None:
+    ch, who, role = _acting(d, cmd)
+    rules = ruleset_for(d.state.ruleset)
+    if ch.status == "awaiting_response":
+        if role != "defender":
+            raise _waiting_for(d.state, ch.defender.who, "to bid or relent")
+        rules.check_response(d.state, ch, who, cmd.bid)
+        d.add(BidPlaced(challenge=ch.id, character=who, traits=cmd.bid, victory=cmd.victory))
+    elif ch.status == "bidding" and ch.side(role).owed:
+        rules.check_owed_bid(d.state, ch, role, cmd.bid)
+        d.add(BidPlaced(challenge=ch.id, character=who, traits=cmd.bid, owed=True))
+    else:
+        raise _wrong_phase(ch, "a bid")
+
+
+def relent(d: Draft, cmd: Relent) -> None:
+    ch, who, role = _acting(d, cmd)
+    rules = ruleset_for(d.state.ruleset)
+    if role != "defender":
+        raise Rejected(
+            "not_defender",
+            "Only the defender relents; the challenger may withdraw before the defender answers.",
+            rules.cites["relent"],
+        )
+    if ch.status not in ("awaiting_response", "bidding") or _thrown(ch):
+        raise Rejected("too_late", "It is too late to relent: the test has begun.", rules.cites["relent"])
+    d.add(Relented(challenge=ch.id, character=who, rule=rules.cites["relent"]))
+    c, t = d.state.name_of(ch.challenger.who), d.state.name_of(who)
+    _resolve(
+        d,
+        ch.id,
+        "challenger",
+        f"{t} relented: {c} wins without a test and nothing is lost.",
+        rules.cites["relent"],
+        losses=False,
+    )
+
+
+def withdraw(d: Draft, cmd: Withdraw) -> None:
+    ch = _open(d.state, cmd.challenge)
+    cites = ruleset_for(d.state.ruleset).cites
+    if d.actor != NARRATOR:
+        who = cmd.character or d.actor
+        _may_act(d, who)
+        if who != ch.challenger.who:
+            raise Rejected("not_challenger", "Only the challenger withdraws a challenge.")
+        if ch.status != "awaiting_response":
+            raise Rejected(
+                "too_late",
+                "The defender has answered; the challenge goes on (a Narrator can still stop it).",
+                cites["adjudication"],
+            )
+    d.add(ChallengeWithdrawn(challenge=ch.id, by=d.actor))
+
+
+def call_negative(d: Draft, cmd: CallNegative) -> None:
+    ch, _, role = _acting(d, cmd)
+    rules = ruleset_for(d.state.ruleset)
+    if ch.status != "bidding" or _thrown(ch):
+        raise Rejected(
+            "wrong_phase",
+            "Negative Traits are called during the initial bid: after both sides have bid, before "
+            "anyone throws.",
+            rules.cites["negative_traits"],
+        )
+    d.add(rules.call_negative(d.state, ch, role, cmd.trait))
+
+
+def throw(d: Draft, cmd: Throw) -> None:
+    ch, who, role = _acting(d, cmd)
+    rules = ruleset_for(d.state.ruleset)
+    _ready_to_throw(d.state, ch, rules)
+    if ch.side(role).throw is not None:
+        raise Rejected("already_thrown", f"{d.state.name_of(who)} has already thrown for this test.")
+    sign, random = cmd.sign, cmd.sign == "random"
+    if random:
+        sign = d.choose(rules.random_signs())
+    else:
+        rules.check_sign(d.state, who, sign)
+    d.add(ThrowSealed(challenge=ch.id, test=len(ch.tests) + 1, character=who, sign=sign, random=random))
+    _settle(d, ch.id)
+
+
+def record_test(d: Draft, cmd: RecordTest) -> None:
+    if d.actor != NARRATOR:
+        raise Rejected("forbidden", "Only the Storyteller records a test seen at the table.")
+    ch = _open(d.state, cmd.challenge)
+    rules = ruleset_for(d.state.ruleset)
+    _ready_to_throw(d.state, ch, rules)
+    if ch.challenger.throw is not None or ch.defender.throw is not None:
+        raise Rejected("throws_in", "A sealed throw is already in for this test; let both sides throw.")
+    sides = {ch.challenger.who, ch.defender.who}
+    if set(cmd.signs) != sides:
+        raise Rejected("wrong_signs", f"Record one sign for each of: {', '.join(sorted(sides))}.")
+    for who, sign in cmd.signs.items():
+        if sign == "random":
+            raise Rejected("unknown_sign", "Record the signs that were shown, not random.")
+        rules.check_sign(d.state, who, sign)
+    signs = {
+        ch.challenger.who: cmd.signs[ch.challenger.who],
+        ch.defender.who: cmd.signs[ch.defender.who],
+    }
+    d.add(
+        TestRevealed(
+            challenge=ch.id,
+            test=len(ch.tests) + 1,
+            signs=signs,
+            result=rules.compare_signs(signs[ch.challenger.who], signs[ch.defender.who]),
+            recorded_by=NARRATOR,
+            rule=rules.cites["test"],
+        )
+    )
+    _settle(d, ch.id)
+
+
+def declare_traits(d: Draft, cmd: DeclareTraits) -> None:
+    ch, who, role = _acting(d, cmd)
+    if ch.status != "tie_declaring" or ch.test is None:
+        raise _wrong_phase(ch, "a Trait declaration")
+    side = ch.side(role)
+    if side.who == NARRATOR:
+        raise Rejected("narrator_count", "The Narrator's count is the difficulty; it needs no declaration.")
+    if side.declared is not None:
+        raise Rejected("already_declared", f"{d.state.name_of(who)} has already declared {side.declared}.")
+    rules = ruleset_for(d.state.ruleset)
+    first = ch.declaring_first or "challenger"
+    if role != first and ch.side(first).declared is None and ch.side(first).who != NARRATOR:
+        rule = rules.cites["declare_first" if ch.declaring == "tie" else "overbid_first"]
+        raise Rejected("not_your_turn", f"{d.state.name_of(ch.side(first).who)} declares first.", rule)
+    most = rules.max_declare(d.state, ch, role)
+    if cmd.count > most:
+        category = (side.category or ch.category).capitalize()
+        raise Rejected(
+            "over_declared",
+            f"{d.state.name_of(who)} has only {most} {category} Traits available tonight; declare "
+            f"{most} or fewer (fewer keeps your strength secret).",
+            rules.cites["declare_fewer"],
+        )
+    d.add(
+        TraitsDeclared(
+            challenge=ch.id,
+            test=ch.test.number,
+            character=who,
+            count=cmd.count,
+            purpose=ch.declaring or "tie",
+        )
+    )
+    _settle(d, ch.id)
+
+
+def retest(d: Draft, cmd: Retest) -> None:
+    ch, who, role = _acting(d, cmd)
+    rules = ruleset_for(d.state.ruleset)
+    if ch.status != "retest_window":
+        raise _wrong_phase(ch, "a retest")
+    if ch.pending_retest is not None:
+        raise Rejected(
+            "retest_pending",
+            "A retest is waiting to be cancelled or let stand.",
+            rules.cites["cancel"],
+        )
+    if role not in ch.losing_roles():
+        raise Rejected(
+            "not_losing",
+            f"{d.state.name_of(who)} is winning this test; only "
+            f"{d.state.name_of(ch.side(ch.other(role)).who)} may retest.",
+            rules.cites["retest"],
+        )
+    costs = rules.check_retest(d.state, ch, role, cmd.source)
+    d.add(
+        RetestInvoked(challenge=ch.id, character=who, source=cmd.source, rule=rules.cites["retest"]),
+        *costs,
+    )
+    _settle(d, ch.id)
+
+
+def cancel_retest(d: Draft, cmd: CancelRetest) -> None:
+    ch, who, role = _acting(d, cmd)
+    rules = ruleset_for(d.state.ruleset)
+    cite = rules.cites["cancel"]
+    pending = ch.pending_retest
+    if ch.status != "retest_window" or pending is None:
+        raise Rejected("nothing_to_cancel", "There is no retest waiting to be cancelled.", cite)
+    if pending.role == role:
+        raise Rejected("own_retest", "A side cannot cancel its own retest.", cite)
+    costs = rules.check_cancel(d.state, ch, role, pending, cmd.source)
+    d.add(RetestCancelled(challenge=ch.id, character=who, source=cmd.source, rule=cite), *costs)
+    _settle(d, ch.id)
+
+
+def pass_(d: Draft, cmd: Pass) -> None:
+    ch, who, role = _acting(d, cmd)
+    cites = ruleset_for(d.state.ruleset).cites
+    if ch.status != "retest_window":
+        raise _wrong_phase(ch, "a pass")
+    pending = ch.pending_retest
+    if pending is not None and pending.role == role:
+        raise Rejected(
+            "retest_pending",
+            f"Your retest waits for {d.state.name_of(ch.side(ch.other(role)).who)} to cancel it or "
+            "let it stand.",
+            cites["cancel"],
+        )
+    if pending is None:
+        if role not in ch.losing_roles():
+            raise Rejected(
+                "not_losing",
+                f"{d.state.name_of(who)} is winning; there is nothing to pass. "
+                f"{d.state.name_of(ch.side(ch.other(role)).who)} may retest or pass.",
+                cites["retest"],
+            )
+        if ch.side(role).passed:
+            raise Rejected("already_passed", f"{d.state.name_of(who)} has already passed.")
+    d.add(Passed(challenge=ch.id, character=who))
+    _settle(d, ch.id)
+
+
+# -- what happens by itself --------------------------------------------------------------------
+
+
+def _settle(d: Draft, cid: str) -> None:
+    """Take every step that needs nobody's decision: reveal, compare, resolve."""
+    rules = ruleset_for(d.state.ruleset)
+    while True:
+        ch = d.state.challenges[cid]
+        test = ch.test
+        if ch.status == "throwing" and ch.challenger.throw and ch.defender.throw:
+            signs = {ch.challenger.who: ch.challenger.throw, ch.defender.who: ch.defender.throw}
+            result = rules.compare_signs(ch.challenger.throw, ch.defender.throw)
+            d.add(
+                TestRevealed(
+                    challenge=cid,
+                    test=len(ch.tests) + 1,
+                    signs=signs,
+                    result=result,
+                    rule=rules.cites["test"],
+                )
+            )
+        elif ch.status == "throwing" and test is not None and test.leader is None:
+            d.add(rules.after_reveal(d.state, ch))
+        elif ch.status == "tie_declaring" and all(
+            ch.side(role).declared is not None or ch.side(role).who == NARRATOR
+            for role in ("challenger", "defender")
+        ):
+            d.add(*rules.settle_declarations(d.state, ch))
+        elif (
+            ch.status == "retest_window"
+            and ch.pending_retest is None
+            and (not rules.may_retest(ch) or all(ch.side(role).passed for role in ch.losing_roles()))
+        ):
+            winner, why, rule = rules.outcome(d.state, ch)
+            _resolve(d, cid, winner, why, rule)
+        else:
+            return
+
+
+def _resolve(d: Draft, cid: str, winner: Leader, why: str, rule: str, *, losses: bool = True) -> None:
+    rules = ruleset_for(d.state.ruleset)
+    ch = d.state.challenges[cid]
+    wait = rules.wait(ch, winner, d.ctx.now) if losses else None
+    d.add(
+        ChallengeResolved(
+            challenge=cid,
+            winner=winner,
+            why=why,
+            rule=rule,
+            wait_key=wait[0] if wait else None,
+            wait_until=wait[1] if wait else None,
+        )
+    )
+    if losses:
+        d.add(*rules.losses(d.state, ch, winner))
+    if winner == "challenger":
+        d.add(*_effects(d.state, ch))
+
+
+def _effects(state: Scene, ch: Challenge) -> list[SceneEvent]:
+    """The challenger's structured victory condition, applied to each target (PROTOCOL section 4)."""
+    me = ch.challenger.who
+    events: list[SceneEvent] = []
+    for target in ch.targets:
+        match ch.effect:
+            case Damage(amount=amount, type=kind):
+                events.append(DamageTaken(character=target, amount=amount, damage=kind, challenge=ch.id))
+            case Grapple():
+                events.append(GrappleStarted(grappler=me, victim=target, challenge=ch.id))
+            case KnockDown():
+                events.append(KnockedDown(character=target, challenge=ch.id))
+    if isinstance(ch.effect, EscapeGrapple):
+        holder = state.characters[me].conditions.grappled_by
+        if holder is not None:
+            events.append(GrappleBroken(grappler=holder, victim=me, challenge=ch.id))
+    return events
+
+
+# -- checks shared by the verbs ----------------------------------------------------------------
+
+
+def _open(state: Scene, cid: str) -> Challenge:
+    ch = state.challenges.get(cid)
+    if ch is None:
+        raise Rejected("unknown_challenge", f"There is no challenge {cid!r} in this scene.")
+    if ch.status == "resolved":
+        why = ch.outcome.why if ch.outcome else ""
+        raise Rejected("already_resolved", f"Challenge {cid!r} is already resolved. {why}".strip())
+    if ch.status == "withdrawn":
+        raise Rejected("withdrawn", f"Challenge {cid!r} was withdrawn.")
+    return ch
+
+
+def _may_act(d: Draft, who: str) -> None:
+    if d.actor != NARRATOR and d.actor != who:
+        raise Rejected("forbidden", f"{d.state.name_of(d.actor)} cannot act for {d.state.name_of(who)}.")
+
+
+def _present(state: Scene, who: str) -> None:
+    character = state.characters.get(who)
+    if character is None:
+        raise Rejected("unknown_character", f"There is no character {who!r} in this scene.")
+    if not character.present:
+        raise Rejected("character_removed", f"{character.name} has left the scene.")
+
+
+def _acting(d: Draft, cmd: ChallengeCommand) -> tuple[Challenge, str, Role]:
+    """The open challenge, and the side the command acts for."""
+    ch = _open(d.state, cmd.challenge)
+    who = cmd.character or (d.actor if d.actor != NARRATOR else None)
+    if who is None:
+        stood_in = [
+            side.who
+            for side in (ch.challenger, ch.defender)
+            if side.who == NARRATOR or _is_npc(d.state, side.who)
+        ]
+        if len(stood_in) != 1:
+            raise Rejected("which_character", 'Say which side the Storyteller acts for: add "character".')
+        who = stood_in[0]
+    _may_act(d, who)
+    role = ch.role_of(who)
+    if role is None:
+        raise Rejected("not_in_challenge", f"{d.state.name_of(who)} is not part of challenge {ch.id!r}.")
+    return ch, who, role
+
+
+def _is_npc(state: Scene, who: str) -> bool:
+    character = state.characters.get(who)
+    return character is not None and character.sheet.npc
+
+
+def _thrown(ch: Challenge) -> bool:
+    """Whether the first test has begun (a throw is in, or a test was shown)."""
+    return bool(ch.tests) or ch.challenger.throw is not None or ch.defender.throw is not None
+
+
+def _ready_to_throw(state: Scene, ch: Challenge, rules: Ruleset) -> None:
+    if ch.status not in ("bidding", "throwing"):
+        raise _wrong_phase(ch, "a throw")
+    for side in (ch.challenger, ch.defender):
+        if side.owed:
+            raise Rejected(
+                "bids_owed",
+                f"{state.name_of(side.who)} must first bid {side.owed} more Trait(s) for the "
+                "Negative Trait call.",
+                rules.cites["negative_traits"],
+            )
+
+
+_PHASES = {
+    "awaiting_response": "the defender has not answered yet",
+    "bidding": "both sides have bid; next they throw",
+    "throwing": "the test is being thrown",
+    "tie_declaring": "the sides are declaring their Traits",
+    "retest_window": "the test is in; the side behind may retest or pass",
+}
+
+
+def _wrong_phase(ch: Challenge, what: str) -> Rejected:
+    return Rejected("wrong_phase", f"This is not the moment for {what}: {_PHASES.get(ch.status, ch.status)}.")
+
+
+def _waiting_for(state: Scene, who: str, what: str) -> Rejected:
+    return Rejected("not_your_turn", f"The challenge waits for {state.name_of(who)} {what}.")

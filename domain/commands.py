@@ -1,0 +1,227 @@
+"""Commands: what a client asks for (PROTOCOL section 1), one tagged union on ``type``.
+
+Input from clients is strict: unknown fields are refused, and msgspec's error names the JSON path.
+``character`` on a challenge verb says whom the actor acts for; it defaults to the actor, and only
+the ST may name someone else (an NPC, or a player at an in-person table).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+import msgspec
+from msgspec import Meta
+
+from domain.effects import Effect
+from domain.sheets import Category, Ident, Name, Sheet
+
+CommandId = Annotated[str, Meta(min_length=1, max_length=128)]
+Text = Annotated[str, Meta(max_length=2000)]
+Reason = Annotated[str, Meta(min_length=1, max_length=2000)]
+Aware = Annotated[datetime, Meta(tz=True)]
+Sign = Annotated[str, Meta(min_length=1, max_length=32)]
+Bid = Annotated[list[Name], Meta(max_length=20)]
+
+
+class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """House rules a scene opts into."""
+
+    cross_category_bids: bool = False
+    """Both players agree to bid Traits of another category (lotn:categories)."""
+
+
+# -- retest sources (the ``source`` of ``retest`` and ``cancel_retest``) ----------------------
+
+
+class _Source(msgspec.Struct, frozen=True, tag_field="category", forbid_unknown_fields=True):
+    @property
+    def category(self) -> str:
+        return self.__struct_config__.tag  # type: ignore[return-value]
+
+    @property
+    def key(self) -> str:
+        """What makes two retests the same source (lotn:retests)."""
+        name = getattr(self, "name", None)
+        return f"{self.category}:{name}" if name else self.category
+
+
+class AbilitySource(_Source, frozen=True, tag="ability"):
+    name: Name
+
+
+class PowerSource(_Source, frozen=True, tag="power"):
+    name: Name
+
+
+class MeritSource(_Source, frozen=True, tag="merit"):
+    name: Name
+
+
+class WillpowerSource(_Source, frozen=True, tag="willpower"):
+    pass
+
+
+class OverbidSource(_Source, frozen=True, tag="overbid"):
+    bid: Bid = []
+
+
+class SurpriseSource(_Source, frozen=True, tag="surprise"):
+    pass
+
+
+class DarknessSource(_Source, frozen=True, tag="darkness"):
+    pass
+
+
+Source = (
+    AbilitySource
+    | PowerSource
+    | MeritSource
+    | WillpowerSource
+    | OverbidSource
+    | SurpriseSource
+    | DarknessSource
+)
+
+
+# -- the envelope ------------------------------------------------------------------------------
+
+
+class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True):
+    id: CommandId
+    scene: Ident
+    actor: Annotated[str, Meta(min_length=1, max_length=64)]
+    at: Aware | None = None
+
+    @property
+    def verb(self) -> str:
+        return self.__struct_config__.tag  # type: ignore[return-value]
+
+
+# -- scene verbs (actor st) --------------------------------------------------------------------
+
+
+class OpenScene(Command, frozen=True, kw_only=True, tag="open_scene"):
+    ruleset: Literal["lotn", "camarilla", "bns", "kony"]
+    title: Text = ""
+    options: Options = Options()
+
+
+class AddCharacter(Command, frozen=True, kw_only=True, tag="add_character"):
+    character: Sheet
+
+
+class RemoveCharacter(Command, frozen=True, kw_only=True, tag="remove_character"):
+    character: Ident
+
+
+class Changes(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """A manual correction; numbers are added to what the character has now."""
+
+    willpower: int = 0
+    abilities: dict[Name, int] = {}
+    damage: dict[Literal["bashing", "lethal", "aggravated"], int] = {}
+    restore_traits: list[Name] = []
+    lose_traits: list[Name] = []
+
+
+class Adjust(Command, frozen=True, kw_only=True, tag="adjust"):
+    character: Ident
+    changes: Changes
+    reason: Reason
+
+
+class CloseScene(Command, frozen=True, kw_only=True, tag="close_scene"):
+    pass
+
+
+# -- challenge verbs ---------------------------------------------------------------------------
+
+
+class ChallengeCommand(Command, frozen=True, kw_only=True):
+    challenge: Ident
+    character: Ident | None = None
+
+    def acting_for(self) -> str:
+        return self.character or self.actor
+
+
+class Declare(ChallengeCommand, frozen=True, kw_only=True, tag="declare"):
+    kind: Literal["contested", "static", "simple"]
+    category: Category
+    targets: Annotated[list[Ident], Meta(max_length=20)] = []
+    victory: Text = ""
+    effect: Effect | None = None
+    bid: Bid = []
+    difficulty: Annotated[int, Meta(ge=0, le=99)] | None = None
+    require_win: bool = False
+    power: Name | None = None
+
+
+class BidTraits(ChallengeCommand, frozen=True, kw_only=True, tag="bid"):
+    bid: Annotated[list[Name], Meta(min_length=1, max_length=20)]
+    victory: Text = ""
+
+
+class Relent(ChallengeCommand, frozen=True, kw_only=True, tag="relent"):
+    pass
+
+
+class Withdraw(ChallengeCommand, frozen=True, kw_only=True, tag="withdraw"):
+    pass
+
+
+class CallNegative(ChallengeCommand, frozen=True, kw_only=True, tag="call_negative"):
+    trait: Name
+
+
+class Throw(ChallengeCommand, frozen=True, kw_only=True, tag="throw"):
+    sign: Sign
+
+
+class RecordTest(ChallengeCommand, frozen=True, kw_only=True, tag="record_test"):
+    signs: dict[str, Sign]
+
+
+class DeclareTraits(ChallengeCommand, frozen=True, kw_only=True, tag="declare_traits"):
+    count: Annotated[int, Meta(ge=0, le=999)]
+
+
+class Retest(ChallengeCommand, frozen=True, kw_only=True, tag="retest"):
+    source: Source
+
+
+class CancelRetest(ChallengeCommand, frozen=True, kw_only=True, tag="cancel_retest"):
+    source: Source
+
+
+class Pass(ChallengeCommand, frozen=True, kw_only=True, tag="pass"):
+    pass
+
+
+AnyCommand = (
+    OpenScene
+    | AddCharacter
+    | RemoveCharacter
+    | Adjust
+    | CloseScene
+    | Declare
+    | BidTraits
+    | Relent
+    | Withdraw
+    | CallNegative
+    | Throw
+    | RecordTest
+    | DeclareTraits
+    | Retest
+    | CancelRetest
+    | Pass
+)
+
+command_decoder = msgspec.json.Decoder(AnyCommand)
+
+
+def parse_command(raw: bytes | str) -> AnyCommand:
+    """Decode one command; raises ``msgspec.ValidationError`` naming the JSON path."""
+    return command_decoder.decode(raw)

@@ -1,0 +1,20 @@
+"""Errors the domain raises.
+
+- ``Rejected``: a command the rules refuse; nothing is appended.
+"""
+
+from __future__ import annotations
+
+
+class Rejected(Exception):
+    """A command is refused: ``code`` is a stable word, ``message`` is for the player,
+    ``rule`` cites the rule id (``lotn:ties``) when one applies."""
+
+    def __init__(self, code: str, message: str, rule: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.rule = rule
+
+    def __repr__(self) -> str:
+        return f"Rejected({self.code!r}, {self.message!r}, {self.rule!r})"

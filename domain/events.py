@@ -1,0 +1,281 @@
+"""Events: facts in the past tense (PROTOCOL section 2), one tagged union on ``type``.
+
+An event here is the ``data`` of a log record; ``domain.log.Recorded`` wraps it with its seq, time,
+actor and hash. Stored events stay tolerant: new fields always get defaults, nothing is renamed.
+Ruling events (``test_resolved``, ``overbid_*``, ``challenge_resolved``, ``trait_lost``, …) carry
+the ``rule`` they applied and the numbers they ``compared``, so a replay explains itself.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+import msgspec
+
+from domain.commands import Changes, Options, Source
+from domain.effects import DamageType, Effect
+from domain.sheets import Category, Sheet
+
+Role = Literal["challenger", "defender"]
+Leader = Literal["challenger", "defender", "none"]
+Result = Literal["win", "lose", "tie"]
+
+
+class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    @classmethod
+    def type_name(cls) -> str:
+        return cls.__struct_config__.tag  # type: ignore[return-value]
+
+
+# -- the scene ---------------------------------------------------------------------------------
+
+
+class SceneOpened(Event, frozen=True, kw_only=True, tag="scene_opened"):
+    ruleset: str
+    title: str = ""
+    options: Options = Options()
+
+
+class CharacterAdded(Event, frozen=True, kw_only=True, tag="character_added"):
+    character: Sheet
+
+
+class CharacterRemoved(Event, frozen=True, kw_only=True, tag="character_removed"):
+    character: str
+
+
+class CharacterAdjusted(Event, frozen=True, kw_only=True, tag="character_adjusted"):
+    character: str
+    changes: Changes
+    reason: str
+
+
+class SceneClosed(Event, frozen=True, kw_only=True, tag="scene_closed"):
+    pass
+
+
+# -- a challenge -------------------------------------------------------------------------------
+
+
+class ChallengeDeclared(Event, frozen=True, kw_only=True, tag="challenge_declared"):
+    challenge: str
+    kind: Literal["contested", "static", "simple"]
+    challenger: str
+    targets: list[str] = []
+    category: Category
+    victory: str = ""
+    effect: Effect | None = None
+    bid: list[str] = []
+    difficulty: int | None = None
+    require_win: bool = False
+    power: str | None = None
+
+
+class BidPlaced(Event, frozen=True, kw_only=True, tag="bid_placed"):
+    """A side puts Traits at risk: the defender's answer, or what a Negative Trait call owes."""
+
+    challenge: str
+    character: str
+    traits: list[str]
+    victory: str = ""
+    owed: bool = False
+
+
+class Relented(Event, frozen=True, kw_only=True, tag="relented"):
+    challenge: str
+    character: str
+    rule: str
+
+
+class ChallengeWithdrawn(Event, frozen=True, kw_only=True, tag="challenge_withdrawn"):
+    challenge: str
+    by: str
+
+
+class NegativeTraitCalled(Event, frozen=True, kw_only=True, tag="negative_trait_called"):
+    """``correct`` says whether ``against`` has ``trait``; ``owed_by`` must bid one more Trait,
+    unless ``matched`` is false: then the other side's Traits are no longer at risk."""
+
+    challenge: str
+    by: str
+    against: str
+    trait: str
+    correct: bool
+    owed_by: str
+    matched: bool
+    rule: str
+
+
+class ThrowSealed(Event, frozen=True, kw_only=True, tag="throw_sealed"):
+    """A throw nobody but the thrower and the ST may see until both are in."""
+
+    challenge: str
+    test: int
+    character: str
+    sign: str
+    random: bool = False
+
+
+class TestRevealed(Event, frozen=True, kw_only=True, tag="test_revealed"):
+    """Both signs shown; ``result`` is from the challenger's side."""
+
+    __test__ = False  # not a pytest test class
+
+    challenge: str
+    test: int
+    signs: dict[str, str]
+    result: Result
+    recorded_by: str | None = None
+    rule: str
+
+
+class DeclarationsOpened(Event, frozen=True, kw_only=True, tag="declarations_opened"):
+    """Both sides must now declare how many Traits they have, ``first`` first."""
+
+    challenge: str
+    test: int
+    purpose: Literal["tie", "overbid"]
+    first: str
+    rule: str
+
+
+class TraitsDeclared(Event, frozen=True, kw_only=True, tag="traits_declared"):
+    challenge: str
+    test: int
+    character: str
+    count: int
+    purpose: Literal["tie", "overbid"] = "tie"
+
+
+class TestResolved(Event, frozen=True, kw_only=True, tag="test_resolved"):
+    """Who leads after the test: the signs, or on a tie the Traits compared."""
+
+    __test__ = False  # not a pytest test class
+
+    challenge: str
+    test: int
+    leader: Leader
+    why: str
+    rule: str
+    compared: dict[str, int] = {}
+
+
+class RetestInvoked(Event, frozen=True, kw_only=True, tag="retest_invoked"):
+    challenge: str
+    character: str
+    source: Source
+    rule: str
+
+
+class RetestCancelled(Event, frozen=True, kw_only=True, tag="retest_cancelled"):
+    challenge: str
+    character: str
+    source: Source
+    rule: str
+
+
+class AbilitySpent(Event, frozen=True, kw_only=True, tag="ability_spent"):
+    character: str
+    ability: str
+    challenge: str
+
+
+class Passed(Event, frozen=True, kw_only=True, tag="passed"):
+    """No (further) retest from this side; on a pending retest, the winner lets it stand."""
+
+    challenge: str
+    character: str
+
+
+class OverbidSucceeded(Event, frozen=True, kw_only=True, tag="overbid_succeeded"):
+    challenge: str
+    character: str
+    compared: dict[str, int]
+    why: str
+    rule: str
+
+
+class OverbidFailed(Event, frozen=True, kw_only=True, tag="overbid_failed"):
+    challenge: str
+    character: str
+    compared: dict[str, int]
+    why: str
+    rule: str
+
+
+class ChallengeResolved(Event, frozen=True, kw_only=True, tag="challenge_resolved"):
+    """The final outcome. ``wait_until`` is set when the challenger may not repeat this
+    challenge before then (``wait_key`` names what counts as a repeat)."""
+
+    challenge: str
+    winner: Leader
+    exceptional: bool = False
+    why: str
+    rule: str
+    wait_key: str | None = None
+    wait_until: datetime | None = None
+
+
+class TraitLost(Event, frozen=True, kw_only=True, tag="trait_lost"):
+    character: str
+    trait: str
+    category: Category
+    challenge: str
+    why: str
+    rule: str
+
+
+class DamageTaken(Event, frozen=True, kw_only=True, tag="damage_taken"):
+    character: str
+    amount: int
+    damage: DamageType
+    challenge: str
+
+
+class GrappleStarted(Event, frozen=True, kw_only=True, tag="grapple_started"):
+    grappler: str
+    victim: str
+    challenge: str
+
+
+class GrappleBroken(Event, frozen=True, kw_only=True, tag="grapple_broken"):
+    grappler: str
+    victim: str
+    challenge: str
+
+
+class KnockedDown(Event, frozen=True, kw_only=True, tag="knocked_down"):
+    character: str
+    challenge: str
+
+
+SceneEvent = (
+    SceneOpened
+    | CharacterAdded
+    | CharacterRemoved
+    | CharacterAdjusted
+    | SceneClosed
+    | ChallengeDeclared
+    | BidPlaced
+    | Relented
+    | ChallengeWithdrawn
+    | NegativeTraitCalled
+    | ThrowSealed
+    | TestRevealed
+    | DeclarationsOpened
+    | TraitsDeclared
+    | TestResolved
+    | RetestInvoked
+    | RetestCancelled
+    | AbilitySpent
+    | Passed
+    | OverbidSucceeded
+    | OverbidFailed
+    | ChallengeResolved
+    | TraitLost
+    | DamageTaken
+    | GrappleStarted
+    | GrappleBroken
+    | KnockedDown
+)

@@ -1,0 +1,377 @@
+"""``evolve``: fold one recorded event into the scene. It applies facts; it never judges them.
+
+Every judgement (who leads, what is lost, whether a wait applies) was made by ``decide`` and is in
+the event, so evolve needs no ruleset and replays exactly what the table saw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import assert_never
+
+from msgspec.structs import replace
+
+from domain.commands import Changes, OverbidSource
+from domain.events import (
+    AbilitySpent,
+    BidPlaced,
+    ChallengeDeclared,
+    ChallengeResolved,
+    ChallengeWithdrawn,
+    CharacterAdded,
+    CharacterAdjusted,
+    CharacterRemoved,
+    DamageTaken,
+    DeclarationsOpened,
+    GrappleBroken,
+    GrappleStarted,
+    KnockedDown,
+    NegativeTraitCalled,
+    OverbidFailed,
+    OverbidSucceeded,
+    Passed,
+    Relented,
+    RetestCancelled,
+    RetestInvoked,
+    SceneClosed,
+    SceneOpened,
+    TestResolved,
+    TestRevealed,
+    ThrowSealed,
+    TraitLost,
+    TraitsDeclared,
+)
+from domain.log import Recorded
+from domain.state import (
+    NARRATOR,
+    Call,
+    Challenge,
+    Character,
+    Lost,
+    Outcome,
+    RetestEntry,
+    Scene,
+    Side,
+    TestRecord,
+)
+
+
+def fold(records: Iterable[Recorded], state: Scene | None = None) -> Scene:
+    """The state after these records, starting from ``state`` (a new scene by default)."""
+    state = state if state is not None else Scene()
+    for record in records:
+        state = evolve(state, record)
+    return state
+
+
+def evolve(state: Scene, record: Recorded) -> Scene:
+    state = _apply(state, record)
+    return replace(state, version=record.seq, last_at=record.at)
+
+
+def _apply(state: Scene, record: Recorded) -> Scene:
+    event = record.event
+    match event:
+        case SceneOpened():
+            return replace(
+                state,
+                id=record.scene,
+                ruleset=event.ruleset,
+                title=event.title,
+                options=event.options,
+                status="open",
+            )
+        case CharacterAdded(character=sheet):
+            character = Character(sheet=sheet, abilities=dict(sheet.abilities), willpower=sheet.willpower)
+            return replace(state, characters=state.characters.set(sheet.id, character))
+        case CharacterRemoved():
+            return _character(state, event.character, lambda c: replace(c, present=False))
+        case CharacterAdjusted():
+            return _character(state, event.character, lambda c: _adjusted(c, event.changes))
+        case SceneClosed():
+            return replace(state, status="closed")
+        case ChallengeDeclared():
+            return _declared(state, event, record)
+        case BidPlaced():
+            state = _side(state, event.challenge, event.character, lambda ch, s: _bid(state, ch, s, event))
+            if event.owed:
+                return state
+            return _challenge(state, event.challenge, lambda ch: replace(ch, status="bidding"))
+        case Relented():
+            return state
+        case ChallengeWithdrawn():
+            return _challenge(state, event.challenge, lambda ch: replace(ch, status="withdrawn"))
+        case NegativeTraitCalled():
+            call = Call(
+                by=event.by,
+                against=event.against,
+                trait=event.trait,
+                correct=event.correct,
+                owed_by=event.owed_by,
+                matched=event.matched,
+            )
+            state = _challenge(state, event.challenge, lambda ch: replace(ch, calls=(*ch.calls, call)))
+            if event.matched:
+                state = _side(
+                    state, event.challenge, event.owed_by, lambda ch, s: replace(s, owed=s.owed + 1)
+                )
+            return state
+        case ThrowSealed():
+            state = _side(state, event.challenge, event.character, lambda ch, s: replace(s, throw=event.sign))
+            return _challenge(state, event.challenge, lambda ch: replace(ch, status="throwing"))
+        case TestRevealed():
+            test = TestRecord(number=event.test, signs=event.signs, result=event.result)
+            return _challenge(
+                state,
+                event.challenge,
+                lambda ch: _sides(
+                    replace(ch, tests=(*ch.tests, test), status="throwing"),
+                    lambda s: replace(s, throw=None),
+                ),
+            )
+        case DeclarationsOpened():
+
+            def opened(ch: Challenge) -> Challenge:
+                first = ch.role_of(event.first)
+                ch = replace(ch, status="tie_declaring", declaring=event.purpose, declaring_first=first)
+                return _sides(ch, lambda s: replace(s, declared=None))
+
+            return _challenge(state, event.challenge, opened)
+        case TraitsDeclared():
+            return _side(
+                state,
+                event.challenge,
+                event.character,
+                lambda ch, s: replace(s, declared=event.count),
+            )
+        case TestResolved():
+
+            def resolved(ch: Challenge) -> Challenge:
+                test = replace(
+                    ch.tests[-1],
+                    leader=event.leader,
+                    why=event.why,
+                    rule=event.rule,
+                    compared=event.compared,
+                )
+                ch = replace(ch, tests=(*ch.tests[:-1], test), status="retest_window", declaring=None)
+                return _sides(ch, lambda s: replace(s, passed=False))
+
+            return _challenge(state, event.challenge, resolved)
+        case RetestInvoked():
+            return _challenge(state, event.challenge, lambda ch: _retest(ch, event))
+        case RetestCancelled():
+
+            def cancelled(ch: Challenge) -> Challenge:
+                entry = replace(ch.retests[-1], status="cancelled", cancelled_by=event.source)
+                ch = replace(ch, retests=(*ch.retests[:-1], entry))
+                return _sides(ch, lambda s: replace(s, passed=False))
+
+            return _challenge(state, event.challenge, cancelled)
+        case AbilitySpent():
+
+            def spent(c: Character) -> Character:
+                left = c.abilities.get(event.ability, 0) - 1
+                return replace(c, abilities={**c.abilities, event.ability: left})
+
+            return _character(state, event.character, spent)
+        case Passed():
+            return _challenge(state, event.challenge, lambda ch: _passed(ch, event.character))
+        case OverbidSucceeded():
+            return _challenge(state, event.challenge, lambda ch: _new_test(_close_retest(ch, "stood")))
+        case OverbidFailed():
+
+            def failed(ch: Challenge) -> Challenge:
+                ch = _close_retest(ch, "failed")
+                role = ch.role_of(event.character)
+                ch = _replace_side(ch, role, lambda s: replace(s, bids=()))  # its trait is lost
+                return _sides(
+                    replace(ch, status="retest_window", declaring=None),
+                    lambda s: replace(s, declared=None),
+                )
+
+            return _challenge(state, event.challenge, failed)
+        case ChallengeResolved():
+            outcome = Outcome(
+                winner=event.winner, exceptional=event.exceptional, why=event.why, rule=event.rule
+            )
+            state = _challenge(
+                state, event.challenge, lambda ch: replace(ch, status="resolved", outcome=outcome)
+            )
+            if event.wait_key and event.wait_until:
+                state = replace(state, failures=state.failures.set(event.wait_key, event.wait_until))
+            return state
+        case TraitLost():
+            lost = Lost(event.trait, event.category)
+            return _character(state, event.character, lambda c: replace(c, lost=(*c.lost, lost)))
+        case DamageTaken():
+
+            def hurt(c: Character) -> Character:
+                before = getattr(c.wounds, event.damage)
+                return replace(c, wounds=replace(c.wounds, **{event.damage: before + event.amount}))
+
+            return _character(state, event.character, hurt)
+        case GrappleStarted():
+            state = _character(
+                state,
+                event.grappler,
+                lambda c: replace(
+                    c,
+                    conditions=replace(c.conditions, grappling=(*c.conditions.grappling, event.victim)),
+                ),
+            )
+            return _character(
+                state,
+                event.victim,
+                lambda c: replace(c, conditions=replace(c.conditions, grappled_by=event.grappler)),
+            )
+        case GrappleBroken():
+            state = _character(
+                state,
+                event.grappler,
+                lambda c: replace(
+                    c,
+                    conditions=replace(
+                        c.conditions,
+                        grappling=tuple(v for v in c.conditions.grappling if v != event.victim),
+                    ),
+                ),
+            )
+            return _character(
+                state,
+                event.victim,
+                lambda c: replace(c, conditions=replace(c.conditions, grappled_by=None)),
+            )
+        case KnockedDown():
+            return _character(
+                state,
+                event.character,
+                lambda c: replace(c, conditions=replace(c.conditions, prone=True)),
+            )
+        case _:
+            assert_never(event)
+
+
+# -- small pure helpers --------------------------------------------------------------------------
+
+
+def _character(state: Scene, who: str, change: Callable[[Character], Character]) -> Scene:
+    character = state.characters.get(who)
+    if character is None:  # the narrator, or a stale reference: nothing to change
+        return state
+    return replace(state, characters=state.characters.set(who, change(character)))
+
+
+def _challenge(state: Scene, cid: str, change: Callable[[Challenge], Challenge]) -> Scene:
+    return replace(state, challenges=state.challenges.set(cid, change(state.challenges[cid])))
+
+
+def _replace_side(ch: Challenge, role: str | None, change: Callable[[Side], Side]) -> Challenge:
+    if role == "challenger":
+        return replace(ch, challenger=change(ch.challenger))
+    if role == "defender":
+        return replace(ch, defender=change(ch.defender))
+    return ch
+
+
+def _side(state: Scene, cid: str, who: str, change: Callable[[Challenge, Side], Side]) -> Scene:
+    def on(ch: Challenge) -> Challenge:
+        return _replace_side(ch, ch.role_of(who), lambda s: change(ch, s))
+
+    return _challenge(state, cid, on)
+
+
+def _sides(ch: Challenge, change: Callable[[Side], Side]) -> Challenge:
+    return replace(ch, challenger=change(ch.challenger), defender=change(ch.defender))
+
+
+def _declared(state: Scene, event: ChallengeDeclared, record: Recorded) -> Scene:
+    challenger = state.characters.get(event.challenger)
+    lead = challenger.category_of(event.bid[0], event.category) if challenger and event.bid else None
+    challenge = Challenge(
+        id=event.challenge,
+        kind=event.kind,
+        category=event.category,
+        challenger=Side(
+            who=event.challenger,
+            bids=tuple(event.bid),
+            category=lead or event.category,
+            victory=event.victory,
+        ),
+        defender=Side(
+            who=event.targets[0] if event.targets else NARRATOR,
+            category=event.category,
+        ),
+        targets=tuple(event.targets),
+        victory=event.victory,
+        effect=event.effect,
+        difficulty=event.difficulty,
+        require_win=event.require_win,
+        power=event.power,
+        declared_at=record.at,
+        status="awaiting_response" if event.kind == "contested" else "throwing",
+    )
+    return replace(state, challenges=state.challenges.set(event.challenge, challenge))
+
+
+def _bid(state: Scene, ch: Challenge, side: Side, event: BidPlaced) -> Side:
+    if event.owed:
+        return replace(side, bids=(*side.bids, *event.traits), owed=max(0, side.owed - len(event.traits)))
+    character = state.characters.get(event.character)
+    lead = character.category_of(event.traits[0], ch.category) if character else None
+    return replace(side, bids=tuple(event.traits), category=lead or ch.category, victory=event.victory)
+
+
+def _retest(ch: Challenge, event: RetestInvoked) -> Challenge:
+    role = ch.role_of(event.character)
+    assert role is not None
+    test = ch.test.number if ch.test else 0
+    entry = RetestEntry(by=event.character, role=role, source=event.source, test=test)
+    ch = replace(ch, retests=(*ch.retests, entry))
+    source = event.source
+    if isinstance(source, OverbidSource):  # the original bid is lost; the new one is at risk
+        ch = _replace_side(ch, role, lambda s: replace(s, bids=tuple(source.bid)))
+    return _sides(ch, lambda s: replace(s, passed=False))
+
+
+def _close_retest(ch: Challenge, status: str) -> Challenge:
+    entry = replace(ch.retests[-1], status=status)
+    return replace(ch, retests=(*ch.retests[:-1], entry))
+
+
+def _new_test(ch: Challenge) -> Challenge:
+    ch = replace(ch, status="throwing", declaring=None)
+    return _sides(ch, lambda s: replace(s, throw=None, declared=None, passed=False))
+
+
+def _passed(ch: Challenge, who: str) -> Challenge:
+    pending = ch.pending_retest
+    if pending is not None and pending.by != who:  # the winner lets the retest stand
+        return _new_test(_close_retest(ch, "stood"))
+    return _replace_side(ch, ch.role_of(who), lambda s: replace(s, passed=True))
+
+
+def _adjusted(c: Character, changes: Changes) -> Character:
+    abilities = dict(c.abilities)
+    for name, delta in changes.abilities.items():
+        abilities[name] = abilities.get(name, 0) + delta
+    wounds = c.wounds
+    for kind, delta in changes.damage.items():
+        wounds = replace(wounds, **{kind: getattr(wounds, kind) + delta})
+    lost = list(c.lost)
+    for trait in changes.restore_traits:
+        for i in range(len(lost) - 1, -1, -1):
+            if lost[i].trait == trait:
+                del lost[i]
+                break
+    for trait in changes.lose_traits:
+        category = c.category_of(trait)
+        if category:
+            lost.append(Lost(trait, category))
+    return replace(
+        c,
+        willpower=c.willpower + changes.willpower,
+        abilities=abilities,
+        wounds=wounds,
+        lost=tuple(lost),
+    )

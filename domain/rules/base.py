@@ -1,0 +1,117 @@
+"""The interface a ruleset implements: the questions the challenge lifecycle asks it.
+
+The lifecycle (``domain.challenge``) owns the order of play: declare, answer, call, throw, reveal,
+compare, retest, resolve. At each point where rule systems differ it asks the ruleset, which either
+refuses (raises ``Rejected``) or returns the events that record its judgement. ``docs/rulesets.md``
+explains how a new ruleset plugs in.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from datetime import datetime
+from typing import ClassVar
+
+from domain.commands import Declare, Source
+from domain.events import (
+    DeclarationsOpened,
+    Leader,
+    NegativeTraitCalled,
+    Result,
+    Role,
+    SceneEvent,
+    TestResolved,
+)
+from domain.sheets import Sheet
+from domain.state import Challenge, RetestEntry, Scene
+
+
+class Ruleset(ABC):
+    """One rule system. Stateless: everything it needs is in the scene it is shown."""
+
+    name: str
+    """The ``ruleset`` of ``open_scene``."""
+
+    # -- sheets and declarations ------------------------------------------------------------
+
+    @abstractmethod
+    def check_sheet(self, sheet: Sheet) -> None:
+        """Refuse a sheet this ruleset cannot play, naming the field."""
+
+    @abstractmethod
+    def check_declare(self, state: Scene, cmd: Declare, who: str, now: datetime) -> None:
+        """Refuse a declaration: kind, targets, bid or pool, difficulty, waiting times."""
+
+    @abstractmethod
+    def check_response(self, state: Scene, ch: Challenge, who: str, bid: list[str]) -> None:
+        """Refuse the defender's answer to a contested challenge."""
+
+    @abstractmethod
+    def check_owed_bid(self, state: Scene, ch: Challenge, role: Role, bid: list[str]) -> None:
+        """Refuse a further bid a side makes because it owes one."""
+
+    @abstractmethod
+    def call_negative(self, state: Scene, ch: Challenge, role: Role, trait: str) -> NegativeTraitCalled:
+        """Judge a Negative Trait call, or refuse it."""
+
+    # -- tests ------------------------------------------------------------------------------
+
+    @abstractmethod
+    def random_signs(self) -> tuple[str, ...]:
+        """What a ``random`` throw picks from."""
+
+    @abstractmethod
+    def check_sign(self, state: Scene, who: str, sign: str) -> None:
+        """Refuse a sign this thrower may not use."""
+
+    @abstractmethod
+    def compare_signs(self, challenger: str, defender: str) -> Result:
+        """The test from the challenger's side."""
+
+    @abstractmethod
+    def after_reveal(self, state: Scene, ch: Challenge) -> TestResolved | DeclarationsOpened:
+        """Once both signs are shown: who leads, or who must declare what first."""
+
+    @abstractmethod
+    def max_declare(self, state: Scene, ch: Challenge, role: Role) -> int:
+        """The most a side may declare in the comparison under way."""
+
+    @abstractmethod
+    def settle_declarations(self, state: Scene, ch: Challenge) -> list[SceneEvent]:
+        """Every count is in: who leads after a tie, or whether an overbid earns a new test."""
+
+    # -- retests ----------------------------------------------------------------------------
+
+    @abstractmethod
+    def may_retest(self, ch: Challenge) -> bool:
+        """Whether this challenge can be retested at all (a simple test cannot)."""
+
+    @abstractmethod
+    def check_retest(self, state: Scene, ch: Challenge, role: Role, source: Source) -> list[SceneEvent]:
+        """Refuse a retest, or return what it costs (after ``retest_invoked``)."""
+
+    @abstractmethod
+    def check_cancel(
+        self, state: Scene, ch: Challenge, role: Role, pending: RetestEntry, source: Source
+    ) -> list[SceneEvent]:
+        """Refuse a cancel, or return what it costs (after ``retest_cancelled``)."""
+
+    # -- resolution -------------------------------------------------------------------------
+
+    @abstractmethod
+    def outcome(self, state: Scene, ch: Challenge) -> tuple[Leader, str, str]:
+        """The winner once nobody retests: ``(winner, why, rule)``."""
+
+    @abstractmethod
+    def losses(self, state: Scene, ch: Challenge, winner: Leader) -> list[SceneEvent]:
+        """What each side loses when the challenge resolves (not on a relent)."""
+
+    @abstractmethod
+    def wait(self, ch: Challenge, winner: Leader, now: datetime) -> tuple[str, datetime] | None:
+        """``(repeat key, until)`` when the challenger may not repeat this challenge soon."""
+
+    cites: ClassVar[Mapping[str, str]]
+    """The rule ids the lifecycle cites for its own steps, by step: ``relent``, ``test``,
+    ``retest``, ``cancel``, ``negative_traits``, ``declare_first``, ``overbid_first``,
+    ``declare_fewer``, ``adjudication``."""

@@ -1,0 +1,100 @@
+"""Scene verbs: the Storyteller opens and closes the scene, adds, removes and corrects characters."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from domain.commands import AddCharacter, Adjust, CloseScene, OpenScene, RemoveCharacter
+from domain.context import Draft
+from domain.errors import Rejected
+from domain.events import (
+    CharacterAdded,
+    CharacterAdjusted,
+    CharacterRemoved,
+    SceneClosed,
+    SceneOpened,
+)
+from domain.rules import ruleset_for
+from domain.state import NARRATOR, Character
+
+
+def _storyteller(d: Draft, what: str) -> None:
+    if d.actor != NARRATOR:
+        raise Rejected("forbidden", f"Only the Storyteller can {what}.")
+
+
+def open_scene(d: Draft, cmd: OpenScene) -> None:
+    _storyteller(d, "open a scene")
+    ruleset_for(cmd.ruleset)
+    d.add(SceneOpened(ruleset=cmd.ruleset, title=cmd.title, options=cmd.options))
+
+
+def add_character(d: Draft, cmd: AddCharacter) -> None:
+    _storyteller(d, "add a character")
+    sheet = cmd.character
+    if sheet.id == NARRATOR:
+        raise Rejected("bad_sheet", f"`character.id`: {NARRATOR!r} is the Storyteller's; pick another id.")
+    if sheet.id in d.state.characters:
+        raise Rejected("character_exists", f"There is already a character {sheet.id!r} in this scene.")
+    ruleset_for(d.state.ruleset).check_sheet(sheet)
+    d.add(CharacterAdded(character=sheet))
+
+
+def _character(d: Draft, who: str) -> Character:
+    character = d.state.characters.get(who)
+    if character is None:
+        raise Rejected("unknown_character", f"There is no character {who!r} in this scene.")
+    return character
+
+
+def remove_character(d: Draft, cmd: RemoveCharacter) -> None:
+    _storyteller(d, "remove a character")
+    character = _character(d, cmd.character)
+    if not character.present:
+        raise Rejected("character_removed", f"{character.name} has already left the scene.")
+    busy = [ch.id for ch in d.state.challenges.values() if ch.open and ch.role_of(cmd.character)]
+    if busy:
+        raise Rejected(
+            "in_challenge",
+            f"{character.name} is in open challenges ({', '.join(busy)}); resolve or withdraw them first.",
+        )
+    d.add(CharacterRemoved(character=cmd.character))
+
+
+def adjust(d: Draft, cmd: Adjust) -> None:
+    _storyteller(d, "adjust a character")
+    character = _character(d, cmd.character)
+    changes = cmd.changes
+    problems: list[str] = []
+    if character.willpower + changes.willpower < 0:
+        problems.append(f"willpower would fall below 0 (it is {character.willpower})")
+    for ability, delta in changes.abilities.items():
+        if character.abilities.get(ability, 0) + delta < 0:
+            problems.append(f"{ability} would fall below 0")
+    for kind, delta in changes.damage.items():
+        if getattr(character.wounds, kind) + delta < 0:
+            problems.append(f"{kind} damage would fall below 0")
+    lost = Counter(character.lost_names)
+    for trait, n in Counter(changes.restore_traits).items():
+        if lost[trait] < n:
+            problems.append(f"{trait} is not lost, so it cannot be restored")
+    for trait, n in Counter(changes.lose_traits).items():
+        category = character.category_of(trait)
+        if category is None:
+            problems.append(f"{character.name} has no Trait called {trait}")
+        elif character.left(trait, category) < n:
+            problems.append(f"{trait} is already lost")
+    if problems:
+        raise Rejected("bad_adjustment", f"Cannot adjust {character.name}: {'; '.join(problems)}.")
+    d.add(CharacterAdjusted(character=cmd.character, changes=changes, reason=cmd.reason))
+
+
+def close_scene(d: Draft, cmd: CloseScene) -> None:
+    _storyteller(d, "close the scene")
+    busy = [ch.id for ch in d.state.challenges.values() if ch.open]
+    if busy:
+        raise Rejected(
+            "open_challenges",
+            f"Challenges are still open ({', '.join(busy)}); resolve or withdraw them first.",
+        )
+    d.add(SceneClosed())

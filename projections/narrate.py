@@ -1,0 +1,159 @@
+"""One sentence per event, in the table's words, from the state just before it."""
+
+from __future__ import annotations
+
+from domain.commands import Source
+from domain.events import (
+    AbilitySpent,
+    BidPlaced,
+    ChallengeDeclared,
+    ChallengeResolved,
+    ChallengeWithdrawn,
+    CharacterAdded,
+    CharacterAdjusted,
+    CharacterRemoved,
+    DamageTaken,
+    DeclarationsOpened,
+    GrappleBroken,
+    GrappleStarted,
+    KnockedDown,
+    NegativeTraitCalled,
+    OverbidFailed,
+    OverbidSucceeded,
+    Passed,
+    Relented,
+    RetestCancelled,
+    RetestInvoked,
+    SceneClosed,
+    SceneEvent,
+    SceneOpened,
+    TestResolved,
+    TestRevealed,
+    ThrowSealed,
+    TraitLost,
+    TraitsDeclared,
+)
+from domain.sheets import CATEGORIES
+from domain.state import Scene
+
+
+def source_label(source: Source) -> str:
+    name = getattr(source, "name", None)
+    if name:
+        return f"{source.category} {name}"
+    bid = getattr(source, "bid", None)
+    if bid:
+        return f"an overbid, risking {', '.join(bid)}"
+    return f"a {source.category} retest" if source.category != "overbid" else "an overbid"
+
+
+def narrate(before: Scene, event: SceneEvent, *, show_sealed: bool = True) -> str:
+    """What happened, for someone reading the log (``before`` names the people)."""
+    name = before.name_of
+    match event:
+        case SceneOpened():
+            title = f" “{event.title}”" if event.title else ""
+            return f"The Storyteller opens the scene{title} under {event.ruleset} rules."
+        case CharacterAdded(character=sheet):
+            who = f"{sheet.name} (NPC)" if sheet.npc else sheet.name
+            if sheet.traits is None:
+                return f"{who} joins the scene."
+            counts = ", ".join(f"{sum(sheet.traits.of(c).values())} {c.capitalize()}" for c in CATEGORIES)
+            return f"{who} joins the scene with {counts} Traits."
+        case CharacterRemoved():
+            return f"{name(event.character)} leaves the scene."
+        case CharacterAdjusted():
+            return f"The Storyteller adjusts {name(event.character)}: {event.reason}"
+        case SceneClosed():
+            return "The Storyteller closes the scene."
+        case ChallengeDeclared():
+            against = (
+                f"challenges {', '.join(name(t) for t in event.targets)}"
+                if event.targets
+                else f"makes a {event.kind} test"
+            )
+            difficulty = f" at difficulty {event.difficulty}" if event.difficulty is not None else ""
+            bid = f", bidding {', '.join(event.bid)}" if event.bid else ""
+            victory = f": “{event.victory}”" if event.victory else ""
+            power = f" with {event.power}" if event.power else ""
+            return f"{name(event.challenger)} {against} ({event.category}{difficulty}){power}{bid}{victory}."
+        case BidPlaced():
+            if event.owed:
+                return (
+                    f"{name(event.character)} bids {', '.join(event.traits)}, owed for a Negative Trait call."
+                )
+            victory = f": “{event.victory}”" if event.victory else ""
+            return f"{name(event.character)} answers, bidding {', '.join(event.traits)}{victory}."
+        case Relented():
+            return f"{name(event.character)} relents."
+        case ChallengeWithdrawn():
+            return f"{name(event.by)} withdraws challenge {event.challenge}."
+        case NegativeTraitCalled():
+            verdict = "right" if event.correct else "wrong"
+            then = (
+                f"{name(event.owed_by)} must risk another Trait"
+                if event.matched
+                else f"{name(event.owed_by)} has no Trait left to match it"
+            )
+            return f"{name(event.by)} calls {event.trait} on {name(event.against)}: {verdict}; {then}."
+        case ThrowSealed():
+            how = "at random" if event.random else ""
+            sign = f" {event.sign}" if show_sealed else ""
+            return f"{name(event.character)} throws{sign} {how} (sealed until both are in).".replace(
+                "  ", " "
+            )
+        case TestRevealed():
+            ch = before.challenges.get(event.challenge)
+            order = [ch.challenger.who, ch.defender.who] if ch else list(event.signs)
+            shown = ", ".join(f"{name(who)} {event.signs[who]}" for who in order if who in event.signs)
+            by = " (recorded by the Storyteller)" if event.recorded_by else ""
+            result = (
+                "a tie" if event.result == "tie" else f"{name(order[0 if event.result == 'win' else 1])} wins"
+            )
+            return f"Test {event.test}{by}: {shown}: {result}."
+        case DeclarationsOpened():
+            what = "On the tie" if event.purpose == "tie" else "For the overbid"
+            return f"{what}, both sides declare their Traits, {name(event.first)} first."
+        case TraitsDeclared():
+            return f"{name(event.character)} declares {event.count} Traits."
+        case TestResolved():
+            return event.why
+        case RetestInvoked():
+            return f"{name(event.character)} retests with {source_label(event.source)}."
+        case RetestCancelled():
+            return f"{name(event.character)} cancels the retest with {source_label(event.source)}."
+        case AbilitySpent():
+            character = before.characters.get(event.character)
+            left = (character.abilities.get(event.ability, 0) - 1) if character else 0
+            return f"{name(event.character)} spends a level of {event.ability} ({left} left)."
+        case Passed():
+            ch = before.challenges.get(event.challenge)
+            pending = ch.pending_retest if ch else None
+            if pending is not None and pending.by != event.character:
+                return f"{name(event.character)} lets the retest stand: a new test."
+            return f"{name(event.character)} passes: no further retest."
+        case OverbidSucceeded() | OverbidFailed():
+            return event.why
+        case ChallengeResolved():
+            wait = (
+                f" {name(_challenger(before, event.challenge))} may not repeat it for five minutes."
+                if event.wait_until
+                else ""
+            )
+            return f"{event.why}{wait}"
+        case TraitLost():
+            return event.why
+        case DamageTaken():
+            return f"{name(event.character)} takes {event.amount} {event.damage} damage."
+        case GrappleStarted():
+            return f"{name(event.grappler)} grapples {name(event.victim)}."
+        case GrappleBroken():
+            return f"{name(event.victim)} breaks free of {name(event.grappler)}'s grapple."
+        case KnockedDown():
+            return f"{name(event.character)} is knocked prone."
+    return event.type_name()
+
+
+def _challenger(state: Scene, cid: str) -> str:
+    ch = state.challenges.get(cid)
+    return ch.challenger.who if ch else "?"

@@ -1,0 +1,231 @@
+"""What a viewer sees of a scene (PROTOCOL section 5): the ST sees everything; a player sees the
+same shape with what they may not know removed; a spectator sees only public facts.
+
+Hidden from a player: other characters' sheets, Traits, Abilities, Willpower and notes; a sealed
+throw that is not theirs. Bids, declared counts, revealed tests and outcomes are public, as at the
+table, where they are spoken aloud.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.commands import Source
+from domain.effects import Effect
+from domain.sheets import CATEGORIES, Sheet
+from domain.state import NARRATOR, Challenge, Character, Scene
+
+SPECTATOR = "*"
+"""The viewer id of someone who only watches."""
+
+
+class ConditionsView(msgspec.Struct, frozen=True):
+    grappled_by: str | None
+    grappling: list[str]
+    prone: bool
+    surprised: bool
+    fair_escape: str | None
+
+
+class CharacterView(msgspec.Struct, frozen=True, omit_defaults=True):
+    id: str
+    name: str
+    npc: bool
+    present: bool
+    conditions: ConditionsView
+    traits: dict[str, int] | None = None
+    traits_lost: list[str] | None = None
+    abilities: dict[str, int] | None = None
+    willpower: int | None = None
+    health: int | None = None
+    damage: dict[str, int] | None = None
+    actions_left: int | None = None
+    sheet: Sheet | None = None
+
+
+class TestView(msgspec.Struct, frozen=True, omit_defaults=True):
+    __test__ = False  # not a pytest test class
+
+    number: int
+    signs: dict[str, str]
+    result: str | None = None
+    leader: str | None = None
+    why: str = ""
+    rule: str = ""
+    compared: dict[str, int] = {}
+
+
+class RetestView(msgspec.Struct, frozen=True):
+    by: str
+    source: Source
+    cancelled_by: Source | None
+    status: str
+
+
+class CallView(msgspec.Struct, frozen=True):
+    by: str
+    against: str
+    trait: str
+    correct: bool
+    owed_by: str
+    matched: bool
+
+
+class OutcomeView(msgspec.Struct, frozen=True):
+    winner: str
+    exceptional: bool
+    why: str
+    rule: str
+
+
+class ChallengeView(msgspec.Struct, frozen=True, omit_defaults=True):
+    id: str
+    kind: str
+    challenger: str
+    targets: list[str]
+    category: str
+    status: str
+    victory: str
+    bids: dict[str, list[str]]
+    thrown: list[str]
+    tests: list[TestView]
+    retests: list[RetestView]
+    calls: list[CallView]
+    effect: Effect | None = None
+    difficulty: int | None = None
+    require_win: bool = False
+    power: str | None = None
+    defender_victory: str = ""
+    owed: dict[str, int] = {}
+    sealed: dict[str, str] = {}
+    declared: dict[str, int] = {}
+    passed: list[str] = []
+    declaring: str | None = None
+    outcome: OutcomeView | None = None
+
+
+class StateView(msgspec.Struct, frozen=True):
+    scene: str
+    title: str
+    version: int
+    ruleset: str
+    status: str
+    viewer: str
+    round: dict[str, Any] | None
+    characters: dict[str, CharacterView]
+    challenges: dict[str, ChallengeView]
+    disputes: list[dict[str, Any]]
+
+
+def may_see_all(viewer: str, who: str) -> bool:
+    """Whether ``viewer`` may know everything about ``who`` (their own character, or the ST)."""
+    return viewer in (NARRATOR, who)
+
+
+def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
+    conditions = ConditionsView(
+        grappled_by=c.conditions.grappled_by,
+        grappling=list(c.conditions.grappling),
+        prone=c.conditions.prone,
+        surprised=c.conditions.surprised,
+        fair_escape=c.conditions.fair_escape,
+    )
+    public = CharacterView(id=c.id, name=c.name, npc=c.sheet.npc, present=c.present, conditions=conditions)
+    if not may_see_all(viewer, c.id):
+        return public
+    return msgspec.structs.replace(
+        public,
+        traits={category: c.available(category) for category in CATEGORIES},
+        traits_lost=c.lost_names,
+        abilities=dict(c.abilities),
+        willpower=c.willpower,
+        health=max(0, c.sheet.health - c.wounds.total),
+        damage={
+            "bashing": c.wounds.bashing,
+            "lethal": c.wounds.lethal,
+            "aggravated": c.wounds.aggravated,
+        },
+        sheet=c.sheet,
+    )
+
+
+def challenge_view(ch: Challenge, viewer: str = NARRATOR) -> ChallengeView:
+    sides = (ch.challenger, ch.defender)
+    return ChallengeView(
+        id=ch.id,
+        kind=ch.kind,
+        challenger=ch.challenger.who,
+        targets=list(ch.targets),
+        category=ch.category,
+        status=ch.status,
+        victory=ch.victory,
+        defender_victory=ch.defender.victory,
+        bids={side.who: list(side.bids) for side in sides if side.who != NARRATOR},
+        owed={side.who: side.owed for side in sides if side.owed},
+        thrown=[side.who for side in sides if side.throw is not None],
+        sealed={
+            side.who: side.throw for side in sides if side.throw is not None and may_see_all(viewer, side.who)
+        },
+        declared={side.who: side.declared for side in sides if side.declared is not None},
+        passed=[side.who for side in sides if side.passed],
+        declaring=ch.declaring,
+        tests=[
+            TestView(
+                number=t.number,
+                signs=dict(t.signs),
+                result=t.result,
+                leader=t.leader,
+                why=t.why,
+                rule=t.rule,
+                compared=dict(t.compared),
+            )
+            for t in ch.tests
+        ],
+        retests=[
+            RetestView(by=r.by, source=r.source, cancelled_by=r.cancelled_by, status=r.status)
+            for r in ch.retests
+        ],
+        calls=[
+            CallView(
+                by=c.by,
+                against=c.against,
+                trait=c.trait,
+                correct=c.correct,
+                owed_by=c.owed_by,
+                matched=c.matched,
+            )
+            for c in ch.calls
+        ],
+        effect=ch.effect,
+        difficulty=ch.difficulty,
+        require_win=ch.require_win,
+        power=ch.power,
+        outcome=(
+            OutcomeView(
+                winner=ch.outcome.winner,
+                exceptional=ch.outcome.exceptional,
+                why=ch.outcome.why,
+                rule=ch.outcome.rule,
+            )
+            if ch.outcome
+            else None
+        ),
+    )
+
+
+def view(state: Scene, viewer: str = NARRATOR) -> StateView:
+    """The scene as ``viewer`` may see it: ``"st"``, a character id, or ``SPECTATOR``."""
+    return StateView(
+        scene=state.id,
+        title=state.title,
+        version=state.version,
+        ruleset=state.ruleset,
+        status=state.status,
+        viewer=viewer,
+        round=None,
+        characters={who: character_view(c, viewer) for who, c in state.characters.items()},
+        challenges={cid: challenge_view(ch, viewer) for cid, ch in state.challenges.items()},
+        disputes=[],
+    )

@@ -1,0 +1,65 @@
+"""An event store in memory: for ``justicar play`` without ``--db``, and for tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from datetime import datetime
+
+from domain.events import SceneEvent
+from domain.log import GENESIS, Recorded, Wire, to_wire
+from server.store.base import CommandRecord, ConcurrencyConflict, chain
+
+
+class MemoryStore:
+    def __init__(self) -> None:
+        self._events: dict[str, list[tuple[Recorded, bytes]]] = {}
+        self._commands: dict[tuple[str, str], CommandRecord] = {}
+
+    def append(
+        self,
+        scene: str,
+        expected_version: int,
+        events: Sequence[SceneEvent],
+        *,
+        command: str,
+        digest: str,
+        actor: str,
+        at: datetime,
+    ) -> list[Recorded]:
+        stream = self._events.setdefault(scene, [])
+        if len(stream) != expected_version:
+            raise ConcurrencyConflict(f"scene {scene!r} is at version {len(stream)}, not {expected_version}")
+        if (scene, command) in self._commands:
+            raise ConcurrencyConflict(f"command {command!r} was already recorded in scene {scene!r}")
+        prev = stream[-1][0].hash if stream else GENESIS
+        sealed = chain(scene, expected_version, prev, events, command=command, actor=actor, at=at)
+        stream.extend(sealed)
+        if sealed:
+            self._commands[(scene, command)] = CommandRecord(
+                scene, command, digest, sealed[0][0].seq, sealed[-1][0].seq
+            )
+        return [record for record, _ in sealed]
+
+    def _slice(self, scene: str, after: int, upto: int | None) -> list[tuple[Recorded, bytes]]:
+        return self._events.get(scene, [])[after:upto]
+
+    def read(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Recorded]:
+        for record, _ in self._slice(scene, after, upto):
+            yield record
+
+    def read_wire(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Wire]:
+        for record, data in self._slice(scene, after, upto):
+            yield to_wire(record, data)
+
+    def head(self, scene: str) -> tuple[int, str]:
+        stream = self._events.get(scene)
+        return (len(stream), stream[-1][0].hash) if stream else (0, GENESIS)
+
+    def command(self, scene: str, command_id: str) -> CommandRecord | None:
+        return self._commands.get((scene, command_id))
+
+    def scenes(self) -> list[str]:
+        return [scene for scene, stream in self._events.items() if stream]
+
+    def close(self) -> None:
+        pass
