@@ -190,7 +190,9 @@ class Lotn(Ruleset):
                 f"{state.name_of(caller.who)} has already called {trait} in this challenge.",
                 "lotn:negative-traits",
             )
-        if self._spare(state, ch, role) < 1:
+        if (
+            self._spare(state, ch, role) + caller.owed < 1
+        ):  # owed bids not yet made still count as Traits in hand
             raise Rejected(
                 "cannot_pay",
                 f"{state.name_of(caller.who)} has no Trait left to risk if the call is wrong; "
