@@ -115,7 +115,7 @@ class TestStaticOverbid:
     """lotn:static-overbid: the player may overbid the difficulty; the Narrator may overbid too."""
 
     def test_player_overbids_the_difficulty(self, table: Table) -> None:
-        """The player needs double the difficulty for a new test (lotn:static-overbid, lotn:overbid-double)."""
+        """The player needs double the difficulty for a new test (lotn:static-overbid)."""
         static(table, difficulty=2)
         table.do("st", "record_test", challenge="lock", signs={"hacker": "rock", "st": "paper"})
         table.do("hacker", "retest", challenge="lock", source={"category": "overbid", "bid": ["Alert"]})
