@@ -1,0 +1,193 @@
+"""``justicar`` as a user runs it: play, log, verify and replay."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from clients.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "examples" / "demo.jsonl"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str]]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out.splitlines()
+
+
+def play_demo(capsys: pytest.CaptureFixture[str], db: Path) -> list[dict]:
+    code, lines = run(capsys, "play", str(DEMO), "--db", str(db))
+    assert code == 0
+    return [json.loads(line) for line in lines]
+
+
+class TestPlay:
+    def test_demo_plays_and_ends_with_the_st_view(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """Every demo line gets one result; the only refusal is the deliberate over-declaration;
+        the last line is the ST's state."""
+        results = play_demo(capsys, tmp_path / "d.db")
+        *commands, last = results
+        refused = [r for r in commands if not r["ok"]]
+        assert [(r["id"], r["error"]["code"], r["error"]["rule"]) for r in refused] == [
+            ("d-14b", "over_declared", "lotn:declare-fewer")
+        ]
+        state = last["state"]
+        assert state["ruleset"] == "lotn" and state["version"] == commands[-1]["version"]
+        juan = state["characters"]["juan"]
+        assert juan["traits"]["physical"] == 7 and juan["traits_lost"] == ["Brutal"] and juan["health"] == 6
+        assert state["characters"]["favian"]["traits_lost"] == ["Beguiling"]
+        assert state["characters"]["endora"]["traits_lost"] == ["Dignified"]
+        assert state["challenges"]["grab"]["outcome"]["winner"] == "defender"
+        assert state["challenges"]["shot"]["retests"][0]["source"] == {
+            "category": "ability",
+            "name": "Firearms",
+        }
+
+    def test_playing_again_is_idempotent(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """Re-playing a script into the same database returns the first results of accepted commands
+        and appends nothing (a refused command was never recorded, so it is judged again)."""
+        first = play_demo(capsys, tmp_path / "d.db")
+        again = play_demo(capsys, tmp_path / "d.db")
+        assert [r for r in again if r.get("ok")] == [r for r in first if r.get("ok")]
+        assert again[-1] == first[-1]
+
+    def test_bad_lines_are_named_and_the_rest_runs(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """Malformed JSON, unknown verbs or fields, wrong types: an error naming the line and the
+        problem; later lines still run; exit 1."""
+        script = tmp_path / "bad.jsonl"
+        script.write_text(
+            "# a comment\n\n"
+            '{"id": "1", "scene": "s", "actor": "st", "type": "open_scene", "ruleset": "lotn"}\n'
+            '{"id": "2", "scene": "s", "actor": "st", "type": "open_scene"\n'
+            '{"id": "3", "scene": "s", "actor": "st", "type": "summon_demon"}\n'
+            '{"id": "4", "scene": "s", "actor": "st", "type": "close_scene", "urgent": true}\n'
+            '{"id": "5", "scene": "s", "actor": "st", "type": "add_character", "character": '
+            '{"id": "a", "name": "A", "traits": {"physical": {"Brawny": "two"}}}}\n'
+            '{"id": "6", "scene": "s", "actor": "st", "type": "add_character", "character": {"id": "a"}}\n'
+            '{"id": "7", "scene": "s", "actor": "st", "type": "close_scene"}\n'
+        )
+        code, lines = run(capsys, "play", str(script))
+        results = [json.loads(line) for line in lines]
+        assert code == 1
+        by_id = {r.get("id"): r for r in results if "id" in r}
+        assert by_id["1"]["ok"] and by_id["7"]["ok"]
+        truncated = results[1]
+        assert (
+            truncated["line"] == 4 and truncated["id"] is None and truncated["error"]["code"] == "malformed"
+        )
+        assert "summon_demon" in by_id["3"]["error"]["message"] and "$.type" in by_id["3"]["error"]["message"]
+        assert "unknown field `urgent`" in by_id["4"]["error"]["message"]
+        assert "Expected `int`, got `str` - at `$.character.traits.physical" in by_id["5"]["error"]["message"]
+        assert "`name`" in by_id["6"]["error"]["message"] and "line 9" in by_id["6"]["error"]["message"]
+        assert results[-1]["state"]["status"] == "closed"
+
+    def test_refusals_are_results_not_failures(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """A refused command is a result (exit 0), with a code, a message and the rule."""
+        script = tmp_path / "refused.jsonl"
+        script.write_text(
+            '{"id": "1", "scene": "s", "actor": "st", "type": "open_scene", "ruleset": "lotn"}\n'
+            '{"id": "2", "scene": "s", "actor": "sam", "type": "close_scene"}\n'
+        )
+        code, lines = run(capsys, "play", str(script))
+        assert code == 0
+        assert json.loads(lines[1])["error"] == {
+            "code": "forbidden",
+            "message": "Only the Storyteller can close the scene.",
+        }
+
+    def test_missing_script(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """A script that is not there is a clear error, exit 2."""
+        assert main(["play", str(tmp_path / "nope.jsonl")]) == 2
+        assert "cannot read" in capsys.readouterr().err
+
+
+class TestLogVerifyReplay:
+    def test_log_prints_the_events(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """``log`` prints every event with seq, time, actor, command and hashes."""
+        db = tmp_path / "d.db"
+        results = play_demo(capsys, db)
+        code, lines = run(capsys, "log", "--db", str(db), "demo")
+        events = [json.loads(line) for line in lines]
+        assert code == 0 and [e["seq"] for e in events] == list(range(1, len(events) + 1))
+        played = [e for r in results if r.get("ok") for e in r["events"]]
+        assert events == played
+
+    def test_verify_ok_and_tampered(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """``verify`` reports the head hash; after a byte is changed it names that event, exit 1."""
+        db = tmp_path / "d.db"
+        play_demo(capsys, db)
+        code, lines = run(capsys, "verify", "--db", str(db))
+        assert code == 0 and lines[0].startswith("demo: ok, 61 events, head ")
+        conn = sqlite3.connect(db)
+        conn.execute("UPDATE events SET data = replace(data, '\"count\":8', '\"count\":9') WHERE seq = 15")
+        conn.commit()
+        code, lines = run(capsys, "verify", "--db", str(db), "demo")
+        assert code == 1 and lines == [
+            "demo: event 15 (traits_declared): its hash does not match its contents"
+        ]
+
+    def test_verify_finds_a_gap(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """A deleted event is a gap, named at the event after it."""
+        db = tmp_path / "d.db"
+        play_demo(capsys, db)
+        conn = sqlite3.connect(db)
+        conn.execute("DELETE FROM events WHERE seq = 30")
+        conn.commit()
+        code, lines = run(capsys, "verify", "--db", str(db))
+        assert code == 1 and lines == ["demo: event 31 (test_revealed): expected event 30 here, found 31"]
+
+    def test_replay_explains_each_step(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """``replay`` shows each event, what it changed and the rule's words."""
+        db = tmp_path / "d.db"
+        play_demo(capsys, db)
+        code, lines = run(capsys, "replay", "--db", str(db), "demo")
+        text = "\n".join(lines)
+        assert code == 0
+        assert "#16 2026-11-29T20:01:25Z st · test_resolved [guitar]" in text
+        assert "A tie: Sam's 9 Physical Traits against Juan's 8; Sam has more and wins the test." in text
+        assert 'characters.juan.traits_lost: – → ["Brutal"]' in text
+        assert "rule lotn:draw" not in text
+        assert "“If you lose the test, you lose" not in text
+        assert "rule lotn:ties (laws-of-the-night-challenges.txt): “In the case of a tie" in text
+        code, lines = run(capsys, "replay", "--db", str(db), "demo", "--json")
+        steps = [json.loads(line) for line in lines]
+        assert (
+            len(steps) == 61
+            and steps[15]["rule"] == "lotn:ties"
+            and steps[15]["compared"] == {"sam": 9, "juan": 8}
+        )
+
+    def test_unknown_scene_or_database(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """A missing database or scene is a clear error, not a traceback."""
+        assert main(["replay", "--db", str(tmp_path / "none.db"), "demo"]) == 2
+        db = tmp_path / "d.db"
+        play_demo(capsys, db)
+        assert main(["log", "--db", str(db), "nope"]) == 1
+        assert "no scene 'nope'" in capsys.readouterr().err
+
+
+def test_console_script_runs(tmp_path: Path) -> None:
+    """The installed ``justicar`` entry point plays a script from standard input."""
+    script = '{"id": "1", "scene": "s", "actor": "st", "type": "open_scene", "ruleset": "lotn"}\n'
+    out = subprocess.run(
+        [sys.executable, "-m", "clients.cli", "play", "-"],
+        input=script,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    first, state = (json.loads(line) for line in out.stdout.splitlines())
+    assert first["ok"] and state["state"]["status"] == "open"

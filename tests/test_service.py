@@ -1,0 +1,125 @@
+"""The command path: idempotency by command id, refusals that append nothing, the shell's dice."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+import pytest
+
+from domain.commands import parse_command
+from server.service import SceneService
+from server.store import MemoryStore
+
+
+def cmd(cid: str, actor: str, verb: str, **fields: Any) -> Any:
+    return parse_command(
+        msgspec.json.encode({"id": cid, "scene": "s1", "actor": actor, "type": verb, **fields})
+    )
+
+
+@pytest.fixture
+def service() -> SceneService:
+    s = SceneService(
+        MemoryStore(), clock=lambda: datetime(2026, 11, 29, 20, 0, tzinfo=UTC), entropy=lambda: (1,) * 16
+    )
+    assert s.handle(cmd("o", "st", "open_scene", ruleset="lotn")).ok
+    for who in ("a", "b"):
+        sheet = {"id": who, "name": who.upper(), "traits": {"physical": {"Brawny": 2}}}
+        assert s.handle(cmd(f"add-{who}", "st", "add_character", character=sheet)).ok
+    return s
+
+
+class TestIdempotency:
+    def test_same_id_same_body_returns_the_first_result(self, service: SceneService) -> None:
+        """A command re-sent with its id gets its first result and appends nothing."""
+        declare = cmd(
+            "x1",
+            "a",
+            "declare",
+            challenge="c",
+            kind="contested",
+            targets=["b"],
+            category="physical",
+            bid=["Brawny"],
+        )
+        first = service.handle(declare)
+        again = service.handle(declare)
+        assert first.ok and again == first
+        assert service.store.head("s1")[0] == 4
+
+    def test_same_id_other_body_is_refused(self, service: SceneService) -> None:
+        """The same id with another body is ``id_reused`` and appends nothing."""
+        service.handle(
+            cmd(
+                "x1",
+                "a",
+                "declare",
+                challenge="c",
+                kind="contested",
+                targets=["b"],
+                category="physical",
+                bid=["Brawny"],
+            )
+        )
+        result = service.handle(
+            cmd(
+                "x1",
+                "b",
+                "declare",
+                challenge="d",
+                kind="contested",
+                targets=["a"],
+                category="physical",
+                bid=["Brawny"],
+            )
+        )
+        assert not result.ok and result.error is not None and result.error.code == "id_reused"
+        assert service.store.head("s1")[0] == 4
+
+    def test_refused_command_appends_nothing(self, service: SceneService) -> None:
+        """A refusal says why, cites the rule, and leaves the log as it was."""
+        result = service.handle(
+            cmd(
+                "x1",
+                "a",
+                "declare",
+                challenge="c",
+                kind="contested",
+                targets=["b"],
+                category="physical",
+                bid=["Brawny", "Brawny"],
+            )
+        )
+        assert result.error is not None and (result.error.code, result.error.rule) == (
+            "one_bid",
+            "lotn:initial-bid",
+        )
+        assert service.store.head("s1")[0] == 3
+        assert service.store.command("s1", "x1") is None
+
+    def test_random_throws_use_the_shells_draws(self, service: SceneService) -> None:
+        """``random`` is drawn by the shell and kept in the event."""
+        service.handle(
+            cmd(
+                "x1",
+                "a",
+                "declare",
+                challenge="c",
+                kind="contested",
+                targets=["b"],
+                category="physical",
+                bid=["Brawny"],
+            )
+        )
+        service.handle(cmd("x2", "b", "bid", challenge="c", bid=["Brawny"]))
+        result = service.handle(cmd("x3", "a", "throw", challenge="c", sign="random"))
+        assert result.events is not None
+        data = msgspec.json.decode(bytes(result.events[0].data))
+        assert data["sign"] == "paper" and data["random"] is True
+
+    def test_live_clock_ignores_at(self, service: SceneService) -> None:
+        """Live, the server's clock stamps events; ``at`` counts only offline."""
+        result = service.handle(cmd("x1", "st", "remove_character", character="a", at="2030-01-01T00:00:00Z"))
+        assert result.events is not None and result.events[0].at == "2026-11-29T20:00:00Z"
