@@ -88,7 +88,7 @@ class TestPlay:
         assert "summon_demon" in by_id["3"]["error"]["message"] and "$.type" in by_id["3"]["error"]["message"]
         assert "unknown field `urgent`" in by_id["4"]["error"]["message"]
         assert "Expected `int`, got `str` - at `$.character.traits.physical" in by_id["5"]["error"]["message"]
-        assert "`name`" in by_id["6"]["error"]["message"] and "line 9" in by_id["6"]["error"]["message"]
+        assert "`name`" in by_id["6"]["error"]["message"] and "line 8" in by_id["6"]["error"]["message"]
         assert results[-1]["state"]["status"] == "closed"
 
     def test_refusals_are_results_not_failures(
