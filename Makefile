@@ -32,8 +32,8 @@ test: $(VENV)/.installed
 
 ## bench: the benchmarks behind docs/performance.md
 bench: $(VENV)/.installed
-	$(BIN)/python benchmarks/append.py
-	$(BIN)/python benchmarks/replay.py
+	$(BIN)/python -m benchmarks.append
+	$(BIN)/python -m benchmarks.replay
 
 clean:
 	rm -rf $(VENV) .justicar .pytest_cache .mypy_cache .ruff_cache .hypothesis

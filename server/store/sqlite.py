@@ -84,31 +84,19 @@ class SqliteStore:
             if version != expected_version:
                 raise ConcurrencyConflict(f"scene {scene!r} is at version {version}, not {expected_version}")
             sealed = chain(scene, version, prev, events, command=command, actor=actor, at=at)
-            self.db.table("events").insert_all(
-                (
-                    {
-                        "scene": scene,
-                        "seq": record.seq,
-                        "type": record.type,
-                        "at": format_at(record.at),
-                        "actor": record.actor,
-                        "command": record.command,
-                        "prev": record.prev,
-                        "hash": record.hash,
-                        "data": data.decode(),
-                    }
-                    for record, data in sealed
-                ),
+            # The hot path uses the connection directly: sqlite-utils' insert_all costs a savepoint
+            # and a query build per call, 40% of an append (docs/performance.md).
+            conn.executemany(
+                f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (r.seq, scene, r.type, format_at(r.at), r.actor, r.command, r.prev, r.hash, data.decode())
+                    for r, data in sealed
+                ],
             )
             if sealed:
-                self.db.table("commands").insert(
-                    {
-                        "scene": scene,
-                        "id": command,
-                        "digest": digest,
-                        "first_seq": sealed[0][0].seq,
-                        "last_seq": sealed[-1][0].seq,
-                    }
+                conn.execute(
+                    "INSERT INTO commands (scene, id, digest, first_seq, last_seq) VALUES (?, ?, ?, ?, ?)",
+                    (scene, command, digest, sealed[0][0].seq, sealed[-1][0].seq),
                 )
             conn.execute("COMMIT")
         except sqlite3.IntegrityError as err:
