@@ -118,7 +118,7 @@ class Side(msgspec.Struct, frozen=True, kw_only=True):
     passed: bool = False
 
 
-class TestRecord(msgspec.Struct, frozen=True, kw_only=True):
+class TestRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     __test__ = False  # not a pytest test class
 
     number: int

@@ -12,10 +12,9 @@ from typing import Any
 
 import msgspec
 
-from domain.commands import Source
 from domain.effects import Effect
 from domain.sheets import CATEGORIES, Sheet
-from domain.state import NARRATOR, Challenge, Character, Scene
+from domain.state import NARRATOR, Call, Challenge, Character, Outcome, RetestEntry, Scene, TestRecord
 
 SPECTATOR = "*"
 """The viewer id of someone who only watches."""
@@ -45,41 +44,6 @@ class CharacterView(msgspec.Struct, frozen=True, omit_defaults=True):
     sheet: Sheet | None = None
 
 
-class TestView(msgspec.Struct, frozen=True, omit_defaults=True):
-    __test__ = False  # not a pytest test class
-
-    number: int
-    signs: dict[str, str]
-    result: str | None = None
-    leader: str | None = None
-    why: str = ""
-    rule: str = ""
-    compared: dict[str, int] = {}
-
-
-class RetestView(msgspec.Struct, frozen=True):
-    by: str
-    source: Source
-    cancelled_by: Source | None
-    status: str
-
-
-class CallView(msgspec.Struct, frozen=True):
-    by: str
-    against: str
-    trait: str
-    correct: bool
-    owed_by: str
-    matched: bool
-
-
-class OutcomeView(msgspec.Struct, frozen=True):
-    winner: str
-    exceptional: bool
-    why: str
-    rule: str
-
-
 class ChallengeView(msgspec.Struct, frozen=True, omit_defaults=True):
     id: str
     kind: str
@@ -90,9 +54,9 @@ class ChallengeView(msgspec.Struct, frozen=True, omit_defaults=True):
     victory: str
     bids: dict[str, list[str]]
     thrown: list[str]
-    tests: list[TestView]
-    retests: list[RetestView]
-    calls: list[CallView]
+    tests: list[TestRecord]
+    retests: list[RetestEntry]
+    calls: list[Call]
     effect: Effect | None = None
     difficulty: int | None = None
     require_win: bool = False
@@ -103,7 +67,7 @@ class ChallengeView(msgspec.Struct, frozen=True, omit_defaults=True):
     declared: dict[str, int] = {}
     passed: list[str] = []
     declaring: str | None = None
-    outcome: OutcomeView | None = None
+    outcome: Outcome | None = None
 
 
 class StateView(msgspec.Struct, frozen=True):
@@ -171,47 +135,14 @@ def challenge_view(ch: Challenge, viewer: str = NARRATOR) -> ChallengeView:
         declared={side.who: side.declared for side in sides if side.declared is not None},
         passed=[side.who for side in sides if side.passed],
         declaring=ch.declaring,
-        tests=[
-            TestView(
-                number=t.number,
-                signs=dict(t.signs),
-                result=t.result,
-                leader=t.leader,
-                why=t.why,
-                rule=t.rule,
-                compared=dict(t.compared),
-            )
-            for t in ch.tests
-        ],
-        retests=[
-            RetestView(by=r.by, source=r.source, cancelled_by=r.cancelled_by, status=r.status)
-            for r in ch.retests
-        ],
-        calls=[
-            CallView(
-                by=c.by,
-                against=c.against,
-                trait=c.trait,
-                correct=c.correct,
-                owed_by=c.owed_by,
-                matched=c.matched,
-            )
-            for c in ch.calls
-        ],
+        tests=list(ch.tests),
+        retests=list(ch.retests),
+        calls=list(ch.calls),
         effect=ch.effect,
         difficulty=ch.difficulty,
         require_win=ch.require_win,
         power=ch.power,
-        outcome=(
-            OutcomeView(
-                winner=ch.outcome.winner,
-                exceptional=ch.outcome.exceptional,
-                why=ch.outcome.why,
-                rule=ch.outcome.rule,
-            )
-            if ch.outcome
-            else None
-        ),
+        outcome=ch.outcome,
     )
 
 
