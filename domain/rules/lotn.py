@@ -444,20 +444,29 @@ class Lotn(Ruleset):
     def _lose(
         self, state: Scene, ch: Challenge, role: Role, traits: tuple[str, ...], why: str, rule: str
     ) -> list[SceneEvent]:
+        """The Traits lost, never more copies than are left (the same Trait may have been at risk
+        in two open challenges at once, and lost in the first)."""
         who = ch.side(role).who
         character = state.characters[who]
-        category = ch.side(role).category or ch.category
-        return [
-            TraitLost(
-                character=who,
-                trait=trait,
-                category=character.category_of(trait, category) or category,
-                challenge=ch.id,
-                why=f"{character.name} loses {trait}: {why}.",
-                rule=rule,
+        lead = ch.side(role).category or ch.category
+        taken: Counter[str] = Counter()
+        events: list[SceneEvent] = []
+        for trait in traits:
+            category = character.category_of(trait, lead) or lead
+            taken[trait] += 1
+            if taken[trait] > character.left(trait, category):
+                continue
+            events.append(
+                TraitLost(
+                    character=who,
+                    trait=trait,
+                    category=category,
+                    challenge=ch.id,
+                    why=f"{character.name} loses {trait}: {why}.",
+                    rule=rule,
+                )
             )
-            for trait in traits
-        ]
+        return events
 
     def _described(self, state: Scene, ch: Challenge, role: Role) -> str:
         side = ch.side(role)

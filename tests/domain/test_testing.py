@@ -208,3 +208,19 @@ class TestTraitLoss:
         t.refused(
             "juan", "bid", challenge="e", bid=["Brutal"], code="trait_unavailable", rule="lotn:trait-loss"
         )
+
+
+def test_a_trait_at_risk_twice_is_lost_once() -> None:
+    """A Trait bid in two open challenges and lost in both is lost once: it was there once
+    (lotn:trait-loss)."""
+    t = Table()
+    t.add("sam", {"Brawny": 1, "Quick": 1})
+    t.add("juan", {"Brutal": 2})
+    t.add("ana", {"Tough": 2})
+    t.contest("one", "juan", "sam", "Brutal", "Brawny")
+    t.contest("two", "ana", "sam", "Tough", "Brawny")
+    for cid in ("one", "two"):
+        t.test(cid, "rock", "scissors")
+        t.do("sam", "pass", challenge=cid)
+    assert t.lost("sam") == ["Brawny"]
+    assert t.character("sam").available("physical") == 1
