@@ -48,8 +48,9 @@ class Recorded(msgspec.Struct, frozen=True, kw_only=True):
         return self.event.type_name()
 
 
-class Wire(msgspec.Struct, frozen=True, kw_only=True):
-    """A record as JSON carries it (exports, ``justicar log``, results, pushes)."""
+class Wire(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A record as JSON carries it (exports, ``justicar log``, results, pushes). ``redacted``
+    names the fields of ``data`` blanked for the viewer it was sent to (``projections.redact``)."""
 
     seq: int
     scene: str
@@ -60,6 +61,7 @@ class Wire(msgspec.Struct, frozen=True, kw_only=True):
     prev: str
     hash: str
     data: msgspec.Raw
+    redacted: list[str] = []
 
 
 _encoder = msgspec.json.Encoder(order="sorted")

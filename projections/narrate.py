@@ -34,7 +34,8 @@ from domain.events import (
     TraitsDeclared,
 )
 from domain.sheets import CATEGORIES
-from domain.state import Scene
+from domain.state import NARRATOR, Scene
+from projections.redact import knows
 
 
 def source_label(source: Source) -> str:
@@ -47,8 +48,8 @@ def source_label(source: Source) -> str:
     return f"a {source.category} retest" if source.category != "overbid" else "an overbid"
 
 
-def narrate(before: Scene, event: SceneEvent, *, show_sealed: bool = True) -> str:
-    """What happened, for someone reading the log (``before`` names the people)."""
+def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
+    """What happened, as ``viewer`` may know it (``before`` names the people)."""
     name = before.name_of
     match event:
         case SceneOpened():
@@ -56,14 +57,15 @@ def narrate(before: Scene, event: SceneEvent, *, show_sealed: bool = True) -> st
             return f"The Storyteller opens the scene{title} under {event.ruleset} rules."
         case CharacterAdded(character=sheet):
             who = f"{sheet.name} (NPC)" if sheet.npc else sheet.name
-            if sheet.traits is None:
+            if sheet.traits is None or not knows(viewer, sheet.id):
                 return f"{who} joins the scene."
             counts = ", ".join(f"{sum(sheet.traits.of(c).values())} {c.capitalize()}" for c in CATEGORIES)
             return f"{who} joins the scene with {counts} Traits."
         case CharacterRemoved():
             return f"{name(event.character)} leaves the scene."
         case CharacterAdjusted():
-            return f"The Storyteller adjusts {name(event.character)}: {event.reason}"
+            reason = f": {event.reason}" if knows(viewer, event.character) else "."
+            return f"The Storyteller adjusts {name(event.character)}{reason}"
         case SceneClosed():
             return "The Storyteller closes the scene."
         case ChallengeDeclared():
@@ -98,7 +100,7 @@ def narrate(before: Scene, event: SceneEvent, *, show_sealed: bool = True) -> st
             return f"{name(event.by)} calls {event.trait} on {name(event.against)}: {verdict}; {then}."
         case ThrowSealed():
             how = "at random" if event.random else ""
-            sign = f" {event.sign}" if show_sealed else ""
+            sign = f" {event.sign}" if knows(viewer, event.character) else ""
             return f"{name(event.character)} throws{sign} {how} (sealed until both are in).".replace(
                 "  ", " "
             )

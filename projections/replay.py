@@ -17,7 +17,7 @@ from domain.log import Recorded, format_at
 from domain.rules.texts import RULES
 from domain.state import NARRATOR, Scene
 from projections.narrate import narrate
-from projections.views import challenge_view, character_view, may_see_all
+from projections.views import challenge_view, character_view
 
 _ENTITY_FIELDS = (
     "character",
@@ -62,9 +62,6 @@ def replay(records: Iterable[Recorded], viewer: str = NARRATOR, state: Scene | N
 def explain(before: Scene, after: Scene, record: Recorded, viewer: str = NARRATOR) -> Step:
     event = record.event
     cid = getattr(event, "challenge", None)
-    sealed = getattr(event, "sign", None) is not None and not may_see_all(
-        viewer, getattr(event, "character", "")
-    )
     rule_id = getattr(event, "rule", None)
     rule = RULES.get(rule_id) if rule_id else None
     compared = getattr(event, "compared", None)
@@ -73,7 +70,7 @@ def explain(before: Scene, after: Scene, record: Recorded, viewer: str = NARRATO
         at=format_at(record.at),
         actor=record.actor,
         type=record.type,
-        summary=narrate(before, event, show_sealed=not sealed),
+        summary=narrate(before, event, viewer),
         changes=_changes(before, after, event, viewer),
         challenge=cid if isinstance(cid, str) else None,
         rule=rule_id,

@@ -1,9 +1,9 @@
 """What a viewer sees of a scene (PROTOCOL section 5): the ST sees everything; a player sees the
 same shape with what they may not know removed; a spectator sees only public facts.
 
-Hidden from a player: other characters' sheets, Traits, Abilities, Willpower and notes; a sealed
-throw that is not theirs. Bids, declared counts, revealed tests and outcomes are public, as at the
-table, where they are spoken aloud.
+Hidden from a player: other characters' sheets, Traits, Abilities, Willpower and health; the ST's
+notes, even on their own sheet; a sealed throw that is not theirs. Bids, declared counts, revealed
+tests and outcomes are public, as at the table, where they are spoken aloud.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import msgspec
 from domain.effects import Effect
 from domain.sheets import CATEGORIES, Sheet
 from domain.state import NARRATOR, Call, Challenge, Character, Outcome, RetestEntry, Scene, TestRecord
+from projections.redact import knows
 
 SPECTATOR = "*"
 """The viewer id of someone who only watches."""
@@ -83,11 +84,6 @@ class StateView(msgspec.Struct, frozen=True):
     disputes: list[dict[str, Any]]
 
 
-def may_see_all(viewer: str, who: str) -> bool:
-    """Whether ``viewer`` may know everything about ``who`` (their own character, or the ST)."""
-    return viewer in (NARRATOR, who)
-
-
 def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
     conditions = ConditionsView(
         grappled_by=c.conditions.grappled_by,
@@ -97,7 +93,7 @@ def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
         fair_escape=c.conditions.fair_escape,
     )
     public = CharacterView(id=c.id, name=c.name, npc=c.sheet.npc, present=c.present, conditions=conditions)
-    if not may_see_all(viewer, c.id):
+    if not knows(viewer, c.id):
         return public
     return msgspec.structs.replace(
         public,
@@ -111,7 +107,7 @@ def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
             "lethal": c.wounds.lethal,
             "aggravated": c.wounds.aggravated,
         },
-        sheet=c.sheet,
+        sheet=c.sheet if viewer == NARRATOR else msgspec.structs.replace(c.sheet, notes=""),
     )
 
 
@@ -129,9 +125,7 @@ def challenge_view(ch: Challenge, viewer: str = NARRATOR) -> ChallengeView:
         bids={side.who: list(side.bids) for side in sides if side.who != NARRATOR},
         owed={side.who: side.owed for side in sides if side.owed},
         thrown=[side.who for side in sides if side.throw is not None],
-        sealed={
-            side.who: side.throw for side in sides if side.throw is not None and may_see_all(viewer, side.who)
-        },
+        sealed={side.who: side.throw for side in sides if side.throw is not None and knows(viewer, side.who)},
         declared={side.who: side.declared for side in sides if side.declared is not None},
         passed=[side.who for side in sides if side.passed],
         declaring=ch.declaring,

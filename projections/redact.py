@@ -1,0 +1,60 @@
+"""Each viewer's copy of an event: what that viewer may not know is blanked.
+
+Viewers: ``"st"`` (the Storyteller, sees everything), a character id (a player), ``"*"`` (a
+spectator). Hidden from a viewer:
+
+- ``throw_sealed``: the sign, unless it is the viewer's own throw (the reveal, ``test_revealed``,
+  is public);
+- ``character_added``: another character's sheet beyond id, name and NPC; the ST's ``notes`` even
+  from the character's own player;
+- ``character_adjusted``: the changes and the reason, except to the ST and that character.
+
+A blanked field is ``null`` and is named in the record's ``redacted`` list. Hashes are the
+original's, so a redacted record still says where it sits in the chain, but only the ST's copy
+can be re-hashed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from domain.events import CharacterAdded, CharacterAdjusted, ThrowSealed
+from domain.log import Recorded, Wire, to_wire
+from domain.state import NARRATOR
+
+_encoder = msgspec.json.Encoder(order="sorted")
+
+
+def knows(viewer: str, who: str) -> bool:
+    """Whether ``viewer`` may know what only ``who`` (and the ST) may know."""
+    return viewer in (NARRATOR, who)
+
+
+def hidden_fields(record: Recorded, viewer: str) -> dict[str, Any]:
+    """The fields of the event's data to replace for this viewer (empty: the event is public)."""
+    if viewer == NARRATOR:
+        return {}
+    match record.event:
+        case ThrowSealed(character=who) if who != viewer:
+            return {"sign": None}
+        case CharacterAdded(character=sheet):
+            if sheet.id != viewer:
+                return {"character": {"id": sheet.id, "name": sheet.name, "npc": sheet.npc}}
+            if sheet.notes:
+                return {"character": {**msgspec.to_builtins(sheet), "notes": None}}
+        case CharacterAdjusted(character=who) if who != viewer:
+            return {"changes": None, "reason": None}
+    return {}
+
+
+def redact(record: Recorded, viewer: str) -> Wire:
+    """The record as ``viewer`` may see it, in its JSON form."""
+    hidden = hidden_fields(record, viewer)
+    if not hidden:
+        return to_wire(record)
+    data = {**msgspec.to_builtins(record.event), **hidden}
+    data.pop("type", None)
+    wire = to_wire(record, _encoder.encode(data))
+    return msgspec.structs.replace(wire, redacted=sorted(hidden))
