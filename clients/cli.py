@@ -71,7 +71,7 @@ def play(args: argparse.Namespace, out: TextIO) -> int:
                 continue
             if command.scene not in scenes:
                 scenes.append(command.scene)
-            _line(out, service.handle(command))
+            _line(out, service.handle(command).result())
     for scene in scenes:
         state = service.state(scene)
         if state.status != "new":

@@ -1,8 +1,8 @@
 """Handling one command: idempotency, the clock and the dice, decide, append, fold.
 
-The same path serves ``justicar play`` (offline: a command's ``at`` is honoured) and, later, the
-live server (the clock stamps every event). A command id already accepted in the scene returns
-its first result; the same id with another body is ``id_reused``.
+The same path serves ``justicar play`` (offline: a command's ``at`` is honoured) and the live
+server (the clock stamps every event). A command id already accepted in the scene returns its
+first result; the same id with another body is ``id_reused``. A refused command is not recorded.
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ from domain.context import ENTROPY_SIZE, Context
 from domain.decide import decide
 from domain.errors import Rejected
 from domain.evolve import fold
-from domain.log import Wire, to_wire
-from domain.state import Scene
+from domain.log import Recorded, Wire
+from domain.state import NARRATOR, Scene
+from projections.redact import redact
+from server.snapshots import Snapshots
 from server.store import ConcurrencyConflict, EventStore
 
 _canonical = msgspec.json.Encoder(order="sorted")
@@ -34,7 +36,7 @@ class ErrorBody(msgspec.Struct, frozen=True, omit_defaults=True):
 
 
 class Result(msgspec.Struct, frozen=True, omit_defaults=True):
-    """What a command got: ``ok`` with the events it appended, or the error."""
+    """What a command got, as its sender sees it: ``ok`` with its events, or the error."""
 
     id: str | None
     ok: bool
@@ -45,6 +47,27 @@ class Result(msgspec.Struct, frozen=True, omit_defaults=True):
     @classmethod
     def refused(cls, command_id: str | None, code: str, message: str, rule: str | None = None) -> Result:
         return cls(id=command_id, ok=False, error=ErrorBody(code, message, rule))
+
+
+class Handled(msgspec.Struct, frozen=True, kw_only=True):
+    """What handling a command did: the records it appended (``fresh``), the records of its first
+    result (a repeat), or the error."""
+
+    id: str
+    records: list[Recorded] = []
+    error: ErrorBody | None = None
+    fresh: bool = False
+
+    def result(self, viewer: str = NARRATOR) -> Result:
+        """The result as ``viewer`` may see it."""
+        if self.error is not None:
+            return Result(id=self.id, ok=False, error=self.error)
+        return Result(
+            id=self.id,
+            ok=True,
+            version=self.records[-1].seq if self.records else None,
+            events=[redact(record, viewer) for record in self.records],
+        )
 
 
 def utc_now() -> datetime:
@@ -70,42 +93,47 @@ class SceneService:
         clock: Callable[[], datetime] = utc_now,
         entropy: Callable[[], tuple[int, ...]] = draw_entropy,
         honour_at: bool = False,
+        snapshots: Snapshots | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
         self.entropy = entropy
         self.honour_at = honour_at
+        self.snapshots = snapshots
         self._states: dict[str, Scene] = {}
 
     def state(self, scene: str) -> Scene:
         state = self._states.get(scene)
         if state is None:
-            state = fold(self.store.read(scene))
+            start = self.snapshots.load(scene) if self.snapshots else None
+            state = fold(self.store.read(scene, after=start.version if start else 0), start)
             self._states[scene] = state
         return state
 
-    def handle(self, command: AnyCommand) -> Result:
+    def forget(self, scene: str) -> None:
+        """Drop a scene's folded state (it is read again on next use)."""
+        self._states.pop(scene, None)
+
+    def handle(self, command: AnyCommand) -> Handled:
         body = digest(command)
         for _ in range(RETRIES):
             prior = self.store.command(command.scene, command.id)
             if prior is not None:
                 if prior.digest != body:
-                    return Result.refused(
+                    return self._refused(
                         command.id,
                         "id_reused",
                         f"Command id {command.id!r} was already used in this scene for another "
                         "command; pick a new id.",
                     )
-                events = list(
-                    self.store.read_wire(command.scene, after=prior.first_seq - 1, upto=prior.last_seq)
-                )
-                return Result(id=command.id, ok=True, version=prior.last_seq, events=events)
+                first = list(self.store.read(command.scene, after=prior.first_seq - 1, upto=prior.last_seq))
+                return Handled(id=command.id, records=first)
             state = self.state(command.scene)
             now = command.at if (self.honour_at and command.at) else self.clock()
             try:
                 events = decide(state, command, Context(now=now, entropy=self.entropy()))
             except Rejected as refusal:
-                return Result.refused(command.id, refusal.code, refusal.message, refusal.rule)
+                return self._refused(command.id, refusal.code, refusal.message, refusal.rule)
             try:
                 records = self.store.append(
                     command.scene,
@@ -117,17 +145,17 @@ class SceneService:
                     at=now,
                 )
             except ConcurrencyConflict:
-                self._states.pop(command.scene, None)  # someone else wrote: read again, decide again
+                self.forget(command.scene)  # someone else wrote: read again, decide again
                 continue
-            self._states[command.scene] = fold(records, state)
-            return Result(
-                id=command.id,
-                ok=True,
-                version=records[-1].seq,
-                events=[to_wire(record) for record in records],
-            )
-        return Result.refused(
-            command.id,
-            "conflict",
-            "The scene kept changing while this command was applied; send it again.",
+            state = fold(records, state)
+            self._states[command.scene] = state
+            if self.snapshots:
+                self.snapshots.maybe_save(state, len(records))
+            return Handled(id=command.id, records=records, fresh=True)
+        return self._refused(
+            command.id, "conflict", "The scene kept changing while this command was applied; send it again."
         )
+
+    @staticmethod
+    def _refused(command_id: str, code: str, message: str, rule: str | None = None) -> Handled:
+        return Handled(id=command_id, error=ErrorBody(code, message, rule))

@@ -185,7 +185,7 @@ def _apply(
     service.draws[0] = entropy  # type: ignore[attr-defined]
     fields = {k: v for k, v in body.items() if v is not None}
     command = parse_command(msgspec.json.encode({"id": f"m{n}", "scene": "s", "at": at, **fields}))
-    return service.handle(command)
+    return service.handle(command).result()
 
 
 def _play(moves: list[Move]) -> tuple[SceneService, list[tuple[int, Any]]]:

@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from domain.commands import parse_command
-from server.service import SceneService
+from server.service import Result, SceneService
 from server.store import MemoryStore
 
 
@@ -19,15 +19,19 @@ def cmd(cid: str, actor: str, verb: str, **fields: Any) -> Any:
     )
 
 
+def handle(service: SceneService, command: Any) -> Result:
+    return service.handle(command).result()
+
+
 @pytest.fixture
 def service() -> SceneService:
     s = SceneService(
         MemoryStore(), clock=lambda: datetime(2026, 11, 29, 20, 0, tzinfo=UTC), entropy=lambda: (1,) * 16
     )
-    assert s.handle(cmd("o", "st", "open_scene", ruleset="lotn")).ok
+    assert handle(s, cmd("o", "st", "open_scene", ruleset="lotn")).ok
     for who in ("a", "b"):
         sheet = {"id": who, "name": who.upper(), "traits": {"physical": {"Brawny": 2}}}
-        assert s.handle(cmd(f"add-{who}", "st", "add_character", character=sheet)).ok
+        assert handle(s, cmd(f"add-{who}", "st", "add_character", character=sheet)).ok
     return s
 
 
@@ -44,14 +48,14 @@ class TestIdempotency:
             category="physical",
             bid=["Brawny"],
         )
-        first = service.handle(declare)
-        again = service.handle(declare)
+        first = handle(service, declare)
+        again = handle(service, declare)
         assert first.ok and again == first
         assert service.store.head("s1")[0] == 4
 
     def test_same_id_other_body_is_refused(self, service: SceneService) -> None:
         """The same id with another body is ``id_reused`` and appends nothing."""
-        service.handle(
+        handle(service, 
             cmd(
                 "x1",
                 "a",
@@ -63,7 +67,7 @@ class TestIdempotency:
                 bid=["Brawny"],
             )
         )
-        result = service.handle(
+        result = handle(service, 
             cmd(
                 "x1",
                 "b",
@@ -80,7 +84,7 @@ class TestIdempotency:
 
     def test_refused_command_appends_nothing(self, service: SceneService) -> None:
         """A refusal says why, cites the rule, and leaves the log as it was."""
-        result = service.handle(
+        result = handle(service, 
             cmd(
                 "x1",
                 "a",
@@ -101,7 +105,7 @@ class TestIdempotency:
 
     def test_random_throws_use_the_shells_draws(self, service: SceneService) -> None:
         """``random`` is drawn by the shell and kept in the event."""
-        service.handle(
+        handle(service, 
             cmd(
                 "x1",
                 "a",
@@ -113,13 +117,13 @@ class TestIdempotency:
                 bid=["Brawny"],
             )
         )
-        service.handle(cmd("x2", "b", "bid", challenge="c", bid=["Brawny"]))
-        result = service.handle(cmd("x3", "a", "throw", challenge="c", sign="random"))
+        handle(service, cmd("x2", "b", "bid", challenge="c", bid=["Brawny"]))
+        result = handle(service, cmd("x3", "a", "throw", challenge="c", sign="random"))
         assert result.events is not None
         data = msgspec.json.decode(bytes(result.events[0].data))
         assert data["sign"] == "paper" and data["random"] is True
 
     def test_live_clock_ignores_at(self, service: SceneService) -> None:
         """Live, the server's clock stamps events; ``at`` counts only offline."""
-        result = service.handle(cmd("x1", "st", "remove_character", character="a", at="2030-01-01T00:00:00Z"))
+        result = handle(service, cmd("x1", "st", "remove_character", character="a", at="2030-01-01T00:00:00Z"))
         assert result.events is not None and result.events[0].at == "2026-11-29T20:00:00Z"
