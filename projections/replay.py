@@ -17,7 +17,7 @@ from domain.log import Recorded, format_at
 from domain.rules.texts import RULES
 from domain.state import NARRATOR, Scene
 from projections.narrate import narrate
-from projections.views import challenge_view, character_view
+from projections.views import challenge_view, character_view, touched
 
 _ENTITY_FIELDS = (
     "character",
@@ -85,15 +85,15 @@ def _changes(before: Scene, after: Scene, event: object, viewer: str) -> list[Ch
     for key in ("title", "ruleset", "status"):
         if getattr(before, key) != getattr(after, key):
             changes.append(Change(key, getattr(before, key), getattr(after, key)))
-    cid = getattr(event, "challenge", None)
-    if isinstance(cid, str):
+    people, challenges = touched([event])
+    for cid in challenges:
         old, new = before.challenges.get(cid), after.challenges.get(cid)
         changes += _diff(
             f"challenges.{cid}",
             challenge_view(old, viewer) if old else None,
             challenge_view(new, viewer) if new else None,
         )
-    for who in _people(event):
+    for who in people:
         old_c, new_c = before.characters.get(who), after.characters.get(who)
         changes += _diff(
             f"characters.{who}",
@@ -101,19 +101,6 @@ def _changes(before: Scene, after: Scene, event: object, viewer: str) -> list[Ch
             character_view(new_c, viewer) if new_c else None,
         )
     return changes
-
-
-def _people(event: object) -> list[str]:
-    people: list[str] = []
-    for field in _ENTITY_FIELDS:
-        value = getattr(event, field, None)
-        for who in value if isinstance(value, list) else [value]:
-            if isinstance(who, str) and who not in people and who != NARRATOR:
-                people.append(who)
-    sheet = getattr(event, "character", None)
-    if sheet is not None and not isinstance(sheet, str):
-        people.append(sheet.id)
-    return people
 
 
 def _diff(prefix: str, old: object | None, new: object | None) -> list[Change]:

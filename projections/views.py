@@ -8,6 +8,7 @@ tests and outcomes are public, as at the table, where they are spoken aloud.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -140,8 +141,46 @@ def challenge_view(ch: Challenge, viewer: str = NARRATOR) -> ChallengeView:
     )
 
 
-def view(state: Scene, viewer: str = NARRATOR) -> StateView:
-    """The scene as ``viewer`` may see it: ``"st"``, a character id, or ``SPECTATOR``."""
+_PEOPLE_FIELDS = ("character", "challenger", "targets", "grappler", "victim", "by", "against", "owed_by")
+
+
+def touched(events: Iterable[object]) -> tuple[list[str], list[str]]:
+    """The characters and challenges some events name, in order of first mention."""
+    people: dict[str, None] = {}
+    challenges: dict[str, None] = {}
+    for event in events:
+        cid = getattr(event, "challenge", None)
+        if isinstance(cid, str):
+            challenges[cid] = None
+        for field in _PEOPLE_FIELDS:
+            value = getattr(event, field, None)
+            if isinstance(value, Sheet):
+                value = value.id
+            for who in value if isinstance(value, list) else [value]:
+                if isinstance(who, str) and who != NARRATOR:
+                    people[who] = None
+    return list(people), list(challenges)
+
+
+def view(
+    state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str], list[str]] | None = None
+) -> StateView:
+    """The scene as ``viewer`` may see it: ``"st"``, a character id, or ``SPECTATOR``. With
+    ``only`` (characters, challenges), just those entries: a patch on an earlier view."""
+    if only is not None:
+        people, cids = only
+        return StateView(
+            scene=state.id,
+            title=state.title,
+            version=state.version,
+            ruleset=state.ruleset,
+            status=state.status,
+            viewer=viewer,
+            round=None,
+            characters={who: character_view(c, viewer) for who in people if (c := state.characters.get(who))},
+            challenges={cid: challenge_view(ch, viewer) for cid in cids if (ch := state.challenges.get(cid))},
+            disputes=[],
+        )
     return StateView(
         scene=state.id,
         title=state.title,

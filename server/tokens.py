@@ -82,7 +82,8 @@ class SqliteTokens:
         grant = Grant(token_id=token_id, scene=scene, role=role, character=character, created_at=_now())
         with self.conn:
             self.conn.execute(
-                "INSERT INTO tokens (token_id, hash, scene, role, character, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO tokens (token_id, hash, scene, role, character, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
                 [token_id, digest, scene, role, character, grant.created_at],
             )
         return token, grant
@@ -92,8 +93,14 @@ class SqliteTokens:
             return None
         token_id, scene, role, character, created_at, revoked_at = row
         return msgspec.convert(
-            {"token_id": token_id, "scene": scene, "role": role, "character": character,
-             "created_at": created_at, "revoked": revoked_at is not None},
+            {
+                "token_id": token_id,
+                "scene": scene,
+                "role": role,
+                "character": character,
+                "created_at": created_at,
+                "revoked": revoked_at is not None,
+            },
             Grant,
         )
 
@@ -106,7 +113,8 @@ class SqliteTokens:
     def revoke(self, token_id: str) -> Grant | None:
         with self.conn:
             self.conn.execute(
-                "UPDATE tokens SET revoked_at = ? WHERE token_id = ? AND revoked_at IS NULL", [_now(), token_id]
+                "UPDATE tokens SET revoked_at = ? WHERE token_id = ? AND revoked_at IS NULL",
+                [_now(), token_id],
             )
         return self._grant(self.conn.execute(f"{self._SELECT} WHERE token_id = ?", [token_id]).fetchone())
 

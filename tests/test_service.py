@@ -55,7 +55,8 @@ class TestIdempotency:
 
     def test_same_id_other_body_is_refused(self, service: SceneService) -> None:
         """The same id with another body is ``id_reused`` and appends nothing."""
-        handle(service, 
+        handle(
+            service,
             cmd(
                 "x1",
                 "a",
@@ -65,9 +66,10 @@ class TestIdempotency:
                 targets=["b"],
                 category="physical",
                 bid=["Brawny"],
-            )
+            ),
         )
-        result = handle(service, 
+        result = handle(
+            service,
             cmd(
                 "x1",
                 "b",
@@ -77,14 +79,15 @@ class TestIdempotency:
                 targets=["a"],
                 category="physical",
                 bid=["Brawny"],
-            )
+            ),
         )
         assert not result.ok and result.error is not None and result.error.code == "id_reused"
         assert service.store.head("s1")[0] == 4
 
     def test_refused_command_appends_nothing(self, service: SceneService) -> None:
         """A refusal says why, cites the rule, and leaves the log as it was."""
-        result = handle(service, 
+        result = handle(
+            service,
             cmd(
                 "x1",
                 "a",
@@ -94,7 +97,7 @@ class TestIdempotency:
                 targets=["b"],
                 category="physical",
                 bid=["Brawny", "Brawny"],
-            )
+            ),
         )
         assert result.error is not None and (result.error.code, result.error.rule) == (
             "one_bid",
@@ -105,7 +108,8 @@ class TestIdempotency:
 
     def test_random_throws_use_the_shells_draws(self, service: SceneService) -> None:
         """``random`` is drawn by the shell and kept in the event."""
-        handle(service, 
+        handle(
+            service,
             cmd(
                 "x1",
                 "a",
@@ -115,7 +119,7 @@ class TestIdempotency:
                 targets=["b"],
                 category="physical",
                 bid=["Brawny"],
-            )
+            ),
         )
         handle(service, cmd("x2", "b", "bid", challenge="c", bid=["Brawny"]))
         result = handle(service, cmd("x3", "a", "throw", challenge="c", sign="random"))
@@ -125,5 +129,7 @@ class TestIdempotency:
 
     def test_live_clock_ignores_at(self, service: SceneService) -> None:
         """Live, the server's clock stamps events; ``at`` counts only offline."""
-        result = handle(service, cmd("x1", "st", "remove_character", character="a", at="2030-01-01T00:00:00Z"))
+        result = handle(
+            service, cmd("x1", "st", "remove_character", character="a", at="2030-01-01T00:00:00Z")
+        )
         assert result.events is not None and result.events[0].at == "2026-11-29T20:00:00Z"
