@@ -1,0 +1,85 @@
+"""The websocket server: ``justicar serve``.
+
+One task group holds the websocket listener and a room per open scene. On Ctrl-C or SIGTERM the
+server says ``goodbye`` to every client, closes their connections (1001, going away) and stops
+the rooms between jobs. An acknowledged command was committed before its result was sent, so
+nothing acknowledged is lost; a command in flight is either committed (and answered again from
+the log when its sender re-sends its id) or never happened.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import anyio
+import structlog
+from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
+
+from server.backend import Backend
+from server.connection import Connection
+from server.hub import Hub
+from server.wire import HARD_FRAME, Goodbye, encode
+
+log = structlog.get_logger("justicar.server")
+
+
+@dataclass
+class Running:
+    """A server that is up: where it listens, and its scenes."""
+
+    host: str
+    port: int
+    hub: Hub
+    server: Server
+
+    @property
+    def url(self) -> str:
+        return f"ws://{self.host}:{self.port}"
+
+
+@asynccontextmanager
+async def running(
+    backend: Backend, host: str = "127.0.0.1", port: int = 0, *, idle_after: float = 300.0
+) -> AsyncIterator[Running]:
+    """Serve until the block ends, then shut down cleanly."""
+    async with anyio.create_task_group() as tg:
+        hub = Hub(backend, tg, idle_after=idle_after)
+
+        async def handler(conn: ServerConnection) -> None:
+            await Connection(conn, hub).serve()
+
+        async with serve(
+            handler, host, port, max_size=HARD_FRAME, compression=None, ping_interval=20, ping_timeout=20
+        ) as server:
+            bound = server.sockets[0].getsockname()[1] if server.sockets else port
+            log.info("listening", host=host, port=bound)
+            try:
+                yield Running(host, bound, hub, server)
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await _shutdown(server)
+        tg.cancel_scope.cancel()
+
+
+async def _shutdown(server: Server) -> None:
+    broadcast(server.connections, encode(Goodbye(reason="the server is shutting down")), text=True)
+    server.close(close_connections=True)
+    with anyio.move_on_after(5):
+        await server.wait_closed()
+    log.info("stopped")
+
+
+async def serve_forever(
+    backend: Backend, host: str, port: int, *, on_ready: Callable[[Running], None] | None = None
+) -> None:
+    """Serve until Ctrl-C or SIGTERM."""
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with running(backend, host, port) as live:
+            if on_ready:
+                on_ready(live)
+            async for signum in signals:
+                log.info("signal", signal=signal.Signals(signum).name)
+                break

@@ -1,0 +1,279 @@
+"""One websocket connection: authenticate, then read frames one at a time.
+
+A bad frame never ends a connection: it gets an ``error`` naming the problem and the connection
+goes on. Every command's actor comes from the token: a player acts for its character, the ST as
+``st``, a spectator only reads.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import structlog
+from structlog.contextvars import bound_contextvars
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from domain.commands import AnyCommand, OpenScene
+from server.hub import Hub
+from server.room import Subscriber
+from server.tokens import Grant
+from server.wire import (
+    BURST,
+    COMMAND_TYPES,
+    CONTROL_TYPES,
+    MAX_FRAME,
+    RATE,
+    Control,
+    CreateScene,
+    ErrorMessage,
+    GetView,
+    Hello,
+    Invite,
+    Invited,
+    ListTokens,
+    Ping,
+    Pong,
+    ResultMessage,
+    Revoke,
+    Revoked,
+    SceneCreated,
+    Subscribe,
+    TokenList,
+    Welcome,
+    encode,
+)
+
+log = structlog.get_logger("justicar.connection")
+_ids = itertools.count(1)
+_json = msgspec.json.Decoder()
+
+
+class Refusal(Exception):
+    """A frame the connection answers with an ``error`` message."""
+
+    def __init__(self, code: str, message: str, id: str | None = None) -> None:
+        super().__init__(message)
+        self.code, self.message, self.id = code, message, id
+
+
+@dataclass
+class Bucket:
+    """A token bucket: ``rate`` frames a second on average, ``burst`` at once."""
+
+    rate: float = RATE
+    burst: float = BURST
+    level: float = BURST
+    last: float = field(default_factory=time.monotonic)
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.level = min(self.burst, self.level + (now - self.last) * self.rate)
+        self.last = now
+        if self.level < 1:
+            return False
+        self.level -= 1
+        return True
+
+
+class Connection:
+    def __init__(self, conn: ServerConnection, hub: Hub) -> None:
+        self.conn = conn
+        self.hub = hub
+        self.id = next(_ids)
+        self.grant: Grant | None = None
+        self.subscriber: Subscriber | None = None
+        self.bucket = Bucket()
+
+    async def serve(self) -> None:
+        with bound_contextvars(conn=self.id):
+            try:
+                async for frame in self.conn:
+                    try:
+                        await self.frame(frame)
+                    except Refusal as refusal:
+                        await self.send(
+                            ErrorMessage(code=refusal.code, message=refusal.message, id=refusal.id)
+                        )
+            except ConnectionClosed:
+                pass
+            finally:
+                await self.close()
+
+    async def close(self) -> None:
+        if self.grant is not None:
+            self.hub.connections[self.grant.token_id].discard(self.conn)
+        if self.subscriber is not None:
+            await self.hub.leave(self.subscriber)
+            self.subscriber = None
+
+    async def send(self, message: Any) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            await self.conn.send(encode(message), text=True)
+
+    # -- reading a frame -----------------------------------------------------------------------
+
+    async def frame(self, frame: str | bytes) -> None:
+        if not self.bucket.take():
+            raise Refusal("rate_limited", f"Too many messages: at most {RATE:g} a second ({BURST} at once).")
+        if isinstance(frame, bytes):
+            raise Refusal("malformed", "Send JSON text frames, not binary.")
+        if len(frame) > MAX_FRAME:
+            raise Refusal(
+                "too_large", f"A message may be at most {MAX_FRAME} bytes; this one is {len(frame)}."
+            )
+        try:
+            body = _json.decode(frame)
+        except msgspec.DecodeError as err:
+            raise Refusal("malformed", f"Not JSON: {err}") from None
+        if not isinstance(body, dict) or not isinstance(body.get("type"), str):
+            raise Refusal("malformed", 'A message is a JSON object with a "type".')
+        kind = body["type"]
+        if kind in CONTROL_TYPES:
+            try:
+                message = msgspec.convert(body, Control)
+            except msgspec.ValidationError as err:
+                raise Refusal("malformed", f"Bad {kind} message: {err}") from None
+            await self.control(message)
+        elif kind in COMMAND_TYPES:
+            await self.command(body)
+        else:
+            known = ", ".join(sorted(CONTROL_TYPES | COMMAND_TYPES))
+            raise Refusal("unknown_message", f"Unknown message type {kind!r}; known: {known}.")
+
+    def _authenticated(self) -> Grant:
+        if self.grant is None:
+            raise Refusal(
+                "not_authenticated", 'Say hello with your token first: {"type": "hello", "token": …}.'
+            )
+        return self.grant
+
+    def _storyteller(self, what: str) -> Grant:
+        grant = self._authenticated()
+        if grant.role != "st":
+            raise Refusal("forbidden", f"Only the Storyteller can {what}.")
+        return grant
+
+    async def control(self, message: Control) -> None:
+        match message:
+            case Hello(token=token):
+                await self.hello(token)
+            case Ping(id=ping_id):
+                await self.send(Pong(id=ping_id))
+            case Subscribe(scene=scene, since=since):
+                await self.subscribe(scene, since)
+            case GetView():
+                self._authenticated()
+                if self.subscriber is None:
+                    raise Refusal("not_subscribed", "Subscribe to the scene first.")
+                await self.hub.send_view(self.subscriber)
+            case CreateScene():
+                await self.create_scene(message)
+            case Invite(role=role, character=character):
+                await self.invite(role, character)
+            case Revoke(token_id=token_id):
+                grant = self._storyteller("revoke a token")
+                target = next(
+                    (g for g in self.hub.backend.tokens.list(grant.scene) if g.token_id == token_id), None
+                )
+                if target is None:
+                    raise Refusal("unknown_token", f"There is no token {token_id!r} in this scene.")
+                revoked = self.hub.backend.tokens.revoke(token_id)
+                self.hub.close_token(token_id)
+                log.info("token revoked", scene=grant.scene, token_id=token_id)
+                await self.send(Revoked(grant=revoked or target))
+            case ListTokens():
+                grant = self._storyteller("list tokens")
+                await self.send(TokenList(tokens=self.hub.backend.tokens.list(grant.scene)))
+
+    async def hello(self, token: str) -> None:
+        if self.grant is not None:
+            raise Refusal("already_authenticated", "This connection has already said hello.")
+        grant = self.hub.backend.tokens.check(token)
+        if grant is None:
+            raise Refusal("bad_token", "That token is unknown or has been revoked.")
+        self.grant = grant
+        self.hub.connections[grant.token_id].add(self.conn)
+        structlog.contextvars.bind_contextvars(scene=grant.scene, role=grant.role)
+        log.info("hello", character=grant.character)
+        await self.send(
+            Welcome(role=grant.role, scene=grant.scene, token_id=grant.token_id, character=grant.character)
+        )
+
+    async def subscribe(self, scene: str | None, since: int) -> None:
+        grant = self._authenticated()
+        if scene not in (None, grant.scene):
+            raise Refusal("forbidden", f"Your token is for scene {grant.scene!r}, not {scene!r}.")
+        if self.subscriber is not None:
+            raise Refusal("already_subscribed", "This connection is already subscribed.")
+        self.subscriber = Subscriber(self.conn, grant)
+        await self.hub.join(self.subscriber, since)
+
+    async def command(self, body: dict[str, Any]) -> None:
+        grant = self._authenticated()
+        command_id = body.get("id") if isinstance(body.get("id"), str) else None
+        if grant.role == "spectator":
+            raise Refusal("forbidden", "Spectators watch; they do not act.", command_id)
+        actor = "st" if grant.role == "st" else grant.character
+        if body.get("actor", actor) != actor:
+            raise Refusal(
+                "forbidden", f"You are connected as {actor}; you cannot act as {body['actor']}.", command_id
+            )
+        if body.get("scene", grant.scene) != grant.scene:
+            raise Refusal("forbidden", f"Your token is for scene {grant.scene!r}.", command_id)
+        try:
+            command: AnyCommand = msgspec.convert({**body, "actor": actor, "scene": grant.scene}, AnyCommand)
+        except msgspec.ValidationError as err:
+            raise Refusal("malformed", f"Bad {body['type']} command: {err}", command_id) from None
+        started = time.perf_counter()
+        handled = await self.hub.submit(command)
+        result = handled.result(grant.viewer)
+        log.info(
+            "command",
+            actor=actor,
+            verb=command.verb,
+            id=command.id,
+            outcome="ok" if result.ok else result.error.code if result.error else "?",
+            latency_ms=round((time.perf_counter() - started) * 1000, 2),
+        )
+        await self.send(ResultMessage.of(result))
+
+    async def create_scene(self, message: CreateScene) -> None:
+        self._storyteller("create a scene")
+        scene = message.scene or f"s-{secrets.token_hex(4)}"
+        opening = OpenScene(
+            id=f"create-{scene}",
+            scene=scene,
+            actor="st",
+            ruleset=message.ruleset,  # type: ignore[arg-type]
+            title=message.title,
+            options=message.options,
+        )
+        handled = await self.hub.submit(opening)
+        if handled.error is not None:
+            raise Refusal(handled.error.code, handled.error.message)
+        token, grant = self.hub.backend.tokens.issue(scene, "st")
+        log.info("scene created", new_scene=scene)
+        await self.send(SceneCreated(scene=scene, token=token, grant=grant))
+
+    async def invite(self, role: str, character: str | None) -> None:
+        grant = self._storyteller("invite")
+        if role == "player":
+            if character is None:
+                raise Refusal("malformed", 'A player token is bound to a character: add "character".')
+            state = self.hub.service.state(grant.scene)
+            if character not in state.characters:
+                raise Refusal("unknown_character", f"There is no character {character!r} in this scene.")
+        elif character is not None:
+            raise Refusal("malformed", "A spectator token is not bound to a character.")
+        token, issued = self.hub.backend.tokens.issue(
+            grant.scene, "player" if role == "player" else "spectator", character
+        )
+        log.info("invited", role=role, character=character, token_id=issued.token_id)
+        await self.send(Invited(token=token, grant=issued))

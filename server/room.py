@@ -1,0 +1,159 @@
+"""A live scene: one anyio task that owns the scene's state and serializes its jobs.
+
+Every connection's commands, subscriptions and departures arrive on one memory channel and are
+handled one at a time, so a scene never sees two commands at once, and a new subscriber's
+catch-up and the live stream never interleave (no gap, no duplicate). After a commit the room
+writes each subscriber's frames with ``websockets.broadcast`` (no awaiting); a subscriber whose
+write buffer is over ``WRITE_LIMIT`` is dropped, never awaited, and catches up when it comes back.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import structlog
+from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from websockets.asyncio.server import ServerConnection, broadcast
+
+from domain.commands import AnyCommand
+from domain.log import Recorded
+from server.service import Handled, SceneService
+from server.tokens import Grant
+from server.wire import Presence, Present, after_commit, catch_up, encode
+
+WRITE_LIMIT = 512 * 1024
+"""Bytes a subscriber may leave unread before it is dropped as too slow."""
+TOO_SLOW = 4008
+"""The close code of a dropped subscriber: reconnect and catch up."""
+QUEUE = 1024
+"""Jobs waiting for a room before senders wait."""
+
+log = structlog.get_logger("justicar.room")
+
+
+@dataclass(eq=False)
+class Subscriber:
+    conn: ServerConnection
+    grant: Grant
+
+    @property
+    def viewer(self) -> str:
+        return self.grant.viewer
+
+
+@dataclass
+class Submit:
+    command: AnyCommand
+    reply: MemoryObjectSendStream[Handled]
+
+
+@dataclass
+class Join:
+    subscriber: Subscriber
+    since: int
+    reply: MemoryObjectSendStream[int]
+
+
+@dataclass
+class Leave:
+    subscriber: Subscriber
+
+
+@dataclass
+class SendView:
+    subscriber: Subscriber
+
+
+Job = Submit | Join | Leave | SendView
+
+
+@dataclass(eq=False)
+class Room:
+    scene: str
+    service: SceneService
+    tg: TaskGroup
+    on_idle: Callable[[Room], bool]
+    idle_after: float = 300.0
+    subscribers: list[Subscriber] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.jobs: MemoryObjectSendStream[Job]
+        self._inbox: MemoryObjectReceiveStream[Job]
+        self.jobs, self._inbox = anyio.create_memory_object_stream[Job](QUEUE)
+
+    async def run(self) -> None:
+        with self._inbox:
+            while True:
+                job: Job | None = None
+                with anyio.move_on_after(self.idle_after):
+                    try:
+                        job = await self._inbox.receive()
+                    except anyio.EndOfStream:
+                        return
+                if job is None:
+                    if not self.subscribers and self.on_idle(self):
+                        self.jobs.close()  # senders holding this room now retry with a new one
+                        return
+                    continue
+                self.handle(job)
+
+    def handle(self, job: Job) -> None:
+        match job:
+            case Submit(command=command, reply=reply):
+                handled = self.service.handle(command)
+                if handled.fresh:
+                    self.push(handled.records)
+                reply.send_nowait(handled)
+            case Join(subscriber=sub, since=since, reply=reply):
+                state = self.service.state(self.scene)
+                since = min(since, state.version)
+                records = list(self.service.store.read(self.scene, after=since))
+                self._send([sub], catch_up(records, state, since, sub.viewer))
+                self.subscribers.append(sub)
+                self.announce()
+                reply.send_nowait(state.version)
+            case Leave(subscriber=sub):
+                if sub in self.subscribers:
+                    self.subscribers.remove(sub)
+                    self.announce()
+            case SendView(subscriber=sub):
+                state = self.service.state(self.scene)
+                self._send([sub], catch_up([], state, state.version, sub.viewer)[:-1])
+
+    def push(self, records: list[Recorded]) -> None:
+        """Each subscriber's copy of what was just committed."""
+        state = self.service.state(self.scene)
+        groups: dict[str, list[Subscriber]] = defaultdict(list)
+        for sub in self.subscribers:
+            groups[sub.viewer].append(sub)
+        for viewer, subs in groups.items():
+            self._send(subs, after_commit(state, records, viewer))
+
+    def announce(self) -> None:
+        """Tell every subscriber who is connected (roles and characters, never tokens)."""
+        counts: dict[tuple[str, str | None], int] = defaultdict(int)
+        for sub in self.subscribers:
+            counts[(sub.grant.role, sub.grant.character)] += 1
+        present = [Present(role, character, n) for (role, character), n in sorted(counts.items(), key=str)]
+        self._send(self.subscribers, [encode(Presence(scene=self.scene, connected=present))])
+
+    def _send(self, subs: list[Subscriber], frames: list[bytes]) -> None:
+        alive = [sub for sub in subs if not self._too_slow(sub)]
+        conns = [sub.conn for sub in alive]
+        for frame in frames:
+            broadcast(conns, frame, text=True)
+
+    def _too_slow(self, sub: Subscriber) -> bool:
+        transport: Any = sub.conn.transport
+        if transport is None or transport.get_write_buffer_size() <= WRITE_LIMIT:
+            return False
+        log.warning("subscriber dropped", scene=self.scene, role=sub.grant.role, reason="too slow")
+        self.subscribers.remove(sub)
+        self.tg.start_soon(sub.conn.close, TOO_SLOW, "too slow: reconnect to catch up")
+        self.announce()
+        return True

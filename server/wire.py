@@ -1,0 +1,226 @@
+"""The messages of a live connection (docs/protocol.md, section 8), and the pure function that
+says what each viewer is sent after a commit.
+
+Client to server: ``hello``, ``subscribe``, ``ping``, ``get_view``, the ST's ``create_scene``,
+``invite``, ``revoke`` and ``tokens``, and commands (section 1). Server to client: ``welcome``,
+``result``, ``event``, ``view``, ``subscribed``, ``presence``, ``error``, ``pong``,
+``scene_created``, ``invited``, ``revoked``, ``tokens``, ``goodbye``.
+"""
+
+from __future__ import annotations
+
+import typing
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta
+
+from domain.commands import AnyCommand, Options
+from domain.log import Recorded, Wire
+from domain.sheets import Ident
+from domain.state import Scene
+from projections.redact import redact
+from projections.views import StateView, touched, view
+from server.service import ErrorBody, Result
+from server.tokens import Grant
+
+MAX_FRAME = 64 * 1024
+"""The largest message the server reads; a larger one gets ``error`` ``too_large``."""
+HARD_FRAME = 1024 * 1024
+"""Past this the websocket layer closes the connection (1009, message too big)."""
+RATE = 20.0
+BURST = 40
+"""Each connection may send ``RATE`` messages a second on average, ``BURST`` at once."""
+
+
+# -- client to server ------------------------------------------------------------------------
+
+
+class _In(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True):
+    pass
+
+
+class Hello(_In, frozen=True, kw_only=True, tag="hello"):
+    token: Annotated[str, Meta(min_length=1, max_length=200)]
+
+
+class Subscribe(_In, frozen=True, kw_only=True, tag="subscribe"):
+    scene: Ident | None = None
+    since: Annotated[int, Meta(ge=0)] = 0
+
+
+class Ping(_In, frozen=True, kw_only=True, tag="ping"):
+    id: str | None = None
+
+
+class GetView(_In, frozen=True, kw_only=True, tag="get_view"):
+    pass
+
+
+class CreateScene(_In, frozen=True, kw_only=True, tag="create_scene"):
+    ruleset: str
+    title: Annotated[str, Meta(max_length=2000)] = ""
+    options: Options = Options()
+    scene: Ident | None = None
+
+
+class Invite(_In, frozen=True, kw_only=True, tag="invite"):
+    role: Literal["player", "spectator"]
+    character: Ident | None = None
+
+
+class Revoke(_In, frozen=True, kw_only=True, tag="revoke"):
+    token_id: str
+
+
+class ListTokens(_In, frozen=True, kw_only=True, tag="tokens"):
+    pass
+
+
+Control = Hello | Subscribe | Ping | GetView | CreateScene | Invite | Revoke | ListTokens
+CONTROL_TYPES = frozenset(cls.__struct_config__.tag for cls in typing.get_args(Control))
+COMMAND_TYPES = frozenset(cls.__struct_config__.tag for cls in typing.get_args(AnyCommand))
+
+
+# -- server to client ------------------------------------------------------------------------
+
+
+class _Out(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_defaults=True):
+    pass
+
+
+class Limits(msgspec.Struct, frozen=True):
+    max_frame: int = MAX_FRAME
+    rate: float = RATE
+    burst: int = BURST
+
+
+class Welcome(_Out, frozen=True, kw_only=True, tag="welcome"):
+    role: str
+    scene: str
+    token_id: str
+    character: str | None = None
+    server: str = "justicar 0.1.0"
+    limits: Limits = Limits()
+
+
+class ResultMessage(_Out, frozen=True, kw_only=True, tag="result"):
+    id: str | None
+    ok: bool
+    version: int | None = None
+    events: list[Wire] | None = None
+    error: ErrorBody | None = None
+
+    @classmethod
+    def of(cls, result: Result) -> ResultMessage:
+        return cls(
+            id=result.id, ok=result.ok, version=result.version, events=result.events, error=result.error
+        )
+
+
+class EventMessage(_Out, frozen=True, kw_only=True, tag="event"):
+    event: Wire
+
+
+class ViewMessage(_Out, frozen=True, kw_only=True, tag="view"):
+    """``full``: the whole view; otherwise a patch: the header and the entries that changed."""
+
+    full: bool
+    version: int
+    view: StateView
+
+
+class Subscribed(_Out, frozen=True, kw_only=True, tag="subscribed"):
+    """Catch-up is done: every event after ``since`` up to ``version`` has been sent."""
+
+    scene: str
+    since: int
+    version: int
+
+
+class Present(msgspec.Struct, frozen=True):
+    role: str
+    character: str | None
+    connections: int
+
+
+class Presence(_Out, frozen=True, kw_only=True, tag="presence"):
+    scene: str
+    connected: list[Present]
+
+
+class ErrorMessage(_Out, frozen=True, kw_only=True, tag="error"):
+    code: str
+    message: str
+    id: str | None = None
+
+
+class Pong(_Out, frozen=True, kw_only=True, tag="pong"):
+    id: str | None = None
+
+
+class SceneCreated(_Out, frozen=True, kw_only=True, tag="scene_created"):
+    scene: str
+    token: str
+    grant: Grant
+
+
+class Invited(_Out, frozen=True, kw_only=True, tag="invited"):
+    token: str
+    grant: Grant
+
+
+class Revoked(_Out, frozen=True, kw_only=True, tag="revoked"):
+    grant: Grant
+
+
+class TokenList(_Out, frozen=True, kw_only=True, tag="tokens"):
+    tokens: list[Grant]
+
+
+class Goodbye(_Out, frozen=True, kw_only=True, tag="goodbye"):
+    reason: str
+
+
+Outgoing = (
+    Welcome
+    | ResultMessage
+    | EventMessage
+    | ViewMessage
+    | Subscribed
+    | Presence
+    | ErrorMessage
+    | Pong
+    | SceneCreated
+    | Invited
+    | Revoked
+    | TokenList
+    | Goodbye
+)
+
+encoder = msgspec.json.Encoder()
+outgoing_decoder = msgspec.json.Decoder(Outgoing)
+
+
+def encode(message: Any) -> bytes:
+    return encoder.encode(message)
+
+
+# -- what a viewer is sent -------------------------------------------------------------------
+
+
+def after_commit(state: Scene, records: list[Recorded], viewer: str) -> list[bytes]:
+    """The frames one viewer gets after a commit: each event (their copy), then a view patch."""
+    frames = [encode(EventMessage(event=redact(record, viewer))) for record in records]
+    patch = view(state, viewer, only=touched(record.event for record in records))
+    frames.append(encode(ViewMessage(full=False, version=state.version, view=patch)))
+    return frames
+
+
+def catch_up(records: list[Recorded], state: Scene, since: int, viewer: str) -> list[bytes]:
+    """The frames a new subscriber gets: every event after ``since``, the whole view, and the
+    ``subscribed`` marker."""
+    frames = [encode(EventMessage(event=redact(record, viewer))) for record in records]
+    frames.append(encode(ViewMessage(full=True, version=state.version, view=view(state, viewer))))
+    frames.append(encode(Subscribed(scene=state.id, since=since, version=state.version)))
+    return frames
