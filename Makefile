@@ -13,20 +13,17 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $@
 
-## run: set up, play the demo scene into the embedded SQLite default, print its replay
+## run: set up, load the demo scene into the embedded SQLite default and serve it (Ctrl-C stops)
 run: $(VENV)/.installed
 	@mkdir -p .justicar
 	@rm -f $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
-	$(BIN)/justicar play examples/demo.jsonl --db $(DEMO_DB) > .justicar/demo-results.jsonl
-	@echo "played examples/demo.jsonl into $(DEMO_DB) (results: .justicar/demo-results.jsonl)"
-	$(BIN)/justicar verify --db $(DEMO_DB)
-	$(BIN)/justicar replay --db $(DEMO_DB) demo
+	$(BIN)/justicar serve --db $(DEMO_DB) --load examples/demo.jsonl
 
 ## test: set up with the test extras, lint, type-check, run the whole suite
 test: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy domain projections
+	$(BIN)/mypy domain projections server clients benchmarks
 	$(BIN)/python -m pytest
 
 ## bench: the benchmarks behind docs/performance.md

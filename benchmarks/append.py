@@ -86,9 +86,7 @@ def main() -> None:
         started = time.perf_counter()
         for batch in rows:
             conn.execute("BEGIN IMMEDIATE")
-            conn.execute(
-                "SELECT seq, hash FROM events WHERE scene = ? ORDER BY seq DESC LIMIT 1", ["brawl"]
-            ).fetchone()
+            conn.execute("SELECT seq, hash FROM events WHERE scene = ? ORDER BY seq DESC LIMIT 1", ["brawl"]).fetchone()
             conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", batch)
             conn.execute(
                 "INSERT INTO commands VALUES (?, ?, ?, ?, ?)",

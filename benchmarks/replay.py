@@ -84,18 +84,14 @@ def main() -> None:
 
         def plain() -> int:
             count = 0
-            for type_, data in conn.execute(
-                "SELECT type, data FROM events WHERE scene = ? ORDER BY seq", ["brawl"]
-            ):
+            for type_, data in conn.execute("SELECT type, data FROM events WHERE scene = ? ORDER BY seq", ["brawl"]):
                 decoders[type_].decode(data)
                 count += 1
             return count
 
         seconds, count = best_of(args.runs, plain)
         raw = row("plain sqlite3 + msgspec typed decode of the same rows", count, seconds)
-        seconds, _ = best_of(
-            args.runs, lambda: conn.execute("SELECT type, data FROM events ORDER BY seq").fetchall()
-        )
+        seconds, _ = best_of(args.runs, lambda: conn.execute("SELECT type, data FROM events ORDER BY seq").fetchall())
         row("plain sqlite3 fetch alone", count, seconds)
         print(f"{'ratio (justicar / plain msgspec)':<58} {ours / raw:>8.0%}")
         print(f"# {n:,} events replay in {n / ours:.3f} s (goal: under 1 s)")

@@ -113,9 +113,7 @@ def brawl(events: int, *, seed: int = 7, scene: str = "brawl") -> tuple[MemorySt
     """A scene of at least ``events`` events, played command by command (refusals skipped)."""
     rng = random.Random(seed)
     store = MemoryStore()
-    service = SceneService(
-        store, honour_at=True, entropy=lambda: tuple(rng.getrandbits(32) for _ in range(16))
-    )
+    service = SceneService(store, honour_at=True, entropy=lambda: tuple(rng.getrandbits(32) for _ in range(16)))
     now = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
     setup = [{"type": "open_scene", "actor": "st", "ruleset": "lotn", "title": "The long brawl"}]
     setup += [{"type": "add_character", "actor": "st", "character": _sheet(who)} for who in PEOPLE]

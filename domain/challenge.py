@@ -142,8 +142,7 @@ def call_negative(d: Draft, cmd: CallNegative) -> None:
     if ch.status != "bidding" or _thrown(ch):
         raise Rejected(
             "wrong_phase",
-            "Negative Traits are called during the initial bid: after both sides have bid, before "
-            "anyone throws.",
+            "Negative Traits are called during the initial bid: after both sides have bid, before anyone throws.",
             rules.cites["negative_traits"],
         )
     d.add(rules.call_negative(d.state, ch, role, cmd.trait))
@@ -280,8 +279,7 @@ def pass_(d: Draft, cmd: Pass) -> None:
     if pending is not None and pending.role == role:
         raise Rejected(
             "retest_pending",
-            f"Your retest waits for {d.state.name_of(ch.side(ch.other(role)).who)} to cancel it or "
-            "let it stand.",
+            f"Your retest waits for {d.state.name_of(ch.side(ch.other(role)).who)} to cancel it or let it stand.",
             cites["cancel"],
         )
     if pending is None:
@@ -322,8 +320,7 @@ def _settle(d: Draft, cid: str) -> None:
         elif ch.status == "throwing" and test is not None and test.leader is None:
             d.add(rules.after_reveal(d.state, ch))
         elif ch.status == "tie_declaring" and all(
-            ch.side(role).declared is not None or ch.side(role).who == NARRATOR
-            for role in ("challenger", "defender")
+            ch.side(role).declared is not None or ch.side(role).who == NARRATOR for role in ("challenger", "defender")
         ):
             d.add(*rules.settle_declarations(d.state, ch))
         elif (
@@ -410,9 +407,7 @@ def _acting(d: Draft, cmd: ChallengeCommand) -> tuple[Challenge, str, Role]:
     who = cmd.character or (d.actor if d.actor != NARRATOR else None)
     if who is None:
         stood_in = [
-            side.who
-            for side in (ch.challenger, ch.defender)
-            if side.who == NARRATOR or _is_npc(d.state, side.who)
+            side.who for side in (ch.challenger, ch.defender) if side.who == NARRATOR or _is_npc(d.state, side.who)
         ]
         if len(stood_in) != 1:
             raise Rejected("which_character", 'Say which side the Storyteller acts for: add "character".')
@@ -441,8 +436,7 @@ def _ready_to_throw(state: Scene, ch: Challenge, rules: Ruleset) -> None:
         if side.owed:
             raise Rejected(
                 "bids_owed",
-                f"{state.name_of(side.who)} must first bid {side.owed} more Trait(s) for the "
-                "Negative Trait call.",
+                f"{state.name_of(side.who)} must first bid {side.owed} more Trait(s) for the Negative Trait call.",
                 rules.cites["negative_traits"],
             )
 

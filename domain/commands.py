@@ -74,15 +74,7 @@ class DarknessSource(_Source, frozen=True, tag="darkness"):
     pass
 
 
-Source = (
-    AbilitySource
-    | PowerSource
-    | MeritSource
-    | WillpowerSource
-    | OverbidSource
-    | SurpriseSource
-    | DarknessSource
-)
+Source = AbilitySource | PowerSource | MeritSource | WillpowerSource | OverbidSource | SurpriseSource | DarknessSource
 
 
 # -- the envelope ------------------------------------------------------------------------------

@@ -63,8 +63,7 @@ def decide(state: Scene, command: AnyCommand, ctx: Context) -> list[SceneEvent]:
     if state.last_at is not None and ctx.now < state.last_at:
         raise Rejected(
             "time_out_of_order",
-            f"This command is dated {format_at(ctx.now)}, before the scene's last event "
-            f"({format_at(state.last_at)}).",
+            f"This command is dated {format_at(ctx.now)}, before the scene's last event ({format_at(state.last_at)}).",
         )
     if state.status == "new":
         state = Scene(id=command.scene)

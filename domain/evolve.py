@@ -112,9 +112,7 @@ def _apply(state: Scene, record: Recorded) -> Scene:
             )
             state = _challenge(state, event.challenge, lambda ch: replace(ch, calls=(*ch.calls, call)))
             if event.matched:
-                state = _side(
-                    state, event.challenge, event.owed_by, lambda ch, s: replace(s, owed=s.owed + 1)
-                )
+                state = _side(state, event.challenge, event.owed_by, lambda ch, s: replace(s, owed=s.owed + 1))
             return state
         case ThrowSealed():
             state = _side(state, event.challenge, event.character, lambda ch, s: replace(s, throw=event.sign))
@@ -192,12 +190,8 @@ def _apply(state: Scene, record: Recorded) -> Scene:
 
             return _challenge(state, event.challenge, failed)
         case ChallengeResolved():
-            outcome = Outcome(
-                winner=event.winner, exceptional=event.exceptional, why=event.why, rule=event.rule
-            )
-            state = _challenge(
-                state, event.challenge, lambda ch: replace(ch, status="resolved", outcome=outcome)
-            )
+            outcome = Outcome(winner=event.winner, exceptional=event.exceptional, why=event.why, rule=event.rule)
+            state = _challenge(state, event.challenge, lambda ch: replace(ch, status="resolved", outcome=outcome))
             if event.wait_key and event.wait_until:
                 state = replace(state, failures=state.failures.set(event.wait_key, event.wait_until))
             return state

@@ -88,9 +88,7 @@ def decode_event(type_: str, data: bytes | str) -> SceneEvent:
     return decoder.decode(data)  # type: ignore[no-any-return]
 
 
-def canonical(
-    *, seq: int, scene: str, type: str, at: str, actor: str, command: str, data: bytes | str
-) -> bytes:
+def canonical(*, seq: int, scene: str, type: str, at: str, actor: str, command: str, data: bytes | str) -> bytes:
     """The bytes the hash covers: the record without prev and hash, keys sorted throughout."""
     data_canon = _encoder.encode(_generic_decoder.decode(data))
     fields = {

@@ -81,9 +81,7 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             return f"{name(event.challenger)} {against} ({event.category}{difficulty}){power}{bid}{victory}."
         case BidPlaced():
             if event.owed:
-                return (
-                    f"{name(event.character)} bids {', '.join(event.traits)}, owed for a Negative Trait call."
-                )
+                return f"{name(event.character)} bids {', '.join(event.traits)}, owed for a Negative Trait call."
             victory = f": “{event.victory}”" if event.victory else ""
             return f"{name(event.character)} answers, bidding {', '.join(event.traits)}{victory}."
         case Relented():
@@ -101,17 +99,13 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
         case ThrowSealed():
             how = "at random" if event.random else ""
             sign = f" {event.sign}" if knows(viewer, event.character) else ""
-            return f"{name(event.character)} throws{sign} {how} (sealed until both are in).".replace(
-                "  ", " "
-            )
+            return f"{name(event.character)} throws{sign} {how} (sealed until both are in).".replace("  ", " ")
         case TestRevealed():
             ch = before.challenges.get(event.challenge)
             order = [ch.challenger.who, ch.defender.who] if ch else list(event.signs)
             shown = ", ".join(f"{name(who)} {event.signs[who]}" for who in order if who in event.signs)
             by = " (recorded by the Storyteller)" if event.recorded_by else ""
-            result = (
-                "a tie" if event.result == "tie" else f"{name(order[0 if event.result == 'win' else 1])} wins"
-            )
+            result = "a tie" if event.result == "tie" else f"{name(order[0 if event.result == 'win' else 1])} wins"
             return f"Test {event.test}{by}: {shown}: {result}."
         case DeclarationsOpened():
             what = "On the tie" if event.purpose == "tie" else "For the overbid"

@@ -140,9 +140,7 @@ def render(step: Step) -> str:
     for change in step.changes:
         lines.append(f"  · {change.path}: {_show(change.before)} → {_show(change.after)}")
     if step.rule:
-        lines.append(
-            f"  rule {step.rule} ({step.source}): “{step.words}”" if step.words else f"  rule {step.rule}"
-        )
+        lines.append(f"  rule {step.rule} ({step.source}): “{step.words}”" if step.words else f"  rule {step.rule}")
     return "\n".join(lines)
 
 

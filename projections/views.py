@@ -162,9 +162,7 @@ def touched(events: Iterable[object]) -> tuple[list[str], list[str]]:
     return list(people), list(challenges)
 
 
-def view(
-    state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str], list[str]] | None = None
-) -> StateView:
+def view(state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str], list[str]] | None = None) -> StateView:
     """The scene as ``viewer`` may see it: ``"st"``, a character id, or ``SPECTATOR``. With
     ``only`` (characters, challenges), just those entries: a patch on an earlier view."""
     if only is not None:

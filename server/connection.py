@@ -98,9 +98,7 @@ class Connection:
                     try:
                         await self.frame(frame)
                     except Refusal as refusal:
-                        await self.send(
-                            ErrorMessage(code=refusal.code, message=refusal.message, id=refusal.id)
-                        )
+                        await self.send(ErrorMessage(code=refusal.code, message=refusal.message, id=refusal.id))
             except ConnectionClosed:
                 pass
             finally:
@@ -125,9 +123,7 @@ class Connection:
         if isinstance(frame, bytes):
             raise Refusal("malformed", "Send JSON text frames, not binary.")
         if len(frame) > MAX_FRAME:
-            raise Refusal(
-                "too_large", f"A message may be at most {MAX_FRAME} bytes; this one is {len(frame)}."
-            )
+            raise Refusal("too_large", f"A message may be at most {MAX_FRAME} bytes; this one is {len(frame)}.")
         try:
             body = _json.decode(frame)
         except msgspec.DecodeError as err:
@@ -149,9 +145,7 @@ class Connection:
 
     def _authenticated(self) -> Grant:
         if self.grant is None:
-            raise Refusal(
-                "not_authenticated", 'Say hello with your token first: {"type": "hello", "token": …}.'
-            )
+            raise Refusal("not_authenticated", 'Say hello with your token first: {"type": "hello", "token": …}.')
         return self.grant
 
     def _storyteller(self, what: str) -> Grant:
@@ -179,9 +173,7 @@ class Connection:
                 await self.invite(role, character)
             case Revoke(token_id=token_id):
                 grant = self._storyteller("revoke a token")
-                target = next(
-                    (g for g in self.hub.backend.tokens.list(grant.scene) if g.token_id == token_id), None
-                )
+                target = next((g for g in self.hub.backend.tokens.list(grant.scene) if g.token_id == token_id), None)
                 if target is None:
                     raise Refusal("unknown_token", f"There is no token {token_id!r} in this scene.")
                 revoked = self.hub.backend.tokens.revoke(token_id)
@@ -202,9 +194,7 @@ class Connection:
         self.hub.connections[grant.token_id].add(self.conn)
         structlog.contextvars.bind_contextvars(scene=grant.scene, role=grant.role)
         log.info("hello", character=grant.character)
-        await self.send(
-            Welcome(role=grant.role, scene=grant.scene, token_id=grant.token_id, character=grant.character)
-        )
+        await self.send(Welcome(role=grant.role, scene=grant.scene, token_id=grant.token_id, character=grant.character))
 
     async def subscribe(self, scene: str | None, since: int) -> None:
         grant = self._authenticated()
@@ -222,9 +212,7 @@ class Connection:
             raise Refusal("forbidden", "Spectators watch; they do not act.", command_id)
         actor = "st" if grant.role == "st" else grant.character
         if body.get("actor", actor) != actor:
-            raise Refusal(
-                "forbidden", f"You are connected as {actor}; you cannot act as {body['actor']}.", command_id
-            )
+            raise Refusal("forbidden", f"You are connected as {actor}; you cannot act as {body['actor']}.", command_id)
         if body.get("scene", grant.scene) != grant.scene:
             raise Refusal("forbidden", f"Your token is for scene {grant.scene!r}.", command_id)
         try:

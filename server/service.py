@@ -123,13 +123,12 @@ class SceneService:
                     return self._refused(
                         command.id,
                         "id_reused",
-                        f"Command id {command.id!r} was already used in this scene for another "
-                        "command; pick a new id.",
+                        f"Command id {command.id!r} was already used in this scene for another command; pick a new id.",
                     )
                 first = list(self.store.read(command.scene, after=prior.first_seq - 1, upto=prior.last_seq))
                 return Handled(id=command.id, records=first)
             state = self.state(command.scene)
-            now = command.at if (self.honour_at and command.at) else self.clock()
+            now = command.at if (self.honour_at and command.at) else self._now(state)
             try:
                 events = decide(state, command, Context(now=now, entropy=self.entropy()))
             except Rejected as refusal:
@@ -155,6 +154,11 @@ class SceneService:
         return self._refused(
             command.id, "conflict", "The scene kept changing while this command was applied; send it again."
         )
+
+    def _now(self, state: Scene) -> datetime:
+        """The clock, never behind the scene's last event (a script may have dated events ahead)."""
+        now = self.clock()
+        return max(now, state.last_at) if state.last_at else now
 
     @staticmethod
     def _refused(command_id: str, code: str, message: str, rule: str | None = None) -> Handled:

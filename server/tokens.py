@@ -82,8 +82,7 @@ class SqliteTokens:
         grant = Grant(token_id=token_id, scene=scene, role=role, character=character, created_at=_now())
         with self.conn:
             self.conn.execute(
-                "INSERT INTO tokens (token_id, hash, scene, role, character, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO tokens (token_id, hash, scene, role, character, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                 [token_id, digest, scene, role, character, grant.created_at],
             )
         return token, grant

@@ -113,9 +113,7 @@ class ResultMessage(_Out, frozen=True, kw_only=True, tag="result"):
 
     @classmethod
     def of(cls, result: Result) -> ResultMessage:
-        return cls(
-            id=result.id, ok=result.ok, version=result.version, events=result.events, error=result.error
-        )
+        return cls(id=result.id, ok=result.ok, version=result.version, events=result.events, error=result.error)
 
 
 class EventMessage(_Out, frozen=True, kw_only=True, tag="event"):

@@ -65,9 +65,7 @@ class Table:
             self.log.append(record)
         return events
 
-    def refused(
-        self, actor: str, verb: str, *, code: str, rule: str | None = None, **fields: Any
-    ) -> Rejected:
+    def refused(self, actor: str, verb: str, *, code: str, rule: str | None = None, **fields: Any) -> Rejected:
         """Assert the command is refused with ``code`` (and ``rule``), and nothing changed."""
         before, length = self.state, len(self.log)
         with pytest.raises(Rejected) as caught:

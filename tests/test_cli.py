@@ -28,9 +28,7 @@ def play_demo(capsys: pytest.CaptureFixture[str], db: Path) -> list[dict]:
 
 
 class TestPlay:
-    def test_demo_plays_and_ends_with_the_st_view(
-        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
-    ) -> None:
+    def test_demo_plays_and_ends_with_the_st_view(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
         """Every demo line gets one result; the only refusal is the deliberate over-declaration;
         the last line is the ST's state."""
         results = play_demo(capsys, tmp_path / "d.db")
@@ -59,9 +57,7 @@ class TestPlay:
         assert [r for r in again if r.get("ok")] == [r for r in first if r.get("ok")]
         assert again[-1] == first[-1]
 
-    def test_bad_lines_are_named_and_the_rest_runs(
-        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
-    ) -> None:
+    def test_bad_lines_are_named_and_the_rest_runs(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
         """Malformed JSON, unknown verbs or fields, wrong types: an error naming the line and the
         problem; later lines still run; exit 1."""
         script = tmp_path / "bad.jsonl"
@@ -82,18 +78,14 @@ class TestPlay:
         by_id = {r.get("id"): r for r in results if "id" in r}
         assert by_id["1"]["ok"] and by_id["7"]["ok"]
         truncated = results[1]
-        assert (
-            truncated["line"] == 4 and truncated["id"] is None and truncated["error"]["code"] == "malformed"
-        )
+        assert truncated["line"] == 4 and truncated["id"] is None and truncated["error"]["code"] == "malformed"
         assert "summon_demon" in by_id["3"]["error"]["message"] and "$.type" in by_id["3"]["error"]["message"]
         assert "unknown field `urgent`" in by_id["4"]["error"]["message"]
         assert "Expected `int`, got `str` - at `$.character.traits.physical" in by_id["5"]["error"]["message"]
         assert "`name`" in by_id["6"]["error"]["message"] and "line 8" in by_id["6"]["error"]["message"]
         assert results[-1]["state"]["status"] == "closed"
 
-    def test_refusals_are_results_not_failures(
-        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
-    ) -> None:
+    def test_refusals_are_results_not_failures(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
         """A refused command is a result (exit 0), with a code, a message and the rule."""
         script = tmp_path / "refused.jsonl"
         script.write_text(
@@ -134,9 +126,7 @@ class TestLogVerifyReplay:
         conn.execute("UPDATE events SET data = replace(data, '\"count\":8', '\"count\":9') WHERE seq = 15")
         conn.commit()
         code, lines = run(capsys, "verify", "--db", str(db), "demo")
-        assert code == 1 and lines == [
-            "demo: event 15 (traits_declared): its hash does not match its contents"
-        ]
+        assert code == 1 and lines == ["demo: event 15 (traits_declared): its hash does not match its contents"]
 
     def test_verify_finds_a_gap(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
         """A deleted event is a gap, named at the event after it."""
@@ -155,7 +145,7 @@ class TestLogVerifyReplay:
         code, lines = run(capsys, "replay", "--db", str(db), "demo")
         text = "\n".join(lines)
         assert code == 0
-        assert "#16 2026-11-29T20:01:25Z st · test_resolved [guitar]" in text
+        assert "#16 2026-11-28T20:01:25Z st · test_resolved [guitar]" in text
         assert "A tie: Sam's 9 Physical Traits against Juan's 8; Sam has more and wins the test." in text
         assert 'characters.juan.traits_lost: – → ["Brutal"]' in text
         assert "rule lotn:draw" not in text
@@ -163,11 +153,7 @@ class TestLogVerifyReplay:
         assert "rule lotn:ties (laws-of-the-night-challenges.txt): “In the case of a tie" in text
         code, lines = run(capsys, "replay", "--db", str(db), "demo", "--json")
         steps = [json.loads(line) for line in lines]
-        assert (
-            len(steps) == 61
-            and steps[15]["rule"] == "lotn:ties"
-            and steps[15]["compared"] == {"sam": 9, "juan": 8}
-        )
+        assert len(steps) == 61 and steps[15]["rule"] == "lotn:ties" and steps[15]["compared"] == {"sam": 9, "juan": 8}
 
     def test_unknown_scene_or_database(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
         """A missing database or scene is a clear error, not a traceback."""

@@ -179,9 +179,7 @@ def _new_service() -> SceneService:
     return service
 
 
-def _apply(
-    service: SceneService, n: int, body: dict[str, Any], entropy: tuple[int, ...], at: datetime
-) -> Any:
+def _apply(service: SceneService, n: int, body: dict[str, Any], entropy: tuple[int, ...], at: datetime) -> Any:
     service.draws[0] = entropy  # type: ignore[attr-defined]
     fields = {k: v for k, v in body.items() if v is not None}
     command = parse_command(msgspec.json.encode({"id": f"m{n}", "scene": "s", "at": at, **fields}))

@@ -14,9 +14,7 @@ from server.store import MemoryStore
 
 
 def cmd(cid: str, actor: str, verb: str, **fields: Any) -> Any:
-    return parse_command(
-        msgspec.json.encode({"id": cid, "scene": "s1", "actor": actor, "type": verb, **fields})
-    )
+    return parse_command(msgspec.json.encode({"id": cid, "scene": "s1", "actor": actor, "type": verb, **fields}))
 
 
 def handle(service: SceneService, command: Any) -> Result:
@@ -25,9 +23,7 @@ def handle(service: SceneService, command: Any) -> Result:
 
 @pytest.fixture
 def service() -> SceneService:
-    s = SceneService(
-        MemoryStore(), clock=lambda: datetime(2026, 11, 29, 20, 0, tzinfo=UTC), entropy=lambda: (1,) * 16
-    )
+    s = SceneService(MemoryStore(), clock=lambda: datetime(2026, 11, 29, 20, 0, tzinfo=UTC), entropy=lambda: (1,) * 16)
     assert handle(s, cmd("o", "st", "open_scene", ruleset="lotn")).ok
     for who in ("a", "b"):
         sheet = {"id": who, "name": who.upper(), "traits": {"physical": {"Brawny": 2}}}
@@ -129,7 +125,16 @@ class TestIdempotency:
 
     def test_live_clock_ignores_at(self, service: SceneService) -> None:
         """Live, the server's clock stamps events; ``at`` counts only offline."""
-        result = handle(
-            service, cmd("x1", "st", "remove_character", character="a", at="2030-01-01T00:00:00Z")
-        )
+        result = handle(service, cmd("x1", "st", "remove_character", character="a", at="2030-01-01T00:00:00Z"))
         assert result.events is not None and result.events[0].at == "2026-11-29T20:00:00Z"
+
+
+def test_live_clock_never_runs_behind_the_log(service: SceneService) -> None:
+    """A scene whose last event is dated ahead of the clock (a loaded script) still takes live
+    commands, stamped no earlier than that event."""
+    offline = SceneService(service.store, honour_at=True)
+    ahead = cmd("x0", "st", "adjust", character="a", changes={"willpower": 1}, reason="r", at="2026-12-01T00:00:00Z")
+    assert offline.handle(ahead).result().ok
+    service.forget("s1")
+    result = handle(service, cmd("x1", "st", "remove_character", character="b"))
+    assert result.ok and result.events is not None and result.events[0].at == "2026-12-01T00:00:00Z"

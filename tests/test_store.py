@@ -23,9 +23,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EventStore
     s.close()
 
 
-def append(
-    store: EventStore, version: int, events: list[SceneEvent], command: str, scene: str = "s1"
-) -> list:
+def append(store: EventStore, version: int, events: list[SceneEvent], command: str, scene: str = "s1") -> list:
     return store.append(scene, version, events, command=command, digest=f"d-{command}", actor="st", at=AT)
 
 

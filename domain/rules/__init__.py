@@ -15,6 +15,5 @@ def ruleset_for(name: str) -> Ruleset:
     except KeyError:
         raise Rejected(
             "ruleset_unavailable",
-            f"The {name} ruleset is not available on this server yet; it plays: "
-            f"{', '.join(sorted(RULESETS))}.",
+            f"The {name} ruleset is not available on this server yet; it plays: {', '.join(sorted(RULESETS))}.",
         ) from None

@@ -44,9 +44,7 @@ WAIT = timedelta(minutes=5)
 WAIT_CATEGORIES: frozenset[Category] = frozenset({"social", "mental"})
 
 
-def repeat_key(
-    challenger: str, targets: list[str] | tuple[str, ...], category: str, power: str | None
-) -> str:
+def repeat_key(challenger: str, targets: list[str] | tuple[str, ...], category: str, power: str | None) -> str:
     """What counts as repeating a challenge: same challenger, targets, category and power."""
     return f"{challenger}>{','.join(sorted(targets))}:{category}:{power or ''}"
 
@@ -75,8 +73,7 @@ class Lotn(Ruleset):
         if sheet.traits is None:
             raise Rejected(
                 "bad_sheet",
-                f"`character.traits` is missing: a {self.name} sheet lists Physical, Social and "
-                "Mental Traits.",
+                f"`character.traits` is missing: a {self.name} sheet lists Physical, Social and Mental Traits.",
                 "lotn:categories",
             )
         seen: dict[str, str] = {}
@@ -190,9 +187,7 @@ class Lotn(Ruleset):
                 f"{state.name_of(caller.who)} has already called {trait} in this challenge.",
                 "lotn:negative-traits",
             )
-        if (
-            self._spare(state, ch, role) + caller.owed < 1
-        ):  # owed bids not yet made still count as Traits in hand
+        if self._spare(state, ch, role) + caller.owed < 1:  # owed bids not yet made still count as Traits in hand
             raise Rejected(
                 "cannot_pay",
                 f"{state.name_of(caller.who)} has no Trait left to risk if the call is wrong; "
@@ -488,9 +483,7 @@ class Lotn(Ruleset):
         )
         if ch.kind == "static":
             leader = "challenger" if c > d else "defender"
-            verdict = (
-                "more than the difficulty: success" if c > d else "not more than the difficulty: failure"
-            )
+            verdict = "more than the difficulty: success" if c > d else "not more than the difficulty: failure"
             rule = "lotn:static"
         elif leader == "none":
             verdict = "equal counts: a draw"
@@ -522,9 +515,7 @@ class Lotn(Ruleset):
         )
         if side.who == NARRATOR:
             if source.bid:
-                raise Rejected(
-                    "narrator_bid", "The Narrator risks no Trait to overbid.", "lotn:static-overbid"
-                )
+                raise Rejected("narrator_bid", "The Narrator risks no Trait to overbid.", "lotn:static-overbid")
             return [opened]
         if len(source.bid) != 1:
             raise Rejected("one_bid", "To overbid, risk exactly one new Trait.", "lotn:overbid")
@@ -597,15 +588,11 @@ class Lotn(Ruleset):
                 return [AbilitySpent(character=who, ability=ability, challenge=ch.id)]
             case PowerSource(name=power):
                 if not character.sheet.has_power(power):
-                    raise Rejected(
-                        "unknown_power", f"{character.name} does not have the power {power}.", rule
-                    )
+                    raise Rejected("unknown_power", f"{character.name} does not have the power {power}.", rule)
                 return []
             case MeritSource(name=merit):
                 if not character.sheet.has_merit(merit):
-                    raise Rejected(
-                        "unknown_merit", f"{character.name} does not have the merit {merit}.", rule
-                    )
+                    raise Rejected("unknown_merit", f"{character.name} does not have the merit {merit}.", rule)
                 return []
             case _:
                 raise Rejected(

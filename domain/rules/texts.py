@@ -112,8 +112,7 @@ _TABLE = [
     Rule(
         "lotn:negative-traits-unmatched",
         LOTN,
-        "If your opponent does not have additional Traits to bid, then your Trait is not at risk "
-        "during the challenge.",
+        "If your opponent does not have additional Traits to bid, then your Trait is not at risk during the challenge.",
     ),
     Rule(
         "lotn:negative-traits-bonus",

@@ -92,9 +92,7 @@ class TestInitialBid:
             category="physical",
             bid=["Brawny"],
         )
-        table.refused(
-            "juan", "bid", challenge="c", bid=["Brutal", "Quick"], code="one_bid", rule="lotn:initial-bid"
-        )
+        table.refused("juan", "bid", challenge="c", bid=["Brutal", "Quick"], code="one_bid", rule="lotn:initial-bid")
 
     def test_one_target(self, table: Table) -> None:
         """A challenge names one target; itself is not one (lotn:initial-bid)."""

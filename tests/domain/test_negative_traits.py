@@ -11,9 +11,7 @@ from tests.table import Table
 def table() -> Table:
     t = Table()
     t.add("joshua", {"Ferocious": 1, "Brawny": 2, "Tough": 1})
-    t.add(
-        "marsilio", {"Quick": 2, "Nimble": 1}, negative_traits={"physical": ["Clumsy"], "social": ["Callous"]}
-    )
+    t.add("marsilio", {"Quick": 2, "Nimble": 1}, negative_traits={"physical": ["Clumsy"], "social": ["Callous"]})
     t.contest("c", "joshua", "marsilio", "Ferocious", "Quick")
     return t
 
@@ -25,9 +23,7 @@ class TestCalls:
         """A correct call forces the opponent to bid one more Trait before the test (lotn:negative-traits)."""
         (call,) = table.do("joshua", "call_negative", challenge="c", trait="Clumsy")
         assert call.correct and call.owed_by == "marsilio" and call.matched  # type: ignore[union-attr]
-        table.refused(
-            "joshua", "throw", challenge="c", sign="rock", code="bids_owed", rule="lotn:negative-traits"
-        )
+        table.refused("joshua", "throw", challenge="c", sign="rock", code="bids_owed", rule="lotn:negative-traits")
         table.refused("marsilio", "bid", challenge="c", bid=["Quick", "Nimble"], code="too_many_traits")
         table.do("marsilio", "bid", challenge="c", bid=["Nimble"])
         assert table.challenge("c").defender.bids == ("Quick", "Nimble")

@@ -34,9 +34,7 @@ class TestOverbid:
 
     def test_overbid_needs_exactly_one_new_trait(self, table: Table) -> None:
         """An overbid risks one new Trait, no more, no fewer (lotn:overbid)."""
-        table.refused(
-            "armand", "retest", challenge="c", source=overbid([]), code="one_bid", rule="lotn:overbid"
-        )
+        table.refused("armand", "retest", challenge="c", source=overbid([]), code="one_bid", rule="lotn:overbid")
         table.refused("armand", "retest", challenge="c", source=overbid(["Quick", "Tough"]), code="one_bid")
 
     def test_only_the_loser_overbids(self, table: Table) -> None:

@@ -41,16 +41,12 @@ class TestSheets:
             character={"id": "sam", "name": "Sam", "traits": {}},
             code="character_exists",
         )
-        t.refused(
-            "st", "add_character", character={"id": "st", "name": "Nope", "traits": {}}, code="bad_sheet"
-        )
+        t.refused("st", "add_character", character={"id": "st", "name": "Nope", "traits": {}}, code="bad_sheet")
 
     def test_only_the_storyteller_adds(self) -> None:
         """Players do not add characters."""
         t = Table()
-        t.refused(
-            "sam", "add_character", character={"id": "sam", "name": "Sam", "traits": {}}, code="forbidden"
-        )
+        t.refused("sam", "add_character", character={"id": "sam", "name": "Sam", "traits": {}}, code="forbidden")
 
 
 class TestAdjust:
@@ -132,9 +128,7 @@ class TestSceneLifecycle:
         """A command dated before the scene's last event is refused."""
         t = Table()
         t.tick(seconds=-30)
-        t.refused(
-            "st", "add_character", character={"id": "a", "name": "A", "traits": {}}, code="time_out_of_order"
-        )
+        t.refused("st", "add_character", character={"id": "a", "name": "A", "traits": {}}, code="time_out_of_order")
 
     def test_unknown_challenge(self) -> None:
         """Challenge verbs name an existing challenge."""

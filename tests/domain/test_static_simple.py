@@ -170,9 +170,7 @@ class TestSimple:
     def test_win_or_tie(self, table: Table, mine: str, require_win: bool, winner: str) -> None:
         """A simple test resolves on its one test: a win, or a tie unless a win is required
         (lotn:simple)."""
-        table.do(
-            "hacker", "declare", challenge="s", kind="simple", category="mental", require_win=require_win
-        )
+        table.do("hacker", "declare", challenge="s", kind="simple", category="mental", require_win=require_win)
         events = table.do("st", "record_test", challenge="s", signs={"hacker": mine, "st": "rock"})
         assert types(events) == ["test_revealed", "test_resolved", "challenge_resolved"]
         assert events[1].rule == "lotn:simple"  # type: ignore[union-attr]

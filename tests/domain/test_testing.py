@@ -40,9 +40,7 @@ class TestRockPaperScissors:
         t = duel()
         t.test("c", mine, theirs)
         test = t.challenge("c").test
-        assert (
-            test is not None and test.result == result and test.leader == leader and test.rule == "lotn:rps"
-        )
+        assert test is not None and test.result == result and test.leader == leader and test.rule == "lotn:rps"
 
     @pytest.mark.parametrize("sign", ["rock", "paper", "scissors"])
     def test_identical_signs_tie(self, sign: str) -> None:
@@ -93,9 +91,7 @@ class TestGestures:
     def test_gesture_not_granted(self) -> None:
         """A gesture the sheet does not grant is refused (lotn:gestures)."""
         t = duel()
-        t.refused(
-            "sam", "throw", challenge="c", sign="bomb", code="gesture_not_granted", rule="lotn:gestures"
-        )
+        t.refused("sam", "throw", challenge="c", sign="bomb", code="gesture_not_granted", rule="lotn:gestures")
 
     def test_sheet_with_unknown_gesture(self) -> None:
         """A sheet granting an unknown gesture is refused, naming the field (lotn:gestures)."""
@@ -139,9 +135,7 @@ class TestTies:
         """Declaring more than available is refused; Traits lost earlier lower the maximum
         (lotn:declare-fewer, lotn:ties)."""
         t = duel()
-        t.do(
-            "st", "adjust", character="sam", changes={"lose_traits": ["Tough"]}, reason="lost earlier tonight"
-        )
+        t.do("st", "adjust", character="sam", changes={"lose_traits": ["Tough"]}, reason="lost earlier tonight")
         t.test("c", "rock", "rock")
         error = t.refused(
             "sam", "declare_traits", challenge="c", count=9, code="over_declared", rule="lotn:declare-fewer"
@@ -205,9 +199,7 @@ class TestTraitLoss:
             category="physical",
             bid=["Brawny"],
         )
-        t.refused(
-            "juan", "bid", challenge="e", bid=["Brutal"], code="trait_unavailable", rule="lotn:trait-loss"
-        )
+        t.refused("juan", "bid", challenge="e", bid=["Brutal"], code="trait_unavailable", rule="lotn:trait-loss")
 
 
 def test_a_trait_at_risk_twice_is_lost_once() -> None:

@@ -88,9 +88,7 @@ def test_daron_and_michael() -> None:
         abilities={"Firearms": 1, "Dodge": 1},
     )
     t.add("michael", {"Quick": 1, "Dexterous": 1, "Brawny": 2}, abilities={"Brawl": 1})
-    t.contest(
-        "shot", "daron", "michael", "Wily", "Quick", effect={"kind": "damage", "amount": 1, "type": "lethal"}
-    )
+    t.contest("shot", "daron", "michael", "Wily", "Quick", effect={"kind": "damage", "amount": 1, "type": "lethal"})
     t.test("shot", "scissors", "rock")
     t.do("daron", "retest", challenge="shot", source={"category": "ability", "name": "Firearms"})
     t.do("michael", "pass", challenge="shot")

@@ -1,0 +1,237 @@
+"""An async client for a Justicar server, that survives dropped connections.
+
+    async with Client("ws://127.0.0.1:8765", token) as table:
+        await table.subscribe()                      # catch up, then live
+        result = await table.send({"type": "throw", "challenge": "ch1", "sign": "rock"})
+        async for message in table.messages():       # events, views, presence, errors
+            ...
+
+When the connection drops the client reconnects (with backoff), says hello again, re-subscribes
+from the last event it saw (so the app sees no gap and no duplicate) and re-sends every command
+still waiting for its result, with the same id: the server answers a repeat with its first result.
+``view`` is the viewer's projection, kept whole by merging the server's patches.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import AsyncIterator
+from types import TracebackType
+from typing import Any
+
+import anyio
+import msgspec
+from anyio.abc import TaskGroup
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+_json = msgspec.json.Decoder()
+_encode = msgspec.json.Encoder().encode
+
+
+class ClientError(Exception):
+    """The server could not be reached, or would not let this client in."""
+
+
+class Refused(ClientError):
+    """The server refused the token (unknown or revoked)."""
+
+
+REVOKED = 4003
+
+
+class Client:
+    def __init__(
+        self, url: str, token: str, *, reconnect: bool = True, backoff: float = 0.05, max_backoff: float = 2.0
+    ) -> None:
+        self.url = url
+        self.token = token
+        self.reconnect = reconnect
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.welcome: dict[str, Any] = {}
+        self.view: dict[str, Any] = {}
+        self.last_seq = 0
+        self.connects = 0
+        self.closed_by_server: tuple[int | None, str] | None = None
+        self._conn: ClientConnection | None = None
+        self._subscribed = False
+        self._caught_up = anyio.Event()
+        self._connected = anyio.Event()
+        self._pending: dict[str, tuple[dict[str, Any], anyio.Event, list[dict[str, Any]]]] = {}
+        self._replies: dict[str, tuple[anyio.Event, list[dict[str, Any]]]] = {}
+        self._send_inbox, self._inbox = anyio.create_memory_object_stream[dict[str, Any]](10_000)
+        self._tg: TaskGroup | None = None
+        self._closing = False
+
+    # -- life ------------------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Client:
+        self._tg = await anyio.create_task_group().__aenter__()
+        await self._open()
+        self._tg.start_soon(self._run)
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+        assert self._tg is not None
+        self._tg.cancel_scope.cancel()
+        await self._tg.__aexit__(exc_type, exc, tb)
+
+    async def close(self) -> None:
+        self._closing = True
+        if self._conn is not None:
+            await self._conn.close()
+        self._send_inbox.close()
+
+    async def _open(self) -> None:
+        """Connect and say hello; raise ``ClientError`` if the server refuses the token."""
+        try:
+            conn = await connect(self.url, compression=None, max_size=2**22)
+        except (OSError, InvalidHandshake, InvalidURI) as err:
+            raise ClientError(f"cannot reach {self.url}: {err}") from err
+        await conn.send(_encode({"type": "hello", "token": self.token}), text=True)
+        reply = _json.decode(await conn.recv())
+        if reply.get("type") != "welcome":
+            await conn.close()
+            raise Refused(reply.get("message", f"the server said {reply!r}"))
+        self.welcome = reply
+        self._conn = conn
+        self.connects += 1
+        self._connected.set()
+        if self._subscribed:
+            await conn.send(_encode({"type": "subscribe", "since": self.last_seq}), text=True)
+        for body, _, _ in self._pending.values():
+            await conn.send(_encode(body), text=True)
+
+    async def _run(self) -> None:
+        delay = self.backoff
+        while True:
+            assert self._conn is not None
+            try:
+                async for frame in self._conn:
+                    delay = self.backoff
+                    self._dispatch(_json.decode(frame))
+            except ConnectionClosed:
+                pass
+            self.closed_by_server = (self._conn.close_code, self._conn.close_reason or "")
+            self._connected = anyio.Event()
+            if self._closing or not self.reconnect or self._conn.close_code == REVOKED:
+                return self._give_up("the connection is closed")
+            while True:  # reconnect with backoff
+                await anyio.sleep(delay)
+                delay = min(delay * 2, self.max_backoff)
+                try:
+                    await self._open()
+                    break
+                except Refused as refused:
+                    return self._give_up(str(refused))
+                except (ClientError, ConnectionClosed, OSError):
+                    continue
+
+    def _give_up(self, why: str) -> None:
+        """No more connections: whatever still waits for an answer gets a ``disconnected`` error."""
+        error = {"type": "error", "code": "disconnected", "message": why}
+        for body, done, slot in self._pending.values():
+            slot.append({"type": "result", "id": body["id"], "ok": False, "error": error})
+            done.set()
+        for done, slot in self._replies.values():
+            slot.append(error)
+            done.set()
+        self._replies.clear()
+        self._caught_up.set()
+        self._send_inbox.close()
+
+    def drop(self) -> None:
+        """Kill the connection without a closing handshake, as a lost network would."""
+        if self._conn is not None and self._conn.transport is not None:
+            self._conn.transport.abort()
+
+    # -- talking -----------------------------------------------------------------------------------
+
+    async def subscribe(self, since: int | None = None) -> None:
+        """Catch up from ``since`` (default: the last event seen) and then follow live."""
+        self._subscribed = True
+        self._caught_up = anyio.Event()
+        await self._raw({"type": "subscribe", "since": self.last_seq if since is None else since})
+        await self._caught_up.wait()
+
+    async def send(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Send a command (an ``id`` is made up if missing) and return its result, re-sending it
+        after a reconnect until it has one."""
+        body = {"id": secrets.token_hex(8), **body}
+        done = anyio.Event()
+        slot: list[dict[str, Any]] = []
+        self._pending[body["id"]] = (body, done, slot)
+        try:
+            with contextlib.suppress(ConnectionClosed):
+                await self._raw(body)
+            await done.wait()
+        finally:
+            self._pending.pop(body["id"], None)
+        return slot[0]
+
+    async def request(self, body: dict[str, Any], reply: str) -> dict[str, Any]:
+        """A control message and its reply of type ``reply`` (or the ``error`` it got)."""
+        done = anyio.Event()
+        slot: list[dict[str, Any]] = []
+        self._replies[reply] = (done, slot)
+        await self._raw(body)
+        await done.wait()
+        return slot[0]
+
+    async def _raw(self, body: dict[str, Any]) -> None:
+        await self._connected.wait()
+        assert self._conn is not None
+        await self._conn.send(_encode(body), text=True)
+
+    async def messages(self) -> AsyncIterator[dict[str, Any]]:
+        """Everything the server pushes, in order: events (each once), views, presence, errors."""
+        async for message in self._inbox:
+            yield message
+
+    # -- receiving ---------------------------------------------------------------------------------
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "result":
+            pending = self._pending.get(message.get("id") or "")
+            if pending is not None and not pending[1].is_set():
+                pending[2].append(message)
+                pending[1].set()
+            return
+        if kind == "event":
+            seq = message["event"]["seq"]
+            if seq <= self.last_seq:
+                return  # already seen before a reconnect
+            self.last_seq = seq
+        elif kind == "view":
+            self._merge(message)
+        elif kind == "subscribed":
+            self.last_seq = max(self.last_seq, message["version"])
+            self._caught_up.set()
+        elif kind == "error" and message.get("id") in self._pending:
+            body, done, slot = self._pending[message["id"]]
+            slot.append({"type": "result", "id": body["id"], "ok": False, "error": message})
+            done.set()
+        if kind in self._replies or (kind == "error" and self._replies):
+            key = kind if kind in self._replies else next(iter(self._replies))
+            done, slot = self._replies.pop(key)
+            slot.append(message)
+            done.set()
+        with contextlib.suppress(anyio.WouldBlock, anyio.ClosedResourceError):
+            self._send_inbox.send_nowait(message)
+
+    def _merge(self, message: dict[str, Any]) -> None:
+        patch = message["view"]
+        if message.get("full") or not self.view:
+            self.view = patch
+            return
+        for key, value in patch.items():
+            if key in ("characters", "challenges"):
+                self.view.setdefault(key, {}).update(value)
+            else:
+                self.view[key] = value

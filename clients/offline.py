@@ -1,0 +1,120 @@
+"""The offline commands: play a script, print a log, verify a chain, replay a scene."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+import msgspec
+
+from domain.commands import parse_command
+from domain.log import check_chain
+from domain.state import NARRATOR
+from projections.replay import render, replay
+from projections.views import view
+from server.service import Result, SceneService
+from server.store import open_store
+
+_json = msgspec.json.Encoder()
+_generic = msgspec.json.Decoder()
+
+
+def _line(out: TextIO, value: Any) -> None:
+    out.write(_json.encode(value).decode())
+    out.write("\n")
+
+
+def _script_lines(source: TextIO) -> Iterator[tuple[int, str]]:
+    for number, line in enumerate(source, start=1):
+        text = line.strip()
+        if text and not text.startswith("#"):
+            yield number, text
+
+
+def _id_of(text: str) -> str | None:
+    try:
+        value = _generic.decode(text)
+    except msgspec.DecodeError:
+        return None
+    command_id = value.get("id") if isinstance(value, dict) else None
+    return command_id if isinstance(command_id, str) else None
+
+
+def play_script(service: SceneService, source: TextIO, out: TextIO) -> tuple[bool, list[str]]:
+    """Apply each command of a script and print its result: ``(any line malformed, scenes)``."""
+    malformed = False
+    scenes: list[str] = []
+    for number, text in _script_lines(source):
+        try:
+            command = parse_command(text)
+        except msgspec.DecodeError as err:  # also ValidationError: the message names the path
+            malformed = True
+            result = Result.refused(_id_of(text), "malformed", f"line {number}: {err}")
+            _line(out, {"line": number, **msgspec.to_builtins(result)})
+            continue
+        if command.scene not in scenes:
+            scenes.append(command.scene)
+        _line(out, service.handle(command).result())
+    return malformed, scenes
+
+
+def play(args: argparse.Namespace, out: TextIO) -> int:
+    """Apply a script's commands in order; refusals are results, malformed lines are errors."""
+    try:
+        source = sys.stdin if args.script == "-" else open(args.script, encoding="utf-8")  # noqa: SIM115
+    except OSError as err:
+        print(f"justicar play: cannot read {args.script}: {err.strerror}", file=sys.stderr)
+        return 2
+    store = open_store(args.db)
+    service = SceneService(store, honour_at=True)
+    with source:
+        malformed, scenes = play_script(service, source, out)
+    for scene in scenes:
+        state = service.state(scene)
+        if state.status != "new":
+            _line(out, {"state": view(state, NARRATOR)})
+    store.close()
+    return 1 if malformed else 0
+
+
+def log(args: argparse.Namespace, out: TextIO) -> int:
+    store = open_store(args.db)
+    for wire in store.read_wire(args.scene):
+        out.write(_json.encode(wire).decode() + "\n")
+    return 0 if store.head(args.scene)[0] else _no_scene(args.scene)
+
+
+def verify(args: argparse.Namespace, out: TextIO) -> int:
+    store = open_store(args.db)
+    scenes = [args.scene] if args.scene else store.scenes()
+    if args.scene and not store.head(args.scene)[0]:
+        return _no_scene(args.scene)
+    bad = 0
+    for scene in scenes:
+        problem = check_chain(store.read_wire(scene))
+        version, head = store.head(scene)
+        if problem is None:
+            print(f"{scene}: ok, {version} events, head {head}", file=out)
+        else:
+            bad += 1
+            print(f"{scene}: event {problem.seq} ({problem.type}): {problem.problem}", file=out)
+    return 1 if bad else 0
+
+
+def replay_scene(args: argparse.Namespace, out: TextIO) -> int:
+    store = open_store(args.db)
+    if not store.head(args.scene)[0]:
+        return _no_scene(args.scene)
+    for step in replay(store.read(args.scene)):
+        if args.json:
+            _line(out, step)
+        else:
+            out.write(render(step) + "\n\n")
+    return 0
+
+
+def _no_scene(scene: str) -> int:
+    print(f"justicar: there is no scene {scene!r} in this database", file=sys.stderr)
+    return 1

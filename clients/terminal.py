@@ -1,0 +1,257 @@
+"""``justicar join URL --token T``: a player's terminal at the table.
+
+It shows your sheet and the challenges you are in, with the moves the rules allow you now, and
+reads one move per line (``help`` lists them). A refused move prints the server's reason and the
+rule it cites. The connection reconnects by itself and catches up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import AsyncIterator
+from typing import Any, TextIO
+
+import anyio
+
+from clients.client import Client, ClientError
+
+HELP = """moves (the challenge id may be left out when you are in only one open challenge):
+  declare ID TARGET CATEGORY TRAIT [victory…]   challenge someone (category: physical/social/mental)
+  bid [ID] TRAIT…        answer a challenge, or bid what a Negative Trait call made you owe
+  relent [ID]            give in without risking a Trait      withdraw [ID]   take back your challenge
+  call [ID] TRAIT        call a Negative Trait on your opponent
+  throw [ID] SIGN        rock, paper, scissors, random (or a gesture your sheet grants)
+  traits [ID] COUNT      declare your Traits on a tie or an overbid
+  retest [ID] ability|power|merit NAME   or   retest [ID] overbid TRAIT
+  cancel [ID] ability|power|merit NAME   block the other side's retest
+  pass [ID]              no (further) retest, or let the other side's retest stand
+  view · help · quit"""
+
+
+def _names(view: dict[str, Any]) -> dict[str, str]:
+    names = {who: c.get("name", who) for who, c in view.get("characters", {}).items()}
+    return names | {"st": "the Narrator", "*": "a spectator"}
+
+
+def viewer(welcome: dict[str, Any]) -> str:
+    """Who this connection sees as: a character, ``st``, or ``*`` (a spectator)."""
+    return str(welcome.get("character") or ("st" if welcome.get("role") == "st" else "*"))
+
+
+def sheet_lines(view: dict[str, Any], me: str) -> list[str]:
+    mine = view.get("characters", {}).get(me)
+    if not mine or mine.get("traits") is None:
+        return []
+    traits = ", ".join(f"{cat.capitalize()} {n}" for cat, n in mine["traits"].items())
+    lost = ", ".join(mine.get("traits_lost") or []) or "none"
+    abilities = ", ".join(f"{a} {n}" for a, n in (mine.get("abilities") or {}).items()) or "none"
+    damage = ", ".join(f"{n} {kind}" for kind, n in (mine.get("damage") or {}).items() if n) or "none"
+    conditions = mine.get("conditions", {})
+    held = [f"grappled by {conditions['grappled_by']}"] if conditions.get("grappled_by") else []
+    held += ["prone"] if conditions.get("prone") else []
+    return [
+        f"Traits: {traits} (lost tonight: {lost})",
+        f"Abilities: {abilities} · Willpower {mine.get('willpower')} · Health {mine.get('health')} "
+        f"(damage: {damage}) · Conditions: {', '.join(held) or 'none'}",
+    ]
+
+
+def moves(ch: dict[str, Any], me: str, names: dict[str, str]) -> str:
+    """What ``me`` may do now in a challenge, in words."""
+    challenger = ch["challenger"]
+    defender = ch["targets"][0] if ch["targets"] else "st"
+    mine = "challenger" if me == challenger else "defender" if me == defender else None
+    other = names.get(defender if mine == "challenger" else challenger, "the other side")
+    status = ch["status"]
+    if status == "awaiting_response":
+        return "bid TRAIT, or relent" if mine == "defender" else f"wait for {other} (or withdraw)"
+    if ch.get("owed", {}).get(me):
+        return f"bid {ch['owed'][me]} more Trait(s)"
+    if status in ("bidding", "throwing"):
+        if me in ch.get("thrown", []):
+            return f"wait for {other} to throw"
+        return "throw SIGN" + (" (or call TRAIT, relent)" if status == "bidding" and mine == "defender" else "")
+    if status == "tie_declaring":
+        return f"wait for {other}" if me in ch.get("declared", {}) else "traits COUNT"
+    if status == "retest_window":
+        leader = ch["tests"][-1].get("leader") if ch["tests"] else None
+        pending = next((r for r in ch.get("retests", []) if r["status"] == "pending"), None)
+        if pending:
+            return f"wait for {other}" if pending["by"] == me else "cancel CATEGORY NAME, or pass (let it stand)"
+        behind = leader == "none" or (leader is not None and leader != mine)
+        return "retest …, or pass" if behind else f"wait for {other} to retest or pass"
+    return str(status)
+
+
+def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
+    names = _names(view)
+    lines = []
+    for cid, ch in view.get("challenges", {}).items():
+        if ch["status"] in ("resolved", "withdrawn") or (
+            me not in ("st", "*") and me not in (ch["challenger"], *ch["targets"])
+        ):
+            continue
+        against = ", ".join(names.get(t, t) for t in ch["targets"]) or "the Narrator"
+        bids = "; ".join(f"{names.get(w, w)}: {', '.join(b)}" for w, b in ch.get("bids", {}).items() if b)
+        lines.append(
+            f"[{cid}] {names.get(ch['challenger'])} → {against} · {ch['category']} {ch['kind']} · "
+            f"{ch['status']}" + (f" · bids {bids}" if bids else "")
+        )
+        for test in ch.get("tests", []):
+            signs = " vs ".join(test.get("signs", {}).values())
+            lines.append(f"    test {test['number']}: {signs} — {test.get('why') or test.get('result')}")
+        for who, sign in ch.get("sealed", {}).items():
+            lines.append(f"    {'your' if who == me else names.get(who, who) + chr(39) + 's'} sealed throw: {sign}")
+        if me not in ("st", "*"):
+            lines.append(f"    you may: {moves(ch, me, names)}")
+    return lines or ["No open challenge involves you." if me not in ("st", "*") else "No open challenge."]
+
+
+def status(view: dict[str, Any], welcome: dict[str, Any]) -> str:
+    me = viewer(welcome)
+    who = _names(view).get(me, me)
+    head = f"── {who} ({welcome.get('role')}) · scene {welcome.get('scene')} · event {view.get('version')} ──"
+    return "\n".join([head, *sheet_lines(view, me), *challenge_lines(view, me)])
+
+
+def _open_challenges(view: dict[str, Any], me: str) -> list[str]:
+    return [
+        cid
+        for cid, ch in view.get("challenges", {}).items()
+        if ch["status"] not in ("resolved", "withdrawn")
+        and (me in ("st", "*") or me in (ch["challenger"], *ch["targets"]))
+    ]
+
+
+class Unclear(Exception):
+    """A line the terminal cannot turn into a move."""
+
+
+def parse(line: str, view: dict[str, Any], me: str) -> dict[str, Any]:
+    """One typed line to a protocol command."""
+    verb, *args = line.split()
+    open_ids = _open_challenges(view, me)
+
+    def challenge() -> str:
+        if args and args[0] in view.get("challenges", {}):
+            return args.pop(0)
+        if len(open_ids) == 1:
+            return open_ids[0]
+        raise Unclear("Which challenge? " + (f"Open: {', '.join(open_ids)}." if open_ids else "You are in none."))
+
+    def source() -> dict[str, Any]:
+        if not args:
+            raise Unclear("Name the source: ability NAME, power NAME, merit NAME, or overbid TRAIT.")
+        category = args.pop(0)
+        if category == "overbid":
+            return {"category": "overbid", "bid": args}
+        if category in ("willpower", "surprise", "darkness"):
+            return {"category": category}
+        return {"category": category, "name": " ".join(args)}
+
+    if verb == "declare":
+        if len(args) < 4:
+            raise Unclear("declare ID TARGET CATEGORY TRAIT [victory…]")
+        cid, target, category, trait, *victory = args
+        return {
+            "type": "declare",
+            "challenge": cid,
+            "kind": "contested",
+            "targets": [target],
+            "category": category,
+            "bid": [trait],
+            "victory": " ".join(victory),
+        }
+    if verb in ("relent", "withdraw", "pass"):
+        return {"type": verb, "challenge": challenge()}
+    if verb == "bid":
+        cid = challenge()
+        return {"type": "bid", "challenge": cid, "bid": args}
+    if verb == "call":
+        cid = challenge()
+        return {"type": "call_negative", "challenge": cid, "trait": " ".join(args)}
+    if verb == "throw":
+        cid = challenge()
+        return {"type": "throw", "challenge": cid, "sign": args[0] if args else "random"}
+    if verb == "traits":
+        cid = challenge()
+        if not args or not args[0].isdigit():
+            raise Unclear("traits [ID] COUNT")
+        return {"type": "declare_traits", "challenge": cid, "count": int(args[0])}
+    if verb in ("retest", "cancel"):
+        cid = challenge()
+        return {
+            "type": "retest" if verb == "retest" else "cancel_retest",
+            "challenge": cid,
+            "source": source(),
+        }
+    raise Unclear(f"Unknown move {verb!r}; type help.")
+
+
+async def _lines(stdin: TextIO) -> AsyncIterator[str]:
+    async for line in anyio.wrap_file(stdin):
+        yield line.strip()
+
+
+async def run(url: str, token: str, stdin: TextIO, out: TextIO) -> int:
+    def say(text: str) -> None:
+        print(text, file=out, flush=True)
+
+    try:
+        async with Client(url, token) as table:
+            me = viewer(table.welcome)
+            say(f"Connected to {url} as {table.welcome.get('character') or table.welcome.get('role')}.")
+            await table.subscribe()
+            say(status(table.view, table.welcome))
+
+            async def follow() -> None:
+                shown = table.view.get("version")
+                async for message in table.messages():
+                    if message.get("type") == "view" and table.view.get("version") != shown:
+                        shown = table.view.get("version")
+                        say(status(table.view, table.welcome))
+                    elif message.get("type") == "goodbye":
+                        say(f"The server says goodbye: {message.get('reason')}")
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(follow)
+                async for line in _lines(stdin):
+                    if not line:
+                        continue
+                    if line in ("quit", "exit"):
+                        break
+                    if line == "help":
+                        say(HELP)
+                        continue
+                    if line == "view":
+                        say(status(table.view, table.welcome))
+                        continue
+                    try:
+                        command = parse(line, table.view, me)
+                    except Unclear as unclear:
+                        say(str(unclear))
+                        continue
+                    result = await table.send(command)
+                    if result.get("ok"):
+                        say(f"ok ({command['type']})")
+                    else:
+                        error = result.get("error") or {}
+                        rule = f" [{error['rule']}]" if error.get("rule") else ""
+                        say(f"refused: {error.get('message')}{rule}")
+                tg.cancel_scope.cancel()
+    except ClientError as err:
+        print(f"justicar join: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def join(args: argparse.Namespace, out: TextIO) -> int:
+    return anyio.run(run, args.url, args.token, sys.stdin, out)
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("join", help="a player's terminal at a live scene")
+    p.add_argument("url", metavar="URL", help="the server, e.g. ws://127.0.0.1:8765")
+    p.add_argument("--token", required=True, help="your token (from the Storyteller)")
+    p.set_defaults(run=join)
