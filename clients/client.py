@@ -43,7 +43,14 @@ REVOKED = 4003
 
 class Client:
     def __init__(
-        self, url: str, token: str, *, reconnect: bool = True, backoff: float = 0.05, max_backoff: float = 2.0
+        self,
+        url: str,
+        token: str,
+        *,
+        reconnect: bool = True,
+        backoff: float = 0.05,
+        max_backoff: float = 2.0,
+        keep: bool = False,
     ) -> None:
         self.url = url
         self.token = token
@@ -64,6 +71,8 @@ class Client:
         self._send_inbox, self._inbox = anyio.create_memory_object_stream[dict[str, Any]](10_000)
         self._tg: TaskGroup | None = None
         self._closing = False
+        self.received: list[dict[str, Any]] | None = [] if keep else None
+        """With ``keep``, every message received, in order (for tests and audits)."""
 
     # -- life ------------------------------------------------------------------------------------
 
@@ -183,6 +192,12 @@ class Client:
         await done.wait()
         return slot[0]
 
+    async def _resend_later(self, body: dict[str, Any]) -> None:
+        limits = self.welcome.get("limits") or {}
+        await anyio.sleep(1 / float(limits.get("rate", 20)))
+        with contextlib.suppress(ConnectionClosed):
+            await self._raw(body)
+
     async def _raw(self, body: dict[str, Any]) -> None:
         await self._connected.wait()
         assert self._conn is not None
@@ -196,6 +211,8 @@ class Client:
     # -- receiving ---------------------------------------------------------------------------------
 
     def _dispatch(self, message: dict[str, Any]) -> None:
+        if self.received is not None:
+            self.received.append(message)
         kind = message.get("type")
         if kind == "result":
             pending = self._pending.get(message.get("id") or "")
@@ -215,8 +232,11 @@ class Client:
             self._caught_up.set()
         elif kind == "error" and message.get("id") in self._pending:
             body, done, slot = self._pending[message["id"]]
-            slot.append({"type": "result", "id": body["id"], "ok": False, "error": message})
-            done.set()
+            if message.get("code") == "rate_limited" and self._tg is not None:
+                self._tg.start_soon(self._resend_later, body)  # the same id, a little later
+            else:
+                slot.append({"type": "result", "id": body["id"], "ok": False, "error": message})
+                done.set()
         if kind in self._replies or (kind == "error" and self._replies):
             key = kind if kind in self._replies else next(iter(self._replies))
             done, slot = self._replies.pop(key)

@@ -21,7 +21,7 @@ from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from server.backend import Backend
 from server.connection import Connection
 from server.hub import Hub
-from server.wire import HARD_FRAME, Goodbye, encode
+from server.wire import HARD_FRAME, Goodbye, Limits, encode
 
 log = structlog.get_logger("justicar.server")
 
@@ -42,11 +42,16 @@ class Running:
 
 @asynccontextmanager
 async def running(
-    backend: Backend, host: str = "127.0.0.1", port: int = 0, *, idle_after: float = 300.0
+    backend: Backend,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    idle_after: float = 300.0,
+    limits: Limits | None = None,
 ) -> AsyncIterator[Running]:
     """Serve until the block ends, then shut down cleanly."""
     async with anyio.create_task_group() as tg:
-        hub = Hub(backend, tg, idle_after=idle_after)
+        hub = Hub(backend, tg, idle_after=idle_after, limits=limits)
 
         async def handler(conn: ServerConnection) -> None:
             await Connection(conn, hub).serve()
@@ -73,11 +78,16 @@ async def _shutdown(server: Server) -> None:
 
 
 async def serve_forever(
-    backend: Backend, host: str, port: int, *, on_ready: Callable[[Running], None] | None = None
+    backend: Backend,
+    host: str,
+    port: int,
+    *,
+    limits: Limits | None = None,
+    on_ready: Callable[[Running], None] | None = None,
 ) -> None:
     """Serve until Ctrl-C or SIGTERM."""
     with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async with running(backend, host, port) as live:
+        async with running(backend, host, port, limits=limits) as live:
             if on_ready:
                 on_ready(live)
             async for signum in signals:

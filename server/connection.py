@@ -25,11 +25,8 @@ from server.hub import Hub
 from server.room import Subscriber
 from server.tokens import Grant
 from server.wire import (
-    BURST,
     COMMAND_TYPES,
     CONTROL_TYPES,
-    MAX_FRAME,
-    RATE,
     Control,
     CreateScene,
     ErrorMessage,
@@ -67,10 +64,13 @@ class Refusal(Exception):
 class Bucket:
     """A token bucket: ``rate`` frames a second on average, ``burst`` at once."""
 
-    rate: float = RATE
-    burst: float = BURST
-    level: float = BURST
+    rate: float
+    burst: float
+    level: float = -1.0
     last: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        self.level = self.burst
 
     def take(self) -> bool:
         now = time.monotonic()
@@ -88,8 +88,10 @@ class Connection:
         self.hub = hub
         self.id = next(_ids)
         self.grant: Grant | None = None
+        self.token = ""
         self.subscriber: Subscriber | None = None
-        self.bucket = Bucket()
+        self.limits = hub.limits
+        self.bucket = Bucket(hub.limits.rate, hub.limits.burst)
 
     async def serve(self) -> None:
         with bound_contextvars(conn=self.id):
@@ -118,18 +120,22 @@ class Connection:
     # -- reading a frame -----------------------------------------------------------------------
 
     async def frame(self, frame: str | bytes) -> None:
-        if not self.bucket.take():
-            raise Refusal("rate_limited", f"Too many messages: at most {RATE:g} a second ({BURST} at once).")
+        limits = self.limits
         if isinstance(frame, bytes):
             raise Refusal("malformed", "Send JSON text frames, not binary.")
-        if len(frame) > MAX_FRAME:
-            raise Refusal("too_large", f"A message may be at most {MAX_FRAME} bytes; this one is {len(frame)}.")
+        if len(frame) > limits.max_frame:
+            size = len(frame)
+            raise Refusal("too_large", f"A message may be at most {limits.max_frame} bytes; this one is {size}.")
         try:
             body = _json.decode(frame)
         except msgspec.DecodeError as err:
             raise Refusal("malformed", f"Not JSON: {err}") from None
         if not isinstance(body, dict) or not isinstance(body.get("type"), str):
             raise Refusal("malformed", 'A message is a JSON object with a "type".')
+        if not self.bucket.take():
+            command_id = body.get("id") if isinstance(body.get("id"), str) else None
+            message = f"Too many messages: at most {limits.rate:g} a second ({limits.burst} at once); send it again."
+            raise Refusal("rate_limited", message, command_id)
         kind = body["type"]
         if kind in CONTROL_TYPES:
             try:
@@ -190,7 +196,7 @@ class Connection:
         grant = self.hub.backend.tokens.check(token)
         if grant is None:
             raise Refusal("bad_token", "That token is unknown or has been revoked.")
-        self.grant = grant
+        self.grant, self.token = grant, token
         self.hub.connections[grant.token_id].add(self.conn)
         structlog.contextvars.bind_contextvars(scene=grant.scene, role=grant.role)
         log.info("hello", character=grant.character)
@@ -208,6 +214,8 @@ class Connection:
     async def command(self, body: dict[str, Any]) -> None:
         grant = self._authenticated()
         command_id = body.get("id") if isinstance(body.get("id"), str) else None
+        if self.hub.backend.tokens.check(self.token) is None:  # revoked since hello (say, from the CLI)
+            raise Refusal("bad_token", "Your token has been revoked.", command_id)
         if grant.role == "spectator":
             raise Refusal("forbidden", "Spectators watch; they do not act.", command_id)
         actor = "st" if grant.role == "st" else grant.character

@@ -13,14 +13,18 @@ from domain.commands import AnyCommand
 from server.backend import Backend
 from server.room import Join, Leave, Room, SendView, Submit, Subscriber
 from server.service import Handled, SceneService
+from server.wire import Limits
 
 REVOKED = 4003
 """The close code of a connection whose token was revoked."""
 
 
 class Hub:
-    def __init__(self, backend: Backend, tg: TaskGroup, *, idle_after: float = 300.0) -> None:
+    def __init__(
+        self, backend: Backend, tg: TaskGroup, *, idle_after: float = 300.0, limits: Limits | None = None
+    ) -> None:
         self.backend = backend
+        self.limits = limits or Limits()
         self.tg = tg
         self.idle_after = idle_after
         self.service = SceneService(backend.store, snapshots=backend.snapshots)

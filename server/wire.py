@@ -28,9 +28,9 @@ MAX_FRAME = 64 * 1024
 """The largest message the server reads; a larger one gets ``error`` ``too_large``."""
 HARD_FRAME = 1024 * 1024
 """Past this the websocket layer closes the connection (1009, message too big)."""
-RATE = 20.0
-BURST = 40
-"""Each connection may send ``RATE`` messages a second on average, ``BURST`` at once."""
+RATE = 50.0
+BURST = 100
+"""By default each connection may send ``RATE`` messages a second on average, ``BURST`` at once."""
 
 
 # -- client to server ------------------------------------------------------------------------
@@ -90,6 +90,8 @@ class _Out(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", omit_def
 
 
 class Limits(msgspec.Struct, frozen=True):
+    """What one connection may send (told to each client in ``welcome``)."""
+
     max_frame: int = MAX_FRAME
     rate: float = RATE
     burst: int = BURST
