@@ -77,8 +77,8 @@ class Client:
     # -- life ------------------------------------------------------------------------------------
 
     async def __aenter__(self) -> Client:
+        await self._open()  # before the task group: a refusal leaves nothing to clean up
         self._tg = await anyio.create_task_group().__aenter__()
-        await self._open()
         self._tg.start_soon(self._run)
         return self
 

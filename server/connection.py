@@ -232,6 +232,7 @@ class Connection:
         result = handled.result(grant.viewer)
         log.info(
             "command",
+            scene=grant.scene,
             actor=actor,
             verb=command.verb,
             id=command.id,
