@@ -14,7 +14,7 @@ import msgspec
 
 from domain.commands import parse_command
 from server.service import SceneService
-from server.store import MemoryStore
+from server.store import EventStore, MemoryStore
 
 PEOPLE = ["ana", "bo", "cy", "dee", "eli", "fay"]
 TRAITS = {
@@ -109,11 +109,16 @@ def _script(rng: random.Random) -> Iterator[dict[str, Any]]:
                 yield {"type": "adjust", "actor": "st", "character": who, "reason": "a new night"}
 
 
-def brawl(events: int, *, seed: int = 7, scene: str = "brawl") -> tuple[MemoryStore, SceneService]:
-    """A scene of at least ``events`` events, played command by command (refusals skipped)."""
+def brawl(
+    events: int, *, seed: int = 7, scene: str = "brawl", service: SceneService | None = None
+) -> tuple[EventStore, SceneService]:
+    """A scene of at least ``events`` events, played command by command (refusals skipped), into
+    ``service`` (default: a new one on an in-memory store)."""
     rng = random.Random(seed)
-    store = MemoryStore()
-    service = SceneService(store, honour_at=True, entropy=lambda: tuple(rng.getrandbits(32) for _ in range(16)))
+    if service is None:
+        entropy = lambda: tuple(rng.getrandbits(32) for _ in range(16))  # noqa: E731
+        service = SceneService(MemoryStore(), honour_at=True, entropy=entropy)
+    store = service.store
     now = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
     setup = [{"type": "open_scene", "actor": "st", "ruleset": "lotn", "title": "The long brawl"}]
     setup += [{"type": "add_character", "actor": "st", "character": _sheet(who)} for who in PEOPLE]

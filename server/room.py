@@ -87,6 +87,7 @@ class Room:
         self.jobs, self._inbox = anyio.create_memory_object_stream[Job](QUEUE)
 
     async def run(self) -> None:
+        structlog.contextvars.clear_contextvars()  # not the context of the connection that woke the room
         with self._inbox:
             while True:
                 job: Job | None = None
@@ -143,17 +144,23 @@ class Room:
         self._send(self.subscribers, [encode(Presence(scene=self.scene, connected=present))])
 
     def _send(self, subs: list[Subscriber], frames: list[bytes]) -> None:
-        alive = [sub for sub in subs if not self._too_slow(sub)]
-        conns = [sub.conn for sub in alive]
+        """Write frames to subscribers without waiting; drop those too far behind."""
+        conns, behind = [], []
+        for sub in list(subs):
+            transport: Any = sub.conn.transport
+            if transport is not None and transport.get_write_buffer_size() > WRITE_LIMIT:
+                behind.append(sub)
+            else:
+                conns.append(sub.conn)
         for frame in frames:
             broadcast(conns, frame, text=True)
+        if behind:
+            self._drop(behind)
 
-    def _too_slow(self, sub: Subscriber) -> bool:
-        transport: Any = sub.conn.transport
-        if transport is None or transport.get_write_buffer_size() <= WRITE_LIMIT:
-            return False
-        log.warning("subscriber dropped", scene=self.scene, role=sub.grant.role, reason="too slow")
-        self.subscribers.remove(sub)
-        self.tg.start_soon(sub.conn.close, TOO_SLOW, "too slow: reconnect to catch up")
+    def _drop(self, subs: list[Subscriber]) -> None:
+        for sub in subs:
+            if sub in self.subscribers:
+                self.subscribers.remove(sub)
+                log.warning("subscriber dropped", scene=self.scene, role=sub.grant.role, reason="too slow")
+                self.tg.start_soon(sub.conn.close, TOO_SLOW, "too slow: reconnect to catch up")
         self.announce()
-        return True
