@@ -16,7 +16,7 @@ import time
 
 from benchmarks.common import cleanup, header, parser, row, workdir
 from benchmarks.scenes import brawl
-from domain.log import event_data
+from domain.log import Recorded, event_data
 from server.store import SqliteStore
 
 
@@ -27,7 +27,7 @@ def main() -> None:
     header("append: one command per committed transaction (WAL, synchronous=FULL)")
     source, _ = brawl(args.commands * 3)
     records = list(source.read("brawl"))
-    batches: dict[str, list] = {}
+    batches: dict[str, list[Recorded]] = {}
     for record in records:
         batches.setdefault(record.command, []).append(record)
     commands = list(batches.values())[: args.commands]
@@ -84,13 +84,13 @@ def main() -> None:
             " last_seq INTEGER NOT NULL, PRIMARY KEY (scene, id))"
         )
         started = time.perf_counter()
-        for batch in rows:
+        for prepared in rows:
             conn.execute("BEGIN IMMEDIATE")
             conn.execute("SELECT seq, hash FROM events WHERE scene = ? ORDER BY seq DESC LIMIT 1", ["brawl"]).fetchone()
-            conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", batch)
+            conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", prepared)
             conn.execute(
                 "INSERT INTO commands VALUES (?, ?, ?, ?, ?)",
-                (batch[0][0], batch[0][5], "0" * 64, batch[0][1], batch[-1][1]),
+                (prepared[0][0], prepared[0][5], "0" * 64, prepared[0][1], prepared[-1][1]),
             )
             conn.execute("COMMIT")
         plain = row("plain sqlite3, same schema and transactions", total, time.perf_counter() - started)

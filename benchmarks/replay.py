@@ -12,6 +12,8 @@ from __future__ import annotations
 import gc
 import sqlite3
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
 from benchmarks.common import cleanup, header, parser, row, workdir
 from benchmarks.scenes import brawl
@@ -20,8 +22,10 @@ from domain.evolve import fold
 from domain.log import event_data, format_at
 from server.store import SqliteStore
 
+T = TypeVar("T")
 
-def best_of(runs: int, work):
+
+def best_of(runs: int, work: Callable[[], T]) -> tuple[float, T]:
     times = []
     for _ in range(runs):
         gc.collect()

@@ -120,7 +120,7 @@ def brawl(
         service = SceneService(MemoryStore(), honour_at=True, entropy=entropy)
     store = service.store
     now = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
-    setup = [{"type": "open_scene", "actor": "st", "ruleset": "lotn", "title": "The long brawl"}]
+    setup: list[dict[str, Any]] = [{"type": "open_scene", "actor": "st", "ruleset": "lotn", "title": "The long brawl"}]
     setup += [{"type": "add_character", "actor": "st", "character": _sheet(who)} for who in PEOPLE]
     commands = iter(setup)
     script = _script(rng)

@@ -1,0 +1,56 @@
+"""Over random games, no player's stream ever carries another side's sealed sign: not in events,
+not in views, not in catch-up. The frames checked are the ones the room writes to the socket."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import msgspec
+from hypothesis import HealthCheck, given, settings
+
+from domain.state import NARRATOR
+from server.wire import after_commit, catch_up
+from tests.test_properties import AT0, PEOPLE, Move, _apply, _new_service, game
+
+_decode = msgspec.json.Decoder()
+
+
+def leaks(frames: list[bytes], viewer: str) -> list[str]:
+    """Every sign of someone else's sealed throw in these frames."""
+    found = []
+    for frame in frames:
+        message: dict[str, Any] = _decode.decode(frame)
+        event = message.get("event")
+        data = event["data"] if event and event["type"] == "throw_sealed" else {}
+        if data and data["character"] != viewer and data["sign"] is not None:
+            found.append(f"event {event['seq']}: {data['sign']}")
+        if message["type"] == "view":
+            for cid, ch in message["view"]["challenges"].items():
+                for who, sign in ch.get("sealed", {}).items():
+                    if who != viewer:
+                        found.append(f"view of {cid}: {who} {sign}")
+    return found
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game())
+def test_no_player_sees_another_sides_sealed_sign(moves: list[Move]) -> None:
+    service = _new_service()
+    sealed_seen = 0
+    for n, (body, _, entropy) in enumerate(moves, start=1):
+        handled_before = service.store.head("s")[0]
+        _apply(service, n, body, entropy, AT0 + timedelta(seconds=n))
+        records = list(service.store.read("s", after=handled_before))
+        if not records:
+            continue
+        state = service.state("s")
+        sealed_seen += sum(r.type == "throw_sealed" and r.event.character != NARRATOR for r in records)  # type: ignore[union-attr]
+        for viewer in [*PEOPLE, "*"]:
+            assert leaks(after_commit(state, records, viewer), viewer) == []
+    everything = list(service.store.read("s"))
+    final = service.state("s")
+    for viewer in [*PEOPLE, "*"]:
+        assert leaks(catch_up(everything, final, 0, viewer), viewer) == []
+    st_frames = after_commit(final, everything, NARRATOR)
+    assert len(leaks(st_frames, NARRATOR)) >= sealed_seen  # the ST sees every sealed sign
