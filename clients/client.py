@@ -204,7 +204,7 @@ class Client:
         await self._conn.send(_encode(body), text=True)
 
     async def messages(self) -> AsyncIterator[dict[str, Any]]:
-        """Everything the server pushes, in order: events (each once), views, presence, errors."""
+        """Everything the server pushes, in order: commits (each event once), views, presence, errors."""
         async for message in self._inbox:
             yield message
 
@@ -220,11 +220,14 @@ class Client:
                 pending[2].append(message)
                 pending[1].set()
             return
-        if kind == "event":
-            seq = message["event"]["seq"]
-            if seq <= self.last_seq:
+        if kind == "commit":
+            fresh = [event for event in message["events"] if event["seq"] > self.last_seq]
+            if not fresh:
                 return  # already seen before a reconnect
-            self.last_seq = seq
+            message = {**message, "events": fresh}
+            self.last_seq = fresh[-1]["seq"]
+            if message.get("view"):
+                self._merge({"full": False, "view": message["view"]})
         elif kind == "view":
             self._merge(message)
         elif kind == "subscribed":

@@ -14,6 +14,7 @@ from server.app import Running, serve_forever
 from server.backend import Backend, open_backend
 from server.logs import configure
 from server.service import SceneService
+from server.wire import BURST, RATE, Limits
 
 
 def _load(backend: Backend, script: str) -> list[str]:
@@ -55,7 +56,8 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         out.flush()
 
     try:
-        anyio.run(lambda: serve_forever(backend, args.host, args.port, on_ready=ready))
+        limits = Limits(rate=args.rate, burst=args.burst)
+        anyio.run(lambda: serve_forever(backend, args.host, args.port, limits=limits, on_ready=ready))
     except OSError as err:
         print(f"justicar serve: cannot listen on {args.host}:{args.port}: {err.strerror}", file=sys.stderr)
         return 2
@@ -76,4 +78,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "a Storyteller, player and spectator token for each scene it touches",
     )
     p.add_argument("--log-json", action="store_true", help="log JSON lines instead of text")
+    p.add_argument("--rate", type=float, default=RATE, help=f"messages a second per connection (default {RATE:g})")
+    p.add_argument("--burst", type=int, default=BURST, help=f"messages at once per connection (default {BURST})")
     p.set_defaults(run=serve)

@@ -208,7 +208,7 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO) -> int:
             async def follow() -> None:
                 shown = table.view.get("version")
                 async for message in table.messages():
-                    if message.get("type") == "view" and table.view.get("version") != shown:
+                    if message.get("type") in ("view", "commit") and table.view.get("version") != shown:
                         shown = table.view.get("version")
                         say(status(table.view, table.welcome))
                     elif message.get("type") == "goodbye":

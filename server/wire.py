@@ -3,7 +3,7 @@ says what each viewer is sent after a commit.
 
 Client to server: ``hello``, ``subscribe``, ``ping``, ``get_view``, the ST's ``create_scene``,
 ``invite``, ``revoke`` and ``tokens``, and commands (section 1). Server to client: ``welcome``,
-``result``, ``event``, ``view``, ``subscribed``, ``presence``, ``error``, ``pong``,
+``result``, ``commit`` (the event pushes), ``view``, ``subscribed``, ``presence``, ``error``, ``pong``,
 ``scene_created``, ``invited``, ``revoked``, ``tokens``, ``goodbye``.
 """
 
@@ -118,8 +118,14 @@ class ResultMessage(_Out, frozen=True, kw_only=True, tag="result"):
         return cls(id=result.id, ok=result.ok, version=result.version, events=result.events, error=result.error)
 
 
-class EventMessage(_Out, frozen=True, kw_only=True, tag="event"):
-    event: Wire
+class CommitMessage(_Out, frozen=True, kw_only=True, tag="commit"):
+    """The events one command appended, each the viewer's redacted copy, and (live) the patch they
+    made to the viewer's view: one frame per commit, so a client never sees an event without its
+    state, and a subscriber costs one write per commit."""
+
+    version: int
+    events: list[Wire]
+    view: StateView | None = None
 
 
 class ViewMessage(_Out, frozen=True, kw_only=True, tag="view"):
@@ -185,7 +191,7 @@ class Goodbye(_Out, frozen=True, kw_only=True, tag="goodbye"):
 Outgoing = (
     Welcome
     | ResultMessage
-    | EventMessage
+    | CommitMessage
     | ViewMessage
     | Subscribed
     | Presence
@@ -210,17 +216,30 @@ def encode(message: Any) -> bytes:
 
 
 def after_commit(state: Scene, records: list[Recorded], viewer: str) -> list[bytes]:
-    """The frames one viewer gets after a commit: each event (their copy), then a view patch."""
-    frames = [encode(EventMessage(event=redact(record, viewer))) for record in records]
+    """The frame one viewer gets after a commit: its copy of the events, and the view patch."""
     patch = view(state, viewer, only=touched(record.event for record in records))
-    frames.append(encode(ViewMessage(full=False, version=state.version, view=patch)))
-    return frames
+    events = [redact(record, viewer) for record in records]
+    return [encode(CommitMessage(version=state.version, events=events, view=patch))]
 
 
 def catch_up(records: list[Recorded], state: Scene, since: int, viewer: str) -> list[bytes]:
-    """The frames a new subscriber gets: every event after ``since``, the whole view, and the
-    ``subscribed`` marker."""
-    frames = [encode(EventMessage(event=redact(record, viewer))) for record in records]
+    """The frames a new subscriber gets: a ``commit`` per command after ``since`` (events only),
+    the whole view, and the ``subscribed`` marker."""
+    frames = []
+    for batch in _by_command(records):
+        events = [redact(record, viewer) for record in batch]
+        frames.append(encode(CommitMessage(version=batch[-1].seq, events=events)))
     frames.append(encode(ViewMessage(full=True, version=state.version, view=view(state, viewer))))
     frames.append(encode(Subscribed(scene=state.id, since=since, version=state.version)))
     return frames
+
+
+def _by_command(records: list[Recorded]) -> list[list[Recorded]]:
+    """Consecutive records of one command together."""
+    batches: list[list[Recorded]] = []
+    for record in records:
+        if batches and batches[-1][-1].command == record.command:
+            batches[-1].append(record)
+        else:
+            batches.append([record])
+    return batches

@@ -21,11 +21,11 @@ def leaks(frames: list[bytes], viewer: str) -> list[str]:
     found = []
     for frame in frames:
         message: dict[str, Any] = _decode.decode(frame)
-        event = message.get("event")
-        data = event["data"] if event and event["type"] == "throw_sealed" else {}
-        if data and data["character"] != viewer and data["sign"] is not None:
-            found.append(f"event {event['seq']}: {data['sign']}")
-        if message["type"] == "view":
+        for event in message.get("events") or []:
+            data = event["data"] if event["type"] == "throw_sealed" else {}
+            if data and data["character"] != viewer and data["sign"] is not None:
+                found.append(f"event {event['seq']}: {data['sign']}")
+        if message.get("view"):
             for cid, ch in message["view"]["challenges"].items():
                 for who, sign in ch.get("sealed", {}).items():
                     if who != viewer:
