@@ -24,7 +24,6 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -144,8 +143,8 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
 
 async def receive_until(ws: ClientConnection, match: Callable[[str], bool]) -> float:
     while True:
-        frame = await ws.recv()
-        if match(frame):
+        frame = await ws.recv(decode=True)
+        if match(str(frame)):
             return time.perf_counter()
 
 
@@ -355,6 +354,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-
-__all__ = ["Any"]
