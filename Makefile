@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_DB := .justicar/demo.db
 
-.PHONY: run test lint bench clean
+.PHONY: run test bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -30,6 +30,7 @@ test: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(BIN)/python -m benchmarks.append
 	$(BIN)/python -m benchmarks.replay
+	$(BIN)/python -m benchmarks.live all
 
 clean:
 	rm -rf $(VENV) .justicar .pytest_cache .mypy_cache .ruff_cache .hypothesis
