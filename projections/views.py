@@ -165,20 +165,7 @@ def touched(events: Iterable[object]) -> tuple[list[str], list[str]]:
 def view(state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str], list[str]] | None = None) -> StateView:
     """The scene as ``viewer`` may see it: ``"st"``, a character id, or ``SPECTATOR``. With
     ``only`` (characters, challenges), just those entries: a patch on an earlier view."""
-    if only is not None:
-        people, cids = only
-        return StateView(
-            scene=state.id,
-            title=state.title,
-            version=state.version,
-            ruleset=state.ruleset,
-            status=state.status,
-            viewer=viewer,
-            round=None,
-            characters={who: character_view(c, viewer) for who in people if (c := state.characters.get(who))},
-            challenges={cid: challenge_view(ch, viewer) for cid in cids if (ch := state.challenges.get(cid))},
-            disputes=[],
-        )
+    people, cids = only if only is not None else (list(state.characters), list(state.challenges))
     return StateView(
         scene=state.id,
         title=state.title,
@@ -187,7 +174,7 @@ def view(state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str], list[st
         status=state.status,
         viewer=viewer,
         round=None,
-        characters={who: character_view(c, viewer) for who, c in state.characters.items()},
-        challenges={cid: challenge_view(ch, viewer) for cid, ch in state.challenges.items()},
+        characters={who: character_view(c, viewer) for who in people if (c := state.characters.get(who))},
+        challenges={cid: challenge_view(ch, viewer) for cid in cids if (ch := state.challenges.get(cid))},
         disputes=[],
     )

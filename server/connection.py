@@ -37,7 +37,6 @@ from server.wire import (
     ListTokens,
     Ping,
     Pong,
-    ResultMessage,
     Revoke,
     Revoked,
     SceneCreated,
@@ -239,7 +238,7 @@ class Connection:
             outcome="ok" if result.ok else result.error.code if result.error else "?",
             latency_ms=round((time.perf_counter() - started) * 1000, 2),
         )
-        await self.send(ResultMessage.of(result))
+        await self.send(result)
 
     async def create_scene(self, message: CreateScene) -> None:
         self._storyteller("create a scene")

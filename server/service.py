@@ -35,7 +35,7 @@ class ErrorBody(msgspec.Struct, frozen=True, omit_defaults=True):
     rule: str | None = None
 
 
-class Result(msgspec.Struct, frozen=True, omit_defaults=True):
+class Result(msgspec.Struct, frozen=True, omit_defaults=True, tag_field="type", tag="result"):
     """What a command got, as its sender sees it: ``ok`` with its events, or the error."""
 
     id: str | None

@@ -3,8 +3,9 @@ says what each viewer is sent after a commit.
 
 Client to server: ``hello``, ``subscribe``, ``ping``, ``get_view``, the ST's ``create_scene``,
 ``invite``, ``revoke`` and ``tokens``, and commands (section 1). Server to client: ``welcome``,
-``result``, ``commit`` (the event pushes), ``view``, ``subscribed``, ``presence``, ``error``, ``pong``,
-``scene_created``, ``invited``, ``revoked``, ``tokens``, ``goodbye``.
+``result`` (``server.service.Result``), ``commit`` (the event pushes), ``view``, ``subscribed``,
+``presence``, ``error``, ``pong``, ``scene_created``, ``invited``, ``revoked``, ``tokens``,
+``goodbye``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from domain.sheets import Ident
 from domain.state import Scene
 from projections.redact import redact
 from projections.views import StateView, touched, view
-from server.service import ErrorBody, Result
+from server.service import Result
 from server.tokens import Grant
 
 MAX_FRAME = 64 * 1024
@@ -106,18 +107,6 @@ class Welcome(_Out, frozen=True, kw_only=True, tag="welcome"):
     limits: Limits = Limits()
 
 
-class ResultMessage(_Out, frozen=True, kw_only=True, tag="result"):
-    id: str | None
-    ok: bool
-    version: int | None = None
-    events: list[Wire] | None = None
-    error: ErrorBody | None = None
-
-    @classmethod
-    def of(cls, result: Result) -> ResultMessage:
-        return cls(id=result.id, ok=result.ok, version=result.version, events=result.events, error=result.error)
-
-
 class CommitMessage(_Out, frozen=True, kw_only=True, tag="commit"):
     """The events one command appended, each the viewer's redacted copy, and (live) the patch they
     made to the viewer's view: one frame per commit, so a client never sees an event without its
@@ -190,7 +179,7 @@ class Goodbye(_Out, frozen=True, kw_only=True, tag="goodbye"):
 
 Outgoing = (
     Welcome
-    | ResultMessage
+    | Result
     | CommitMessage
     | ViewMessage
     | Subscribed

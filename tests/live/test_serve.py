@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from benchmarks.live import free_port
 from clients.cli import main
 from clients.client import Client
 from domain.evolve import fold
@@ -21,12 +21,6 @@ from server.backend import open_backend
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_scene_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
