@@ -34,7 +34,7 @@ def _invitations(backend: Backend, scenes: list[str], out: TextIO) -> None:
         token, _ = backend.tokens.issue(scene, "st")
         print(f"\nScene {scene!r} ({state.ruleset}, “{state.title}”). Tokens, shown once:", file=out)
         print(f"  Storyteller     {token}", file=out)
-        for who, character in state.characters.items():
+        for who, character in sorted(state.characters.items()):
             if not character.sheet.npc and character.present:
                 player, _ = backend.tokens.issue(scene, "player", who)
                 print(f"  {character.name:<15} {player}", file=out)
