@@ -351,10 +351,10 @@ def _resolve(d: Draft, cid: str, winner: Leader, why: str, rule: str, *, losses:
     if losses:
         d.add(*rules.losses(d.state, ch, winner))
     if winner == "challenger":
-        d.add(*_effects(d.state, ch))
+        d.add(*effects(d.state, ch))
 
 
-def _effects(state: Scene, ch: Challenge) -> list[SceneEvent]:
+def effects(state: Scene, ch: Challenge) -> list[SceneEvent]:
     """The challenger's structured victory condition, applied to each target (PROTOCOL section 4)."""
     me = ch.challenger.who
     events: list[SceneEvent] = []

@@ -192,6 +192,35 @@ class Pass(ChallengeCommand, frozen=True, kw_only=True, tag="pass"):
     pass
 
 
+# -- disputes and rulings ----------------------------------------------------------------------
+
+Seq = Annotated[int, Meta(ge=1)]
+
+
+class Dispute(Command, frozen=True, kw_only=True, tag="dispute"):
+    """Any participant questions an event of the scene."""
+
+    event: Seq
+    reason: Reason
+
+
+class Correction(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What an amending ruling sets right: a challenge's winner, or a character."""
+
+    winner: Literal["challenger", "defender", "none"] | None = None
+    character: Ident | None = None
+    changes: Changes | None = None
+
+
+class Rule(Command, frozen=True, kw_only=True, tag="rule"):
+    """The Storyteller's ruling on an event: uphold it, overturn a challenge's outcome, or amend."""
+
+    event: Seq
+    decision: Literal["uphold", "overturn", "amend"]
+    correction: Correction | None = None
+    reason: Reason
+
+
 AnyCommand = (
     OpenScene
     | AddCharacter
@@ -209,6 +238,8 @@ AnyCommand = (
     | Retest
     | CancelRetest
     | Pass
+    | Dispute
+    | Rule
 )
 
 command_decoder = msgspec.json.Decoder(AnyCommand)

@@ -20,6 +20,8 @@ ENTROPY_SIZE = 16
 class Context(msgspec.Struct, frozen=True, kw_only=True):
     now: datetime
     entropy: tuple[int, ...] = ()
+    subject: Recorded | None = None
+    """The event a ``dispute`` or ``rule`` names, read from the log by the shell."""
 
 
 class Draft:

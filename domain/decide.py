@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domain import challenge, scene
+from domain import challenge, rulings, scene
 from domain.commands import (
     AddCharacter,
     Adjust,
@@ -16,12 +16,14 @@ from domain.commands import (
     CloseScene,
     Declare,
     DeclareTraits,
+    Dispute,
     OpenScene,
     Pass,
     RecordTest,
     Relent,
     RemoveCharacter,
     Retest,
+    Rule,
     Throw,
     Withdraw,
 )
@@ -48,6 +50,8 @@ _HANDLERS: dict[type[Any], Callable[[Draft, Any], None]] = {
     Retest: challenge.retest,
     CancelRetest: challenge.cancel_retest,
     Pass: challenge.pass_,
+    Dispute: rulings.dispute,
+    Rule: rulings.rule,
 }
 
 
@@ -58,8 +62,8 @@ def decide(state: Scene, command: AnyCommand, ctx: Context) -> list[SceneEvent]:
             raise Rejected("scene_exists", f"Scene {command.scene!r} is already open.")
     elif state.status == "new":
         raise Rejected("unknown_scene", f"There is no scene {command.scene!r}; open it first.")
-    elif state.status == "closed":
-        raise Rejected("scene_closed", f"Scene {command.scene!r} is closed.")
+    elif state.status == "closed" and not isinstance(command, Dispute | Rule):
+        raise Rejected("scene_closed", f"Scene {command.scene!r} is closed; only disputes and rulings go on.")
     if state.last_at is not None and ctx.now < state.last_at:
         raise Rejected(
             "time_out_of_order",

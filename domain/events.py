@@ -250,6 +250,61 @@ class KnockedDown(Event, frozen=True, kw_only=True, tag="knocked_down"):
     challenge: str
 
 
+# -- disputes and rulings ----------------------------------------------------------------------
+
+
+class DisputeOpened(Event, frozen=True, kw_only=True, tag="dispute_opened"):
+    event: int
+    by: str
+    reason: str
+
+
+class RulingIssued(Event, frozen=True, kw_only=True, tag="ruling_issued"):
+    """The ST's ruling on event ``event``, closing the ``disputes`` (their seqs) on it. For a
+    challenge's outcome, ``winner`` is the corrected winner and ``later`` the challenges resolved
+    since that involve the same characters: they stand as played."""
+
+    event: int
+    decision: Literal["uphold", "overturn", "amend"]
+    reason: str
+    disputes: list[int] = []
+    challenge: str | None = None
+    winner: Leader | None = None
+    later: list[str] = []
+    why: str
+    rule: str
+
+
+class OutcomeCorrected(Event, frozen=True, kw_only=True, tag="outcome_corrected"):
+    """A ruling changed a resolved challenge's winner; ``ruling`` is the ruling's seq."""
+
+    challenge: str
+    winner: Leader
+    ruling: int
+    why: str
+    rule: str
+
+
+class TraitRestored(Event, frozen=True, kw_only=True, tag="trait_restored"):
+    character: str
+    trait: str
+    category: Category
+    challenge: str
+    why: str
+
+
+class DamageHealed(Event, frozen=True, kw_only=True, tag="damage_healed"):
+    character: str
+    amount: int
+    damage: DamageType
+    challenge: str
+
+
+class ProneCleared(Event, frozen=True, kw_only=True, tag="prone_cleared"):
+    character: str
+    challenge: str
+
+
 SceneEvent = (
     SceneOpened
     | CharacterAdded
@@ -278,4 +333,10 @@ SceneEvent = (
     | GrappleStarted
     | GrappleBroken
     | KnockedDown
+    | DisputeOpened
+    | RulingIssued
+    | OutcomeCorrected
+    | TraitRestored
+    | DamageHealed
+    | ProneCleared
 )

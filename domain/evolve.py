@@ -21,24 +21,30 @@ from domain.events import (
     CharacterAdded,
     CharacterAdjusted,
     CharacterRemoved,
+    DamageHealed,
     DamageTaken,
     DeclarationsOpened,
+    DisputeOpened,
     GrappleBroken,
     GrappleStarted,
     KnockedDown,
     NegativeTraitCalled,
+    OutcomeCorrected,
     OverbidFailed,
     OverbidSucceeded,
     Passed,
+    ProneCleared,
     Relented,
     RetestCancelled,
     RetestInvoked,
+    RulingIssued,
     SceneClosed,
     SceneOpened,
     TestResolved,
     TestRevealed,
     ThrowSealed,
     TraitLost,
+    TraitRestored,
     TraitsDeclared,
 )
 from domain.log import Recorded
@@ -47,9 +53,12 @@ from domain.state import (
     Call,
     Challenge,
     Character,
+    Consequence,
+    DisputeRecord,
     Lost,
     Outcome,
     RetestEntry,
+    RulingRecord,
     Scene,
     Side,
     TestRecord,
@@ -66,7 +75,20 @@ def fold(records: Iterable[Recorded], state: Scene | None = None) -> Scene:
 
 def evolve(state: Scene, record: Recorded) -> Scene:
     state = _apply(state, record)
+    if isinstance(record.event, _CONSEQUENCES):
+        state = _consequence(state, record.event)
     return replace(state, version=record.seq, last_at=record.at)
+
+
+_CONSEQUENCES = (TraitLost, DamageTaken, GrappleStarted, GrappleBroken, KnockedDown)
+
+
+def _consequence(state: Scene, event: Consequence) -> Scene:
+    """Keep what a resolved challenge did to the characters, so a ruling can undo it."""
+    ch = state.challenges.get(event.challenge)
+    if ch is None or ch.status != "resolved":
+        return state  # a loss on the way (an overbid's), not the outcome's
+    return replace(state, challenges=state.challenges.set(ch.id, replace(ch, consequences=(*ch.consequences, event))))
 
 
 def _apply(state: Scene, record: Recorded) -> Scene:
@@ -191,7 +213,11 @@ def _apply(state: Scene, record: Recorded) -> Scene:
             return _challenge(state, event.challenge, failed)
         case ChallengeResolved():
             outcome = Outcome(winner=event.winner, exceptional=event.exceptional, why=event.why, rule=event.rule)
-            state = _challenge(state, event.challenge, lambda ch: replace(ch, status="resolved", outcome=outcome))
+            state = _challenge(
+                state,
+                event.challenge,
+                lambda ch: replace(ch, status="resolved", outcome=outcome, resolved_seq=record.seq),
+            )
             if event.wait_key and event.wait_until:
                 state = replace(state, failures=state.failures.set(event.wait_key, event.wait_until))
             return state
@@ -241,6 +267,58 @@ def _apply(state: Scene, record: Recorded) -> Scene:
                 state,
                 event.character,
                 lambda c: replace(c, conditions=replace(c.conditions, prone=True)),
+            )
+        case DisputeOpened():
+            dispute = DisputeRecord(id=record.seq, event=event.event, by=event.by, reason=event.reason)
+            return replace(state, disputes=(*state.disputes, dispute))
+        case RulingIssued():
+            ruling = RulingRecord(
+                id=record.seq,
+                event=event.event,
+                decision=event.decision,
+                reason=event.reason,
+                why=event.why,
+                challenge=event.challenge,
+                winner=event.winner,
+                later=tuple(event.later),
+            )
+            disputes = tuple(
+                replace(d, status="ruled", ruling=record.seq) if d.id in event.disputes else d for d in state.disputes
+            )
+            return replace(state, disputes=disputes, rulings=(*state.rulings, ruling))
+        case OutcomeCorrected():
+
+            def corrected(ch: Challenge) -> Challenge:
+                return replace(
+                    ch,
+                    original_outcome=ch.original_outcome or ch.outcome,
+                    outcome=Outcome(winner=event.winner, why=event.why, rule=event.rule),
+                    rulings=(*ch.rulings, event.ruling),
+                    consequences=(),  # what follows the correction are its consequences now
+                )
+
+            return _challenge(state, event.challenge, corrected)
+        case TraitRestored():
+
+            def restored(c: Character) -> Character:
+                lost = list(c.lost)
+                for i in range(len(lost) - 1, -1, -1):
+                    if lost[i] == Lost(event.trait, event.category):
+                        del lost[i]
+                        break
+                return replace(c, lost=tuple(lost))
+
+            return _character(state, event.character, restored)
+        case DamageHealed():
+
+            def healed(c: Character) -> Character:
+                left = max(0, getattr(c.wounds, event.damage) - event.amount)
+                return replace(c, wounds=replace(c.wounds, **{event.damage: left}))
+
+            return _character(state, event.character, healed)
+        case ProneCleared():
+            return _character(
+                state, event.character, lambda c: replace(c, conditions=replace(c.conditions, prone=False))
             )
         case _:
             assert_never(event)

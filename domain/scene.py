@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from domain.commands import AddCharacter, Adjust, CloseScene, OpenScene, RemoveCharacter
+from domain.commands import AddCharacter, Adjust, Changes, CloseScene, OpenScene, RemoveCharacter
 from domain.context import Draft
 from domain.errors import Rejected
 from domain.events import (
@@ -64,7 +64,12 @@ def remove_character(d: Draft, cmd: RemoveCharacter) -> None:
 def adjust(d: Draft, cmd: Adjust) -> None:
     _storyteller(d, "adjust a character")
     character = _character(d, cmd.character)
-    changes = cmd.changes
+    check_changes(character, cmd.changes)
+    d.add(CharacterAdjusted(character=cmd.character, changes=cmd.changes, reason=cmd.reason))
+
+
+def check_changes(character: Character, changes: Changes) -> None:
+    """Refuse a correction that would leave the character impossible, listing every problem."""
     problems: list[str] = []
     if character.willpower + changes.willpower < 0:
         problems.append(f"willpower would fall below 0 (it is {character.willpower})")
@@ -86,7 +91,6 @@ def adjust(d: Draft, cmd: Adjust) -> None:
             problems.append(f"{trait} is already lost")
     if problems:
         raise Rejected("bad_adjustment", f"Cannot adjust {character.name}: {'; '.join(problems)}.")
-    d.add(CharacterAdjusted(character=cmd.character, changes=changes, reason=cmd.reason))
 
 
 def close_scene(d: Draft, cmd: CloseScene) -> None:

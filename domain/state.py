@@ -14,7 +14,16 @@ import msgspec
 
 from domain.commands import Options, Source
 from domain.effects import Effect
-from domain.events import Leader, Result, Role
+from domain.events import (
+    DamageTaken,
+    GrappleBroken,
+    GrappleStarted,
+    KnockedDown,
+    Leader,
+    Result,
+    Role,
+    TraitLost,
+)
 from domain.sheets import CATEGORIES, Category, Sheet
 
 NARRATOR = "st"
@@ -155,6 +164,10 @@ class Outcome(msgspec.Struct, frozen=True, kw_only=True):
     rule: str = ""
 
 
+Consequence = TraitLost | DamageTaken | GrappleStarted | GrappleBroken | KnockedDown
+"""What resolving a challenge did to the characters (what a ruling may undo)."""
+
+
 class Challenge(msgspec.Struct, frozen=True, kw_only=True):
     id: str
     kind: Literal["contested", "static", "simple"]
@@ -175,6 +188,12 @@ class Challenge(msgspec.Struct, frozen=True, kw_only=True):
     declaring: Literal["tie", "overbid"] | None = None
     declaring_first: Role | None = None
     outcome: Outcome | None = None
+    resolved_seq: int | None = None
+    consequences: tuple[Consequence, ...] = ()
+    original_outcome: Outcome | None = None
+    """Before a ruling corrected it."""
+    rulings: tuple[int, ...] = ()
+    """The seqs of the rulings that corrected the outcome."""
 
     def role_of(self, who: str) -> Role | None:
         if who == self.challenger.who:
@@ -219,6 +238,28 @@ class Challenge(msgspec.Struct, frozen=True, kw_only=True):
         return ("challenger", "defender")
 
 
+class DisputeRecord(msgspec.Struct, frozen=True, kw_only=True):
+    id: int
+    """The seq of its ``dispute_opened`` event."""
+    event: int
+    by: str
+    reason: str
+    status: Literal["open", "ruled"] = "open"
+    ruling: int | None = None
+
+
+class RulingRecord(msgspec.Struct, frozen=True, kw_only=True):
+    id: int
+    """The seq of its ``ruling_issued`` event."""
+    event: int
+    decision: str
+    reason: str
+    why: str
+    challenge: str | None = None
+    winner: str | None = None
+    later: tuple[str, ...] = ()
+
+
 class Scene(msgspec.Struct, frozen=True, kw_only=True):
     id: str = ""
     version: int = 0
@@ -231,6 +272,8 @@ class Scene(msgspec.Struct, frozen=True, kw_only=True):
     failures: immutables.Map[str, datetime] = msgspec.field(default_factory=immutables.Map)
     """When each failed Social or Mental challenge failed, by repeat key (lotn:five-minute-wait)."""
     last_at: datetime | None = None
+    disputes: tuple[DisputeRecord, ...] = ()
+    rulings: tuple[RulingRecord, ...] = ()
 
     def character(self, who: str) -> Character | None:
         return self.characters.get(who)

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 import msgspec
 
-from domain.commands import AnyCommand
+from domain.commands import AnyCommand, Dispute, Rule
 from domain.context import ENTROPY_SIZE, Context
 from domain.decide import decide
 from domain.errors import Rejected
@@ -129,8 +129,9 @@ class SceneService:
                 return Handled(id=command.id, records=first)
             state = self.state(command.scene)
             now = command.at if (self.honour_at and command.at) else self._now(state)
+            ctx = Context(now=now, entropy=self.entropy(), subject=self._subject(command))
             try:
-                events = decide(state, command, Context(now=now, entropy=self.entropy()))
+                events = decide(state, command, ctx)
             except Rejected as refusal:
                 return self._refused(command.id, refusal.code, refusal.message, refusal.rule)
             try:
@@ -154,6 +155,12 @@ class SceneService:
         return self._refused(
             command.id, "conflict", "The scene kept changing while this command was applied; send it again."
         )
+
+    def _subject(self, command: AnyCommand) -> Recorded | None:
+        """The event a dispute or ruling names, from the log."""
+        if not isinstance(command, Dispute | Rule):
+            return None
+        return next(self.store.read(command.scene, after=command.event - 1, upto=command.event), None)
 
     def _now(self, state: Scene) -> datetime:
         """The clock, never behind the scene's last event (a script may have dated events ahead)."""

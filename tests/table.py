@@ -50,7 +50,9 @@ class Table:
         self.now += timedelta(seconds=1)
         body = {"id": f"c{self._n}", "scene": "s1", "actor": actor, "type": verb, **fields}
         command = parse_command(msgspec.json.encode(body))
-        events = decide(self.state, command, Context(now=self.now, entropy=self.entropy))
+        seq = fields.get("event") if verb in ("dispute", "rule") else None
+        subject = self.log[seq - 1] if isinstance(seq, int) and 0 < seq <= len(self.log) else None
+        events = decide(self.state, command, Context(now=self.now, entropy=self.entropy, subject=subject))
         for event in events:
             record, _ = seal(
                 prev=self.log[-1].hash if self.log else GENESIS,
@@ -121,6 +123,14 @@ class Table:
 
     def lost(self, who: str) -> list[str]:
         return self.character(who).lost_names
+
+    def seq_of(self, event_type: str, challenge: str | None = None) -> int:
+        """The seq of the last event of this type (in this challenge)."""
+        return next(
+            r.seq
+            for r in reversed(self.log)
+            if r.type == event_type and (challenge is None or getattr(r.event, "challenge", None) == challenge)
+        )
 
     def replayed(self) -> Scene:
         return fold(self.log)

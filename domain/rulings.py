@@ -1,0 +1,184 @@
+"""Disputes and rulings: history is never rewritten; a ruling adds the events that set it right.
+
+- ``dispute``: any participant (a character of the scene, or the ST) names an event and a reason.
+- ``rule`` (ST): ``uphold`` the event; ``overturn`` a resolved challenge's outcome (the other side
+  wins); or ``amend`` with a ``correction``: a challenge's winner, or a character's changes.
+
+Correcting an outcome undoes what the resolution did (Traits lost are restored, damage healed,
+a grapple released or restored, a prone character stood up), records the corrected outcome, and
+applies the new one (the new loser's Traits at risk, the challenger's effect if it now wins).
+Challenges resolved since, that involve the same characters, stand as played: the ruling lists
+them, and each can be ruled on in its turn. Losses on the way (an overbid's) are not the
+outcome's and are not undone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from domain.challenge import effects
+from domain.commands import Dispute, Rule
+from domain.context import Draft
+from domain.errors import Rejected
+from domain.events import (
+    CharacterAdjusted,
+    DamageHealed,
+    DamageTaken,
+    DisputeOpened,
+    GrappleBroken,
+    GrappleStarted,
+    KnockedDown,
+    Leader,
+    OutcomeCorrected,
+    ProneCleared,
+    RulingIssued,
+    SceneEvent,
+    TraitLost,
+    TraitRestored,
+)
+from domain.log import Recorded
+from domain.rules import ruleset_for
+from domain.scene import check_changes
+from domain.state import NARRATOR, Challenge, Scene
+
+RULE = "lotn:adjudication"
+
+
+def dispute(d: Draft, cmd: Dispute) -> None:
+    if d.actor != NARRATOR and d.actor not in d.state.characters:
+        raise Rejected("forbidden", "Only the Storyteller and the scene's characters can dispute.", RULE)
+    subject = _subject(d, cmd.event)
+    open_already = [x.id for x in d.state.disputes if x.event == subject.seq and x.by == d.actor and x.status == "open"]
+    if open_already:
+        raise Rejected("already_disputed", f"You already dispute event #{subject.seq} (dispute #{open_already[0]}).")
+    d.add(DisputeOpened(event=subject.seq, by=d.actor, reason=cmd.reason))
+
+
+def rule(d: Draft, cmd: Rule) -> None:
+    if d.actor != NARRATOR:
+        raise Rejected("forbidden", "Only the Storyteller rules on a dispute.", RULE)
+    subject = _subject(d, cmd.event)
+    disputes = [x.id for x in d.state.disputes if x.event == subject.seq and x.status == "open"]
+    ruling = d.state.version + 1
+
+    def issued(
+        why: str, ch: Challenge | None = None, winner: Leader | None = None, later: list[str] | None = None
+    ) -> RulingIssued:
+        return RulingIssued(
+            event=subject.seq,
+            decision=cmd.decision,
+            reason=cmd.reason,
+            disputes=disputes,
+            challenge=ch.id if ch else None,
+            winner=winner,
+            later=later or [],
+            why=why,
+            rule=RULE,
+        )
+
+    correction = cmd.correction
+    if cmd.decision == "uphold":
+        if correction is not None:
+            raise Rejected("bad_correction", "An upheld event needs no correction; amend instead.", RULE)
+        d.add(issued(f"Upheld: event #{subject.seq} stands."))
+        return
+    if cmd.decision == "overturn":
+        if correction is not None:
+            raise Rejected("bad_correction", "Overturn corrects the winner by itself; amend to say more.", RULE)
+        ch = _resolved_challenge(d.state, subject)
+        if ch.outcome is None or ch.outcome.winner == "none":
+            raise Rejected("needs_winner", "A draw has no other side to win; amend it with a winner.", RULE)
+        winner: Leader = "defender" if ch.outcome.winner == "challenger" else "challenger"
+        _correct(d, ch, winner, issued, ruling)
+        return
+    if correction is None or (correction.winner is None and correction.changes is None):
+        raise Rejected("bad_correction", 'Amend with a "correction": a "winner", or a "character" and "changes".', RULE)
+    if correction.winner is not None:
+        ch = _resolved_challenge(d.state, subject)
+        if ch.outcome is not None and correction.winner == ch.outcome.winner:
+            raise Rejected("bad_correction", f"The {correction.winner} already won; uphold instead.", RULE)
+        _correct(d, ch, correction.winner, issued, ruling)
+    if correction.changes is not None:
+        who = correction.character
+        if who is None or who not in d.state.characters:
+            raise Rejected("bad_correction", 'Name the "character" whose sheet the ruling changes.', RULE)
+        check_changes(d.state.characters[who], correction.changes)
+        if correction.winner is None:
+            why = f"Amended: {d.state.name_of(who)} is corrected."
+            d.add(issued(why))
+        reason = f"ruling #{ruling} on event #{subject.seq}: {cmd.reason}"
+        d.add(CharacterAdjusted(character=who, changes=correction.changes, reason=reason))
+
+
+def _subject(d: Draft, seq: int) -> Recorded:
+    subject = d.ctx.subject
+    if seq > d.state.version or subject is None or subject.seq != seq:
+        raise Rejected("unknown_event", f"There is no event #{seq} in this scene (it has {d.state.version}).")
+    return subject
+
+
+def _resolved_challenge(state: Scene, subject: Recorded) -> Challenge:
+    cid = getattr(subject.event, "challenge", None)
+    ch = state.challenges.get(cid) if isinstance(cid, str) else None
+    if ch is None or ch.status != "resolved":
+        raise Rejected(
+            "not_overturnable",
+            f"Event #{subject.seq} is not part of a resolved challenge; only an outcome can be overturned "
+            "(amend a character instead).",
+            RULE,
+        )
+    return ch
+
+
+def _correct(d: Draft, ch: Challenge, winner: Leader, issued: Callable[..., RulingIssued], ruling: int) -> None:
+    state = d.state
+    people = {ch.challenger.who, ch.defender.who} - {NARRATOR}
+    later = [
+        other.id
+        for other in state.challenges.values()
+        if other.id != ch.id
+        and (other.resolved_seq or state.version + 1) > (ch.resolved_seq or 0)
+        and people & ({other.challenger.who, other.defender.who})
+    ]
+    names = {"challenger": state.name_of(ch.challenger.who), "defender": state.name_of(ch.defender.who)}
+    was = ch.outcome.winner if ch.outcome else "none"
+    now = "nobody (a draw)" if winner == "none" else names[winner]
+    before = "nobody (a draw)" if was == "none" else names[was]
+    why = f"Challenge {ch.id!r}: {now} wins, not {before}."
+    if later:
+        why += f" Challenges since, involving them, stand as played: {', '.join(sorted(later))}."
+    d.add(issued(why, ch, winner, sorted(later)))
+    d.add(*_undo(d.state, ch))
+    d.add(OutcomeCorrected(challenge=ch.id, winner=winner, ruling=ruling, why=why, rule=RULE))
+    corrected = d.state.challenges[ch.id]
+    rules = ruleset_for(d.state.ruleset)
+    d.add(*rules.losses(d.state, corrected, winner))
+    if winner == "challenger":
+        d.add(*effects(d.state, corrected))
+
+
+def _undo(state: Scene, ch: Challenge) -> list[SceneEvent]:
+    """The events that take back what the challenge's resolution did, as far as it still holds."""
+    undone: list[SceneEvent] = []
+    for event in reversed(ch.consequences):
+        match event:
+            case TraitLost(character=who, trait=trait, category=category):
+                if any(lost.trait == trait for lost in state.characters[who].lost):
+                    why = f"{state.name_of(who)} gets {trait} back: the ruling takes back the loss."
+                    undone.append(
+                        TraitRestored(character=who, trait=trait, category=category, challenge=ch.id, why=why)
+                    )
+            case DamageTaken(character=who, amount=amount, damage=kind):
+                taken = getattr(state.characters[who].wounds, kind)
+                if taken:
+                    undone.append(DamageHealed(character=who, amount=min(amount, taken), damage=kind, challenge=ch.id))
+            case GrappleStarted(grappler=grappler, victim=victim):
+                if state.characters[victim].conditions.grappled_by == grappler:
+                    undone.append(GrappleBroken(grappler=grappler, victim=victim, challenge=ch.id))
+            case GrappleBroken(grappler=grappler, victim=victim):
+                if state.characters[victim].conditions.grappled_by is None:
+                    undone.append(GrappleStarted(grappler=grappler, victim=victim, challenge=ch.id))
+            case KnockedDown(character=who):
+                if state.characters[who].conditions.prone:
+                    undone.append(ProneCleared(character=who, challenge=ch.id))
+    return undone
