@@ -55,6 +55,15 @@ class SceneClosed(Event, frozen=True, kw_only=True, tag="scene_closed"):
     pass
 
 
+class SceneForked(Event, frozen=True, kw_only=True, tag="scene_forked"):
+    """This scene's events so far are a copy of ``scene``'s events 1..``seq``, whose last hash was
+    ``hash``: a what-if that never touches the original."""
+
+    scene: str
+    seq: int
+    hash: str
+
+
 # -- a challenge -------------------------------------------------------------------------------
 
 
@@ -311,6 +320,7 @@ SceneEvent = (
     | CharacterRemoved
     | CharacterAdjusted
     | SceneClosed
+    | SceneForked
     | ChallengeDeclared
     | BidPlaced
     | Relented

@@ -39,6 +39,7 @@ from domain.events import (
     RetestInvoked,
     RulingIssued,
     SceneClosed,
+    SceneForked,
     SceneOpened,
     TestResolved,
     TestRevealed,
@@ -56,6 +57,7 @@ from domain.state import (
     Consequence,
     DisputeRecord,
     Lost,
+    Origin,
     Outcome,
     RetestEntry,
     RulingRecord,
@@ -112,6 +114,8 @@ def _apply(state: Scene, record: Recorded) -> Scene:
             return _character(state, event.character, lambda c: _adjusted(c, event.changes))
         case SceneClosed():
             return replace(state, status="closed")
+        case SceneForked():
+            return replace(state, forked_from=Origin(event.scene, event.seq, event.hash))
         case ChallengeDeclared():
             return _declared(state, event, record)
         case BidPlaced():

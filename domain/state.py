@@ -260,6 +260,14 @@ class RulingRecord(msgspec.Struct, frozen=True, kw_only=True):
     later: tuple[str, ...] = ()
 
 
+class Origin(msgspec.Struct, frozen=True):
+    """Where a forked scene came from."""
+
+    scene: str
+    seq: int
+    hash: str
+
+
 class Scene(msgspec.Struct, frozen=True, kw_only=True):
     id: str = ""
     version: int = 0
@@ -274,6 +282,7 @@ class Scene(msgspec.Struct, frozen=True, kw_only=True):
     last_at: datetime | None = None
     disputes: tuple[DisputeRecord, ...] = ()
     rulings: tuple[RulingRecord, ...] = ()
+    forked_from: Origin | None = None
 
     def character(self, who: str) -> Character | None:
         return self.characters.get(who)

@@ -12,25 +12,32 @@ from domain.events import (
     CharacterAdded,
     CharacterAdjusted,
     CharacterRemoved,
+    DamageHealed,
     DamageTaken,
     DeclarationsOpened,
+    DisputeOpened,
     GrappleBroken,
     GrappleStarted,
     KnockedDown,
     NegativeTraitCalled,
+    OutcomeCorrected,
     OverbidFailed,
     OverbidSucceeded,
     Passed,
+    ProneCleared,
     Relented,
     RetestCancelled,
     RetestInvoked,
+    RulingIssued,
     SceneClosed,
     SceneEvent,
+    SceneForked,
     SceneOpened,
     TestResolved,
     TestRevealed,
     ThrowSealed,
     TraitLost,
+    TraitRestored,
     TraitsDeclared,
 )
 from domain.sheets import CATEGORIES
@@ -68,6 +75,8 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             return f"The Storyteller adjusts {name(event.character)}{reason}"
         case SceneClosed():
             return "The Storyteller closes the scene."
+        case SceneForked():
+            return f"A what-if: this scene continues {event.scene!r} from its event #{event.seq} ({event.hash[:12]}…)."
         case ChallengeDeclared():
             against = (
                 f"challenges {', '.join(name(t) for t in event.targets)}"
@@ -147,6 +156,19 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             return f"{name(event.victim)} breaks free of {name(event.grappler)}'s grapple."
         case KnockedDown():
             return f"{name(event.character)} is knocked prone."
+        case DisputeOpened():
+            return f"{name(event.by)} disputes event #{event.event}: {event.reason}"
+        case RulingIssued():
+            verdict = {"uphold": "upholds", "overturn": "overturns", "amend": "amends"}[event.decision]
+            return f"The Storyteller {verdict} event #{event.event} ({event.reason}). {event.why}"
+        case OutcomeCorrected():
+            return f"By ruling #{event.ruling}: {event.why}"
+        case TraitRestored():
+            return event.why
+        case DamageHealed():
+            return f"{name(event.character)} is healed of {event.amount} {event.damage} damage by the ruling."
+        case ProneCleared():
+            return f"{name(event.character)} is no longer prone."
     return event.type_name()
 
 

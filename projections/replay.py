@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+from domain.events import DisputeOpened, RulingIssued
 from domain.evolve import evolve
 from domain.log import Recorded, format_at
 from domain.rules.texts import RULES
@@ -49,17 +50,46 @@ class Step(msgspec.Struct, frozen=True, omit_defaults=True):
     words: str | None = None
     source: str | None = None
     compared: dict[str, int] | None = None
+    linked: list[int] = []
+    """The disputes and rulings that name this event (their seqs), or, for those, the event."""
 
 
-def replay(records: Iterable[Recorded], viewer: str = NARRATOR, state: Scene | None = None) -> Iterator[Step]:
-    """Every record as a step, as ``viewer`` may see it."""
+def replay(
+    records: Iterable[Recorded],
+    viewer: str = NARRATOR,
+    state: Scene | None = None,
+    links: dict[int, list[int]] | None = None,
+) -> Iterator[Step]:
+    """Every record as a step, as ``viewer`` may see it, starting from ``state`` (the fold of the
+    records before them). ``links`` (from ``links_of``) ties events to the disputes and rulings on
+    them."""
     state = state if state is not None else Scene()
     for record in records:
         before, state = state, evolve(state, record)
-        yield explain(before, state, record, viewer)
+        yield explain(before, state, record, viewer, (links or {}).get(record.seq, []))
 
 
-def explain(before: Scene, after: Scene, record: Recorded, viewer: str = NARRATOR) -> Step:
+def states(records: Iterable[Recorded], state: Scene | None = None) -> Iterator[Scene]:
+    """The state after each record: what the table had after that event."""
+    state = state if state is not None else Scene()
+    for record in records:
+        state = evolve(state, record)
+        yield state
+
+
+def links_of(records: Iterable[Recorded]) -> dict[int, list[int]]:
+    """Event seq to the seqs of the disputes and rulings naming it, and each of those to it."""
+    links: dict[int, list[int]] = {}
+    for record in records:
+        if isinstance(record.event, DisputeOpened | RulingIssued):
+            links.setdefault(record.event.event, []).append(record.seq)
+            links.setdefault(record.seq, []).append(record.event.event)
+    return links
+
+
+def explain(
+    before: Scene, after: Scene, record: Recorded, viewer: str = NARRATOR, linked: list[int] | None = None
+) -> Step:
     event = record.event
     cid = getattr(event, "challenge", None)
     rule_id = getattr(event, "rule", None)
@@ -77,6 +107,7 @@ def explain(before: Scene, after: Scene, record: Recorded, viewer: str = NARRATO
         words=rule.words if rule else None,
         source=rule.source if rule else None,
         compared=dict(compared) if compared else None,
+        linked=linked or [],
     )
 
 
@@ -141,6 +172,8 @@ def render(step: Step) -> str:
         lines.append(f"  · {change.path}: {_show(change.before)} → {_show(change.after)}")
     if step.rule:
         lines.append(f"  rule {step.rule} ({step.source}): “{step.words}”" if step.words else f"  rule {step.rule}")
+    if step.linked:
+        lines.append(f"  see also: {', '.join(f'#{seq}' for seq in step.linked)}")
     return "\n".join(lines)
 
 

@@ -1,0 +1,283 @@
+"""The audit as Markdown, or as one self-contained HTML page (no network: inline CSS and SVG),
+readable on a phone, with a picture of the fight: rounds (or, without rounds, challenges in the
+order declared) across, characters down, each challenge drawn between its sides and marked by
+its outcome."""
+
+from __future__ import annotations
+
+from html import escape
+
+from projections.audit import Audit, ChallengeAudit, OutcomeAudit, TestAudit, Words
+from projections.narrate import source_label
+
+_WINNER = {"challenger": "won by the challenger", "defender": "won by the defender", "none": "a draw"}
+
+
+def _name(audit: Audit, who: str) -> str:
+    return audit.names.get(who, who)
+
+
+def _against(audit: Audit, ch: ChallengeAudit) -> str:
+    return ", ".join(_name(audit, t) for t in ch.targets) or f"the Narrator ({ch.kind}, difficulty {ch.difficulty})"
+
+
+def _result(ch: ChallengeAudit) -> str:
+    if ch.outcome is None:
+        return ch.status.replace("_", " ")
+    return _WINNER.get(ch.outcome.winner, ch.outcome.winner)
+
+
+# -- Markdown -------------------------------------------------------------------------------------
+
+
+def markdown(audit: Audit) -> str:
+    out = [f"# Audit: {audit.title or audit.scene}", ""]
+    out += [f"Scene `{audit.scene}`, ruleset `{audit.ruleset}`, {audit.status}, {audit.chain.events} events.", ""]
+    out += ["## Verification", "", _chain_text(audit), ""]
+    out += ["## Participants", ""]
+    for p in audit.participants:
+        traits = p.sheet.traits
+        counts = (
+            ", ".join(
+                f"{cat} {sum(traits.of(cat).values())} ({', '.join(traits.of(cat))})"
+                for cat in ("physical", "social", "mental")
+                if traits.of(cat)
+            )
+            if traits
+            else "no Traits"
+        )
+        extra = (
+            f"; abilities {', '.join(f'{a} {n}' for a, n in p.sheet.abilities.items())}" if p.sheet.abilities else ""
+        )
+        out.append(f"- **{p.name}**{' (NPC)' if p.npc else ''}, joined at #{p.joined}: {counts}{extra}")
+    out += ["", "## Challenges", ""]
+    for ch in audit.challenges:
+        out += _challenge_md(audit, ch)
+    if audit.disputes or audit.rulings:
+        out += ["## Disputes and rulings", ""]
+        for d in audit.disputes:
+            ruled = f" → ruling #{d.ruling}" if d.ruling else " (open)"
+            out.append(f"- #{d.id} {_name(audit, d.by)} disputes #{d.event}: {d.reason}{ruled}")
+        for r in audit.rulings:
+            out.append(f"- Ruling #{r.id} on #{r.event}: **{r.decision}** ({r.reason}). {r.why}")
+        out.append("")
+    out += ["## Timeline", ""]
+    for section in audit.timeline:
+        out += [f"### {section.title}", ""]
+        for step in section.steps:
+            rule = f" *[{step.rule}]*" if step.rule else ""
+            out.append(f"- #{step.seq} `{step.at}` {step.summary}{rule}")
+        out.append("")
+    return "\n".join(out)
+
+
+def _chain_text(audit: Audit) -> str:
+    if audit.chain.ok:
+        return f"Hash chain intact: {audit.chain.events} events, head `{audit.chain.head}`."
+    return f"**Hash chain broken** at {audit.chain.problem}. Stored head `{audit.chain.head}`."
+
+
+def _words_md(words: Words | None) -> list[str]:
+    return [f"  > {words.words} — *{words.rule}, {words.source}*"] if words else []
+
+
+def _challenge_md(audit: Audit, ch: ChallengeAudit) -> list[str]:
+    out = [f"### {ch.id}: {_name(audit, ch.challenger)} against {_against(audit, ch)} — {_result(ch)}", ""]
+    out.append(f"- {ch.kind} {ch.category} challenge; victory: “{ch.victory}”")
+    for who, bid in ch.bids.items():
+        out.append(f"- {_name(audit, who)} bids {', '.join(bid) or 'nothing'}")
+    for call in ch.calls:
+        verdict = "right" if call.correct else "wrong"
+        out.append(f"- {_name(audit, call.by)} calls {call.trait} on {_name(audit, call.against)}: {verdict}")
+    for test in ch.tests:
+        out.append(f"- Test {test.number}: {_signs(audit, test)} — {test.why}")
+        out += _words_md(test.rule)
+    for r in ch.retests:
+        cancelled = f", cancelled with {source_label(r.cancelled_by)}" if r.cancelled_by else ""
+        out.append(f"- {_name(audit, r.by)} retests with {source_label(r.source)} ({r.status}{cancelled})")
+    if ch.original_outcome:
+        out.append(
+            f"- First outcome: {ch.original_outcome.why} (corrected by ruling {', '.join(map(str, ch.rulings))})"
+        )
+    if ch.outcome:
+        out.append(f"- **Outcome**: {ch.outcome.why}")
+        out += _words_md(ch.outcome.rule)
+    out += [f"- {line}" for line in ch.consequences]
+    out.append("")
+    return out
+
+
+def _signs(audit: Audit, test: TestAudit) -> str:
+    return ", ".join(f"{_name(audit, who)} {sign}" for who, sign in test.signs.items())
+
+
+# -- HTML -------------------------------------------------------------------------------------------
+
+_CSS = """
+:root { color-scheme: dark; --bg: #121417; --fg: #e8e6e3; --muted: #9aa0a6; --card: #1c1f24;
+  --line: #2c3138; --win: #66bb6a; --lose: #ef6f6c; --draw: #9aa0a6; --open: #e0b64a; }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--bg); color: var(--fg); font: 16px/1.5 system-ui, sans-serif; }
+main { max-width: 960px; margin: 0 auto; padding: 1rem; }
+h1 { font-size: 1.5rem; margin: .5rem 0; } h2 { font-size: 1.2rem; margin-top: 2rem; }
+h3 { font-size: 1rem; margin: 0 0 .5rem; }
+section.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .75rem;
+  margin: .75rem 0; }
+.muted { color: var(--muted); } code { font-size: .85em; word-break: break-all; }
+blockquote { margin: .25rem 0 .5rem; padding-left: .75rem; border-left: 3px solid var(--line);
+  color: var(--muted); font-size: .9em; }
+.ok { color: var(--win); } .bad { color: var(--lose); }
+.picture { overflow-x: auto; background: var(--card); border-radius: 8px; padding: .5rem; }
+svg text { fill: var(--fg); font: 12px system-ui, sans-serif; }
+ol.timeline { padding-left: 1.5rem; } ol.timeline li { margin: .25rem 0; }
+details summary { cursor: pointer; color: var(--muted); }
+"""
+
+_COLOURS = {"challenger": "var(--win)", "defender": "var(--lose)", "none": "var(--draw)"}
+
+
+def html(audit: Audit) -> str:
+    e = escape
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>Audit: {e(audit.title or audit.scene)}</title><style>{_CSS}</style></head><body><main>",
+        f"<h1>Audit: {e(audit.title or audit.scene)}</h1>",
+        f'<p class="muted">Scene <code>{e(audit.scene)}</code> · ruleset {e(audit.ruleset)} · {e(audit.status)}'
+        f" · {audit.chain.events} events</p>",
+        f'<p class="{"ok" if audit.chain.ok else "bad"}">{_chain_html(audit)}</p>',
+        "<h2>The fight</h2>",
+        f'<div class="picture">{picture(audit)}</div>',
+        "<h2>Participants</h2>",
+    ]
+    for p in audit.participants:
+        traits = p.sheet.traits
+        rows = "".join(
+            f"<li>{cat.capitalize()} {sum(traits.of(cat).values())}: {e(_trait_list(traits.of(cat)))}</li>"
+            for cat in ("physical", "social", "mental")
+            if traits and traits.of(cat)
+        )
+        abilities = ", ".join(f"{a} {n}" for a, n in p.sheet.abilities.items())
+        negative = ", ".join(t for cat in ("physical", "social", "mental") for t in p.sheet.negative_traits.of(cat))
+        parts.append(
+            f'<section class="card"><h3>{e(p.name)}{" (NPC)" if p.npc else ""}</h3><ul>{rows}'
+            + (f"<li>Abilities: {e(abilities)}</li>" if abilities else "")
+            + (f"<li>Negative Traits: {e(negative)}</li>" if negative else "")
+            + f"<li>Willpower {p.sheet.willpower}, health {p.sheet.health}</li></ul>"
+            f'<p class="muted">joined at event #{p.joined}</p></section>'
+        )
+    parts.append("<h2>Challenges</h2>")
+    parts += [_challenge_html(audit, ch) for ch in audit.challenges]
+    if audit.disputes or audit.rulings:
+        parts.append("<h2>Disputes and rulings</h2><section class=card><ul>")
+        for d in audit.disputes:
+            ruled = f" → ruling #{d.ruling}" if d.ruling else " (open)"
+            parts.append(f"<li>#{d.id} {e(_name(audit, d.by))} disputes #{d.event}: {e(d.reason)}{ruled}</li>")
+        for r in audit.rulings:
+            parts.append(f"<li>Ruling #{r.id} on #{r.event}: <b>{e(r.decision)}</b> ({e(r.reason)}). {e(r.why)}</li>")
+        parts.append("</ul></section>")
+    parts.append("<h2>Timeline</h2>")
+    for section in audit.timeline:
+        parts.append(f'<h3>{e(section.title)}</h3><ol class="timeline">')
+        for step in section.steps:
+            changes = "".join(
+                f"<li><code>{e(c.path)}</code>: {e(str(c.before))} → {e(str(c.after))}</li>" for c in step.changes
+            )
+            detail = f"<details><summary>what changed</summary><ul>{changes}</ul></details>" if changes else ""
+            rule = f' <span class="muted">[{e(step.rule)}]</span>' if step.rule else ""
+            parts.append(f'<li value="{step.seq}">{e(step.summary)}{rule}{detail}</li>')
+        parts.append("</ol>")
+    parts.append("</main></body></html>")
+    return "\n".join(parts)
+
+
+def _trait_list(traits: dict[str, int]) -> str:
+    return ", ".join(f"{t} ×{n}" if n > 1 else t for t, n in traits.items())
+
+
+def _chain_html(audit: Audit) -> str:
+    if audit.chain.ok:
+        return f"Hash chain intact: {audit.chain.events} events, head <code>{audit.chain.head}</code>"
+    return f"Hash chain broken at {escape(audit.chain.problem or '')}; stored head <code>{audit.chain.head}</code>"
+
+
+def _words_html(words: Words | None) -> str:
+    if words is None:
+        return ""
+    return f"<blockquote>“{escape(words.words)}” — {escape(words.rule)}, {escape(words.source)}</blockquote>"
+
+
+def _outcome_html(label: str, outcome: OutcomeAudit | None) -> str:
+    if outcome is None:
+        return ""
+    return f"<p><b>{label}</b>: {escape(outcome.why)}</p>{_words_html(outcome.rule)}"
+
+
+def _challenge_html(audit: Audit, ch: ChallengeAudit) -> str:
+    e = escape
+    items = [f"<li>{e(ch.kind)} {e(ch.category)} · victory: “{e(ch.victory)}”</li>"]
+    items += [f"<li>{e(_name(audit, who))} bids {e(', '.join(bid) or 'nothing')}</li>" for who, bid in ch.bids.items()]
+    items += [
+        f"<li>{e(_name(audit, c.by))} calls {e(c.trait)} on {e(_name(audit, c.against))}: "
+        f"{'right' if c.correct else 'wrong'}</li>"
+        for c in ch.calls
+    ]
+    for test in ch.tests:
+        items.append(f"<li>Test {test.number}: {e(_signs(audit, test))} — {e(test.why)}{_words_html(test.rule)}</li>")
+    for r in ch.retests:
+        cancelled = f", cancelled with {e(source_label(r.cancelled_by))}" if r.cancelled_by else ""
+        items.append(
+            f"<li>{e(_name(audit, r.by))} retests with {e(source_label(r.source))} ({e(r.status)}{cancelled})</li>"
+        )
+    corrected = ""
+    if ch.original_outcome:
+        rulings = ", ".join(f"#{n}" for n in ch.rulings)
+        corrected = _outcome_html(f"First outcome (corrected by ruling {rulings})", ch.original_outcome)
+    consequences = "".join(f"<li>{e(line)}</li>" for line in ch.consequences)
+    return (
+        f'<section class="card" id="challenge-{e(ch.id)}"><h3>{e(ch.id)}: {e(_name(audit, ch.challenger))} '
+        f"against {e(_against(audit, ch))} — {e(_result(ch))}</h3><ul>{''.join(items)}</ul>"
+        f"{corrected}{_outcome_html('Outcome', ch.outcome)}"
+        + (f"<ul>{consequences}</ul>" if consequences else "")
+        + "</section>"
+    )
+
+
+def picture(audit: Audit) -> str:
+    """An SVG: challenges across, characters down, a line from challenger to target coloured by
+    the outcome (green: the challenger won, red: the defender, grey: a draw, yellow dashes: not
+    resolved); a ring marks an outcome a ruling corrected."""
+    people = [p.id for p in audit.participants]
+    row = {who: i for i, who in enumerate(people)}
+    left, top, dx, dy = 110, 30, 44, 36
+    width = left + dx * max(1, len(audit.challenges)) + 20
+    height = top + dy * max(1, len(people)) + 10
+    e = escape
+    shapes = [
+        f'<svg width="{width}" height="{height}" role="img" '
+        f'aria-label="The challenges of the scene, between the characters">'
+    ]
+    for who, i in row.items():
+        y = top + i * dy
+        shapes.append(f'<text x="4" y="{y + 4}">{e(_name(audit, who))}</text>')
+        shapes.append(f'<line x1="{left - 10}" y1="{y}" x2="{width - 10}" y2="{y}" stroke="#2c3138"/>')
+    for n, ch in enumerate(audit.challenges):
+        x = left + n * dx
+        shapes.append(f'<text x="{x - 4}" y="14" font-size="10">{n + 1}</text>')
+        colour = _COLOURS.get(ch.outcome.winner, "var(--open)") if ch.outcome else "var(--open)"
+        dash = "" if ch.outcome else ' stroke-dasharray="4 3"'
+        y1 = top + row.get(ch.challenger, 0) * dy
+        tip = f"{ch.id}: {_name(audit, ch.challenger)} against {_against(audit, ch)}, {_result(ch)}"
+        shapes.append(f"<g><title>{e(tip)}</title>")
+        for target in ch.targets or [ch.challenger]:
+            y2 = top + row.get(target, 0) * dy
+            shapes.append(f'<line x1="{x}" y1="{y1}" x2="{x}" y2="{y2}" stroke="{colour}" stroke-width="3"{dash}/>')
+            if target != ch.challenger:
+                shapes.append(f'<circle cx="{x}" cy="{y2}" r="4" fill="{colour}"/>')
+        shapes.append(f'<circle cx="{x}" cy="{y1}" r="7" fill="{colour}"/>')
+        if ch.rulings:
+            shapes.append(f'<circle cx="{x}" cy="{y1}" r="11" fill="none" stroke="{colour}" stroke-width="2"/>')
+        shapes.append("</g>")
+    shapes.append("</svg>")
+    return "".join(shapes)
