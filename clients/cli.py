@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from clients import admin, offline, serve, terminal
+from clients import admin, history, offline, serve, terminal
 from server.store import StoreError
 
 
@@ -37,17 +37,29 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("scene", metavar="SCENE")
     p.set_defaults(run=offline.log, must_exist=True)
 
-    p = sub.add_parser("verify", help="check every event's hash chain and sequence")
+    p = sub.add_parser("verify", help="check every event's hash chain and sequence; print each head hash")
     p.add_argument("--db", metavar="PATH", required=True)
     p.add_argument("scene", metavar="SCENE", nargs="?", help="one scene (default: all)")
+    p.add_argument("--expect", metavar="HASH", help="the head hash noted earlier: exit 1 if it is not the head now")
     p.set_defaults(run=offline.verify, must_exist=True)
 
     p = sub.add_parser("replay", help="replay a scene step by step, with the rules applied")
     p.add_argument("--db", metavar="PATH", required=True)
     p.add_argument("scene", metavar="SCENE")
+    p.add_argument("--from", dest="start", metavar="SEQ", type=int, help="the first step to show")
+    p.add_argument("--to", dest="end", metavar="SEQ", type=int, help="the last step to show")
+    p.add_argument(
+        "--as",
+        dest="viewer",
+        metavar="VIEWER",
+        default="st",
+        help="st (default), spectator, or a character id: exactly what that viewer saw",
+    )
+    p.add_argument("--step", action="store_true", help="pause after each step: Enter next, b back, q quit")
     p.add_argument("--json", action="store_true", help="one JSON step per line")
     p.set_defaults(run=offline.replay_scene, must_exist=True)
 
+    history.add_parsers(sub)
     serve.add_parser(sub)
     admin.add_parsers(sub)
     terminal.add_parser(sub)

@@ -10,9 +10,11 @@ from typing import Any, TextIO
 import msgspec
 
 from domain.commands import parse_command
+from domain.events import CharacterAdded
+from domain.evolve import fold
 from domain.log import check_chain
 from domain.state import NARRATOR
-from projections.replay import render, replay
+from projections.replay import Step, links_of, render, replay
 from projections.views import view
 from server.service import Result, SceneService
 from server.store import open_store
@@ -88,6 +90,9 @@ def log(args: argparse.Namespace, out: TextIO) -> int:
 
 def verify(args: argparse.Namespace, out: TextIO) -> int:
     store = open_store(args.db)
+    if args.expect and not args.scene:
+        print("justicar verify: --expect needs the SCENE whose head it is", file=sys.stderr)
+        return 2
     scenes = [args.scene] if args.scene else store.scenes()
     if args.scene and not store.head(args.scene)[0]:
         return _no_scene(args.scene)
@@ -95,24 +100,69 @@ def verify(args: argparse.Namespace, out: TextIO) -> int:
     for scene in scenes:
         problem = check_chain(store.read_wire(scene))
         version, head = store.head(scene)
-        if problem is None:
-            print(f"{scene}: ok, {version} events, head {head}", file=out)
-        else:
+        if problem is not None:
             bad += 1
             print(f"{scene}: event {problem.seq} ({problem.type}): {problem.problem}", file=out)
+        elif args.expect and head != args.expect:
+            bad += 1
+            print(f"{scene}: head is {head}, not the expected {args.expect}: the log changed since", file=out)
+        else:
+            noted = " (as expected: nothing changed)" if args.expect else ""
+            print(f"{scene}: ok, {version} events, head {head}{noted}", file=out)
     return 1 if bad else 0
 
 
 def replay_scene(args: argparse.Namespace, out: TextIO) -> int:
     store = open_store(args.db)
-    if not store.head(args.scene)[0]:
+    version, _ = store.head(args.scene)
+    if not version:
         return _no_scene(args.scene)
-    for step in replay(store.read(args.scene)):
+    first, last = max(1, args.start or 1), min(version, args.end or version)
+    viewer = "*" if args.viewer in ("spectator", "*") else args.viewer
+    records = list(store.read(args.scene))
+    people = {r.event.character.id for r in records if isinstance(r.event, CharacterAdded)}
+    if viewer not in (NARRATOR, "*", *people):
+        known = ", ".join(sorted(people))
+        print(f"justicar replay: --as st, spectator, or a character of the scene ({known})", file=sys.stderr)
+        return 2
+    before = fold(records[: first - 1])
+    steps = replay(records[first - 1 : last], viewer, before, links_of(records))
+    if args.step:
+        return _page(steps, out)
+    for step in steps:
         if args.json:
             _line(out, step)
         else:
             out.write(render(step) + "\n\n")
     return 0
+
+
+def _page(steps: Iterator[Step], out: TextIO) -> int:
+    """One step at a time: Enter for the next, b to go back, q to quit."""
+    seen: list[Step] = []
+    at = -1
+    while True:
+        if at + 1 >= len(seen):
+            step = next(steps, None)
+            if step is None:
+                out.write("(the end)\n")
+                return 0
+            seen.append(step)
+        at += 1
+        out.write(render(seen[at]) + "\n")
+        while True:
+            out.write("[Enter] next · b back · q quit > ")
+            out.flush()
+            answer = sys.stdin.readline()
+            if not answer or answer.strip() == "q":
+                return 0
+            if answer.strip() == "b":
+                if at > 0:
+                    at -= 2
+                    break
+                out.write("(this is the first step)\n")
+                continue
+            break
 
 
 def _no_scene(scene: str) -> int:

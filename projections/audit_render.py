@@ -90,14 +90,14 @@ def _challenge_md(audit: Audit, ch: ChallengeAudit) -> list[str]:
         verdict = "right" if call.correct else "wrong"
         out.append(f"- {_name(audit, call.by)} calls {call.trait} on {_name(audit, call.against)}: {verdict}")
     for test in ch.tests:
-        out.append(f"- Test {test.number}: {_signs(audit, test)} — {test.why}")
+        out.append(f"- Test {test.number}: {_signs(audit, ch, test)} — {test.why}")
         out += _words_md(test.rule)
     for r in ch.retests:
         cancelled = f", cancelled with {source_label(r.cancelled_by)}" if r.cancelled_by else ""
         out.append(f"- {_name(audit, r.by)} retests with {source_label(r.source)} ({r.status}{cancelled})")
     if ch.original_outcome:
         out.append(
-            f"- First outcome: {ch.original_outcome.why} (corrected by ruling {', '.join(map(str, ch.rulings))})"
+            f"- First outcome: {ch.original_outcome.why} (corrected by ruling {', '.join(f'#{n}' for n in ch.rulings)})"
         )
     if ch.outcome:
         out.append(f"- **Outcome**: {ch.outcome.why}")
@@ -107,8 +107,9 @@ def _challenge_md(audit: Audit, ch: ChallengeAudit) -> list[str]:
     return out
 
 
-def _signs(audit: Audit, test: TestAudit) -> str:
-    return ", ".join(f"{_name(audit, who)} {sign}" for who, sign in test.signs.items())
+def _signs(audit: Audit, ch: ChallengeAudit, test: TestAudit) -> str:
+    order = [ch.challenger, *ch.targets, *test.signs]  # the challenger first, as at the table
+    return ", ".join(f"{_name(audit, who)} {test.signs[who]}" for who in dict.fromkeys(order) if who in test.signs)
 
 
 # -- HTML -------------------------------------------------------------------------------------------
@@ -149,6 +150,9 @@ def html(audit: Audit) -> str:
         f'<p class="{"ok" if audit.chain.ok else "bad"}">{_chain_html(audit)}</p>',
         "<h2>The fight</h2>",
         f'<div class="picture">{picture(audit)}</div>',
+        '<p class="muted">Challenges across in the order declared, characters down. A big dot is the '
+        "challenger, the line runs to the target. Green: the challenger won; red: the defender; grey: a draw; "
+        "yellow dashes: not resolved; a ring: corrected by a ruling.</p>",
         "<h2>Participants</h2>",
     ]
     for p in audit.participants:
@@ -224,7 +228,9 @@ def _challenge_html(audit: Audit, ch: ChallengeAudit) -> str:
         for c in ch.calls
     ]
     for test in ch.tests:
-        items.append(f"<li>Test {test.number}: {e(_signs(audit, test))} — {e(test.why)}{_words_html(test.rule)}</li>")
+        items.append(
+            f"<li>Test {test.number}: {e(_signs(audit, ch, test))} — {e(test.why)}{_words_html(test.rule)}</li>"
+        )
     for r in ch.retests:
         cancelled = f", cancelled with {e(source_label(r.cancelled_by))}" if r.cancelled_by else ""
         items.append(

@@ -21,12 +21,15 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from domain.commands import AnyCommand, OpenScene
+from domain.evolve import fold
+from projections.replay import links_of, replay
 from server.hub import Hub
 from server.room import Subscriber
 from server.tokens import Grant
 from server.wire import (
     COMMAND_TYPES,
     CONTROL_TYPES,
+    MAX_REPLAY,
     Control,
     CreateScene,
     ErrorMessage,
@@ -37,6 +40,8 @@ from server.wire import (
     ListTokens,
     Ping,
     Pong,
+    ReplayMessage,
+    ReplayRequest,
     Revoke,
     Revoked,
     SceneCreated,
@@ -188,6 +193,26 @@ class Connection:
             case ListTokens():
                 grant = self._storyteller("list tokens")
                 await self.send(TokenList(tokens=self.hub.backend.tokens.list(grant.scene)))
+            case ReplayRequest(start=start, end=end):
+                await self.replay(start, end)
+
+    async def replay(self, start: int, end: int | None) -> None:
+        grant = self._authenticated()
+        state = self.hub.service.state(grant.scene)
+        if grant.role == "spectator" or (grant.role == "player" and state.status != "closed"):
+            raise Refusal(
+                "forbidden",
+                "The Storyteller replays at any time; players once the scene is closed; spectators do not.",
+            )
+        store = self.hub.backend.store
+        records = list(store.read(grant.scene))
+        last = min(state.version, end or state.version, start + MAX_REPLAY - 1)
+        steps = list(replay(records[start - 1 : last], grant.viewer, fold(records[: start - 1]), links_of(records)))
+        await self.send(
+            ReplayMessage(
+                scene=grant.scene, viewer=grant.viewer, start=start, end=last, version=state.version, steps=steps
+            )
+        )
 
     async def hello(self, token: str) -> None:
         if self.grant is not None:

@@ -21,6 +21,7 @@ from domain.log import Recorded, Wire
 from domain.sheets import Ident
 from domain.state import Scene
 from projections.redact import redact
+from projections.replay import Step
 from projections.views import StateView, touched, view
 from server.service import Result
 from server.tokens import Grant
@@ -78,7 +79,14 @@ class ListTokens(_In, frozen=True, kw_only=True, tag="tokens"):
     pass
 
 
-Control = Hello | Subscribe | Ping | GetView | CreateScene | Invite | Revoke | ListTokens
+class ReplayRequest(_In, frozen=True, kw_only=True, tag="replay"):
+    """Steps ``from``..``to`` of the scene's replay, as the asker may see them."""
+
+    start: Annotated[int, Meta(ge=1)] = msgspec.field(name="from", default=1)
+    end: Annotated[int, Meta(ge=1)] | None = msgspec.field(name="to", default=None)
+
+
+Control = Hello | Subscribe | Ping | GetView | CreateScene | Invite | Revoke | ListTokens | ReplayRequest
 CONTROL_TYPES = frozenset(cls.__struct_config__.tag for cls in typing.get_args(Control))
 COMMAND_TYPES = frozenset(cls.__struct_config__.tag for cls in typing.get_args(AnyCommand))
 
@@ -177,6 +185,19 @@ class Goodbye(_Out, frozen=True, kw_only=True, tag="goodbye"):
     reason: str
 
 
+MAX_REPLAY = 500
+"""Steps in one ``replay`` answer; ask again from ``to + 1`` for more."""
+
+
+class ReplayMessage(_Out, frozen=True, kw_only=True, tag="replay"):
+    scene: str
+    viewer: str
+    start: int = msgspec.field(name="from")
+    end: int = msgspec.field(name="to")
+    version: int
+    steps: list[Step]
+
+
 Outgoing = (
     Welcome
     | Result
@@ -191,6 +212,7 @@ Outgoing = (
     | Revoked
     | TokenList
     | Goodbye
+    | ReplayMessage
 )
 
 encoder = msgspec.json.Encoder()

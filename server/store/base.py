@@ -53,6 +53,12 @@ class EventStore(Protocol):
         the command id. Raises ``ConcurrencyConflict`` if the scene is at another version."""
         ...
 
+    def import_wires(self, scene: str, wires: Sequence[Wire]) -> None:
+        """Write records exactly as given (seq, times, hashes) into a scene with no events, in one
+        transaction; command ids are rebuilt from the records, with an unknown (empty) digest.
+        Raises ``StoreError`` if the scene already has events. The caller checks the chain."""
+        ...
+
     def read(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Recorded]:
         """The scene's records in order, decoded."""
         ...
@@ -103,4 +109,15 @@ def chain(
     return sealed
 
 
-__all__ = ["GENESIS", "CommandRecord", "ConcurrencyConflict", "EventStore", "StoreError", "chain"]
+def command_spans(wires: Sequence[Wire]) -> list[tuple[str, int, int]]:
+    """Each command id with the first and last seq of its events."""
+    spans: list[tuple[str, int, int]] = []
+    for wire in wires:
+        if spans and spans[-1][0] == wire.command:
+            spans[-1] = (wire.command, spans[-1][1], wire.seq)
+        else:
+            spans.append((wire.command, wire.seq, wire.seq))
+    return spans
+
+
+__all__ = ["GENESIS", "CommandRecord", "ConcurrencyConflict", "EventStore", "StoreError", "chain", "command_spans"]

@@ -6,8 +6,8 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 
 from domain.events import SceneEvent
-from domain.log import GENESIS, Recorded, Wire, to_wire
-from server.store.base import CommandRecord, ConcurrencyConflict, chain
+from domain.log import GENESIS, Recorded, Wire, from_wire, to_wire
+from server.store.base import CommandRecord, ConcurrencyConflict, StoreError, chain, command_spans
 
 
 class MemoryStore:
@@ -39,6 +39,13 @@ class MemoryStore:
                 scene, command, digest, sealed[0][0].seq, sealed[-1][0].seq
             )
         return [record for record, _ in sealed]
+
+    def import_wires(self, scene: str, wires: Sequence[Wire]) -> None:
+        if self._events.get(scene):
+            raise StoreError(f"scene {scene!r} already has events; import into a new scene")
+        self._events[scene] = [(from_wire(w), bytes(w.data)) for w in wires]
+        for command, first, last in command_spans(wires):
+            self._commands[(scene, command)] = CommandRecord(scene, command, "", first, last)
 
     def _slice(self, scene: str, after: int, upto: int | None) -> list[tuple[Recorded, bytes]]:
         return self._events.get(scene, [])[after:upto]

@@ -18,7 +18,7 @@ import sqlite_utils
 
 from domain.events import SceneEvent
 from domain.log import GENESIS, Recorded, Wire, decode_event, format_at
-from server.store.base import CommandRecord, ConcurrencyConflict, StoreError, chain
+from server.store.base import CommandRecord, ConcurrencyConflict, StoreError, chain, command_spans
 
 SCHEMA_VERSION = 1
 
@@ -106,6 +106,28 @@ class SqliteStore:
             conn.execute("ROLLBACK")
             raise
         return [record for record, _ in sealed]
+
+    def import_wires(self, scene: str, wires: Sequence[Wire]) -> None:
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if self.head(scene)[0]:
+                raise StoreError(f"scene {scene!r} already has events; import into a new scene")
+            conn.executemany(
+                f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (w.seq, scene, w.type, w.at, w.actor, w.command, w.prev, w.hash, bytes(w.data).decode())
+                    for w in wires
+                ],
+            )
+            conn.executemany(
+                "INSERT INTO commands (scene, id, digest, first_seq, last_seq) VALUES (?, ?, '', ?, ?)",
+                [(scene, command, first, last) for command, first, last in command_spans(wires)],
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
 
     # -- reading -------------------------------------------------------------------------------
 
