@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from domain.commands import parse_command
 from domain.evolve import fold
 from domain.state import Scene
-from projections.replay import render, replay
+from projections.replay import render, replay, states
 from projections.views import view
 from server.service import SceneService
 from server.store import MemoryStore
@@ -251,3 +251,14 @@ def test_random_games_reach_deep_states() -> None:
     ]
     service, _ = _play(moves)
     assert service.state("s").challenges["x"].status == "resolved"
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game())
+def test_replay_at_step_n_is_what_the_table_had(moves: list[Move]) -> None:
+    """The replay's state after step N equals the live state after event N."""
+    service, checkpoints = _play(moves)
+    records = list(service.store.read("s"))
+    replayed = list(states(records))
+    for version, live in checkpoints:
+        assert replayed[version - 1] == live
