@@ -31,6 +31,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m benchmarks.append
 	$(BIN)/python -m benchmarks.replay
 	$(BIN)/python -m benchmarks.live all
+	$(BIN)/python -m benchmarks.audit
 
 clean:
 	rm -rf $(VENV) .justicar .pytest_cache .mypy_cache .ruff_cache .hypothesis

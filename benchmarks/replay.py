@@ -20,6 +20,8 @@ from benchmarks.scenes import brawl
 from domain.events import SceneEvent
 from domain.evolve import fold
 from domain.log import event_data, format_at
+from domain.state import NARRATOR
+from projections.replay import Step, links_of, replay
 from server.store import SqliteStore
 
 T = TypeVar("T")
@@ -99,6 +101,19 @@ def main() -> None:
         row("plain sqlite3 fetch alone", count, seconds)
         print(f"{'ratio (justicar / plain msgspec)':<58} {ours / raw:>8.0%}")
         print(f"# {n:,} events replay in {n / ours:.3f} s (goal: under 1 s)")
+
+        # The step-by-step replay (issue 4): seek to a step, then explain it, as `replay --from N --to N`.
+        for label, at in (("to its end", n), ("to its middle", n // 2)):
+
+            def seek(at: int = at) -> list[Step]:
+                records = list(store.read("brawl"))
+                return list(replay(records[at - 1 : at], NARRATOR, fold(records[: at - 1]), links_of(records)))
+
+            seconds, steps = best_of(args.runs, seek)
+            assert steps[0].seq == at
+            print(f"{'replay ' + label + f' (step {at:,}, explained)':<58} {'':>8}        {seconds:7.3f} s")
+        seconds, _ = best_of(1, lambda: sum(1 for _ in replay(store.read("brawl"))))
+        row("every step explained (replay --json of the whole scene)", n, seconds)
     finally:
         cleanup(where)
 

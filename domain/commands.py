@@ -24,7 +24,7 @@ Sign = Annotated[str, Meta(min_length=1, max_length=32)]
 Bid = Annotated[list[Name], Meta(max_length=20)]
 
 
-class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class Options(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
     """House rules a scene opts into."""
 
     cross_category_bids: bool = False
@@ -34,7 +34,7 @@ class Options(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=T
 # -- retest sources (the ``source`` of ``retest`` and ``cancel_retest``) ----------------------
 
 
-class _Source(msgspec.Struct, frozen=True, tag_field="category", forbid_unknown_fields=True):
+class _Source(msgspec.Struct, frozen=True, gc=False, tag_field="category", forbid_unknown_fields=True):
     @property
     def category(self) -> str:
         return self.__struct_config__.tag  # type: ignore[return-value]
@@ -80,7 +80,7 @@ Source = AbilitySource | PowerSource | MeritSource | WillpowerSource | OverbidSo
 # -- the envelope ------------------------------------------------------------------------------
 
 
-class Command(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", forbid_unknown_fields=True):
+class Command(msgspec.Struct, frozen=True, gc=False, kw_only=True, tag_field="type", forbid_unknown_fields=True):
     id: CommandId
     scene: Ident
     actor: Annotated[str, Meta(min_length=1, max_length=64)]
@@ -108,7 +108,7 @@ class RemoveCharacter(Command, frozen=True, kw_only=True, tag="remove_character"
     character: Ident
 
 
-class Changes(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class Changes(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
     """A manual correction; numbers are added to what the character has now."""
 
     willpower: int = 0
@@ -204,7 +204,7 @@ class Dispute(Command, frozen=True, kw_only=True, tag="dispute"):
     reason: Reason
 
 
-class Correction(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class Correction(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
     """What an amending ruling sets right: a challenge's winner, or a character."""
 
     winner: Literal["challenger", "defender", "none"] | None = None

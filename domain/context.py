@@ -17,7 +17,7 @@ ENTROPY_SIZE = 16
 """Draws the shell makes for every command, each uniform in [0, 2**32)."""
 
 
-class Context(msgspec.Struct, frozen=True, kw_only=True):
+class Context(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     now: datetime
     entropy: tuple[int, ...] = ()
     subject: Recorded | None = None

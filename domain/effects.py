@@ -10,7 +10,7 @@ from msgspec import Meta
 DamageType = Literal["bashing", "lethal", "aggravated"]
 
 
-class _Effect(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind", forbid_unknown_fields=True):
+class _Effect(msgspec.Struct, frozen=True, gc=False, kw_only=True, tag_field="kind", forbid_unknown_fields=True):
     pass
 
 

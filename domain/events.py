@@ -22,7 +22,7 @@ Leader = Literal["challenger", "defender", "none"]
 Result = Literal["win", "lose", "tie"]
 
 
-class Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+class Event(msgspec.Struct, frozen=True, gc=False, kw_only=True, tag_field="type"):
     @classmethod
     def type_name(cls) -> str:
         return cls.__struct_config__.tag  # type: ignore[return-value]

@@ -31,7 +31,7 @@ _decoders: dict[str, msgspec.json.Decoder[Any]] = {
 EVENT_TYPES: frozenset[str] = frozenset(_decoders)
 
 
-class Recorded(msgspec.Struct, frozen=True, kw_only=True):
+class Recorded(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """One event in its place in the log."""
 
     seq: int
@@ -48,7 +48,7 @@ class Recorded(msgspec.Struct, frozen=True, kw_only=True):
         return self.event.type_name()
 
 
-class Wire(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class Wire(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """A record as JSON carries it (exports, ``justicar log``, results, pushes). ``redacted``
     names the fields of ``data`` blanked for the viewer it was sent to (``projections.redact``)."""
 
@@ -169,7 +169,7 @@ def decode_wire(raw: bytes | str) -> Wire:
     return _wire_decoder.decode(raw)
 
 
-class ChainProblem(msgspec.Struct, frozen=True):
+class ChainProblem(msgspec.Struct, frozen=True, gc=False):
     """The first thing wrong with a stream: which event, and what."""
 
     seq: int

@@ -20,7 +20,7 @@ Count = Annotated[int, Meta(ge=1, le=99)]
 Level = Annotated[int, Meta(ge=0, le=99)]
 
 
-class Traits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Traits(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
     """Trait name to how many times the character has it, per category."""
 
     physical: dict[Name, Count] = {}
@@ -31,7 +31,7 @@ class Traits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return getattr(self, category)  # type: ignore[no-any-return]
 
 
-class NegativeTraits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class NegativeTraits(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
     physical: list[Name] = []
     social: list[Name] = []
     mental: list[Name] = []
@@ -40,7 +40,7 @@ class NegativeTraits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return getattr(self, category)  # type: ignore[no-any-return]
 
 
-class Sheet(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class Sheet(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
     """A character as the ST enters it. ``id`` is how commands name the character."""
 
     id: Ident

@@ -40,12 +40,12 @@ Status = Literal[
 ]
 
 
-class Lost(msgspec.Struct, frozen=True):
+class Lost(msgspec.Struct, frozen=True, gc=False):
     trait: str
     category: Category
 
 
-class Wounds(msgspec.Struct, frozen=True, kw_only=True):
+class Wounds(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     bashing: int = 0
     lethal: int = 0
     aggravated: int = 0
@@ -55,7 +55,7 @@ class Wounds(msgspec.Struct, frozen=True, kw_only=True):
         return self.bashing + self.lethal + self.aggravated
 
 
-class Conditions(msgspec.Struct, frozen=True, kw_only=True):
+class Conditions(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     grappled_by: str | None = None
     grappling: tuple[str, ...] = ()
     prone: bool = False
@@ -63,7 +63,7 @@ class Conditions(msgspec.Struct, frozen=True, kw_only=True):
     fair_escape: str | None = None
 
 
-class Character(msgspec.Struct, frozen=True, kw_only=True):
+class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     sheet: Sheet
     present: bool = True
     lost: tuple[Lost, ...] = ()
@@ -110,7 +110,7 @@ class Character(msgspec.Struct, frozen=True, kw_only=True):
         return [lost.trait for lost in self.lost]
 
 
-class Side(msgspec.Struct, frozen=True, kw_only=True):
+class Side(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """One side of a challenge: a character, or the narrator of a static or simple test."""
 
     who: str
@@ -127,7 +127,7 @@ class Side(msgspec.Struct, frozen=True, kw_only=True):
     passed: bool = False
 
 
-class TestRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class TestRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     __test__ = False  # not a pytest test class
 
     number: int
@@ -139,7 +139,7 @@ class TestRecord(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     compared: dict[str, int] = {}
 
 
-class RetestEntry(msgspec.Struct, frozen=True, kw_only=True):
+class RetestEntry(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     by: str
     role: Role
     source: Source
@@ -148,7 +148,7 @@ class RetestEntry(msgspec.Struct, frozen=True, kw_only=True):
     status: Literal["pending", "cancelled", "stood", "failed"] = "pending"
 
 
-class Call(msgspec.Struct, frozen=True, kw_only=True):
+class Call(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     by: str
     against: str
     trait: str
@@ -157,7 +157,7 @@ class Call(msgspec.Struct, frozen=True, kw_only=True):
     matched: bool
 
 
-class Outcome(msgspec.Struct, frozen=True, kw_only=True):
+class Outcome(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     winner: Leader
     exceptional: bool = False
     why: str = ""
@@ -168,7 +168,7 @@ Consequence = TraitLost | DamageTaken | GrappleStarted | GrappleBroken | Knocked
 """What resolving a challenge did to the characters (what a ruling may undo)."""
 
 
-class Challenge(msgspec.Struct, frozen=True, kw_only=True):
+class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     id: str
     kind: Literal["contested", "static", "simple"]
     category: Category
@@ -238,7 +238,7 @@ class Challenge(msgspec.Struct, frozen=True, kw_only=True):
         return ("challenger", "defender")
 
 
-class DisputeRecord(msgspec.Struct, frozen=True, kw_only=True):
+class DisputeRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     id: int
     """The seq of its ``dispute_opened`` event."""
     event: int
@@ -248,7 +248,7 @@ class DisputeRecord(msgspec.Struct, frozen=True, kw_only=True):
     ruling: int | None = None
 
 
-class RulingRecord(msgspec.Struct, frozen=True, kw_only=True):
+class RulingRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     id: int
     """The seq of its ``ruling_issued`` event."""
     event: int
@@ -260,7 +260,7 @@ class RulingRecord(msgspec.Struct, frozen=True, kw_only=True):
     later: tuple[str, ...] = ()
 
 
-class Origin(msgspec.Struct, frozen=True):
+class Origin(msgspec.Struct, frozen=True, gc=False):
     """Where a forked scene came from."""
 
     scene: str
@@ -268,7 +268,7 @@ class Origin(msgspec.Struct, frozen=True):
     hash: str
 
 
-class Scene(msgspec.Struct, frozen=True, kw_only=True):
+class Scene(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     id: str = ""
     version: int = 0
     ruleset: str = ""

@@ -13,15 +13,23 @@ pytestmark = pytest.mark.anyio
 
 async def test_replay_over_the_socket(live: Running, tokens: dict[str, str]) -> None:
     async with Client(live.url, tokens["st"]) as st, Client(live.url, tokens["sam"]) as sam:
-        await sam.send({"type": "declare", "challenge": "c", "kind": "contested", "targets": ["juan"],
-                        "category": "physical", "bid": ["Brawny"]})
+        await sam.send(
+            {
+                "type": "declare",
+                "challenge": "c",
+                "kind": "contested",
+                "targets": ["juan"],
+                "category": "physical",
+                "bid": ["Brawny"],
+            }
+        )
         await st.send({"type": "bid", "challenge": "c", "character": "juan", "bid": ["Quick"]})
         await st.send({"type": "throw", "challenge": "c", "character": "juan", "sign": "scissors"})
 
         early = await sam.request({"type": "replay"}, "error")
         assert early["code"] == "forbidden"  # players wait for the scene to close
 
-        steps = (await st.request({"type": "replay", "from": 6, "to": 7}, "replay"))
+        steps = await st.request({"type": "replay", "from": 6, "to": 7}, "replay")
         assert [s["seq"] for s in steps["steps"]] == [6, 7] and steps["viewer"] == "st"
         assert steps["steps"][1]["summary"] == "Juan throws scissors (sealed until both are in)."
 
