@@ -211,6 +211,7 @@ async def latency(args: argparse.Namespace, where: Path) -> None:
                         await asyncio.wait_for(ws.recv(), 0.05)
                     except TimeoutError:
                         break
+            await measure(subs, command, is_event, 20)  # warm up: load the scene, fill caches
             ours_ms = await measure(subs, command, is_event, args.rounds)
             for ws in subs:
                 await ws.close()
@@ -223,8 +224,8 @@ async def latency(args: argparse.Namespace, where: Path) -> None:
                 await sender.send(f"go:{size}")
                 return started
 
+            await measure(bare_subs, go, lambda frame: frame.startswith("x"), 20)
             bare_ms = await measure(bare_subs, go, lambda frame: frame.startswith("x"), args.rounds)
-            await asyncio.gather(*(sender.recv() for _ in range(0)))
             while True:  # drain the "sent" acknowledgements
                 try:
                     await asyncio.wait_for(sender.recv(), 0.05)
