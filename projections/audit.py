@@ -1,4 +1,5 @@
-"""The post-game audit of a scene, as data: who took part (their sheets as added), the timeline,
+"""The post-game audit of a scene, as data: who took part (their sheets as added, without the ST's
+notes), the timeline,
 every challenge in full with the rules' words, disputes and rulings, and the hash-chain check.
 
 Built from the log as stored (``Wire`` records), so the chain is checked on exactly what was
@@ -157,10 +158,10 @@ def audit(wires: Sequence[Wire]) -> Audit:
     records = [from_wire(w) for w in good]
     steps = list(replay(records, NARRATOR, links=links_of(records)))
     state = fold(records)
-    participants = [
-        Participant(r.event.character.id, r.event.character.name, r.event.character.npc, r.seq, r.event.character)
+    participants = [  # the ST's notes are not for the table
+        Participant(sheet.id, sheet.name, sheet.npc, r.seq, msgspec.structs.replace(sheet, notes=""))
         for r in records
-        if isinstance(r.event, CharacterAdded)
+        if isinstance(r.event, CharacterAdded) and (sheet := r.event.character)
     ]
     sections: list[Section] = [Section("The scene", [])]
     for step in steps:

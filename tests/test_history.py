@@ -244,3 +244,18 @@ def test_rulings_show_in_the_replay_and_the_audit(db: Path, capsys: pytest.Captu
     _, out, _ = run(capsys, "audit", "--db", str(db), "demo")
     assert "First outcome: Sam wins the challenge." in out and "(corrected by ruling #63)" in out
     assert "Juan wins, not Sam" in out
+
+
+def test_the_audit_keeps_the_storytellers_notes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Sheets in the audit are as added, less the ST's notes."""
+    script = tmp_path / "notes.jsonl"
+    script.write_text(
+        '{"id": "1", "scene": "n", "actor": "st", "type": "open_scene", "ruleset": "lotn"}\n'
+        '{"id": "2", "scene": "n", "actor": "st", "type": "add_character", "character": {"id": "g", "name": "Guard", '
+        '"npc": true, "traits": {"physical": {"Tough": 2}}, "notes": "takes bribes"}}\n'
+    )
+    db = tmp_path / "n.db"
+    assert run(capsys, "play", str(script), "--db", str(db))[0] == 0
+    for fmt in ("json", "md", "html"):
+        _, out, _ = run(capsys, "audit", "--db", str(db), "n", "--format", fmt)
+        assert "takes bribes" not in out and "Guard" in out
