@@ -272,7 +272,7 @@ class Connection:
             id=f"create-{scene}",
             scene=scene,
             actor="st",
-            ruleset=message.ruleset,  # type: ignore[arg-type]
+            ruleset=message.ruleset,
             title=message.title,
             options=message.options,
         )

@@ -18,6 +18,9 @@ FORMAT = 1
 """Bump when the state's shape changes: older snapshots are then ignored and rebuilt."""
 
 
+# msgspec's hook protocol: a hook raises NotImplementedError for a type it does not handle.
+
+
 def _enc_hook(obj: Any) -> Any:
     if isinstance(obj, immutables.Map):
         return dict(obj)

@@ -60,7 +60,7 @@ class GetView(_In, frozen=True, kw_only=True, tag="get_view"):
 
 
 class CreateScene(_In, frozen=True, kw_only=True, tag="create_scene"):
-    ruleset: str
+    ruleset: Literal["lotn", "camarilla", "bns", "kony"]
     title: Annotated[str, Meta(max_length=2000)] = ""
     options: Options = Options()
     scene: Ident | None = None

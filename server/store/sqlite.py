@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import sqlite_utils
@@ -131,7 +132,7 @@ class SqliteStore:
 
     # -- reading -------------------------------------------------------------------------------
 
-    def _rows(self, scene: str, after: int, upto: int | None) -> Iterator[tuple[object, ...]]:
+    def _rows(self, scene: str, after: int, upto: int | None) -> Iterator[tuple[Any, ...]]:
         sql = f"SELECT {_COLUMNS} FROM events WHERE scene = ? AND seq > ?"
         params: list[object] = [scene, after]
         if upto is not None:
@@ -142,27 +143,27 @@ class SqliteStore:
     def read(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Recorded]:
         for seq, scene_, type_, at, actor, command, prev, hash_, data in self._rows(scene, after, upto):
             yield Recorded(
-                seq=seq,  # type: ignore[arg-type]
-                scene=scene_,  # type: ignore[arg-type]
+                seq=seq,
+                scene=scene_,
                 at=msgspec.convert(at, datetime),
-                actor=actor,  # type: ignore[arg-type]
-                command=command,  # type: ignore[arg-type]
-                event=decode_event(type_, data),  # type: ignore[arg-type]
-                prev=prev,  # type: ignore[arg-type]
-                hash=hash_,  # type: ignore[arg-type]
+                actor=actor,
+                command=command,
+                event=decode_event(type_, data),
+                prev=prev,
+                hash=hash_,
             )
 
     def read_wire(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Wire]:
         for seq, scene_, type_, at, actor, command, prev, hash_, data in self._rows(scene, after, upto):
             yield Wire(
-                seq=seq,  # type: ignore[arg-type]
-                scene=scene_,  # type: ignore[arg-type]
-                type=type_,  # type: ignore[arg-type]
-                at=at,  # type: ignore[arg-type]
-                actor=actor,  # type: ignore[arg-type]
-                command=command,  # type: ignore[arg-type]
-                prev=prev,  # type: ignore[arg-type]
-                hash=hash_,  # type: ignore[arg-type]
+                seq=seq,
+                scene=scene_,
+                type=type_,
+                at=at,
+                actor=actor,
+                command=command,
+                prev=prev,
+                hash=hash_,
                 data=msgspec.Raw(str(data).encode()),
             )
 
