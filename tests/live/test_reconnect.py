@@ -111,3 +111,28 @@ async def test_racing_clients_share_one_ordered_log(live: Running, tokens: dict[
 
     state = fold(backend.store.read("s1"))
     assert state.characters["sam"].willpower == 2 + 40 and state.characters["juan"].willpower == 40
+
+
+async def test_subscribing_while_commands_keep_arriving(live: Running, tokens: dict[str, str]) -> None:
+    """A subscriber that joins mid-stream gets the catch-up and then the live stream: every event
+    once, in order, however the join falls among the commands."""
+    async with Client(live.url, tokens["st"]) as st:
+        done = anyio.Event()
+        last: list[int] = [0]
+
+        async def pump() -> None:
+            for n in range(60):
+                result = await st.send(
+                    {"type": "adjust", "character": "sam", "changes": {"willpower": 1}, "reason": str(n)}
+                )
+                last[0] = result["version"]
+            done.set()
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(pump)
+            await until(st, lambda _: last[0] >= 20)
+            async with Client(live.url, tokens["spectator"], keep=True) as watcher:
+                await watcher.subscribe(since=0)
+                await done.wait()
+                await at_version(watcher, last[0])
+                assert pushed_seqs(watcher) == list(range(1, last[0] + 1))
