@@ -59,11 +59,11 @@ def declare(d: Draft, cmd: Declare) -> None:
     who = cmd.character or cmd.actor
     if who == NARRATOR:
         raise Rejected("which_character", 'The Storyteller declares for a character: add "character".')
-    _may_act(d, who)
-    _present(state, who)
+    may_act(d, who)
+    present(state, who)
     for target in cmd.targets:
-        _present(state, target)
-    ruleset_for(state.ruleset).check_declare(state, cmd, who, d.ctx.now)
+        present(state, target)
+    declaration = ruleset_for(state.ruleset).check_declare(state, cmd, who, d.ctx.now)
     d.add(
         ChallengeDeclared(
             challenge=cmd.challenge,
@@ -77,18 +77,27 @@ def declare(d: Draft, cmd: Declare) -> None:
             difficulty=cmd.difficulty,
             require_win=cmd.require_win,
             power=cmd.power,
-        )
+            defense=cmd.defense,
+            lead=declaration.lead,
+            round=declaration.round,
+            uses_action=declaration.uses_action,
+            surprise=cmd.surprise,
+            ranged=cmd.ranged,
+            darkness=cmd.darkness,
+            immediate=cmd.immediate,
+        ),
+        *declaration.then,
     )
 
 
 def bid(d: Draft, cmd: BidTraits) -> None:
-    ch, who, role = _acting(d, cmd)
+    ch, who, role = acting(d, cmd)
     rules = ruleset_for(d.state.ruleset)
     if ch.status == "awaiting_response":
         if role != "defender":
             raise _waiting_for(d.state, ch.defender.who, "to bid or relent")
-        rules.check_response(d.state, ch, who, cmd.bid)
-        d.add(BidPlaced(challenge=ch.id, character=who, traits=cmd.bid, victory=cmd.victory))
+        lead = rules.check_response(d.state, ch, who, cmd.bid)
+        d.add(BidPlaced(challenge=ch.id, character=who, traits=cmd.bid, victory=cmd.victory, lead=lead))
     elif ch.status == "bidding" and ch.side(role).owed:
         rules.check_owed_bid(d.state, ch, role, cmd.bid)
         d.add(BidPlaced(challenge=ch.id, character=who, traits=cmd.bid, owed=True))
@@ -97,7 +106,7 @@ def bid(d: Draft, cmd: BidTraits) -> None:
 
 
 def relent(d: Draft, cmd: Relent) -> None:
-    ch, who, role = _acting(d, cmd)
+    ch, who, role = acting(d, cmd)
     rules = ruleset_for(d.state.ruleset)
     if role != "defender":
         raise Rejected(
@@ -105,7 +114,7 @@ def relent(d: Draft, cmd: Relent) -> None:
             "Only the defender relents; the challenger may withdraw before the defender answers.",
             rules.cites["relent"],
         )
-    if ch.status not in ("awaiting_response", "bidding") or _thrown(ch):
+    if ch.status not in ("awaiting_response", "bidding") or thrown(ch):
         raise Rejected("too_late", "It is too late to relent: the test has begun.", rules.cites["relent"])
     d.add(Relented(challenge=ch.id, character=who, rule=rules.cites["relent"]))
     c, t = d.state.name_of(ch.challenger.who), d.state.name_of(who)
@@ -120,11 +129,11 @@ def relent(d: Draft, cmd: Relent) -> None:
 
 
 def withdraw(d: Draft, cmd: Withdraw) -> None:
-    ch = _open(d.state, cmd.challenge)
+    ch = open_challenge(d.state, cmd.challenge)
     cites = ruleset_for(d.state.ruleset).cites
     if d.actor != NARRATOR:
         who = cmd.character or d.actor
-        _may_act(d, who)
+        may_act(d, who)
         if who != ch.challenger.who:
             raise Rejected("not_challenger", "Only the challenger withdraws a challenge.")
         if ch.status != "awaiting_response":
@@ -137,9 +146,9 @@ def withdraw(d: Draft, cmd: Withdraw) -> None:
 
 
 def call_negative(d: Draft, cmd: CallNegative) -> None:
-    ch, _, role = _acting(d, cmd)
+    ch, _, role = acting(d, cmd)
     rules = ruleset_for(d.state.ruleset)
-    if ch.status != "bidding" or _thrown(ch):
+    if ch.status != "bidding" or thrown(ch):
         raise Rejected(
             "wrong_phase",
             "Negative Traits are called during the initial bid: after both sides have bid, before anyone throws.",
@@ -149,7 +158,7 @@ def call_negative(d: Draft, cmd: CallNegative) -> None:
 
 
 def throw(d: Draft, cmd: Throw) -> None:
-    ch, who, role = _acting(d, cmd)
+    ch, who, role = acting(d, cmd)
     rules = ruleset_for(d.state.ruleset)
     _ready_to_throw(d.state, ch, rules)
     if ch.side(role).throw is not None:
@@ -166,7 +175,7 @@ def throw(d: Draft, cmd: Throw) -> None:
 def record_test(d: Draft, cmd: RecordTest) -> None:
     if d.actor != NARRATOR:
         raise Rejected("forbidden", "Only the Storyteller records a test seen at the table.")
-    ch = _open(d.state, cmd.challenge)
+    ch = open_challenge(d.state, cmd.challenge)
     rules = ruleset_for(d.state.ruleset)
     _ready_to_throw(d.state, ch, rules)
     if ch.challenger.throw is not None or ch.defender.throw is not None:
@@ -196,7 +205,7 @@ def record_test(d: Draft, cmd: RecordTest) -> None:
 
 
 def declare_traits(d: Draft, cmd: DeclareTraits) -> None:
-    ch, who, role = _acting(d, cmd)
+    ch, who, role = acting(d, cmd)
     if ch.status != "tie_declaring" or ch.test is None:
         raise _wrong_phase(ch, "a Trait declaration")
     side = ch.side(role)
@@ -231,7 +240,7 @@ def declare_traits(d: Draft, cmd: DeclareTraits) -> None:
 
 
 def retest(d: Draft, cmd: Retest) -> None:
-    ch, who, role = _acting(d, cmd)
+    ch, who, role = acting(d, cmd)
     rules = ruleset_for(d.state.ruleset)
     if ch.status != "retest_window":
         raise _wrong_phase(ch, "a retest")
@@ -257,7 +266,7 @@ def retest(d: Draft, cmd: Retest) -> None:
 
 
 def cancel_retest(d: Draft, cmd: CancelRetest) -> None:
-    ch, who, role = _acting(d, cmd)
+    ch, who, role = acting(d, cmd)
     rules = ruleset_for(d.state.ruleset)
     cite = rules.cites["cancel"]
     pending = ch.pending_retest
@@ -271,7 +280,7 @@ def cancel_retest(d: Draft, cmd: CancelRetest) -> None:
 
 
 def pass_(d: Draft, cmd: Pass) -> None:
-    ch, who, role = _acting(d, cmd)
+    ch, who, role = acting(d, cmd)
     cites = ruleset_for(d.state.ruleset).cites
     if ch.status != "retest_window":
         raise _wrong_phase(ch, "a pass")
@@ -328,6 +337,10 @@ def _settle(d: Draft, cid: str) -> None:
             and ch.pending_retest is None
             and (not rules.may_retest(ch) or all(ch.side(role).passed for role in ch.losing_roles()))
         ):
+            forced = rules.before_resolution(d.state, ch)
+            if forced:  # a retest the rules force before the outcome (darkness)
+                d.add(*forced)
+                continue
             winner, why, rule = rules.outcome(d.state, ch)
             _resolve(d, cid, winner, why, rule)
         else:
@@ -338,6 +351,9 @@ def _resolve(d: Draft, cid: str, winner: Leader, why: str, rule: str, *, losses:
     rules = ruleset_for(d.state.ruleset)
     ch = d.state.challenges[cid]
     wait = rules.wait(ch, winner, d.ctx.now) if losses else None
+    choosing = winner == "challenger" and bool(ch.challenger.helpers)
+    if choosing:
+        why += f" {d.state.name_of(ch.challenger.who)} now chooses whose victory condition applies."
     d.add(
         ChallengeResolved(
             challenge=cid,
@@ -350,23 +366,28 @@ def _resolve(d: Draft, cid: str, winner: Leader, why: str, rule: str, *, losses:
     )
     if losses:
         d.add(*rules.losses(d.state, ch, winner))
-    if winner == "challenger":
+    if winner == "challenger" and not choosing:
         d.add(*effects(d.state, ch))
 
 
 def effects(state: Scene, ch: Challenge) -> list[SceneEvent]:
-    """The challenger's structured victory condition, applied to each target (PROTOCOL section 4)."""
-    me = ch.challenger.who
+    """The winning victory condition, applied to each target (PROTOCOL section 4): the challenger's,
+    or, for a mob, the one its champion chose."""
+    me, effect = ch.challenger.who, ch.challenger.effect or ch.effect
+    helper = next((h for h in ch.challenger.helpers if h.who == ch.chosen), None)
+    if helper is not None:
+        me, effect = helper.who, helper.effect
     events: list[SceneEvent] = []
     for target in ch.targets:
-        match ch.effect:
-            case Damage(amount=amount, type=kind):
-                events.append(DamageTaken(character=target, amount=amount, damage=kind, challenge=ch.id))
+        match effect:
+            case Damage():
+                dealt = ruleset_for(state.ruleset).damage(state, ch, effect)
+                events.append(DamageTaken(character=target, amount=dealt.amount, damage=dealt.type, challenge=ch.id))
             case Grapple():
                 events.append(GrappleStarted(grappler=me, victim=target, challenge=ch.id))
             case KnockDown():
                 events.append(KnockedDown(character=target, challenge=ch.id))
-    if isinstance(ch.effect, EscapeGrapple):
+    if isinstance(effect, EscapeGrapple):
         holder = state.characters[me].conditions.grappled_by
         if holder is not None:
             events.append(GrappleBroken(grappler=holder, victim=me, challenge=ch.id))
@@ -376,7 +397,7 @@ def effects(state: Scene, ch: Challenge) -> list[SceneEvent]:
 # -- checks shared by the verbs ----------------------------------------------------------------
 
 
-def _open(state: Scene, cid: str) -> Challenge:
+def open_challenge(state: Scene, cid: str) -> Challenge:
     ch = state.challenges.get(cid)
     if ch is None:
         raise Rejected("unknown_challenge", f"There is no challenge {cid!r} in this scene.")
@@ -388,12 +409,12 @@ def _open(state: Scene, cid: str) -> Challenge:
     return ch
 
 
-def _may_act(d: Draft, who: str) -> None:
+def may_act(d: Draft, who: str) -> None:
     if d.actor != NARRATOR and d.actor != who:
         raise Rejected("forbidden", f"{d.state.name_of(d.actor)} cannot act for {d.state.name_of(who)}.")
 
 
-def _present(state: Scene, who: str) -> None:
+def present(state: Scene, who: str) -> None:
     character = state.characters.get(who)
     if character is None:
         raise Rejected("unknown_character", f"There is no character {who!r} in this scene.")
@@ -401,9 +422,9 @@ def _present(state: Scene, who: str) -> None:
         raise Rejected("character_removed", f"{character.name} has left the scene.")
 
 
-def _acting(d: Draft, cmd: ChallengeCommand) -> tuple[Challenge, str, Role]:
+def acting(d: Draft, cmd: ChallengeCommand) -> tuple[Challenge, str, Role]:
     """The open challenge, and the side the command acts for."""
-    ch = _open(d.state, cmd.challenge)
+    ch = open_challenge(d.state, cmd.challenge)
     who = cmd.character or (d.actor if d.actor != NARRATOR else None)
     if who is None:
         stood_in = [
@@ -412,7 +433,7 @@ def _acting(d: Draft, cmd: ChallengeCommand) -> tuple[Challenge, str, Role]:
         if len(stood_in) != 1:
             raise Rejected("which_character", 'Say which side the Storyteller acts for: add "character".')
         who = stood_in[0]
-    _may_act(d, who)
+    may_act(d, who)
     role = ch.role_of(who)
     if role is None:
         raise Rejected("not_in_challenge", f"{d.state.name_of(who)} is not part of challenge {ch.id!r}.")
@@ -424,7 +445,7 @@ def _is_npc(state: Scene, who: str) -> bool:
     return character is not None and character.sheet.npc
 
 
-def _thrown(ch: Challenge) -> bool:
+def thrown(ch: Challenge) -> bool:
     """Whether the first test has begun (a throw is in, or a test was shown)."""
     return bool(ch.tests) or ch.challenger.throw is not None or ch.defender.throw is not None
 

@@ -149,6 +149,34 @@ class Declare(ChallengeCommand, frozen=True, kw_only=True, tag="declare"):
     difficulty: Annotated[int, Meta(ge=0, le=99)] | None = None
     require_win: bool = False
     power: Name | None = None
+    defense: Category | None = None
+    """A mixed challenge: the category the target resists with (camarilla)."""
+    surprise: bool = False
+    """The target did not respond in time, or a power says so: a surprise retest (camarilla)."""
+    ranged: bool = False
+    """A ranged attack the target cannot answer: a surprise retest in any round (camarilla)."""
+    darkness: Literal["challenger", "both"] | None = None
+    """Who cannot see: the challenger, or both alike (camarilla)."""
+    immediate: bool = False
+    """A power usable "immediately" or "at any time": not bound to the initiative order (camarilla)."""
+
+
+class Join(ChallengeCommand, frozen=True, kw_only=True, tag="join"):
+    """Another attacker joins a Physical challenge against the same target: a mob (camarilla)."""
+
+    bid: Annotated[list[Name], Meta(min_length=1, max_length=20)]
+    victory: Text = ""
+    effect: Effect | None = None
+
+
+class Champion(ChallengeCommand, frozen=True, kw_only=True, tag="champion"):
+    """A mob member or the ST names the mob's champion: ``character`` (camarilla)."""
+
+
+class ChooseVictory(ChallengeCommand, frozen=True, kw_only=True, tag="choose_victory"):
+    """The winning champion picks whose victory condition applies: ``of`` (camarilla)."""
+
+    of: Ident
 
 
 class BidTraits(ChallengeCommand, frozen=True, kw_only=True, tag="bid"):
@@ -190,6 +218,63 @@ class CancelRetest(ChallengeCommand, frozen=True, kw_only=True, tag="cancel_rete
 
 class Pass(ChallengeCommand, frozen=True, kw_only=True, tag="pass"):
     pass
+
+
+# -- rounds (camarilla) --------------------------------------------------------------------------
+
+
+class Action(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What a character will do this round."""
+
+    kind: Literal["challenge", "move", "none", "full_round", "end_of_turn"]
+    category: Category | None = None
+    """The category of the test the action needs (``challenge``)."""
+    categories: Annotated[list[Category], Meta(max_length=3)] = []
+    """An action needing tests of several categories (initiative takes the lowest)."""
+    target: Ident | None = None
+    steps: Annotated[int, Meta(ge=0, le=6)] = 0
+    stand: bool = False
+    """Stand up from prone (a step)."""
+    drag: Ident | None = None
+    """Drag the character one grapples."""
+
+
+class StartRound(Command, frozen=True, kw_only=True, tag="start_round"):
+    pass
+
+
+class EndRound(Command, frozen=True, kw_only=True, tag="end_round"):
+    pass
+
+
+class Order(Command, frozen=True, kw_only=True, tag="order"):
+    """The ST's order among characters of equal initiative."""
+
+    characters: Annotated[list[Ident], Meta(min_length=2, max_length=50)]
+
+
+class DeclareAction(Command, frozen=True, kw_only=True, tag="declare_action"):
+    character: Ident | None = None
+    action: Action
+
+
+class EndTurn(Command, frozen=True, kw_only=True, tag="end_turn"):
+    """A character is done for its turn (the ST may end anyone's)."""
+
+    character: Ident | None = None
+
+
+class SpendBlood(Command, frozen=True, kw_only=True, tag="spend_blood"):
+    """A point of blood for a bonus Physical Trait of the kind chosen now."""
+
+    character: Ident | None = None
+    kind: Literal["strength", "dexterity", "stamina"]
+
+
+class LetGo(Command, frozen=True, kw_only=True, tag="let_go"):
+    """The grappler lets the victim go."""
+
+    character: Ident | None = None
 
 
 # -- disputes and rulings ----------------------------------------------------------------------
@@ -240,6 +325,16 @@ AnyCommand = (
     | Pass
     | Dispute
     | Rule
+    | Join
+    | Champion
+    | ChooseVictory
+    | StartRound
+    | EndRound
+    | Order
+    | DeclareAction
+    | EndTurn
+    | SpendBlood
+    | LetGo
 )
 
 command_decoder = msgspec.json.Decoder(AnyCommand)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domain import challenge, rulings, scene
+from domain import challenge, combat, mobs, rulings, scene
 from domain.commands import (
     AddCharacter,
     Adjust,
@@ -13,17 +13,27 @@ from domain.commands import (
     BidTraits,
     CallNegative,
     CancelRetest,
+    Champion,
+    ChooseVictory,
     CloseScene,
     Declare,
+    DeclareAction,
     DeclareTraits,
     Dispute,
+    EndRound,
+    EndTurn,
+    Join,
+    LetGo,
     OpenScene,
+    Order,
     Pass,
     RecordTest,
     Relent,
     RemoveCharacter,
     Retest,
     Rule,
+    SpendBlood,
+    StartRound,
     Throw,
     Withdraw,
 )
@@ -52,6 +62,16 @@ _HANDLERS: dict[type[Any], Callable[[Draft, Any], None]] = {
     Pass: challenge.pass_,
     Dispute: rulings.dispute,
     Rule: rulings.rule,
+    Join: mobs.join,
+    Champion: mobs.champion,
+    ChooseVictory: mobs.choose_victory,
+    StartRound: combat.start_round,
+    EndRound: combat.end_round,
+    Order: combat.order,
+    DeclareAction: combat.declare_action,
+    EndTurn: combat.end_turn,
+    SpendBlood: combat.spend_blood,
+    LetGo: combat.let_go,
 }
 
 

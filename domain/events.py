@@ -13,7 +13,7 @@ from typing import Literal
 
 import msgspec
 
-from domain.commands import Changes, Options, Source
+from domain.commands import Action, Changes, Options, Source
 from domain.effects import DamageType, Effect
 from domain.sheets import Category, Sheet
 
@@ -79,6 +79,15 @@ class ChallengeDeclared(Event, frozen=True, kw_only=True, tag="challenge_declare
     difficulty: int | None = None
     require_win: bool = False
     power: str | None = None
+    defense: Category | None = None
+    lead: str | None = None
+    """The kind of the first Trait bid (camarilla: strength, dexterity, stamina, social, mental)."""
+    round: int | None = None
+    uses_action: bool = False
+    surprise: bool = False
+    ranged: bool = False
+    darkness: str | None = None
+    immediate: bool = False
 
 
 class BidPlaced(Event, frozen=True, kw_only=True, tag="bid_placed"):
@@ -89,6 +98,7 @@ class BidPlaced(Event, frozen=True, kw_only=True, tag="bid_placed"):
     traits: list[str]
     victory: str = ""
     owed: bool = False
+    lead: str | None = None
 
 
 class Relented(Event, frozen=True, kw_only=True, tag="relented"):
@@ -251,7 +261,8 @@ class GrappleStarted(Event, frozen=True, kw_only=True, tag="grapple_started"):
 class GrappleBroken(Event, frozen=True, kw_only=True, tag="grapple_broken"):
     grappler: str
     victim: str
-    challenge: str
+    challenge: str = ""
+    why: str = ""
 
 
 class KnockedDown(Event, frozen=True, kw_only=True, tag="knocked_down"):
@@ -314,6 +325,94 @@ class ProneCleared(Event, frozen=True, kw_only=True, tag="prone_cleared"):
     challenge: str
 
 
+# -- mobs (camarilla) ------------------------------------------------------------------------
+
+
+class MobJoined(Event, frozen=True, kw_only=True, tag="mob_joined"):
+    challenge: str
+    character: str
+    traits: list[str]
+    victory: str = ""
+    effect: Effect | None = None
+    lead: str | None = None
+    uses_action: bool = False
+
+
+class ChampionChosen(Event, frozen=True, kw_only=True, tag="champion_chosen"):
+    challenge: str
+    character: str
+    by: str
+
+
+class VictoryChosen(Event, frozen=True, kw_only=True, tag="victory_chosen"):
+    """Whose victory condition the winning mob applies."""
+
+    challenge: str
+    of: str
+    by: str
+
+
+class WillpowerSpent(Event, frozen=True, kw_only=True, tag="willpower_spent"):
+    character: str
+    challenge: str
+
+
+# -- rounds (camarilla) ------------------------------------------------------------------------
+
+
+class RoundStarted(Event, frozen=True, kw_only=True, tag="round_started"):
+    number: int
+    actions: dict[str, int] = {}
+    """Each character's actions this round: one that needs a test, plus extra actions."""
+
+
+class ActionDeclared(Event, frozen=True, kw_only=True, tag="action_declared"):
+    character: str
+    action: Action
+
+
+class InitiativeSet(Event, frozen=True, kw_only=True, tag="initiative_set"):
+    """The order of the round: groups acting at once, fastest first, with each one's initiative."""
+
+    order: list[list[str]]
+    values: dict[str, int]
+    why: str
+    rule: str
+
+
+class TurnStarted(Event, frozen=True, kw_only=True, tag="turn_started"):
+    """Whose turn it is: a group of the order, the end-of-turn actions, or an extra action round."""
+
+    phase: Literal["initiative", "end_of_turn", "extra"]
+    characters: list[str]
+    extra: int = 0
+    why: str = ""
+    rule: str = ""
+
+
+class TurnEnded(Event, frozen=True, kw_only=True, tag="turn_ended"):
+    character: str
+
+
+class RoundEnded(Event, frozen=True, kw_only=True, tag="round_ended"):
+    number: int
+
+
+class BloodSpent(Event, frozen=True, kw_only=True, tag="blood_spent"):
+    character: str
+    trait: str
+    kind: str
+    lasts: Literal["scene", "challenge"]
+    why: str
+    rule: str
+
+
+class BonusExpired(Event, frozen=True, kw_only=True, tag="bonus_expired"):
+    character: str
+    trait: str
+    challenge: str
+
+
 SceneEvent = (
     SceneOpened
     | CharacterAdded
@@ -349,4 +448,16 @@ SceneEvent = (
     | TraitRestored
     | DamageHealed
     | ProneCleared
+    | MobJoined
+    | ChampionChosen
+    | VictoryChosen
+    | WillpowerSpent
+    | RoundStarted
+    | ActionDeclared
+    | InitiativeSet
+    | TurnStarted
+    | TurnEnded
+    | RoundEnded
+    | BloodSpent
+    | BonusExpired
 )

@@ -14,10 +14,14 @@ from msgspec.structs import replace
 from domain.commands import Changes, OverbidSource
 from domain.events import (
     AbilitySpent,
+    ActionDeclared,
     BidPlaced,
+    BloodSpent,
+    BonusExpired,
     ChallengeDeclared,
     ChallengeResolved,
     ChallengeWithdrawn,
+    ChampionChosen,
     CharacterAdded,
     CharacterAdjusted,
     CharacterRemoved,
@@ -27,7 +31,9 @@ from domain.events import (
     DisputeOpened,
     GrappleBroken,
     GrappleStarted,
+    InitiativeSet,
     KnockedDown,
+    MobJoined,
     NegativeTraitCalled,
     OutcomeCorrected,
     OverbidFailed,
@@ -37,6 +43,8 @@ from domain.events import (
     Relented,
     RetestCancelled,
     RetestInvoked,
+    RoundEnded,
+    RoundStarted,
     RulingIssued,
     SceneClosed,
     SceneForked,
@@ -47,19 +55,26 @@ from domain.events import (
     TraitLost,
     TraitRestored,
     TraitsDeclared,
+    TurnEnded,
+    TurnStarted,
+    VictoryChosen,
+    WillpowerSpent,
 )
 from domain.log import Recorded
 from domain.state import (
     NARRATOR,
+    Bonus,
     Call,
     Challenge,
     Character,
     Consequence,
     DisputeRecord,
+    Helper,
     Lost,
     Origin,
     Outcome,
     RetestEntry,
+    RoundState,
     RulingRecord,
     Scene,
     Side,
@@ -324,6 +339,78 @@ def _apply(state: Scene, record: Recorded) -> Scene:
             return _character(
                 state, event.character, lambda c: replace(c, conditions=replace(c.conditions, prone=False))
             )
+        case MobJoined():
+            state = _challenge(state, event.challenge, lambda ch: _joined(ch, event))
+            if not event.uses_action:
+                return state
+            return _character(
+                state, event.character, lambda c: replace(c, actions_left=max(0, (c.actions_left or 1) - 1))
+            )
+        case ChampionChosen():
+            return _challenge(state, event.challenge, lambda ch: _champion(ch, event.character))
+        case VictoryChosen():
+            return _challenge(state, event.challenge, lambda ch: replace(ch, chosen=event.of))
+        case WillpowerSpent():
+            return _character(state, event.character, lambda c: replace(c, willpower=c.willpower - 1))
+        case RoundStarted():
+            state = replace(state, round=RoundState(number=event.number))
+            return _each(
+                state,
+                lambda c: replace(
+                    c,
+                    actions_left=event.actions.get(c.id),
+                    action=None,
+                    turn_done=False,
+                    acted=False,
+                    conditions=replace(c.conditions, moved_steps=0),
+                ),
+            )
+        case ActionDeclared():
+            action = event.action
+
+            def declared(c: Character) -> Character:
+                conditions = replace(
+                    c.conditions, moved_steps=action.steps, prone=c.conditions.prone and not action.stand
+                )
+                return replace(c, action=action, conditions=conditions)
+
+            return _character(state, event.character, declared)
+        case InitiativeSet():
+            assert state.round is not None
+            order = tuple(tuple(group) for group in event.order)
+            return replace(state, round=replace(state.round, phase="acting", order=order, values=dict(event.values)))
+        case TurnStarted():
+            assert state.round is not None
+            group = state.round.group + 1 if event.phase == "initiative" else state.round.group
+            turn = replace(
+                state.round, turn=tuple(event.characters), turn_phase=event.phase, extra=event.extra, group=group
+            )
+            state = replace(state, round=turn)
+            for who in event.characters:
+                state = _character(state, who, lambda c: replace(c, turn_done=False, acted=False))
+            return state
+        case TurnEnded():
+            return _character(state, event.character, lambda c: replace(c, turn_done=True))
+        case RoundEnded():
+            assert state.round is not None
+            state = replace(state, round=replace(state.round, phase="over", turn=()))
+            return _each(state, lambda c: replace(c, actions_left=None, action=None))
+        case BloodSpent():
+            bonus = Bonus(trait=event.trait, kind=event.kind, lasts=event.lasts)
+            return _character(
+                state, event.character, lambda c: replace(c, bonuses=(*c.bonuses, bonus), blood_spent=c.blood_spent + 1)
+            )
+        case BonusExpired():
+
+            def expired(c: Character) -> Character:
+                bonuses = list(c.bonuses)
+                for i, bonus in enumerate(bonuses):
+                    if bonus.trait == event.trait:
+                        del bonuses[i]
+                        break
+                return replace(c, bonuses=tuple(bonuses))
+
+            return _character(state, event.character, expired)
         case _:
             assert_never(event)
 
@@ -336,6 +423,13 @@ def _character(state: Scene, who: str, change: Callable[[Character], Character])
     if character is None:  # the narrator, or a stale reference: nothing to change
         return state
     return replace(state, characters=state.characters.set(who, change(character)))
+
+
+def _each(state: Scene, change: Callable[[Character], Character]) -> Scene:
+    characters = state.characters
+    for who, c in state.characters.items():
+        characters = characters.set(who, change(c))
+    return replace(state, characters=characters)
 
 
 def _challenge(state: Scene, cid: str, change: Callable[[Challenge], Challenge]) -> Scene:
@@ -373,10 +467,12 @@ def _declared(state: Scene, event: ChallengeDeclared, record: Recorded) -> Scene
             bids=tuple(event.bid),
             category=lead or event.category,
             victory=event.victory,
+            lead=event.lead,
+            effect=event.effect,
         ),
         defender=Side(
             who=event.targets[0] if event.targets else NARRATOR,
-            category=event.category,
+            category=event.defense or event.category,
         ),
         targets=tuple(event.targets),
         victory=event.victory,
@@ -385,17 +481,54 @@ def _declared(state: Scene, event: ChallengeDeclared, record: Recorded) -> Scene
         require_win=event.require_win,
         power=event.power,
         declared_at=record.at,
+        round=event.round,
+        defense=event.defense,
+        surprise=event.surprise,
+        ranged=event.ranged,
+        darkness=event.darkness,
         status="awaiting_response" if event.kind == "contested" else "throwing",
     )
-    return replace(state, challenges=state.challenges.set(event.challenge, challenge))
+    state = replace(state, challenges=state.challenges.set(event.challenge, challenge))
+    if event.uses_action:
+        state = _character(
+            state, event.challenger, lambda c: replace(c, actions_left=max(0, (c.actions_left or 1) - 1), acted=True)
+        )
+    return state
 
 
 def _bid(state: Scene, ch: Challenge, side: Side, event: BidPlaced) -> Side:
     if event.owed:
         return replace(side, bids=(*side.bids, *event.traits), owed=max(0, side.owed - len(event.traits)))
     character = state.characters.get(event.character)
-    lead = character.category_of(event.traits[0], ch.category) if character else None
-    return replace(side, bids=tuple(event.traits), category=lead or ch.category, victory=event.victory)
+    lead = character.category_of(event.traits[0], side.category or ch.category) if character else None
+    return replace(
+        side,
+        bids=tuple(event.traits),
+        category=lead or side.category or ch.category,
+        victory=event.victory,
+        lead=event.lead,
+    )
+
+
+def _joined(ch: Challenge, event: MobJoined) -> Challenge:
+    helper = Helper(
+        who=event.character, bids=tuple(event.traits), victory=event.victory, effect=event.effect, lead=event.lead
+    )
+    return replace(ch, challenger=replace(ch.challenger, helpers=(*ch.challenger.helpers, helper)))
+
+
+def _champion(ch: Challenge, who: str) -> Challenge:
+    """Make ``who`` the mob's champion; the old champion becomes a helper."""
+    side = ch.challenger
+    new = next((h for h in side.helpers if h.who == who), None)
+    if new is None:  # already the champion
+        return ch
+    old = Helper(who=side.who, bids=side.bids, victory=side.victory, effect=side.effect, lead=side.lead)
+    helpers = tuple(old if h.who == who else h for h in side.helpers)
+    champion = replace(
+        side, who=new.who, bids=new.bids, victory=new.victory, effect=new.effect, lead=new.lead, helpers=helpers
+    )
+    return replace(ch, challenger=champion)
 
 
 def _retest(ch: Challenge, event: RetestInvoked) -> Challenge:

@@ -55,6 +55,11 @@ class Sheet(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_
     powers: list[Name] | dict[Name, Count] = []
     merits: list[Name] | dict[Name, Count] = []
     gestures: list[Name] = []
+    trait_kinds: dict[Name, Literal["strength", "dexterity", "stamina"]] = {}
+    """Overrides the catalog's kind of a Physical Trait (camarilla)."""
+    blood: Level = 0
+    trait_max: Level | None = None
+    """The generational maximum of Physical Traits: blood beyond it lasts one challenge (camarilla)."""
     # pool rulesets (bns, kony)
     attributes: dict[Name, Level] = {}
     skills: dict[Name, Level] = {}

@@ -12,7 +12,7 @@ from typing import Literal
 import immutables
 import msgspec
 
-from domain.commands import Options, Source
+from domain.commands import Action, Options, Source
 from domain.effects import Effect
 from domain.events import (
     DamageTaken,
@@ -61,6 +61,16 @@ class Conditions(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     prone: bool = False
     surprised: bool = False
     fair_escape: str | None = None
+    moved_steps: int = 0
+    """Steps taken this round: more than one and the character is down a Physical Trait."""
+
+
+class Bonus(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """A temporary Physical Trait (from blood): its name, kind, and how long it lasts."""
+
+    trait: str
+    kind: str
+    lasts: Literal["scene", "challenge"]
 
 
 class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True):
@@ -71,6 +81,15 @@ class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     willpower: int = 0
     wounds: Wounds = Wounds()
     conditions: Conditions = Conditions()
+    bonuses: tuple[Bonus, ...] = ()
+    blood_spent: int = 0
+    action: Action | None = None
+    """What the character declared for this round."""
+    actions_left: int | None = None
+    """Actions left this round (None outside rounds)."""
+    turn_done: bool = False
+    acted: bool = False
+    """Whether the character has used a test action this turn."""
 
     @property
     def id(self) -> str:
@@ -85,11 +104,14 @@ class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True):
         return sum(traits.of(category).values()) if traits else 0
 
     def available(self, category: Category) -> int:
-        """Traits the character can still call on in a category tonight."""
-        return self.total(category) - sum(1 for lost in self.lost if lost.category == category)
+        """Traits the character can still call on in a category tonight (blood bonuses are Physical)."""
+        bonus = len(self.bonuses) if category == "physical" else 0
+        return self.total(category) + bonus - sum(1 for lost in self.lost if lost.category == category)
 
     def category_of(self, trait: str, prefer: Category | None = None) -> Category | None:
         """The category a trait belongs to on this sheet (the preferred one first)."""
+        if any(bonus.trait == trait for bonus in self.bonuses):
+            return "physical"
         traits = self.sheet.traits
         if traits is None:
             return None
@@ -103,6 +125,7 @@ class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True):
         """How many of a trait are not yet lost tonight."""
         traits = self.sheet.traits
         have = traits.of(category).get(trait, 0) if traits else 0
+        have += sum(1 for bonus in self.bonuses if bonus.trait == trait) if category == "physical" else 0
         return have - sum(1 for lost in self.lost if lost.trait == trait and lost.category == category)
 
     @property
@@ -110,8 +133,19 @@ class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True):
         return [lost.trait for lost in self.lost]
 
 
+class Helper(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """A mob member lending a Trait to the champion (camarilla)."""
+
+    who: str
+    bids: tuple[str, ...] = ()
+    victory: str = ""
+    effect: Effect | None = None
+    lead: str | None = None
+
+
 class Side(msgspec.Struct, frozen=True, gc=False, kw_only=True):
-    """One side of a challenge: a character, or the narrator of a static or simple test."""
+    """One side of a challenge: a character (a mob's champion), or the narrator of a static or
+    simple test."""
 
     who: str
     bids: tuple[str, ...] = ()
@@ -125,6 +159,15 @@ class Side(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     declared: int | None = None
     """The count declared in the comparison under way."""
     passed: bool = False
+    lead: str | None = None
+    """The kind of the first Trait bid: which powers and retests apply (camarilla)."""
+    effect: Effect | None = None
+    helpers: tuple[Helper, ...] = ()
+    """The rest of a mob; the side's ``who`` is its champion."""
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        return (self.who, *(h.who for h in self.helpers))
 
 
 class TestRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
@@ -181,6 +224,13 @@ class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     require_win: bool = False
     power: str | None = None
     declared_at: datetime
+    round: int | None = None
+    defense: Category | None = None
+    surprise: bool = False
+    ranged: bool = False
+    darkness: str | None = None
+    chosen: str | None = None
+    """Whose victory condition a winning mob applied."""
     status: Status = "awaiting_response"
     tests: tuple[TestRecord, ...] = ()
     retests: tuple[RetestEntry, ...] = ()
@@ -238,6 +288,19 @@ class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True):
         return ("challenger", "defender")
 
 
+class RoundState(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    number: int
+    phase: Literal["declaring", "acting", "over"] = "declaring"
+    order: tuple[tuple[str, ...], ...] = ()
+    """Groups acting at the same time, fastest first (within a group, the ST's order)."""
+    values: dict[str, int] = {}
+    turn: tuple[str, ...] = ()
+    """Who acts now."""
+    turn_phase: Literal["initiative", "end_of_turn", "extra"] = "initiative"
+    group: int = -1
+    extra: int = 0
+
+
 class DisputeRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     id: int
     """The seq of its ``dispute_opened`` event."""
@@ -283,6 +346,7 @@ class Scene(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     disputes: tuple[DisputeRecord, ...] = ()
     rulings: tuple[RulingRecord, ...] = ()
     forked_from: Origin | None = None
+    round: RoundState | None = None
 
     def character(self, who: str) -> Character | None:
         return self.characters.get(who)

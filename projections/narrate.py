@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from domain.commands import Source
+from domain.commands import Action, Source
 from domain.events import (
     AbilitySpent,
+    ActionDeclared,
     BidPlaced,
+    BloodSpent,
+    BonusExpired,
     ChallengeDeclared,
     ChallengeResolved,
     ChallengeWithdrawn,
+    ChampionChosen,
     CharacterAdded,
     CharacterAdjusted,
     CharacterRemoved,
@@ -18,7 +22,9 @@ from domain.events import (
     DisputeOpened,
     GrappleBroken,
     GrappleStarted,
+    InitiativeSet,
     KnockedDown,
+    MobJoined,
     NegativeTraitCalled,
     OutcomeCorrected,
     OverbidFailed,
@@ -28,6 +34,8 @@ from domain.events import (
     Relented,
     RetestCancelled,
     RetestInvoked,
+    RoundEnded,
+    RoundStarted,
     RulingIssued,
     SceneClosed,
     SceneEvent,
@@ -39,6 +47,10 @@ from domain.events import (
     TraitLost,
     TraitRestored,
     TraitsDeclared,
+    TurnEnded,
+    TurnStarted,
+    VictoryChosen,
+    WillpowerSpent,
 )
 from domain.sheets import CATEGORIES
 from domain.state import NARRATOR, Scene
@@ -87,7 +99,18 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             bid = f", bidding {', '.join(event.bid)}" if event.bid else ""
             victory = f": “{event.victory}”" if event.victory else ""
             power = f" with {event.power}" if event.power else ""
-            return f"{name(event.challenger)} {against} ({event.category}{difficulty}){power}{bid}{victory}."
+            kind = f"{event.category} against {event.defense}" if event.defense else event.category
+            flags = [
+                f
+                for f, on in (
+                    ("surprise", event.surprise),
+                    ("ranged", event.ranged),
+                    ("in darkness", bool(event.darkness)),
+                )
+                if on
+            ]
+            extra = f" [{', '.join(flags)}]" if flags else ""
+            return f"{name(event.challenger)} {against} ({kind}{difficulty}){power}{bid}{victory}{extra}."
         case BidPlaced():
             if event.owed:
                 return f"{name(event.character)} bids {', '.join(event.traits)}, owed for a Negative Trait call."
@@ -153,7 +176,8 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
         case GrappleStarted():
             return f"{name(event.grappler)} grapples {name(event.victim)}."
         case GrappleBroken():
-            return f"{name(event.victim)} breaks free of {name(event.grappler)}'s grapple."
+            how = f" {event.why}" if event.why else ""
+            return f"{name(event.grappler)}'s grapple on {name(event.victim)} is broken.{how}"
         case KnockedDown():
             return f"{name(event.character)} is knocked prone."
         case DisputeOpened():
@@ -169,7 +193,48 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             return f"{name(event.character)} is healed of {event.amount} {event.damage} damage by the ruling."
         case ProneCleared():
             return f"{name(event.character)} is no longer prone."
+        case MobJoined():
+            return f"{name(event.character)} joins the attack, lending {', '.join(event.traits)}" + (
+                f": “{event.victory}”." if event.victory else "."
+            )
+        case ChampionChosen():
+            return f"{name(event.character)} is the mob's champion (chosen by {name(event.by)})."
+        case VictoryChosen():
+            return f"The winning mob applies {name(event.of)}'s victory condition."
+        case WillpowerSpent():
+            return f"{name(event.character)} spends a point of Willpower."
+        case RoundStarted():
+            return f"Round {event.number} begins: everyone declares an action."
+        case ActionDeclared():
+            return f"{name(event.character)} declares {_action(before, event.action)}."
+        case InitiativeSet():
+            return event.why
+        case TurnStarted():
+            return event.why or f"Now acting: {', '.join(name(w) for w in event.characters)}."
+        case TurnEnded():
+            return f"{name(event.character)} ends their turn."
+        case RoundEnded():
+            return f"Round {event.number} ends."
+        case BloodSpent():
+            return event.why
+        case BonusExpired():
+            return f"{name(event.character)}'s {event.trait} fades after the challenge."
     return event.type_name()
+
+
+def _action(state: Scene, action: Action) -> str:
+    what = {
+        "challenge": f"a {'/'.join(action.categories) or action.category} challenge",
+        "move": "to move",
+        "none": "no action",
+        "full_round": "a full-round action",
+        "end_of_turn": "an end-of-turn action",
+    }[action.kind]
+    target = f" against {state.name_of(action.target)}" if action.target else ""
+    steps = f", {action.steps} step(s)" if action.steps else ""
+    drag = f" dragging {state.name_of(action.drag)}" if action.drag else ""
+    stand = ", standing up" if action.stand else ""
+    return f"{what}{target}{steps}{drag}{stand}"
 
 
 def _challenger(state: Scene, cid: str) -> str:

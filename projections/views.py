@@ -13,9 +13,10 @@ from typing import Any
 
 import msgspec
 
+from domain.commands import Action
 from domain.effects import Effect
 from domain.sheets import CATEGORIES, Sheet
-from domain.state import NARRATOR, Call, Challenge, Character, Outcome, RetestEntry, Scene, TestRecord
+from domain.state import NARRATOR, Call, Challenge, Character, Outcome, RetestEntry, RoundState, Scene, TestRecord
 from projections.redact import knows
 
 SPECTATOR = "*"
@@ -28,6 +29,19 @@ class ConditionsView(msgspec.Struct, frozen=True):
     prone: bool
     surprised: bool
     fair_escape: str | None
+    moved_steps: int = 0
+
+
+class RoundView(msgspec.Struct, frozen=True):
+    number: int
+    phase: str
+    order: list[list[str]]
+    """Groups acting at the same time, fastest first."""
+    initiative: dict[str, int]
+    turn: list[str]
+    """Who acts now."""
+    turn_phase: str
+    extra: int
 
 
 class CharacterView(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -43,6 +57,8 @@ class CharacterView(msgspec.Struct, frozen=True, omit_defaults=True):
     health: int | None = None
     damage: dict[str, int] | None = None
     actions_left: int | None = None
+    action: Action | None = None
+    turn_done: bool | None = None
     sheet: Sheet | None = None
 
 
@@ -63,6 +79,12 @@ class ChallengeView(msgspec.Struct, frozen=True, omit_defaults=True):
     difficulty: int | None = None
     require_win: bool = False
     power: str | None = None
+    defense: str | None = None
+    round: int | None = None
+    leads: dict[str, str] = {}
+    mob: dict[str, list[str]] = {}
+    """A mob's members other than the champion, with the Traits each lent."""
+    chosen: str | None = None
     defender_victory: str = ""
     owed: dict[str, int] = {}
     sealed: dict[str, str] = {}
@@ -79,7 +101,7 @@ class StateView(msgspec.Struct, frozen=True):
     ruleset: str
     status: str
     viewer: str
-    round: dict[str, Any] | None
+    round: RoundView | None
     characters: dict[str, CharacterView]
     challenges: dict[str, ChallengeView]
     disputes: list[dict[str, Any]]
@@ -92,8 +114,18 @@ def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
         prone=c.conditions.prone,
         surprised=c.conditions.surprised,
         fair_escape=c.conditions.fair_escape,
+        moved_steps=c.conditions.moved_steps,
     )
-    public = CharacterView(id=c.id, name=c.name, npc=c.sheet.npc, present=c.present, conditions=conditions)
+    public = CharacterView(
+        id=c.id,
+        name=c.name,
+        npc=c.sheet.npc,
+        present=c.present,
+        conditions=conditions,
+        actions_left=c.actions_left,
+        action=c.action,
+        turn_done=c.turn_done if c.actions_left is not None else None,
+    )
     if not knows(viewer, c.id):
         return public
     return msgspec.structs.replace(
@@ -137,6 +169,11 @@ def challenge_view(ch: Challenge, viewer: str = NARRATOR) -> ChallengeView:
         difficulty=ch.difficulty,
         require_win=ch.require_win,
         power=ch.power,
+        defense=ch.defense,
+        round=ch.round,
+        leads={side.who: side.lead for side in sides if side.lead},
+        mob={h.who: list(h.bids) for h in ch.challenger.helpers},
+        chosen=ch.chosen,
         outcome=ch.outcome,
     )
 
@@ -162,6 +199,20 @@ def touched(events: Iterable[object]) -> tuple[list[str], list[str]]:
     return list(people), list(challenges)
 
 
+def round_view(r: RoundState | None) -> RoundView | None:
+    if r is None:
+        return None
+    return RoundView(
+        number=r.number,
+        phase=r.phase,
+        order=[list(group) for group in r.order],
+        initiative=dict(r.values),
+        turn=list(r.turn),
+        turn_phase=r.turn_phase,
+        extra=r.extra,
+    )
+
+
 def view(state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str], list[str]] | None = None) -> StateView:
     """The scene as ``viewer`` may see it: ``"st"``, a character id, or ``SPECTATOR``. With
     ``only`` (characters, challenges), just those entries: a patch on an earlier view."""
@@ -173,7 +224,7 @@ def view(state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str], list[st
         ruleset=state.ruleset,
         status=state.status,
         viewer=viewer,
-        round=None,
+        round=round_view(state.round),
         characters={who: character_view(c, viewer) for who in people if (c := state.characters.get(who))},
         challenges={cid: challenge_view(ch, viewer) for cid in cids if (ch := state.challenges.get(cid))},
         disputes=[],

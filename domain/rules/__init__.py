@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from domain.errors import Rejected
 from domain.rules.base import Ruleset
+from domain.rules.camarilla import Camarilla
 from domain.rules.lotn import Lotn
 
-RULESETS: dict[str, Ruleset] = {ruleset.name: ruleset for ruleset in (Lotn(),)}
+RULESETS: dict[str, Ruleset] = {ruleset.name: ruleset for ruleset in (Lotn(), Camarilla())}
 
 
 def ruleset_for(name: str) -> Ruleset:

@@ -13,8 +13,13 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import ClassVar
 
-from domain.commands import Declare, Source
+import msgspec
+
+from domain.commands import Action, Declare, Join, Source
+from domain.effects import Damage
+from domain.errors import Rejected
 from domain.events import (
+    BloodSpent,
     DeclarationsOpened,
     Leader,
     NegativeTraitCalled,
@@ -27,11 +32,24 @@ from domain.sheets import Sheet
 from domain.state import Challenge, RetestEntry, Scene
 
 
+class Declaration(msgspec.Struct, frozen=True, kw_only=True):
+    """What a ruleset adds to an accepted declaration."""
+
+    lead: str | None = None
+    round: int | None = None
+    uses_action: bool = False
+    then: list[SceneEvent] = []
+    """Events that follow the declaration (a grapple broken by attacking someone else)."""
+
+
 class Ruleset(ABC):
     """One rule system. Stateless: everything it needs is in the scene it is shown."""
 
     name: str
     """The ``ruleset`` of ``open_scene``."""
+
+    has_rounds: ClassVar[bool] = False
+    """Whether the ruleset has combat rounds (``start_round`` … ``end_round``)."""
 
     # -- sheets and declarations ------------------------------------------------------------
 
@@ -40,12 +58,17 @@ class Ruleset(ABC):
         """Refuse a sheet this ruleset cannot play, naming the field."""
 
     @abstractmethod
-    def check_declare(self, state: Scene, cmd: Declare, who: str, now: datetime) -> None:
-        """Refuse a declaration: kind, targets, bid or pool, difficulty, waiting times."""
+    def check_declare(self, state: Scene, cmd: Declare, who: str, now: datetime) -> Declaration:
+        """Refuse a declaration (kind, targets, bid or pool, difficulty, waiting times, turns), or say
+        what it adds."""
 
     @abstractmethod
-    def check_response(self, state: Scene, ch: Challenge, who: str, bid: list[str]) -> None:
-        """Refuse the defender's answer to a contested challenge."""
+    def check_response(self, state: Scene, ch: Challenge, who: str, bid: list[str]) -> str | None:
+        """Refuse the defender's answer to a contested challenge, or give its lead (camarilla)."""
+
+    def check_join(self, state: Scene, ch: Challenge, who: str, cmd: Join) -> Declaration:
+        """Refuse an attacker joining a challenge (a mob), or say what joining adds (lead, action)."""
+        raise Rejected("no_mobs", f"{self.name} has no mobs: each attacker declares a challenge of their own.")
 
     @abstractmethod
     def check_owed_bid(self, state: Scene, ch: Challenge, role: Role, bid: list[str]) -> None:
@@ -110,6 +133,32 @@ class Ruleset(ABC):
     @abstractmethod
     def wait(self, ch: Challenge, winner: Leader, now: datetime) -> tuple[str, datetime] | None:
         """``(repeat key, until)`` when the challenger may not repeat this challenge soon."""
+
+    def before_resolution(self, state: Scene, ch: Challenge) -> list[SceneEvent]:
+        """Events that must happen before the challenge resolves (a forced retest), or none."""
+        return []
+
+    def damage(self, state: Scene, ch: Challenge, effect: Damage) -> Damage:
+        """The damage a winning challenger deals (powers may add to it or change its type)."""
+        return effect
+
+    def blood(self, state: Scene, who: str, kind: str) -> BloodSpent:
+        """Spend a point of blood for a bonus Physical Trait of ``kind``, or refuse."""
+        raise Rejected("no_blood", f"{self.name} has no rule for spending blood on Traits.")
+
+    # -- rounds (only for rulesets that have them) -------------------------------------------
+
+    def round_actions(self, state: Scene, who: str) -> int:
+        """Actions a character has in a round: one that needs a test, plus extra actions."""
+        return 1
+
+    def initiative(self, state: Scene, who: str, action: Action) -> int:
+        """A character's initiative for the action it declared."""
+        return 0
+
+    def check_action(self, state: Scene, who: str, action: Action) -> list[SceneEvent]:
+        """Refuse a declared action, or return what it causes at once (a grapple let go)."""
+        return []
 
     cites: ClassVar[Mapping[str, str]]
     """The rule ids the lifecycle cites for its own steps, by step: ``relent``, ``test``,

@@ -35,7 +35,7 @@ from domain.events import (
     TestResolved,
     TraitLost,
 )
-from domain.rules.base import Ruleset
+from domain.rules.base import Declaration, Ruleset
 from domain.rules.catalog import BEATS, GESTURES, SIGNS, ability_fits
 from domain.sheets import CATEGORIES, Category, Sheet
 from domain.state import NARRATOR, Challenge, RetestEntry, Scene
@@ -96,7 +96,31 @@ class Lotn(Ruleset):
                     "lotn:gestures",
                 )
 
-    def check_declare(self, state: Scene, cmd: Declare, who: str, now: datetime) -> None:
+    def check_declare(self, state: Scene, cmd: Declare, who: str, now: datetime) -> Declaration:
+        self._check_flags(cmd)
+        self._check_kind(state, cmd, who, now)
+        return Declaration()
+
+    def _check_flags(self, cmd: Declare) -> None:
+        """Laws of the Night has no mixed challenges, surprise, range or darkness rules."""
+        flags = {
+            "defense": cmd.defense is not None,
+            "surprise": cmd.surprise,
+            "ranged": cmd.ranged,
+            "darkness": cmd.darkness is not None,
+            "immediate": cmd.immediate,
+        }
+        unsupported = [flag for flag, on in flags.items() if on]
+        if unsupported:
+            raise Rejected(
+                "unsupported",
+                f"{self.name} has no rule for {', '.join(unsupported)}; say it in the victory condition and "
+                "let the Narrator judge.",
+                "lotn:adjudication",
+            )
+
+    def _check_kind(self, state: Scene, cmd: Declare, who: str, now: datetime) -> None:
+        """The declaration's kind, targets, bid, difficulty, effect, power and wait."""
         name = state.name_of(who)
         if cmd.kind == "contested":
             if len(cmd.targets) != 1:
@@ -160,8 +184,9 @@ class Lotn(Ruleset):
                     "lotn:five-minute-wait",
                 )
 
-    def check_response(self, state: Scene, ch: Challenge, who: str, bid: list[str]) -> None:
+    def check_response(self, state: Scene, ch: Challenge, who: str, bid: list[str]) -> str | None:
         self._check_initial(state, who, ch.category, bid, "lotn:initial-bid")
+        return None
 
     def check_owed_bid(self, state: Scene, ch: Challenge, role: Role, bid: list[str]) -> None:
         side = ch.side(role)
@@ -425,7 +450,11 @@ class Lotn(Ruleset):
         return () if self._safe(ch, role) else ch.side(role).bids
 
     def _bonus(self, ch: Challenge, role: Role) -> int:
-        """Extra Traits on ties and overbids: every unmatched call, once there is more than one."""
+        """Extra Traits a side counts on ties and overbids."""
+        return self._call_bonus(ch, role)
+
+    def _call_bonus(self, ch: Challenge, role: Role) -> int:
+        """Every unmatched Negative Trait call, once there is more than one."""
         other = ch.side(ch.other(role)).who
         unmatched = sum(1 for call in ch.calls if not call.matched and call.owed_by == other)
         return unmatched if unmatched > 1 else 0
@@ -439,11 +468,15 @@ class Lotn(Ruleset):
     def _lose(
         self, state: Scene, ch: Challenge, role: Role, traits: tuple[str, ...], why: str, rule: str
     ) -> list[SceneEvent]:
+        side = ch.side(role)
+        return self._lose_traits(state, ch, side.who, side.category or ch.category, traits, why, rule)
+
+    def _lose_traits(
+        self, state: Scene, ch: Challenge, who: str, lead: Category, traits: tuple[str, ...], why: str, rule: str
+    ) -> list[SceneEvent]:
         """The Traits lost, never more copies than are left (the same Trait may have been at risk
         in two open challenges at once, and lost in the first)."""
-        who = ch.side(role).who
         character = state.characters[who]
-        lead = ch.side(role).category or ch.category
         taken: Counter[str] = Counter()
         events: list[SceneEvent] = []
         for trait in traits:
@@ -467,7 +500,7 @@ class Lotn(Ruleset):
         side = ch.side(role)
         if side.who == NARRATOR:
             return f"the difficulty of {ch.difficulty}"
-        bonus = self._bonus(ch, role)
+        bonus = self._call_bonus(ch, role)
         extra = f" (+{bonus} for unmatched Negative Trait calls)" if bonus else ""
         return f"{state.name_of(side.who)}'s {side.declared}{extra}"
 

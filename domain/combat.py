@@ -1,0 +1,189 @@
+"""Combat rounds: the ST starts and ends them; each character declares an action; the order is
+set by initiative (the ST orders equals); turns pass group by group, then the end-of-turn actions,
+then the extra actions by count. Also the character verbs of a fight: blood, letting go.
+
+The ruleset says how many actions a character has, its initiative for an action, and what an
+action may be; this module keeps the order of the round.
+"""
+
+from __future__ import annotations
+
+from domain.challenge import may_act, present
+from domain.commands import DeclareAction, EndRound, EndTurn, LetGo, Order, SpendBlood, StartRound
+from domain.context import Draft
+from domain.errors import Rejected
+from domain.events import (
+    ActionDeclared,
+    GrappleBroken,
+    InitiativeSet,
+    RoundEnded,
+    RoundStarted,
+    TurnEnded,
+    TurnStarted,
+)
+from domain.rules import ruleset_for
+from domain.rules.base import Ruleset
+from domain.state import NARRATOR, RoundState, Scene
+
+ORDER = "camarilla:order-of-actions"
+
+
+def _rounds(d: Draft) -> Ruleset:
+    rules = ruleset_for(d.state.ruleset)
+    if not rules.has_rounds:
+        raise Rejected("no_rounds", f"{rules.name} has no combat rounds; challenges are declared as they come.")
+    return rules
+
+
+def _open_round(d: Draft) -> RoundState:
+    r = d.state.round
+    if r is None or r.phase == "over":
+        raise Rejected("no_round", "No round is under way: the Storyteller starts one.", ORDER)
+    return r
+
+
+def _who(d: Draft, character: str | None) -> str:
+    who = character or d.actor
+    if who == NARRATOR:
+        raise Rejected("which_character", 'The Storyteller acts for a character: add "character".')
+    may_act(d, who)
+    present(d.state, who)
+    return who
+
+
+def start_round(d: Draft, cmd: StartRound) -> None:
+    if d.actor != NARRATOR:
+        raise Rejected("forbidden", "Only the Storyteller starts a round.", ORDER)
+    rules = _rounds(d)
+    r = d.state.round
+    if r is not None and r.phase != "over":
+        raise Rejected("round_open", f"Round {r.number} is still under way; end it first.", ORDER)
+    present_ = [who for who, c in d.state.characters.items() if c.present]
+    actions = {who: rules.round_actions(d.state, who) for who in present_}
+    d.add(RoundStarted(number=(r.number if r else 0) + 1, actions=actions))
+
+
+def end_round(d: Draft, cmd: EndRound) -> None:
+    if d.actor != NARRATOR:
+        raise Rejected("forbidden", "Only the Storyteller ends a round.", ORDER)
+    r = _open_round(d)
+    d.add(RoundEnded(number=r.number))
+
+
+def declare_action(d: Draft, cmd: DeclareAction) -> None:
+    rules = _rounds(d)
+    r = _open_round(d)
+    who = _who(d, cmd.character)
+    if r.phase != "declaring":
+        raise Rejected("wrong_phase", "Actions are declared at the start of the round, before the order.", ORDER)
+    if d.state.characters[who].action is not None:
+        raise Rejected("already_declared", f"{d.state.name_of(who)} has declared an action this round.", ORDER)
+    action = cmd.action
+    if action.kind == "challenge" and not (action.category or action.categories):
+        raise Rejected("no_category", 'Say the category of the test ("category"), or "categories" for several.')
+    d.add(ActionDeclared(character=who, action=action), *rules.check_action(d.state, who, action))
+    waiting = [w for w, c in d.state.characters.items() if c.present and c.action is None]
+    if not waiting:
+        _set_initiative(d, rules)
+
+
+def _set_initiative(d: Draft, rules: Ruleset) -> None:
+    state = d.state
+    acting = {w: c for w, c in state.characters.items() if c.present and c.action is not None}
+    values = {w: rules.initiative(state, w, c.action) for w, c in acting.items() if c.action is not None}
+    in_order = [w for w in values if acting[w].action is not None and acting[w].action.kind != "end_of_turn"]  # type: ignore[union-attr]
+    groups: list[list[str]] = []
+    for who in sorted(in_order, key=lambda w: (-values[w], w)):
+        if groups and values[groups[-1][0]] == values[who]:
+            groups[-1].append(who)
+        else:
+            groups.append([who])
+    why = "; ".join(" = ".join(f"{state.name_of(w)} {values[w]}" for w in group) for group in groups)
+    d.add(InitiativeSet(order=groups, values=values, why=f"Initiative by base Traits: {why}.", rule=ORDER))
+    _next_turn(d)
+
+
+def order(d: Draft, cmd: Order) -> None:
+    if d.actor != NARRATOR:
+        raise Rejected("forbidden", "Only the Storyteller orders characters of equal initiative.", ORDER)
+    r = _open_round(d)
+    group = next((list(g) for g in r.order if set(g) == set(cmd.characters)), None)
+    if group is None or len(cmd.characters) != len(group):
+        ties = "; ".join(", ".join(g) for g in r.order if len(g) > 1) or "none"
+        raise Rejected("not_tied", f"Order only characters of one equal initiative (ties now: {ties}).", ORDER)
+    new_order = [list(cmd.characters) if list(g) == group else list(g) for g in r.order]
+    names = ", then ".join(d.state.name_of(w) for w in cmd.characters)
+    d.add(
+        InitiativeSet(
+            order=new_order, values=dict(r.values), why=f"The Storyteller orders the tie: {names}.", rule=ORDER
+        )
+    )
+
+
+def end_turn(d: Draft, cmd: EndTurn) -> None:
+    _rounds(d)
+    r = _open_round(d)
+    who = _who(d, cmd.character)
+    if who not in r.turn:
+        raise Rejected("not_your_turn", f"It is not {d.state.name_of(who)}'s turn.", ORDER)
+    if d.state.characters[who].turn_done:
+        raise Rejected("already_done", f"{d.state.name_of(who)} has already ended this turn.", ORDER)
+    d.add(TurnEnded(character=who))
+    if all(d.state.characters[w].turn_done for w in r.turn if w in d.state.characters):
+        _next_turn(d)
+
+
+def _next_turn(d: Draft) -> None:
+    """The next group of the order; then the end-of-turn actions; then the extra actions by count."""
+    state = d.state
+    r = state.round
+    assert r is not None
+    rules = ruleset_for(state.ruleset)
+    present_ = [w for w, c in state.characters.items() if c.present]
+    if r.turn_phase == "initiative" and r.group + 1 < len(r.order):
+        group = list(r.order[r.group + 1])
+        values = ", ".join(f"{state.name_of(w)} ({r.values.get(w)})" for w in group)
+        d.add(TurnStarted(phase="initiative", characters=group, why=f"On initiative: {values}.", rule=ORDER))
+        return
+    if r.turn_phase == "initiative":
+        late = [w for w in present_ if (a := state.characters[w].action) is not None and a.kind == "end_of_turn"]
+        if late:
+            names = ", ".join(state.name_of(w) for w in late)
+            d.add(
+                TurnStarted(
+                    phase="end_of_turn",
+                    characters=late,
+                    why=f"End of turn: {names}.",
+                    rule="camarilla:initiative-exceptions",
+                )
+            )
+            return
+    extra = r.extra + 1 if r.turn_phase == "extra" else 1
+    movers = sorted(w for w in present_ if rules.round_actions(state, w) - 1 >= extra)
+    if movers:
+        names = ", ".join(state.name_of(w) for w in movers)
+        d.add(
+            TurnStarted(
+                phase="extra",
+                characters=movers,
+                extra=extra,
+                why=f"Extra action {extra}: {names} act together.",
+                rule="camarilla:multiple-actions",
+            )
+        )
+
+
+def spend_blood(d: Draft, cmd: SpendBlood) -> None:
+    who = _who(d, cmd.character)
+    d.add(ruleset_for(d.state.ruleset).blood(d.state, who, cmd.kind))
+
+
+def let_go(d: Draft, cmd: LetGo) -> None:
+    who = _who(d, cmd.character)
+    victims = d.state.characters[who].conditions.grappling
+    if not victims:
+        raise Rejected("not_grappling", f"{d.state.name_of(who)} holds nobody.", "camarilla:grapple")
+    d.add(*(GrappleBroken(grappler=who, victim=v, why=f"{d.state.name_of(who)} lets go.") for v in victims))
+
+
+__all__ = ["Scene", "declare_action", "end_round", "end_turn", "let_go", "order", "spend_blood", "start_round"]
