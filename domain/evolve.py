@@ -378,7 +378,10 @@ def _apply(state: Scene, record: Recorded) -> Scene:
         case InitiativeSet():
             assert state.round is not None
             order = tuple(tuple(group) for group in event.order)
-            return replace(state, round=replace(state.round, phase="acting", order=order, values=dict(event.values)))
+            turn = next((g for g in order if set(g) == set(state.round.turn)), state.round.turn)  # the ST's order
+            return replace(
+                state, round=replace(state.round, phase="acting", order=order, values=dict(event.values), turn=turn)
+            )
         case TurnStarted():
             assert state.round is not None
             group = state.round.group + 1 if event.phase == "initiative" else state.round.group

@@ -74,6 +74,7 @@ class Camarilla(Lotn):
         "relent": "camarilla:relent",
         "retest": "camarilla:retests",
         "cancel": "camarilla:retests",
+        "wait": "camarilla:five-minute-wait",
     }
 
     # -- declarations -----------------------------------------------------------------------
@@ -126,7 +127,10 @@ class Camarilla(Lotn):
                 "camarilla:surprise",
             )
         counter = target is not None and any(
-            ch.open and ch.challenger.who == target and who in ch.targets and (ch.defense or ch.category) == "physical"
+            ch.open
+            and target in ch.challenger.members
+            and who in ch.targets
+            and (ch.defense or ch.category) == "physical"
             for ch in state.challenges.values()
         )
         if not (cmd.immediate or counter):
@@ -160,7 +164,14 @@ class Camarilla(Lotn):
                 "physical_only", "An extra action takes only physical actions.", "camarilla:multiple-actions"
             )
         action = me.action
-        if action is not None and action.target and target and target != action.target and not counter:
+        if (
+            action is not None
+            and action.target
+            and target
+            and target != action.target
+            and not counter
+            and cmd.actor != NARRATOR
+        ):
             raise Rejected(
                 "not_declared",
                 f"{me.name} declared an action against {state.name_of(action.target)}; another target needs the "

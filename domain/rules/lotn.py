@@ -65,6 +65,7 @@ class Lotn(Ruleset):
         "overbid_first": "lotn:overbid-double",
         "declare_fewer": "lotn:declare-fewer",
         "adjudication": "lotn:adjudication",
+        "wait": "lotn:five-minute-wait",
     }
 
     # -- sheets and declarations ------------------------------------------------------------
@@ -181,7 +182,7 @@ class Lotn(Ruleset):
                     f"{name} failed this {_title(cmd.category)} challenge and must wait five "
                     f"real-time minutes before repeating it: {left // 60}:{left % 60:02d} to go "
                     f"(from {until:%H:%M:%S} UTC).",
-                    "lotn:five-minute-wait",
+                    self.cites["wait"],
                 )
 
     def check_response(self, state: Scene, ch: Challenge, who: str, bid: list[str]) -> str | None:

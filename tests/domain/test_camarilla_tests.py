@@ -306,3 +306,27 @@ class TestDarknessSurpriseRange:
         t.test("d", "scissors", "rock")
         t.do("billy", "retest", challenge="d", source={"category": "surprise"})
         assert t.challenge("d").pending_retest is not None
+
+
+def test_failed_mental_challenge_waits_five_minutes() -> None:
+    """A failed Mental challenge cannot be repeated for five real-time minutes
+    (camarilla:five-minute-wait)."""
+    t = Table(ruleset="camarilla")
+    t.add("a", traits={"mental": {"Clever": 3}})
+    t.add("b", traits={"mental": {"Wise": 3}})
+    t.contest("m", "a", "b", "Clever", "Wise", category="mental")
+    t.test("m", "rock", "paper")
+    t.do("a", "pass", challenge="m")
+    t.refused(
+        "a",
+        "declare",
+        challenge="m2",
+        kind="contested",
+        targets=["b"],
+        category="mental",
+        bid=["Clever"],
+        code="wait_required",
+        rule="camarilla:five-minute-wait",
+    )
+    t.tick(minutes=5)
+    t.contest("m2", "a", "b", "Clever", "Wise", category="mental")

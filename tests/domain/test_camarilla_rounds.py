@@ -1,0 +1,356 @@
+"""Camarilla combat rounds: actions, initiative, turns, movement, extra actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.table import Table, types
+
+
+def act(t: Table, who: str, kind: str = "challenge", **action: Any) -> None:
+    t.do(who, "declare_action", action={"kind": kind, **action})
+
+
+def punch(t: Table, cid: str, who: str, target: str, bid: str, **extra: Any) -> None:
+    t.do(who, "declare", challenge=cid, kind="contested", targets=[target], category="physical", bid=[bid], **extra)
+
+
+class TestOrderOfActions:
+    def test_frank_and_jimmy(self) -> None:
+        """Jimmy bids 9 Physical plus a weapon, Frank 10 Social plus a ritual: only base Traits count,
+        so Frank's Dread Gaze resolves first (camarilla:order-of-actions)."""
+        t = Table(ruleset="camarilla")
+        t.add("jimmy", {"Brawny": 5, "Quick": 4}, traits={"social": {"Proud": 2}}, powers=["Feral Claws"])
+        t.add("frank", {"Wiry": 3}, traits={"social": {"Charming": 10}}, powers=["Dread Gaze"])
+        assert types(t.do("st", "start_round")) == ["round_started"]
+        act(t, "jimmy", category="physical", target="frank")
+        events = t.do("frank", "declare_action", action={"kind": "challenge", "category": "social", "target": "jimmy"})
+        assert types(events) == ["action_declared", "initiative_set", "turn_started"]
+        assert events[1].order == [["frank"], ["jimmy"]] and events[1].values == {"frank": 10, "jimmy": 9}  # type: ignore[union-attr]
+        t.refused(
+            "jimmy",
+            "declare",
+            challenge="claw",
+            kind="contested",
+            targets=["frank"],
+            category="physical",
+            bid=["Brawny"],
+            code="not_your_turn",
+            rule="camarilla:order-of-actions",
+        )
+        t.do(
+            "frank",
+            "declare",
+            challenge="gaze",
+            kind="contested",
+            targets=["jimmy"],
+            category="social",
+            bid=["Charming"],
+            power="Dread Gaze",
+        )
+        t.do("jimmy", "bid", challenge="gaze", bid=["Proud"])
+        t.test("gaze", "rock", "paper")
+        t.do("frank", "pass", challenge="gaze")
+        t.do("frank", "end_turn")
+        assert t.state.round is not None and t.state.round.turn == ("jimmy",)
+        punch(t, "claw", "jimmy", "frank", "Brawny")
+
+    def test_equal_initiative_acts_at_once_and_the_st_orders_it(self) -> None:
+        """Equal base Traits act together; the ST chooses who resolves first (camarilla:order-of-actions)."""
+        t = Table(ruleset="camarilla")
+        for who in ("a", "b", "c"):
+            t.add(who, {"Brawny": 4 if who != "c" else 2})
+        t.do("st", "start_round")
+        for who in ("a", "b", "c"):
+            act(t, who, "none")
+        assert t.state.round is not None and t.state.round.order == (("a", "b"), ("c",))
+        t.refused("st", "order", characters=["a", "c"], code="not_tied")
+        (ordered,) = t.do("st", "order", characters=["b", "a"])
+        assert ordered.order == [["b", "a"], ["c"]]  # type: ignore[union-attr]
+        assert t.state.round.turn == ("b", "a")  # both act now
+        punch(t, "x", "a", "c", "Brawny")
+        t.do("b", "declare", challenge="y", kind="contested", targets=["a"], category="physical", bid=["Brawny"])
+
+    def test_only_base_traits_and_alacrity(self) -> None:
+        """Alacrity adds to initiative, blood does not; a full-round action ignores Alacrity
+        (camarilla:full-round)."""
+        t = Table(ruleset="camarilla")
+        t.add("quick", {"Quick": 5}, powers=["Alacrity", "Thaumaturgy"], blood=3, traits={"mental": {"Wise": 5}})
+        t.add("slow", {"Tough": 5})
+        t.do("quick", "spend_blood", kind="strength")
+        t.do("st", "start_round")
+        act(t, "quick", category="physical")
+        act(t, "slow", "none")
+        assert t.state.round is not None and t.state.round.values == {"quick": 6, "slow": 5}
+        t.do("st", "end_round")
+        t.do("st", "start_round")
+        t.refused(
+            "quick",
+            "declare_action",
+            action={"kind": "full_round", "category": "mental", "steps": 1},
+            code="too_far",
+            rule="camarilla:full-round",
+        )
+        act(t, "quick", "full_round", category="mental")
+        act(t, "slow", "none")
+        assert t.state.round.values == {"quick": 5, "slow": 5}
+
+    def test_several_tests_take_the_lowest(self) -> None:
+        """An action needing a Social and a Physical test goes on the lower of the two
+        (camarilla:multiple-tests)."""
+        t = Table(ruleset="camarilla")
+        t.add("a", {"Brawny": 8}, traits={"social": {"Calm": 3}})
+        t.add("b", {"Quick": 5})
+        t.do("st", "start_round")
+        act(t, "a", categories=["social", "physical"], target="b")
+        act(t, "b", "none")
+        assert t.state.round is not None and t.state.round.values["a"] == 3
+
+
+class TestActions:
+    @pytest.fixture
+    def t(self) -> Table:
+        table = Table(ruleset="camarilla")
+        table.add("mark", {"Brawny": 5, "Quick": 4}, abilities={"Melee": 1})
+        table.add("joe", {"Wiry": 3}, abilities={"Firearms": 1})
+        table.add("eve", {"Lithe": 2})
+        table.do("st", "start_round")
+        act(table, "mark", category="physical", target="joe")
+        act(table, "joe", category="physical", target="mark")
+        act(table, "eve", "move", steps=2)
+        return table
+
+    def test_mark_and_joe(self, t: Table) -> None:
+        """Joe (3) counterattacks Mark (9) on Mark's initiative: the fastest participant's
+        (camarilla:multiple-participants)."""
+        punch(t, "sword", "mark", "joe", "Brawny")
+        punch(t, "gun", "joe", "mark", "Wiry")
+        assert t.character("joe").actions_left == 0
+
+    def test_one_test_action_a_turn(self, t: Table) -> None:
+        """One action with a test per turn (camarilla:taking-actions)."""
+        punch(t, "sword", "mark", "joe", "Brawny")
+        t.do("st", "withdraw", challenge="sword")
+        t.refused(
+            "mark",
+            "declare",
+            challenge="again",
+            kind="contested",
+            targets=["eve"],
+            category="physical",
+            bid=["Quick"],
+            code="one_test_action",
+            rule="camarilla:taking-actions",
+        )
+
+    def test_relenting_still_uses_the_action(self, t: Table) -> None:
+        """A relented challenge used the challenger's action (camarilla:relent)."""
+        punch(t, "sword", "mark", "joe", "Brawny")
+        events = t.do("joe", "relent", challenge="sword")
+        assert events[0].rule == "camarilla:relent"  # type: ignore[union-attr]
+        assert t.character("mark").actions_left == 0
+
+    def test_defending_is_free_and_without_an_action_only_passive(self, t: Table) -> None:
+        """Answering a challenge costs no action; a counterattack does; once out of actions a character
+        can only defend (camarilla:passive-defense)."""
+        punch(t, "sword", "mark", "joe", "Brawny")
+        t.do("joe", "bid", challenge="sword", bid=["Wiry"])
+        assert t.character("joe").actions_left == 1
+        punch(t, "gun", "joe", "mark", "Wiry")  # a counterattack, on Mark's initiative
+        assert t.character("joe").actions_left == 0
+        t.do("mark", "relent", challenge="gun")
+        t.test("sword", "rock", "scissors")
+        t.do("joe", "pass", challenge="sword")
+        t.do("mark", "end_turn")
+        assert t.state.round is not None and t.state.round.turn == ("joe",)
+        t.refused(
+            "joe",
+            "declare",
+            challenge="late",
+            kind="contested",
+            targets=["eve"],
+            category="physical",
+            bid=["Wiry"],
+            code="no_action_left",
+            rule="camarilla:passive-defense",
+        )
+
+    def test_one_challenge_of_each_type_per_target(self, t: Table) -> None:
+        """Joe can be the target of one Physical challenge this round; a second attacker joins it
+        instead (camarilla:one-per-round)."""
+        punch(t, "sword", "mark", "joe", "Brawny")
+        t.do("joe", "relent", challenge="sword")
+        t.do("mark", "end_turn")
+        t.do("joe", "end_turn")
+        error = t.refused(
+            "eve",
+            "declare",
+            challenge="kick",
+            kind="contested",
+            targets=["joe"],
+            category="physical",
+            bid=["Lithe"],
+            code="already_targeted",
+            rule="camarilla:one-per-round",
+        )
+        assert "join it as a mob" in error.message
+
+    def test_moving_more_than_one_step_costs_a_trait(self, t: Table) -> None:
+        """Eve moved two steps: she is down one Physical Trait this round (camarilla:movement)."""
+        t.do("mark", "end_turn")
+        t.do("joe", "end_turn")
+        t.do("eve", "declare", challenge="kick", kind="contested", targets=["mark"], category="physical", bid=["Lithe"])
+        t.do("mark", "bid", challenge="kick", bid=["Quick"])
+        t.test("kick", "rock", "rock")
+        t.refused("eve", "declare_traits", challenge="kick", count=2, code="over_declared")
+        t.do("eve", "declare_traits", challenge="kick", count=1)
+
+
+class TestMovement:
+    def test_step_limits_and_standing_up(self) -> None:
+        """Three steps with a test, six without; standing from prone costs one
+        (camarilla:movement)."""
+        t = Table(ruleset="camarilla")
+        t.add("a", {"Quick": 3})
+        t.add("b", {"Tough": 3})
+        t.do("st", "start_round")
+        t.refused(
+            "a",
+            "declare_action",
+            action={"kind": "challenge", "category": "physical", "steps": 4},
+            code="too_far",
+            rule="camarilla:movement",
+        )
+        t.refused("a", "declare_action", action={"kind": "move", "steps": 5, "stand": True}, code="not_prone")
+        act(t, "a", "move", steps=6)
+        t.do("st", "end_round")
+        t.contest("trip", "a", "b", "Quick", "Tough", effect={"kind": "knock_down"})
+        t.test("trip", "rock", "scissors")
+        t.do("b", "pass", challenge="trip")
+        t.do("st", "start_round")
+        t.refused("b", "declare_action", action={"kind": "move", "steps": 2}, code="prone")
+        t.refused("b", "declare_action", action={"kind": "move", "steps": 6, "stand": True}, code="too_far")
+        act(t, "b", "move", steps=5, stand=True)
+        assert not t.character("b").conditions.prone
+
+
+class TestExtraActions:
+    def test_dana_and_petra(self) -> None:
+        """Dana (Legerity) and Petra (Swiftness and Black Metamorphosis) both have two extra actions:
+        after the everyman turns they act together in two extra rounds (camarilla:multiple-actions)."""
+        t = Table(ruleset="camarilla")
+        t.add("dana", {"Quick": 4}, powers=["Legerity"], traits={"social": {"Calm": 2}})
+        t.add("petra", {"Lithe": 3}, powers=["Swiftness", "Black Metamorphosis"])
+        t.add("zed", {"Tough": 2})
+        (started,) = t.do("st", "start_round")
+        assert started.actions == {"dana": 3, "petra": 3, "zed": 1}  # type: ignore[union-attr]
+        for who in ("dana", "petra", "zed"):
+            act(t, who, "none")
+        for who in ("dana", "petra", "zed"):
+            t.do(who, "end_turn")
+        r = t.state.round
+        assert r is not None and (r.turn_phase, r.extra, r.turn) == ("extra", 1, ("dana", "petra"))
+        t.refused(
+            "dana",
+            "declare",
+            challenge="s",
+            kind="contested",
+            targets=["zed"],
+            category="social",
+            bid=["Calm"],
+            code="physical_only",
+            rule="camarilla:multiple-actions",
+        )
+        punch(t, "e1", "dana", "zed", "Quick")
+        t.do("zed", "relent", challenge="e1")
+        t.do("dana", "end_turn")
+        t.do("petra", "end_turn")
+        assert t.state.round.turn == ("dana", "petra") and t.state.round.extra == 2
+        t.refused("zed", "end_turn", code="not_your_turn")
+
+    def test_end_of_turn_actions_come_before_extra_actions(self) -> None:
+        """An end-of-turn action resolves after everyone's initiative, before extra actions
+        (camarilla:initiative-exceptions)."""
+        t = Table(ruleset="camarilla")
+        t.add("a", {"Quick": 4}, powers=["Swiftness"])
+        t.add("b", {"Tough": 3})
+        t.do("st", "start_round")
+        act(t, "a", "none")
+        act(t, "b", "end_of_turn")
+        assert t.state.round is not None and t.state.round.order == (("a",),)
+        t.do("a", "end_turn")
+        assert t.state.round.turn_phase == "end_of_turn" and t.state.round.turn == ("b",)
+        t.do("b", "end_turn")
+        assert t.state.round.turn_phase == "extra" and t.state.round.turn == ("a",)
+
+    def test_immediate_powers_need_no_turn(self) -> None:
+        """A power usable at any time is declared out of turn (camarilla:initiative-exceptions)."""
+        t = Table(ruleset="camarilla")
+        t.add("a", {"Quick": 2}, traits={"mental": {"Wise": 2}})
+        t.add("b", {"Tough": 5})
+        t.do("st", "start_round")
+        act(t, "a", category="mental", target="b")
+        act(t, "b", "none")
+        t.do(
+            "a",
+            "declare",
+            challenge="now",
+            kind="contested",
+            targets=["b"],
+            category="mental",
+            bid=["Wise"],
+            defense="physical",
+            immediate=True,
+        )
+
+
+class TestMobsOfTheMind:
+    def test_a_later_mental_challenge_needs_a_new_target(self) -> None:
+        """Two Social challenges at one target: the faster resolves, the slower may retarget with the
+        ST's leave (camarilla:mob-mental-social)."""
+        t = Table(ruleset="camarilla")
+        t.add("fast", traits={"social": {"Witty": 6}})
+        t.add("slow", traits={"social": {"Calm": 3}})
+        t.add("mark", traits={"social": {"Proud": 2}})
+        t.add("other", traits={"social": {"Meek": 1}})
+        t.do("st", "start_round")
+        for who in ("fast", "slow"):
+            act(t, who, category="social", target="mark")
+        act(t, "mark", "none")
+        act(t, "other", "none")
+        t.do("fast", "declare", challenge="s1", kind="contested", targets=["mark"], category="social", bid=["Witty"])
+        t.do("mark", "relent", challenge="s1")
+        t.do("fast", "end_turn")
+        t.refused(
+            "slow",
+            "declare",
+            challenge="s2",
+            kind="contested",
+            targets=["mark"],
+            category="social",
+            bid=["Calm"],
+            code="already_targeted",
+        )
+        t.refused(
+            "slow",
+            "declare",
+            challenge="s2",
+            kind="contested",
+            targets=["other"],
+            category="social",
+            bid=["Calm"],
+            code="not_declared",
+            rule="camarilla:mob-mental-social",
+        )
+        t.do(
+            "st",
+            "declare",
+            character="slow",
+            challenge="s2",
+            kind="contested",
+            targets=["other"],
+            category="social",
+            bid=["Calm"],
+        )
