@@ -385,10 +385,10 @@ def _apply(state: Scene, record: Recorded) -> Scene:
         case TurnStarted():
             assert state.round is not None
             group = state.round.group + 1 if event.phase == "initiative" else state.round.group
-            turn = replace(
+            started = replace(
                 state.round, turn=tuple(event.characters), turn_phase=event.phase, extra=event.extra, group=group
             )
-            state = replace(state, round=turn)
+            state = replace(state, round=started)
             for who in event.characters:
                 state = _character(state, who, lambda c: replace(c, turn_done=False, acted=False))
             return state

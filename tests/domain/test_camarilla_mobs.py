@@ -189,7 +189,7 @@ class TestGrapples:
         held.contest("grab2", "maria", "fred", "Brawny", "Quick", effect={"kind": "grapple"})
         held.test("grab2", "rock", "scissors")
         held.do("fred", "pass", challenge="grab2")
-        (declared, broken) = held.do(
+        (_, broken) = held.do(
             "maria", "declare", challenge="hit", kind="contested", targets=["bob"], category="physical", bid=["Brawny"]
         )
         assert broken.type_name() == "grapple_broken" and "attacks someone else" in broken.why  # type: ignore[union-attr]
