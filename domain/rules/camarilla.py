@@ -165,7 +165,8 @@ class Camarilla(Lotn):
             )
         action = me.action
         if (
-            action is not None
+            r.turn_phase == "initiative"  # extra actions are not the declared one
+            and action is not None
             and action.target
             and target
             and target != action.target
@@ -458,7 +459,11 @@ class Camarilla(Lotn):
         categories: list[Category] = list(action.categories)
         if not categories:  # one test, or none (movement): Physical Traits
             categories = [action.category] if action.category and action.kind != "move" else ["physical"]
-        base = min(c.total(cat) - sum(1 for lost in c.lost if lost.category == cat) for cat in categories)
+        bonus = {b.trait for b in c.bonuses}  # blood is not a base Trait: neither is losing it
+        base = min(
+            c.total(cat) - sum(1 for lost in c.lost if lost.category == cat and lost.trait not in bonus)
+            for cat in categories
+        )
         alacrity = 0 if action.kind == "full_round" else sum(power(n).initiative for n in c.sheet.powers)
         return base + alacrity
 
