@@ -85,6 +85,8 @@ class ChallengeAudit(msgspec.Struct, frozen=True):
     original_outcome: OutcomeAudit | None
     consequences: list[str]
     rulings: list[int]
+    round: int | None = None
+    mob: list[str] = []
 
 
 class Section(msgspec.Struct, frozen=True):
@@ -147,6 +149,8 @@ def _challenge(state: Scene, ch: Challenge) -> ChallengeAudit:
         original_outcome=_outcome(ch.original_outcome),
         consequences=[narrate(state, event) for event in ch.consequences],
         rulings=list(ch.rulings),
+        round=ch.round,
+        mob=[h.who for h in ch.challenger.helpers],
     )
 
 

@@ -150,9 +150,10 @@ def html(audit: Audit) -> str:
         f'<p class="{"ok" if audit.chain.ok else "bad"}">{_chain_html(audit)}</p>',
         "<h2>The fight</h2>",
         f'<div class="picture">{picture(audit)}</div>',
-        '<p class="muted">Challenges across in the order declared, characters down. A big dot is the '
-        "challenger, the line runs to the target. Green: the challenger won; red: the defender; grey: a draw; "
-        "yellow dashes: not resolved; a ring: corrected by a ruling.</p>",
+        '<p class="muted">Rounds across (without rounds, challenges in the order declared), characters down. '
+        "A big dot is the challenger (a mob's champion), the line runs to the target; thin lines join the "
+        "rest of a mob. Green: the challenger won; red: the defender; grey: a draw; yellow dashes: not "
+        "resolved; a ring: corrected by a ruling.</p>",
         "<h2>Participants</h2>",
     ]
     for p in audit.participants:
@@ -251,39 +252,58 @@ def _challenge_html(audit: Audit, ch: ChallengeAudit) -> str:
 
 
 def picture(audit: Audit) -> str:
-    """An SVG: challenges across, characters down, a line from challenger to target coloured by
-    the outcome (green: the challenger won, red: the defender, grey: a draw, yellow dashes: not
-    resolved); a ring marks an outcome a ruling corrected."""
+    """An SVG: rounds across (without rounds, challenges in the order declared), characters down; a
+    line from challenger to target coloured by the outcome (green: the challenger won, red: the
+    defender, grey: a draw, yellow dashes: not resolved); thin lines from a mob's other members; a
+    ring marks an outcome a ruling corrected."""
     people = [p.id for p in audit.participants]
     row = {who: i for i, who in enumerate(people)}
-    left, top, dx, dy = 110, 30, 44, 36
-    width = left + dx * max(1, len(audit.challenges)) + 20
+    columns: list[tuple[str, list[ChallengeAudit]]] = []
+    for n, ch in enumerate(audit.challenges, start=1):
+        label = f"round {ch.round}" if ch.round else str(n)
+        if ch.round and columns and columns[-1][0] == label:
+            columns[-1][1].append(ch)
+        else:
+            columns.append((label, [ch]))
+    left, top, dy, step, gap = 110, 34, 36, 18, 30
+    width = left + sum(step * len(chs) + gap for _, chs in columns) + 20
     height = top + dy * max(1, len(people)) + 10
     e = escape
     shapes = [
         f'<svg width="{width}" height="{height}" role="img" '
-        f'aria-label="The challenges of the scene, between the characters">'
+        f'aria-label="The challenges of the scene, round by round, between the characters">'
     ]
     for who, i in row.items():
         y = top + i * dy
         shapes.append(f'<text x="4" y="{y + 4}">{e(_name(audit, who))}</text>')
         shapes.append(f'<line x1="{left - 10}" y1="{y}" x2="{width - 10}" y2="{y}" stroke="#2c3138"/>')
-    for n, ch in enumerate(audit.challenges):
-        x = left + n * dx
-        shapes.append(f'<text x="{x - 4}" y="14" font-size="10">{n + 1}</text>')
-        colour = _COLOURS.get(ch.outcome.winner, "var(--open)") if ch.outcome else "var(--open)"
-        dash = "" if ch.outcome else ' stroke-dasharray="4 3"'
-        y1 = top + row.get(ch.challenger, 0) * dy
-        tip = f"{ch.id}: {_name(audit, ch.challenger)} against {_against(audit, ch)}, {_result(ch)}"
-        shapes.append(f"<g><title>{e(tip)}</title>")
-        for target in ch.targets or [ch.challenger]:
-            y2 = top + row.get(target, 0) * dy
-            shapes.append(f'<line x1="{x}" y1="{y1}" x2="{x}" y2="{y2}" stroke="{colour}" stroke-width="3"{dash}/>')
-            if target != ch.challenger:
-                shapes.append(f'<circle cx="{x}" cy="{y2}" r="4" fill="{colour}"/>')
-        shapes.append(f'<circle cx="{x}" cy="{y1}" r="7" fill="{colour}"/>')
-        if ch.rulings:
-            shapes.append(f'<circle cx="{x}" cy="{y1}" r="11" fill="none" stroke="{colour}" stroke-width="2"/>')
-        shapes.append("</g>")
+    x0 = left
+    for label, chs in columns:
+        shapes.append(f'<text x="{x0 - 4}" y="14" font-size="10">{e(label)}</text>')
+        for i, ch in enumerate(chs):
+            shapes.append(_challenge_mark(audit, ch, x0 + i * step, row, top, dy))
+        x0 += step * len(chs) + gap
     shapes.append("</svg>")
     return "".join(shapes)
+
+
+def _challenge_mark(audit: Audit, ch: ChallengeAudit, x: int, row: dict[str, int], top: int, dy: int) -> str:
+    colour = _COLOURS.get(ch.outcome.winner, "var(--open)") if ch.outcome else "var(--open)"
+    dash = "" if ch.outcome else ' stroke-dasharray="4 3"'
+    y1 = top + row.get(ch.challenger, 0) * dy
+    tip = f"{ch.id}: {_name(audit, ch.challenger)} against {_against(audit, ch)}, {_result(ch)}"
+    parts = [f"<g><title>{escape(tip)}</title>"]
+    for target in ch.targets or [ch.challenger]:
+        y2 = top + row.get(target, 0) * dy
+        parts.append(f'<line x1="{x}" y1="{y1}" x2="{x}" y2="{y2}" stroke="{colour}" stroke-width="3"{dash}/>')
+        if target != ch.challenger:
+            parts.append(f'<circle cx="{x}" cy="{y2}" r="4" fill="{colour}"/>')
+        for helper in ch.mob:
+            yh = top + row.get(helper, 0) * dy
+            parts.append(f'<line x1="{x}" y1="{yh}" x2="{x}" y2="{y2}" stroke="{colour}" stroke-width="1"/>')
+            parts.append(f'<circle cx="{x}" cy="{yh}" r="4" fill="{colour}"/>')
+    parts.append(f'<circle cx="{x}" cy="{y1}" r="7" fill="{colour}"/>')
+    if ch.rulings:
+        parts.append(f'<circle cx="{x}" cy="{y1}" r="11" fill="none" stroke="{colour}" stroke-width="2"/>')
+    parts.append("</g>")
+    return "".join(parts)

@@ -5,6 +5,7 @@ and audited."""
 from __future__ import annotations
 
 from contextlib import AsyncExitStack
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -74,7 +75,7 @@ SHEETS: list[dict[str, Any]] = [
 ]
 
 
-async def test_three_rounds_six_characters() -> None:
+async def test_three_rounds_six_characters(tmp_path: Path) -> None:
     backend = open_backend(None)
     service = SceneService(backend.store)
     for n, body in enumerate(
@@ -346,4 +347,5 @@ async def test_three_rounds_six_characters() -> None:
     ]
     assert {ch.id for ch in report.challenges} == {"z1", "mob", "shot", "dom", "e1", "a2", "g1", "intim", "free"}
     page = html(report)
-    assert "Round 2" in page and "https:" not in page
+    assert "round 2" in page and "Round 2" in page and "https:" not in page
+    (tmp_path / "warehouse-audit.html").write_text(page)  # kept with the test run, to look at
