@@ -24,6 +24,7 @@ SHEETS = [
     {
         "id": "a",
         "name": "A",
+        "blood": 2,
         "willpower": 2,
         "gestures": ["bomb"],
         "abilities": {"Brawl": 2, "Dodge": 1},
@@ -83,8 +84,53 @@ def _traits(state: Scene, who: str, category: str) -> list[str]:
 
 
 @st.composite
+def round_move(draw: st.DrawFn, state: Scene) -> dict[str, Any]:
+    """A camarilla move of the round, a mob, blood or a grapple."""
+    r = state.round
+    if r is None or r.phase == "over":
+        return {"type": "start_round", "actor": "st"}
+    waiting = [w for w, c in state.characters.items() if c.action is None]
+    if r.phase == "declaring" and waiting:
+        who = draw(st.sampled_from(waiting))
+        kind = draw(st.sampled_from(["challenge", "challenge", "move", "none", "end_of_turn", "full_round"]))
+        action: dict[str, Any] = {"kind": kind}
+        if kind in ("challenge", "full_round"):
+            action["category"] = draw(st.sampled_from(["physical", "social", "mental"]))
+            action["target"] = draw(st.sampled_from([p for p in PEOPLE if p != who]))
+        if kind in ("move", "challenge"):
+            action["steps"] = draw(st.integers(0, 3))
+        return {"type": "declare_action", "actor": who, "action": action}
+    challenges = sorted(state.challenges)
+    options: list[dict[str, Any]] = [
+        {"type": "end_turn", "actor": draw(st.sampled_from([*r.turn, *PEOPLE] if r.turn else PEOPLE))},
+        {"type": "end_turn", "actor": draw(st.sampled_from([*r.turn, *PEOPLE] if r.turn else PEOPLE))},
+        {"type": "end_round", "actor": "st"},
+        {"type": "spend_blood", "actor": draw(someone), "kind": draw(st.sampled_from(["strength", "stamina"]))},
+        {"type": "let_go", "actor": draw(someone)},
+        {"type": "order", "actor": "st", "characters": draw(st.permutations(PEOPLE))[:2]},
+    ]
+    if challenges:
+        waiting_ids = [c for c in challenges if state.challenges[c].status == "awaiting_response"]
+        cid = draw(st.sampled_from(waiting_ids or challenges))
+        who = draw(someone)
+        options += [
+            {
+                "type": "join",
+                "actor": who,
+                "challenge": cid,
+                "bid": [draw(st.sampled_from(_traits(state, who, "physical")))],
+            },
+            {"type": "champion", "actor": draw(actor), "challenge": cid, "character": draw(someone)},
+            {"type": "choose_victory", "actor": draw(actor), "challenge": cid, "of": draw(someone)},
+        ]
+    return draw(st.sampled_from(options))
+
+
+@st.composite
 def next_move(draw: st.DrawFn, state: Scene) -> dict[str, Any]:
     """A move that fits the game so far most of the time, and sometimes does not."""
+    if state.ruleset == "camarilla" and draw(st.integers(0, 3)) == 0:
+        return draw(round_move(state))
     open_ids = sorted(cid for cid, ch in state.challenges.items() if ch.open)
     if not open_ids or draw(st.integers(0, 9)) == 0:
         who = draw(someone)
@@ -151,9 +197,9 @@ Move = tuple[dict[str, Any], int, tuple[int, ...]]
 
 
 @st.composite
-def game(draw: st.DrawFn) -> list[Move]:
+def game(draw: st.DrawFn, ruleset: str = "lotn") -> list[Move]:
     """A game played against a model of the scene, so that most moves are sensible."""
-    service = _new_service()
+    service = _new_service(ruleset)
     moves: list[Move] = []
     for _ in range(draw(st.integers(0, 80))):
         body = draw(next_move(service.state("s")))
@@ -165,16 +211,19 @@ def game(draw: st.DrawFn) -> list[Move]:
 
 
 AT0 = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
-SETUP: list[dict[str, Any]] = [{"type": "open_scene", "actor": "st", "ruleset": "lotn"}] + [
-    {"type": "add_character", "actor": "st", "character": sheet} for sheet in SHEETS
-]
 
 
-def _new_service() -> SceneService:
+def _setup(ruleset: str) -> list[dict[str, Any]]:
+    return [{"type": "open_scene", "actor": "st", "ruleset": ruleset}] + [
+        {"type": "add_character", "actor": "st", "character": sheet} for sheet in SHEETS
+    ]
+
+
+def _new_service(ruleset: str = "lotn") -> SceneService:
     draws: list[tuple[int, ...]] = [tuple(range(16))]
     service = SceneService(MemoryStore(), honour_at=True, entropy=lambda: draws[0])
     service.draws = draws  # type: ignore[attr-defined]
-    for n, body in enumerate(SETUP):
+    for n, body in enumerate(_setup(ruleset)):
         _apply(service, -n - 1, body, tuple(range(16)), AT0 - timedelta(seconds=10 - n))
     return service
 
@@ -186,8 +235,8 @@ def _apply(service: SceneService, n: int, body: dict[str, Any], entropy: tuple[i
     return service.handle(command).result()
 
 
-def _play(moves: list[Move]) -> tuple[SceneService, list[tuple[int, Any]]]:
-    service = _new_service()
+def _play(moves: list[Move], ruleset: str = "lotn") -> tuple[SceneService, list[tuple[int, Any]]]:
+    service = _new_service(ruleset)
     checkpoints: list[tuple[int, Any]] = []
     now = AT0
     for n, (body, seconds, entropy) in enumerate(moves, start=1):
@@ -212,6 +261,19 @@ def test_random_games_keep_the_invariants(moves: list[Move]) -> None:
     for version, live in checkpoints:
         assert fold(records[:version]) == live  # replaying a prefix gives what the table had
         msgspec.json.encode(view(live))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(game("camarilla"))
+def test_random_camarilla_games_keep_the_invariants(moves: list[Move]) -> None:
+    """The same for camarilla, with rounds, turns, mobs, blood and grapples in the moves."""
+    service, checkpoints = _play(moves, "camarilla")
+    records = list(service.store.read("s"))
+    for version, live in checkpoints:
+        assert fold(records[:version]) == live
+        msgspec.json.encode(view(live))
+    for step in replay(records, "a"):
+        render(step)
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
