@@ -66,6 +66,11 @@ class Lotn(Ruleset):
         "declare_fewer": "lotn:declare-fewer",
         "adjudication": "lotn:adjudication",
         "wait": "lotn:five-minute-wait",
+        "ties": "lotn:ties",
+        "draw": "lotn:draw",
+        "static": "lotn:static",
+        "simple": "lotn:simple",
+        "overbid_failed": "lotn:overbid",
     }
 
     # -- sheets and declarations ------------------------------------------------------------
@@ -133,10 +138,10 @@ class Lotn(Ruleset):
             if cmd.targets[0] == who:
                 raise Rejected("self_target", f"{name} cannot challenge themself.", "lotn:initial-bid")
             if cmd.difficulty is not None:
-                raise Rejected("no_difficulty", "Only a static challenge has a difficulty.", "lotn:static")
+                raise Rejected("no_difficulty", "Only a static challenge has a difficulty.", self.cites["static"])
             self._check_initial(state, who, cmd.category, cmd.bid, "lotn:initial-bid")
         else:
-            rule = "lotn:static" if cmd.kind == "static" else "lotn:simple"
+            rule = self.cites["static" if cmd.kind == "static" else "simple"]
             if cmd.targets:
                 raise Rejected(
                     "no_targets",
@@ -163,7 +168,7 @@ class Lotn(Ruleset):
                     raise Rejected("one_bid", "A simple test risks one Trait at most.", rule)
                 self._check_bid(state, who, cmd.category, cmd.bid)
         if cmd.require_win and cmd.kind != "simple":
-            raise Rejected("require_win_simple", "Only a simple test can require a win.", "lotn:simple")
+            raise Rejected("require_win_simple", "Only a simple test can require a win.", self.cites["simple"])
         if cmd.effect is not None and not isinstance(cmd.effect, Narrative) and not cmd.targets:
             raise Rejected(
                 "effect_needs_target",
@@ -277,7 +282,7 @@ class Lotn(Ruleset):
                 leader="challenger" if success else "defender",
                 why=f"{signs}: a {test.result}; the simple test needs {needs}, so it "
                 f"{'succeeds' if success else 'fails'}.",
-                rule="lotn:simple",
+                rule=self.cites["simple"],
             )
         if test.result == "tie":
             return DeclarationsOpened(
@@ -359,7 +364,7 @@ class Lotn(Ruleset):
         assert test is not None and test.leader is not None
         c = state.name_of(ch.challenger.who)
         if test.leader == "none":
-            return "none", f"The last test was a draw: neither side wins. {test.why}", "lotn:draw"
+            return "none", f"The last test was a draw: neither side wins. {test.why}", self.cites["draw"]
         if ch.kind != "contested":
             done = "succeeds" if test.leader == "challenger" else "fails"
             return test.leader, f"{c}'s {ch.kind} test {done}. {test.why}", test.rule
@@ -368,7 +373,7 @@ class Lotn(Ruleset):
 
     def losses(self, state: Scene, ch: Challenge, winner: Leader) -> list[SceneEvent]:
         losers: tuple[Role, ...] = ("challenger", "defender") if winner == "none" else (ch.other(winner),)
-        rule = "lotn:draw" if winner == "none" else "lotn:trait-loss"
+        rule = self.cites["draw"] if winner == "none" else "lotn:trait-loss"
         events: list[SceneEvent] = []
         for role in losers:
             side = ch.side(role)
@@ -518,13 +523,13 @@ class Lotn(Ruleset):
         if ch.kind == "static":
             leader = "challenger" if c > d else "defender"
             verdict = "more than the difficulty: success" if c > d else "not more than the difficulty: failure"
-            rule = "lotn:static"
+            rule = self.cites["static"]
         elif leader == "none":
             verdict = "equal counts: a draw"
-            rule = "lotn:draw"
+            rule = self.cites["draw"]
         else:
             verdict = f"{state.name_of(ch.side(leader).who)} has more and wins the test"
-            rule = "lotn:ties"
+            rule = self.cites["ties"]
         compared = {ch.challenger.who: c}
         compared["difficulty" if ch.defender.who == NARRATOR else ch.defender.who] = d
         return TestResolved(
@@ -601,7 +606,7 @@ class Lotn(Ruleset):
                 role,
                 ch.side(role).bids,
                 "the overbid failed and its Trait is lost",
-                "lotn:overbid",
+                self.cites["overbid_failed"],
             )
         return failed
 
