@@ -366,6 +366,7 @@ def _resolve(d: Draft, cid: str, winner: Leader, why: str, rule: str, *, losses:
     )
     if losses:
         d.add(*rules.losses(d.state, ch, winner))
+    d.add(*rules.settled(d.state, ch, winner))
     if winner == "challenger" and not choosing:
         d.add(*effects(d.state, ch))
 
@@ -373,15 +374,13 @@ def _resolve(d: Draft, cid: str, winner: Leader, why: str, rule: str, *, losses:
 def effects(state: Scene, ch: Challenge) -> list[SceneEvent]:
     """The winning victory condition, applied to each target (PROTOCOL section 4): the challenger's,
     or, for a mob, the one its champion chose."""
-    me, effect = ch.challenger.who, ch.challenger.effect or ch.effect
-    helper = next((h for h in ch.challenger.helpers if h.who == ch.chosen), None)
-    if helper is not None:
-        me, effect = helper.who, helper.effect
+    attacker = ch.challenger.member(ch.chosen or ch.challenger.who)
+    me, effect = attacker.who, attacker.effect
     events: list[SceneEvent] = []
     for target in ch.targets:
         match effect:
             case Damage():
-                dealt = ruleset_for(state.ruleset).damage(state, ch, effect)
+                dealt = ruleset_for(state.ruleset).damage(state, attacker, effect)
                 events.append(DamageTaken(character=target, amount=dealt.amount, damage=dealt.type, challenge=ch.id))
             case Grapple():
                 events.append(GrappleStarted(grappler=me, victim=target, challenge=ch.id))

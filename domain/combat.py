@@ -60,7 +60,7 @@ def start_round(d: Draft, cmd: StartRound) -> None:
         raise Rejected("round_open", f"Round {r.number} is still under way; end it first.", ORDER)
     present_ = [who for who, c in d.state.characters.items() if c.present]
     actions = {who: rules.round_actions(d.state, who) for who in present_}
-    d.add(RoundStarted(number=(r.number if r else 0) + 1, actions=actions))
+    d.add(RoundStarted(number=(r.number if r else 0) + 1, first=r is None or cmd.new_fight, actions=actions))
 
 
 def end_round(d: Draft, cmd: EndRound) -> None:

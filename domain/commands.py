@@ -167,6 +167,8 @@ class Join(ChallengeCommand, frozen=True, kw_only=True, tag="join"):
     bid: Annotated[list[Name], Meta(min_length=1, max_length=20)]
     victory: Text = ""
     effect: Effect | None = None
+    power: Name | None = None
+    """The power this attacker's own attack uses (Feral Claws), should its victory condition be chosen."""
 
 
 class Champion(ChallengeCommand, frozen=True, kw_only=True, tag="champion"):
@@ -240,7 +242,8 @@ class Action(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tr
 
 
 class StartRound(Command, frozen=True, kw_only=True, tag="start_round"):
-    pass
+    new_fight: bool = False
+    """A new fight in the scene: its first round again (surprise is possible)."""
 
 
 class EndRound(Command, frozen=True, kw_only=True, tag="end_round"):

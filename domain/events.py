@@ -335,6 +335,7 @@ class MobJoined(Event, frozen=True, kw_only=True, tag="mob_joined"):
     victory: str = ""
     effect: Effect | None = None
     lead: str | None = None
+    power: str | None = None
     uses_action: bool = False
 
 
@@ -362,6 +363,8 @@ class WillpowerSpent(Event, frozen=True, kw_only=True, tag="willpower_spent"):
 
 class RoundStarted(Event, frozen=True, kw_only=True, tag="round_started"):
     number: int
+    first: bool = True
+    """The first round of a fight: the only one with surprise."""
     actions: dict[str, int] = {}
     """Each character's actions this round: one that needs a test, plus extra actions."""
 

@@ -353,7 +353,7 @@ def _apply(state: Scene, record: Recorded) -> Scene:
         case WillpowerSpent():
             return _character(state, event.character, lambda c: replace(c, willpower=c.willpower - 1))
         case RoundStarted():
-            state = replace(state, round=RoundState(number=event.number))
+            state = replace(state, round=RoundState(number=event.number, first=event.first))
             return _each(
                 state,
                 lambda c: replace(
@@ -397,7 +397,12 @@ def _apply(state: Scene, record: Recorded) -> Scene:
         case RoundEnded():
             assert state.round is not None
             state = replace(state, round=replace(state.round, phase="over", turn=()))
-            return _each(state, lambda c: replace(c, actions_left=None, action=None))
+            return _each(  # steps count per round; once on guard, nobody is surprised
+                state,
+                lambda c: replace(
+                    c, actions_left=None, action=None, conditions=replace(c.conditions, moved_steps=0, surprised=False)
+                ),
+            )
         case BloodSpent():
             bonus = Bonus(trait=event.trait, kind=event.kind, lasts=event.lasts)
             return _character(
@@ -472,6 +477,7 @@ def _declared(state: Scene, event: ChallengeDeclared, record: Recorded) -> Scene
             victory=event.victory,
             lead=event.lead,
             effect=event.effect,
+            power=event.power,
         ),
         defender=Side(
             who=event.targets[0] if event.targets else NARRATOR,
@@ -492,6 +498,9 @@ def _declared(state: Scene, event: ChallengeDeclared, record: Recorded) -> Scene
         status="awaiting_response" if event.kind == "contested" else "throwing",
     )
     state = replace(state, challenges=state.challenges.set(event.challenge, challenge))
+    if event.surprise:
+        for target in event.targets:
+            state = _character(state, target, lambda c: replace(c, conditions=replace(c.conditions, surprised=True)))
     if event.uses_action:
         state = _character(
             state, event.challenger, lambda c: replace(c, actions_left=max(0, (c.actions_left or 1) - 1), acted=True)
@@ -515,7 +524,12 @@ def _bid(state: Scene, ch: Challenge, side: Side, event: BidPlaced) -> Side:
 
 def _joined(ch: Challenge, event: MobJoined) -> Challenge:
     helper = Helper(
-        who=event.character, bids=tuple(event.traits), victory=event.victory, effect=event.effect, lead=event.lead
+        who=event.character,
+        bids=tuple(event.traits),
+        victory=event.victory,
+        effect=event.effect,
+        lead=event.lead,
+        power=event.power,
     )
     return replace(ch, challenger=replace(ch.challenger, helpers=(*ch.challenger.helpers, helper)))
 
@@ -526,10 +540,16 @@ def _champion(ch: Challenge, who: str) -> Challenge:
     new = next((h for h in side.helpers if h.who == who), None)
     if new is None:  # already the champion
         return ch
-    old = Helper(who=side.who, bids=side.bids, victory=side.victory, effect=side.effect, lead=side.lead)
-    helpers = tuple(old if h.who == who else h for h in side.helpers)
+    helpers = tuple(side.member(side.who) if h.who == who else h for h in side.helpers)
     champion = replace(
-        side, who=new.who, bids=new.bids, victory=new.victory, effect=new.effect, lead=new.lead, helpers=helpers
+        side,
+        who=new.who,
+        bids=new.bids,
+        victory=new.victory,
+        effect=new.effect,
+        lead=new.lead,
+        power=new.power,
+        helpers=helpers,
     )
     return replace(ch, challenger=champion)
 

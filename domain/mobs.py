@@ -39,8 +39,10 @@ def join(d: Draft, cmd: Join) -> None:
             victory=cmd.victory,
             effect=cmd.effect,
             lead=joined.lead,
+            power=cmd.power,
             uses_action=joined.uses_action,
-        )
+        ),
+        *joined.then,
     )
 
 

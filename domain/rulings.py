@@ -153,6 +153,7 @@ def _correct(d: Draft, ch: Challenge, winner: Leader, issued: Callable[..., Ruli
     corrected = d.state.challenges[ch.id]
     rules = ruleset_for(d.state.ruleset)
     d.add(*rules.losses(d.state, corrected, winner))
+    d.add(*rules.settled(d.state, corrected, winner))
     if winner == "challenger":
         d.add(*effects(d.state, corrected))
 

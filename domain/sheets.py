@@ -55,6 +55,8 @@ class Sheet(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_
     powers: list[Name] | dict[Name, Count] = []
     merits: list[Name] | dict[Name, Count] = []
     gestures: list[Name] = []
+    immediate_powers: list[Name] = []
+    """Powers usable "immediately" or "at any time", before the character's initiative (camarilla)."""
     trait_kinds: dict[Name, Literal["strength", "dexterity", "stamina"]] = {}
     """Overrides the catalog's kind of a Physical Trait (camarilla)."""
     blood: Level = 0

@@ -141,6 +141,8 @@ class Helper(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     victory: str = ""
     effect: Effect | None = None
     lead: str | None = None
+    power: str | None = None
+    """The power its attack uses (Feral Claws): part of its victory condition."""
 
 
 class Side(msgspec.Struct, frozen=True, gc=False, kw_only=True):
@@ -162,12 +164,21 @@ class Side(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     lead: str | None = None
     """The kind of the first Trait bid: which powers and retests apply (camarilla)."""
     effect: Effect | None = None
+    power: str | None = None
     helpers: tuple[Helper, ...] = ()
     """The rest of a mob; the side's ``who`` is its champion."""
 
     @property
     def members(self) -> tuple[str, ...]:
         return (self.who, *(h.who for h in self.helpers))
+
+    def member(self, who: str) -> Helper:
+        """One attacker of this side, the champion included: what it bid, and its victory condition."""
+        if who == self.who:
+            return Helper(
+                who=who, bids=self.bids, victory=self.victory, effect=self.effect, lead=self.lead, power=self.power
+            )
+        return next(h for h in self.helpers if h.who == who)
 
 
 class TestRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
@@ -290,6 +301,8 @@ class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 
 class RoundState(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     number: int
+    first: bool = True
+    """The first round of a fight: the only one with surprise."""
     phase: Literal["declaring", "acting", "over"] = "declaring"
     order: tuple[tuple[str, ...], ...] = ()
     """Groups acting at the same time, fastest first (within a group, the ST's order)."""

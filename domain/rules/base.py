@@ -29,7 +29,7 @@ from domain.events import (
     TestResolved,
 )
 from domain.sheets import Sheet
-from domain.state import Challenge, RetestEntry, Scene
+from domain.state import Challenge, Helper, RetestEntry, Scene
 
 
 class Declaration(msgspec.Struct, frozen=True, kw_only=True):
@@ -138,8 +138,13 @@ class Ruleset(ABC):
         """Events that must happen before the challenge resolves (a forced retest), or none."""
         return []
 
-    def damage(self, state: Scene, ch: Challenge, effect: Damage) -> Damage:
-        """The damage a winning challenger deals (powers may add to it or change its type)."""
+    def settled(self, state: Scene, ch: Challenge, winner: Leader) -> list[SceneEvent]:
+        """What follows any resolution, a relent's included (a grapple the victim broke by winning)."""
+        return []
+
+    def damage(self, state: Scene, attacker: Helper, effect: Damage) -> Damage:
+        """The damage a winning attacker deals: the challenger, or the mob member whose victory
+        condition was chosen (its powers may add to it or change its type)."""
         return effect
 
     def blood(self, state: Scene, who: str, kind: str) -> BloodSpent:

@@ -44,10 +44,11 @@ from domain.rules.base import Declaration
 from domain.rules.lotn import Lotn
 from domain.rules.powers import PHYSICAL_KINDS, POWERS, Kind, power
 from domain.sheets import Category
-from domain.state import NARRATOR, Challenge, Character, RetestEntry, Scene
+from domain.state import NARRATOR, Challenge, Character, Helper, RetestEntry, Scene
 
 MOB_BONUS_MAX = 4
 MOB_RISK_MAX = 5
+_A = {"ability": "an Ability", "power": "a Power", "merit": "a Merit"}
 SPECIAL_ATTACKS = frozenset({"Gentle Rebuke", "Acidic Touch", "Atrophy"})
 """Powers that replace the normal attack: they do not combine with a damaging one."""
 
@@ -88,6 +89,20 @@ class Camarilla(Lotn):
             raise Rejected("no_defense", "Only a contested challenge is mixed.", "camarilla:mixed")
         if (cmd.ranged or cmd.darkness) and not physical_attack:
             raise Rejected("physical_only", "Range and darkness are for physical attacks.", "camarilla:range")
+        if cmd.surprise and cmd.kind != "contested":
+            raise Rejected(
+                "contested_only",
+                "Surprise is a retest against an opponent who could not answer: only in a contested challenge.",
+                "camarilla:surprise",
+            )
+        if cmd.immediate and cmd.actor != NARRATOR and cmd.power not in me.sheet.immediate_powers:
+            usable = ", ".join(me.sheet.immediate_powers) or "none"
+            raise Rejected(
+                "not_immediate",
+                f'Only a power usable "immediately" or "at any time" goes before its initiative: name it as '
+                f'"power" ({me.name}\'s sheet lists {usable}); or the Storyteller declares it.',
+                "camarilla:initiative-exceptions",
+            )
         if cmd.power in SPECIAL_ATTACKS and isinstance(cmd.effect, Damage):
             raise Rejected(
                 "special_attack",
@@ -101,11 +116,7 @@ class Camarilla(Lotn):
                 f"{me.name} is grappled by {state.name_of(grappler)} and can attack only them.",
                 "camarilla:grapple",
             )
-        then: list[SceneEvent] = [
-            GrappleBroken(grappler=who, victim=victim, why=f"{me.name} attacks someone else.")
-            for victim in me.conditions.grappling
-            if physical_attack and target != victim
-        ]
+        then = _holds_broken(me, target) if physical_attack else []
         declaration = Declaration(then=then, lead=kind_of(me, cmd.bid[0], cmd.category) if cmd.bid else None)
         r = state.round
         if r is not None and r.phase != "over":
@@ -119,20 +130,40 @@ class Camarilla(Lotn):
         assert r is not None
         me = state.characters[who]
         target = cmd.targets[0] if cmd.targets else None
-        if cmd.surprise and r.number > 1 and not cmd.ranged:
+        if cmd.surprise and not r.first and not cmd.ranged:
             raise Rejected(
                 "not_first_round",
-                f"Surprise is only in the first round of combat (this is round {r.number}); a ranged attack "
-                "the target cannot answer is the exception.",
+                "Surprise is only in the first round of combat; a ranged attack the target cannot answer is the "
+                "exception.",
                 "camarilla:surprise",
             )
-        counter = target is not None and any(
-            ch.open
-            and target in ch.challenger.members
-            and who in ch.targets
-            and (ch.defense or ch.category) == "physical"
-            for ch in state.challenges.values()
+        # answering a physical attack with one's own: resolved on the attacker's initiative
+        counter = (
+            cmd.kind == "contested"
+            and kind == "physical"
+            and target is not None
+            and any(
+                ch.open
+                and target in ch.challenger.members
+                and who in ch.targets
+                and (ch.defense or ch.category) == "physical"
+                for ch in state.challenges.values()
+            )
         )
+        if (me.actions_left or 0) < 1:
+            raise Rejected(
+                "no_action_left",
+                f"{me.name} has no action left this round: defend passively, or relent.",
+                "camarilla:passive-defense",
+            )
+        spent = self.round_actions(state, who) - (me.actions_left or 0)
+        if not cmd.immediate and spent > (r.extra if r.turn_phase == "extra" else 0):
+            raise Rejected(
+                "one_test_action",
+                f"{me.name} has already taken this round's action that needs a test"
+                + (" (extra actions come after everyone's initiative)." if r.turn_phase != "extra" else "."),
+                "camarilla:taking-actions",
+            )
         if not (cmd.immediate or counter):
             if r.phase == "declaring":
                 raise Rejected(
@@ -153,12 +184,6 @@ class Camarilla(Lotn):
                     f"{me.name} has used this turn's action that needs a test.",
                     "camarilla:taking-actions",
                 )
-        if (me.actions_left or 0) < 1:
-            raise Rejected(
-                "no_action_left",
-                f"{me.name} has no action left this round: defend passively, or relent.",
-                "camarilla:passive-defense",
-            )
         if r.turn_phase == "extra" and who in r.turn and kind != "physical":
             raise Rejected(
                 "physical_only", "An extra action takes only physical actions.", "camarilla:multiple-actions"
@@ -227,23 +252,26 @@ class Camarilla(Lotn):
         target = ch.targets[0]
         if me.conditions.grappled_by not in (None, target):
             raise Rejected("grappled", f"{me.name} can attack only their grappler.", "camarilla:grapple")
+        if cmd.power is not None and not me.sheet.has_power(cmd.power):
+            raise Rejected("unknown_power", f"{me.name} does not have the power {cmd.power}.")
+        then = _holds_broken(me, target)
         if len(ch.challenger.members) >= 1 + MOB_BONUS_MAX + 5:
             raise Rejected("mob_full", "This mob is as large as a table can run.", "camarilla:mob-champion")
         self._check_bid(state, who, "physical", cmd.bid)
         lead = kind_of(me, cmd.bid[0], "physical")
         r = state.round
         if r is None or r.phase == "over":
-            return Declaration(lead=lead)
+            return Declaration(lead=lead, then=then)
         if (me.actions_left or 0) < 1:
             raise Rejected("no_action_left", f"{me.name} has no action left this round.", "camarilla:passive-defense")
-        return Declaration(lead=lead, round=r.number, uses_action=True)  # on the fastest one's initiative
+        return Declaration(lead=lead, round=r.number, uses_action=True, then=then)  # on the fastest one's initiative
 
     # -- tests ------------------------------------------------------------------------------
 
     def after_reveal(self, state: Scene, ch: Challenge) -> TestResolved | DeclarationsOpened:
         test = ch.test
         assert test is not None
-        if ch.kind == "contested" and test.result == "tie":
+        if test.result == "tie":
             roles: tuple[Role, Role] = ("challenger", "defender")
             fleet = [role for role in roles if self._fleet(state, ch, role)]
             if len(fleet) == 1:
@@ -283,19 +311,21 @@ class Camarilla(Lotn):
 
     def check_retest(self, state: Scene, ch: Challenge, role: Role, source: Source) -> list[SceneEvent]:
         side = ch.side(role)
-        test = ch.test.number if ch.test else 0
-        if any(isinstance(e.source, PowerSource) and power(e.source.name).final for e in ch.retests):
+        if any(
+            isinstance(e.source, PowerSource) and power(e.source.name).final and e.status != "cancelled"
+            for e in ch.retests
+        ):
             raise Rejected("final_retest", "Might was the last retest of this challenge.", "camarilla:final-retest")
         if source.category in ("ability", "power", "merit") and any(
-            e.role == role and e.source.category == source.category and e.test == test for e in ch.retests
+            e.role == role and e.source.category == source.category for e in ch.retests
         ):
             raise Rejected(
                 "category_used",
-                f"{state.name_of(side.who)} has already retested with a {source.category} on this test: one "
-                "Ability, one Power and one Merit per test.",
+                f"{state.name_of(side.who)} has already retested with {_A[source.category]} in this challenge "
+                "(a cancelled one counts): one Ability, one Power and one Merit.",
                 "camarilla:retest-categories",
             )
-        if ch.kind == "static" and side.who != NARRATOR and source.category in ("power", "merit"):
+        if ch.kind == "static" and side.who != NARRATOR and source.category in ("power", "merit", "surprise"):
             raise Rejected(
                 "ability_only",
                 "The initiator of a static test retests with an Ability (or overbids).",
@@ -304,6 +334,18 @@ class Camarilla(Lotn):
         match source:
             case PowerSource(name=name):
                 self._check_power_retest(state, ch, role, name)
+            case DarknessSource():
+                raise Rejected(
+                    "forced_only", "The darkness retest is forced by the rules, not called.", "camarilla:darkness"
+                )
+        return super().check_retest(state, ch, role, source)
+
+    def _fitting(self, ch: Challenge, role: Role) -> Category:
+        """Each side of a mixed challenge uses the Abilities of the Trait it bid."""
+        return ch.side(role).category or ch.category
+
+    def _spend(self, state: Scene, ch: Challenge, role: Role, source: Source, rule: str) -> list[SceneEvent]:
+        match source:
             case WillpowerSource():
                 return self._willpower(state, ch, role)
             case SurpriseSource():
@@ -314,11 +356,7 @@ class Camarilla(Lotn):
                         "camarilla:surprise",
                     )
                 return []
-            case DarknessSource():
-                raise Rejected(
-                    "forced_only", "The darkness retest is forced by the rules, not called.", "camarilla:darkness"
-                )
-        return super().check_retest(state, ch, role, source)
+        return super()._spend(state, ch, role, source, rule)
 
     def _check_power_retest(self, state: Scene, ch: Challenge, role: Role, name: str) -> None:
         side = ch.side(role)
@@ -366,6 +404,8 @@ class Camarilla(Lotn):
                 f"A {pending.source.category} retest cannot be cancelled.",
                 "camarilla:miscellaneous-retests",
             )
+        if isinstance(source, PowerSource):
+            self._check_power_retest(state, ch, role, source.name)
         return super().check_cancel(state, ch, role, pending, source)
 
     def before_resolution(self, state: Scene, ch: Challenge) -> list[SceneEvent]:
@@ -388,8 +428,7 @@ class Camarilla(Lotn):
     # -- resolution -------------------------------------------------------------------------
 
     def losses(self, state: Scene, ch: Challenge, winner: Leader) -> list[SceneEvent]:
-        """The Lotn losses, each mob member's lent Traits too, a grapple the victim broke by winning,
-        and blood Traits that lasted one challenge."""
+        """The Lotn losses, and each mob member's lent Traits too."""
         events = super().losses(state, ch, winner)
         losers: tuple[Role, ...] = ("challenger", "defender") if winner == "none" else (ch.other(winner),)
         why = "a draw: both sides lose the Traits they bid" if winner == "none" else "the mob lost what it lent"
@@ -398,6 +437,12 @@ class Camarilla(Lotn):
             if not self._safe(ch, role):
                 for helper in ch.side(role).helpers:
                     events += self._lose_traits(state, ch, helper.who, "physical", helper.bids, why, rule)
+        return events
+
+    def settled(self, state: Scene, ch: Challenge, winner: Leader) -> list[SceneEvent]:
+        """A grapple the victim broke by winning (a relent included), and blood Traits that lasted
+        one challenge."""
+        events: list[SceneEvent] = []
         if (ch.defense or ch.category) == "physical" and winner != "none":
             winning, losing = ch.side(winner), ch.side(ch.other(winner))
             for victim in winning.members:
@@ -412,17 +457,16 @@ class Camarilla(Lotn):
                     events.append(BonusExpired(character=who, trait=bonus.trait, challenge=ch.id))
         return events
 
-    def damage(self, state: Scene, ch: Challenge, effect: Damage) -> Damage:
-        c = state.characters.get(ch.challenger.who)
+    def damage(self, state: Scene, attacker: Helper, effect: Damage) -> Damage:
+        c = state.characters.get(attacker.who)
         if c is None:
             return effect
-        powers = c.sheet.powers
         extra = sum(
             power(name).extra_damage
-            for name in powers
-            if power(name).extra_damage and power(name).lead in (None, ch.challenger.lead)
+            for name in c.sheet.powers
+            if power(name).extra_damage and power(name).lead in (None, attacker.lead)
         )
-        kind = power(ch.power).damage_type if ch.power else None
+        kind = power(attacker.power).damage_type if attacker.power else None
         return Damage(amount=effect.amount + extra, type=kind or effect.type)
 
     def blood(self, state: Scene, who: str, kind: str) -> BloodSpent:
@@ -514,6 +558,15 @@ class Camarilla(Lotn):
         if action.steps and c.conditions.grappling:
             return [GrappleBroken(grappler=who, victim=v, why=f"{c.name} moves away.") for v in c.conditions.grappling]
         return []
+
+
+def _holds_broken(me: Character, target: str | None) -> list[SceneEvent]:
+    """A grappler who attacks anyone else lets the victim go."""
+    return [
+        GrappleBroken(grappler=me.id, victim=victim, why=f"{me.name} attacks someone else.")
+        for victim in me.conditions.grappling
+        if victim != target
+    ]
 
 
 def _level(c: Character, name: str) -> int:

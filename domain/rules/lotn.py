@@ -320,11 +320,10 @@ class Lotn(Ruleset):
 
     def check_retest(self, state: Scene, ch: Challenge, role: Role, source: Source) -> list[SceneEvent]:
         side = ch.side(role)
-        name = state.name_of(side.who)
         if any(entry.role == role and entry.source.key == source.key for entry in ch.retests):
             raise Rejected(
                 "source_used",
-                f"{name} has already retested with {_label(source)} in this challenge; each "
+                f"{state.name_of(side.who)} has already retested with {_label(source)} in this challenge; each "
                 "retest must come from a different source.",
                 "lotn:retests",
             )
@@ -336,7 +335,7 @@ class Lotn(Ruleset):
                 "The Narrator's only retest in a static challenge is an overbid.",
                 "lotn:static-overbid",
             )
-        return self._spend(state, ch, side.who, source, "lotn:retests")
+        return self._spend(state, ch, role, source, "lotn:retests")
 
     def check_cancel(
         self, state: Scene, ch: Challenge, role: Role, pending: RetestEntry, source: Source
@@ -355,7 +354,7 @@ class Lotn(Ruleset):
                 f"{pending.source.category} (as Dodge blocks Firearms), not by {_label(source)}.",
                 "lotn:retest-cancel",
             )
-        return self._spend(state, ch, side.who, source, "lotn:retest-cancel")
+        return self._spend(state, ch, role, source, "lotn:retest-cancel")
 
     # -- resolution -------------------------------------------------------------------------
 
@@ -610,9 +609,14 @@ class Lotn(Ruleset):
             )
         return failed
 
-    def _spend(self, state: Scene, ch: Challenge, who: str, source: Source, rule: str) -> list[SceneEvent]:
+    def _fitting(self, ch: Challenge, role: Role) -> Category:
+        """The category a side's Abilities must fit: what the action is (a gunshot is Physical)."""
+        return ch.category
+
+    def _spend(self, state: Scene, ch: Challenge, role: Role, source: Source, rule: str) -> list[SceneEvent]:
+        who = ch.side(role).who
         character = state.characters[who]
-        category = ch.category  # what the action is (a gunshot is Physical), not the Trait bid
+        category = self._fitting(ch, role)
         match source:
             case AbilitySource(name=ability):
                 if character.abilities.get(ability, 0) < 1:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
 from tests.table import Table, types
@@ -50,6 +51,27 @@ class TestMobs:
         assert types(events) == ["victory_chosen", "damage_taken"] and t.character("zach").wounds.total == 2
         assert t.character("zach").conditions.grappled_by is None and not t.character("zach").conditions.prone
 
+    def test_only_the_chosen_victory_condition_and_its_attackers_powers(self) -> None:
+        """The chosen victory condition is that attacker's own: its power and its damage bonuses, not the
+        champion's nor the declarer's (camarilla:mob-victory)."""
+        t = Table(ruleset="camarilla")
+        t.add("andrew", {"Ferocious": 3}, powers=["Feral Claws"])
+        t.add("bob", {"Brawny": 3}, powers=["Puissance"])
+        t.add("zach", {"Tough": 2})
+        t.add("yves", {"Tough": 2})
+        claws = {"kind": "damage", "amount": 1, "type": "lethal"}
+        punch = {"kind": "damage", "amount": 1}
+        for cid, target, chosen in (("m1", "zach", "bob"), ("m2", "yves", "andrew")):
+            attack(t, cid, "andrew", target, "Ferocious", power="Feral Claws", effect=claws)
+            t.do("bob", "join", challenge=cid, bid=["Brawny"], effect=punch)
+            t.do(target, "bid", challenge=cid, bid=["Tough", "Tough"])
+            t.do("bob", "champion", challenge=cid, character="bob")
+            t.test(cid, "paper", "rock")
+            t.do(target, "pass", challenge=cid)
+            t.do("bob", "choose_victory", challenge=cid, of=chosen)
+        assert msgspec.structs.asdict(t.character("zach").wounds) == {"bashing": 2, "lethal": 0, "aggravated": 0}
+        assert msgspec.structs.asdict(t.character("yves").wounds) == {"bashing": 0, "lethal": 0, "aggravated": 1}
+
     def test_bonus_and_risk_are_capped(self) -> None:
         """The champion gets at most +4; the target risks at most five Traits (camarilla:mob-champion)."""
         t = Table(ruleset="camarilla")
@@ -91,6 +113,13 @@ class TestMobs:
         t.do("charlie", "bid", challenge="on-charlie", bid=["Tough", "Tough", "Quick"])
         assert len(t.state.challenges) == 2
         assert t.challenge("on-charlie").challenger.members == ("xavier", "yolanda", "zach")
+        t.test("on-zach", "paper", "rock")
+        t.do("zach", "pass", challenge="on-zach")
+        t.test("on-charlie", "rock", "paper")
+        t.do("xavier", "pass", challenge="on-charlie")
+        assert t.lost("zach") == ["Brawny", "Quick", "Tough", "Brawny"]  # risked three, then lent one
+        assert t.lost("charlie") == []  # lent to the winning mob, won his own defence
+        assert t.lost("xavier") == ["Wiry"] and t.lost("yolanda") == ["Lithe"]
 
     def test_the_three_way_frenzy(self) -> None:
         """Andrew punches Martin, Martin kicks Zach, Zach grapples Andrew: three challenges, each
@@ -194,6 +223,21 @@ class TestGrapples:
         )
         assert broken.type_name() == "grapple_broken" and "attacks someone else" in broken.why  # type: ignore[union-attr]
 
+    def test_beating_the_grappler_frees_the_victim_even_on_a_relent(self, held: Table) -> None:
+        """The victim who wins a physical challenge against the grappler, by her relenting too, is free
+        (camarilla:grapple)."""
+        attack(held, "shove", "fred", "maria", "Quick")
+        events = held.do("maria", "relent", challenge="shove")
+        assert "grapple_broken" in types(events) and held.character("fred").conditions.grappled_by is None
+
+    def test_joining_a_mob_against_another_breaks_it(self, held: Table) -> None:
+        """Joining an attack on someone else is a physical action against them (camarilla:grapple)."""
+        held.add("ann", {"Wiry": 2})
+        attack(held, "gang", "ann", "bob", "Wiry")
+        events = held.do("maria", "join", challenge="gang", bid=["Brawny"])
+        assert types(events) == ["mob_joined", "grapple_broken"]
+        assert held.character("maria").conditions.grappling == ()
+
     def test_moving_away_breaks_it_and_dragging_does_not(self, held: Table) -> None:
         """More Physical Traits and more Potence: Maria drags Fred three steps; moving without him ends
         the grapple (camarilla:dragging)."""
@@ -242,7 +286,10 @@ class TestBloodAndDamage:
         t.test("c", "paper", "rock")
         events = t.do("foe", "pass", challenge="c")
         assert "bonus_expired" in types(events) and t.character("kindred").available("physical") == 5
-        t.do("kindred", "spend_blood", kind="stamina")
+        (third,) = t.do("kindred", "spend_blood", kind="stamina")
+        assert third.lasts == "challenge"  # type: ignore[union-attr]
+        attack(t, "d", "kindred", "foe", "Brawny")
+        assert "bonus_expired" in types(t.do("foe", "relent", challenge="d"))  # a relent ends a challenge too
         t.refused("kindred", "spend_blood", kind="stamina", code="no_blood", rule="camarilla:blood")
 
     def test_damage_powers_stack_and_modifiers_do_not(self) -> None:

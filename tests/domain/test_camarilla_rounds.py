@@ -129,18 +129,62 @@ class TestActions:
         punch(t, "gun", "joe", "mark", "Wiry")
         assert t.character("joe").actions_left == 0
 
-    def test_one_test_action_a_turn(self, t: Table) -> None:
-        """One action with a test per turn (camarilla:taking-actions)."""
+    def test_one_test_action_a_turn(self) -> None:
+        """One action with a test per turn: an extra action waits for the extra round
+        (camarilla:taking-actions)."""
+        t = Table(ruleset="camarilla")
+        t.add("mark", {"Brawny": 5}, powers=["Swiftness"])
+        t.add("eve", {"Lithe": 2})
+        t.add("joe", {"Wiry": 1})
+        t.do("st", "start_round")
+        act(t, "mark", category="physical", target="eve")
+        act(t, "eve", "none")
+        act(t, "joe", "none")
+        punch(t, "sword", "mark", "eve", "Brawny")
+        t.do("eve", "relent", challenge="sword")
+        assert t.character("mark").actions_left == 1
+        kick = {"challenge": "kick", "kind": "contested", "targets": ["joe"], "category": "physical", "bid": ["Brawny"]}
+        t.refused("mark", "declare", code="one_test_action", rule="camarilla:taking-actions", **kick)
+        for who in ("mark", "eve", "joe"):
+            t.do(who, "end_turn")
+        assert t.state.round is not None and t.state.round.turn_phase == "extra"
+        t.do("mark", "declare", **kick)
+        assert t.character("mark").actions_left == 0
+
+    def test_a_counterattack_is_physical_and_uses_the_action(self) -> None:
+        """Only a physical attack answers on the attacker's initiative; once it has, the counterattacker's
+        own turn has no test left, even with an extra action to come (camarilla:multiple-participants)."""
+        t = Table(ruleset="camarilla")
+        t.add("mark", {"Brawny": 9})
+        t.add("joe", {"Wiry": 3}, powers=["Swiftness"], traits={"social": {"Witty": 2}})
+        t.do("st", "start_round")
+        act(t, "mark", category="physical", target="joe")
+        act(t, "joe", category="physical", target="mark")
         punch(t, "sword", "mark", "joe", "Brawny")
-        t.do("st", "withdraw", challenge="sword")
         t.refused(
-            "mark",
+            "joe",
             "declare",
-            challenge="again",
+            challenge="taunt",
             kind="contested",
-            targets=["eve"],
-            category="physical",
-            bid=["Quick"],
+            targets=["mark"],
+            category="social",
+            bid=["Witty"],
+            code="not_your_turn",
+        )
+        punch(t, "gun", "joe", "mark", "Wiry")
+        assert t.character("joe").actions_left == 1
+        for cid, who in (("sword", "joe"), ("gun", "mark")):
+            t.do(who, "relent", challenge=cid)
+        t.do("mark", "end_turn")
+        assert t.state.round is not None and t.state.round.turn == ("joe",)
+        t.refused(
+            "joe",
+            "declare",
+            challenge="taunt",
+            kind="contested",
+            targets=["mark"],
+            category="social",
+            bid=["Witty"],
             code="one_test_action",
             rule="camarilla:taking-actions",
         )
@@ -206,6 +250,13 @@ class TestActions:
         t.test("kick", "rock", "rock")
         t.refused("eve", "declare_traits", challenge="kick", count=2, code="over_declared")
         t.do("eve", "declare_traits", challenge="kick", count=1)
+        t.do("mark", "declare_traits", challenge="kick", count=4)
+        t.do("eve", "pass", challenge="kick")
+        t.do("st", "end_round")  # the penalty is for that round only
+        assert t.character("eve").conditions.moved_steps == 0
+        t.contest("kick2", "eve", "mark", "Lithe", "Quick")
+        t.test("kick2", "rock", "rock")
+        t.do("eve", "declare_traits", challenge="kick2", count=1)  # her one Trait left, no longer down one
 
 
 class TestMovement:
@@ -286,24 +337,35 @@ class TestExtraActions:
         assert t.state.round.turn_phase == "extra" and t.state.round.turn == ("a",)
 
     def test_immediate_powers_need_no_turn(self) -> None:
-        """A power usable at any time is declared out of turn (camarilla:initiative-exceptions)."""
+        """A power usable at any time is declared out of turn; an ordinary challenge flagged so is not
+        (camarilla:initiative-exceptions)."""
         t = Table(ruleset="camarilla")
-        t.add("a", {"Quick": 2}, traits={"mental": {"Wise": 2}})
+        t.add(
+            "a",
+            {"Quick": 2},
+            traits={"mental": {"Wise": 2}},
+            powers=["Dementation", "Bolt"],
+            immediate_powers=["Dementation"],
+        )
         t.add("b", {"Tough": 5})
         t.do("st", "start_round")
         act(t, "a", category="mental", target="b")
         act(t, "b", "none")
-        t.do(
+        assert t.state.round is not None and t.state.round.turn == ("b",)
+        now = {"kind": "contested", "targets": ["b"], "category": "mental", "bid": ["Wise"], "defense": "physical"}
+        error = t.refused(
             "a",
             "declare",
-            challenge="now",
-            kind="contested",
-            targets=["b"],
-            category="mental",
-            bid=["Wise"],
-            defense="physical",
+            challenge="bolt",
+            power="Bolt",
             immediate=True,
+            code="not_immediate",
+            rule="camarilla:initiative-exceptions",
+            **now,
         )
+        assert "Dementation" in error.message
+        t.do("a", "declare", challenge="now", power="Dementation", immediate=True, **now)
+        assert t.challenge("now").status == "awaiting_response" and t.state.round.turn == ("b",)
 
 
 class TestMobsOfTheMind:

@@ -56,7 +56,20 @@ class TestKinds:
         t.refused("ann", "join", challenge="s", bid=["Witty"], code="no_mob", rule="camarilla:mental-social")
 
     def test_static_more_than_the_difficulty(self, t: Table) -> None:
-        """A static tie succeeds only with more Traits than the difficulty (camarilla:static)."""
+        """A static tie succeeds only with more Traits than the difficulty; no surprise in a static test
+        (camarilla:static)."""
+        t.refused(
+            "billy",
+            "declare",
+            challenge="x",
+            kind="static",
+            category="physical",
+            bid=["Brawny"],
+            difficulty=4,
+            surprise=True,
+            code="contested_only",
+            rule="camarilla:surprise",
+        )
         t.do("billy", "declare", challenge="lock", kind="static", category="physical", bid=["Brawny"], difficulty=4)
         t.do("st", "record_test", challenge="lock", signs={"billy": "paper", "st": "paper"})
         t.do("billy", "declare_traits", challenge="lock", count=4)
@@ -70,6 +83,12 @@ class TestKinds:
             rule="camarilla:retests",
         )
         t.do("billy", "retest", challenge="lock", source=ability("Brawl"))
+
+    def test_fleetness_wins_a_static_tie(self, t: Table) -> None:
+        """Fleetness wins all ties, a static test's too, with a dexterity lead (camarilla:lead-trait)."""
+        t.do("billy", "declare", challenge="leap", kind="static", category="physical", bid=["Quick"], difficulty=9)
+        events = t.do("st", "record_test", challenge="leap", signs={"billy": "rock", "st": "rock"})
+        assert "Fleetness" in events[-1].why and t.challenge("leap").leader == "challenger"  # type: ignore[union-attr]
 
     def test_simple_cannot_be_retested(self, t: Table) -> None:
         """A simple test succeeds on a win or a tie and cannot be retested (camarilla:simple)."""
@@ -132,6 +151,11 @@ class TestLeadTrait:
         t.do("billy", "bid", challenge="bolt", bid=["Quick"])
         (resolved,) = t.test("bolt", "rock", "rock")[-1:]
         assert resolved.leader == "defender"  # type: ignore[union-attr]  # Fleetness, led with Quick
+        t.do("st", "adjust", character="jeff", changes={"abilities": {"Awareness": 1, "Dodge": 2}}, reason="sheet")
+        t.refused("jeff", "retest", challenge="bolt", source=ability("Dodge"), code="inappropriate_source")
+        t.do("jeff", "retest", challenge="bolt", source=ability("Awareness"))  # Jeff bid a Mental Trait
+        events = t.do("billy", "cancel_retest", challenge="bolt", source=ability("Dodge"))  # Billy bid Quick
+        assert types(events) == ["retest_cancelled", "ability_spent"]
         t.contest("m2", "jeff", "billy", "Clever", "Brawny", category="mental", defense="physical")
         t.test("m2", "paper", "rock")
         t.refused(
@@ -145,9 +169,9 @@ class TestLeadTrait:
 
 
 class TestRetestCategories:
-    def test_one_of_each_category_per_test(self, t: Table) -> None:
-        """One Ability, one Power and one Merit per side per test; after a cancelled Brawl, no other
-        Ability, but Might (camarilla:retest-categories)."""
+    def test_one_of_each_category_per_challenge(self, t: Table) -> None:
+        """One Ability, one Power and one Merit per side in a challenge; after a cancelled Brawl, no other
+        Ability, but Might or a Merit (camarilla:retest-categories)."""
         fight(t)
         t.test("c", "scissors", "rock")
         t.do("billy", "retest", challenge="c", source=ability("Brawl"))
@@ -163,7 +187,8 @@ class TestRetestCategories:
         t.do("billy", "retest", challenge="c", source={"category": "merit", "name": "Lucky"})
         t.do("jeff", "pass", challenge="c")
         t.test("c", "scissors", "rock")
-        t.do("billy", "retest", challenge="c", source=ability("Dodge"))  # a new test: a new Ability
+        t.refused("billy", "retest", challenge="c", source=ability("Dodge"), code="category_used")
+        t.do("billy", "retest", challenge="c", source={"category": "power", "name": "Might"})
 
     def test_might_is_the_last_retest(self, t: Table) -> None:
         """After Might no retest follows, from either side (camarilla:final-retest)."""
@@ -178,6 +203,22 @@ class TestRetestCategories:
         t.refused(
             "jeff", "retest", challenge="c", source={"category": "overbid", "bid": ["Tough"]}, code="final_retest"
         )
+
+    def test_a_cancelled_might_is_not_the_last_and_only_a_retest_power_cancels(self) -> None:
+        """Might ends the retests only when it is used, not cancelled; a power cancels a Power retest only
+        if it grants one itself (camarilla:final-retest)."""
+        t = Table(ruleset="camarilla")
+        t.add("billy", {"Brawny": 2}, powers=["Might"], abilities={"Brawl": 1})
+        t.add("jeff", {"Brutal": 3}, powers=["Might", "Puissance"])
+        fight(t)
+        t.test("c", "scissors", "rock")
+        t.do("billy", "retest", challenge="c", source={"category": "power", "name": "Might"})
+        t.refused(
+            "jeff", "cancel_retest", challenge="c", source={"category": "power", "name": "Puissance"}, code="no_retest"
+        )
+        t.do("jeff", "cancel_retest", challenge="c", source={"category": "power", "name": "Might"})
+        t.do("billy", "retest", challenge="c", source=ability("Brawl"))
+        assert t.challenge("c").pending_retest is not None
 
     def test_any_number_of_miscellaneous_retests(self) -> None:
         """A Willpower retest and an overbid in one challenge (camarilla:miscellaneous-retests)."""
@@ -272,8 +313,12 @@ class TestDarknessSurpriseRange:
         t.do("jeff", "end_turn")  # Jeff (5) acts before Billy (4), and does nothing
         fight(t, surprise=True)
         t.test("c", "scissors", "rock")
+        assert t.character("jeff").conditions.surprised
         t.do("billy", "retest", challenge="c", source={"category": "surprise"})
         t.refused("jeff", "retest", challenge="c", source={"category": "surprise"}, code="retest_pending")
+        t.do("jeff", "pass", challenge="c")
+        t.test("c", "scissors", "rock")
+        t.refused("billy", "retest", challenge="c", source={"category": "surprise"}, code="source_used")
         t.do("st", "end_round")
         t.do("st", "start_round")
         t.do("billy", "declare_action", action={"kind": "challenge", "category": "physical", "target": "jeff"})
@@ -306,6 +351,26 @@ class TestDarknessSurpriseRange:
         t.test("d", "scissors", "rock")
         t.do("billy", "retest", challenge="d", source={"category": "surprise"})
         assert t.challenge("d").pending_retest is not None
+
+    def test_a_new_fight_has_its_own_first_round(self, t: Table) -> None:
+        """Once the round ends nobody is surprised; a new fight in the scene starts at a first round again
+        (camarilla:surprise)."""
+        t.do("st", "start_round")
+        t.do("billy", "declare_action", action={"kind": "challenge", "category": "physical", "target": "jeff"})
+        t.do("jeff", "declare_action", action={"kind": "none"})
+        t.do("jeff", "end_turn")
+        fight(t, surprise=True)
+        t.do("jeff", "relent", challenge="c")
+        assert t.character("jeff").conditions.surprised and t.state.round is not None and t.state.round.first
+        t.do("st", "end_round")
+        assert not t.character("jeff").conditions.surprised
+        t.do("st", "start_round", new_fight=True)
+        assert t.state.round.number == 2 and t.state.round.first
+        t.do("billy", "declare_action", action={"kind": "challenge", "category": "physical", "target": "jeff"})
+        t.do("jeff", "declare_action", action={"kind": "none"})
+        t.do("jeff", "end_turn")
+        t.contest("d", "billy", "jeff", "Brawny", "Brutal", surprise=True)
+        assert t.challenge("d").surprise and t.challenge("d").round == 2
 
 
 def test_failed_mental_challenge_waits_five_minutes() -> None:
