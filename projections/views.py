@@ -34,6 +34,8 @@ class ConditionsView(msgspec.Struct, frozen=True):
 
 class RoundView(msgspec.Struct, frozen=True):
     number: int
+    first: bool
+    """The first round of a fight: the only one with surprise."""
     phase: str
     order: list[list[str]]
     """Groups acting at the same time, fastest first."""
@@ -204,6 +206,7 @@ def round_view(r: RoundState | None) -> RoundView | None:
         return None
     return RoundView(
         number=r.number,
+        first=r.first,
         phase=r.phase,
         order=[list(group) for group in r.order],
         initiative=dict(r.values),
