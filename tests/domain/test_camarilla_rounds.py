@@ -161,33 +161,15 @@ class TestActions:
         act(t, "mark", category="physical", target="joe")
         act(t, "joe", category="physical", target="mark")
         punch(t, "sword", "mark", "joe", "Brawny")
-        t.refused(
-            "joe",
-            "declare",
-            challenge="taunt",
-            kind="contested",
-            targets=["mark"],
-            category="social",
-            bid=["Witty"],
-            code="not_your_turn",
-        )
+        taunt = {"challenge": "taunt", "kind": "contested", "targets": ["mark"], "category": "social", "bid": ["Witty"]}
+        t.refused("joe", "declare", code="not_your_turn", **taunt)
         punch(t, "gun", "joe", "mark", "Wiry")
         assert t.character("joe").actions_left == 1
         for cid, who in (("sword", "joe"), ("gun", "mark")):
             t.do(who, "relent", challenge=cid)
         t.do("mark", "end_turn")
         assert t.state.round is not None and t.state.round.turn == ("joe",)
-        t.refused(
-            "joe",
-            "declare",
-            challenge="taunt",
-            kind="contested",
-            targets=["mark"],
-            category="social",
-            bid=["Witty"],
-            code="one_test_action",
-            rule="camarilla:taking-actions",
-        )
+        t.refused("joe", "declare", code="one_test_action", rule="camarilla:taking-actions", **taunt)
 
     def test_relenting_still_uses_the_action(self, t: Table) -> None:
         """A relented challenge used the challenger's action (camarilla:relent)."""
