@@ -49,6 +49,20 @@ class TestPlay:
             "name": "Firearms",
         }
 
+    def test_the_camarilla_example_plays_to_its_outcome(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """The Camarilla example: Jimmy resists the gaze, his surprise-retested claws with Puissance deal
+        two aggravated, Maria's grapple holds Fred until his punch frees him."""
+        code, lines = run(capsys, "play", str(ROOT / "examples" / "camarilla.jsonl"), "--db", str(tmp_path / "c.db"))
+        *results, last = [json.loads(line) for line in lines]
+        assert code == 0 and all(r["ok"] for r in results)
+        people = last["state"]["characters"]
+        assert people["frank"]["damage"] == {"bashing": 0, "lethal": 0, "aggravated": 2}
+        assert people["frank"]["traits_lost"] == ["Charming", "Wiry"]
+        assert people["fred"]["conditions"]["grappled_by"] is None and people["maria"]["damage"]["bashing"] == 1
+        assert last["state"]["round"]["initiative"] == {"jimmy": 9, "maria": 5, "fred": 4, "frank": 2}
+
     def test_playing_again_is_idempotent(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
         """Re-playing a script into the same database returns the first results of accepted commands
         and appends nothing (a refused command was never recorded, so it is judged again)."""
