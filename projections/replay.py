@@ -18,7 +18,7 @@ from domain.log import Recorded, format_at
 from domain.rules.texts import RULES
 from domain.state import NARRATOR, Scene
 from projections.narrate import narrate
-from projections.views import challenge_view, character_view, touched
+from projections.views import challenge_view, character_view, round_view, touched
 
 _ENTITY_FIELDS = (
     "character",
@@ -116,6 +116,9 @@ def _changes(before: Scene, after: Scene, event: object, viewer: str) -> list[Ch
     for key in ("title", "ruleset", "status"):
         if getattr(before, key) != getattr(after, key):
             changes.append(Change(key, getattr(before, key), getattr(after, key)))
+    changes += _diff("round", round_view(before.round), round_view(after.round))
+    for key in ("disputes", "rulings"):
+        changes += _diff(key, list(getattr(before, key)), list(getattr(after, key)))
     people, challenges = touched([event])
     for cid in challenges:
         old, new = before.challenges.get(cid), after.challenges.get(cid)
@@ -124,7 +127,7 @@ def _changes(before: Scene, after: Scene, event: object, viewer: str) -> list[Ch
             challenge_view(old, viewer) if old else None,
             challenge_view(new, viewer) if new else None,
         )
-    for who in people:
+    for who in people if people is not None else after.characters:
         old_c, new_c = before.characters.get(who), after.characters.get(who)
         changes += _diff(
             f"characters.{who}",

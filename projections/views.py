@@ -9,14 +9,27 @@ tests and outcomes are public, as at the table, where they are spoken aloud.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 import msgspec
 
 from domain.commands import Action
 from domain.effects import Effect
+from domain.events import RoundEnded, RoundStarted
 from domain.sheets import CATEGORIES, Sheet
-from domain.state import NARRATOR, Call, Challenge, Character, Outcome, RetestEntry, RoundState, Scene, TestRecord
+from domain.state import (
+    NARRATOR,
+    Call,
+    Challenge,
+    Character,
+    DisputeRecord,
+    Outcome,
+    RetestEntry,
+    RoundState,
+    RulingRecord,
+    Scene,
+    TestRecord,
+)
+from projections.moves import Moves, moves
 from projections.redact import knows
 
 SPECTATOR = "*"
@@ -94,6 +107,8 @@ class ChallengeView(msgspec.Struct, frozen=True, omit_defaults=True):
     passed: list[str] = []
     declaring: str | None = None
     outcome: Outcome | None = None
+    moves: Moves | None = None
+    """What the viewer may do in it now (a player's own view only)."""
 
 
 class StateView(msgspec.Struct, frozen=True):
@@ -106,7 +121,8 @@ class StateView(msgspec.Struct, frozen=True):
     round: RoundView | None
     characters: dict[str, CharacterView]
     challenges: dict[str, ChallengeView]
-    disputes: list[dict[str, Any]]
+    disputes: list[DisputeRecord]
+    rulings: list[RulingRecord]
 
 
 def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
@@ -146,9 +162,10 @@ def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
     )
 
 
-def challenge_view(ch: Challenge, viewer: str = NARRATOR) -> ChallengeView:
+def challenge_view(ch: Challenge, viewer: str = NARRATOR, moves: Moves | None = None) -> ChallengeView:
     sides = (ch.challenger, ch.defender)
     return ChallengeView(
+        moves=moves,
         id=ch.id,
         kind=ch.kind,
         challenger=ch.challenger.who,
@@ -180,25 +197,40 @@ def challenge_view(ch: Challenge, viewer: str = NARRATOR) -> ChallengeView:
     )
 
 
-_PEOPLE_FIELDS = ("character", "challenger", "targets", "grappler", "victim", "by", "against", "owed_by")
+_PEOPLE_FIELDS = (
+    "character",
+    "characters",
+    "challenger",
+    "targets",
+    "grappler",
+    "victim",
+    "by",
+    "against",
+    "owed_by",
+)
+_EVERYONE = (RoundStarted, RoundEnded)
+"""Events that change every character (actions, declared actions, movement)."""
 
 
-def touched(events: Iterable[object]) -> tuple[list[str], list[str]]:
-    """The characters and challenges some events name, in order of first mention."""
-    people: dict[str, None] = {}
+def touched(events: Iterable[object]) -> tuple[list[str] | None, list[str]]:
+    """The characters and challenges some events name, in order of first mention (None: every
+    character)."""
+    people: dict[str, None] | None = {}
     challenges: dict[str, None] = {}
     for event in events:
+        if isinstance(event, _EVERYONE):
+            people = None
         cid = getattr(event, "challenge", None)
         if isinstance(cid, str):
             challenges[cid] = None
-        for field in _PEOPLE_FIELDS:
+        for field in _PEOPLE_FIELDS if people is not None else ():
             value = getattr(event, field, None)
             if isinstance(value, Sheet):
                 value = value.id
             for who in value if isinstance(value, list) else [value]:
-                if isinstance(who, str) and who != NARRATOR:
+                if isinstance(who, str) and who != NARRATOR and people is not None:
                     people[who] = None
-    return list(people), list(challenges)
+    return (list(people) if people is not None else None), list(challenges)
 
 
 def round_view(r: RoundState | None) -> RoundView | None:
@@ -216,10 +248,12 @@ def round_view(r: RoundState | None) -> RoundView | None:
     )
 
 
-def view(state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str], list[str]] | None = None) -> StateView:
+def view(state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str] | None, list[str]] | None = None) -> StateView:
     """The scene as ``viewer`` may see it: ``"st"``, a character id, or ``SPECTATOR``. With
-    ``only`` (characters, challenges), just those entries: a patch on an earlier view."""
-    people, cids = only if only is not None else (list(state.characters), list(state.challenges))
+    ``only`` (characters or None for all, challenges), just those entries: a patch on an earlier
+    view. A player's view of a challenge carries the moves open to it there."""
+    people, cids = only if only is not None else (None, list(state.challenges))
+    player = viewer if viewer in state.characters else None
     return StateView(
         scene=state.id,
         title=state.title,
@@ -228,7 +262,16 @@ def view(state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str], list[st
         status=state.status,
         viewer=viewer,
         round=round_view(state.round),
-        characters={who: character_view(c, viewer) for who in people if (c := state.characters.get(who))},
-        challenges={cid: challenge_view(ch, viewer) for cid in cids if (ch := state.challenges.get(cid))},
-        disputes=[],
+        characters={
+            who: character_view(c, viewer)
+            for who in (people if people is not None else state.characters)
+            if (c := state.characters.get(who))
+        },
+        challenges={
+            cid: challenge_view(ch, viewer, moves(state, ch, player) if player else None)
+            for cid in cids
+            if (ch := state.challenges.get(cid))
+        },
+        disputes=list(state.disputes),
+        rulings=list(state.rulings),
     )

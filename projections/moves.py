@@ -1,0 +1,161 @@
+"""What a player may do now in a challenge: each candidate move is put to ``decide`` against the
+current state, and only those it would accept are offered. The rules are never restated here, so
+the page and the server cannot disagree about what is allowed.
+
+Only the player's own resources are tried (its Traits, Abilities, powers, merits, gestures); a
+Negative Trait call is tried with a name nobody has, so the answer says whether calling is open
+now without revealing what the other side has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import msgspec
+
+from domain.commands import (
+    AbilitySource,
+    AnyCommand,
+    BidTraits,
+    CallNegative,
+    CancelRetest,
+    ChooseVictory,
+    DeclareTraits,
+    Join,
+    MeritSource,
+    OverbidSource,
+    Pass,
+    PowerSource,
+    Relent,
+    Retest,
+    Source,
+    SurpriseSource,
+    Throw,
+    WillpowerSource,
+    Withdraw,
+)
+from domain.context import ENTROPY_SIZE, Context
+from domain.decide import decide
+from domain.errors import Rejected
+from domain.rules import ruleset_for
+from domain.sheets import Category
+from domain.state import Challenge, Character, Scene
+
+MOST_BIDS = 5
+"""The most Traits one answer bids (a mob's target: one per attacker, at most five)."""
+_NOBODY = "\u2014nobody's trait\u2014"
+
+
+class Moves(msgspec.Struct, frozen=True, omit_defaults=True):
+    """The moves open to one player in one challenge now."""
+
+    verbs: list[str] = []
+    """Of ``bid``, ``relent``, ``withdraw``, ``call_negative``, ``throw``, ``declare_traits``,
+    ``retest``, ``cancel_retest``, ``pass``, ``choose_victory``, ``join``."""
+    bid_count: int = 0
+    """How many Traits the bid takes."""
+    traits: dict[str, int] = {}
+    """The Traits the player may bid now, with how many of each are left."""
+    signs: list[str] = []
+    """What the player may throw (``random`` included when allowed)."""
+    most: int | None = None
+    """The largest count the player may declare."""
+    retest: list[Source] = []
+    cancel: list[Source] = []
+    victory_of: list[str] = []
+    """Whose victory condition a winning champion may choose."""
+
+
+def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
+    """The moves ``who`` has in ``ch`` now, or None when it has none (or is not a character)."""
+    me = state.characters.get(who)
+    if me is None:
+        return None
+    probe = _Probe(state, ch, who)
+    if not ch.open:  # a mob that won may still choose whose victory condition applies
+        victory_of = [m for m in ch.challenger.members if probe(ChooseVictory, of=m)]
+        return Moves(verbs=["choose_victory"], victory_of=victory_of) if victory_of else None
+    role = ch.role_of(who)
+    if role is None:
+        return _outsider(probe, me)
+    category = ch.side(role).category or ch.category
+    pool = _pool(me, category)
+    verbs: list[str] = []
+    bid_count = next((n for n in range(1, MOST_BIDS + 1) if probe(BidTraits, bid=pool[:n])), 0)
+    if bid_count:
+        verbs.append("bid")
+    verbs += [verb for verb, kind in (("relent", Relent), ("withdraw", Withdraw)) if probe(kind)]
+    if probe(CallNegative, trait=_NOBODY):
+        verbs.append("call_negative")
+    rules = ruleset_for(state.ruleset)
+    signs = [s for s in (*rules.random_signs(), *me.sheet.gestures, "random") if probe(Throw, sign=s)]
+    if signs:
+        verbs.append("throw")
+    most = rules.max_declare(state, ch, role) if probe(DeclareTraits, count=0) else None
+    if most is not None:
+        verbs.append("declare_traits")
+    sources = _sources(me, pool, ch.side(role).bids)
+    retest = [s for s in sources if probe(Retest, source=s)]
+    cancel: list[Source] = [s for s in sources if not isinstance(s, OverbidSource) and probe(CancelRetest, source=s)]
+    verbs += [verb for verb, found in (("retest", retest), ("cancel_retest", cancel)) if found]
+    if probe(Pass):
+        verbs.append("pass")
+    if not verbs:
+        return None
+    traits = {t: me.left(t, category) for t in dict.fromkeys(pool)} if bid_count else {}
+    return Moves(
+        verbs=verbs,
+        bid_count=bid_count,
+        traits=traits,
+        signs=signs,
+        most=most,
+        retest=retest,
+        cancel=cancel,
+    )
+
+
+def _outsider(probe: _Probe, me: Character) -> Moves | None:
+    """A character outside the challenge may join it as one more attacker (a mob)."""
+    pool = _pool(me, "physical")
+    if pool and probe(Join, bid=pool[:1]):
+        return Moves(verbs=["join"], bid_count=1, traits={t: me.left(t, "physical") for t in dict.fromkeys(pool)})
+    return None
+
+
+class _Probe:
+    """Asks ``decide`` whether one command would be accepted now, appending nothing."""
+
+    def __init__(self, state: Scene, ch: Challenge, who: str) -> None:
+        self.state, self.ch, self.who = state, ch, who
+        self.ctx = Context(now=state.last_at or datetime(2000, 1, 1, tzinfo=UTC), entropy=(0,) * ENTROPY_SIZE)
+
+    def __call__(self, kind: Callable[..., AnyCommand], **fields: object) -> bool:
+        try:
+            command = kind(id="probe", scene=self.state.id, actor=self.who, challenge=self.ch.id, **fields)
+            decide(self.state, command, self.ctx)
+        except (Rejected, msgspec.ValidationError, TypeError):
+            return False
+        return True
+
+
+def _pool(me: Character, category: Category) -> list[str]:
+    """Every Trait ``me`` could still bid in ``category``, one entry per copy left."""
+    traits = me.sheet.traits
+    names = [*(traits.of(category) if traits else {}), *(b.trait for b in me.bonuses if category == "physical")]
+    return [name for name in dict.fromkeys(names) for _ in range(max(0, me.left(name, category)))]
+
+
+def _sources(me: Character, pool: list[str], bid: tuple[str, ...]) -> list[Source]:
+    """Every retest source ``me`` holds (an overbid with a Trait not yet bid)."""
+    spare = list(pool)
+    for trait in bid:
+        if trait in spare:
+            spare.remove(trait)
+    sources: list[Source] = [AbilitySource(name=a) for a, level in me.abilities.items() if level > 0]
+    sources += [PowerSource(name=p) for p in me.sheet.powers]
+    sources += [MeritSource(name=m) for m in me.sheet.merits]
+    sources += [WillpowerSource(), SurpriseSource()]
+    if spare:
+        sources.append(OverbidSource(bid=spare[:1]))
+    return sources

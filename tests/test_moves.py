@@ -1,0 +1,108 @@
+"""The moves a player's view offers: exactly what ``decide`` would accept, nothing the rules forbid,
+and nothing of the other side's hidden sheet."""
+
+from __future__ import annotations
+
+import msgspec
+
+from projections.moves import Moves
+from projections.views import view
+from tests.table import Table
+
+
+def offered(t: Table, who: str, cid: str) -> Moves | None:
+    return view(t.state, who).challenges[cid].moves
+
+
+def sources(found: list[object]) -> list[dict[str, object]]:
+    return [msgspec.to_builtins(s) for s in found]
+
+
+def lotn() -> Table:
+    t = Table()
+    t.add(
+        "sam",
+        {"Brawny": 2, "Quick": 1},
+        abilities={"Brawl": 1, "Computer": 1},
+        merits=["Lucky"],
+        gestures=["bomb"],
+        traits={"social": {"Witty": 1}},
+    )
+    t.add("juan", {"Brutal": 2}, abilities={"Dodge": 1}, negative_traits={"physical": ["Clumsy"]})
+    t.do("sam", "declare", challenge="c", kind="contested", targets=["juan"], category="physical", bid=["Brawny"])
+    return t
+
+
+def test_the_defender_answers_or_relents_and_the_challenger_waits() -> None:
+    t = lotn()
+    juan = offered(t, "juan", "c")
+    assert juan is not None and juan.verbs == ["bid", "relent"]
+    assert juan.bid_count == 1 and juan.traits == {"Brutal": 2}  # Physical only: the challenge's category
+    assert offered(t, "sam", "c") == Moves(verbs=["withdraw"])
+    assert view(t.state, "st").challenges["c"].moves is None  # the ST's console offers every verb
+
+
+def test_throws_offer_the_signs_the_sheet_grants() -> None:
+    t = lotn()
+    t.do("juan", "bid", challenge="c", bid=["Brutal"])
+    sam, juan = offered(t, "sam", "c"), offered(t, "juan", "c")
+    assert sam is not None and sam.signs == ["rock", "paper", "scissors", "bomb", "random"]
+    assert juan is not None and juan.signs == ["rock", "paper", "scissors", "random"]
+    assert "call_negative" in juan.verbs and "throw" in juan.verbs
+    t.do("sam", "throw", challenge="c", sign="rock")
+    assert offered(t, "sam", "c") is None  # sealed: nothing to do but wait
+    juan = offered(t, "juan", "c")
+    assert juan is not None and juan.verbs == ["throw"]
+
+
+def test_a_tie_offers_a_count_up_to_what_is_left_challenger_first() -> None:
+    t = lotn()
+    t.contest("d", "juan", "sam", "Brutal", "Quick")
+    t.test("d", "rock", "rock")
+    juan = offered(t, "juan", "d")
+    assert juan is not None and juan.verbs == ["declare_traits"] and juan.most == 2
+    assert offered(t, "sam", "d") is None  # the challenger declares first
+
+
+def test_the_side_behind_gets_only_the_retests_it_holds_and_may_use() -> None:
+    t = lotn()
+    t.do("juan", "bid", challenge="c", bid=["Brutal"])
+    t.test("c", "scissors", "rock")
+    sam = offered(t, "sam", "c")
+    assert sam is not None and sam.verbs == ["retest", "pass"]
+    assert sources(sam.retest) == [
+        {"category": "ability", "name": "Brawl"},  # not Computer: it does not fit a Physical challenge
+        {"category": "merit", "name": "Lucky"},
+        {"category": "overbid", "bid": ["Brawny"]},
+    ]
+    assert offered(t, "juan", "c") is None  # ahead: he waits for Sam to retest or pass
+    t.do("sam", "retest", challenge="c", source={"category": "ability", "name": "Brawl"})
+    juan = offered(t, "juan", "c")
+    assert juan is not None and juan.verbs == ["cancel_retest", "pass"]
+    assert sources(juan.cancel) == [{"category": "ability", "name": "Dodge"}]
+
+
+def test_a_mobs_target_bids_one_per_attacker_and_an_outsider_may_join() -> None:
+    t = Table(ruleset="camarilla")
+    t.add("andrew", {"Ferocious": 2})
+    t.add("bob", {"Brawny": 2})
+    t.add("zach", {"Tough": 3, "Quick": 1})
+    t.do("andrew", "declare", challenge="m", kind="contested", targets=["zach"], category="physical", bid=["Ferocious"])
+    bob = offered(t, "bob", "m")
+    assert bob is not None and bob.verbs == ["join"] and bob.traits == {"Brawny": 2}
+    t.do("bob", "join", challenge="m", bid=["Brawny"], effect={"kind": "damage", "amount": 1})
+    zach = offered(t, "zach", "m")
+    assert zach is not None and zach.bid_count == 2 and zach.traits == {"Tough": 3, "Quick": 1}
+    t.do("zach", "bid", challenge="m", bid=["Tough", "Tough"])
+    t.test("m", "paper", "rock")
+    t.do("zach", "pass", challenge="m")
+    andrew = offered(t, "andrew", "m")
+    assert andrew is not None and andrew.verbs == ["choose_victory"] and andrew.victory_of == ["andrew", "bob"]
+    assert offered(t, "bob", "m") is None
+
+
+def test_probing_changes_nothing() -> None:
+    t = lotn()
+    before = t.state
+    view(t.state, "juan")
+    assert t.state is before and len(t.log) == before.version
