@@ -51,8 +51,10 @@ class Client:
         backoff: float = 0.05,
         max_backoff: float = 2.0,
         keep: bool = False,
+        summaries: bool = False,
     ) -> None:
         self.url = url
+        self.summaries = summaries
         self.token = token
         self.reconnect = reconnect
         self.backoff = backoff
@@ -112,7 +114,7 @@ class Client:
         self.connects += 1
         self._connected.set()
         if self._subscribed:
-            await conn.send(_encode({"type": "subscribe", "since": self.last_seq}), text=True)
+            await conn.send(_encode(self._subscription(self.last_seq)), text=True)
         for body, _, _ in self._pending.values():
             await conn.send(_encode(body), text=True)
 
@@ -165,8 +167,11 @@ class Client:
         """Catch up from ``since`` (default: the last event seen) and then follow live."""
         self._subscribed = True
         self._caught_up = anyio.Event()
-        await self._raw({"type": "subscribe", "since": self.last_seq if since is None else since})
+        await self._raw(self._subscription(self.last_seq if since is None else since))
         await self._caught_up.wait()
+
+    def _subscription(self, since: int) -> dict[str, Any]:
+        return {"type": "subscribe", "since": since, "summaries": self.summaries}
 
     async def send(self, body: dict[str, Any]) -> dict[str, Any]:
         """Send a command (an ``id`` is made up if missing) and return its result, re-sending it

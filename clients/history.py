@@ -8,15 +8,11 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-import msgspec
-
 from projections.audit import audit
-from projections.audit_render import html, markdown
-from server.history import ImportRefused, fork, import_scene
+from projections.audit_render import render
+from server.history import ImportRefused, export_text, fork, import_scene
 from server.service import utc_now
 from server.store import StoreError, open_store
-
-_json = msgspec.json.Encoder()
 
 
 def _write(text: str, output: str | None, out: TextIO) -> None:
@@ -31,7 +27,7 @@ def export(args: argparse.Namespace, out: TextIO) -> int:
     if not store.head(args.scene)[0]:
         print(f"justicar export: there is no scene {args.scene!r}", file=sys.stderr)
         return 1
-    _write("".join(_json.encode(wire).decode() + "\n" for wire in store.read_wire(args.scene)), args.output, out)
+    _write(export_text(store, args.scene), args.output, out)
     return 0
 
 
@@ -75,12 +71,7 @@ def audit_(args: argparse.Namespace, out: TextIO) -> int:
         print(f"justicar audit: there is no scene {args.scene!r}", file=sys.stderr)
         return 1
     report = audit(wires)
-    text = {
-        "json": lambda: _json.encode(report).decode() + "\n",
-        "md": lambda: markdown(report),
-        "html": lambda: html(report),
-    }[args.format]()
-    _write(text, args.output, out)
+    _write(render(report, args.format), args.output, out)
     if args.output:
         print(f"wrote the {args.format} audit of {args.scene!r} to {args.output}", file=sys.stderr)
     return 0 if report.chain.ok else 1

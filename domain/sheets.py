@@ -6,7 +6,7 @@ pool rulesets read ``attributes`` and ``skills``. The ruleset checks that its fa
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
@@ -46,6 +46,8 @@ class Sheet(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_
     id: Ident
     name: Name
     npc: bool = False
+    auto: bool = False
+    """An NPC the server answers for: it throws at random whenever a test waits on it."""
     willpower: Level = 0
     health: Level = 7
     # trait rulesets (lotn, camarilla)
@@ -73,3 +75,57 @@ class Sheet(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_
 
     def has_merit(self, name: str) -> bool:
         return name in self.merits
+
+
+def sheet_problems(raw: object) -> dict[str, str]:
+    """Every field of a submitted sheet that is wrong, by its path (``traits.physical.Brawny``), with
+    what is wrong; empty when the sheet decodes. For showing a bad sheet file field by field."""
+    if not isinstance(raw, dict):
+        return {"": "A sheet is a JSON object."}
+    fields = {f.encode_name: f for f in msgspec.structs.fields(Sheet)}
+    problems = {key: f"not a sheet field (known: {', '.join(fields)})" for key in raw if key not in fields}
+    for name, info in fields.items():
+        if name not in raw:
+            if info.required:
+                problems[name] = "required"
+            continue
+        problems.update(_problems(name, raw[name], info.type))
+    return problems
+
+
+def _problems(path: str, value: Any, type_: Any) -> dict[str, str]:
+    """The problems with one field's value, each at the entry it lies in (msgspec names a mapping's
+    entry ``[...]``; each entry is then tried alone to name its key)."""
+    text, steps = _first_problem(value, type_)
+    if text is None:
+        return {}
+    if "*" in steps:
+        inner = steps[: steps.index("*")]
+        holder = value
+        for step in inner:
+            holder = holder.get(step) if isinstance(holder, dict) else None
+        if isinstance(holder, dict):
+            found = {}
+            for key, item in holder.items():
+                problem, where = _first_problem(_with(value, inner, {key: item}), type_)
+                if problem is not None and where == steps:
+                    found[".".join([path, *inner, str(key)])] = problem
+            if found:
+                return found
+    return {".".join([path, *(s for s in steps if s != "*")]): text}
+
+
+def _first_problem(value: Any, type_: Any) -> tuple[str | None, list[str]]:
+    try:
+        msgspec.convert(value, type_)
+    except msgspec.ValidationError as err:
+        text, _, where = str(err).partition(" - at `$")
+        return text, [s for s in where.rstrip("`").replace("[...]", ".*").split(".") if s]
+    return None, []
+
+
+def _with(value: Any, steps: list[str], replacement: dict[str, Any]) -> Any:
+    """``value`` with the mapping at ``steps`` replaced."""
+    if not steps:
+        return replacement
+    return {**value, steps[0]: _with(value[steps[0]], steps[1:], replacement)}

@@ -6,6 +6,9 @@ its outcome."""
 from __future__ import annotations
 
 from html import escape
+from typing import Literal
+
+import msgspec
 
 from projections.audit import Audit, ChallengeAudit, OutcomeAudit, TestAudit, Words
 from projections.narrate import source_label
@@ -28,6 +31,17 @@ def _result(ch: ChallengeAudit) -> str:
 
 
 # -- Markdown -------------------------------------------------------------------------------------
+
+
+Format = Literal["html", "md", "json"]
+MEDIA_TYPES: dict[str, str] = {"html": "text/html", "md": "text/markdown", "json": "application/json"}
+
+
+def render(audit: Audit, format: Format | str) -> str:
+    """The audit as an HTML page, Markdown, or JSON."""
+    if format == "json":
+        return msgspec.json.encode(audit).decode() + "\n"
+    return markdown(audit) if format == "md" else html(audit)
 
 
 def markdown(audit: Audit) -> str:

@@ -21,6 +21,7 @@ from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
 from server.backend import Backend
 from server.connection import Connection
 from server.hub import Hub
+from server.web import process_request
 from server.wire import HARD_FRAME, Goodbye, Limits, encode
 
 log = structlog.get_logger("justicar.server")
@@ -38,6 +39,11 @@ class Running:
     @property
     def url(self) -> str:
         return f"ws://{self.host}:{self.port}"
+
+    @property
+    def web(self) -> str:
+        """Where the pages are."""
+        return f"http://{self.host}:{self.port}"
 
 
 @asynccontextmanager
@@ -57,7 +63,14 @@ async def running(
             await Connection(conn, hub).serve()
 
         async with serve(
-            handler, host, port, max_size=HARD_FRAME, compression=None, ping_interval=20, ping_timeout=20
+            handler,
+            host,
+            port,
+            max_size=HARD_FRAME,
+            compression=None,
+            ping_interval=20,
+            ping_timeout=20,
+            process_request=process_request,
         ) as server:
             bound = server.sockets[0].getsockname()[1] if server.sockets else port
             log.info("listening", host=host, port=bound)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
+import segno
 import structlog
 from structlog.contextvars import bound_contextvars
 from websockets.asyncio.server import ServerConnection
@@ -22,17 +23,29 @@ from websockets.exceptions import ConnectionClosed
 
 from domain.commands import AnyCommand, OpenScene
 from domain.evolve import fold
+from domain.sheets import sheet_problems
+from projections.audit import audit
+from projections.audit_render import MEDIA_TYPES, render
 from projections.replay import links_of, replay
+from projections.views import view
+from server.history import export_text, fork
 from server.hub import Hub
 from server.room import Subscriber
+from server.service import utc_now
+from server.store import StoreError
 from server.tokens import Grant
 from server.wire import (
     COMMAND_TYPES,
     CONTROL_TYPES,
     MAX_REPLAY,
+    AuditRequest,
     Control,
     CreateScene,
+    Document,
     ErrorMessage,
+    ExportRequest,
+    Forked,
+    ForkRequest,
     GetView,
     Hello,
     Invite,
@@ -40,6 +53,8 @@ from server.wire import (
     ListTokens,
     Ping,
     Pong,
+    QrCode,
+    QrRequest,
     ReplayMessage,
     ReplayRequest,
     Revoke,
@@ -59,9 +74,9 @@ _json = msgspec.json.Decoder()
 class Refusal(Exception):
     """A frame the connection answers with an ``error`` message."""
 
-    def __init__(self, code: str, message: str, id: str | None = None) -> None:
+    def __init__(self, code: str, message: str, id: str | None = None, fields: dict[str, str] | None = None) -> None:
         super().__init__(message)
-        self.code, self.message, self.id = code, message, id
+        self.code, self.message, self.id, self.fields = code, message, id, fields or {}
 
 
 @dataclass
@@ -104,7 +119,11 @@ class Connection:
                     try:
                         await self.frame(frame)
                     except Refusal as refusal:
-                        await self.send(ErrorMessage(code=refusal.code, message=refusal.message, id=refusal.id))
+                        await self.send(
+                            ErrorMessage(
+                                code=refusal.code, message=refusal.message, id=refusal.id, fields=refusal.fields
+                            )
+                        )
             except ConnectionClosed:
                 pass
             finally:
@@ -170,8 +189,8 @@ class Connection:
                 await self.hello(token)
             case Ping(id=ping_id):
                 await self.send(Pong(id=ping_id))
-            case Subscribe(scene=scene, since=since):
-                await self.subscribe(scene, since)
+            case Subscribe(scene=scene, since=since, summaries=summaries):
+                await self.subscribe(scene, since, summaries)
             case GetView():
                 self._authenticated()
                 if self.subscriber is None:
@@ -193,10 +212,25 @@ class Connection:
             case ListTokens():
                 grant = self._storyteller("list tokens")
                 await self.send(TokenList(tokens=self.hub.backend.tokens.list(grant.scene)))
-            case ReplayRequest(start=start, end=end):
-                await self.replay(start, end)
+            case ReplayRequest():
+                await self.replay(message)
+            case AuditRequest(format=fmt):
+                grant = self._storyteller("download the audit")
+                report = audit(list(self.hub.backend.store.read_wire(grant.scene)))
+                name = f"{grant.scene}-audit.{fmt}"
+                await self.send(Document(name=name, media_type=MEDIA_TYPES[fmt], text=render(report, fmt)))
+            case ExportRequest():
+                grant = self._storyteller("export the scene")
+                text = export_text(self.hub.backend.store, grant.scene)
+                await self.send(Document(name=f"{grant.scene}.jsonl", media_type="application/jsonl", text=text))
+            case ForkRequest(at=at, scene=new_scene):
+                await self.fork(at, new_scene)
+            case QrRequest(text=text):
+                self._authenticated()
+                svg = segno.make(text, error="m").svg_inline(scale=4, dark="#000", light="#fff", border=4)
+                await self.send(QrCode(text=text, svg=svg))
 
-    async def replay(self, start: int, end: int | None) -> None:
+    async def replay(self, ask: ReplayRequest) -> None:
         grant = self._authenticated()
         state = self.hub.service.state(grant.scene)
         if grant.role == "spectator" or (grant.role == "player" and state.status != "closed"):
@@ -204,15 +238,38 @@ class Connection:
                 "forbidden",
                 "The Storyteller replays at any time; players once the scene is closed; spectators do not.",
             )
-        store = self.hub.backend.store
-        records = list(store.read(grant.scene))
-        last = min(state.version, end or state.version, start + MAX_REPLAY - 1)
-        steps = list(replay(records[start - 1 : last], grant.viewer, fold(records[: start - 1]), links_of(records)))
+        viewer = ask.viewer or grant.viewer
+        if viewer != grant.viewer and grant.role != "st":
+            raise Refusal("forbidden", "Only the Storyteller replays as someone else.")
+        if viewer not in ("st", "*") and viewer not in state.characters:
+            raise Refusal("unknown_character", f"There is no character {viewer!r} in this scene; as st, *, or one.")
+        records = list(self.hub.backend.store.read(grant.scene))
+        last = min(state.version, ask.end or state.version, ask.start + MAX_REPLAY - 1)
+        before = fold(records[: ask.start - 1])
+        steps = list(replay(records[ask.start - 1 : last], viewer, before, links_of(records)))
+        after = fold(records[ask.start - 1 : last], before) if ask.view else None
         await self.send(
             ReplayMessage(
-                scene=grant.scene, viewer=grant.viewer, start=start, end=last, version=state.version, steps=steps
+                scene=grant.scene,
+                viewer=viewer,
+                start=ask.start,
+                end=last,
+                version=state.version,
+                steps=steps,
+                view=view(after, viewer) if after is not None else None,
             )
         )
+
+    async def fork(self, at: int, new_scene: str | None) -> None:
+        grant = self._storyteller("fork a what-if")
+        scene = new_scene or f"{grant.scene}-at-{at}"
+        try:
+            version = fork(self.hub.backend.store, grant.scene, at, scene, utc_now)
+        except StoreError as err:
+            raise Refusal("bad_fork", f"Cannot fork: {err}.") from None
+        token, issued = self.hub.backend.tokens.issue(scene, "st")
+        log.info("forked", new_scene=scene, at=at)
+        await self.send(Forked(scene=scene, version=version, token=token, grant=issued))
 
     async def hello(self, token: str) -> None:
         if self.grant is not None:
@@ -226,13 +283,13 @@ class Connection:
         log.info("hello", character=grant.character)
         await self.send(Welcome(role=grant.role, scene=grant.scene, token_id=grant.token_id, character=grant.character))
 
-    async def subscribe(self, scene: str | None, since: int) -> None:
+    async def subscribe(self, scene: str | None, since: int, summaries: bool = False) -> None:
         grant = self._authenticated()
         if scene not in (None, grant.scene):
             raise Refusal("forbidden", f"Your token is for scene {grant.scene!r}, not {scene!r}.")
         if self.subscriber is not None:
             raise Refusal("already_subscribed", "This connection is already subscribed.")
-        self.subscriber = Subscriber(self.conn, grant)
+        self.subscriber = Subscriber(self.conn, grant, summaries)
         await self.hub.join(self.subscriber, since)
 
     async def command(self, body: dict[str, Any]) -> None:
@@ -250,6 +307,10 @@ class Connection:
         try:
             command: AnyCommand = msgspec.convert({**body, "actor": actor, "scene": grant.scene}, AnyCommand)
         except msgspec.ValidationError as err:
+            problems = sheet_problems(body.get("character")) if body["type"] == "add_character" else {}
+            if problems:
+                listed = "; ".join(f"{path or 'the sheet'}: {what}" for path, what in problems.items())
+                raise Refusal("bad_sheet", f"The sheet is not valid: {listed}.", command_id, problems) from None
             raise Refusal("malformed", f"Bad {body['type']} command: {err}", command_id) from None
         started = time.perf_counter()
         handled = await self.hub.submit(command)

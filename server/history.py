@@ -22,6 +22,14 @@ class ImportRefused(StoreError):
     """An export that is not sound: nothing was written."""
 
 
+_json = msgspec.json.Encoder()
+
+
+def export_text(store: EventStore, scene: str) -> str:
+    """A scene's records as JSON lines, exactly as stored."""
+    return "".join(_json.encode(wire).decode() + "\n" for wire in store.read_wire(scene))
+
+
 def read_export(lines: Iterable[str]) -> list[Wire]:
     """Parse an export, refusing the first line that is not a record."""
     wires = []

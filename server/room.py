@@ -20,11 +20,14 @@ from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from websockets.asyncio.server import ServerConnection, broadcast
 
+from domain.automation import automatic
 from domain.commands import AnyCommand
+from domain.evolve import fold
 from domain.log import Recorded
+from domain.state import Scene
 from server.service import Handled, SceneService
 from server.tokens import Grant
-from server.wire import Presence, Present, after_commit, catch_up, encode
+from server.wire import Presence, Present, after_commit, befores_of, catch_up, encode
 
 WRITE_LIMIT = 512 * 1024
 """Bytes a subscriber may leave unread before it is dropped as too slow."""
@@ -32,6 +35,8 @@ TOO_SLOW = 4008
 """The close code of a dropped subscriber: reconnect and catch up."""
 QUEUE = 1024
 """Jobs waiting for a room before senders wait."""
+AUTOMATION_ROUNDS = 10
+"""Passes of automatic throws after one command (each pass may open the next test)."""
 
 log = structlog.get_logger("justicar.room")
 
@@ -40,6 +45,8 @@ log = structlog.get_logger("justicar.room")
 class Subscriber:
     conn: ServerConnection
     grant: Grant
+    summaries: bool = False
+    """Whether it wants each event in words."""
 
     @property
     def viewer(self) -> str:
@@ -106,15 +113,20 @@ class Room:
     def handle(self, job: Job) -> None:
         match job:
             case Submit(command=command, reply=reply):
+                before = self.service.state(self.scene)
                 handled = self.service.handle(command)
                 if handled.fresh:
-                    self.push(handled.records)
+                    self.push(before, handled.records)
+                    self.automate()
                 reply.send_nowait(handled)
             case Join(subscriber=sub, since=since, reply=reply):
                 state = self.service.state(self.scene)
                 since = min(since, state.version)
                 records = list(self.service.store.read(self.scene, after=since))
-                self._send([sub], catch_up(records, state, since, sub.viewer))
+                befores = None
+                if sub.summaries and records:  # the words need the state before each event
+                    befores = befores_of(records, fold(self.service.store.read(self.scene, upto=since)))
+                self._send([sub], catch_up(records, state, since, sub.viewer, befores))
                 self.subscribers.append(sub)
                 self.announce()
                 reply.send_nowait(state.version)
@@ -126,14 +138,30 @@ class Room:
                 state = self.service.state(self.scene)
                 self._send([sub], catch_up([], state, state.version, sub.viewer)[:-1])
 
-    def push(self, records: list[Recorded]) -> None:
-        """Each subscriber's copy of what was just committed."""
+    def automate(self) -> None:
+        """Let the NPCs the server answers for throw, until none is owed a throw."""
+        for _ in range(AUTOMATION_ROUNDS):
+            state = self.service.state(self.scene)
+            moved = False
+            for command in automatic(state):
+                handled = self.service.handle(command)
+                if handled.fresh:
+                    self.push(state, handled.records)
+                    state, moved = self.service.state(self.scene), True
+                elif handled.error is not None:
+                    log.warning("automatic throw refused", code=handled.error.code, message=handled.error.message)
+            if not moved:
+                return
+
+    def push(self, before: Scene, records: list[Recorded]) -> None:
+        """Each subscriber's copy of what was just committed (in words too, for those who asked)."""
         state = self.service.state(self.scene)
-        groups: dict[str, list[Subscriber]] = defaultdict(list)
+        groups: dict[tuple[str, bool], list[Subscriber]] = defaultdict(list)
         for sub in self.subscribers:
-            groups[sub.viewer].append(sub)
-        for viewer, subs in groups.items():
-            self._send(subs, after_commit(state, records, viewer))
+            groups[(sub.viewer, sub.summaries)].append(sub)
+        befores = befores_of(records, before) if any(said for _, said in groups) else None
+        for (viewer, said), subs in groups.items():
+            self._send(subs, after_commit(state, records, viewer, befores if said else None))
 
     def announce(self) -> None:
         """Tell every subscriber who is connected (roles and characters, never tokens)."""

@@ -20,8 +20,9 @@ from domain.commands import AnyCommand, Options
 from domain.log import Recorded, Wire
 from domain.sheets import Ident
 from domain.state import Scene
+from projections.narrate import narrate
 from projections.redact import redact
-from projections.replay import Step
+from projections.replay import Step, states
 from projections.views import StateView, touched, view
 from server.service import Result
 from server.tokens import Grant
@@ -49,6 +50,8 @@ class Hello(_In, frozen=True, kw_only=True, tag="hello"):
 class Subscribe(_In, frozen=True, kw_only=True, tag="subscribe"):
     scene: Ident | None = None
     since: Annotated[int, Meta(ge=0)] = 0
+    summaries: bool = False
+    """Send each event's explanation in words with it (``commit.summaries``)."""
 
 
 class Ping(_In, frozen=True, kw_only=True, tag="ping"):
@@ -80,13 +83,53 @@ class ListTokens(_In, frozen=True, kw_only=True, tag="tokens"):
 
 
 class ReplayRequest(_In, frozen=True, kw_only=True, tag="replay"):
-    """Steps ``from``..``to`` of the scene's replay, as the asker may see them."""
+    """Steps ``from``..``to`` of the scene's replay, as the asker may see them (the ST: as any
+    viewer, ``as``); with ``view``, the whole view after step ``to`` too."""
 
     start: Annotated[int, Meta(ge=1)] = msgspec.field(name="from", default=1)
     end: Annotated[int, Meta(ge=1)] | None = msgspec.field(name="to", default=None)
+    viewer: Annotated[str, Meta(min_length=1, max_length=64)] | None = msgspec.field(name="as", default=None)
+    view: bool = False
 
 
-Control = Hello | Subscribe | Ping | GetView | CreateScene | Invite | Revoke | ListTokens | ReplayRequest
+class AuditRequest(_In, frozen=True, kw_only=True, tag="audit"):
+    """The ST's post-game audit of the scene, as a document."""
+
+    format: Literal["html", "md", "json"] = "html"
+
+
+class ExportRequest(_In, frozen=True, kw_only=True, tag="export"):
+    """The ST's export of the scene's log (JSON lines), as a document."""
+
+
+class ForkRequest(_In, frozen=True, kw_only=True, tag="fork"):
+    """A what-if: a new scene copying events 1..``at``; the ST gets a token for it."""
+
+    at: Annotated[int, Meta(ge=1)]
+    scene: Ident | None = None
+
+
+class QrRequest(_In, frozen=True, kw_only=True, tag="qr"):
+    """A QR code (SVG) for a text, such as an invitation link."""
+
+    text: Annotated[str, Meta(min_length=1, max_length=1000)]
+
+
+Control = (
+    Hello
+    | Subscribe
+    | Ping
+    | GetView
+    | CreateScene
+    | Invite
+    | Revoke
+    | ListTokens
+    | ReplayRequest
+    | AuditRequest
+    | ExportRequest
+    | ForkRequest
+    | QrRequest
+)
 CONTROL_TYPES = frozenset(cls.__struct_config__.tag for cls in typing.get_args(Control))
 COMMAND_TYPES = frozenset(cls.__struct_config__.tag for cls in typing.get_args(AnyCommand))
 
@@ -123,6 +166,8 @@ class CommitMessage(_Out, frozen=True, kw_only=True, tag="commit"):
     version: int
     events: list[Wire]
     view: StateView | None = None
+    summaries: list[str] = []
+    """Each event in words, as this viewer may know it (for subscribers that asked)."""
 
 
 class ViewMessage(_Out, frozen=True, kw_only=True, tag="view"):
@@ -156,6 +201,8 @@ class ErrorMessage(_Out, frozen=True, kw_only=True, tag="error"):
     code: str
     message: str
     id: str | None = None
+    fields: dict[str, str] = {}
+    """For a bad sheet: every wrong field, by its path, with what is wrong."""
 
 
 class Pong(_Out, frozen=True, kw_only=True, tag="pong"):
@@ -196,6 +243,28 @@ class ReplayMessage(_Out, frozen=True, kw_only=True, tag="replay"):
     end: int = msgspec.field(name="to")
     version: int
     steps: list[Step]
+    view: StateView | None = None
+    """The whole view after step ``to``, when asked for."""
+
+
+class Document(_Out, frozen=True, kw_only=True, tag="document"):
+    """A file for the asker to save: an audit or an export."""
+
+    name: str
+    media_type: str
+    text: str
+
+
+class Forked(_Out, frozen=True, kw_only=True, tag="forked"):
+    scene: str
+    version: int
+    token: str
+    grant: Grant
+
+
+class QrCode(_Out, frozen=True, kw_only=True, tag="qr"):
+    text: str
+    svg: str
 
 
 Outgoing = (
@@ -213,6 +282,9 @@ Outgoing = (
     | TokenList
     | Goodbye
     | ReplayMessage
+    | Document
+    | Forked
+    | QrCode
 )
 
 encoder = msgspec.json.Encoder()
@@ -226,20 +298,38 @@ def encode(message: Any) -> bytes:
 # -- what a viewer is sent -------------------------------------------------------------------
 
 
-def after_commit(state: Scene, records: list[Recorded], viewer: str) -> list[bytes]:
-    """The frame one viewer gets after a commit: its copy of the events, and the view patch."""
+def after_commit(state: Scene, records: list[Recorded], viewer: str, befores: list[Scene] | None = None) -> list[bytes]:
+    """The frame one viewer gets after a commit: its copy of the events, and the view patch; with
+    ``befores`` (the state before each record), each event in words too."""
     patch = view(state, viewer, only=touched(record.event for record in records))
     events = [redact(record, viewer) for record in records]
-    return [encode(CommitMessage(version=state.version, events=events, view=patch))]
+    said = _summaries(records, befores, viewer)
+    return [encode(CommitMessage(version=state.version, events=events, view=patch, summaries=said))]
 
 
-def catch_up(records: list[Recorded], state: Scene, since: int, viewer: str) -> list[bytes]:
-    """The frames a new subscriber gets: a ``commit`` per command after ``since`` (events only),
-    the whole view, and the ``subscribed`` marker."""
+def befores_of(records: list[Recorded], before: Scene) -> list[Scene]:
+    """The state just before each record, starting from ``before``."""
+    return [before, *states(records[:-1], before)]
+
+
+def _summaries(records: list[Recorded], befores: list[Scene] | None, viewer: str) -> list[str]:
+    if befores is None:
+        return []
+    return [narrate(b, record.event, viewer) for b, record in zip(befores, records, strict=True)]
+
+
+def catch_up(
+    records: list[Recorded], state: Scene, since: int, viewer: str, befores: list[Scene] | None = None
+) -> list[bytes]:
+    """The frames a new subscriber gets: a ``commit`` per command after ``since`` (events only,
+    and their words given ``befores``), the whole view, and the ``subscribed`` marker."""
     frames = []
+    start = 0
     for batch in _by_command(records):
         events = [redact(record, viewer) for record in batch]
-        frames.append(encode(CommitMessage(version=batch[-1].seq, events=events)))
+        said = _summaries(batch, befores[start : start + len(batch)] if befores else None, viewer)
+        start += len(batch)
+        frames.append(encode(CommitMessage(version=batch[-1].seq, events=events, summaries=said)))
     frames.append(encode(ViewMessage(full=True, version=state.version, view=view(state, viewer))))
     frames.append(encode(Subscribed(scene=state.id, since=since, version=state.version)))
     return frames

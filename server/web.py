@@ -1,0 +1,76 @@
+"""The table's web pages, served by the websocket server itself: a plain HTTP GET that is not a
+websocket upgrade gets a static file from ``clients/web`` (or the rule table as JSON), through
+websockets' ``process_request``. Nothing is built: the pages are plain modules and CSS.
+
+Pages: ``/`` (join with a link or token), ``/play`` (a player's phone), ``/st`` (the Storyteller's
+console), ``/replay`` (the replay viewer). Tokens travel in the link's fragment (``#token=…``),
+which browsers never send to a server.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import mimetypes
+from functools import cache
+from http import HTTPStatus
+from pathlib import Path
+
+import msgspec
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from domain.rules.texts import RULES
+
+ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
+PAGES = {"/": "index.html", "/play": "play.html", "/st": "st.html", "/replay": "replay.html"}
+TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html", ".svg": "image/svg+xml"}
+POLICY = (
+    "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; "
+    "style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'"
+)
+"""Only the page's own files and its own server's socket."""
+
+
+def process_request(connection: ServerConnection, request: Request) -> Response | None:
+    """A websocket upgrade goes on to the handshake; any other GET is a page, a file, or 404."""
+    if "websocket" in request.headers.get("Upgrade", "").lower():
+        return None
+    path = request.path.split("?", 1)[0]
+    if path == "/rules.json":
+        return _respond(connection, HTTPStatus.OK, rules_json(), "application/json")
+    file = _file(path)
+    if file is None:
+        return _respond(connection, HTTPStatus.NOT_FOUND, b"Not found.\n", "text/plain")
+    kind = TYPES.get(file.suffix) or mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+    return _respond(connection, HTTPStatus.OK, file.read_bytes(), kind)
+
+
+def _file(path: str) -> Path | None:
+    """The file a path names, never outside ``ROOT``."""
+    name = PAGES.get(path) or (path.removeprefix("/static/") if path.startswith("/static/") else None)
+    if name is None:
+        return None
+    file = (ROOT / name).resolve()
+    return file if file.is_relative_to(ROOT) and file.is_file() else None
+
+
+def _respond(connection: ServerConnection, status: HTTPStatus, body: bytes, kind: str) -> Response:
+    response = connection.respond(status, "")
+    headers = Headers(
+        [
+            ("Content-Type", f"{kind}; charset=utf-8" if kind.startswith("text/") or "json" in kind else kind),
+            ("Content-Length", str(len(body))),
+            ("Cache-Control", "no-cache"),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Referrer-Policy", "no-referrer"),
+            ("Content-Security-Policy", POLICY),
+        ]
+    )
+    return dataclasses.replace(response, headers=headers, body=body)
+
+
+@cache
+def rules_json() -> bytes:
+    """Every rule id with its words and document, for the pages to quote beside each step."""
+    return msgspec.json.encode({rule_id: {"source": r.source, "words": r.words} for rule_id, r in RULES.items()})
