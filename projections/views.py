@@ -107,8 +107,9 @@ class ChallengeView(msgspec.Struct, frozen=True, omit_defaults=True):
     passed: list[str] = []
     declaring: str | None = None
     outcome: Outcome | None = None
-    moves: Moves | None = None
-    """What the viewer may do in it now (a player's own view only)."""
+    moves: dict[str, Moves] = {}
+    """What each character the viewer acts for may do in it now: a player's own moves; for the
+    Storyteller, those of the NPCs in it."""
 
 
 class StateView(msgspec.Struct, frozen=True):
@@ -162,10 +163,10 @@ def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
     )
 
 
-def challenge_view(ch: Challenge, viewer: str = NARRATOR, moves: Moves | None = None) -> ChallengeView:
+def challenge_view(ch: Challenge, viewer: str = NARRATOR, moves: dict[str, Moves] | None = None) -> ChallengeView:
     sides = (ch.challenger, ch.defender)
     return ChallengeView(
-        moves=moves,
+        moves=moves or {},
         id=ch.id,
         kind=ch.kind,
         challenger=ch.challenger.who,
@@ -248,12 +249,26 @@ def round_view(r: RoundState | None) -> RoundView | None:
     )
 
 
+def _moves(state: Scene, ch: Challenge, viewer: str) -> dict[str, Moves]:
+    """The moves of whoever ``viewer`` acts for in ``ch``: a player, or the ST's NPCs."""
+    if viewer == NARRATOR:
+        npcs = [
+            who
+            for who in (*ch.challenger.members, *ch.targets)
+            if (c := state.characters.get(who)) is not None and c.sheet.npc
+        ]
+        return {who: found for who in npcs if (found := moves(state, ch, who)) is not None}
+    if viewer not in state.characters:
+        return {}
+    found = moves(state, ch, viewer)
+    return {viewer: found} if found is not None else {}
+
+
 def view(state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str] | None, list[str]] | None = None) -> StateView:
     """The scene as ``viewer`` may see it: ``"st"``, a character id, or ``SPECTATOR``. With
     ``only`` (characters or None for all, challenges), just those entries: a patch on an earlier
     view. A player's view of a challenge carries the moves open to it there."""
     people, cids = only if only is not None else (None, list(state.challenges))
-    player = viewer if viewer in state.characters else None
     return StateView(
         scene=state.id,
         title=state.title,
@@ -268,7 +283,7 @@ def view(state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str] | None, 
             if (c := state.characters.get(who))
         },
         challenges={
-            cid: challenge_view(ch, viewer, moves(state, ch, player) if player else None)
+            cid: challenge_view(ch, viewer, _moves(state, ch, viewer))
             for cid in cids
             if (ch := state.challenges.get(cid))
         },

@@ -11,7 +11,7 @@ from tests.table import Table
 
 
 def offered(t: Table, who: str, cid: str) -> Moves | None:
-    return view(t.state, who).challenges[cid].moves
+    return view(t.state, who).challenges[cid].moves.get(who)
 
 
 def sources(found: list[object]) -> list[dict[str, object]]:
@@ -39,7 +39,7 @@ def test_the_defender_answers_or_relents_and_the_challenger_waits() -> None:
     assert juan is not None and juan.verbs == ["bid", "relent"]
     assert juan.bid_count == 1 and juan.traits == {"Brutal": 2}  # Physical only: the challenge's category
     assert offered(t, "sam", "c") == Moves(verbs=["withdraw"])
-    assert view(t.state, "st").challenges["c"].moves is None  # the ST's console offers every verb
+    assert view(t.state, "st").challenges["c"].moves == {}  # no NPC in it
 
 
 def test_throws_offer_the_signs_the_sheet_grants() -> None:
@@ -106,3 +106,12 @@ def test_probing_changes_nothing() -> None:
     before = t.state
     view(t.state, "juan")
     assert t.state is before and len(t.log) == before.version
+
+
+def test_the_storyteller_is_offered_the_moves_of_the_npcs_in_a_challenge() -> None:
+    t = lotn()
+    t.add("guard", {"Tough": 2}, npc=True)
+    t.do("sam", "declare", challenge="g", kind="contested", targets=["guard"], category="physical", bid=["Quick"])
+    st = view(t.state, "st").challenges["g"].moves
+    assert list(st) == ["guard"] and st["guard"].verbs == ["bid", "relent"]
+    assert view(t.state, "sam").challenges["g"].moves["sam"].verbs == ["withdraw"]

@@ -63,7 +63,7 @@ async def test_commits_carry_each_event_in_words_for_who_asked(live: Running, to
         assert "Sam throws paper (sealed until both are in)." in said(sam)
         assert "Sam throws (sealed until both are in)." in said(juan)  # not the sign
         assert said(plain) == []  # only for subscribers that asked
-        moves = juan.view["challenges"]["c"]["moves"]
+        moves = juan.view["challenges"]["c"]["moves"]["juan"]
         assert moves["verbs"] == ["throw"] and "sam" not in juan.view["challenges"]["c"].get("sealed", {})
 
 

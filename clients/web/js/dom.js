@@ -1,0 +1,62 @@
+// Small DOM helpers: build elements from data, never from HTML strings.
+
+/** An element: h("button", {class: "big", onclick: f}, "Rock"). Attributes starting with "on"
+ * are listeners; `false`/`null` attributes and children are skipped. */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === false || value === null || value === undefined) continue;
+    if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else if (key === "class") el.className = value;
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key in el && typeof value !== "string") el[key] = value;
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === false || child === null || child === undefined) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** Replace an element's children. */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+/** A labelled form control: the label wraps the control, so every control has a name. */
+export function field(label, control, hint) {
+  return h("label", { class: "field" }, h("span", { class: "label" }, label), control, hint && h("small", {}, hint));
+}
+
+/** A <select> of [value, text] pairs. */
+export function select(name, options, attrs = {}) {
+  return h(
+    "select",
+    { name, ...attrs },
+    options.map(([value, text]) => h("option", { value }, text ?? value)),
+  );
+}
+
+let ids = 0;
+/** A unique element id. */
+export function uid(prefix = "j") {
+  ids += 1;
+  return `${prefix}-${ids}`;
+}
+
+/** Save text as a file. */
+export function download(name, mediaType, text) {
+  const url = URL.createObjectURL(new Blob([text], { type: mediaType }));
+  const a = h("a", { href: url, download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

@@ -1,0 +1,201 @@
+// One live connection to a scene (docs/protocol.md, section 8): hello with the token, subscribe
+// from the last event seen, keep the view patched and the timeline in words, reconnect by itself
+// with backoff, and re-send any command still waiting for its result (the server answers a
+// repeated id from its log, so nothing is done twice).
+
+const REVOKED = 4003;
+
+export function socketUrl() {
+  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/`;
+}
+
+/** A fresh command id (crypto.getRandomValues works on a LAN page served over plain http). */
+export function newId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export class Live extends EventTarget {
+  constructor(token, { subscribe = true } = {}) {
+    super();
+    this.token = token;
+    this.subscribe = subscribe;
+    this.status = "connecting"; // connecting | live | reconnecting | refused
+    this.reason = "";
+    this.welcome = null;
+    this.view = null;
+    this.timeline = []; // {seq, type, at, actor, data, summary}
+    this.lastSeq = 0;
+    this.presence = [];
+    this.pending = new Map(); // command id -> {body, resolve}
+    this.replies = new Map(); // reply type -> [resolve]
+    this.backoff = 500;
+    this.ws = null;
+    this.open();
+  }
+
+  get viewer() {
+    const w = this.welcome;
+    if (!w) return null;
+    return w.role === "st" ? "st" : w.role === "player" ? w.character : "*";
+  }
+
+  setStatus(status, reason = "") {
+    this.status = status;
+    this.reason = reason;
+    this.dispatchEvent(new Event("status"));
+  }
+
+  open() {
+    const ws = new WebSocket(socketUrl());
+    this.ws = ws;
+    ws.onopen = () => ws.send(JSON.stringify({ type: "hello", token: this.token }));
+    ws.onmessage = (e) => this.receive(JSON.parse(e.data));
+    ws.onclose = (e) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (this.status === "refused") return;
+      if (e.code === REVOKED) return this.setStatus("refused", "Your invitation has been revoked.");
+      this.setStatus("reconnecting", `Connection lost; trying again in ${Math.round(this.backoff / 100) / 10} s.`);
+      setTimeout(() => this.open(), this.backoff);
+      this.backoff = Math.min(this.backoff * 2, 10000);
+    };
+  }
+
+  /** A command: resolves with its result ({ok, events} or {ok: false, error}). */
+  send(body) {
+    const command = { id: newId(), ...body };
+    return new Promise((resolve) => {
+      this.pending.set(command.id, { body: command, resolve });
+      this.raw(command);
+    });
+  }
+
+  /** A control message: resolves with the reply of type `reply`, or the error it got. */
+  request(body, reply) {
+    return new Promise((resolve) => {
+      const waiting = this.replies.get(reply) || [];
+      waiting.push(resolve);
+      this.replies.set(reply, waiting);
+      this.raw(body);
+    });
+  }
+
+  raw(body) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN && this.welcome) this.ws.send(JSON.stringify(body));
+  }
+
+  reply(type, message) {
+    const waiting = this.replies.get(type);
+    if (!waiting || !waiting.length) return false;
+    waiting.shift()(message);
+    return true;
+  }
+
+  receive(message) {
+    switch (message.type) {
+      case "welcome":
+        this.welcome = message;
+        this.backoff = 500;
+        if (this.subscribe) this.raw({ type: "subscribe", since: this.lastSeq, summaries: true });
+        else this.setStatus("live");
+        for (const { body } of this.pending.values()) this.raw(body); // answered from the log if done
+        break;
+      case "subscribed":
+        this.setStatus("live");
+        break;
+      case "commit":
+        this.commit(message);
+        break;
+      case "view":
+        this.view = message.full || !this.view ? message.view : merge(this.view, message.view);
+        this.changed();
+        break;
+      case "presence":
+        this.presence = message.connected;
+        this.changed();
+        break;
+      case "result": {
+        const waiting = this.pending.get(message.id);
+        if (waiting) {
+          this.pending.delete(message.id);
+          waiting.resolve(message);
+        }
+        break;
+      }
+      case "error":
+        this.error(message);
+        break;
+      case "goodbye":
+        this.setStatus("reconnecting", "The server is restarting; reconnecting.");
+        break;
+      default:
+        this.reply(message.type, message);
+    }
+  }
+
+  commit(message) {
+    const summaries = message.summaries || [];
+    let fresh = false;
+    message.events.forEach((event, i) => {
+      if (event.seq <= this.lastSeq) return; // seen before a reconnect
+      fresh = true;
+      this.lastSeq = event.seq;
+      this.timeline.push({ ...event, summary: summaries[i] || event.type });
+    });
+    if (fresh && message.view) this.view = merge(this.view || {}, message.view);
+    if (fresh) this.changed();
+  }
+
+  error(message) {
+    if (message.code === "bad_token" && !this.welcome) {
+      this.setStatus("refused", "That invitation is unknown or has been revoked. Ask the Storyteller for a new link.");
+      this.ws?.close();
+      return;
+    }
+    const waiting = message.id && this.pending.get(message.id);
+    if (waiting) {
+      if (message.code === "rate_limited") return setTimeout(() => this.raw(waiting.body), 200);
+      this.pending.delete(message.id);
+      return waiting.resolve({ type: "result", id: message.id, ok: false, error: message });
+    }
+    if (this.replies.size && [...this.replies.values()].some((w) => w.length)) {
+      const [type] = [...this.replies.entries()].find(([, w]) => w.length);
+      return this.reply(type, message);
+    }
+    this.dispatchEvent(Object.assign(new Event("problem"), { error: message }));
+  }
+
+  changed() {
+    this.dispatchEvent(new Event("change"));
+  }
+}
+
+/** A view patch on a view: characters and challenges by key, the rest replaced. */
+export function merge(view, patch) {
+  const out = { ...view };
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === "characters" || key === "challenges") out[key] = { ...(view[key] || {}), ...value };
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** The token for this page: from the link's #token=…, else the one this browser kept. The token is
+ * then taken out of the address bar (it is a key, not something to show or share by accident). */
+export function tokenFromPage(key = location.pathname) {
+  const fromLink = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (fromLink) {
+    localStorage.setItem(`justicar:${key}`, fromLink);
+    history.replaceState(null, "", location.pathname);
+    return fromLink;
+  }
+  return localStorage.getItem(`justicar:${key}`);
+}
+
+/** The rule table (id -> {source, words}), fetched once. */
+let rules = null;
+export async function ruleTable() {
+  if (!rules) rules = fetch("/rules.json").then((r) => r.json()).catch(() => ({}));
+  return rules;
+}

@@ -1,0 +1,113 @@
+// What the pages say: names, sources, challenge lines, the timeline, refusals with the rule's words.
+import { h } from "./dom.js";
+import { ruleTable } from "./live.js";
+
+export const CATEGORIES = ["physical", "social", "mental"];
+export const SIGN_LABELS = { rock: "Rock ✊", paper: "Paper ✋", scissors: "Scissors ✌", bomb: "Bomb 💣", random: "Random 🎲" };
+
+export function nameOf(view, who) {
+  if (who === "st") return "the Storyteller";
+  if (who === "*") return "a spectator";
+  return view?.characters?.[who]?.name || who;
+}
+
+export function title(word) {
+  return word ? word[0].toUpperCase() + word.slice(1) : "";
+}
+
+export function sourceLabel(source) {
+  if (source.category === "overbid") return `Overbid (risking ${source.bid.join(", ")})`;
+  if (source.name) return `${source.name} (${source.category})`;
+  return title(source.category);
+}
+
+export function defenderOf(ch) {
+  return ch.targets[0] || "st";
+}
+
+/** "Sam → Juan · physical contested". */
+export function challengeLine(view, ch) {
+  const against = ch.targets.map((t) => nameOf(view, t)).join(", ") || "the Narrator";
+  const extra = ch.kind === "static" ? ` (difficulty ${ch.difficulty})` : "";
+  return `${nameOf(view, ch.challenger)} → ${against} · ${ch.category} ${ch.kind}${extra}`;
+}
+
+const WAITING = {
+  awaiting_response: (v, ch) => `waiting for ${nameOf(v, defenderOf(ch))} to answer`,
+  bidding: () => "both sides have bid: throw",
+  throwing: (v, ch) => {
+    const missing = [ch.challenger, defenderOf(ch)].filter((w) => !ch.thrown.includes(w));
+    return missing.length ? `waiting for ${missing.map((w) => nameOf(v, w)).join(" and ")} to throw` : "throwing";
+  },
+  tie_declaring: (v, ch) => {
+    const missing = [ch.challenger, defenderOf(ch)].filter((w) => !(w in (ch.declared || {})));
+    return `a tie: waiting for ${missing.map((w) => nameOf(v, w)).join(" and ")} to declare Traits`;
+  },
+  retest_window: (v, ch) => {
+    const pending = ch.retests.find((r) => r.status === "pending");
+    if (pending) return `${nameOf(v, pending.by)} retests with ${sourceLabel(pending.source)}: cancel it or let it stand`;
+    const leader = ch.tests.at(-1)?.leader;
+    const behind = leader === "challenger" ? defenderOf(ch) : leader === "defender" ? ch.challenger : null;
+    return behind ? `${nameOf(v, behind)} may retest, or pass` : "either side may retest, or pass";
+  },
+};
+
+/** What the challenge waits for, in words. */
+export function waitingFor(view, ch) {
+  if (ch.outcome) return ch.outcome.why;
+  return (WAITING[ch.status] || (() => ch.status))(view, ch);
+}
+
+/** The rule a step or refusal cites, with its words, folded. */
+export function ruleNote(ruleId) {
+  if (!ruleId) return null;
+  const details = h("details", { class: "rule" }, h("summary", {}, `Rule ${ruleId}`));
+  ruleTable().then((table) => {
+    const rule = table[ruleId];
+    if (rule) details.append(h("blockquote", {}, rule.words), h("cite", {}, rule.source));
+  });
+  return details;
+}
+
+/** A refused move: the server's reason, and the rule's own words. */
+export function refusal(error) {
+  const fields = Object.entries(error.fields || {});
+  return h(
+    "div",
+    { class: "refusal", role: "alert" },
+    h("strong", {}, "Refused: "),
+    error.message,
+    fields.length > 0 && h("ul", { class: "fields" }, fields.map(([path, what]) => h("li", {}, h("code", {}, path || "sheet"), `: ${what}`))),
+    ruleNote(error.rule),
+  );
+}
+
+/** The timeline as this viewer saw it, newest last; `extra(step)` adds controls to a step. */
+export function timeline(steps, extra) {
+  return h(
+    "ol",
+    { class: "timeline", "aria-label": "Timeline" },
+    steps.map((step) =>
+      h(
+        "li",
+        { id: `step-${step.seq}` },
+        h("span", { class: "seq" }, `#${step.seq}`),
+        " ",
+        step.summary,
+        ruleNote(step.data?.rule),
+        extra && extra(step),
+      ),
+    ),
+  );
+}
+
+/** The connection badge. */
+export function connection(live) {
+  const text = {
+    connecting: "Connecting…",
+    live: "Live",
+    reconnecting: live.reason || "Reconnecting…",
+    refused: live.reason || "Refused",
+  }[live.status];
+  return h("span", { class: `badge ${live.status}`, role: "status", "aria-live": "polite" }, text);
+}
