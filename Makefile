@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_DB := .justicar/demo.db
 
-.PHONY: run test bench clean
+.PHONY: run test bench clean browser
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -19,8 +20,8 @@ run: $(VENV)/.installed
 	@rm -f $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
 	$(BIN)/justicar serve --db $(DEMO_DB) --load examples/demo.jsonl
 
-## test: set up with the test extras, lint, type-check, run the whole suite
-test: $(VENV)/.installed
+## test: set up with the test extras (and Debian's Chromium for the browser tests), lint, type-check, run the whole suite
+test: $(VENV)/.installed browser
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy domain projections server clients benchmarks
@@ -33,5 +34,12 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m benchmarks.live all
 	$(BIN)/python -m benchmarks.audit
 
+## browser: Debian's Chromium, which the browser tests drive with Playwright (installed when missing)
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "Installing Debian's Chromium for the browser tests…"; \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+
 clean:
-	rm -rf $(VENV) .justicar .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .justicar .pytest_cache .mypy_cache .ruff_cache .hypothesis tests/artifacts

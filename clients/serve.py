@@ -27,31 +27,34 @@ def _load(backend: Backend, script: str) -> list[str]:
     return scenes
 
 
-def _invitations(backend: Backend, scenes: list[str], out: TextIO) -> None:
+def _invitations(backend: Backend, scenes: list[str]) -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """For each scene: its heading, and a (who, page, token) per Storyteller, player and spectators."""
     service = SceneService(backend.store)
+    out = []
     for scene in scenes:
         state = service.state(scene)
-        token, _ = backend.tokens.issue(scene, "st")
-        print(f"\nScene {scene!r} ({state.ruleset}, “{state.title}”). Tokens, shown once:", file=out)
-        print(f"  Storyteller     {token}", file=out)
+        people = [("Storyteller", "st", backend.tokens.issue(scene, "st")[0])]
         for who, character in sorted(state.characters.items()):
             if not character.sheet.npc and character.present:
-                player, _ = backend.tokens.issue(scene, "player", who)
-                print(f"  {character.name:<15} {player}", file=out)
-        spectator, _ = backend.tokens.issue(scene, "spectator")
-        print(f"  spectators      {spectator}", file=out)
+                people.append((character.name, "play", backend.tokens.issue(scene, "player", who)[0]))
+        people.append(("spectators", "play", backend.tokens.issue(scene, "spectator")[0]))
+        out.append((f"Scene {scene!r} ({state.ruleset}, “{state.title}”)", people))
+    return out
 
 
 def serve(args: argparse.Namespace, out: TextIO) -> int:
     configure(json=args.log_json)
     backend = open_backend(args.db)
     scenes = _load(backend, args.load) if args.load else []
-    if scenes:
-        _invitations(backend, scenes, out)
+    invitations = _invitations(backend, scenes)
 
     def ready(live: Running) -> None:
-        print(f"\nJusticar listens on {live.url}", file=out)
-        print(f"Join with: justicar join {live.url} --token TOKEN", file=out)
+        for heading, people in invitations:
+            print(f"\n{heading}. Links (each holds its key; shown once):", file=out)
+            for who, page, token in people:
+                print(f"  {who:<15} {live.web}/{page}#token={token}", file=out)
+        print(f"\nJusticar listens on {live.web} (pages) and {live.url} (socket).", file=out)
+        print(f"Open a link in a browser, or from a terminal: justicar join {live.url} --token TOKEN", file=out)
         print("Ctrl-C stops the server.\n", file=out)
         out.flush()
 

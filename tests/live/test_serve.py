@@ -91,7 +91,9 @@ async def test_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
         with anyio.fail_after(20):
             while "listens on" not in (line := await anyio.to_thread.run_sync(proc.stdout.readline)):
                 lines.append(line)
-        sam_token = next(line.split()[1] for line in lines if line.strip().startswith("Sam "))
+        sam_link = next(line.split()[1] for line in lines if line.strip().startswith("Sam "))
+        assert sam_link.startswith(f"http://127.0.0.1:{port}/play#token=jt_")
+        sam_token = sam_link.split("#token=")[1]
         async with Client(f"ws://127.0.0.1:{port}", sam_token, reconnect=False, keep=True) as sam:
             await sam.subscribe()
             result = await sam.send(

@@ -82,12 +82,18 @@ export function refusal(error) {
   );
 }
 
-/** The timeline as this viewer saw it, newest last; `extra(step)` adds controls to a step. */
+/** The timeline as this viewer saw it, newest last, growing as steps arrive; `extra(step)` adds
+ * controls to a step. Returns the list; `grow(list, steps)` appends the steps it lacks. */
 export function timeline(steps, extra) {
-  return h(
-    "ol",
-    { class: "timeline", "aria-label": "Timeline" },
-    steps.map((step) =>
+  const list = h("ol", { class: "timeline", "aria-label": "Timeline" });
+  list.extra = extra;
+  grow(list, steps);
+  return list;
+}
+
+export function grow(list, steps) {
+  for (const step of steps.slice(list.children.length)) {
+    list.append(
       h(
         "li",
         { id: `step-${step.seq}` },
@@ -95,10 +101,11 @@ export function timeline(steps, extra) {
         " ",
         step.summary,
         ruleNote(step.data?.rule),
-        extra && extra(step),
+        list.extra && list.extra(step),
       ),
-    ),
-  );
+    );
+  }
+  list.scrollTop = list.scrollHeight; // the newest step in sight
 }
 
 /** The connection badge. */

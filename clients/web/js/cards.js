@@ -1,0 +1,125 @@
+// Cards both pages show: a challenge as far as the viewer may see it, and a character sheet.
+import { h } from "./dom.js";
+import { movesPanel } from "./moves.js";
+import { CATEGORIES, SIGN_LABELS, challengeLine, nameOf, ruleNote, sourceLabel, title, waitingFor } from "./words.js";
+
+/** A challenge, with the moves of each character the viewer acts for (`actFor`: the ST's NPCs). */
+export function challengeCard(live, view, ch, { forCharacter = false, extra = null } = {}) {
+  const me = view.viewer;
+  const bids = Object.entries(ch.bids || {}).filter(([, traits]) => traits.length);
+  const sealed = Object.entries(ch.sealed || {});
+  const moves = Object.entries(ch.moves || {});
+  return h(
+    "article",
+    { class: `challenge ${ch.outcome ? "resolved" : "open"}`, "aria-labelledby": `ch-${ch.id}` },
+    h("h3", { id: `ch-${ch.id}` }, challengeLine(view, ch), " ", h("span", { class: "cid" }, ch.id)),
+    ch.victory && h("p", { class: "victory" }, `“${ch.victory}”`, ch.defender_victory && ` — answered: “${ch.defender_victory}”`),
+    bids.length > 0 &&
+      h("p", {}, "Bids: ", bids.map(([who, traits]) => `${nameOf(view, who)}: ${traits.join(", ")}`).join(" · ")),
+    Object.keys(ch.mob || {}).length > 0 &&
+      h("p", {}, "Mob: ", Object.entries(ch.mob).map(([who, traits]) => `${nameOf(view, who)} lends ${traits.join(", ")}`).join(" · ")),
+    sealed.length > 0 &&
+      h(
+        "p",
+        { class: "sealed" },
+        sealed.map(([who, sign]) => `${who === me ? "Your" : `${nameOf(view, who)}'s`} sealed throw: ${SIGN_LABELS[sign] || sign}`).join(" · "),
+      ),
+    ch.tests.length > 0 &&
+      h(
+        "ol",
+        { class: "tests", "aria-label": "Tests" },
+        ch.tests.map((t) =>
+          h(
+            "li",
+            {},
+            `Test ${t.number}: `,
+            Object.entries(t.signs || {}).map(([who, sign]) => `${nameOf(view, who)} ${sign}`).join(" vs "),
+            t.why ? ` — ${t.why}` : "",
+          ),
+        ),
+      ),
+    ch.retests.length > 0 &&
+      h(
+        "p",
+        {},
+        "Retests: ",
+        ch.retests.map((r) => `${nameOf(view, r.by)}: ${sourceLabel(r.source)} (${r.status})`).join(" · "),
+      ),
+    h("p", { class: "waiting" }, h("strong", {}, ch.outcome ? "Outcome: " : "Now: "), waitingFor(view, ch)),
+    ch.outcome && ruleNote(ch.outcome.rule),
+    moves.map(([who, found]) =>
+      h(
+        "section",
+        { class: "your-moves", "aria-label": `${nameOf(view, who)}'s moves` },
+        forCharacter && h("h4", {}, `Acting for ${nameOf(view, who)}`),
+        movesPanel(live, view, ch, who, found, { forCharacter }),
+      ),
+    ),
+    extra,
+  );
+}
+
+/** A character's sheet as the viewer may see it. */
+export function sheetCard(view, who) {
+  const c = view.characters[who];
+  if (!c) return h("p", {}, "Your character is not in the scene yet.");
+  const sheet = c.sheet || {};
+  const lost = c.traits_lost || [];
+  const conditions = c.conditions || {};
+  const held = [
+    conditions.grappled_by && `grappled by ${nameOf(view, conditions.grappled_by)}`,
+    conditions.grappling?.length && `grappling ${conditions.grappling.map((w) => nameOf(view, w)).join(", ")}`,
+    conditions.prone && "prone",
+    conditions.surprised && "surprised",
+    conditions.fair_escape && `fair escape: ${conditions.fair_escape}`,
+    conditions.moved_steps > 1 && `moved ${conditions.moved_steps} steps (one Physical Trait down this round)`,
+  ].filter(Boolean);
+  const damage = Object.entries(c.damage || {}).filter(([, n]) => n);
+  return h(
+    "section",
+    { class: "sheet", "aria-label": `${c.name}'s sheet` },
+    h(
+      "dl",
+      { class: "traits" },
+      CATEGORIES.map((cat) => [
+        h("dt", {}, title(cat)),
+        h(
+          "dd",
+          {},
+          h("strong", {}, String(c.traits?.[cat] ?? 0)),
+          " ",
+          traitList(sheet.traits?.[cat] || {}, lost),
+        ),
+      ]),
+    ),
+    lost.length > 0 && h("p", { class: "lost" }, "Lost tonight: ", lost.join(", ")),
+    h(
+      "p",
+      {},
+      `Abilities: ${Object.entries(c.abilities || {}).map(([a, n]) => `${a} ${n}`).join(", ") || "none"}`,
+    ),
+    h(
+      "p",
+      {},
+      `Willpower ${c.willpower ?? "–"} · Health ${c.health ?? "–"}`,
+      damage.length > 0 && ` (damage: ${damage.map(([k, n]) => `${n} ${k}`).join(", ")})`,
+    ),
+    h("p", {}, `Conditions: ${held.join(", ") || "none"}`),
+    c.actions_left !== undefined && c.actions_left !== null && h("p", {}, `Actions left this round: ${c.actions_left}`),
+  );
+}
+
+function traitList(traits, lost) {
+  const gone = [...lost];
+  return Object.entries(traits)
+    .map(([trait, count]) => {
+      let left = count;
+      while (left > 0 && gone.includes(trait)) {
+        gone.splice(gone.indexOf(trait), 1);
+        left -= 1;
+      }
+      if (left === count) return count > 1 ? `${trait} ×${count}` : trait;
+      return left ? `${trait} ${left} of ${count}` : `${trait} (lost)`;
+    })
+    .join(", ");
+}

@@ -1,0 +1,466 @@
+// The Storyteller's console: the scene and its invitations, characters from sheet files, rounds,
+// every challenge with its hidden parts, throws seen at the table, disputes and rulings, forks,
+// and the audit and export to download.
+import { challengeCard } from "./cards.js";
+import { download, field, fill, h, select } from "./dom.js";
+import { Live, tokenFromPage } from "./live.js";
+import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, timeline, title } from "./words.js";
+
+const app = document.getElementById("app");
+const token = tokenFromPage("/st");
+if (!token) {
+  fill(app, h("h1", {}, "Justicar"), h("p", {}, "Open the console link from ", h("code", {}, "justicar serve"), " or ", h("a", { href: "/" }, "paste your Storyteller token"), "."));
+} else {
+  start(new Live(token));
+}
+
+function start(live) {
+  const header = h("header", { class: "top" });
+  const regions = {
+    scene: h("section", { id: "scene", "aria-labelledby": "scene-h" }),
+    invitations: h("section", { id: "invitations", "aria-labelledby": "inv-h" }),
+    characters: h("section", { id: "characters", "aria-labelledby": "chars-h" }),
+    round: h("section", { id: "round", "aria-labelledby": "round-h" }),
+    challenges: h("section", { id: "challenges", "aria-labelledby": "chal-h" }),
+    disputes: h("section", { id: "disputes", "aria-labelledby": "disp-h" }),
+    tools: h("section", { id: "tools", "aria-labelledby": "tools-h" }),
+    timeline: h("section", { id: "timeline", "aria-labelledby": "tl-h" }),
+  };
+  const nav = h(
+    "nav",
+    { class: "sections", "aria-label": "Console sections" },
+    Object.entries({ scene: "Scene", invitations: "Invitations", characters: "Characters", round: "Round", challenges: "Challenges", disputes: "Disputes", tools: "What-if & downloads", timeline: "Timeline" }).map(([id, text]) =>
+      h("a", { href: `#${id}` }, text),
+    ),
+  );
+  fill(app, header, nav, h("main", {}, Object.values(regions)));
+  const shown = new Map();
+  const region = (el, key, render) => {
+    if (shown.get(el) === key) return;
+    shown.set(el, key);
+    render();
+  };
+  let built = false;
+
+  const draw = () => {
+    const view = live.view;
+    fill(
+      header,
+      h("h1", {}, "Storyteller"),
+      h("p", { class: "scene" }, view ? `${view.title || view.scene} · ${view.scene} · ${view.ruleset}${view.status === "closed" ? " · closed" : ""}` : ""),
+      connection(live),
+    );
+    if (!view) return;
+    if (!built) {
+      built = true;
+      fill(regions.invitations, h("h2", { id: "inv-h" }, "Invitations"), invitations(live, view));
+      fill(regions.tools, h("h2", { id: "tools-h" }, "What-if & downloads"), tools(live, view));
+      fill(regions.timeline, h("h2", { id: "tl-h" }, "Timeline"), h("p", {}, h("a", { href: "/replay" }, "Step through it in the replay viewer")), timeline([]));
+    }
+    region(regions.scene, JSON.stringify([view.status, view.title, live.presence]), () => fill(regions.scene, h("h2", { id: "scene-h" }, "Scene"), scenePanel(live, view)));
+    region(regions.characters, JSON.stringify(view.characters), () => fill(regions.characters, h("h2", { id: "chars-h" }, "Characters"), characters(live, view)));
+    region(regions.round, JSON.stringify([view.round, Object.values(view.characters).map((c) => [c.action, c.actions_left, c.turn_done])]), () =>
+      fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
+    );
+    region(regions.challenges, JSON.stringify([view.challenges, view.round?.number]), () =>
+      fill(regions.challenges, h("h2", { id: "chal-h" }, "Challenges"), challenges(live, view)),
+    );
+    region(regions.disputes, JSON.stringify([view.disputes, view.rulings]), () => fill(regions.disputes, h("h2", { id: "disp-h" }, "Disputes and rulings"), disputes(live, view)));
+    grow(regions.timeline.querySelector("ol"), live.timeline);
+  };
+  live.addEventListener("change", draw);
+  live.addEventListener("status", draw);
+  draw();
+}
+
+/** Send a command and show the outcome in `out`. */
+function sender(live, out, ok = "") {
+  return async (body) => {
+    const reply = await live.send(body);
+    out.replaceChildren(reply.ok ? ok : refusal(reply.error));
+    return reply;
+  };
+}
+
+function scenePanel(live, view) {
+  const out = h("div", { class: "outcome" });
+  const send = sender(live, out);
+  const present = live.presence.map((p) => `${p.role === "player" ? nameOf(view, p.character) : p.role === "st" ? "Storyteller" : "spectators"}${p.connections > 1 ? ` ×${p.connections}` : ""}`);
+  const ruleset = select("ruleset", [["lotn", "Laws of the Night"], ["camarilla", "Camarilla combat"]]);
+  const newTitle = h("input", { name: "title", autocomplete: "off", placeholder: "Elysium, interrupted" });
+  const created = h("div", { class: "outcome" });
+  return h(
+    "div",
+    {},
+    h("p", {}, `Connected: ${present.join(", ") || "nobody yet"}`),
+    view.status === "open" &&
+      h("button", { type: "button", class: "quiet", onclick: () => confirm("Close the scene? Only disputes and rulings go on.") && send({ type: "close_scene" }) }, "Close the scene"),
+    out,
+    h(
+      "details",
+      {},
+      h("summary", {}, "Start a new scene"),
+      h(
+        "form",
+        {
+          class: "row",
+          onsubmit: async (e) => {
+            e.preventDefault();
+            const reply = await live.request({ type: "create_scene", ruleset: ruleset.value, title: newTitle.value.trim() }, "scene_created");
+            if (reply.type === "error") return created.replaceChildren(refusal(reply));
+            const link = `${location.origin}/st#token=${reply.token}`;
+            created.replaceChildren(h("p", {}, `Scene ${reply.scene} is open: `, h("a", { href: link }, "open its console"), " (the link holds its Storyteller key: keep it)."));
+          },
+        },
+        field("Rules", ruleset),
+        field("Title", newTitle),
+        h("button", { type: "submit" }, "Create"),
+      ),
+      created,
+    ),
+  );
+}
+
+/** Invitations: a link and a QR code per player's character, revocable; and spectators. */
+function invitations(live, view) {
+  const list = h("div", {});
+  const tokens = h("div", {});
+  const character = select("character", Object.values(view.characters).filter((c) => !c.npc).map((c) => [c.id, c.name]));
+  const showTokens = async () => {
+    const reply = await live.request({ type: "tokens" }, "tokens");
+    if (reply.type === "error") return tokens.replaceChildren(refusal(reply));
+    fill(
+      tokens,
+      h(
+        "div",
+        { class: "scroll" },
+        h(
+          "table",
+          {},
+          h("caption", { class: "label" }, "Tokens of this scene (never the keys themselves)"),
+          h("tr", {}, h("th", {}, "Id"), h("th", {}, "For"), h("th", {}, "Issued"), h("th", {}, "")),
+          reply.tokens.map((g) =>
+            h(
+              "tr",
+              {},
+              h("td", {}, h("code", {}, g.token_id)),
+              h("td", {}, g.role === "player" ? nameOf(view, g.character) : g.role),
+              h("td", {}, g.created_at),
+              h(
+                "td",
+                {},
+                g.revoked
+                  ? "revoked"
+                  : h("button", { type: "button", class: "quiet", onclick: async () => (await live.request({ type: "revoke", token_id: g.token_id }, "revoked"), showTokens()) }, `Revoke ${g.token_id}`),
+              ),
+            ),
+          ),
+        ),
+      ),
+    );
+  };
+  const invite = async (body) => {
+    const reply = await live.request({ type: "invite", ...body }, "invited");
+    if (reply.type === "error") return list.prepend(refusal(reply));
+    const link = `${location.origin}/play#token=${encodeURIComponent(reply.token)}`;
+    const qr = await live.request({ type: "qr", text: link }, "qr");
+    const who = reply.grant.role === "player" ? nameOf(view, reply.grant.character) : "Spectators";
+    const box = h("div", { class: "qr", role: "img", "aria-label": `QR code of ${who}'s link` });
+    box.innerHTML = qr.svg || "";
+    const shown = h("input", { readonly: true, value: link, "aria-label": `${who}'s link` });
+    list.prepend(
+      h(
+        "div",
+        { class: "invite" },
+        box,
+        h("div", {}, h("strong", {}, who), shown, h("button", { type: "button", onclick: () => navigator.clipboard?.writeText(link) }, "Copy link"), h("p", {}, `Token id ${reply.grant.token_id}`)),
+      ),
+    );
+    showTokens();
+  };
+  return h(
+    "div",
+    {},
+    h(
+      "form",
+      { class: "row", onsubmit: (e) => (e.preventDefault(), invite({ role: "player", character: character.value })) },
+      field("Invite the player of", character),
+      h("button", { type: "submit" }, "Invite"),
+      h("button", { type: "button", class: "quiet", onclick: () => invite({ role: "spectator" }) }, "Invite spectators"),
+      h("button", { type: "button", class: "quiet", onclick: showTokens }, "List tokens"),
+    ),
+    list,
+    tokens,
+  );
+}
+
+/** Characters: add from sheet files (each problem shown by field), and the table of all. */
+function characters(live, view) {
+  const results = h("div", { class: "outcome", "aria-live": "polite" });
+  const files = h("input", { type: "file", name: "sheets", accept: ".json,application/json", multiple: true });
+  const add = async (e) => {
+    e.preventDefault();
+    results.replaceChildren();
+    for (const file of files.files) {
+      let sheets;
+      try {
+        const parsed = JSON.parse(await file.text());
+        sheets = Array.isArray(parsed) ? parsed : [parsed];
+      } catch (err) {
+        results.append(h("div", {}, h("strong", {}, file.name), refusal({ message: `not JSON: ${err.message}` })));
+        continue;
+      }
+      for (const sheet of sheets) {
+        const reply = await live.send({ type: "add_character", character: sheet });
+        const label = `${file.name}${sheets.length > 1 ? ` · ${sheet?.name || sheet?.id || "?"}` : ""}`;
+        results.append(h("div", {}, h("strong", {}, label), reply.ok ? " added." : refusal(reply.error)));
+      }
+    }
+  };
+  const rows = Object.values(view.characters).map((c) =>
+    h(
+      "tr",
+      { class: c.present ? "" : "gone" },
+      h("th", { scope: "row" }, c.name, c.npc ? ` (NPC${c.sheet?.auto ? ", auto" : ""})` : ""),
+      h("td", {}, CATEGORIES.map((cat) => `${title(cat)[0]} ${c.traits?.[cat] ?? 0}`).join(" · ")),
+      h("td", {}, (c.traits_lost || []).join(", ") || "—"),
+      h("td", {}, `${c.health ?? "–"} (${Object.entries(c.damage || {}).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(", ") || "unhurt"})`),
+      h("td", {}, String(c.willpower ?? "–")),
+      h("td", {}, conditionText(view, c)),
+      h("td", {}, adjustForm(live, c)),
+    ),
+  );
+  return h(
+    "div",
+    {},
+    h("form", { class: "row", onsubmit: add }, field("Add characters from sheet files (JSON: one sheet or a list)", files), h("button", { type: "submit" }, "Add")),
+    results,
+    h(
+      "div",
+      { class: "scroll" },
+      h("table", {}, h("tr", {}, ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"].map((t) => h("th", { scope: "col" }, t))), rows),
+    ),
+  );
+}
+
+function conditionText(view, c) {
+  const k = c.conditions || {};
+  return [
+    k.grappled_by && `held by ${nameOf(view, k.grappled_by)}`,
+    k.grappling?.length && `holds ${k.grappling.map((w) => nameOf(view, w)).join(", ")}`,
+    k.prone && "prone",
+    k.surprised && "surprised",
+    k.moved_steps > 1 && `moved ${k.moved_steps}`,
+    !c.present && "left the scene",
+  ]
+    .filter(Boolean)
+    .join(", ") || "—";
+}
+
+function adjustForm(live, c) {
+  const out = h("div", { class: "outcome" });
+  const willpower = h("input", { type: "number", name: "willpower", value: 0, inputmode: "numeric" });
+  const damage = h("input", { type: "number", name: "damage", value: 0, inputmode: "numeric" });
+  const kind = select("damage_type", [["bashing", "bashing"], ["lethal", "lethal"], ["aggravated", "aggravated"]]);
+  const restore = h("input", { name: "restore", autocomplete: "off", placeholder: "Brawny, Quick" });
+  const reason = h("input", { name: "reason", autocomplete: "off", required: true, placeholder: "why" });
+  const list = (text) => text.split(",").map((t) => t.trim()).filter(Boolean);
+  return h(
+    "details",
+    {},
+    h("summary", {}, `Adjust ${c.name}`),
+    h(
+      "form",
+      {
+        class: "stack",
+        onsubmit: (e) => {
+          e.preventDefault();
+          const changes = { willpower: Number(willpower.value) };
+          if (Number(damage.value)) changes.damage = { [kind.value]: Number(damage.value) };
+          if (restore.value.trim()) changes.restore_traits = list(restore.value);
+          sender(live, out, "Adjusted.")({ type: "adjust", character: c.id, changes, reason: reason.value.trim() });
+        },
+      },
+      field("Willpower (+/-)", willpower),
+      field("Damage (+ hurts, - heals)", damage),
+      field("Damage type", kind),
+      field("Restore lost Traits", restore),
+      field("Reason (kept in the log)", reason),
+      h("button", { type: "submit" }, "Adjust"),
+    ),
+    out,
+  );
+}
+
+/** Rounds: start and end, the order with ties to break, who has acted, extra action rounds. */
+function roundPanel(live, view) {
+  const out = h("div", { class: "outcome" });
+  const send = sender(live, out);
+  const r = view.round;
+  if (view.ruleset !== "camarilla") return h("p", {}, `${view.ruleset} has no combat rounds: challenges are declared as they come.`);
+  const newFight = h("input", { type: "checkbox", name: "new_fight" });
+  if (!r || r.phase === "over") {
+    return h(
+      "div",
+      {},
+      r && h("p", {}, `Round ${r.number} is over.`),
+      h("form", { class: "row", onsubmit: (e) => (e.preventDefault(), send({ type: "start_round", new_fight: newFight.checked })) }, h("label", { class: "check" }, newFight, " A new fight (surprise possible again)"), h("button", { type: "submit" }, `Start round ${(r?.number || 0) + 1}`)),
+      out,
+    );
+  }
+  const who = Object.values(view.characters).filter((c) => c.present);
+  const rows = who.map((c) =>
+    h(
+      "tr",
+      { class: r.turn.includes(c.id) ? "your-turn" : "" },
+      h("th", { scope: "row" }, c.name),
+      h("td", {}, c.action ? `${c.action.kind}${c.action.category ? ` (${c.action.category})` : ""}${c.action.target ? ` → ${nameOf(view, c.action.target)}` : ""}${c.action.steps ? `, ${c.action.steps} steps` : ""}` : "not declared"),
+      h("td", {}, String(r.initiative[c.id] ?? "–")),
+      h("td", {}, String(c.actions_left ?? "–")),
+      h("td", {}, c.turn_done ? "done" : r.turn.includes(c.id) ? "acting" : "—"),
+      h("td", {}, r.turn.includes(c.id) && !c.turn_done ? h("button", { type: "button", class: "quiet", onclick: () => send({ type: "end_turn", character: c.id }) }, `End ${c.name}'s turn`) : ""),
+    ),
+  );
+  const ties = r.order.filter((group) => group.length > 1);
+  const phase = r.phase === "declaring" ? "declaring actions" : r.turn_phase === "extra" ? `extra action ${r.extra}` : r.turn_phase === "end_of_turn" ? "end of turn" : "initiative";
+  return h(
+    "div",
+    {},
+    h("p", {}, `Round ${r.number}${r.first ? " (first of the fight)" : ""}: ${phase}. Now acting: ${r.turn.map((w) => nameOf(view, w)).join(", ") || "—"}.`),
+    r.order.length > 0 && h("p", {}, `Order: ${r.order.map((g) => g.map((w) => `${nameOf(view, w)} ${r.initiative[w]}`).join(" = ")).join(" → ")}`),
+    ties.map((group) => tieForm(view, group, send)),
+    h("div", { class: "scroll" }, h("table", {}, h("tr", {}, ["Character", "Action", "Initiative", "Actions left", "Turn", ""].map((t) => h("th", { scope: "col" }, t))), rows)),
+    h("button", { type: "button", onclick: () => send({ type: "end_round" }) }, `End round ${r.number}`),
+    out,
+  );
+}
+
+/** Break a tie of initiative: who resolves first. */
+function tieForm(view, group, send) {
+  const picks = group.map((_, i) => select(`place-${i}`, group.map((w) => [w, nameOf(view, w)])));
+  picks.forEach((p, i) => (p.value = group[i]));
+  return h(
+    "form",
+    { class: "row", onsubmit: (e) => (e.preventDefault(), send({ type: "order", characters: picks.map((p) => p.value) })) },
+    picks.map((p, i) => field(`${i + 1}${["st", "nd", "rd"][i] || "th"} to resolve`, p)),
+    h("button", { type: "submit" }, `Order the tie at ${view.round.initiative[group[0]]}`),
+  );
+}
+
+/** Every challenge, hidden parts included; open ones first, with the ST's own controls. */
+function challenges(live, view) {
+  const all = Object.values(view.challenges);
+  const open = all.filter((ch) => !ch.outcome && ch.status !== "withdrawn");
+  const done = all.filter((ch) => ch.outcome || ch.status === "withdrawn");
+  return h(
+    "div",
+    {},
+    open.length ? open.map((ch) => challengeCard(live, view, ch, { forCharacter: true, extra: stControls(live, view, ch) })) : h("p", {}, "No open challenge."),
+    done.length > 0 && h("details", {}, h("summary", {}, `${done.length} resolved or withdrawn`), done.reverse().map((ch) => challengeCard(live, view, ch))),
+  );
+}
+
+/** Record a test seen at the table in one step; withdraw. */
+function stControls(live, view, ch) {
+  const out = h("div", { class: "outcome" });
+  const send = sender(live, out);
+  const sides = [ch.challenger, defenderOf(ch)];
+  const signs = Object.keys(SIGN_LABELS).filter((s) => s !== "random");
+  const picks = sides.map((w) => select(`sign-${w}`, signs.map((s) => [s, SIGN_LABELS[s]])));
+  const recordable = ["bidding", "throwing"].includes(ch.status);
+  return h(
+    "section",
+    { class: "st-controls", "aria-label": `Storyteller's controls for ${ch.id}` },
+    recordable &&
+      h(
+        "form",
+        {
+          class: "row",
+          onsubmit: (e) => (e.preventDefault(), send({ type: "record_test", challenge: ch.id, signs: Object.fromEntries(sides.map((w, i) => [w, picks[i].value])) })),
+        },
+        sides.map((w, i) => field(`${nameOf(view, w)} threw`, picks[i])),
+        h("button", { type: "submit" }, "Record the test"),
+      ),
+    h("button", { type: "button", class: "quiet", onclick: () => send({ type: "withdraw", challenge: ch.id }) }, `Withdraw ${ch.id}`),
+    out,
+  );
+}
+
+/** Open disputes with a ruling form each; the rulings made. */
+function disputes(live, view) {
+  const open = view.disputes.filter((d) => d.status === "open");
+  return h(
+    "div",
+    {},
+    open.length === 0 && h("p", {}, "No open dispute."),
+    open.map((d) => {
+      const out = h("div", { class: "outcome" });
+      const decision = select("decision", [["uphold", "Uphold (it stands)"], ["overturn", "Overturn the outcome"], ["amend", "Amend"]]);
+      const winner = select("winner", [["challenger", "Challenger wins"], ["defender", "Defender wins"], ["none", "Nobody (a draw)"]]);
+      const reason = h("input", { name: "reason", autocomplete: "off", required: true });
+      return h(
+        "article",
+        { class: "challenge open" },
+        h("h3", {}, `Dispute #${d.id} on event #${d.event}`),
+        h("p", {}, `${nameOf(view, d.by)}: “${d.reason}”`),
+        h("p", {}, h("a", { href: `/replay#step=${d.event}` }, "See it in the replay")),
+        h(
+          "form",
+          {
+            class: "row",
+            onsubmit: (e) => {
+              e.preventDefault();
+              const body = { type: "rule", event: d.event, decision: decision.value, reason: reason.value.trim() };
+              if (decision.value !== "uphold") body.correction = { winner: winner.value };
+              sender(live, out, "Ruled.")(body);
+            },
+          },
+          field("Ruling", decision),
+          field("Winner (overturn or amend)", winner),
+          field("Reason (kept in the log)", reason),
+          h("button", { type: "submit" }, "Rule"),
+        ),
+        out,
+      );
+    }),
+    view.rulings.length > 0 && h("ul", {}, view.rulings.map((r) => h("li", {}, `Ruling #${r.id} on #${r.event}: ${r.decision} — ${r.why || r.reason}`))),
+  );
+}
+
+/** Fork a what-if; download the audit and the export. */
+function tools(live, view) {
+  const out = h("div", { class: "outcome" });
+  const at = h("input", { type: "number", name: "at", min: 1, required: true, placeholder: "the last event to keep", inputmode: "numeric" });
+  const fetchDoc = async (body) => {
+    const doc = await live.request(body, "document");
+    if (doc.type === "error") return out.replaceChildren(refusal(doc));
+    download(doc.name, doc.media_type, doc.text);
+    out.replaceChildren(h("p", { role: "status" }, `Downloaded ${doc.name}.`));
+  };
+  return h(
+    "div",
+    {},
+    h(
+      "form",
+      {
+        class: "row",
+        onsubmit: async (e) => {
+          e.preventDefault();
+          const reply = await live.request({ type: "fork", at: Number(at.value) }, "forked");
+          if (reply.type === "error") return out.replaceChildren(refusal(reply));
+          out.replaceChildren(h("p", {}, `What-if ${reply.scene}: events 1–${at.value}, then the fork. `, h("a", { href: `/st#token=${encodeURIComponent(reply.token)}`, target: "_blank" }, "Open its console")));
+        },
+      },
+      field("Fork a what-if after event #", at),
+      h("button", { type: "submit" }, "Fork"),
+    ),
+    h(
+      "div",
+      { class: "choices" },
+      h("button", { type: "button", onclick: () => fetchDoc({ type: "audit", format: "html" }) }, "Download the audit (HTML)"),
+      h("button", { type: "button", onclick: () => fetchDoc({ type: "export" }) }, "Download the export (JSON lines)"),
+      h("a", { href: "/replay" }, "Open the replay viewer"),
+    ),
+    out,
+  );
+}

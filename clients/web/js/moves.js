@@ -1,0 +1,114 @@
+// The moves one character has in one challenge, as controls: only what the server says the rules
+// allow now (`challenge.moves[who]`), each sent as a protocol command; a refusal shows the
+// server's reason and the rule.
+import { field, h, select, uid } from "./dom.js";
+import { SIGN_LABELS, nameOf, refusal, sourceLabel } from "./words.js";
+
+const outcomes = new Map(); // challenge id + who -> the last refusal, kept across re-renders
+
+/** Controls for `who`'s `moves` in `ch`; `forCharacter` sends `character` (the ST for an NPC). */
+export function movesPanel(live, view, ch, who, moves, { forCharacter = false } = {}) {
+  const key = `${ch.id}/${who}`;
+  const note = h("div", { class: "outcome" }, outcomes.get(key) ? refusal(outcomes.get(key)) : null);
+  const act = (type, fields = {}) => async (event) => {
+    event?.preventDefault?.();
+    const body = { type, challenge: ch.id, ...fields, ...(forCharacter ? { character: who } : {}) };
+    const reply = await live.send(body);
+    if (reply.ok) outcomes.delete(key);
+    else outcomes.set(key, reply.error);
+    note.replaceChildren(reply.ok ? "" : refusal(reply.error));
+  };
+  const verbs = new Set(moves.verbs);
+  const pending = ch.retests.find((r) => r.status === "pending");
+  const parts = [];
+
+  if (verbs.has("throw")) {
+    parts.push(
+      h(
+        "div",
+        { class: "signs", role: "group", "aria-label": "Throw" },
+        moves.signs.map((sign) =>
+          h("button", { class: `sign ${sign}`, type: "button", onclick: act("throw", { sign }) }, SIGN_LABELS[sign] || sign),
+        ),
+      ),
+    );
+  }
+  if (verbs.has("bid") || verbs.has("join")) parts.push(bidForm(moves, verbs.has("join"), (fields) => act(verbs.has("join") ? "join" : "bid", fields)));
+  if (verbs.has("declare_traits")) {
+    const count = h("input", { type: "number", name: "count", min: 0, max: moves.most, value: moves.most, inputmode: "numeric" });
+    parts.push(
+      h(
+        "form",
+        { class: "row", onsubmit: (e) => act("declare_traits", { count: Number(count.value) })(e) },
+        field(`Traits to declare (at most ${moves.most}; fewer keeps your strength secret)`, count),
+        h("button", { type: "submit" }, "Declare"),
+      ),
+    );
+  }
+  if (verbs.has("retest")) {
+    parts.push(
+      h(
+        "div",
+        { class: "choices", role: "group", "aria-label": "Retest with" },
+        moves.retest.map((source) => h("button", { type: "button", onclick: act("retest", { source }) }, `Retest: ${sourceLabel(source)}`)),
+      ),
+    );
+  }
+  if (verbs.has("cancel_retest")) {
+    parts.push(
+      h(
+        "div",
+        { class: "choices", role: "group", "aria-label": "Cancel the retest with" },
+        moves.cancel.map((source) => h("button", { type: "button", onclick: act("cancel_retest", { source }) }, `Cancel with ${sourceLabel(source)}`)),
+      ),
+    );
+  }
+  const simple = [
+    ["pass", pending && pending.by !== who ? "Let the retest stand" : "Pass: no retest"],
+    ["relent", "Relent (lose without a test)"],
+    ["withdraw", "Withdraw the challenge"],
+  ];
+  const buttons = simple.filter(([verb]) => verbs.has(verb)).map(([verb, text]) => h("button", { type: "button", class: verb === "pass" ? "" : "quiet", onclick: act(verb) }, text));
+  if (buttons.length) parts.push(h("div", { class: "choices" }, buttons));
+  if (verbs.has("call_negative")) {
+    const trait = h("input", { name: "trait", autocomplete: "off", required: true, placeholder: "Clumsy" });
+    parts.push(
+      h(
+        "form",
+        { class: "row", onsubmit: (e) => act("call_negative", { trait: trait.value.trim() })(e) },
+        field("Call a Negative Trait", trait),
+        h("button", { type: "submit", class: "quiet" }, "Call it"),
+      ),
+    );
+  }
+  if (verbs.has("choose_victory")) {
+    parts.push(
+      h(
+        "div",
+        { class: "choices", role: "group", "aria-label": "Whose victory condition applies" },
+        moves.victory_of.map((of) => h("button", { type: "button", onclick: act("choose_victory", { of }) }, `Apply ${nameOf(view, of)}'s victory condition`)),
+      ),
+    );
+  }
+  return h("div", { class: "moves" }, parts, note);
+}
+
+/** Pick `bid_count` Traits (one select each) and, answering or joining, a victory condition. */
+function bidForm(moves, joining, send) {
+  const options = Object.entries(moves.traits).map(([trait, left]) => [trait, `${trait} (${left} left)`]);
+  const pool = Object.entries(moves.traits).flatMap(([trait, left]) => Array(left).fill(trait));
+  const picks = Array.from({ length: moves.bid_count }, (_, i) => {
+    const choice = select("trait", options, { id: uid("bid") });
+    choice.value = pool[i] ?? options[0]?.[0];
+    return field(moves.bid_count > 1 ? `Trait ${i + 1} of ${moves.bid_count}` : "Trait to bid", choice);
+  });
+  const victory = h("input", { name: "victory", autocomplete: "off", placeholder: joining ? "I grab his arm" : "I dodge aside" });
+  const chosen = (form) => [...form.querySelectorAll("select[name=trait]")].map((s) => s.value);
+  return h(
+    "form",
+    { class: "bid", onsubmit: (e) => send({ bid: chosen(e.currentTarget), victory: victory.value.trim() })(e) },
+    picks,
+    field(joining ? "Your victory condition" : "Your response (optional)", victory),
+    h("button", { type: "submit" }, joining ? "Join the attack" : moves.bid_count > 1 ? `Bid ${moves.bid_count} Traits` : "Bid"),
+  );
+}

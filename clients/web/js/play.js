@@ -1,0 +1,266 @@
+// The player's page: my character, the challenges in front of me with only the moves the rules
+// allow now, declaring a challenge, the round, and the timeline as I saw it.
+import { challengeCard, sheetCard } from "./cards.js";
+import { field, fill, h, select, uid } from "./dom.js";
+import { Live, newId, tokenFromPage } from "./live.js";
+import { CATEGORIES, connection, grow, nameOf, refusal, timeline, title } from "./words.js";
+
+const app = document.getElementById("app");
+const RECENT = 2; // resolved challenges still shown, newest first
+const token = tokenFromPage("/play");
+
+if (!token) {
+  fill(
+    app,
+    h("h1", {}, "Justicar"),
+    h("p", {}, "Open the invitation link your Storyteller gave you, or "),
+    h("a", { href: "/" }, "paste your invitation here"),
+  );
+} else {
+  start(new Live(token));
+}
+
+function start(live) {
+  const header = h("header", { class: "top" });
+  const me = h("section", { id: "me", "aria-labelledby": "me-h" });
+  const round = h("section", { id: "round", "aria-label": "Round" });
+  const challenges = h("section", { id: "challenges", "aria-labelledby": "ch-h" });
+  const declare = h("section", { id: "declare", "aria-labelledby": "declare-h" });
+  const steps = h("section", { id: "timeline", "aria-labelledby": "tl-h" });
+  fill(app, header, h("main", {}, me, round, challenges, declare, steps));
+  const shown = new Map(); // region -> key of what it shows, to leave forms alone when nothing changed
+
+  const region = (el, key, render) => {
+    if (shown.get(el) === key) return;
+    shown.set(el, key);
+    render();
+  };
+
+  const draw = () => {
+    const view = live.view;
+    const who = live.viewer;
+    const mine = view?.characters?.[who];
+    fill(
+      header,
+      h("h1", {}, mine ? mine.name : who === "*" ? "Spectator" : "Justicar"),
+      h("p", { class: "scene" }, view ? `${view.title || view.scene} · ${view.ruleset}${view.status === "closed" ? " · closed" : ""}` : ""),
+      connection(live),
+    );
+    if (!view) return;
+    if (who !== "*") {
+      region(me, JSON.stringify(mine), () => fill(me, h("h2", { id: "me-h" }, "My character"), sheetCard(view, who), sheetActions(live, view, who)));
+    }
+    round.hidden = !view.round;
+    region(round, JSON.stringify([view.round, mine?.action, mine?.actions_left, mine?.turn_done, names(view)]), () =>
+      fill(round, roundPanel(live, view, who)),
+    );
+    const all = Object.values(view.challenges).filter((ch) => who === "*" || involves(ch, who) || Object.keys(ch.moves || {}).length);
+    const open = all.filter((ch) => (!ch.outcome && ch.status !== "withdrawn") || Object.keys(ch.moves || {}).length);
+    const recent = all.filter((ch) => !open.includes(ch)).slice(-RECENT).reverse();
+    region(challenges, JSON.stringify([open, recent]), () =>
+      fill(
+        challenges,
+        h("h2", { id: "ch-h" }, who === "*" ? "Challenges" : "Challenges in front of me"),
+        open.length ? open.map((ch) => challengeCard(live, view, ch)) : h("p", {}, "No open challenge involves you."),
+        recent.length > 0 && h("h3", {}, "Just resolved"),
+        recent.map((ch) => challengeCard(live, view, ch)),
+      ),
+    );
+    if (who !== "*" && view.status === "open") {
+      region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost]), () =>
+        fill(declare, h("h2", { id: "declare-h" }, "Declare a challenge"), declareForm(live, view, who)),
+      );
+    } else {
+      fill(declare);
+    }
+    if (!steps.firstChild) {
+      fill(steps, h("h2", { id: "tl-h" }, "Timeline"), timeline([], who === "*" ? null : (step) => disputeButton(live, step)));
+    }
+    grow(steps.querySelector("ol"), live.timeline);
+  };
+  live.addEventListener("change", draw);
+  live.addEventListener("status", draw);
+  draw();
+}
+
+function names(view) {
+  return Object.values(view.characters).map((c) => [c.id, c.name, c.present]);
+}
+
+function involves(ch, who) {
+  return ch.challenger === who || ch.targets.includes(who) || who in (ch.mob || {});
+}
+
+/** Blood and letting go: test-free actions on my own sheet. */
+function sheetActions(live, view, who) {
+  const c = view.characters[who];
+  const out = h("div", { class: "outcome" });
+  const send = async (body) => {
+    const reply = await live.send(body);
+    out.replaceChildren(reply.ok ? "" : refusal(reply.error));
+  };
+  const parts = [];
+  if ((c.sheet?.blood || 0) > 0 && view.ruleset === "camarilla") {
+    const kind = select("kind", [["strength", "Strength"], ["dexterity", "Dexterity"], ["stamina", "Stamina"]]);
+    parts.push(
+      h("form", { class: "row", onsubmit: (e) => (e.preventDefault(), send({ type: "spend_blood", kind: kind.value })) }, field("Spend blood for a Physical Trait", kind), h("button", { type: "submit" }, "Spend blood")),
+    );
+  }
+  if (c.conditions?.grappling?.length) {
+    parts.push(h("button", { type: "button", onclick: () => send({ type: "let_go" }) }, "Let go"));
+  }
+  return h("div", {}, parts, out);
+}
+
+/** The round: the order, whose turn, and my action. */
+function roundPanel(live, view, who) {
+  const r = view.round;
+  if (!r || r.phase === "over") return r ? h("p", {}, `Round ${r.number} is over.`) : "";
+  const mine = view.characters[who];
+  const out = h("div", { class: "outcome" });
+  const send = async (body) => {
+    const reply = await live.send(body);
+    out.replaceChildren(reply.ok ? "" : refusal(reply.error));
+  };
+  const order = r.order.map((group) => group.map((w) => `${nameOf(view, w)} (${r.initiative[w]})`).join(" = "));
+  const parts = [h("h2", {}, `Round ${r.number}${r.first ? " (first of the fight)" : ""}`)];
+  if (r.phase === "declaring") {
+    const waiting = Object.values(view.characters).filter((c) => c.present && !c.action).map((c) => c.name);
+    parts.push(h("p", {}, `Everyone declares an action. Waiting for: ${waiting.join(", ") || "nobody"}.`));
+    if (mine && !mine.action) parts.push(actionForm(view, who, send));
+  } else {
+    parts.push(h("p", {}, `Order: ${order.join(" → ")}`));
+    const turn = r.turn.map((w) => nameOf(view, w)).join(", ");
+    const phase = r.turn_phase === "extra" ? ` (extra action ${r.extra})` : r.turn_phase === "end_of_turn" ? " (end of turn)" : "";
+    parts.push(h("p", { class: r.turn.includes(who) ? "your-turn" : "" }, r.turn.includes(who) ? `Your turn${phase}.` : `Now acting${phase}: ${turn || "nobody"}.`));
+    if (r.turn.includes(who) && mine && !mine.turn_done) parts.push(h("button", { type: "button", onclick: () => send({ type: "end_turn" }) }, "End my turn"));
+  }
+  return h("div", {}, parts, out);
+}
+
+function actionForm(view, who, send) {
+  const kind = select("kind", [["challenge", "An action with a test"], ["move", "Only move"], ["none", "Nothing (defend)"], ["full_round", "A full-round action"], ["end_of_turn", "An end-of-turn action"]]);
+  const category = select("category", CATEGORIES.map((c) => [c, title(c)]));
+  const target = select("target", [["", "—"], ...others(view, who)]);
+  const steps = h("input", { type: "number", name: "steps", min: 0, max: 6, value: 0, inputmode: "numeric" });
+  const stand = h("input", { type: "checkbox", name: "stand" });
+  return h(
+    "form",
+    {
+      class: "stack",
+      onsubmit: (e) => {
+        e.preventDefault();
+        const action = { kind: kind.value, steps: Number(steps.value), stand: stand.checked };
+        if (kind.value === "challenge" || kind.value === "end_of_turn") action.category = category.value;
+        if (target.value) action.target = target.value;
+        send({ type: "declare_action", action });
+      },
+    },
+    field("My action this round", kind),
+    field("Its category", category),
+    field("Against", target),
+    field("Steps", steps),
+    h("label", { class: "check" }, stand, " Stand up first (one step)"),
+    h("button", { type: "submit" }, "Declare my action"),
+  );
+}
+
+function others(view, who) {
+  return Object.values(view.characters)
+    .filter((c) => c.id !== who && c.present)
+    .map((c) => [c.id, c.name]);
+}
+
+/** Traits a character could bid in a category: names from the sheet, less those lost tonight. */
+function traitsLeft(c, category) {
+  const lost = [...(c.traits_lost || [])];
+  return Object.entries(c.sheet?.traits?.[category] || {}).flatMap(([trait, count]) => {
+    let left = count;
+    while (left > 0 && lost.includes(trait)) {
+      lost.splice(lost.indexOf(trait), 1);
+      left -= 1;
+    }
+    return left > 0 ? [[trait, `${trait}${left > 1 ? ` ×${left}` : ""}`]] : [];
+  });
+}
+
+/** Declaring: target, category, victory condition and bid in a few taps. */
+function declareForm(live, view, who) {
+  const c = view.characters[who];
+  const out = h("div", { class: "outcome" });
+  const kind = select("kind", [["contested", "Against someone"], ["static", "Static (against a difficulty)"], ["simple", "Simple test"]]);
+  const target = select("target", others(view, who));
+  const category = select("category", CATEGORIES.map((cat) => [cat, title(cat)]));
+  const bid = select("bid", traitsLeft(c, "physical"));
+  category.addEventListener("change", () => fill(bid, traitsLeft(c, category.value).map(([v, t]) => h("option", { value: v }, t))));
+  const victory = h("input", { name: "victory", autocomplete: "off", placeholder: "I punch him in the jaw", required: true });
+  const effect = select("effect", [["", "No mechanical effect"], ["damage", "Damage"], ["grapple", "Grapple"], ["knock_down", "Knock down"]]);
+  const amount = h("input", { type: "number", name: "amount", min: 1, max: 10, value: 1, inputmode: "numeric" });
+  const damageType = select("type", [["bashing", "Bashing"], ["lethal", "Lethal"], ["aggravated", "Aggravated"]]);
+  const power = select("power", [["", "No power"], ...(Array.isArray(c.sheet?.powers) ? c.sheet.powers : Object.keys(c.sheet?.powers || {})).map((p) => [p, p])]);
+  const difficulty = h("input", { type: "number", name: "difficulty", min: 0, max: 99, value: 3, inputmode: "numeric" });
+  const surprise = h("input", { type: "checkbox", name: "surprise" });
+  const ranged = h("input", { type: "checkbox", name: "ranged" });
+  const camarilla = view.ruleset === "camarilla";
+  const submit = async (e) => {
+    e.preventDefault();
+    const body = { type: "declare", challenge: `c-${newId().slice(0, 6)}`, kind: kind.value, category: category.value, victory: victory.value.trim() };
+    if (kind.value === "contested") body.targets = [target.value];
+    if (kind.value !== "simple" && bid.value) body.bid = [bid.value];
+    if (kind.value === "static") body.difficulty = Number(difficulty.value);
+    if (effect.value === "damage") body.effect = { kind: "damage", amount: Number(amount.value), type: damageType.value };
+    else if (effect.value) body.effect = { kind: effect.value };
+    if (power.value) body.power = power.value;
+    if (camarilla && surprise.checked) body.surprise = true;
+    if (camarilla && ranged.checked) body.ranged = true;
+    const reply = await live.send(body);
+    out.replaceChildren(reply.ok ? h("p", { role: "status" }, "Declared.") : refusal(reply.error));
+    if (reply.ok) victory.value = "";
+  };
+  const id = uid("declare");
+  return h(
+    "form",
+    { class: "stack", id, onsubmit: submit },
+    field("Kind", kind),
+    field("Target", target),
+    field("Category", category),
+    field("Trait to bid", bid),
+    field("Victory condition", victory),
+    h("details", {}, h("summary", {}, "More: effect, power, difficulty", camarilla ? ", surprise" : ""),
+      field("Effect", effect),
+      field("Damage", amount),
+      field("Damage type", damageType),
+      field("Power", power),
+      field("Difficulty (static)", difficulty),
+      camarilla && h("label", { class: "check" }, surprise, " Surprise (they did not see it coming)"),
+      camarilla && h("label", { class: "check" }, ranged, " Ranged (they cannot answer)"),
+    ),
+    h("button", { type: "submit", class: "primary" }, "Declare"),
+    out,
+  );
+}
+
+/** Dispute a step of the timeline: the ST rules on it later. */
+function disputeButton(live, step) {
+  const reason = h("input", { name: "reason", autocomplete: "off", required: true, placeholder: "I had Dodge left" });
+  const out = h("span", { class: "outcome" });
+  return h(
+    "details",
+    { class: "dispute" },
+    h("summary", {}, "Dispute"),
+    h(
+      "form",
+      {
+        class: "row",
+        onsubmit: async (e) => {
+          e.preventDefault();
+          const reply = await live.send({ type: "dispute", event: step.seq, reason: reason.value.trim() });
+          out.replaceChildren(reply.ok ? "Sent to the Storyteller." : refusal(reply.error));
+        },
+      },
+      field(`Why event #${step.seq} is wrong`, reason),
+      h("button", { type: "submit" }, "Dispute"),
+    ),
+    out,
+  );
+}

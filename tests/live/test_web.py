@@ -1,0 +1,230 @@
+"""The web pages in a real browser (Playwright driving Debian's Chromium) against a real server on
+loopback: the Storyteller invites two players from the console, they play a challenge with a tie
+and a retest on their phones, each page shows what its viewer may know and nothing more, the
+replay viewer steps through it as a player saw it, and the downloaded audit opens in the same
+browser. Every page is saved as a phone-sized screenshot in ``tests/artifacts/``."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, Page, async_playwright, expect
+
+from clients.client import Client
+from server.app import Running
+
+pytestmark = pytest.mark.anyio
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PHONE = {"width": 390, "height": 844}
+
+UNNAMED_CONTROLS = """() => [...document.querySelectorAll('button, input, select, textarea')]
+  .filter((el) => !(el.labels?.length || el.getAttribute('aria-label')
+    || (el.tagName === 'BUTTON' && el.textContent.trim())))
+  .map((el) => el.outerHTML.slice(0, 80))"""
+
+CONTRAST = """() => {
+  const rgb = (c) => c.match(/\\d+(\\.\\d+)?/g).slice(0, 3).map(Number);
+  const lum = (c) => { const [r, g, b] = rgb(c).map((v) => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const bg = getComputedStyle(document.documentElement).backgroundColor;
+  return ['body', 'label.field .label', 'button'].map((sel) => {
+    const el = document.querySelector(sel);
+    return el ? ratio(getComputedStyle(el).color, bg) : 99;
+  });
+}"""
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    assert Path(CHROMIUM).exists(), "Debian's Chromium is needed: `make test` installs it (apt-get install chromium)"
+    async with async_playwright() as pw:
+        chromium = await pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield chromium
+        await chromium.close()
+
+
+async def phone(browser: Browser, url: str) -> Page:
+    context = await browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    page = await context.new_page()
+    await page.goto(url)
+    await expect(page.get_by_role("status").filter(has_text="Live")).to_be_visible()
+    return page
+
+
+async def shot(page: Page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    await page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=True)
+
+
+async def accessible(page: Page) -> None:
+    """Every control has a name; the text reads in a dim room (WCAG AAA, 7:1, on the dark theme)."""
+    assert await page.evaluate(UNNAMED_CONTROLS) == []
+    assert min(await page.evaluate(CONTRAST)) >= 7
+
+
+async def invite(st: Page, name: str) -> str:
+    await st.get_by_label("Invite the player of").select_option(label=name)
+    await st.get_by_role("button", name="Invite", exact=True).click()
+    link = st.get_by_role("textbox", name=f"{name}'s link")
+    await expect(link).to_be_visible()
+    await expect(st.get_by_role("img", name=f"QR code of {name}'s link").locator("svg")).to_be_visible()
+    return await link.input_value()
+
+
+async def test_a_tie_and_a_retest_at_a_table_of_phones(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    await accessible(st)
+    # by keyboard: Sam's invitation (the console is usable without a pointer)
+    await st.get_by_label("Invite the player of").select_option(label="Sam")
+    await st.get_by_label("Invite the player of").focus()
+    await st.keyboard.press("Tab")
+    await expect(st.get_by_role("button", name="Invite", exact=True)).to_be_focused()
+    await st.keyboard.press("Enter")
+    sam_link = await st.get_by_role("textbox", name="Sam's link").input_value()
+    juan_link = await invite(st, "Juan")
+    assert sam_link.startswith(f"{live.web}/play#token=jt_") and juan_link != sam_link
+
+    sam = await phone(browser, sam_link)
+    juan = await phone(browser, juan_link)
+    await expect(sam.get_by_role("heading", name="Sam", exact=True)).to_be_visible()
+    assert "#token" not in sam.url  # the key leaves the address bar
+
+    # a refused move says why, with the rule
+    declare = sam.locator("#declare")
+    await declare.get_by_label("Category").select_option("mental")
+    await declare.get_by_label("Victory condition").fill("I out-think him")
+    await declare.get_by_role("button", name="Declare", exact=True).click()
+    alert = declare.get_by_role("alert")
+    await expect(alert).to_contain_text("Refused")
+    await expect(alert).to_contain_text("Rule lotn:initial-bid")
+
+    # Sam swings at Juan; Juan answers with Quick
+    await declare.get_by_label("Target").select_option(label="Juan")
+    await declare.get_by_label("Category").select_option("physical")
+    await declare.get_by_label("Trait to bid").select_option("Brawny")
+    await declare.get_by_label("Victory condition").fill("A Brawny swing at his jaw")
+    await declare.get_by_role("button", name="Declare", exact=True).click()
+    answer = juan.locator("#challenges")
+    await expect(answer.get_by_role("button", name="Bid", exact=True)).to_be_visible()
+    await expect(answer.get_by_role("button", name="Relent (lose without a test)")).to_be_visible()
+    await answer.get_by_label("Trait to bid").select_option("Quick")
+    await answer.get_by_role("button", name="Bid", exact=True).click()
+
+    # sealed throws: Sam sees his own, Juan sees only that Sam threw, the ST sees both
+    fight = sam.locator("#challenges")
+    await fight.get_by_role("button", name="Rock ✊").click()
+    await expect(fight).to_contain_text("Your sealed throw: Rock")
+    await expect(answer).to_contain_text("waiting for Juan to throw")
+    await expect(answer.locator(".sealed")).to_have_count(0)
+    await expect(st.locator("#challenges")).to_contain_text("Sam's sealed throw: Rock")
+    await expect(fight.get_by_role("button", name="Rock ✊")).to_have_count(0)  # thrown: no second throw
+    await shot(juan, "player-waiting")
+    await answer.get_by_role("button", name="Rock ✊").click()
+
+    # a tie: Sam declares first (6), then Juan (5); Sam leads
+    await expect(fight).to_contain_text("Test 1: Sam rock vs Juan rock")
+    await expect(answer.get_by_label("Traits to declare", exact=False)).to_have_count(0)
+    await fight.get_by_label("Traits to declare", exact=False).fill("6")
+    await fight.get_by_role("button", name="Declare", exact=True).click()
+    await answer.get_by_label("Traits to declare", exact=False).fill("5")
+    await answer.get_by_role("button", name="Declare", exact=True).click()
+
+    # Juan, behind, retests with Dodge (the only source he holds that fits); Sam lets it stand
+    await expect(answer.get_by_role("button", name="Retest: Dodge (ability)")).to_be_visible()
+    await expect(answer.get_by_role("button", name="Retest: Lucky (merit)")).to_be_visible()
+    await shot(juan, "player-retest")
+    await answer.get_by_role("button", name="Retest: Dodge (ability)").click()
+    await expect(fight.get_by_role("button", name="Cancel with Brawl (ability)")).to_be_visible()
+    await fight.get_by_role("button", name="Let the retest stand").click()
+    await fight.get_by_role("button", name="Paper ✋").click()
+    await answer.get_by_role("button", name="Scissors ✌").click()
+    await expect(fight.get_by_role("button", name="Pass: no retest")).to_be_visible()
+    await shot(sam, "player-behind")
+    await fight.get_by_role("button", name="Pass: no retest").click()
+
+    await expect(fight).to_contain_text("Juan wins the challenge")
+    await expect(answer).to_contain_text("Juan wins the challenge")
+    await expect(sam.locator("#me")).to_contain_text("Lost tonight: Brawny")
+    await expect(juan.locator("#timeline")).to_contain_text("Sam loses Brawny")
+    await accessible(sam)
+    await shot(sam, "player")
+    await shot(st, "storyteller-console")
+
+    # the replay viewer, as Juan saw it
+    replay = await st.context.new_page()
+    await replay.goto(f"{live.web}/replay")
+    await expect(replay.get_by_role("slider", name="Step")).to_be_visible()
+    await replay.get_by_label("See it as").select_option(label="Juan")
+    await expect(replay.get_by_label("See it as")).to_have_value("juan")
+    await replay.get_by_role("slider", name="Step").fill("7")
+    await expect(replay.locator(".step-detail")).to_contain_text("Sam throws (sealed until both are in).")
+    await replay.get_by_label("See it as").select_option("st")
+    await replay.get_by_role("slider", name="Step").fill("7")
+    await expect(replay.locator(".step-detail")).to_contain_text("Sam throws rock (sealed until both are in).")
+    await expect(replay.locator("section").filter(has_text="The scene after #7")).to_contain_text("Sam")
+    await accessible(replay)
+    await shot(replay, "replay")
+
+    # the audit, downloaded from the console and opened in the same browser
+    async with st.expect_download() as downloading:
+        await st.get_by_role("button", name="Download the audit (HTML)").first.click()
+    download = await downloading.value
+    assert download.suggested_filename == "s1-audit.html"
+    ARTIFACTS.mkdir(exist_ok=True)
+    saved = ARTIFACTS / download.suggested_filename
+    await download.save_as(saved)
+    audit = await st.context.new_page()
+    await audit.goto(saved.as_uri())
+    await expect(audit.get_by_role("heading", name="Audit: The alley")).to_be_visible()
+    await expect(audit.locator("body")).to_contain_text("Hash chain intact")
+    await expect(audit.locator("body")).to_contain_text("Juan wins the challenge")
+    await shot(audit, "audit")
+
+    front = await st.context.new_page()
+    await front.goto(live.web + "/")
+    await accessible(front)
+    await shot(front, "join")
+
+
+async def test_a_page_reconnects_by_itself_and_catches_up(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    sam = await phone(browser, f"{live.web}/play#token={tokens['sam']}")
+    for conn in list(live.server.connections):
+        await conn.close(4008, "too slow: reconnect to catch up")
+    badge = sam.get_by_role("status").filter(has_text="Connection lost")
+    await expect(badge).to_be_visible()
+    async with Client(live.url, tokens["st"]) as st:  # the table goes on meanwhile
+        await st.send(
+            {
+                "type": "declare",
+                "challenge": "ambush",
+                "kind": "contested",
+                "targets": ["sam"],
+                "category": "physical",
+                "character": "guard",
+                "bid": ["Tough"],
+                "victory": "Halt!",
+            }
+        )
+    await expect(sam.get_by_role("status").filter(has_text="Live")).to_be_visible()
+    await expect(sam.locator("#challenges")).to_contain_text("Guard → Sam")
+    await expect(sam.locator("#challenges").get_by_role("button", name="Bid", exact=True)).to_be_visible()
+    await expect(sam.locator("#timeline")).to_contain_text("Guard challenges Sam")
+    steps = await sam.locator("#timeline li").count()
+    assert steps == 5  # each event once: nothing lost, nothing twice
