@@ -1,6 +1,6 @@
 """Live server benchmarks: latency to the last subscriber, throughput, memory per idle scene.
 
-    .venv/bin/python -m benchmarks.live latency [--rounds 300]
+    .venv/bin/python -m benchmarks.live latency [--rounds 300] [--summaries]
     .venv/bin/python -m benchmarks.live throughput [--seconds 3]
     .venv/bin/python -m benchmarks.live memory [--scenes 100]
 
@@ -125,12 +125,12 @@ def justicar(db: Path, port: int) -> Served:
     return served
 
 
-async def hello(url: str, token: str, subscribe: bool) -> ClientConnection:
+async def hello(url: str, token: str, subscribe: bool, summaries: bool = False) -> ClientConnection:
     ws = await connect(url, compression=None, max_size=2**24, max_queue=None)
     await ws.send(json.dumps({"type": "hello", "token": token}))
     await ws.recv()
     if subscribe:
-        await ws.send(json.dumps({"type": "subscribe", "since": 10**9}))
+        await ws.send(json.dumps({"type": "subscribe", "since": 10**9, "summaries": summaries}))
         while json.loads(await ws.recv())["type"] != "subscribed":
             pass
     return ws
@@ -177,7 +177,10 @@ async def latency(args: argparse.Namespace, where: Path) -> None:
         sender = await connect(f"ws://127.0.0.1:{bare_port}", compression=None)
         n = 0
         for count in (1, 10, 50, 200):
-            subs = [await hello(f"ws://127.0.0.1:{port}", tokens["spectator"], subscribe=True) for _ in range(count)]
+            subs = [
+                await hello(f"ws://127.0.0.1:{port}", tokens["spectator"], subscribe=True, summaries=args.summaries)
+                for _ in range(count)
+            ]
             size = 0
 
             async def command() -> float:
@@ -342,6 +345,7 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=300)
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--scenes", type=int, default=100)
+    p.add_argument("--summaries", action="store_true", help="subscribers ask for each event in words, as the pages do")
     p.add_argument("--dir")
     args = p.parse_args()
     where = workdir(args)
