@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import msgspec
 
@@ -24,14 +25,14 @@ from server.service import SceneService
 from server.store import MemoryStore
 from server.wire import CommitMessage, after_commit, befores_of
 
-SHEET = {
+SHEET: dict[str, Any] = {
     "traits": {"physical": {"Brawny": 3, "Quick": 3, "Tough": 3}},
     "abilities": {"Brawl": 2, "Dodge": 2, "Melee": 1, "Firearms": 1},
     "powers": ["Might", "Fleetness"],
     "merits": ["Lucky"],
     "willpower": 3,
 }
-SCRIPT = [
+SCRIPT: list[dict[str, Any]] = [
     {"type": "open_scene", "ruleset": "camarilla", "title": "bench"},
     {"type": "add_character", "character": {"id": "ann", "name": "Ann", **SHEET}},
     {"type": "add_character", "character": {"id": "bob", "name": "Bob", **SHEET}},

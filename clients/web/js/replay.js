@@ -43,7 +43,8 @@ function start(live) {
     }
     const last = await live.request({ type: "replay", from: steps.length, to: steps.length, view: true, ...(as ? { as } : {}) }, "replay");
     names = Object.fromEntries(Object.values(last.view?.characters || {}).map((c) => [c.id, c.name]));
-    drawControls(Math.min(wanted || steps.length, steps.length));
+    const current = Number(controls.querySelector("input[type=range]")?.value); // stay where the viewer was
+    drawControls(Math.min(current || wanted || steps.length, steps.length));
   };
 
   const drawControls = (at) => {
@@ -52,7 +53,8 @@ function start(live) {
     const go = (n) => {
       const step = Math.max(1, Math.min(steps.length, n));
       slider.value = step;
-      counter.value = `Step ${step} of ${steps.length}`;
+      const eyes = viewer === "st" ? "as the Storyteller saw it" : viewer === "*" ? "as a spectator saw it" : `as ${names[viewer] || viewer} saw it`;
+      counter.value = `Step ${step} of ${steps.length}, ${eyes}`;
       show(step);
     };
     slider.addEventListener("input", () => go(Number(slider.value)));
