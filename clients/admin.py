@@ -30,6 +30,7 @@ def new(args: argparse.Namespace, out: TextIO) -> int:
     token, grant = backend.tokens.issue(scene, "st")
     print(f"scene {scene}: {args.ruleset}, “{args.title}”", file=out)
     print(f"Storyteller token ({grant.token_id}, shown once): {token}", file=out)
+    print(f"With `justicar serve` running, the console is at http://HOST:PORT/st#token={token}", file=out)
     backend.close()
     return 0
 

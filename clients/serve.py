@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
+import socket
 import sys
 from typing import TextIO
 
@@ -42,6 +44,16 @@ def _invitations(backend: Backend, scenes: list[str]) -> list[tuple[str, list[tu
     return out
 
 
+def _reachable(host: str) -> str:
+    """The address phones at the table can reach when the server listens on every interface."""
+    if host not in ("0.0.0.0", "::", ""):
+        return host
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the outgoing interface
+        return str(probe.getsockname()[0])
+    return socket.gethostname()
+
+
 def serve(args: argparse.Namespace, out: TextIO) -> int:
     configure(json=args.log_json)
     backend = open_backend(args.db)
@@ -49,10 +61,11 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
     invitations = _invitations(backend, scenes)
 
     def ready(live: Running) -> None:
+        web = f"http://{_reachable(live.host)}:{live.port}"
         for heading, people in invitations:
             print(f"\n{heading}. Links (each holds its key; shown once):", file=out)
             for who, page, token in people:
-                print(f"  {who:<15} {live.web}/{page}#token={token}", file=out)
+                print(f"  {who:<15} {web}/{page}#token={token}", file=out)
         print(f"\nJusticar listens on {live.web} (pages) and {live.url} (socket).", file=out)
         print(f"Open a link in a browser, or from a terminal: justicar join {live.url} --token TOKEN", file=out)
         print("Ctrl-C stops the server.\n", file=out)
@@ -72,7 +85,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("serve", help="serve scenes live over websockets")
     p.add_argument("--db", metavar="PATH", default="justicar.db", help="SQLite database (default: justicar.db)")
-    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to let phones on the table's network join")
     p.add_argument("--port", type=int, default=8765)
     p.add_argument(
         "--load",

@@ -1,11 +1,12 @@
 """The messages of a live connection (docs/protocol.md, section 8), and the pure function that
 says what each viewer is sent after a commit.
 
-Client to server: ``hello``, ``subscribe``, ``ping``, ``get_view``, the ST's ``create_scene``,
-``invite``, ``revoke`` and ``tokens``, and commands (section 1). Server to client: ``welcome``,
-``result`` (``server.service.Result``), ``commit`` (the event pushes), ``view``, ``subscribed``,
-``presence``, ``error``, ``pong``, ``scene_created``, ``invited``, ``revoked``, ``tokens``,
-``goodbye``.
+Client to server: ``hello``, ``subscribe``, ``ping``, ``get_view``, ``replay``, ``qr``, the ST's
+``create_scene``, ``invite``, ``revoke``, ``tokens``, ``audit``, ``export`` and ``fork``, and
+commands (section 1). Server to client: ``welcome``, ``result`` (``server.service.Result``),
+``commit`` (the event pushes), ``view``, ``subscribed``, ``presence``, ``error``, ``pong``,
+``scene_created``, ``invited``, ``revoked``, ``tokens``, ``goodbye``, ``replay``, ``document``,
+``forked``, ``qr``.
 """
 
 from __future__ import annotations
