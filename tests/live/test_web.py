@@ -42,7 +42,7 @@ CONTRAST = """() => {
     return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
   const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
   const bg = getComputedStyle(document.documentElement).backgroundColor;
-  return ['body', 'label.field .label', 'button'].map((sel) => {
+  return ['body', '.field .label', 'button'].map((sel) => {
     const el = document.querySelector(sel);
     return el ? ratio(getComputedStyle(el).color, bg) : 99;
   });
@@ -228,3 +228,77 @@ async def test_a_page_reconnects_by_itself_and_catches_up(
     await expect(sam.locator("#timeline")).to_contain_text("Guard challenges Sam")
     steps = await sam.locator("#timeline li").count()
     assert steps == 5  # each event once: nothing lost, nothing twice
+
+
+GOOD_SHEETS = """[
+ {"id": "mark", "name": "Mark", "traits": {"physical": {"Brawny": 5, "Quick": 4}}},
+ {"id": "joe", "name": "Joe", "traits": {"physical": {"Wiry": 5}}},
+ {"id": "thug", "name": "Thug", "npc": true, "auto": true, "traits": {"physical": {"Tough": 5}}}
+]"""
+BAD_SHEET = '{"id": "bad one", "name": "Bad", "willpower": -2, "traits": {"physical": {"Brawny": "lots"}}}'
+
+
+async def test_the_console_runs_a_camarilla_round(
+    live: Running, tokens: dict[str, str], browser: Browser, tmp_path: Path
+) -> None:
+    """Sheets from files (a bad one named field by field), a round with a tie the ST orders, an NPC
+    the ST answers for that throws by itself, and a player's dispute upheld."""
+    async with Client(live.url, tokens["st"]) as st_client:
+        opened = await st_client.request(
+            {"type": "create_scene", "ruleset": "camarilla", "title": "The docks"}, "scene_created"
+        )
+    st = await phone(browser, f"{live.web}/st#token={opened['token']}")
+    (tmp_path / "good.json").write_text(GOOD_SHEETS)
+    (tmp_path / "bad.json").write_text(BAD_SHEET)
+    await st.get_by_label("Add characters from sheet files", exact=False).set_input_files(
+        [tmp_path / "bad.json", tmp_path / "good.json"]
+    )
+    await st.get_by_role("button", name="Add", exact=True).click()
+    problems = st.locator("#characters").get_by_role("alert")
+    await expect(problems).to_contain_text("(3 problems)")
+    await expect(problems.locator("li")).to_have_text(
+        ["id: Expected `str` matching regex '^[A-Za-z0-9][A-Za-z0-9_.-]*$'", "willpower: Expected `int` >= 0",
+         "traits.physical.Brawny: Expected `int`, got `str`"]
+    )  # fmt: skip
+    await expect(st.locator("#characters")).to_contain_text("good.json · Thug added.")
+
+    await st.get_by_role("button", name="Start round 1").click()
+    mark = await phone(browser, await invite(st, "Mark"))
+    joe = await phone(browser, await invite(st, "Joe"))
+    for page, target in ((mark, "Thug"), (joe, "Mark")):
+        await page.get_by_label("My action this round").select_option("challenge")
+        await page.get_by_label("Against", exact=True).select_option(label=target)
+        await page.get_by_role("button", name="Declare my action").click()
+    await st.get_by_label("Declare the action of").select_option(label="Thug")
+    await st.get_by_role("button", name="Declare their action").click()
+    await expect(st.locator("#round")).to_contain_text("Order: Mark 9 → Joe 5 = Thug 5")
+    await st.get_by_label("1st to resolve").select_option(label="Thug")
+    await st.get_by_label("2nd to resolve").select_option(label="Joe")
+    await st.get_by_role("button", name="Order the tie at 5").click()
+    await expect(st.locator("#round")).to_contain_text("Order: Mark 9 → Thug 5 = Joe 5")
+    await shot(st, "storyteller-round")
+
+    await expect(mark.locator("#round")).to_contain_text("Your turn.")
+    declare = mark.locator("#declare")
+    await declare.get_by_label("Target").select_option(label="Thug")
+    await declare.get_by_label("Victory condition").fill("I knock him flat")
+    await declare.get_by_role("button", name="Declare", exact=True).click()
+    npc = st.locator("#challenges").get_by_role("region", name="Thug's moves")
+    await expect(npc).to_contain_text("Acting for Thug")
+    await npc.get_by_role("button", name="Bid", exact=True).click()
+    await mark.locator("#challenges").get_by_role("button", name="Rock ✊").click()
+    await expect(mark.locator("#timeline")).to_contain_text("Thug throws at random")
+    await expect(mark.locator("#challenges")).to_contain_text("Test 1: Mark rock vs Thug")
+
+    first_test = mark.locator("#timeline li").filter(has_text="Test 1: Mark rock")
+    await first_test.locator("details.dispute summary").click()
+    await first_test.get_by_label("Why event", exact=False).fill("Thug was asleep")
+    await first_test.get_by_role("button", name="Dispute", exact=True).click()
+    await expect(first_test).to_contain_text("Sent to the Storyteller.")
+    dispute = st.locator("#disputes article")
+    await expect(dispute).to_contain_text("Mark: “Thug was asleep”")
+    await dispute.get_by_label("Reason (kept in the log)").fill("The throw stands")
+    await dispute.get_by_role("button", name="Rule", exact=True).click()
+    await expect(st.locator("#disputes")).to_contain_text("uphold — ")
+    await expect(mark.locator("#timeline")).to_contain_text("upholds")
+    await accessible(st)

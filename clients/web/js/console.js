@@ -53,12 +53,20 @@ function start(live) {
     if (!view) return;
     if (!built) {
       built = true;
-      fill(regions.invitations, h("h2", { id: "inv-h" }, "Invitations"), invitations(live, view));
-      fill(regions.tools, h("h2", { id: "tools-h" }, "What-if & downloads"), tools(live, view));
+      fill(regions.invitations, h("h2", { id: "inv-h" }, "Invitations"), invitations(live));
+      fill(regions.tools, h("h2", { id: "tools-h" }, "What-if, new scenes & downloads"), tools(live, view), newScene(live));
       fill(regions.timeline, h("h2", { id: "tl-h" }, "Timeline"), h("p", {}, h("a", { href: "/replay" }, "Step through it in the replay viewer")), timeline([]));
     }
+    const players = Object.values(view.characters).filter((c) => !c.npc && c.present).map((c) => [c.id, c.name]);
+    region(regions.invitations.querySelector("select[name=character]"), JSON.stringify(players), () => {
+      const choice = regions.invitations.querySelector("select[name=character]");
+      const kept = choice.value;
+      fill(choice, players.map(([id, name]) => h("option", { value: id }, name)));
+      if (players.some(([id]) => id === kept)) choice.value = kept;
+    });
     region(regions.scene, JSON.stringify([view.status, view.title, live.presence]), () => fill(regions.scene, h("h2", { id: "scene-h" }, "Scene"), scenePanel(live, view)));
-    region(regions.characters, JSON.stringify(view.characters), () => fill(regions.characters, h("h2", { id: "chars-h" }, "Characters"), characters(live, view)));
+    if (!regions.characters.firstChild) fill(regions.characters, h("h2", { id: "chars-h" }, "Characters"), sheetFiles(live), h("div", { class: "scroll" }));
+    region(regions.characters.querySelector(".scroll"), JSON.stringify(view.characters), () => fill(regions.characters.querySelector(".scroll"), characterTable(live, view)));
     region(regions.round, JSON.stringify([view.round, Object.values(view.characters).map((c) => [c.action, c.actions_left, c.turn_done])]), () =>
       fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
     );
@@ -73,22 +81,33 @@ function start(live) {
   draw();
 }
 
-/** Send a command and show the outcome in `out`. */
+const notes = new Map(); // what a control last said, by key: kept when its section is redrawn
+
+/** An outcome line for `key`, showing what it last said. */
+function outcome(key) {
+  const out = h("div", { class: "outcome", dataset: { key } });
+  const last = notes.get(key);
+  if (last) out.append(last.error ? refusal(last.error) : last.ok);
+  return out;
+}
+
+/** Send a command and show the outcome in `out` (kept by its key across redraws). */
 function sender(live, out, ok = "") {
   return async (body) => {
     const reply = await live.send(body);
-    out.replaceChildren(reply.ok ? ok : refusal(reply.error));
+    const note = reply.ok ? { ok } : { error: reply.error };
+    notes.set(out.dataset.key, note);
+    // the section may have been redrawn meanwhile: write to the outcome line on the page now
+    const current = document.querySelector(`.outcome[data-key="${CSS.escape(out.dataset.key)}"]`) || out;
+    current.replaceChildren(reply.ok ? ok : refusal(reply.error));
     return reply;
   };
 }
 
 function scenePanel(live, view) {
-  const out = h("div", { class: "outcome" });
+  const out = outcome("scene");
   const send = sender(live, out);
   const present = live.presence.map((p) => `${p.role === "player" ? nameOf(view, p.character) : p.role === "st" ? "Storyteller" : "spectators"}${p.connections > 1 ? ` ×${p.connections}` : ""}`);
-  const ruleset = select("ruleset", [["lotn", "Laws of the Night"], ["camarilla", "Camarilla combat"]]);
-  const newTitle = h("input", { name: "title", autocomplete: "off", placeholder: "Elysium, interrupted" });
-  const created = h("div", { class: "outcome" });
   return h(
     "div",
     {},
@@ -96,36 +115,43 @@ function scenePanel(live, view) {
     view.status === "open" &&
       h("button", { type: "button", class: "quiet", onclick: () => confirm("Close the scene? Only disputes and rulings go on.") && send({ type: "close_scene" }) }, "Close the scene"),
     out,
+  );
+}
+
+/** Open another scene; its console link holds its own Storyteller key. */
+function newScene(live) {
+  const ruleset = select("ruleset", [["lotn", "Laws of the Night"], ["camarilla", "Camarilla combat"]]);
+  const newTitle = h("input", { name: "title", autocomplete: "off", placeholder: "Elysium, interrupted" });
+  const created = h("div", { class: "outcome" });
+  return h(
+    "details",
+    {},
+    h("summary", {}, "Start a new scene"),
     h(
-      "details",
-      {},
-      h("summary", {}, "Start a new scene"),
-      h(
-        "form",
-        {
-          class: "row",
-          onsubmit: async (e) => {
-            e.preventDefault();
-            const reply = await live.request({ type: "create_scene", ruleset: ruleset.value, title: newTitle.value.trim() }, "scene_created");
-            if (reply.type === "error") return created.replaceChildren(refusal(reply));
-            const link = `${location.origin}/st#token=${reply.token}`;
-            created.replaceChildren(h("p", {}, `Scene ${reply.scene} is open: `, h("a", { href: link }, "open its console"), " (the link holds its Storyteller key: keep it)."));
-          },
+      "form",
+      {
+        class: "row",
+        onsubmit: async (e) => {
+          e.preventDefault();
+          const reply = await live.request({ type: "create_scene", ruleset: ruleset.value, title: newTitle.value.trim() }, "scene_created");
+          if (reply.type === "error") return created.replaceChildren(refusal(reply));
+          const link = `${location.origin}/st#token=${reply.token}`;
+          created.replaceChildren(h("p", {}, `Scene ${reply.scene} is open: `, h("a", { href: link }, "open its console"), " (the link holds its Storyteller key: keep it)."));
         },
-        field("Rules", ruleset),
-        field("Title", newTitle),
-        h("button", { type: "submit" }, "Create"),
-      ),
-      created,
+      },
+      field("Rules", ruleset),
+      field("Title", newTitle),
+      h("button", { type: "submit" }, "Create"),
     ),
+    created,
   );
 }
 
 /** Invitations: a link and a QR code per player's character, revocable; and spectators. */
-function invitations(live, view) {
+function invitations(live) { // built once: the invitations made stay on the page
   const list = h("div", {});
   const tokens = h("div", {});
-  const character = select("character", Object.values(view.characters).filter((c) => !c.npc).map((c) => [c.id, c.name]));
+  const character = select("character", []); // filled, and kept current, by the console's draw
   const showTokens = async () => {
     const reply = await live.request({ type: "tokens" }, "tokens");
     if (reply.type === "error") return tokens.replaceChildren(refusal(reply));
@@ -144,7 +170,7 @@ function invitations(live, view) {
               "tr",
               {},
               h("td", {}, h("code", {}, g.token_id)),
-              h("td", {}, g.role === "player" ? nameOf(view, g.character) : g.role),
+              h("td", {}, g.role === "player" ? nameOf(live.view, g.character) : g.role),
               h("td", {}, g.created_at),
               h(
                 "td",
@@ -164,7 +190,7 @@ function invitations(live, view) {
     if (reply.type === "error") return list.prepend(refusal(reply));
     const link = `${location.origin}/play#token=${encodeURIComponent(reply.token)}`;
     const qr = await live.request({ type: "qr", text: link }, "qr");
-    const who = reply.grant.role === "player" ? nameOf(view, reply.grant.character) : "Spectators";
+    const who = reply.grant.role === "player" ? nameOf(live.view, reply.grant.character) : "Spectators";
     const box = h("div", { class: "qr", role: "img", "aria-label": `QR code of ${who}'s link` });
     box.innerHTML = qr.svg || "";
     const shown = h("input", { readonly: true, value: link, "aria-label": `${who}'s link` });
@@ -194,8 +220,8 @@ function invitations(live, view) {
   );
 }
 
-/** Characters: add from sheet files (each problem shown by field), and the table of all. */
-function characters(live, view) {
+/** Add characters from sheet files: each file's outcome, a bad sheet's problems field by field. */
+function sheetFiles(live) {
   const results = h("div", { class: "outcome", "aria-live": "polite" });
   const files = h("input", { type: "file", name: "sheets", accept: ".json,application/json", multiple: true });
   const add = async (e) => {
@@ -217,6 +243,11 @@ function characters(live, view) {
       }
     }
   };
+  return h("div", {}, h("form", { class: "row", onsubmit: add }, field("Add characters from sheet files (JSON: one sheet or a list)", files), h("button", { type: "submit" }, "Add")), results);
+}
+
+/** Every character, hidden parts included, each with its adjust form. */
+function characterTable(live, view) {
   const rows = Object.values(view.characters).map((c) =>
     h(
       "tr",
@@ -230,17 +261,7 @@ function characters(live, view) {
       h("td", {}, adjustForm(live, c)),
     ),
   );
-  return h(
-    "div",
-    {},
-    h("form", { class: "row", onsubmit: add }, field("Add characters from sheet files (JSON: one sheet or a list)", files), h("button", { type: "submit" }, "Add")),
-    results,
-    h(
-      "div",
-      { class: "scroll" },
-      h("table", {}, h("tr", {}, ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"].map((t) => h("th", { scope: "col" }, t))), rows),
-    ),
-  );
+  return h("table", {}, h("tr", {}, ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"].map((t) => h("th", { scope: "col" }, t))), rows);
 }
 
 function conditionText(view, c) {
@@ -258,7 +279,7 @@ function conditionText(view, c) {
 }
 
 function adjustForm(live, c) {
-  const out = h("div", { class: "outcome" });
+  const out = outcome(`adjust-${c.id}`);
   const willpower = h("input", { type: "number", name: "willpower", value: 0, inputmode: "numeric" });
   const damage = h("input", { type: "number", name: "damage", value: 0, inputmode: "numeric" });
   const kind = select("damage_type", [["bashing", "bashing"], ["lethal", "lethal"], ["aggravated", "aggravated"]]);
@@ -294,7 +315,7 @@ function adjustForm(live, c) {
 
 /** Rounds: start and end, the order with ties to break, who has acted, extra action rounds. */
 function roundPanel(live, view) {
-  const out = h("div", { class: "outcome" });
+  const out = outcome("round");
   const send = sender(live, out);
   const r = view.round;
   if (view.ruleset !== "camarilla") return h("p", {}, `${view.ruleset} has no combat rounds: challenges are declared as they come.`);
@@ -322,6 +343,7 @@ function roundPanel(live, view) {
     ),
   );
   const ties = r.order.filter((group) => group.length > 1);
+  const undeclared = who.filter((c) => !c.action);
   const phase = r.phase === "declaring" ? "declaring actions" : r.turn_phase === "extra" ? `extra action ${r.extra}` : r.turn_phase === "end_of_turn" ? "end of turn" : "initiative";
   return h(
     "div",
@@ -329,9 +351,38 @@ function roundPanel(live, view) {
     h("p", {}, `Round ${r.number}${r.first ? " (first of the fight)" : ""}: ${phase}. Now acting: ${r.turn.map((w) => nameOf(view, w)).join(", ") || "—"}.`),
     r.order.length > 0 && h("p", {}, `Order: ${r.order.map((g) => g.map((w) => `${nameOf(view, w)} ${r.initiative[w]}`).join(" = ")).join(" → ")}`),
     ties.map((group) => tieForm(view, group, send)),
+    r.phase === "declaring" && undeclared.length > 0 && actionFor(view, undeclared, send),
     h("div", { class: "scroll" }, h("table", {}, h("tr", {}, ["Character", "Action", "Initiative", "Actions left", "Turn", ""].map((t) => h("th", { scope: "col" }, t))), rows)),
     h("button", { type: "button", onclick: () => send({ type: "end_round" }) }, `End round ${r.number}`),
     out,
+  );
+}
+
+/** Declare an action for a character (an NPC, or a player away from the table). */
+function actionFor(view, undeclared, send) {
+  const character = select("character", undeclared.map((c) => [c.id, c.name]));
+  const kind = select("kind", [["none", "Nothing (defend)"], ["challenge", "An action with a test"], ["move", "Only move"], ["full_round", "A full-round action"], ["end_of_turn", "An end-of-turn action"]]);
+  const category = select("category", CATEGORIES.map((c) => [c, title(c)]));
+  const target = select("target", [["", "—"], ...Object.values(view.characters).filter((c) => c.present).map((c) => [c.id, c.name])]);
+  const steps = h("input", { type: "number", name: "steps", min: 0, max: 6, value: 0, inputmode: "numeric" });
+  return h(
+    "form",
+    {
+      class: "row",
+      onsubmit: (e) => {
+        e.preventDefault();
+        const action = { kind: kind.value, steps: Number(steps.value) };
+        if (["challenge", "end_of_turn"].includes(kind.value)) action.category = category.value;
+        if (target.value) action.target = target.value;
+        send({ type: "declare_action", character: character.value, action });
+      },
+    },
+    field("Declare the action of", character),
+    field("Action", kind),
+    field("Category", category),
+    field("Against", target),
+    field("Steps", steps),
+    h("button", { type: "submit" }, "Declare their action"),
   );
 }
 
@@ -362,7 +413,7 @@ function challenges(live, view) {
 
 /** Record a test seen at the table in one step; withdraw. */
 function stControls(live, view, ch) {
-  const out = h("div", { class: "outcome" });
+  const out = outcome(`challenge-${ch.id}`);
   const send = sender(live, out);
   const sides = [ch.challenger, defenderOf(ch)];
   const signs = Object.keys(SIGN_LABELS).filter((s) => s !== "random");
@@ -394,8 +445,8 @@ function disputes(live, view) {
     {},
     open.length === 0 && h("p", {}, "No open dispute."),
     open.map((d) => {
-      const out = h("div", { class: "outcome" });
-      const decision = select("decision", [["uphold", "Uphold (it stands)"], ["overturn", "Overturn the outcome"], ["amend", "Amend"]]);
+      const out = outcome(`dispute-${d.id}`);
+      const decision = select("decision", [["uphold", "Uphold (it stands)"], ["overturn", "Overturn (the other side wins)"], ["amend", "Amend (name the winner)"]]);
       const winner = select("winner", [["challenger", "Challenger wins"], ["defender", "Defender wins"], ["none", "Nobody (a draw)"]]);
       const reason = h("input", { name: "reason", autocomplete: "off", required: true });
       return h(
@@ -411,12 +462,12 @@ function disputes(live, view) {
             onsubmit: (e) => {
               e.preventDefault();
               const body = { type: "rule", event: d.event, decision: decision.value, reason: reason.value.trim() };
-              if (decision.value !== "uphold") body.correction = { winner: winner.value };
+              if (decision.value === "amend") body.correction = { winner: winner.value };
               sender(live, out, "Ruled.")(body);
             },
           },
           field("Ruling", decision),
-          field("Winner (overturn or amend)", winner),
+          field("Winner (amend)", winner),
           field("Reason (kept in the log)", reason),
           h("button", { type: "submit" }, "Rule"),
         ),

@@ -30,9 +30,12 @@ export function fill(el, ...children) {
   return el;
 }
 
-/** A labelled form control: the label wraps the control, so every control has a name. */
+/** A labelled form control: a <label for> names it (its hint describes it). */
 export function field(label, control, hint) {
-  return h("label", { class: "field" }, h("span", { class: "label" }, label), control, hint && h("small", {}, hint));
+  if (!control.id) control.id = uid("f");
+  const note = hint && h("small", { id: `${control.id}-hint` }, hint);
+  if (note) control.setAttribute("aria-describedby", note.id);
+  return h("div", { class: "field" }, h("label", { class: "label", for: control.id }, label), control, note);
 }
 
 /** A <select> of [value, text] pairs. */

@@ -76,7 +76,7 @@ export function refusal(error) {
     "div",
     { class: "refusal", role: "alert" },
     h("strong", {}, "Refused: "),
-    error.message,
+    fields.length ? `${error.message.split(":")[0]} (${fields.length} ${fields.length > 1 ? "problems" : "problem"}):` : error.message,
     fields.length > 0 && h("ul", { class: "fields" }, fields.map(([path, what]) => h("li", {}, h("code", {}, path || "sheet"), `: ${what}`))),
     ruleNote(error.rule),
   );
