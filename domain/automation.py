@@ -7,11 +7,14 @@ Each command's id names the test it answers, so asking twice never throws twice.
 from __future__ import annotations
 
 from domain.commands import Throw
+from domain.rules import ruleset_for
 from domain.state import NARRATOR, Scene
 
 
 def automatic(state: Scene) -> list[Throw]:
-    """The throws owed now by NPCs the server answers for."""
+    """The throws owed now by NPCs the server answers for (where the ruleset throws at random)."""
+    if state.status != "open" or not ruleset_for(state.ruleset).random_signs():
+        return []
     throws = []
     for ch in state.challenges.values():
         if ch.status not in ("bidding", "throwing"):

@@ -6,6 +6,7 @@ pool rulesets read ``attributes`` and ``skills``. The ruleset checks that its fa
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -115,12 +116,21 @@ def _problems(path: str, value: Any, type_: Any) -> dict[str, str]:
     return {".".join([path, *(s for s in steps if s != "*")]): text}
 
 
+_WHERE = re.compile(r" - at (`key` in )?`\$(?P<path>[^`]*)`$")
+
+
 def _first_problem(value: Any, type_: Any) -> tuple[str | None, list[str]]:
+    """msgspec's first complaint, and where: ``$.physical[...]`` as ``["physical", "*"]`` (an
+    entry of a mapping), ``$[2]`` as ``["2"]``."""
     try:
         msgspec.convert(value, type_)
     except msgspec.ValidationError as err:
-        text, _, where = str(err).partition(" - at `$")
-        return text, [s for s in where.rstrip("`").replace("[...]", ".*").split(".") if s]
+        found = _WHERE.search(str(err))
+        text = str(err)[: found.start()] if found else str(err)
+        where = re.sub(r"\[(\d+)\]", r".\1", found["path"].replace("[...]", ".*")) if found else ""
+        if found and found.group(1):
+            text = f"a name: {text}"
+        return text, [s for s in where.split(".") if s]
     return None, []
 
 

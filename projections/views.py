@@ -249,6 +249,26 @@ def round_view(r: RoundState | None) -> RoundView | None:
     )
 
 
+def _acting_in(state: Scene, viewer: str) -> list[str]:
+    """The undecided challenges in which ``viewer`` may have moves: its own (the ST: its NPCs'),
+    and any a character could still join."""
+    if viewer != NARRATOR and viewer not in state.characters:
+        return []
+    out = []
+    for cid, ch in state.challenges.items():
+        undecided = ch.open or (ch.challenger.helpers and ch.chosen is None and ch.leader == "challenger")
+        if not undecided:
+            continue
+        people = (*ch.challenger.members, *ch.targets)
+        if viewer == NARRATOR:
+            mine = any((c := state.characters.get(who)) is not None and c.sheet.npc for who in people)
+        else:
+            mine = viewer in people or ch.status == "awaiting_response"
+        if mine:
+            out.append(cid)
+    return out
+
+
 def _moves(state: Scene, ch: Challenge, viewer: str) -> dict[str, Moves]:
     """The moves of whoever ``viewer`` acts for in ``ch``: a player, or the ST's NPCs."""
     if viewer == NARRATOR:
@@ -269,6 +289,8 @@ def view(state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str] | None, 
     ``only`` (characters or None for all, challenges), just those entries: a patch on an earlier
     view. A player's view of a challenge carries the moves open to it there."""
     people, cids = only if only is not None else (None, list(state.challenges))
+    if only is not None:  # the moves in open challenges hang on the whole state: offer them afresh
+        cids = list(dict.fromkeys([*cids, *_acting_in(state, viewer)]))
     return StateView(
         scene=state.id,
         title=state.title,

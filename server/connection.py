@@ -172,9 +172,11 @@ class Connection:
             known = ", ".join(sorted(CONTROL_TYPES | COMMAND_TYPES))
             raise Refusal("unknown_message", f"Unknown message type {kind!r}; known: {known}.")
 
-    def _authenticated(self) -> Grant:
+    def _authenticated(self, command_id: str | None = None) -> Grant:
         if self.grant is None:
-            raise Refusal("not_authenticated", 'Say hello with your token first: {"type": "hello", "token": …}.')
+            raise Refusal(
+                "not_authenticated", 'Say hello with your token first: {"type": "hello", "token": …}.', command_id
+            )
         return self.grant
 
     def _storyteller(self, what: str) -> Grant:
@@ -293,8 +295,8 @@ class Connection:
         await self.hub.join(self.subscriber, since)
 
     async def command(self, body: dict[str, Any]) -> None:
-        grant = self._authenticated()
         command_id = body.get("id") if isinstance(body.get("id"), str) else None
+        grant = self._authenticated(command_id)
         if self.hub.backend.tokens.check(self.token) is None:  # revoked since hello (say, from the CLI)
             raise Refusal("bad_token", "Your token has been revoked.", command_id)
         if grant.role == "spectator":

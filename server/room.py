@@ -95,6 +95,7 @@ class Room:
 
     async def run(self) -> None:
         structlog.contextvars.clear_contextvars()  # not the context of the connection that woke the room
+        self.automate()  # a throw owed since before a restart
         with self._inbox:
             while True:
                 job: Job | None = None

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import msgspec
 from websockets.asyncio.server import ServerConnection
-from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from domain.rules.texts import RULES
@@ -26,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
 PAGES = {"/": "index.html", "/play": "play.html", "/st": "st.html", "/replay": "replay.html"}
 TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html", ".svg": "image/svg+xml"}
 POLICY = (
-    "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; "
+    "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
     "style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'"
 )
 """Only the page's own files and its own server's socket."""
@@ -56,18 +55,18 @@ def _file(path: str) -> Path | None:
 
 
 def _respond(connection: ServerConnection, status: HTTPStatus, body: bytes, kind: str) -> Response:
+    """websockets' own response (Date, Server, Connection: close: it answers one request per
+    connection), with this file's body and headers."""
     response = connection.respond(status, "")
-    headers = Headers(
-        [
-            ("Content-Type", f"{kind}; charset=utf-8" if kind.startswith("text/") or "json" in kind else kind),
-            ("Content-Length", str(len(body))),
-            ("Cache-Control", "no-cache"),
-            ("X-Content-Type-Options", "nosniff"),
-            ("Referrer-Policy", "no-referrer"),
-            ("Content-Security-Policy", POLICY),
-        ]
-    )
-    return dataclasses.replace(response, headers=headers, body=body)
+    headers = response.headers
+    del headers["Content-Type"], headers["Content-Length"]
+    headers["Content-Type"] = f"{kind}; charset=utf-8" if kind.startswith("text/") or "json" in kind else kind
+    headers["Content-Length"] = str(len(body))
+    headers["Cache-Control"] = "no-cache"
+    headers["X-Content-Type-Options"] = "nosniff"
+    headers["Referrer-Policy"] = "no-referrer"
+    headers["Content-Security-Policy"] = POLICY
+    return dataclasses.replace(response, body=body)
 
 
 @cache

@@ -115,3 +115,20 @@ def test_the_storyteller_is_offered_the_moves_of_the_npcs_in_a_challenge() -> No
     st = view(t.state, "st").challenges["g"].moves
     assert list(st) == ["guard"] and st["guard"].verbs == ["bid", "relent"]
     assert view(t.state, "sam").challenges["g"].moves["sam"].verbs == ["withdraw"]
+
+
+def test_a_patch_offers_the_moves_of_every_open_challenge_afresh() -> None:
+    """A Dodge spent in one challenge is no longer offered in another, though the commit did not
+    name it."""
+    from projections.views import touched
+
+    t = lotn()
+    t.do("juan", "bid", challenge="c", bid=["Brutal"])
+    t.contest("d", "sam", "juan", "Quick", "Brutal")
+    for cid in ("c", "d"):
+        t.test(cid, "rock", "scissors")
+    assert {"category": "ability", "name": "Dodge"} in sources(offered(t, "juan", "d").retest)  # type: ignore[union-attr]
+    events = t.do("juan", "retest", challenge="c", source={"category": "ability", "name": "Dodge"})
+    patch = view(t.state, "juan", only=touched(events))
+    d = patch.challenges["d"].moves["juan"]
+    assert {"category": "ability", "name": "Dodge"} not in sources(d.retest)

@@ -123,6 +123,12 @@ async def test_a_tie_and_a_retest_at_a_table_of_phones(live: Running, tokens: di
     await expect(answer.get_by_role("button", name="Bid", exact=True)).to_be_visible()
     await expect(answer.get_by_role("button", name="Relent (lose without a test)")).to_be_visible()
     await answer.get_by_label("Trait to bid").select_option("Quick")
+    async with Client(live.url, tokens["st"]) as table:  # the table goes on while Juan chooses
+        await table.send({"type": "adjust", "character": "guard", "changes": {"willpower": 1}, "reason": "a drink"})
+    await expect(juan.locator("#timeline")).to_contain_text(
+        "The Storyteller adjusts Guard."
+    )  # not why: his own business
+    await expect(answer.get_by_label("Trait to bid")).to_have_value("Quick")  # his choice is still there
     await answer.get_by_role("button", name="Bid", exact=True).click()
 
     # sealed throws: Sam sees his own, Juan sees only that Sam threw, the ST sees both
@@ -171,12 +177,12 @@ async def test_a_tie_and_a_retest_at_a_table_of_phones(live: Running, tokens: di
     await expect(replay.get_by_role("slider", name="Step")).to_be_visible()
     await replay.get_by_label("See it as").select_option(label="Juan")
     await expect(replay.get_by_text("as Juan saw it")).to_be_visible()
-    await replay.get_by_role("slider", name="Step").fill("7")
+    await replay.get_by_role("slider", name="Step").fill("8")
     await expect(replay.locator(".step-detail")).to_contain_text("Sam throws (sealed until both are in).")
     await replay.get_by_label("See it as").select_option("st")  # the same step, as the Storyteller saw it
-    await expect(replay.get_by_text("Step 7 of 23, as the Storyteller saw it")).to_be_visible()
+    await expect(replay.get_by_text("Step 8 of 24, as the Storyteller saw it")).to_be_visible()
     await expect(replay.locator(".step-detail")).to_contain_text("Sam throws rock (sealed until both are in).")
-    await expect(replay.locator("section").filter(has_text="The scene after #7")).to_contain_text("Sam")
+    await expect(replay.locator("section").filter(has_text="The scene after #8")).to_contain_text("Sam")
     await accessible(replay)
     await shot(replay, "replay")
 
@@ -228,6 +234,14 @@ async def test_a_page_reconnects_by_itself_and_catches_up(
     await expect(sam.locator("#timeline")).to_contain_text("Guard challenges Sam")
     steps = await sam.locator("#timeline li").count()
     assert steps == 5  # each event once: nothing lost, nothing twice
+    # revoked while away: the page says so when it comes back, and stops trying
+    grant = live.hub.backend.tokens.check(tokens["sam"])
+    assert grant is not None
+    for conn in list(live.server.connections):
+        await conn.close(4008, "too slow: reconnect to catch up")
+    live.hub.backend.tokens.revoke(grant.token_id)
+    live.hub.close_token(grant.token_id)  # had it already come back, it would be closed (4003)
+    await expect(sam.get_by_role("status")).to_contain_text("unknown or has been revoked")
 
 
 GOOD_SHEETS = """[

@@ -2,7 +2,7 @@
 // every challenge with its hidden parts, throws seen at the table, disputes and rulings, forks,
 // and the audit and export to download.
 import { challengeCard } from "./cards.js";
-import { download, field, fill, h, select } from "./dom.js";
+import { download, field, fill, h, keyed, regions as redraws, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
 import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, timeline, title } from "./words.js";
 
@@ -33,13 +33,13 @@ function start(live) {
       h("a", { href: `#${id}` }, text),
     ),
   );
-  fill(app, header, nav, h("main", {}, Object.values(regions)));
-  const shown = new Map();
-  const region = (el, key, render) => {
-    if (shown.get(el) === key) return;
-    shown.set(el, key);
-    render();
-  };
+  const problems = h("div", { class: "problems" });
+  fill(app, header, nav, problems, h("main", {}, Object.values(regions)));
+  const region = redraws(); // what changed, never under the Storyteller's fingers
+  live.addEventListener("problem", (e) => fill(problems, refusal(e.error)));
+  const openCards = h("div", { class: "cards" });
+  const doneCards = h("div", { class: "cards" });
+  const rows = h("tbody", {});
   let built = false;
 
   const draw = () => {
@@ -55,7 +55,8 @@ function start(live) {
       built = true;
       fill(regions.invitations, h("h2", { id: "inv-h" }, "Invitations"), invitations(live));
       fill(regions.tools, h("h2", { id: "tools-h" }, "What-if, new scenes & downloads"), tools(live, view), newScene(live));
-      fill(regions.timeline, h("h2", { id: "tl-h" }, "Timeline"), h("p", {}, h("a", { href: "/replay" }, "Step through it in the replay viewer")), timeline([]));
+      fill(regions.timeline, h("h2", { id: "tl-h" }, "Timeline"), h("p", {}, h("a", { href: replayLink(live), target: "_blank" }, "Step through it in the replay viewer")), timeline([]));
+      fill(regions.challenges, h("h2", { id: "chal-h" }, "Challenges"), h("p", { class: "none" }, "No open challenge."), openCards, h("details", { class: "done" }, h("summary", {}, ""), doneCards));
     }
     const players = Object.values(view.characters).filter((c) => !c.npc && c.present).map((c) => [c.id, c.name]);
     region(regions.invitations.querySelector("select[name=character]"), JSON.stringify(players), () => {
@@ -65,14 +66,23 @@ function start(live) {
       if (players.some(([id]) => id === kept)) choice.value = kept;
     });
     region(regions.scene, JSON.stringify([view.status, view.title, live.presence]), () => fill(regions.scene, h("h2", { id: "scene-h" }, "Scene"), scenePanel(live, view)));
-    if (!regions.characters.firstChild) fill(regions.characters, h("h2", { id: "chars-h" }, "Characters"), sheetFiles(live), h("div", { class: "scroll" }));
-    region(regions.characters.querySelector(".scroll"), JSON.stringify(view.characters), () => fill(regions.characters.querySelector(".scroll"), characterTable(live, view)));
+    if (!regions.characters.firstChild) {
+      const head = h("tr", {}, ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"].map((t) => h("th", { scope: "col" }, t)));
+      fill(regions.characters, h("h2", { id: "chars-h" }, "Characters"), sheetFiles(live), h("div", { class: "scroll" }, h("table", {}, h("thead", {}, head), rows)));
+    }
+    keyed(rows, Object.values(view.characters).map((c) => [JSON.stringify(c), () => characterRow(live, view, c)]));
     region(regions.round, JSON.stringify([view.round, Object.values(view.characters).map((c) => [c.action, c.actions_left, c.turn_done])]), () =>
       fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
     );
-    region(regions.challenges, JSON.stringify([view.challenges, view.round?.number]), () =>
-      fill(regions.challenges, h("h2", { id: "chal-h" }, "Challenges"), challenges(live, view)),
-    );
+    const all = Object.values(view.challenges);
+    const open = all.filter((ch) => !ch.outcome && ch.status !== "withdrawn");
+    const done = all.filter((ch) => !open.includes(ch)).reverse();
+    const names = Object.values(view.characters).map((c) => c.name);
+    keyed(openCards, open.map((ch) => [JSON.stringify([ch, names]), () => challengeCard(live, view, ch, { forCharacter: true, extra: stControls(live, view, ch) })]));
+    keyed(doneCards, done.map((ch) => [JSON.stringify([ch, names]), () => challengeCard(live, view, ch, { forCharacter: true })]));
+    regions.challenges.querySelector(".none").hidden = open.length > 0;
+    regions.challenges.querySelector("details.done").hidden = done.length === 0;
+    regions.challenges.querySelector("details.done summary").textContent = `${done.length} resolved or withdrawn`;
     region(regions.disputes, JSON.stringify([view.disputes, view.rulings]), () => fill(regions.disputes, h("h2", { id: "disp-h" }, "Disputes and rulings"), disputes(live, view)));
     grow(regions.timeline.querySelector("ol"), live.timeline);
   };
@@ -89,6 +99,11 @@ function outcome(key) {
   const last = notes.get(key);
   if (last) out.append(last.error ? refusal(last.error) : last.ok);
   return out;
+}
+
+/** The replay viewer with this console's key (and a step to open at). */
+function replayLink(live, step) {
+  return `/replay#token=${encodeURIComponent(live.token)}${step ? `&step=${step}` : ""}`;
 }
 
 /** Send a command and show the outcome in `out` (kept by its key across redraws). */
@@ -192,7 +207,8 @@ function invitations(live) { // built once: the invitations made stay on the pag
     const qr = await live.request({ type: "qr", text: link }, "qr");
     const who = reply.grant.role === "player" ? nameOf(live.view, reply.grant.character) : "Spectators";
     const box = h("div", { class: "qr", role: "img", "aria-label": `QR code of ${who}'s link` });
-    box.innerHTML = qr.svg || "";
+    const svg = qr.svg && new DOMParser().parseFromString(qr.svg, "image/svg+xml").querySelector("svg");
+    if (svg) box.append(document.importNode(svg, true));
     const shown = h("input", { readonly: true, value: link, "aria-label": `${who}'s link` });
     list.prepend(
       h(
@@ -246,22 +262,19 @@ function sheetFiles(live) {
   return h("div", {}, h("form", { class: "row", onsubmit: add }, field("Add characters from sheet files (JSON: one sheet or a list)", files), h("button", { type: "submit" }, "Add")), results);
 }
 
-/** Every character, hidden parts included, each with its adjust form. */
-function characterTable(live, view) {
-  const rows = Object.values(view.characters).map((c) =>
-    h(
-      "tr",
-      { class: c.present ? "" : "gone" },
-      h("th", { scope: "row" }, c.name, c.npc ? ` (NPC${c.sheet?.auto ? ", auto" : ""})` : ""),
-      h("td", {}, CATEGORIES.map((cat) => `${title(cat)[0]} ${c.traits?.[cat] ?? 0}`).join(" · ")),
-      h("td", {}, (c.traits_lost || []).join(", ") || "—"),
-      h("td", {}, `${c.health ?? "–"} (${Object.entries(c.damage || {}).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(", ") || "unhurt"})`),
-      h("td", {}, String(c.willpower ?? "–")),
-      h("td", {}, conditionText(view, c)),
-      h("td", {}, adjustForm(live, c)),
-    ),
+/** One character's row, hidden parts included, with its adjust form. */
+function characterRow(live, view, c) {
+  return h(
+    "tr",
+    { class: c.present ? "" : "gone" },
+    h("th", { scope: "row" }, c.name, c.npc ? ` (NPC${c.sheet?.auto ? ", auto" : ""})` : ""),
+    h("td", {}, CATEGORIES.map((cat) => `${title(cat)[0]} ${c.traits?.[cat] ?? 0}`).join(" · ")),
+    h("td", {}, (c.traits_lost || []).join(", ") || "—"),
+    h("td", {}, `${c.health ?? "–"} (${Object.entries(c.damage || {}).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(", ") || "unhurt"})`),
+    h("td", {}, String(c.willpower ?? "–")),
+    h("td", {}, conditionText(view, c)),
+    h("td", {}, adjustForm(live, c)),
   );
-  return h("table", {}, h("tr", {}, ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"].map((t) => h("th", { scope: "col" }, t))), rows);
 }
 
 function conditionText(view, c) {
@@ -398,19 +411,6 @@ function tieForm(view, group, send) {
   );
 }
 
-/** Every challenge, hidden parts included; open ones first, with the ST's own controls. */
-function challenges(live, view) {
-  const all = Object.values(view.challenges);
-  const open = all.filter((ch) => !ch.outcome && ch.status !== "withdrawn");
-  const done = all.filter((ch) => ch.outcome || ch.status === "withdrawn");
-  return h(
-    "div",
-    {},
-    open.length ? open.map((ch) => challengeCard(live, view, ch, { forCharacter: true, extra: stControls(live, view, ch) })) : h("p", {}, "No open challenge."),
-    done.length > 0 && h("details", {}, h("summary", {}, `${done.length} resolved or withdrawn`), done.reverse().map((ch) => challengeCard(live, view, ch))),
-  );
-}
-
 /** Record a test seen at the table in one step; withdraw. */
 function stControls(live, view, ch) {
   const out = outcome(`challenge-${ch.id}`);
@@ -454,7 +454,7 @@ function disputes(live, view) {
         { class: "challenge open" },
         h("h3", {}, `Dispute #${d.id} on event #${d.event}`),
         h("p", {}, `${nameOf(view, d.by)}: “${d.reason}”`),
-        h("p", {}, h("a", { href: `/replay#step=${d.event}` }, "See it in the replay")),
+        h("p", {}, h("a", { href: replayLink(live, d.event), target: "_blank" }, "See it in the replay")),
         h(
           "form",
           {
@@ -510,7 +510,7 @@ function tools(live, view) {
       { class: "choices" },
       h("button", { type: "button", onclick: () => fetchDoc({ type: "audit", format: "html" }) }, "Download the audit (HTML)"),
       h("button", { type: "button", onclick: () => fetchDoc({ type: "export" }) }, "Download the export (JSON lines)"),
-      h("a", { href: "/replay" }, "Open the replay viewer"),
+      h("a", { href: replayLink(live), target: "_blank" }, "Open the replay viewer"),
     ),
     out,
   );

@@ -63,3 +63,62 @@ export function download(name, mediaType, text) {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
+
+// -- drawing without pulling the rug ---------------------------------------------------------------
+
+let pointerDown = false;
+document.addEventListener("pointerdown", () => (pointerDown = true), true);
+document.addEventListener("pointerup", () => setTimeout(() => (pointerDown = false), 0), true);
+
+function busy(el) {
+  const active = document.activeElement;
+  return pointerDown || (active && el.contains(active) && active.matches("input, select, textarea"));
+}
+
+/** Redraws page regions when what they show changes — but never under someone's fingers: while a
+ * field in the region is being filled in (or a press is under way), the redraw waits until they
+ * leave it. `region(el, key, render)`. */
+export function regions() {
+  const shown = new Map();
+  const waiting = new Map();
+  const watched = new WeakSet();
+  const settle = (el) => {
+    const next = waiting.get(el);
+    if (!next || busy(el)) return;
+    waiting.delete(el);
+    shown.set(el, next.key);
+    next.render();
+  };
+  return (el, key, render) => {
+    if (shown.get(el) === key) return waiting.delete(el);
+    if (!busy(el)) {
+      waiting.delete(el);
+      shown.set(el, key);
+      return render();
+    }
+    if (!watched.has(el)) {
+      watched.add(el);
+      el.addEventListener("focusout", () => setTimeout(() => settle(el), 250));
+    }
+    waiting.set(el, { key, render });
+  };
+}
+
+/** Keep `parent`'s children in step with `items` ([key, make] pairs): a child whose key is
+ * unchanged stays as it is (with whatever is typed or chosen in it); only changed ones are made
+ * anew. */
+export function keyed(parent, items) {
+  const old = new Map([...parent.children].map((el) => [el.dataset.key, el]));
+  const next = items.map(([key, make]) => {
+    const kept = old.get(key);
+    if (kept) return kept;
+    const el = make();
+    el.dataset.key = key;
+    return el;
+  });
+  if (next.length === parent.children.length && next.every((el, i) => el === parent.children[i])) return;
+  next.forEach((el, i) => {
+    if (parent.children[i] !== el) parent.insertBefore(el, parent.children[i] || null);
+  });
+  while (parent.children.length > next.length) parent.lastElementChild.remove();
+}

@@ -1,9 +1,11 @@
 // One live connection to a scene (docs/protocol.md, section 8): hello with the token, subscribe
 // from the last event seen, keep the view patched and the timeline in words, reconnect by itself
 // with backoff, and re-send any command still waiting for its result (the server answers a
-// repeated id from its log, so nothing is done twice).
+// repeated id from its log, so nothing is done twice). Control requests (replay, invite, audit…)
+// carry no id, so they go one at a time: each reply, or error, answers the one in flight.
 
 const REVOKED = 4003;
+const PATIENCE = 20000; // ms a control request waits for its answer
 
 export function socketUrl() {
   return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/`;
@@ -28,7 +30,8 @@ export class Live extends EventTarget {
     this.lastSeq = 0;
     this.presence = [];
     this.pending = new Map(); // command id -> {body, resolve}
-    this.replies = new Map(); // reply type -> [resolve]
+    this.requests = []; // control requests, in order: {body, reply, resolve, timer}; the first is in flight
+    this.authed = false; // this socket has been welcomed
     this.backoff = 500;
     this.ws = null;
     this.open();
@@ -54,6 +57,7 @@ export class Live extends EventTarget {
     ws.onclose = (e) => {
       if (this.ws !== ws) return;
       this.ws = null;
+      this.authed = false;
       if (this.status === "refused") return;
       if (e.code === REVOKED) return this.setStatus("refused", "Your invitation has been revoked.");
       this.setStatus("reconnecting", `Connection lost; trying again in ${Math.round(this.backoff / 100) / 10} s.`);
@@ -71,35 +75,52 @@ export class Live extends EventTarget {
     });
   }
 
-  /** A control message: resolves with the reply of type `reply`, or the error it got. */
+  /** A control message: resolves with the reply of type `reply`, or the error it got (also when
+   * no answer comes in time). Sent when the connection is up, one at a time. */
   request(body, reply) {
     return new Promise((resolve) => {
-      const waiting = this.replies.get(reply) || [];
-      waiting.push(resolve);
-      this.replies.set(reply, waiting);
-      this.raw(body);
+      this.requests.push({ body, reply, resolve, sentOn: null, timer: null });
+      this.pump();
     });
   }
 
-  raw(body) {
-    if (this.ws && this.ws.readyState === WebSocket.OPEN && this.welcome) this.ws.send(JSON.stringify(body));
+  /** Send the request in flight, unless this connection already has it (after a reconnect its
+   * answer may have been lost with the old one: it goes again). */
+  pump() {
+    const head = this.requests[0];
+    if (!head || head.sentOn === this.ws || !this.authed) return;
+    head.sentOn = this.ws;
+    head.timer ??= setTimeout(
+      () => this.answer({ type: "error", code: "no_answer", message: "The server did not answer in time; try again." }),
+      PATIENCE,
+    );
+    this.raw(head.body);
   }
 
-  reply(type, message) {
-    const waiting = this.replies.get(type);
-    if (!waiting || !waiting.length) return false;
-    waiting.shift()(message);
+  /** The answer to the request in flight; then the next goes. */
+  answer(message) {
+    const head = this.requests.shift();
+    if (!head) return false;
+    clearTimeout(head.timer);
+    head.resolve(message);
+    this.pump();
     return true;
+  }
+
+  raw(body) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN && this.authed) this.ws.send(JSON.stringify(body));
   }
 
   receive(message) {
     switch (message.type) {
       case "welcome":
         this.welcome = message;
+        this.authed = true;
         this.backoff = 500;
         if (this.subscribe) this.raw({ type: "subscribe", since: this.lastSeq, summaries: true });
         else this.setStatus("live");
         for (const { body } of this.pending.values()) this.raw(body); // answered from the log if done
+        this.pump();
         break;
       case "subscribed":
         this.setStatus("live");
@@ -130,7 +151,7 @@ export class Live extends EventTarget {
         this.setStatus("reconnecting", "The server is restarting; reconnecting.");
         break;
       default:
-        this.reply(message.type, message);
+        if (this.requests[0]?.reply === message.type) this.answer(message);
     }
   }
 
@@ -148,8 +169,10 @@ export class Live extends EventTarget {
   }
 
   error(message) {
-    if (message.code === "bad_token" && !this.welcome) {
+    if (message.code === "bad_token") {
       this.setStatus("refused", "That invitation is unknown or has been revoked. Ask the Storyteller for a new link.");
+      for (const { resolve } of this.pending.values()) resolve({ type: "result", ok: false, error: message });
+      this.pending.clear();
       this.ws?.close();
       return;
     }
@@ -159,9 +182,9 @@ export class Live extends EventTarget {
       this.pending.delete(message.id);
       return waiting.resolve({ type: "result", id: message.id, ok: false, error: message });
     }
-    if (this.replies.size && [...this.replies.values()].some((w) => w.length)) {
-      const [type] = [...this.replies.entries()].find(([, w]) => w.length);
-      return this.reply(type, message);
+    if (!message.id && this.requests[0]?.sentOn) {
+      if (message.code === "rate_limited") return setTimeout(() => this.raw(this.requests[0].body), 200);
+      return this.answer(message);
     }
     this.dispatchEvent(Object.assign(new Event("problem"), { error: message }));
   }
@@ -181,16 +204,19 @@ export function merge(view, patch) {
   return out;
 }
 
-/** The token for this page: from the link's #token=…, else the one this browser kept. The token is
- * then taken out of the address bar (it is a key, not something to show or share by accident). */
+/** The token for this page: from the link's #token=…, else the one this tab (then this browser)
+ * kept for the page. The token is then taken out of the address bar (it is a key, not something
+ * to show or share by accident). Each tab keeps its own: a fork opened in a new tab does not take
+ * over the console it came from. */
 export function tokenFromPage(key = location.pathname) {
   const fromLink = new URLSearchParams(location.hash.slice(1)).get("token");
   if (fromLink) {
+    sessionStorage.setItem(`justicar:${key}`, fromLink);
     localStorage.setItem(`justicar:${key}`, fromLink);
     history.replaceState(null, "", location.pathname);
     return fromLink;
   }
-  return localStorage.getItem(`justicar:${key}`);
+  return sessionStorage.getItem(`justicar:${key}`) || localStorage.getItem(`justicar:${key}`);
 }
 
 /** The rule table (id -> {source, words}), fetched once. */

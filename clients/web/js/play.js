@@ -1,7 +1,7 @@
 // The player's page: my character, the challenges in front of me with only the moves the rules
 // allow now, declaring a challenge, the round, and the timeline as I saw it.
 import { challengeCard, sheetCard } from "./cards.js";
-import { field, fill, h, select, uid } from "./dom.js";
+import { field, fill, h, keyed, regions, select, uid } from "./dom.js";
 import { Live, newId, tokenFromPage } from "./live.js";
 import { CATEGORIES, connection, grow, nameOf, refusal, timeline, title } from "./words.js";
 
@@ -27,14 +27,15 @@ function start(live) {
   const challenges = h("section", { id: "challenges", "aria-labelledby": "ch-h" });
   const declare = h("section", { id: "declare", "aria-labelledby": "declare-h" });
   const steps = h("section", { id: "timeline", "aria-labelledby": "tl-h" });
-  fill(app, header, h("main", {}, me, round, challenges, declare, steps));
-  const shown = new Map(); // region -> key of what it shows, to leave forms alone when nothing changed
-
-  const region = (el, key, render) => {
-    if (shown.get(el) === key) return;
-    shown.set(el, key);
-    render();
-  };
+  const openList = h("div", { class: "cards" });
+  const none = h("p", {}, "No open challenge involves you.");
+  const recentHeading = h("h3", {}, "Just resolved");
+  const recentList = h("div", { class: "cards" });
+  const problems = h("div", { class: "problems" });
+  fill(challenges, h("h2", { id: "ch-h" }, "Challenges in front of me"), openList, none, recentHeading, recentList);
+  fill(app, header, problems, h("main", {}, me, round, challenges, declare, steps));
+  const region = regions(); // redraws what changed, never under someone's fingers
+  live.addEventListener("problem", (e) => fill(problems, refusal(e.error)));
 
   const draw = () => {
     const view = live.view;
@@ -51,21 +52,18 @@ function start(live) {
       region(me, JSON.stringify(mine), () => fill(me, h("h2", { id: "me-h" }, "My character"), sheetCard(view, who), sheetActions(live, view, who)));
     }
     round.hidden = !view.round;
-    region(round, JSON.stringify([view.round, mine?.action, mine?.actions_left, mine?.turn_done, names(view)]), () =>
-      fill(round, roundPanel(live, view, who)),
-    );
+    const actions = Object.values(view.characters).map((c) => [c.id, c.action, c.actions_left, c.turn_done]);
+    region(round, JSON.stringify([view.round, actions, names(view)]), () => fill(round, roundPanel(live, view, who)));
     const all = Object.values(view.challenges).filter((ch) => who === "*" || involves(ch, who) || Object.keys(ch.moves || {}).length);
     const open = all.filter((ch) => (!ch.outcome && ch.status !== "withdrawn") || Object.keys(ch.moves || {}).length);
     const recent = all.filter((ch) => !open.includes(ch)).slice(-RECENT).reverse();
-    region(challenges, JSON.stringify([open, recent]), () =>
-      fill(
-        challenges,
-        h("h2", { id: "ch-h" }, who === "*" ? "Challenges" : "Challenges in front of me"),
-        open.length ? open.map((ch) => challengeCard(live, view, ch)) : h("p", {}, "No open challenge involves you."),
-        recent.length > 0 && h("h3", {}, "Just resolved"),
-        recent.map((ch) => challengeCard(live, view, ch)),
-      ),
-    );
+    const card = (ch) => [JSON.stringify([ch, names(view)]), () => challengeCard(live, view, ch)];
+    challenges.querySelector("h2").textContent = who === "*" ? "Challenges" : "Challenges in front of me";
+    none.textContent = who === "*" ? "No open challenge." : "No open challenge involves you.";
+    keyed(openList, open.map(card)); // each card kept as it is (picks and all) until it changes
+    keyed(recentList, recent.map(card));
+    none.hidden = open.length > 0;
+    recentHeading.hidden = recent.length === 0;
     if (who !== "*" && view.status === "open") {
       region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost]), () =>
         fill(declare, h("h2", { id: "declare-h" }, "Declare a challenge"), declareForm(live, view, who)),

@@ -29,19 +29,26 @@ function start(live) {
 
   const drawHeader = () => fill(header, h("h1", {}, "Replay"), h("p", { class: "scene" }, live.welcome ? `scene ${live.welcome.scene}` : ""), connection(live));
 
+  let loading = 0; // a newer load makes an older one's answers moot
   const load = async (as) => {
-    steps = [];
+    const mine = ++loading;
+    const got = [];
     let from = 1;
+    let seen = null;
     for (;;) {
       const reply = await live.request({ type: "replay", from, ...(as ? { as } : {}) }, "replay");
+      if (mine !== loading) return;
       if (reply.type === "error") return fill(controls, refusal(reply));
-      steps.push(...reply.steps);
-      viewer = reply.viewer;
+      got.push(...reply.steps);
+      seen = reply.viewer;
       if (reply.to >= reply.version) break;
       from = reply.to + 1;
       fill(controls, h("p", { role: "status" }, `Loading… ${reply.to} of ${reply.version} steps`));
     }
-    const last = await live.request({ type: "replay", from: steps.length, to: steps.length, view: true, ...(as ? { as } : {}) }, "replay");
+    const last = await live.request({ type: "replay", from: got.length, to: got.length, view: true, ...(as ? { as } : {}) }, "replay");
+    if (mine !== loading) return;
+    steps = got;
+    viewer = seen;
     names = Object.fromEntries(Object.values(last.view?.characters || {}).map((c) => [c.id, c.name]));
     const current = Number(controls.querySelector("input[type=range]")?.value); // stay where the viewer was
     drawControls(Math.min(current || wanted || steps.length, steps.length));
@@ -107,7 +114,8 @@ function start(live) {
 
   const stateAt = async (n) => {
     const reply = await live.request({ type: "replay", from: n, to: n, view: true, as: viewer }, "replay");
-    if (reply.type === "error" || !reply.view) return;
+    const at = Number(controls.querySelector("input[type=range]")?.value);
+    if (reply.type === "error" || !reply.view || at !== n || reply.viewer !== viewer) return; // moved on
     const v = reply.view;
     fill(
       state,
