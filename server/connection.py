@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import msgspec
 import segno
 import structlog
@@ -24,9 +25,10 @@ from websockets.exceptions import ConnectionClosed
 from domain.commands import AnyCommand, OpenScene
 from domain.evolve import fold
 from domain.sheets import sheet_problems
+from domain.state import Scene
 from projections.audit import audit
 from projections.audit_render import MEDIA_TYPES, render
-from projections.replay import links_of, replay
+from projections.replay import Step, links_of, replay
 from projections.views import view
 from server.history import export_text, fork
 from server.hub import Hub
@@ -218,9 +220,10 @@ class Connection:
                 await self.replay(message)
             case AuditRequest(format=fmt):
                 grant = self._storyteller("download the audit")
-                report = audit(list(self.hub.backend.store.read_wire(grant.scene)))
+                wires = list(self.hub.backend.store.read_wire(grant.scene))
+                text = await anyio.to_thread.run_sync(lambda: render(audit(wires), fmt))  # pure: off the loop
                 name = f"{grant.scene}-audit.{fmt}"
-                await self.send(Document(name=name, media_type=MEDIA_TYPES[fmt], text=render(report, fmt)))
+                await self.send(Document(name=name, media_type=MEDIA_TYPES[fmt], text=text))
             case ExportRequest():
                 grant = self._storyteller("export the scene")
                 text = export_text(self.hub.backend.store, grant.scene)
@@ -247,9 +250,13 @@ class Connection:
             raise Refusal("unknown_character", f"There is no character {viewer!r} in this scene; as st, *, or one.")
         records = list(self.hub.backend.store.read(grant.scene))
         last = min(state.version, ask.end or state.version, ask.start + MAX_REPLAY - 1)
-        before = fold(records[: ask.start - 1])
-        steps = list(replay(records[ask.start - 1 : last], viewer, before, links_of(records)))
-        after = fold(records[ask.start - 1 : last], before) if ask.view else None
+
+        def explained() -> tuple[list[Step], Scene | None]:  # pure folds: off the event loop
+            before = fold(records[: ask.start - 1])
+            steps = list(replay(records[ask.start - 1 : last], viewer, before, links_of(records)))
+            return steps, fold(records[ask.start - 1 : last], before) if ask.view else None
+
+        steps, after = await anyio.to_thread.run_sync(explained)
         await self.send(
             ReplayMessage(
                 scene=grant.scene,
