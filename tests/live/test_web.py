@@ -133,14 +133,14 @@ async def test_a_tie_and_a_retest_at_a_table_of_phones(live: Running, tokens: di
 
     # sealed throws: Sam sees his own, Juan sees only that Sam threw, the ST sees both
     fight = sam.locator("#challenges")
-    await fight.get_by_role("button", name="Rock ✊").click()
+    await fight.get_by_role("button", name="Rock", exact=True).click()
     await expect(fight).to_contain_text("Your sealed throw: Rock")
     await expect(answer).to_contain_text("waiting for Juan to throw")
     await expect(answer.locator(".sealed")).to_have_count(0)
     await expect(st.locator("#challenges")).to_contain_text("Sam's sealed throw: Rock")
-    await expect(fight.get_by_role("button", name="Rock ✊")).to_have_count(0)  # thrown: no second throw
+    await expect(fight.get_by_role("button", name="Rock", exact=True)).to_have_count(0)  # thrown: no second throw
     await shot(juan, "player-waiting")
-    await answer.get_by_role("button", name="Rock ✊").click()
+    await answer.get_by_role("button", name="Rock", exact=True).click()
 
     # a tie: Sam declares first (6), then Juan (5); Sam leads
     await expect(fight).to_contain_text("Test 1: Sam rock vs Juan rock")
@@ -157,8 +157,8 @@ async def test_a_tie_and_a_retest_at_a_table_of_phones(live: Running, tokens: di
     await answer.get_by_role("button", name="Retest: Dodge (ability)").click()
     await expect(fight.get_by_role("button", name="Cancel with Brawl (ability)")).to_be_visible()
     await fight.get_by_role("button", name="Let the retest stand").click()
-    await fight.get_by_role("button", name="Paper ✋").click()
-    await answer.get_by_role("button", name="Scissors ✌").click()
+    await fight.get_by_role("button", name="Paper", exact=True).click()
+    await answer.get_by_role("button", name="Scissors", exact=True).click()
     await expect(fight.get_by_role("button", name="Pass: no retest")).to_be_visible()
     await shot(sam, "player-behind")
     await fight.get_by_role("button", name="Pass: no retest").click()
@@ -300,7 +300,7 @@ async def test_the_console_runs_a_camarilla_round(
     npc = st.locator("#challenges").get_by_role("region", name="Thug's moves")
     await expect(npc).to_contain_text("Acting for Thug")
     await npc.get_by_role("button", name="Bid", exact=True).click()
-    await mark.locator("#challenges").get_by_role("button", name="Rock ✊").click()
+    await mark.locator("#challenges").get_by_role("button", name="Rock", exact=True).click()
     await expect(mark.locator("#timeline")).to_contain_text("Thug throws at random")
     await expect(mark.locator("#challenges")).to_contain_text("Test 1: Mark rock vs Thug")
 

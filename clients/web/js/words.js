@@ -3,7 +3,7 @@ import { h } from "./dom.js";
 import { ruleTable } from "./live.js";
 
 export const CATEGORIES = ["physical", "social", "mental"];
-export const SIGN_LABELS = { rock: "Rock ✊", paper: "Paper ✋", scissors: "Scissors ✌", bomb: "Bomb 💣", random: "Random 🎲" };
+export const SIGN_LABELS = { rock: "Rock", paper: "Paper", scissors: "Scissors", bomb: "Bomb", random: "At random" };
 
 export function nameOf(view, who) {
   if (who === "st") return "the Storyteller";
