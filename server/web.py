@@ -22,7 +22,8 @@ from websockets.http11 import Request, Response
 from domain.rules.texts import RULES
 
 ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
-PAGES = {"/": "index.html", "/play": "play.html", "/st": "st.html", "/replay": "replay.html"}
+PAGES = {"/": "page.html", "/play": "page.html", "/st": "page.html", "/replay": "page.html"}
+"""One document for every page: its module (``js/main.js``) draws the page the path names."""
 TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html", ".svg": "image/svg+xml"}
 POLICY = (
     "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
