@@ -39,6 +39,8 @@ class Refused(ClientError):
 
 
 REVOKED = 4003
+AGAIN = frozenset({"rate_limited", "conflict", "shutting_down"})
+"""Refusals a command is sent again for, with its id, a moment later."""
 
 
 class Client:
@@ -221,9 +223,14 @@ class Client:
         kind = message.get("type")
         if kind == "result":
             pending = self._pending.get(message.get("id") or "")
-            if pending is not None and not pending[1].is_set():
-                pending[2].append(message)
-                pending[1].set()
+            if pending is None or pending[1].is_set():
+                return
+            code = (message.get("error") or {}).get("code")
+            if code in AGAIN and self._tg is not None:
+                self._tg.start_soon(self._resend_later, pending[0])  # the same id, a little later
+                return
+            pending[2].append(message)
+            pending[1].set()
             return
         if kind == "commit":
             fresh = [event for event in message["events"] if event["seq"] > self.last_seq]
@@ -238,13 +245,6 @@ class Client:
         elif kind == "subscribed":
             self.last_seq = max(self.last_seq, message["version"])
             self._caught_up.set()
-        elif kind == "error" and message.get("id") in self._pending:
-            body, done, slot = self._pending[message["id"]]
-            if message.get("code") == "rate_limited" and self._tg is not None:
-                self._tg.start_soon(self._resend_later, body)  # the same id, a little later
-            else:
-                slot.append({"type": "result", "id": body["id"], "ok": False, "error": message})
-                done.set()
         if kind in self._replies or (kind == "error" and self._replies):
             key = kind if kind in self._replies else next(iter(self._replies))
             done, slot = self._replies.pop(key)

@@ -23,7 +23,7 @@ def _write(text: str, output: str | None, out: TextIO) -> None:
 
 
 def export(args: argparse.Namespace, out: TextIO) -> int:
-    store = open_store(args.db)
+    store = open_store(args.db, readonly=True)
     if not store.head(args.scene)[0]:
         print(f"justicar export: there is no scene {args.scene!r}", file=sys.stderr)
         return 1
@@ -40,7 +40,7 @@ def import_(args: argparse.Namespace, out: TextIO) -> int:
         return 2
     try:
         with source:
-            scene, count = import_scene(store, source)
+            scene, count = import_scene(store, source, args.expect)
     except ImportRefused as refused:
         print(f"justicar import: refused, nothing written: {refused}", file=sys.stderr)
         return 1
@@ -65,7 +65,7 @@ def fork_(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def audit_(args: argparse.Namespace, out: TextIO) -> int:
-    store = open_store(args.db)
+    store = open_store(args.db, readonly=True)
     wires = list(store.read_wire(args.scene))
     if not wires:
         print(f"justicar audit: there is no scene {args.scene!r}", file=sys.stderr)
@@ -87,6 +87,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p = sub.add_parser("import", help="import an exported scene; a broken chain or gap is refused whole")
     p.add_argument("--db", metavar="PATH", required=True)
     p.add_argument("file", metavar="SCENE.jsonl", help="an export; '-' reads standard input")
+    p.add_argument("--expect", metavar="HASH", help="the head hash noted at export: refuse a file that ends elsewhere")
     p.set_defaults(run=import_)
 
     p = sub.add_parser("fork", help="a what-if: a new scene starting as a copy of events 1..SEQ")

@@ -12,12 +12,13 @@ import msgspec
 from domain.commands import parse_command
 from domain.events import CharacterAdded
 from domain.evolve import fold
-from domain.log import check_chain
 from domain.state import NARRATOR
 from projections.replay import Step, links_of, render, replay
 from projections.views import view
+from server.backend import busy
 from server.service import Result, SceneService
 from server.store import open_store
+from server.store.base import first_problem
 
 _json = msgspec.json.Encoder()
 _generic = msgspec.json.Decoder()
@@ -69,6 +70,10 @@ def play(args: argparse.Namespace, out: TextIO) -> int:
     except OSError as err:
         print(f"justicar play: cannot read {args.script}: {err.strerror}", file=sys.stderr)
         return 2
+    holder = busy(args.db) if args.db else None
+    if holder:
+        print(f"justicar play: {args.db} is served by {holder}; send commands through it", file=sys.stderr)
+        return 2
     store = open_store(args.db)
     service = SceneService(store, honour_at=True)
     with source:
@@ -82,14 +87,14 @@ def play(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def log(args: argparse.Namespace, out: TextIO) -> int:
-    store = open_store(args.db)
+    store = open_store(args.db, readonly=True)
     for wire in store.read_wire(args.scene):
         out.write(_json.encode(wire).decode() + "\n")
     return 0 if store.head(args.scene)[0] else _no_scene(args.scene)
 
 
 def verify(args: argparse.Namespace, out: TextIO) -> int:
-    store = open_store(args.db)
+    store = open_store(args.db, readonly=True)
     if args.expect and not args.scene:
         print("justicar verify: --expect needs the SCENE whose head it is", file=sys.stderr)
         return 2
@@ -98,7 +103,7 @@ def verify(args: argparse.Namespace, out: TextIO) -> int:
         return _no_scene(args.scene)
     bad = 0
     for scene in scenes:
-        problem = check_chain(store.read_wire(scene))
+        problem = first_problem(store, scene)
         version, head = store.head(scene)
         if problem is not None:
             bad += 1
@@ -109,11 +114,12 @@ def verify(args: argparse.Namespace, out: TextIO) -> int:
         else:
             noted = " (as expected: nothing changed)" if args.expect else ""
             print(f"{scene}: ok, {version} events, head {head}{noted}", file=out)
+    store.close()
     return 1 if bad else 0
 
 
 def replay_scene(args: argparse.Namespace, out: TextIO) -> int:
-    store = open_store(args.db)
+    store = open_store(args.db, readonly=True)
     version, _ = store.head(args.scene)
     if not version:
         return _no_scene(args.scene)

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import io
 import socket
 import sys
 from typing import TextIO
 
 import anyio
+import structlog
 
 from clients.offline import play_script
-from server.app import Running, serve_forever
-from server.backend import Backend, open_backend
+from server.app import Running, listen, serve_forever
+from server.backend import Backend, DatabaseBusy, open_backend
 from server.logs import configure
 from server.service import SceneService
 from server.wire import BURST, RATE, Limits
+
+log = structlog.get_logger("justicar.serve")
 
 
 def _load(backend: Backend, script: str) -> list[str]:
@@ -36,9 +40,9 @@ def _invitations(backend: Backend, scenes: list[str]) -> list[tuple[str, list[tu
     for scene in scenes:
         state = service.state(scene)
         people = [("Storyteller", "st", backend.tokens.issue(scene, "st")[0])]
-        for who, character in sorted(state.characters.items()):
+        for character in state.roster():
             if not character.sheet.npc and character.present:
-                people.append((character.name, "play", backend.tokens.issue(scene, "player", who)[0]))
+                people.append((character.name, "play", backend.tokens.issue(scene, "player", character.id)[0]))
         people.append(("spectators", "play", backend.tokens.issue(scene, "spectator")[0]))
         out.append((f"Scene {scene!r} ({state.ruleset}, “{state.title}”)", people))
     return out
@@ -54,9 +58,25 @@ def _reachable(host: str) -> str:
     return socket.gethostname()
 
 
+def _cannot_listen(args: argparse.Namespace, err: OSError) -> int:
+    taken = "the port is taken (is another server running?)" if err.errno == errno.EADDRINUSE else err.strerror
+    print(f"justicar serve: cannot listen on {args.host}:{args.port}: {taken}", file=sys.stderr)
+    return 2
+
+
 def serve(args: argparse.Namespace, out: TextIO) -> int:
     configure(json=args.log_json)
-    backend = open_backend(args.db)
+    try:
+        backend = open_backend(args.db, lock=True)
+    except DatabaseBusy as busy:
+        print(f"justicar serve: {busy}", file=sys.stderr)
+        return 2
+    try:
+        listen(args.host, args.port).close()  # a taken port is said before anything is loaded
+    except OSError as err:
+        backend.close()
+        return _cannot_listen(args, err)
+    log.info("backend", kind="sqlite", db=args.db)
     scenes = _load(backend, args.load) if args.load else []
     invitations = _invitations(backend, scenes)
 
@@ -75,8 +95,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         limits = Limits(rate=args.rate, burst=args.burst)
         anyio.run(lambda: serve_forever(backend, args.host, args.port, limits=limits, on_ready=ready))
     except OSError as err:
-        print(f"justicar serve: cannot listen on {args.host}:{args.port}: {err.strerror}", file=sys.stderr)
-        return 2
+        return _cannot_listen(args, err)
     finally:
         backend.close()
     return 0

@@ -1,7 +1,8 @@
 """What the server does by itself: an NPC marked ``auto`` throws at random whenever a test waits on
 it. A pure policy over the state; the shell submits the commands it names, as the Storyteller.
 
-Each command's id names the test it answers, so asking twice never throws twice.
+Each command's id names the test it answers, so asking twice never throws twice; it starts with
+``~``, which no client's id may, so no one can take it first.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ def automatic(state: Scene) -> list[Throw]:
     if state.status != "open" or not ruleset_for(state.ruleset).random_signs():
         return []
     throws = []
-    for ch in state.challenges.values():
+    for ch in state.in_order():
         if ch.status not in ("bidding", "throwing"):
             continue
         for side in (ch.challenger, ch.defender):
@@ -25,7 +26,7 @@ def automatic(state: Scene) -> list[Throw]:
                 continue
             throws.append(
                 Throw(
-                    id=f"auto-{ch.id}-{len(ch.tests) + 1}-{side.who}",
+                    id=f"~auto-{ch.id}-{len(ch.tests) + 1}-{side.who}",
                     scene=state.id,
                     actor=NARRATOR,
                     challenge=ch.id,

@@ -58,7 +58,7 @@ def start_round(d: Draft, cmd: StartRound) -> None:
     r = d.state.round
     if r is not None and r.phase != "over":
         raise Rejected("round_open", f"Round {r.number} is still under way; end it first.", ORDER)
-    present_ = [who for who, c in d.state.characters.items() if c.present]
+    present_ = [c.id for c in d.state.roster() if c.present]
     actions = {who: rules.round_actions(d.state, who) for who in present_}
     d.add(RoundStarted(number=(r.number if r else 0) + 1, first=r is None or cmd.new_fight, actions=actions))
 
@@ -82,14 +82,14 @@ def declare_action(d: Draft, cmd: DeclareAction) -> None:
     if action.kind == "challenge" and not (action.category or action.categories):
         raise Rejected("no_category", 'Say the category of the test ("category"), or "categories" for several.')
     d.add(ActionDeclared(character=who, action=action), *rules.check_action(d.state, who, action))
-    waiting = [w for w, c in d.state.characters.items() if c.present and c.action is None]
+    waiting = [c.id for c in d.state.roster() if c.present and c.action is None]
     if not waiting:
         _set_initiative(d, rules)
 
 
 def _set_initiative(d: Draft, rules: Ruleset) -> None:
     state = d.state
-    acting = {w: c for w, c in state.characters.items() if c.present and c.action is not None}
+    acting = {c.id: c for c in state.roster() if c.present and c.action is not None}
     values = {w: rules.initiative(state, w, c.action) for w, c in acting.items() if c.action is not None}
     in_order = [w for w in values if acting[w].action is not None and acting[w].action.kind != "end_of_turn"]  # type: ignore[union-attr]
     groups: list[list[str]] = []
@@ -139,7 +139,7 @@ def _next_turn(d: Draft) -> None:
     r = state.round
     assert r is not None
     rules = ruleset_for(state.ruleset)
-    present_ = [w for w, c in state.characters.items() if c.present]
+    present_ = [c.id for c in state.roster() if c.present]
     if r.turn_phase == "initiative" and r.group + 1 < len(r.order):
         group = list(r.order[r.group + 1])
         values = ", ".join(f"{state.name_of(w)} ({r.values.get(w)})" for w in group)

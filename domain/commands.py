@@ -16,7 +16,9 @@ from msgspec import Meta
 from domain.effects import Effect
 from domain.sheets import Category, Ident, Name, Sheet
 
-CommandId = Annotated[str, Meta(min_length=1, max_length=128)]
+CommandId = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[^~]")]
+"""A client's command id. Ids starting with ``~`` are the server's own (its automatic throws, a
+scene it opens, a fork): no client may take one."""
 Text = Annotated[str, Meta(max_length=2000)]
 Reason = Annotated[str, Meta(min_length=1, max_length=2000)]
 Aware = Annotated[datetime, Meta(tz=True)]

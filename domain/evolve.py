@@ -121,7 +121,9 @@ def _apply(state: Scene, record: Recorded) -> Scene:
                 status="open",
             )
         case CharacterAdded(character=sheet):
-            character = Character(sheet=sheet, abilities=dict(sheet.abilities), willpower=sheet.willpower)
+            character = Character(
+                sheet=sheet, seq=record.seq, abilities=dict(sheet.abilities), willpower=sheet.willpower
+            )
             return replace(state, characters=state.characters.set(sheet.id, character))
         case CharacterRemoved():
             return _character(state, event.character, lambda c: replace(c, present=False))
@@ -490,6 +492,7 @@ def _declared(state: Scene, event: ChallengeDeclared, record: Recorded) -> Scene
         require_win=event.require_win,
         power=event.power,
         declared_at=record.at,
+        seq=record.seq,
         round=event.round,
         defense=event.defense,
         surprise=event.surprise,

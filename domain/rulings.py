@@ -135,7 +135,7 @@ def _correct(d: Draft, ch: Challenge, winner: Leader, issued: Callable[..., Ruli
     people = {ch.challenger.who, ch.defender.who} - {NARRATOR}
     later = [
         other.id
-        for other in state.challenges.values()
+        for other in state.in_order()
         if other.id != ch.id
         and (other.resolved_seq or state.version + 1) > (ch.resolved_seq or 0)
         and people & ({other.challenger.who, other.defender.who})

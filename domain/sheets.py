@@ -19,23 +19,29 @@ Name = Annotated[str, Meta(min_length=1, max_length=64)]
 Ident = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
 Count = Annotated[int, Meta(ge=1, le=99)]
 Level = Annotated[int, Meta(ge=0, le=99)]
+MANY = 200
+"""Entries a sheet's list or mapping may hold."""
+Names = Annotated[list[Name], Meta(max_length=MANY)]
+Counts = Annotated[dict[Name, Count], Meta(max_length=MANY)]
+Levels = Annotated[dict[Name, Level], Meta(max_length=MANY)]
+Notes = Annotated[str, Meta(max_length=8000)]
 
 
 class Traits(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
     """Trait name to how many times the character has it, per category."""
 
-    physical: dict[Name, Count] = {}
-    social: dict[Name, Count] = {}
-    mental: dict[Name, Count] = {}
+    physical: Counts = {}
+    social: Counts = {}
+    mental: Counts = {}
 
     def of(self, category: Category) -> dict[str, int]:
         return getattr(self, category)  # type: ignore[no-any-return]
 
 
 class NegativeTraits(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
-    physical: list[Name] = []
-    social: list[Name] = []
-    mental: list[Name] = []
+    physical: Names = []
+    social: Names = []
+    mental: Names = []
 
     def of(self, category: Category) -> list[str]:
         return getattr(self, category)  # type: ignore[no-any-return]
@@ -54,22 +60,22 @@ class Sheet(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_
     # trait rulesets (lotn, camarilla)
     traits: Traits | None = None
     negative_traits: NegativeTraits = NegativeTraits()
-    abilities: dict[Name, Count] = {}
-    powers: list[Name] | dict[Name, Count] = []
-    merits: list[Name] | dict[Name, Count] = []
-    gestures: list[Name] = []
-    immediate_powers: list[Name] = []
+    abilities: Counts = {}
+    powers: Names | Counts = []
+    merits: Names | Counts = []
+    gestures: Names = []
+    immediate_powers: Names = []
     """Powers usable "immediately" or "at any time", before the character's initiative (camarilla)."""
-    trait_kinds: dict[Name, Literal["strength", "dexterity", "stamina"]] = {}
+    trait_kinds: Annotated[dict[Name, Literal["strength", "dexterity", "stamina"]], Meta(max_length=MANY)] = {}
     """Overrides the catalog's kind of a Physical Trait (camarilla)."""
     blood: Level = 0
     trait_max: Level | None = None
     """The generational maximum of Physical Traits: blood beyond it lasts one challenge (camarilla)."""
     # pool rulesets (bns, kony)
-    attributes: dict[Name, Level] = {}
-    skills: dict[Name, Level] = {}
+    attributes: Levels = {}
+    skills: Levels = {}
     # what only the ST may read
-    notes: str = ""
+    notes: Notes = ""
 
     def has_power(self, name: str) -> bool:
         return name in self.powers

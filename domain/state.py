@@ -75,6 +75,8 @@ class Bonus(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 
 class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     sheet: Sheet
+    seq: int = 0
+    """The seq of its ``character_added``: characters are listed in the order they were added."""
     present: bool = True
     lost: tuple[Lost, ...] = ()
     abilities: dict[str, int] = {}
@@ -235,6 +237,8 @@ class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     require_win: bool = False
     power: str | None = None
     declared_at: datetime
+    seq: int = 0
+    """The seq of its declaration: challenges are listed in the order they were declared."""
     round: int | None = None
     defense: Category | None = None
     surprise: bool = False
@@ -363,6 +367,14 @@ class Scene(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 
     def character(self, who: str) -> Character | None:
         return self.characters.get(who)
+
+    def roster(self) -> list[Character]:
+        """The characters in the order they were added (a map's own order is its keys' hashes)."""
+        return sorted(self.characters.values(), key=lambda c: c.seq)
+
+    def in_order(self) -> list[Challenge]:
+        """The challenges in the order they were declared."""
+        return sorted(self.challenges.values(), key=lambda ch: ch.seq)
 
     def name_of(self, who: str) -> str:
         """How messages and explanations name someone."""

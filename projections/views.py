@@ -255,7 +255,8 @@ def _acting_in(state: Scene, viewer: str) -> list[str]:
     if viewer != NARRATOR and viewer not in state.characters:
         return []
     out = []
-    for cid, ch in state.challenges.items():
+    for ch in state.in_order():
+        cid = ch.id
         undecided = ch.open or (ch.challenger.helpers and ch.chosen is None and ch.leader == "challenger")
         if not undecided:
             continue
@@ -288,7 +289,7 @@ def view(state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str] | None, 
     """The scene as ``viewer`` may see it: ``"st"``, a character id, or ``SPECTATOR``. With
     ``only`` (characters or None for all, challenges), just those entries: a patch on an earlier
     view. A player's view of a challenge carries the moves open to it there."""
-    people, cids = only if only is not None else (None, list(state.challenges))
+    people, cids = only if only is not None else (None, [ch.id for ch in state.in_order()])
     if only is not None:  # the moves in open challenges hang on the whole state: offer them afresh
         cids = list(dict.fromkeys([*cids, *_acting_in(state, viewer)]))
     return StateView(
@@ -301,7 +302,7 @@ def view(state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str] | None, 
         round=round_view(state.round),
         characters={
             who: character_view(c, viewer)
-            for who in (people if people is not None else state.characters)
+            for who in (people if people is not None else [c.id for c in state.roster()])
             if (c := state.characters.get(who))
         },
         challenges={

@@ -1,15 +1,19 @@
 """The websocket server: ``justicar serve``.
 
-One task group holds the websocket listener and a room per open scene. On Ctrl-C or SIGTERM the
-server says ``goodbye`` to every client, closes their connections (1001, going away) and stops
-the rooms between jobs. An acknowledged command was committed before its result was sent, so
-nothing acknowledged is lost; a command in flight is either committed (and answered again from
-the log when its sender re-sends its id) or never happened.
+The listening socket is bound first (a port already taken is an ``OSError`` before anything
+starts); then one task group holds the websocket listener, the token watcher and a room per open
+scene. On Ctrl-C or SIGTERM the server stops taking commands at once (``shutting_down``), waits
+briefly for the commands in flight to be committed and answered, says ``goodbye`` to every client
+and closes their connections (1001, going away), all within about two seconds. An acknowledged
+command was committed before its result was sent, so nothing acknowledged is lost; a command in
+flight is either committed (and answered, or answered again from the log when its sender re-sends
+its id) or never happened.
 """
 
 from __future__ import annotations
 
 import signal
+import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -25,6 +29,11 @@ from server.web import process_request
 from server.wire import HARD_FRAME, Goodbye, Limits, encode
 
 log = structlog.get_logger("justicar.server")
+
+SETTLE = 1.5
+"""Seconds a shutdown waits for commands in flight to be answered."""
+CLOSE = 0.5
+"""Seconds a shutdown waits for connections to close."""
 
 
 @dataclass
@@ -46,6 +55,12 @@ class Running:
         return f"http://{self.host}:{self.port}"
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """The listening socket; ``OSError`` if the address is taken or not ours."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    return socket.create_server((host, port), family=family, backlog=128)
+
+
 @asynccontextmanager
 async def running(
     backend: Backend,
@@ -56,36 +71,38 @@ async def running(
     limits: Limits | None = None,
 ) -> AsyncIterator[Running]:
     """Serve until the block ends, then shut down cleanly."""
+    sock = listen(host, port)
     async with anyio.create_task_group() as tg:
         hub = Hub(backend, tg, idle_after=idle_after, limits=limits)
+        tg.start_soon(hub.watch_tokens, name="token watcher")
 
         async def handler(conn: ServerConnection) -> None:
             await Connection(conn, hub).serve()
 
         async with serve(
             handler,
-            host,
-            port,
+            sock=sock,
             max_size=HARD_FRAME,
             compression=None,
             ping_interval=20,
             ping_timeout=20,
             process_request=process_request,
         ) as server:
-            bound = server.sockets[0].getsockname()[1] if server.sockets else port
+            bound = sock.getsockname()[1]
             log.info("listening", host=host, port=bound)
             try:
                 yield Running(host, bound, hub, server)
             finally:
                 with anyio.CancelScope(shield=True):
-                    await _shutdown(server)
+                    await _shutdown(server, hub)
         tg.cancel_scope.cancel()
 
 
-async def _shutdown(server: Server) -> None:
+async def _shutdown(server: Server, hub: Hub) -> None:
+    await hub.settle(SETTLE)
     broadcast(server.connections, encode(Goodbye(reason="the server is shutting down")), text=True)
     server.close(close_connections=True)
-    with anyio.move_on_after(5):
+    with anyio.move_on_after(CLOSE):
         await server.wait_closed()
     log.info("stopped")
 

@@ -1,8 +1,17 @@
 """One websocket connection: authenticate, then read frames one at a time.
 
-A bad frame never ends a connection: it gets an ``error`` naming the problem and the connection
-goes on. Every command's actor comes from the token: a player acts for its character, the ST as
-``st``, a spectator only reads.
+A bad frame never ends a connection by itself: it gets an ``error`` naming the problem (a command
+gets a ``result`` carrying its id) and the connection goes on. But every frame, good or bad, counts
+against the connection's rate limit, and a connection that keeps sending bad or excess frames is
+closed (1008) with the reason. A connection that does not say ``hello`` in time is closed too.
+
+Every command's actor comes from the token: a player acts for its character, the ST as ``st``, a
+spectator only reads. The token is checked again on every frame: one revoked or expired (here, in
+another process, or from the command line) stops the connection within a second, subscriptions
+included (``Hub.watch_tokens``).
+
+Anything heavy (QR codes, sheet reports, replays, audits, exports, forks, long catch-ups) runs on a
+worker thread, through the writer, or in chunks that yield, so no connection stalls the others.
 """
 
 from __future__ import annotations
@@ -12,6 +21,9 @@ import itertools
 import secrets
 import time
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache, partial
+from io import BytesIO
 from typing import Any
 
 import anyio
@@ -30,15 +42,17 @@ from projections.audit import audit
 from projections.audit_render import MEDIA_TYPES, render
 from projections.replay import Step, links_of, replay
 from projections.views import view
-from server.history import export_text, fork
-from server.hub import Hub
-from server.room import Subscriber
-from server.service import utc_now
-from server.store import StoreError
+from server.catchup import state_at, stream
+from server.history import export_text, fork_wires
+from server.hub import Hub, SceneUnavailable
+from server.room import Behind, Joined, JoinRefused, Subscriber
+from server.service import STORAGE_UNAVAILABLE, Result, utc_now
+from server.store import StorageUnavailable, StoreError
 from server.tokens import Grant
 from server.wire import (
     COMMAND_TYPES,
     CONTROL_TYPES,
+    MAX_QR,
     MAX_REPLAY,
     AuditRequest,
     Control,
@@ -69,16 +83,35 @@ from server.wire import (
 )
 
 log = structlog.get_logger("justicar.connection")
+security = structlog.get_logger("justicar.security")
 _ids = itertools.count(1)
 _json = msgspec.json.Decoder()
 
+HELLO_WITHIN = 10.0
+"""Seconds a new connection has to say ``hello``."""
+POLICY = 1008
+"""The close code of a connection closed for what it sent (or did not send)."""
+STRIKES = (1.0, 30)
+"""Bad or excess frames a connection may send: one a second on average, 30 at once; then it is
+closed."""
+QUIET = 10.0
+"""Seconds between two security log lines of one kind for one connection (a flood logs once)."""
+
 
 class Refusal(Exception):
-    """A frame the connection answers with an ``error`` message."""
+    """A frame the connection answers with an ``error`` message, or (a command) a ``result``."""
 
-    def __init__(self, code: str, message: str, id: str | None = None, fields: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        id: str | None = None,
+        fields: dict[str, str] | None = None,
+        *,
+        command: bool = False,
+    ) -> None:
         super().__init__(message)
-        self.code, self.message, self.id, self.fields = code, message, id, fields or {}
+        self.code, self.message, self.id, self.fields, self.command = code, message, id, fields or {}, command
 
 
 @dataclass
@@ -103,82 +136,153 @@ class Bucket:
         return True
 
 
+@lru_cache(maxsize=256)
+def qr_svg(text: str) -> str:
+    """An SVG QR code (with its namespace, so a page can parse it as SVG)."""
+    out = BytesIO()
+    segno.make(text, error="m").save(
+        out, kind="svg", xmldecl=False, svgns=True, nl=False, scale=4, dark="#000", light="#fff", border=4
+    )
+    return out.getvalue().decode()
+
+
 class Connection:
     def __init__(self, conn: ServerConnection, hub: Hub) -> None:
         self.conn = conn
         self.hub = hub
         self.id = next(_ids)
         self.grant: Grant | None = None
-        self.token = ""
         self.subscriber: Subscriber | None = None
+        self.joining = False
+        self.stopped = False
         self.limits = hub.limits
         self.bucket = Bucket(hub.limits.rate, hub.limits.burst)
+        self.strikes = Bucket(*STRIKES)
+        self._said: dict[str, float] = {}
+
+    @property
+    def peer(self) -> str:
+        address = self.conn.remote_address
+        return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address)
 
     async def serve(self) -> None:
         with bound_contextvars(conn=self.id):
             try:
-                async for frame in self.conn:
+                while not self.stopped:
+                    with anyio.move_on_after(HELLO_WITHIN if self.grant is None else None) as waiting:
+                        frame = await self.conn.recv()
+                    if waiting.cancelled_caught:
+                        self._security("no hello", why=f"silent for {HELLO_WITHIN:g} s")
+                        await self.conn.close(POLICY, f"say hello within {HELLO_WITHIN:g} seconds")
+                        return
+                    if self.stopped:
+                        return
                     try:
                         await self.frame(frame)
                     except Refusal as refusal:
-                        await self.send(
-                            ErrorMessage(
-                                code=refusal.code, message=refusal.message, id=refusal.id, fields=refusal.fields
-                            )
-                        )
+                        await self.refuse(refusal)
+                    except StoreError as err:
+                        log.error("store error", error=str(err))
+                        await self.send(ErrorMessage(code=STORAGE_UNAVAILABLE[0], message=STORAGE_UNAVAILABLE[1]))
             except ConnectionClosed:
                 pass
             finally:
                 await self.close()
 
+    async def refuse(self, refusal: Refusal) -> None:
+        if refusal.command:
+            await self.send(Result.refused(refusal.id, refusal.code, refusal.message, fields=refusal.fields))
+        else:
+            await self.send(ErrorMessage(code=refusal.code, message=refusal.message, id=refusal.id))
+        if refusal.code in ("malformed", "too_large", "rate_limited", "unknown_message") and not self.strikes.take():
+            self._security("closed for bad frames", code=refusal.code)
+            self.stop(POLICY, "too many bad or excess messages")
+
     async def close(self) -> None:
         if self.grant is not None:
-            self.hub.connections[self.grant.token_id].discard(self.conn)
+            self.hub.detach(self.grant.token_id, self)
         if self.subscriber is not None:
-            await self.hub.leave(self.subscriber)
-            self.subscriber = None
+            subscriber, self.subscriber = self.subscriber, None
+            with contextlib.suppress(Exception):  # a failed room has already let it go
+                await self.hub.leave(subscriber)
+
+    def stop(self, code: int, why: str) -> None:
+        """End this connection from outside its frames (a revoked token, a flood): nothing more is
+        taken or pushed, and it is closed."""
+        self.stopped = True
+        self.hub.tg.start_soon(self.conn.close, code, why)
 
     async def send(self, message: Any) -> None:
         with contextlib.suppress(ConnectionClosed):
             await self.conn.send(encode(message), text=True)
 
+    async def _send_frame(self, frame: bytes) -> None:
+        await self.conn.send(frame, text=True)  # waits while the socket drains: catch-up's back-pressure
+
+    def _security(self, what: str, **details: Any) -> None:
+        """A security log line with the token id and the peer (never the token), once per ``QUIET``."""
+        now = time.monotonic()
+        if now - self._said.get(what, -QUIET) < QUIET:
+            return
+        self._said[what] = now
+        token_id = self.grant.token_id if self.grant else None
+        security.warning(what, token_id=token_id, peer=self.peer, **details)
+
     # -- reading a frame -----------------------------------------------------------------------
 
     async def frame(self, frame: str | bytes) -> None:
         limits = self.limits
+        allowed = self.bucket.take()  # every frame counts, whatever it holds
         if isinstance(frame, bytes):
             raise Refusal("malformed", "Send JSON text frames, not binary.")
-        if len(frame) > limits.max_frame:
-            size = len(frame)
+        size = len(frame) if len(frame) * 4 <= limits.max_frame else len(frame.encode())
+        if size > limits.max_frame:
             raise Refusal("too_large", f"A message may be at most {limits.max_frame} bytes; this one is {size}.")
         try:
             body = _json.decode(frame)
         except msgspec.DecodeError as err:
             raise Refusal("malformed", f"Not JSON: {err}") from None
+        except RecursionError:
+            raise Refusal("malformed", "Not JSON this server reads: it is nested too deeply.") from None
         if not isinstance(body, dict) or not isinstance(body.get("type"), str):
             raise Refusal("malformed", 'A message is a JSON object with a "type".')
-        if not self.bucket.take():
-            command_id = body.get("id") if isinstance(body.get("id"), str) else None
-            message = f"Too many messages: at most {limits.rate:g} a second ({limits.burst} at once); send it again."
-            raise Refusal("rate_limited", message, command_id)
         kind = body["type"]
+        is_command = kind in COMMAND_TYPES
+        command_id = body.get("id") if is_command and isinstance(body.get("id"), str) else None
+        if not allowed:
+            self._security("rate limited")
+            message = f"Too many messages: at most {limits.rate:g} a second ({limits.burst} at once); send it again."
+            raise Refusal("rate_limited", message, command_id, command=is_command)
+        self._still_allowed(command_id, is_command)
         if kind in CONTROL_TYPES:
             try:
                 message = msgspec.convert(body, Control)
             except msgspec.ValidationError as err:
                 raise Refusal("malformed", f"Bad {kind} message: {err}") from None
             await self.control(message)
-        elif kind in COMMAND_TYPES:
-            await self.command(body)
+        elif is_command:
+            try:
+                await self.command(body, command_id)
+            except Refusal as refusal:
+                refusal.command, refusal.id = True, command_id
+                raise
         else:
             known = ", ".join(sorted(CONTROL_TYPES | COMMAND_TYPES))
             raise Refusal("unknown_message", f"Unknown message type {kind!r}; known: {known}.")
 
-    def _authenticated(self, command_id: str | None = None) -> Grant:
+    def _still_allowed(self, command_id: str | None, is_command: bool) -> None:
+        """A token revoked or expired since hello stops the connection, whatever it asks."""
+        grant = self.grant
+        if grant is None:
+            return
+        if grant.token_id in self.hub.ended or grant.expired(datetime.now(UTC)):
+            self._security("ended token used")
+            self.hub.close_token(grant.token_id, "token revoked or expired")
+            raise Refusal("bad_token", "Your token has been revoked or has expired.", command_id, command=is_command)
+
+    def _authenticated(self) -> Grant:
         if self.grant is None:
-            raise Refusal(
-                "not_authenticated", 'Say hello with your token first: {"type": "hello", "token": …}.', command_id
-            )
+            raise Refusal("not_authenticated", 'Say hello with your token first: {"type": "hello", "token": …}.')
         return self.grant
 
     def _storyteller(self, what: str) -> Grant:
@@ -186,6 +290,12 @@ class Connection:
         if grant.role != "st":
             raise Refusal("forbidden", f"Only the Storyteller can {what}.")
         return grant
+
+    async def _scene_state(self, scene: str) -> Scene:
+        try:
+            return await self.hub.state(scene)
+        except SceneUnavailable as failed:
+            raise Refusal(failed.error.code, failed.error.message) from None
 
     async def control(self, message: Control) -> None:
         match message:
@@ -202,17 +312,10 @@ class Connection:
                 await self.hub.send_view(self.subscriber)
             case CreateScene():
                 await self.create_scene(message)
-            case Invite(role=role, character=character):
-                await self.invite(role, character)
+            case Invite(role=role, character=character, expires=expires):
+                await self.invite(role, character, expires)
             case Revoke(token_id=token_id):
-                grant = self._storyteller("revoke a token")
-                target = next((g for g in self.hub.backend.tokens.list(grant.scene) if g.token_id == token_id), None)
-                if target is None:
-                    raise Refusal("unknown_token", f"There is no token {token_id!r} in this scene.")
-                revoked = self.hub.backend.tokens.revoke(token_id)
-                self.hub.close_token(token_id)
-                log.info("token revoked", scene=grant.scene, token_id=token_id)
-                await self.send(Revoked(grant=revoked or target))
+                await self.revoke(token_id)
             case ListTokens():
                 grant = self._storyteller("list tokens")
                 await self.send(TokenList(tokens=self.hub.backend.tokens.list(grant.scene)))
@@ -220,24 +323,28 @@ class Connection:
                 await self.replay(message)
             case AuditRequest(format=fmt):
                 grant = self._storyteller("download the audit")
-                wires = list(self.hub.backend.store.read_wire(grant.scene))
-                text = await anyio.to_thread.run_sync(lambda: render(audit(wires), fmt))  # pure: off the loop
-                name = f"{grant.scene}-audit.{fmt}"
-                await self.send(Document(name=name, media_type=MEDIA_TYPES[fmt], text=text))
+                store = self.hub.backend.store
+                text = await anyio.to_thread.run_sync(lambda: render(audit(list(store.read_wire(grant.scene))), fmt))
+                await self.send(Document(name=f"{grant.scene}-audit.{fmt}", media_type=MEDIA_TYPES[fmt], text=text))
             case ExportRequest():
                 grant = self._storyteller("export the scene")
-                text = export_text(self.hub.backend.store, grant.scene)
+                text = await anyio.to_thread.run_sync(export_text, self.hub.backend.store, grant.scene)
                 await self.send(Document(name=f"{grant.scene}.jsonl", media_type="application/jsonl", text=text))
             case ForkRequest(at=at, scene=new_scene):
                 await self.fork(at, new_scene)
             case QrRequest(text=text):
-                self._authenticated()
-                svg = segno.make(text, error="m").svg_inline(scale=4, dark="#000", light="#fff", border=4)
+                self._storyteller("make QR codes")
+                if len(text) > MAX_QR:
+                    raise Refusal("too_long", f"A QR code holds at most {MAX_QR} characters here; this is {len(text)}.")
+                try:
+                    svg = await anyio.to_thread.run_sync(qr_svg, text)
+                except segno.DataOverflowError:
+                    raise Refusal("too_long", "That text is too long for a QR code.") from None
                 await self.send(QrCode(text=text, svg=svg))
 
     async def replay(self, ask: ReplayRequest) -> None:
         grant = self._authenticated()
-        state = self.hub.service.state(grant.scene)
+        state = await self._scene_state(grant.scene)
         if grant.role == "spectator" or (grant.role == "player" and state.status != "closed"):
             raise Refusal(
                 "forbidden",
@@ -248,10 +355,11 @@ class Connection:
             raise Refusal("forbidden", "Only the Storyteller replays as someone else.")
         if viewer not in ("st", "*") and viewer not in state.characters:
             raise Refusal("unknown_character", f"There is no character {viewer!r} in this scene; as st, *, or one.")
-        records = list(self.hub.backend.store.read(grant.scene))
         last = min(state.version, ask.end or state.version, ask.start + MAX_REPLAY - 1)
+        store = self.hub.backend.store
 
-        def explained() -> tuple[list[Step], Scene | None]:  # pure folds: off the event loop
+        def explained() -> tuple[list[Step], Scene | None]:  # reads and pure folds: off the event loop
+            records = list(store.read(grant.scene))
             before = fold(records[: ask.start - 1])
             steps = list(replay(records[ask.start - 1 : last], viewer, before, links_of(records)))
             return steps, fold(records[ask.start - 1 : last], before) if ask.view else None
@@ -272,79 +380,110 @@ class Connection:
     async def fork(self, at: int, new_scene: str | None) -> None:
         grant = self._storyteller("fork a what-if")
         scene = new_scene or f"{grant.scene}-at-{at}"
+        store = self.hub.backend.store
         try:
-            version = fork(self.hub.backend.store, grant.scene, at, scene, utc_now)
+            wires, digests = await anyio.to_thread.run_sync(fork_wires, store, grant.scene, at, scene, utc_now)
+            await self.hub.writer.run(partial(store.import_wires, scene, wires, digests))
+        except StorageUnavailable as err:
+            raise Refusal("storage_unavailable", f"Cannot fork now: {err}.") from None
         except StoreError as err:
             raise Refusal("bad_fork", f"Cannot fork: {err}.") from None
         token, issued = self.hub.backend.tokens.issue(scene, "st")
         log.info("forked", new_scene=scene, at=at)
-        await self.send(Forked(scene=scene, version=version, token=token, grant=issued))
+        await self.send(Forked(scene=scene, version=wires[-1].seq, token=token, grant=issued))
 
     async def hello(self, token: str) -> None:
         if self.grant is not None:
             raise Refusal("already_authenticated", "This connection has already said hello.")
         grant = self.hub.backend.tokens.check(token)
         if grant is None:
-            raise Refusal("bad_token", "That token is unknown or has been revoked.")
-        self.grant, self.token = grant, token
-        self.hub.connections[grant.token_id].add(self.conn)
+            self._security("bad token")
+            raise Refusal("bad_token", "That token is unknown, revoked or expired.")
+        self.grant = grant
+        self.hub.attach(grant.token_id, self)
         structlog.contextvars.bind_contextvars(scene=grant.scene, role=grant.role)
-        log.info("hello", character=grant.character)
-        await self.send(Welcome(role=grant.role, scene=grant.scene, token_id=grant.token_id, character=grant.character))
+        log.info("hello", character=grant.character, token_id=grant.token_id, peer=self.peer)
+        await self.send(
+            Welcome(
+                role=grant.role,
+                scene=grant.scene,
+                token_id=grant.token_id,
+                character=grant.character,
+                expires_at=grant.expires_at,
+                limits=self.limits,
+            )
+        )
 
     async def subscribe(self, scene: str | None, since: int, summaries: bool = False) -> None:
         grant = self._authenticated()
         if scene not in (None, grant.scene):
             raise Refusal("forbidden", f"Your token is for scene {grant.scene!r}, not {scene!r}.")
-        if self.subscriber is not None:
+        if self.subscriber is not None or self.joining:
             raise Refusal("already_subscribed", "This connection is already subscribed.")
-        self.subscriber = Subscriber(self.conn, grant, summaries)
-        await self.hub.join(self.subscriber, since)
+        sub = Subscriber(self.conn, grant, summaries)
+        base: Scene | None = None
+        store, snapshots = self.hub.backend.store, self.hub.backend.snapshots
+        self.joining = True
+        try:
+            while not self.stopped:
+                match await self.hub.join(sub, since, base):
+                    case Joined():
+                        self.subscriber = sub
+                        return
+                    case JoinRefused(code=code, message=message):
+                        raise Refusal(code, message)
+                    case Behind(version=version):
+                        if summaries and base is None:
+                            base = await state_at(store, snapshots, grant.scene, since)
+                        base = await stream(self._send_frame, store, grant.scene, grant.viewer, since, version, base)
+                        since = version
+        finally:
+            self.joining = False
 
-    async def command(self, body: dict[str, Any]) -> None:
-        command_id = body.get("id") if isinstance(body.get("id"), str) else None
-        grant = self._authenticated(command_id)
-        if self.hub.backend.tokens.check(self.token) is None:  # revoked since hello (say, from the CLI)
-            raise Refusal("bad_token", "Your token has been revoked.", command_id)
+    async def command(self, body: dict[str, Any], command_id: str | None) -> None:
+        grant = self._authenticated()
+        if self.hub.closing:
+            raise Refusal("shutting_down", "The server is shutting down; send it again when it is back.")
         if grant.role == "spectator":
-            raise Refusal("forbidden", "Spectators watch; they do not act.", command_id)
+            raise Refusal("forbidden", "Spectators watch; they do not act.")
         actor = "st" if grant.role == "st" else grant.character
         if body.get("actor", actor) != actor:
-            raise Refusal("forbidden", f"You are connected as {actor}; you cannot act as {body['actor']}.", command_id)
+            self._security("forged actor", claimed=str(body["actor"])[:64])
+            raise Refusal("forbidden", f"You are connected as {actor}; you cannot act as {body['actor']}.")
         if body.get("scene", grant.scene) != grant.scene:
-            raise Refusal("forbidden", f"Your token is for scene {grant.scene!r}.", command_id)
+            self._security("forged scene", claimed=str(body["scene"])[:64])
+            raise Refusal("forbidden", f"Your token is for scene {grant.scene!r}.")
         try:
             command: AnyCommand = msgspec.convert({**body, "actor": actor, "scene": grant.scene}, AnyCommand)
         except msgspec.ValidationError as err:
-            problems = sheet_problems(body.get("character")) if body["type"] == "add_character" else {}
-            if problems:
-                listed = "; ".join(f"{path or 'the sheet'}: {what}" for path, what in problems.items())
-                raise Refusal("bad_sheet", f"The sheet is not valid: {listed}.", command_id, problems) from None
-            raise Refusal("malformed", f"Bad {body['type']} command: {err}", command_id) from None
+            if body["type"] == "add_character":
+                problems = await anyio.to_thread.run_sync(sheet_problems, body.get("character"))
+                if problems:
+                    listed = "; ".join(f"{path or 'the sheet'}: {what}" for path, what in problems.items())
+                    raise Refusal("bad_sheet", f"The sheet is not valid: {listed}.", fields=problems) from None
+            raise Refusal("malformed", f"Bad {body['type']} command: {err}") from None
         started = time.perf_counter()
-        handled = await self.hub.submit(command)
-        result = handled.result(grant.viewer)
-        log.info(
-            "command",
-            scene=grant.scene,
-            actor=actor,
-            verb=command.verb,
-            id=command.id,
-            outcome="ok" if result.ok else result.error.code if result.error else "?",
-            latency_ms=round((time.perf_counter() - started) * 1000, 2),
-        )
-        await self.send(result)
+        with self.hub.answering():
+            handled = await self.hub.submit(command)
+            result = handled.result(grant.viewer)
+            log.info(
+                "command",
+                scene=grant.scene,
+                actor=actor,
+                verb=command.verb,
+                id=command.id,
+                outcome="ok" if result.ok else result.error.code if result.error else "?",
+                latency_ms=round((time.perf_counter() - started) * 1000, 2),
+            )
+            await self.send(result)
 
     async def create_scene(self, message: CreateScene) -> None:
         self._storyteller("create a scene")
+        if self.hub.closing:
+            raise Refusal("shutting_down", "The server is shutting down; try again when it is back.")
         scene = message.scene or f"s-{secrets.token_hex(4)}"
         opening = OpenScene(
-            id=f"create-{scene}",
-            scene=scene,
-            actor="st",
-            ruleset=message.ruleset,
-            title=message.title,
-            options=message.options,
+            id="~open", scene=scene, actor="st", ruleset=message.ruleset, title=message.title, options=message.options
         )
         handled = await self.hub.submit(opening)
         if handled.error is not None:
@@ -353,18 +492,35 @@ class Connection:
         log.info("scene created", new_scene=scene)
         await self.send(SceneCreated(scene=scene, token=token, grant=grant))
 
-    async def invite(self, role: str, character: str | None) -> None:
+    async def invite(self, role: str, character: str | None, expires: float | None) -> None:
         grant = self._storyteller("invite")
         if role == "player":
             if character is None:
                 raise Refusal("malformed", 'A player token is bound to a character: add "character".')
-            state = self.hub.service.state(grant.scene)
+            state = await self._scene_state(grant.scene)
             if character not in state.characters:
                 raise Refusal("unknown_character", f"There is no character {character!r} in this scene.")
         elif character is not None:
             raise Refusal("malformed", "A spectator token is not bound to a character.")
         token, issued = self.hub.backend.tokens.issue(
-            grant.scene, "player" if role == "player" else "spectator", character
+            grant.scene,
+            "player" if role == "player" else "spectator",
+            character,
+            expires=timedelta(seconds=expires) if expires else None,
         )
         log.info("invited", role=role, character=character, token_id=issued.token_id)
         await self.send(Invited(token=token, grant=issued))
+
+    async def revoke(self, token_id: str) -> None:
+        grant = self._storyteller("revoke a token")
+        if token_id == grant.token_id:
+            raise Refusal(
+                "own_token", "This console's own token cannot be revoked from it; use another Storyteller link."
+            )
+        target = next((g for g in self.hub.backend.tokens.list(grant.scene) if g.token_id == token_id), None)
+        if target is None:
+            raise Refusal("unknown_token", f"There is no token {token_id!r} in this scene.")
+        revoked = self.hub.backend.tokens.revoke(token_id)
+        self.hub.close_token(token_id)
+        log.info("token revoked", scene=grant.scene, token_id=token_id)
+        await self.send(Revoked(grant=revoked or target))

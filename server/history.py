@@ -1,9 +1,11 @@
 """Moving scenes between databases and branching them: export, import, fork.
 
-An export is the scene's records as JSON lines, exactly as stored (seq, times, hashes). Import
-checks the whole file first (one scene, seq from 1 without gaps, every hash, every event readable)
-and writes nothing unless all of it is sound. A fork copies events 1..N of a scene into a new one
-and records where it came from; the original is never touched.
+An export is the scene's records as JSON lines, exactly as stored (seq, times, hashes), ending
+with a line that says how many events it holds and the head hash, so a truncated file is known.
+Import checks the whole file first (one scene, seq from 1 without gaps, every hash, every event
+readable, the end present and matching, and the head noted with ``--expect``) and writes nothing
+unless all of it is sound. A fork copies events 1..N of a scene into a new one and records where it
+came from; the original is never touched. Both write in one transaction.
 """
 
 from __future__ import annotations
@@ -14,37 +16,67 @@ from datetime import datetime
 import msgspec
 
 from domain.events import SceneForked
-from domain.log import Recorded, Wire, check_chain, decode_event, decode_wire
-from server.store import EventStore, StoreError
+from domain.log import GENESIS, Recorded, Wire, check_chain, decode_event, decode_wire, to_wire
+from server.store import EventStore, StoreError, chain
 
 
 class ImportRefused(StoreError):
     """An export that is not sound: nothing was written."""
 
 
+class ExportEnd(msgspec.Struct, frozen=True):
+    """The last line of an export: its scene, how many events it holds, and the head hash."""
+
+    scene: str
+    events: int
+    head: str
+
+
+class _EndLine(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    end: ExportEnd
+
+
 _json = msgspec.json.Encoder()
+_end_decoder = msgspec.json.Decoder(_EndLine)
+
+
+def export_lines(store: EventStore, scene: str) -> Iterable[str]:
+    """A scene's records as JSON lines, exactly as stored, then the end line."""
+    count, head = 0, ""
+    for wire in store.read_wire(scene):
+        count, head = count + 1, wire.hash
+        yield _json.encode(wire).decode() + "\n"
+    yield _json.encode(_EndLine(ExportEnd(scene, count, head))).decode() + "\n"
 
 
 def export_text(store: EventStore, scene: str) -> str:
-    """A scene's records as JSON lines, exactly as stored."""
-    return "".join(_json.encode(wire).decode() + "\n" for wire in store.read_wire(scene))
+    return "".join(export_lines(store, scene))
 
 
-def read_export(lines: Iterable[str]) -> list[Wire]:
-    """Parse an export, refusing the first line that is not a record."""
-    wires = []
+def read_export(lines: Iterable[str]) -> tuple[list[Wire], ExportEnd | None]:
+    """Parse an export, refusing the first line that is not a record (or the end line, last)."""
+    wires: list[Wire] = []
+    end: ExportEnd | None = None
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        if end is not None:
+            raise ImportRefused(f"line {number} comes after the export's end line")
+        if line.lstrip().startswith('{"end"'):
+            try:
+                end = _end_decoder.decode(line).end
+                continue
+            except msgspec.DecodeError as err:
+                raise ImportRefused(f"line {number} is not a sound end line: {err}") from None
         try:
             wires.append(decode_wire(line))
         except msgspec.DecodeError as err:
             raise ImportRefused(f"line {number} is not an event record: {err}") from None
-    return wires
+    return wires, end
 
 
-def check_export(wires: list[Wire]) -> str:
-    """The scene an export holds, or ``ImportRefused`` naming the first bad event."""
+def check_export(wires: list[Wire], end: ExportEnd | None, expect: str | None = None) -> str:
+    """The scene an export holds, or ``ImportRefused`` naming the first thing wrong."""
     if not wires:
         raise ImportRefused("the file holds no events")
     scene = wires[0].scene
@@ -59,20 +91,35 @@ def check_export(wires: list[Wire]) -> str:
             decode_event(wire.type, bytes(wire.data))
         except msgspec.DecodeError as err:
             raise ImportRefused(f"event {wire.seq} ({wire.type}) cannot be read: {err}") from None
+    if end is None:
+        raise ImportRefused(
+            f"the file ends after event {wires[-1].seq} without its end line (events and head hash): "
+            "it may be truncated; export the scene again"
+        )
+    if (end.scene, end.events, end.head) != (scene, len(wires), wires[-1].hash):
+        raise ImportRefused(
+            f"the end line says {end.events} events of {end.scene!r} ending with {end.head}, "
+            f"but the file holds {len(wires)} of {scene!r} ending with {wires[-1].hash}"
+        )
+    if expect is not None and wires[-1].hash != expect:
+        raise ImportRefused(f"its head is {wires[-1].hash}, not the expected {expect}")
     return scene
 
 
-def import_scene(store: EventStore, lines: Iterable[str]) -> tuple[str, int]:
+def import_scene(store: EventStore, lines: Iterable[str], expect: str | None = None) -> tuple[str, int]:
     """Import an export into ``store``: ``(scene, events)``, or ``ImportRefused`` and nothing written."""
-    wires = read_export(lines)
-    scene = check_export(wires)
+    wires, end = read_export(lines)
+    scene = check_export(wires, end, expect)
     store.import_wires(scene, wires)
     return scene, len(wires)
 
 
-def fork(store: EventStore, scene: str, at: int, new_scene: str, clock: Callable[[], datetime]) -> int:
-    """Copy events 1..``at`` of ``scene`` into ``new_scene`` and record the origin; returns the new
-    scene's version."""
+def fork_wires(
+    store: EventStore, scene: str, at: int, new_scene: str, clock: Callable[[], datetime]
+) -> tuple[list[Wire], dict[tuple[str, str], str]]:
+    """The records of a what-if (events 1..``at`` of ``scene``, re-chained under ``new_scene``,
+    then ``scene_forked``) and the digests of their commands, ready to write in one transaction.
+    Pure reading: safe on a worker thread."""
     version, _ = store.head(scene)
     if version == 0:
         raise StoreError(f"there is no scene {scene!r}")
@@ -80,33 +127,44 @@ def fork(store: EventStore, scene: str, at: int, new_scene: str, clock: Callable
         raise StoreError(f"scene {scene!r} has events 1 to {version}; fork at one of them")
     if store.head(new_scene)[0]:
         raise StoreError(f"scene {new_scene!r} already exists; pick another name")
-    copied = 0
-    batch: list[Recorded] = []
     records = list(store.read(scene, upto=at))
+    sealed: list[tuple[Recorded, bytes]] = []
+    digests: dict[tuple[str, str], str] = {}
+    batch: list[Recorded] = []
     for n, record in enumerate(records):
         batch.append(record)
-        last_of_command = n + 1 == len(records) or records[n + 1].command != record.command
-        if last_of_command:
-            prior = store.command(scene, record.command)
-            store.append(
-                new_scene,
-                copied,
-                [r.event for r in batch],
-                command=record.command,
-                digest=prior.digest if prior else "",
-                actor=batch[0].actor,
-                at=batch[0].at,
-            )
-            copied += len(batch)
-            batch = []
+        if n + 1 < len(records) and records[n + 1].command == record.command:
+            continue
+        prior = store.command(scene, record.actor, record.command)
+        digests[(record.actor, record.command)] = prior.digest if prior else ""
+        prev = sealed[-1][0].hash if sealed else GENESIS
+        first = batch[0]
+        sealed += chain(
+            new_scene,
+            len(sealed),
+            prev,
+            [r.event for r in batch],
+            command=record.command,
+            actor=first.actor,
+            at=first.at,
+        )
+        batch = []
     origin = records[-1]
-    forked = store.append(
+    sealed += chain(
         new_scene,
-        copied,
+        len(sealed),
+        sealed[-1][0].hash,
         [SceneForked(scene=scene, seq=at, hash=origin.hash)],
-        command=f"fork-{scene}-{at}",
-        digest="",
+        command=f"~fork-{scene}-{at}",
         actor="st",
         at=max(clock(), origin.at),
     )
-    return forked[-1].seq
+    return [to_wire(record, data) for record, data in sealed], digests
+
+
+def fork(store: EventStore, scene: str, at: int, new_scene: str, clock: Callable[[], datetime]) -> int:
+    """Copy events 1..``at`` of ``scene`` into ``new_scene`` and record the origin, in one
+    transaction; returns the new scene's version."""
+    wires, digests = fork_wires(store, scene, at, new_scene, clock)
+    store.import_wires(new_scene, wires, digests)
+    return wires[-1].seq

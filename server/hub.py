@@ -1,22 +1,46 @@
 """The open scenes of one server: a room per scene, started on first use, unloaded when idle,
-and the live connections of each token (so a revoked token's connections can be closed)."""
+stopped alone when it fails; the live connections of each token, closed within a second of the
+token being revoked or expiring (by this server, another process, or the command line); and the
+commands in flight, so a shutdown answers every command it committed.
+"""
 
 from __future__ import annotations
 
+import contextlib
 from collections import defaultdict
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import anyio
+import structlog
 from anyio.abc import TaskGroup
-from websockets.asyncio.server import ServerConnection
 
 from domain.commands import AnyCommand
+from domain.state import Scene
 from server.backend import Backend
-from server.room import Join, Leave, Room, SendView, Submit, Subscriber
-from server.service import Handled, SceneService
+from server.room import Inspect, Join, JoinAnswer, Leave, Room, SendView, Submit, Subscriber
+from server.service import ErrorBody, Handled, SceneService
+from server.store import SqliteStore
 from server.wire import Limits
+from server.writer import Writer
+
+if TYPE_CHECKING:
+    from server.connection import Connection
 
 REVOKED = 4003
-"""The close code of a connection whose token was revoked."""
+"""The close code of a connection whose token was revoked or expired."""
+WATCH = 0.5
+"""Seconds between looks at the tokens table for revocations and expiries."""
+
+log = structlog.get_logger("justicar.hub")
+
+
+class SceneUnavailable(Exception):
+    """The scene's room failed: ``error`` says why."""
+
+    def __init__(self, error: ErrorBody) -> None:
+        super().__init__(error.message)
+        self.error = error
 
 
 class Hub:
@@ -27,14 +51,22 @@ class Hub:
         self.limits = limits or Limits()
         self.tg = tg
         self.idle_after = idle_after
-        self.service = SceneService(backend.store, snapshots=backend.snapshots)
+        self.writer = Writer(threaded=isinstance(backend.store, SqliteStore))
+        self.service = SceneService(backend.store, snapshots=backend.snapshots, writer=self.writer)
         self.rooms: dict[str, Room] = {}
-        self.connections: dict[str, set[ServerConnection]] = defaultdict(set)
+        self.connections: dict[str, set[Connection]] = defaultdict(set)
+        self.ended: set[str] = set()
+        """Tokens revoked or expired, as last seen in the store."""
+        self.closing = False
+        self.in_flight = 0
+        self._settled = anyio.Event()
+
+    # -- rooms -----------------------------------------------------------------------------------
 
     def room(self, scene: str) -> Room:
         room = self.rooms.get(scene)
         if room is None:
-            room = Room(scene, self.service, self.tg, self._unload, idle_after=self.idle_after)
+            room = Room(scene, self.service, self.tg, self._unload, on_failed=self._failed, idle_after=self.idle_after)
             self.rooms[scene] = room
             self.tg.start_soon(room.run, name=f"room {scene}")
         return room
@@ -45,7 +77,10 @@ class Hub:
             self.service.forget(room.scene)
         return True
 
-    async def _post(self, scene: str, job: Submit | Join | Leave | SendView) -> None:
+    def _failed(self, room: Room) -> None:
+        self._unload(room)
+
+    async def _post(self, scene: str, job: Submit | Join | Leave | SendView | Inspect) -> None:
         for _ in range(3):  # a room unloading as the job arrives: the next one takes it
             try:
                 await self.room(scene).jobs.send(job)
@@ -60,10 +95,21 @@ class Hub:
             await self._post(command.scene, Submit(command, send))
             return await receive.receive()
 
-    async def join(self, subscriber: Subscriber, since: int) -> int:
-        send, receive = anyio.create_memory_object_stream[int](1)
+    @contextlib.contextmanager
+    def answering(self) -> Iterator[None]:
+        """A command being applied and answered: a shutdown waits for it."""
+        self.in_flight += 1
+        try:
+            yield
+        finally:
+            self.in_flight -= 1
+            if self.closing and not self.in_flight:
+                self._settled.set()
+
+    async def join(self, subscriber: Subscriber, since: int, base: Scene | None = None) -> JoinAnswer:
+        send, receive = anyio.create_memory_object_stream[JoinAnswer](1)
         with receive:
-            await self._post(subscriber.grant.scene, Join(subscriber, since, send))
+            await self._post(subscriber.grant.scene, Join(subscriber, since, send, base))
             return await receive.receive()
 
     async def leave(self, subscriber: Subscriber) -> None:
@@ -72,6 +118,58 @@ class Hub:
     async def send_view(self, subscriber: Subscriber) -> None:
         await self._post(subscriber.grant.scene, SendView(subscriber))
 
-    def close_token(self, token_id: str) -> None:
-        for conn in list(self.connections.pop(token_id, ())):
-            self.tg.start_soon(conn.close, REVOKED, "token revoked")
+    async def state(self, scene: str) -> Scene:
+        """The scene's state as its room holds it (loading it, off the loop, if need be); raises
+        ``SceneUnavailable`` when the scene cannot be served."""
+        send, receive = anyio.create_memory_object_stream[Scene | ErrorBody](1)
+        with receive:
+            await self._post(scene, Inspect(send))
+            answer = await receive.receive()
+        if isinstance(answer, ErrorBody):
+            raise SceneUnavailable(answer)
+        return answer
+
+    # -- tokens ----------------------------------------------------------------------------------
+
+    def attach(self, token_id: str, connection: Connection) -> None:
+        self.connections[token_id].add(connection)
+
+    def detach(self, token_id: str, connection: Connection) -> None:
+        held = self.connections.get(token_id)
+        if held is not None:
+            held.discard(connection)
+            if not held:
+                del self.connections[token_id]
+
+    def close_token(self, token_id: str, why: str = "token revoked") -> None:
+        """Stop every connection of a token: no more pushes, commands or requests, then closed."""
+        self.ended.add(token_id)
+        for connection in list(self.connections.pop(token_id, ())):
+            connection.stop(REVOKED, why)
+        for room in self.rooms.values():
+            room.evict(token_id)
+
+    async def watch_tokens(self) -> None:
+        """Keep ``ended`` current and close the connections of tokens that ended anywhere."""
+        while True:
+            try:
+                ended = self.backend.tokens.ended()  # a small indexed read; WAL readers never wait
+            except Exception as err:  # a store that cannot be read now is read next time
+                log.warning("tokens unreadable", error=str(err))
+            else:
+                fresh = ended - self.ended
+                self.ended = ended
+                for token_id in fresh & set(self.connections):
+                    log.info("token ended", token_id=token_id)
+                    self.close_token(token_id, "token revoked or expired")
+            await anyio.sleep(WATCH)
+
+    # -- shutdown --------------------------------------------------------------------------------
+
+    async def settle(self, seconds: float) -> None:
+        """Refuse new commands, and wait (at most ``seconds``) for those in flight to be answered."""
+        self.closing = True
+        if not self.in_flight:
+            return
+        with anyio.move_on_after(seconds):
+            await self._settled.wait()

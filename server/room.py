@@ -1,14 +1,24 @@
 """A live scene: one anyio task that owns the scene's state and serializes its jobs.
 
 Every connection's commands, subscriptions and departures arrive on one memory channel and are
-handled one at a time, so a scene never sees two commands at once, and a new subscriber's
-catch-up and the live stream never interleave (no gap, no duplicate). After a commit the room
-writes each subscriber's frames with ``websockets.broadcast`` (no awaiting); a subscriber whose
-write buffer is over ``WRITE_LIMIT`` is dropped, never awaited, and catches up when it comes back.
+handled one at a time, so a scene never sees two commands at once, and a new subscriber's last
+stretch of catch-up and the live stream never interleave (no gap, no duplicate). A long catch-up
+is streamed by the subscriber's own connection, at the pace its socket drains, before it joins
+here (``server.catchup``); the room only ever sends the last ``CHUNK`` events. After a commit the
+room writes each subscriber's frames with ``websockets.broadcast`` (no awaiting); a subscriber
+whose write buffer is over ``WRITE_LIMIT`` is dropped, never awaited, and catches up when it comes
+back.
+
+A room is supervised: its scene is loaded (checked) off the event loop when it starts, and if the
+scene cannot be served, or anything unexpected goes wrong in a job, the room stops alone. Its
+subscribers get an ``error`` naming the scene and the cause and are closed (1011); every job
+waiting for it is answered with that error; the failure is logged with its traceback; the next
+job for the scene starts a fresh room, which loads the scene again.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,21 +32,36 @@ from websockets.asyncio.server import ServerConnection, broadcast
 
 from domain.automation import automatic
 from domain.commands import AnyCommand
-from domain.evolve import fold
 from domain.log import Recorded
 from domain.state import Scene
-from server.service import Handled, SceneService
+from server.service import ErrorBody, Handled, SceneService
+from server.store import SceneCorrupt, StorageUnavailable
 from server.tokens import Grant
-from server.wire import Presence, Present, after_commit, befores_of, catch_up, encode
+from server.wire import (
+    ErrorMessage,
+    Presence,
+    Present,
+    after_commit,
+    befores_of,
+    commit_frames,
+    encode,
+    joined_frames,
+)
 
 WRITE_LIMIT = 512 * 1024
 """Bytes a subscriber may leave unread before it is dropped as too slow."""
 TOO_SLOW = 4008
 """The close code of a dropped subscriber: reconnect and catch up."""
+FAILED = 1011
+"""The close code of a subscriber whose scene stopped: reconnect to try again."""
 QUEUE = 1024
 """Jobs waiting for a room before senders wait."""
 AUTOMATION_ROUNDS = 10
 """Passes of automatic throws after one command (each pass may open the next test)."""
+CHUNK = 256
+"""Events a room sends a joining subscriber at most; the connection streams any more itself."""
+RECENT = 64
+"""States after the last commits, kept to put a joining subscriber's last events into words."""
 
 log = structlog.get_logger("justicar.room")
 
@@ -54,6 +79,29 @@ class Subscriber:
 
 
 @dataclass
+class Joined:
+    version: int
+
+
+@dataclass
+class Behind:
+    """Too far behind for the room: stream up to ``version`` first (and, for words, bring the state
+    at ``since``: ``need_base``)."""
+
+    version: int
+    need_base: bool = False
+
+
+@dataclass
+class JoinRefused:
+    code: str
+    message: str
+
+
+JoinAnswer = Joined | Behind | JoinRefused
+
+
+@dataclass
 class Submit:
     command: AnyCommand
     reply: MemoryObjectSendStream[Handled]
@@ -63,7 +111,9 @@ class Submit:
 class Join:
     subscriber: Subscriber
     since: int
-    reply: MemoryObjectSendStream[int]
+    reply: MemoryObjectSendStream[JoinAnswer]
+    base: Scene | None = None
+    """The state at ``since``, when the subscriber streamed there itself."""
 
 
 @dataclass
@@ -76,7 +126,22 @@ class SendView:
     subscriber: Subscriber
 
 
-Job = Submit | Join | Leave | SendView
+@dataclass
+class Inspect:
+    """The room's current state (for the connection's checks), or its failure."""
+
+    reply: MemoryObjectSendStream[Scene | ErrorBody]
+
+
+Job = Submit | Join | Leave | SendView | Inspect
+
+
+def unavailable(scene: str, cause: str) -> ErrorBody:
+    return ErrorBody(
+        "scene_unavailable",
+        f"Scene {scene!r} cannot be served: {cause}. Nothing was recorded; the Storyteller can check the log "
+        f"with `justicar verify`.",
+    )
 
 
 @dataclass(eq=False)
@@ -85,6 +150,7 @@ class Room:
     service: SceneService
     tg: TaskGroup
     on_idle: Callable[[Room], bool]
+    on_failed: Callable[[Room], None] = lambda room: None
     idle_after: float = 300.0
     subscribers: list[Subscriber] = field(default_factory=list)
 
@@ -92,63 +158,117 @@ class Room:
         self.jobs: MemoryObjectSendStream[Job]
         self._inbox: MemoryObjectReceiveStream[Job]
         self.jobs, self._inbox = anyio.create_memory_object_stream[Job](QUEUE)
+        self.recent: dict[int, Scene] = {}
+        self.failure: ErrorBody | None = None
+        self._current: Job | None = None
+
+    @property
+    def state(self) -> Scene:
+        return self.service.state(self.scene)
 
     async def run(self) -> None:
         structlog.contextvars.clear_contextvars()  # not the context of the connection that woke the room
-        self.automate()  # a throw owed since before a restart
         with self._inbox:
-            while True:
-                job: Job | None = None
-                with anyio.move_on_after(self.idle_after):
-                    try:
-                        job = await self._inbox.receive()
-                    except anyio.EndOfStream:
-                        return
-                if job is None:
-                    if not self.subscribers and self.on_idle(self):
-                        self.jobs.close()  # senders holding this room now retry with a new one
-                        return
-                    continue
-                self.handle(job)
+            try:
+                await self._load()
+                await self.automate()  # a throw owed since before a restart
+                while True:
+                    job: Job | None = None
+                    with anyio.move_on_after(self.idle_after):
+                        try:
+                            job = await self._inbox.receive()
+                        except anyio.EndOfStream:
+                            return
+                    if job is None:
+                        if not self.subscribers and self.on_idle(self):
+                            self.jobs.close()  # senders holding this room now retry with a new one
+                            return
+                        continue
+                    self._current = job
+                    await self.handle(job)
+                    self._current = None
+            except Exception as err:  # supervision: the room stops alone, the server goes on
+                self._fail(err)
 
-    def handle(self, job: Job) -> None:
+    async def _load(self) -> None:
+        """Load (and check) the scene off the event loop."""
+        state = await anyio.to_thread.run_sync(self.service.load, self.scene)
+        self.service.adopt(self.scene, state)
+        self._remember(state)
+
+    def _remember(self, state: Scene) -> None:
+        self.recent[state.version] = state
+        if len(self.recent) > RECENT:
+            del self.recent[min(self.recent)]
+
+    async def handle(self, job: Job) -> None:
         match job:
             case Submit(command=command, reply=reply):
-                before = self.service.state(self.scene)
-                handled = self.service.handle(command)
-                if handled.fresh:
-                    self.push(before, handled.records)
-                    self.automate()
-                reply.send_nowait(handled)
-            case Join(subscriber=sub, since=since, reply=reply):
-                state = self.service.state(self.scene)
-                since = min(since, state.version)
-                records = list(self.service.store.read(self.scene, after=since))
-                befores = None
-                if sub.summaries and records:  # the words need the state before each event
-                    befores = befores_of(records, fold(self.service.store.read(self.scene, upto=since)))
-                self._send([sub], catch_up(records, state, since, sub.viewer, befores))
-                self.subscribers.append(sub)
-                self.announce()
-                reply.send_nowait(state.version)
+                await self.submit(command, reply)
+            case Join():
+                self.join(job)
             case Leave(subscriber=sub):
                 if sub in self.subscribers:
                     self.subscribers.remove(sub)
                     self.announce()
             case SendView(subscriber=sub):
-                state = self.service.state(self.scene)
-                self._send([sub], catch_up([], state, state.version, sub.viewer)[:-1])
+                self._send([sub], joined_frames(self.state, self.state.version, sub.viewer)[:-1])
+            case Inspect(reply=reply):
+                reply.send_nowait(self.state)
 
-    def automate(self) -> None:
+    async def submit(self, command: AnyCommand, reply: MemoryObjectSendStream[Handled]) -> None:
+        """Apply a command; push what it appended, then answer (the answer goes even if what follows
+        the commit fails: an acknowledged command is committed, and its sender is told)."""
+        before = self.state
+        handled = await self.service.submit(command)
+        try:
+            if handled.fresh:
+                state = self.state
+                self._remember(state)
+                self.push(before, handled.records)
+                snapshots = self.service.snapshots
+                if snapshots is not None and snapshots.due(state, len(handled.records)):
+                    self.tg.start_soon(self._snapshot, state, handled.records[-1].hash)
+        finally:
+            reply.send_nowait(handled)
+        if handled.fresh:
+            await self.automate()
+
+    async def _snapshot(self, state: Scene, at_hash: str) -> None:
+        await self.service.writer.run(lambda: self.service.save_snapshot(state, at_hash))
+
+    def join(self, job: Join) -> None:
+        """Send the last stretch and add the subscriber, or say how far it must stream first."""
+        sub, since, state = job.subscriber, job.since, self.state
+        if since > state.version:
+            message = f"This scene's last event is {state.version}; there is no event {since} to continue from."
+            job.reply.send_nowait(JoinRefused("bad_since", message))
+            return
+        if state.version - since > CHUNK:
+            job.reply.send_nowait(Behind(state.version))
+            return
+        base = job.base if job.base is not None and job.base.version == since else self.recent.get(since)
+        if sub.summaries and since < state.version and base is None:
+            job.reply.send_nowait(Behind(state.version, need_base=True))
+            return
+        records = list(self.service.store.read(self.scene, after=since)) if since < state.version else []
+        frames, _ = commit_frames(records, sub.viewer, base if sub.summaries else None)
+        self._send([sub], [*frames, *joined_frames(state, since, sub.viewer)])
+        self.subscribers.append(sub)
+        self.announce()
+        job.reply.send_nowait(Joined(state.version))
+
+    async def automate(self) -> None:
         """Let the NPCs the server answers for throw, until none is owed a throw."""
         for _ in range(AUTOMATION_ROUNDS):
-            state = self.service.state(self.scene)
             moved = False
-            for command in automatic(state):
-                handled = self.service.handle(command)
+            for command in automatic(self.state):
+                before = self.state
+                handled = await self.service.submit(command)
                 if handled.fresh:
-                    self.push(state, handled.records)
-                    state, moved = self.service.state(self.scene), True
+                    self._remember(self.state)
+                    self.push(before, handled.records)
+                    moved = True
                 elif handled.error is not None:
                     log.warning("automatic throw refused", code=handled.error.code, message=handled.error.message)
             if not moved:
@@ -156,7 +276,7 @@ class Room:
 
     def push(self, before: Scene, records: list[Recorded]) -> None:
         """Each subscriber's copy of what was just committed (in words too, for those who asked)."""
-        state = self.service.state(self.scene)
+        state = self.state
         groups: dict[tuple[str, bool], list[Subscriber]] = defaultdict(list)
         for sub in self.subscribers:
             groups[(sub.viewer, sub.summaries)].append(sub)
@@ -171,6 +291,14 @@ class Room:
             counts[(sub.grant.role, sub.grant.character)] += 1
         present = [Present(role, character, n) for (role, character), n in sorted(counts.items(), key=str)]
         self._send(self.subscribers, [encode(Presence(scene=self.scene, connected=present))])
+
+    def evict(self, token_id: str) -> None:
+        """Stop sending to the subscribers of a token that may no longer be used."""
+        gone = [sub for sub in self.subscribers if sub.grant.token_id == token_id]
+        for sub in gone:
+            self.subscribers.remove(sub)
+        if gone:
+            self.announce()
 
     def _send(self, subs: list[Subscriber], frames: list[bytes]) -> None:
         """Write frames to subscribers without waiting; drop those too far behind."""
@@ -193,3 +321,43 @@ class Room:
                 log.warning("subscriber dropped", scene=self.scene, role=sub.grant.role, reason="too slow")
                 self.tg.start_soon(sub.conn.close, TOO_SLOW, "too slow: reconnect to catch up")
         self.announce()
+
+    # -- supervision -----------------------------------------------------------------------------
+
+    def _fail(self, err: Exception) -> None:
+        """Stop this room alone: tell its subscribers and every waiting job why, and log it."""
+        known = isinstance(err, SceneCorrupt | StorageUnavailable)
+        cause = str(err) if known else f"an unexpected error in the server ({type(err).__name__})"
+        self.failure = unavailable(self.scene, cause)
+        log.error("scene failed", scene=self.scene, cause=cause, exc_info=err)
+        self.jobs.close()
+        self.on_failed(self)
+        frame = encode(ErrorMessage(code=self.failure.code, message=self.failure.message))
+        subs, self.subscribers = self.subscribers, []
+        self._send(subs, [frame])
+        for sub in subs:
+            self.tg.start_soon(sub.conn.close, FAILED, f"scene {self.scene} stopped")
+        if self._current is not None:
+            self._answer_failed(self._current)
+        while True:
+            try:
+                job = self._inbox.receive_nowait()
+            except (anyio.WouldBlock, anyio.EndOfStream):
+                return
+            self._answer_failed(job)
+
+    def _answer_failed(self, job: Job) -> None:
+        with contextlib.suppress(anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            self._answer(job)
+
+    def _answer(self, job: Job) -> None:
+        assert self.failure is not None
+        match job:
+            case Submit(command=command, reply=reply):
+                reply.send_nowait(Handled(id=command.id, error=self.failure))
+            case Join(reply=reply):
+                reply.send_nowait(JoinRefused(self.failure.code, self.failure.message))
+            case Inspect(reply=reply):
+                reply.send_nowait(self.failure)
+            case Leave() | SendView():
+                pass

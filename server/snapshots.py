@@ -1,22 +1,28 @@
 """Snapshots: a scene's folded state saved every ``every`` events, so a long scene loads from the
-latest snapshot plus the tail of its log. They are derived: a snapshot whose format or code is not
-this one's is ignored, and dropping the table loses nothing.
+latest snapshot plus the tail of its log. They are derived, and trusted only as far as they can
+be checked: each records the seq and hash of the event it was taken at and a digest of its own
+bytes, and is used only when the log still holds that event with that hash and the bytes still
+match; otherwise it is discarded (and logged) and the scene is folded from its first event.
+Dropping the table loses nothing.
 """
 
 from __future__ import annotations
 
-import sqlite3
+import hashlib
 import typing
 from typing import Any
 
 import immutables
 import msgspec
+import structlog
 
 from domain.state import Scene
+from server.store.sqlite import SqliteStore
 
-FORMAT = 1
+FORMAT = 2
 """Bump when the state's shape changes: older snapshots are then ignored and rebuilt."""
 
+log = structlog.get_logger("justicar.snapshots")
 
 # msgspec's hook protocol: a hook raises NotImplementedError for a type it does not handle.
 
@@ -46,38 +52,67 @@ def decode(blob: bytes) -> Scene:
     return _decoder.decode(blob)
 
 
-class Snapshots:
-    """Snapshots kept in the SQLite file beside the events (table ``snapshots``)."""
+class Snapshot(msgspec.Struct, frozen=True, gc=False):
+    """A checked snapshot: the state, and the hash of the event it was taken at."""
 
-    def __init__(self, conn: sqlite3.Connection, every: int = 1000) -> None:
-        self.conn = conn
+    state: Scene
+    hash: str
+
+
+class Snapshots:
+    """Snapshots kept in the SQLite file beside the events (table ``snapshots``). ``save`` writes
+    through the store's writing connection (the server's writer thread); ``load`` reads through
+    the calling thread's own."""
+
+    def __init__(self, store: SqliteStore, every: int = 1000) -> None:
+        self.store = store
         self.every = every
+        if store.readonly:
+            return
+        conn = store.db.conn
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(snapshots)")}
+        if columns and "digest" not in columns:
+            conn.execute("DROP TABLE snapshots")  # unchecked snapshots of an older version: derived, so dropped
         conn.execute(
             "CREATE TABLE IF NOT EXISTS snapshots (scene TEXT PRIMARY KEY, version INTEGER NOT NULL, "
-            "format INTEGER NOT NULL, state BLOB NOT NULL)"
+            "hash TEXT NOT NULL, format INTEGER NOT NULL, digest TEXT NOT NULL, state BLOB NOT NULL)"
         )
 
-    def load(self, scene: str) -> Scene | None:
-        row = self.conn.execute(
-            "SELECT state FROM snapshots WHERE scene = ? AND format = ?", [scene, FORMAT]
+    def load(self, scene: str) -> Snapshot | None:
+        reads = self.store.reads
+        row = reads.execute(
+            "SELECT version, hash, digest, state FROM snapshots WHERE scene = ? AND format = ?", [scene, FORMAT]
         ).fetchone()
         if row is None:
             return None
+        version, at_hash, digest, blob = row
+        if hashlib.sha256(blob).hexdigest() != digest:
+            return self._discarded(scene, version, "its bytes do not match its digest")
+        logged = reads.execute("SELECT hash FROM events WHERE scene = ? AND seq = ?", [scene, version]).fetchone()
+        if logged is None or logged[0] != at_hash:
+            return self._discarded(scene, version, "the log no longer holds the event it was taken at")
         try:
-            return decode(row[0])
-        except (msgspec.DecodeError, NotImplementedError):
-            return None  # an unreadable snapshot is only a lost shortcut
+            state = decode(blob)
+        except (msgspec.DecodeError, NotImplementedError) as err:
+            return self._discarded(scene, version, f"it cannot be read: {err}")
+        if state.id != scene or state.version != version:
+            return self._discarded(scene, version, "it is of another scene or version")
+        return Snapshot(state, at_hash)
 
-    def maybe_save(self, state: Scene, appended: int) -> bool:
-        """Save when this append crossed a multiple of ``every``."""
-        if state.version // self.every == (state.version - appended) // self.every:
-            return False
-        self.save(state)
-        return True
+    @staticmethod
+    def _discarded(scene: str, version: int, why: str) -> None:
+        log.warning("snapshot discarded", scene=scene, version=version, why=why)
+        return None
 
-    def save(self, state: Scene) -> None:
-        with self.conn:
-            self.conn.execute(
-                "INSERT OR REPLACE INTO snapshots (scene, version, format, state) VALUES (?, ?, ?, ?)",
-                [state.id, state.version, FORMAT, encode(state)],
-            )
+    def due(self, state: Scene, appended: int) -> bool:
+        """Whether the append that brought ``state`` crossed a multiple of ``every``."""
+        return state.version // self.every != (state.version - appended) // self.every
+
+    def save(self, state: Scene, at_hash: str) -> None:
+        """Keep ``state``, taken at its last event, whose hash is ``at_hash``."""
+        blob = encode(state)
+        conn = self.store.db.conn
+        conn.execute(
+            "INSERT OR REPLACE INTO snapshots (scene, version, hash, format, digest, state) VALUES (?, ?, ?, ?, ?, ?)",
+            [state.id, state.version, at_hash, FORMAT, hashlib.sha256(blob).hexdigest(), blob],
+        )

@@ -1,9 +1,10 @@
-"""Access tokens: who may connect to a scene, and as what.
+"""Access tokens: who may connect to a scene, and as what, and until when.
 
 A token is random (``jt_`` and 32 url-safe characters), shown once when issued, and stored only as
 its SHA-256. Its public ``token_id`` (``t-`` and the first 10 hex digits of that hash) names it for
 listing and revoking. Each token grants one role in one scene: ``st``, ``player`` (bound to one
-character) or ``spectator``.
+character) or ``spectator``; it may carry an expiry. ``ended()`` lists the tokens that may no
+longer be used (revoked or expired, by any process), so a server can close their connections.
 """
 
 from __future__ import annotations
@@ -11,10 +12,13 @@ from __future__ import annotations
 import hashlib
 import secrets
 import sqlite3
-from datetime import UTC, datetime
-from typing import Literal, Protocol
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal, Protocol
 
 import msgspec
+
+from server.store.sqlite import connect, on_disk
 
 Role = Literal["st", "player", "spectator"]
 
@@ -27,6 +31,7 @@ class Grant(msgspec.Struct, frozen=True, kw_only=True):
     role: Role
     character: str | None = None
     created_at: str = ""
+    expires_at: str | None = None
     revoked: bool = False
 
     @property
@@ -36,9 +41,20 @@ class Grant(msgspec.Struct, frozen=True, kw_only=True):
             return "st"
         return self.character if self.role == "player" and self.character else "*"
 
+    def expired(self, now: datetime) -> bool:
+        return self.expires_at is not None and self.expires_at <= _stamp(now)
+
 
 def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _stamp(at: datetime) -> str:
+    return at.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
 
 
 def new_token() -> tuple[str, str, str]:
@@ -49,48 +65,68 @@ def new_token() -> tuple[str, str, str]:
 
 
 class Tokens(Protocol):
-    def issue(self, scene: str, role: Role, character: str | None = None) -> tuple[str, Grant]:
-        """A new token for ``role`` in ``scene``: ``(token, grant)``; the token is not kept."""
+    def issue(
+        self, scene: str, role: Role, character: str | None = None, *, expires: timedelta | None = None
+    ) -> tuple[str, Grant]:
+        """A new token for ``role`` in ``scene`` (valid for ``expires``, or until revoked):
+        ``(token, grant)``; the token is not kept."""
         ...
 
     def check(self, token: str) -> Grant | None:
-        """The grant of a live token, or None (unknown or revoked)."""
+        """The grant of a live token, or None (unknown, revoked or expired)."""
         ...
 
     def revoke(self, token_id: str) -> Grant | None: ...
 
     def list(self, scene: str) -> list[Grant]: ...
 
+    def ended(self) -> set[str]:
+        """The ids of every token revoked or expired, now."""
+        ...
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    def close(self) -> None: ...
 
 
 class SqliteTokens:
-    """Tokens in the SQLite file beside the events (table ``tokens``)."""
+    """Tokens in the SQLite file beside the events (table ``tokens``), on a connection of their own."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-        conn.execute(
+    def __init__(self, path: str) -> None:
+        self.conn: sqlite3.Connection = connect(path)
+        self._rows(
             "CREATE TABLE IF NOT EXISTS tokens (token_id TEXT PRIMARY KEY, hash TEXT UNIQUE NOT NULL, "
             "scene TEXT NOT NULL, role TEXT NOT NULL, character TEXT, created_at TEXT NOT NULL, "
             "revoked_at TEXT)"
         )
+        if "expires_at" not in {row[1] for row in self._rows("PRAGMA table_info(tokens)")}:
+            self._rows("ALTER TABLE tokens ADD COLUMN expires_at TEXT")
 
-    def issue(self, scene: str, role: Role, character: str | None = None) -> tuple[str, Grant]:
+    def _rows(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        with on_disk():
+            return self.conn.execute(sql, params).fetchall()
+
+    def issue(
+        self, scene: str, role: Role, character: str | None = None, *, expires: timedelta | None = None
+    ) -> tuple[str, Grant]:
         token, digest, token_id = new_token()
-        grant = Grant(token_id=token_id, scene=scene, role=role, character=character, created_at=_now())
-        with self.conn:
-            self.conn.execute(
-                "INSERT INTO tokens (token_id, hash, scene, role, character, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                [token_id, digest, scene, role, character, grant.created_at],
-            )
+        now = _now()
+        grant = Grant(
+            token_id=token_id,
+            scene=scene,
+            role=role,
+            character=character,
+            created_at=_stamp(now),
+            expires_at=_stamp(now + expires) if expires else None,
+        )
+        self._rows(
+            "INSERT INTO tokens (token_id, hash, scene, role, character, created_at, expires_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [token_id, digest, scene, role, character, grant.created_at, grant.expires_at],
+        )
         return token, grant
 
-    def _grant(self, row: tuple[object, ...] | None) -> Grant | None:
-        if row is None:
-            return None
-        token_id, scene, role, character, created_at, revoked_at = row
+    @staticmethod
+    def _grant(row: tuple[object, ...]) -> Grant:
+        token_id, scene, role, character, created_at, expires_at, revoked_at = row
         return msgspec.convert(
             {
                 "token_id": token_id,
@@ -98,28 +134,40 @@ class SqliteTokens:
                 "role": role,
                 "character": character,
                 "created_at": created_at,
+                "expires_at": expires_at,
                 "revoked": revoked_at is not None,
             },
             Grant,
         )
 
-    _SELECT = "SELECT token_id, scene, role, character, created_at, revoked_at FROM tokens"
+    _SELECT = "SELECT token_id, scene, role, character, created_at, expires_at, revoked_at FROM tokens"
 
     def check(self, token: str) -> Grant | None:
-        grant = self._grant(self.conn.execute(f"{self._SELECT} WHERE hash = ?", [_hash(token)]).fetchone())
-        return grant if grant and not grant.revoked else None
+        rows = self._rows(f"{self._SELECT} WHERE hash = ?", [_hash(token)])
+        grant = self._grant(rows[0]) if rows else None
+        return grant if grant and not grant.revoked and not grant.expired(_now()) else None
 
     def revoke(self, token_id: str) -> Grant | None:
-        with self.conn:
-            self.conn.execute(
-                "UPDATE tokens SET revoked_at = ? WHERE token_id = ? AND revoked_at IS NULL",
-                [_now(), token_id],
-            )
-        return self._grant(self.conn.execute(f"{self._SELECT} WHERE token_id = ?", [token_id]).fetchone())
+        self._rows(
+            "UPDATE tokens SET revoked_at = ? WHERE token_id = ? AND revoked_at IS NULL", [_stamp(_now()), token_id]
+        )
+        rows = self._rows(f"{self._SELECT} WHERE token_id = ?", [token_id])
+        return self._grant(rows[0]) if rows else None
 
     def list(self, scene: str) -> list[Grant]:
-        rows = self.conn.execute(f"{self._SELECT} WHERE scene = ? ORDER BY created_at, token_id", [scene])
-        return [grant for row in rows if (grant := self._grant(row))]
+        return [
+            self._grant(row)
+            for row in self._rows(f"{self._SELECT} WHERE scene = ? ORDER BY created_at, token_id", [scene])
+        ]
+
+    def ended(self) -> set[str]:
+        rows = self._rows(
+            "SELECT token_id FROM tokens WHERE revoked_at IS NOT NULL OR expires_at <= ?", [_stamp(_now())]
+        )
+        return {row[0] for row in rows}
+
+    def close(self) -> None:
+        self.conn.close()
 
 
 class MemoryTokens:
@@ -128,15 +176,25 @@ class MemoryTokens:
     def __init__(self) -> None:
         self._by_hash: dict[str, Grant] = {}
 
-    def issue(self, scene: str, role: Role, character: str | None = None) -> tuple[str, Grant]:
+    def issue(
+        self, scene: str, role: Role, character: str | None = None, *, expires: timedelta | None = None
+    ) -> tuple[str, Grant]:
         token, digest, token_id = new_token()
-        grant = Grant(token_id=token_id, scene=scene, role=role, character=character, created_at=_now())
+        now = _now()
+        grant = Grant(
+            token_id=token_id,
+            scene=scene,
+            role=role,
+            character=character,
+            created_at=_stamp(now),
+            expires_at=_stamp(now + expires) if expires else None,
+        )
         self._by_hash[digest] = grant
         return token, grant
 
     def check(self, token: str) -> Grant | None:
         grant = self._by_hash.get(_hash(token))
-        return grant if grant and not grant.revoked else None
+        return grant if grant and not grant.revoked and not grant.expired(_now()) else None
 
     def revoke(self, token_id: str) -> Grant | None:
         for digest, grant in self._by_hash.items():
@@ -146,4 +204,14 @@ class MemoryTokens:
         return None
 
     def list(self, scene: str) -> list[Grant]:
-        return [grant for grant in self._by_hash.values() if grant.scene == scene]
+        return sorted(
+            (grant for grant in self._by_hash.values() if grant.scene == scene),
+            key=lambda g: (g.created_at, g.token_id),
+        )
+
+    def ended(self) -> set[str]:
+        now = _now()
+        return {g.token_id for g in self._by_hash.values() if g.revoked or g.expired(now)}
+
+    def close(self) -> None:
+        pass

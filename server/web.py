@@ -37,6 +37,8 @@ def process_request(connection: ServerConnection, request: Request) -> Response 
     if "websocket" in request.headers.get("Upgrade", "").lower():
         return None
     path = request.path.split("?", 1)[0]
+    if "\x00" in path or "%00" in path or not path.startswith("/"):
+        return _respond(connection, HTTPStatus.BAD_REQUEST, b"Bad request.\n", "text/plain")
     if path == "/rules.json":
         return _respond(connection, HTTPStatus.OK, rules_json(), "application/json")
     file = _file(path)
@@ -51,8 +53,11 @@ def _file(path: str) -> Path | None:
     name = PAGES.get(path) or (path.removeprefix("/static/") if path.startswith("/static/") else None)
     if name is None:
         return None
-    file = (ROOT / name).resolve()
-    return file if file.is_relative_to(ROOT) and file.is_file() else None
+    try:
+        file = (ROOT / name).resolve()
+        return file if file.is_relative_to(ROOT) and file.is_file() else None
+    except (OSError, ValueError):  # a name the file system cannot hold: there is no such file
+        return None
 
 
 def _respond(connection: ServerConnection, status: HTTPStatus, body: bytes, kind: str) -> Response:

@@ -18,6 +18,7 @@ import msgspec
 from msgspec import Meta
 
 from domain.commands import AnyCommand, Options
+from domain.evolve import evolve
 from domain.log import Recorded, Wire
 from domain.sheets import Ident
 from domain.state import Scene
@@ -73,6 +74,8 @@ class CreateScene(_In, frozen=True, kw_only=True, tag="create_scene"):
 class Invite(_In, frozen=True, kw_only=True, tag="invite"):
     role: Literal["player", "spectator"]
     character: Ident | None = None
+    expires: Annotated[float, Meta(gt=0, le=366 * 24 * 3600)] | None = None
+    """Seconds the token lasts (default: until revoked)."""
 
 
 class Revoke(_In, frozen=True, kw_only=True, tag="revoke"):
@@ -110,10 +113,14 @@ class ForkRequest(_In, frozen=True, kw_only=True, tag="fork"):
     scene: Ident | None = None
 
 
-class QrRequest(_In, frozen=True, kw_only=True, tag="qr"):
-    """A QR code (SVG) for a text, such as an invitation link."""
+MAX_QR = 500
+"""Characters a QR code request may hold (an invitation link is about 80)."""
 
-    text: Annotated[str, Meta(min_length=1, max_length=1000)]
+
+class QrRequest(_In, frozen=True, kw_only=True, tag="qr"):
+    """The ST's QR code (SVG) for a text, such as an invitation link."""
+
+    text: Annotated[str, Meta(min_length=1, max_length=4000)]
 
 
 Control = (
@@ -150,11 +157,14 @@ class Limits(msgspec.Struct, frozen=True):
     burst: int = BURST
 
 
-class Welcome(_Out, frozen=True, kw_only=True, tag="welcome"):
+class Welcome(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", tag="welcome"):
+    """Every field always present (defaults included)."""
+
     role: str
     scene: str
     token_id: str
     character: str | None = None
+    expires_at: str | None = None
     server: str = "justicar 0.1.0"
     limits: Limits = Limits()
 
@@ -319,21 +329,27 @@ def _summaries(records: list[Recorded], befores: list[Scene] | None, viewer: str
     return [narrate(b, record.event, viewer) for b, record in zip(befores, records, strict=True)]
 
 
-def catch_up(
-    records: list[Recorded], state: Scene, since: int, viewer: str, befores: list[Scene] | None = None
-) -> list[bytes]:
-    """The frames a new subscriber gets: a ``commit`` per command after ``since`` (events only,
-    and their words given ``befores``), the whole view, and the ``subscribed`` marker."""
+def commit_frames(records: list[Recorded], viewer: str, base: Scene | None = None) -> tuple[list[bytes], Scene | None]:
+    """The catch-up frames of some records: a ``commit`` per command (events only); with ``base``
+    (the state before the first record), each event in words too, and the state after the last."""
     frames = []
-    start = 0
     for batch in _by_command(records):
+        befores = None
+        if base is not None:
+            befores = befores_of(batch, base)
+            base = evolve(befores[-1], batch[-1])
         events = [redact(record, viewer) for record in batch]
-        said = _summaries(batch, befores[start : start + len(batch)] if befores else None, viewer)
-        start += len(batch)
+        said = _summaries(batch, befores, viewer)
         frames.append(encode(CommitMessage(version=batch[-1].seq, events=events, summaries=said)))
-    frames.append(encode(ViewMessage(full=True, version=state.version, view=view(state, viewer))))
-    frames.append(encode(Subscribed(scene=state.id, since=since, version=state.version)))
-    return frames
+    return frames, base
+
+
+def joined_frames(state: Scene, since: int, viewer: str) -> list[bytes]:
+    """What ends a subscriber's catch-up: the whole view, and the ``subscribed`` marker."""
+    return [
+        encode(ViewMessage(full=True, version=state.version, view=view(state, viewer))),
+        encode(Subscribed(scene=state.id, since=since, version=state.version)),
+    ]
 
 
 def _by_command(records: list[Recorded]) -> list[list[Recorded]]:

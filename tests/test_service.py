@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -10,7 +11,7 @@ import pytest
 
 from domain.commands import parse_command
 from server.service import Result, SceneService
-from server.store import MemoryStore
+from server.store import ConcurrencyConflict, MemoryStore, SqliteStore
 
 
 def cmd(cid: str, actor: str, verb: str, **fields: Any) -> Any:
@@ -64,21 +65,39 @@ class TestIdempotency:
                 bid=["Brawny"],
             ),
         )
-        result = handle(
-            service,
-            cmd(
-                "x1",
-                "b",
-                "declare",
-                challenge="d",
-                kind="contested",
-                targets=["a"],
-                category="physical",
-                bid=["Brawny"],
-            ),
-        )
+        result = handle(service, cmd("x1", "a", "remove_character", character="b"))
         assert not result.ok and result.error is not None and result.error.code == "id_reused"
         assert service.store.head("s1")[0] == 4
+
+    def test_ids_are_kept_per_actor(self, service: SceneService) -> None:
+        """Another actor's command with the same id is its own command: ids are scoped by actor,
+        so no one can take another's id first (and make its command fail)."""
+        declare = {"challenge": "c", "kind": "contested", "category": "physical", "bid": ["Brawny"]}
+        first = handle(service, cmd("x1", "a", "declare", targets=["b"], **declare))
+        other = handle(service, cmd("x1", "b", "declare", **{**declare, "challenge": "d"}, targets=["a"]))
+        assert first.ok and other.ok and other.version == 5
+        assert handle(service, cmd("x1", "a", "declare", targets=["b"], **declare)) == first
+
+    def test_server_ids_cannot_be_taken(self) -> None:
+        """An id starting with ``~`` is the server's own (its automatic throws): a client's is malformed."""
+        with pytest.raises(msgspec.ValidationError, match="regex"):
+            cmd("~auto-c-1-guard", "st", "throw", challenge="c", sign="rock")
+
+    def test_a_lost_command_row_cannot_double_a_command(self, tmp_path: Path) -> None:
+        """The events' own hash-chained ``command`` field is checked when the commands table has no
+        row: a re-sent id whose row was deleted gets its first result, and nothing is appended twice."""
+        store = SqliteStore(tmp_path / "j.db")
+        sheet = {"id": "a", "name": "A", "traits": {"physical": {"Brawny": 2}}}
+        service = SceneService(
+            store, clock=lambda: datetime(2026, 11, 29, 20, 0, tzinfo=UTC), entropy=lambda: (1,) * 16
+        )
+        assert handle(service, cmd("o", "st", "open_scene", ruleset="lotn")).ok
+        added = handle(service, cmd("a1", "st", "add_character", character=sheet))
+        store.db.conn.execute("DELETE FROM commands WHERE id = 'a1'")
+        again = handle(service, cmd("a1", "st", "add_character", character=sheet))
+        assert again == added and store.head("s1")[0] == 2
+        with pytest.raises(ConcurrencyConflict):
+            store.append("s1", 2, [], command="a1", digest="", actor="st", at=datetime(2026, 11, 29, 21, 0, tzinfo=UTC))
 
     def test_refused_command_appends_nothing(self, service: SceneService) -> None:
         """A refusal says why, cites the rule, and leaves the log as it was."""
@@ -100,7 +119,7 @@ class TestIdempotency:
             "lotn:initial-bid",
         )
         assert service.store.head("s1")[0] == 3
-        assert service.store.command("s1", "x1") is None
+        assert service.store.command("s1", "a", "x1") is None
 
     def test_random_throws_use_the_shells_draws(self, service: SceneService) -> None:
         """``random`` is drawn by the shell and kept in the event."""

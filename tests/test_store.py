@@ -54,17 +54,20 @@ class TestStore:
         with pytest.raises(ConcurrencyConflict):
             append(store, 5, [SceneClosed()], "c3")
         assert store.head("s1")[0] == 1
-        assert store.command("s1", "c2") is None
+        assert store.command("s1", "st", "c2") is None
 
-    def test_command_ids_are_kept_per_scene(self, store: EventStore) -> None:
-        """A command id maps to its digest and the events it appended; another scene may reuse it."""
+    def test_command_ids_are_kept_per_scene_and_actor(self, store: EventStore) -> None:
+        """A command id maps to its digest and the events it appended; another scene, or another
+        actor, may use it too."""
         append(store, 0, [SceneOpened(ruleset="lotn"), SceneClosed()], "c1")
-        record = store.command("s1", "c1")
+        record = store.command("s1", "st", "c1")
         assert record is not None and (record.digest, record.first_seq, record.last_seq) == ("d-c1", 1, 2)
         with pytest.raises(ConcurrencyConflict):
             append(store, 2, [SceneClosed()], "c1")
         append(store, 0, [SceneOpened(ruleset="lotn")], "c1", scene="s2")
-        assert store.command("s2", "c1") is not None
+        assert store.command("s2", "st", "c1") is not None
+        store.append("s1", 2, [SceneClosed()], command="c1", digest="d", actor="sam", at=AT)
+        assert store.command("s1", "sam", "c1") is not None and store.command("s1", "juan", "c1") is None
         assert store.scenes() == ["s1", "s2"]
 
     def test_scenes_are_separate_streams(self, store: EventStore) -> None:

@@ -211,7 +211,7 @@ class Camarilla(Lotn):
         if target is not None and cmd.kind == "contested":
             taken = [
                 ch.id
-                for ch in state.challenges.values()
+                for ch in state.in_order()
                 if ch.round == r.number
                 and ch.status != "withdrawn"
                 and target in ch.targets

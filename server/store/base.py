@@ -4,18 +4,22 @@ Errors:
 - ``StoreError``: the base of the store's errors.
 - ``ConcurrencyConflict``: the scene moved on since the caller read it, or the command id was
   taken meanwhile; nothing was written. Read again and decide again.
+- ``StorageUnavailable``: the disk would not take a write (full, read-only, failing) or could not
+  be read; nothing was written. It passes when the disk does.
+- ``SceneCorrupt``: a scene's log fails its check (a gap, a broken link, an edited or unreadable
+  event); the scene must not be served.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Protocol
 
 import msgspec
 
 from domain.events import SceneEvent
-from domain.log import GENESIS, Recorded, Wire, seal
+from domain.log import GENESIS, ChainProblem, Recorded, Wire, check_chain, from_wire, seal
 
 
 class StoreError(Exception):
@@ -27,10 +31,25 @@ class ConcurrencyConflict(StoreError):
     was written."""
 
 
+class StorageUnavailable(StoreError):
+    """The disk refused a write or a read (full, read-only, an I/O error): nothing was written."""
+
+
+class SceneCorrupt(StoreError):
+    """A scene's log fails its check: the first bad event is ``problem``."""
+
+    def __init__(self, scene: str, problem: ChainProblem) -> None:
+        super().__init__(f"scene {scene!r}: event {problem.seq} ({problem.type}): {problem.problem}")
+        self.scene = scene
+        self.problem = problem
+
+
 class CommandRecord(msgspec.Struct, frozen=True):
-    """An accepted command: the digest of its body and the events it appended."""
+    """An accepted command: the digest of its body (empty when unknown: imported, or recovered from
+    the log) and the events it appended."""
 
     scene: str
+    actor: str
     id: str
     digest: str
     first_seq: int
@@ -50,13 +69,18 @@ class EventStore(Protocol):
         at: datetime,
     ) -> list[Recorded]:
         """Append ``events`` after event ``expected_version``, chained and committed, and keep
-        the command id. Raises ``ConcurrencyConflict`` if the scene is at another version."""
+        the command id (scoped by ``actor``). Raises ``ConcurrencyConflict`` if the scene is at
+        another version or the log already holds this actor's command id, ``StorageUnavailable``
+        if the disk refuses."""
         ...
 
-    def import_wires(self, scene: str, wires: Sequence[Wire]) -> None:
+    def import_wires(
+        self, scene: str, wires: Sequence[Wire], digests: dict[tuple[str, str], str] | None = None
+    ) -> None:
         """Write records exactly as given (seq, times, hashes) into a scene with no events, in one
-        transaction; command ids are rebuilt from the records, with an unknown (empty) digest.
-        Raises ``StoreError`` if the scene already has events. The caller checks the chain."""
+        transaction; command ids are rebuilt from the records, with ``digests`` by command id
+        by actor and id (unknown, empty, by default). Raises ``StoreError`` if the scene already has events. The
+        caller checks the chain."""
         ...
 
     def read(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Recorded]:
@@ -71,8 +95,14 @@ class EventStore(Protocol):
         """The scene's version (0 if empty) and its last hash."""
         ...
 
-    def command(self, scene: str, command_id: str) -> CommandRecord | None:
-        """The accepted command with this id in this scene, if any."""
+    def command(self, scene: str, actor: str, command_id: str) -> CommandRecord | None:
+        """The accepted command of ``actor`` with this id in this scene, if any: from the commands
+        table, or (a row lost) from the events' own hash-chained ``command`` field."""
+        ...
+
+    def acknowledged(self, scene: str) -> int:
+        """The last seq any accepted command of the scene reached: a log that ends before it has
+        lost its end."""
         ...
 
     def scenes(self) -> list[str]:
@@ -109,15 +139,61 @@ def chain(
     return sealed
 
 
-def command_spans(wires: Sequence[Wire]) -> list[tuple[str, int, int]]:
-    """Each command id with the first and last seq of its events."""
-    spans: list[tuple[str, int, int]] = []
+def command_spans(wires: Sequence[Wire]) -> list[tuple[str, str, int, int]]:
+    """Each command (actor and id) with the first and last seq of its events."""
+    spans: list[tuple[str, str, int, int]] = []
     for wire in wires:
-        if spans and spans[-1][0] == wire.command:
-            spans[-1] = (wire.command, spans[-1][1], wire.seq)
+        if spans and spans[-1][:2] == (wire.actor, wire.command):
+            spans[-1] = (wire.actor, wire.command, spans[-1][2], wire.seq)
         else:
-            spans.append((wire.command, wire.seq, wire.seq))
+            spans.append((wire.actor, wire.command, wire.seq, wire.seq))
     return spans
 
 
-__all__ = ["GENESIS", "CommandRecord", "ConcurrencyConflict", "EventStore", "StoreError", "chain", "command_spans"]
+def verified(scene: str, wires: Iterable[Wire], *, after: int = 0, prev: str = GENESIS) -> Iterator[Recorded]:
+    """The records of ``wires`` (the scene's events after ``after``, whose hash is ``prev``),
+    decoded, each checked as it passes: seq without gaps, each link, each hash, each event
+    readable. Raises ``SceneCorrupt`` at the first that is not."""
+    expected = after + 1
+    for wire in wires:
+        problem = check_chain((wire,), start_seq=expected, prev=prev)
+        if problem is not None:
+            raise SceneCorrupt(scene, problem)
+        try:
+            record = from_wire(wire)
+        except (msgspec.DecodeError, msgspec.ValidationError) as err:
+            raise SceneCorrupt(scene, ChainProblem(wire.seq, wire.type, f"it cannot be read: {err}")) from None
+        yield record
+        prev, expected = wire.hash, expected + 1
+
+
+def lost_end(scene: str, version: int, acknowledged: int) -> SceneCorrupt | None:
+    """A log that ends before the last event a command was acknowledged with has lost its end."""
+    if acknowledged <= version:
+        return None
+    missing = f"the log ends at event {version}, but commands were acknowledged up to event {acknowledged}"
+    return SceneCorrupt(scene, ChainProblem(version + 1, "?", f"it is missing: {missing}"))
+
+
+def first_problem(store: EventStore, scene: str) -> ChainProblem | None:
+    """The first thing wrong with a scene's log (``justicar verify``), or None."""
+    problem = check_chain(store.read_wire(scene))
+    if problem is None and (lost := lost_end(scene, store.head(scene)[0], store.acknowledged(scene))):
+        problem = lost.problem
+    return problem
+
+
+__all__ = [
+    "GENESIS",
+    "CommandRecord",
+    "ConcurrencyConflict",
+    "EventStore",
+    "SceneCorrupt",
+    "StorageUnavailable",
+    "StoreError",
+    "chain",
+    "command_spans",
+    "first_problem",
+    "lost_end",
+    "verified",
+]

@@ -11,9 +11,11 @@ from server.store.base import CommandRecord, ConcurrencyConflict, StoreError, ch
 
 
 class MemoryStore:
+    readonly = False
+
     def __init__(self) -> None:
         self._events: dict[str, list[tuple[Recorded, bytes]]] = {}
-        self._commands: dict[tuple[str, str], CommandRecord] = {}
+        self._commands: dict[tuple[str, str, str], CommandRecord] = {}
 
     def append(
         self,
@@ -29,23 +31,28 @@ class MemoryStore:
         stream = self._events.setdefault(scene, [])
         if len(stream) != expected_version:
             raise ConcurrencyConflict(f"scene {scene!r} is at version {len(stream)}, not {expected_version}")
-        if (scene, command) in self._commands:
-            raise ConcurrencyConflict(f"command {command!r} was already recorded in scene {scene!r}")
+        if (scene, actor, command) in self._commands:
+            raise ConcurrencyConflict(f"command {command!r} of {actor!r} is already in scene {scene!r}")
         prev = stream[-1][0].hash if stream else GENESIS
         sealed = chain(scene, expected_version, prev, events, command=command, actor=actor, at=at)
         stream.extend(sealed)
         if sealed:
-            self._commands[(scene, command)] = CommandRecord(
-                scene, command, digest, sealed[0][0].seq, sealed[-1][0].seq
+            self._commands[(scene, actor, command)] = CommandRecord(
+                scene, actor, command, digest, sealed[0][0].seq, sealed[-1][0].seq
             )
         return [record for record, _ in sealed]
 
-    def import_wires(self, scene: str, wires: Sequence[Wire]) -> None:
+    def import_wires(
+        self, scene: str, wires: Sequence[Wire], digests: dict[tuple[str, str], str] | None = None
+    ) -> None:
         if self._events.get(scene):
             raise StoreError(f"scene {scene!r} already has events; import into a new scene")
         self._events[scene] = [(from_wire(w), bytes(w.data)) for w in wires]
-        for command, first, last in command_spans(wires):
-            self._commands[(scene, command)] = CommandRecord(scene, command, "", first, last)
+        for actor, command, first, last in command_spans(wires):
+            digest = (digests or {}).get((actor, command), "")
+            self._commands.setdefault(
+                (scene, actor, command), CommandRecord(scene, actor, command, digest, first, last)
+            )
 
     def _slice(self, scene: str, after: int, upto: int | None) -> list[tuple[Recorded, bytes]]:
         return self._events.get(scene, [])[after:upto]
@@ -62,8 +69,11 @@ class MemoryStore:
         stream = self._events.get(scene)
         return (len(stream), stream[-1][0].hash) if stream else (0, GENESIS)
 
-    def command(self, scene: str, command_id: str) -> CommandRecord | None:
-        return self._commands.get((scene, command_id))
+    def acknowledged(self, scene: str) -> int:
+        return max((c.last_seq for c in self._commands.values() if c.scene == scene), default=0)
+
+    def command(self, scene: str, actor: str, command_id: str) -> CommandRecord | None:
+        return self._commands.get((scene, actor, command_id))
 
     def scenes(self) -> list[str]:
         return [scene for scene, stream in self._events.items() if stream]

@@ -1,14 +1,24 @@
 """The embedded default: one SQLite file (WAL, ``synchronous=FULL``) through sqlite-utils.
 
 ``events`` holds every record with ``UNIQUE(scene, seq)`` (its primary key); ``commands`` holds
-each accepted command id per scene with the digest of its body and the events it appended. An
-append is one ``BEGIN IMMEDIATE`` transaction: check the version, insert the events and the
-command, commit. When ``append`` returns, the events are on disk.
+each accepted command id per scene and actor with the digest of its body and the events it
+appended. An append is one ``BEGIN IMMEDIATE`` transaction: check the version, check that the log
+does not already hold the command (its rows are hash-chained; the ``commands`` row is only an
+index of them), insert the events and the command, commit. When ``append`` returns, the events are
+on disk.
+
+Writes go through one connection (the server calls it from its writer thread only); every thread
+that reads has its own connection, so a read never sees another's open transaction. A read-only
+store (``readonly=True``, for ``log``, ``verify``, ``replay``, ``export`` and ``audit``) opens the
+file read-only and creates nothing next to it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -19,51 +29,132 @@ import sqlite_utils
 
 from domain.events import SceneEvent
 from domain.log import GENESIS, Recorded, Wire, decode_event, format_at
-from server.store.base import CommandRecord, ConcurrencyConflict, StoreError, chain, command_spans
+from server.store.base import (
+    CommandRecord,
+    ConcurrencyConflict,
+    StorageUnavailable,
+    StoreError,
+    chain,
+    command_spans,
+)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: commands keyed by (scene, id). 2: by (scene, actor, id), and events indexed by command."""
 
 _COLUMNS = "seq, scene, type, at, actor, command, prev, hash, data"
+_INSERT = f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_TIMEOUT = 10.0
+
+
+def connect(path: str, *, readonly: bool = False) -> sqlite3.Connection:
+    """A connection to the file at ``path``; read-only ones write nothing, not even WAL files
+    (``immutable`` when no writer has the file open, which its missing ``-wal`` shows)."""
+    if not readonly:
+        return sqlite3.connect(path, check_same_thread=False, timeout=_TIMEOUT, isolation_level=None)
+    if not os.path.exists(path):
+        raise StoreError(f"no database at {path}")
+    mode = "mode=ro" if os.path.exists(path + "-wal") else "immutable=1"
+    uri = f"{Path(path).resolve().as_uri()}?{mode}"
+    return sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=_TIMEOUT, isolation_level=None)
+
+
+def unavailable(err: sqlite3.Error) -> StorageUnavailable:
+    """A driver error as the store's: the disk, not the caller, is at fault."""
+    return StorageUnavailable(f"the database could not be written or read: {err}")
+
+
+@contextlib.contextmanager
+def on_disk() -> Iterator[None]:
+    """The disk's errors (full, read-only, I/O) inside the block, as ``StorageUnavailable``."""
+    try:
+        yield
+    except sqlite3.IntegrityError:
+        raise
+    except sqlite3.DatabaseError as err:
+        raise unavailable(err) from err
 
 
 class SqliteStore:
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = str(path)
+        self.readonly = readonly
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
         try:
-            conn = sqlite3.connect(self.path, check_same_thread=False, timeout=10)
+            conn = connect(self.path, readonly=readonly)
             self.db = sqlite_utils.Database(conn)
-            self.db.enable_wal()
-            self.db.execute("PRAGMA synchronous=FULL")
-            self._create()
+            if not readonly:
+                self.db.enable_wal()
+                conn.execute("PRAGMA synchronous=FULL")
+                self._create()
+            self._check_schema()
         except sqlite3.DatabaseError as err:
             raise StoreError(f"{self.path} is not a Justicar database: {err}") from err
 
     def _create(self) -> None:
-        events = self.db.table("events")
-        if not events.exists():
-            events.create(
-                {
-                    "scene": str,
-                    "seq": int,
-                    "type": str,
-                    "at": str,
-                    "actor": str,
-                    "command": str,
-                    "prev": str,
-                    "hash": str,
-                    "data": str,
-                },
-                pk=("scene", "seq"),
-                not_null={"type", "at", "actor", "command", "prev", "hash", "data"},
+        conn = self.db.conn
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS events (scene TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, "
+            "at TEXT NOT NULL, actor TEXT NOT NULL, command TEXT NOT NULL, prev TEXT NOT NULL, "
+            "hash TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (scene, seq))"
+        )
+        conn.execute("CREATE INDEX IF NOT EXISTS events_by_command ON events (scene, actor, command)")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        has_commands = self.db.table("commands").exists()
+        if has_commands and version < 2:
+            self._migrate_commands()
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS commands (scene TEXT NOT NULL, actor TEXT NOT NULL, id TEXT NOT NULL, "
+            "digest TEXT NOT NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL, "
+            "PRIMARY KEY (scene, actor, id))"
+        )
+        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def _migrate_commands(self) -> None:
+        """Version 1 kept command ids per scene; they are now per scene and actor (the actor of the
+        command's first event)."""
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "CREATE TABLE commands_v2 (scene TEXT NOT NULL, actor TEXT NOT NULL, id TEXT NOT NULL, "
+                "digest TEXT NOT NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL, "
+                "PRIMARY KEY (scene, actor, id))"
             )
-        commands = self.db.table("commands")
-        if not commands.exists():
-            commands.create(
-                {"scene": str, "id": str, "digest": str, "first_seq": int, "last_seq": int},
-                pk=("scene", "id"),
-                not_null={"digest", "first_seq", "last_seq"},
+            conn.execute(
+                "INSERT OR IGNORE INTO commands_v2 SELECT c.scene, e.actor, c.id, c.digest, c.first_seq, c.last_seq "
+                "FROM commands c JOIN events e ON e.scene = c.scene AND e.seq = c.first_seq"
             )
-        self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            conn.execute("DROP TABLE commands")
+            conn.execute("ALTER TABLE commands_v2 RENAME TO commands")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _check_schema(self) -> None:
+        version = self.db.conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"{self.path} was written by a newer Justicar (schema {version}); upgrade to read it")
+        if self.readonly and not self.db.table("events").exists():
+            raise StoreError(f"{self.path} is not a Justicar database: it has no events table")
+
+    # -- connections ---------------------------------------------------------------------------
+
+    @property
+    def reads(self) -> sqlite3.Connection:
+        """This thread's reading connection (a read-only store reads through its one connection)."""
+        if self.readonly:
+            return self.db.conn
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = connect(self.path)
+            conn.execute("PRAGMA query_only=1")
+            self._local.conn = conn
+            with self._lock:
+                self._readers.append(conn)
+        return conn
 
     # -- writing -------------------------------------------------------------------------------
 
@@ -79,16 +170,17 @@ class SqliteStore:
         at: datetime,
     ) -> list[Recorded]:
         conn = self.db.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            version, prev = self.head(scene)
+        with self._writing(scene):
+            version, prev = self._head(conn, scene)
             if version != expected_version:
                 raise ConcurrencyConflict(f"scene {scene!r} is at version {version}, not {expected_version}")
+            if self._logged(conn, scene, actor, command) is not None:
+                raise ConcurrencyConflict(f"command {command!r} of {actor!r} is already in scene {scene!r}")
             sealed = chain(scene, version, prev, events, command=command, actor=actor, at=at)
             # The hot path uses the connection directly: sqlite-utils' insert_all costs a savepoint
             # and a query build per call, 40% of an append (docs/performance.md).
             conn.executemany(
-                f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                _INSERT,
                 [
                     (r.seq, scene, r.type, format_at(r.at), r.actor, r.command, r.prev, r.hash, data.decode())
                     for r, data in sealed
@@ -96,39 +188,38 @@ class SqliteStore:
             )
             if sealed:
                 conn.execute(
-                    "INSERT INTO commands (scene, id, digest, first_seq, last_seq) VALUES (?, ?, ?, ?, ?)",
-                    (scene, command, digest, sealed[0][0].seq, sealed[-1][0].seq),
+                    "INSERT INTO commands (scene, actor, id, digest, first_seq, last_seq) VALUES (?, ?, ?, ?, ?, ?)",
+                    (scene, actor, command, digest, sealed[0][0].seq, sealed[-1][0].seq),
                 )
-            conn.execute("COMMIT")
-        except sqlite3.IntegrityError as err:
-            conn.execute("ROLLBACK")
-            raise ConcurrencyConflict(f"scene {scene!r} changed under this append: {err}") from err
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
         return [record for record, _ in sealed]
 
-    def import_wires(self, scene: str, wires: Sequence[Wire]) -> None:
+    def import_wires(
+        self, scene: str, wires: Sequence[Wire], digests: dict[tuple[str, str], str] | None = None
+    ) -> None:
         conn = self.db.conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            if self.head(scene)[0]:
+        with self._writing(scene):
+            if self._head(conn, scene)[0]:
                 raise StoreError(f"scene {scene!r} already has events; import into a new scene")
             conn.executemany(
-                f"INSERT INTO events ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                _INSERT,
                 [
                     (w.seq, scene, w.type, w.at, w.actor, w.command, w.prev, w.hash, bytes(w.data).decode())
                     for w in wires
                 ],
             )
             conn.executemany(
-                "INSERT INTO commands (scene, id, digest, first_seq, last_seq) VALUES (?, ?, '', ?, ?)",
-                [(scene, command, first, last) for command, first, last in command_spans(wires)],
+                "INSERT OR IGNORE INTO commands (scene, actor, id, digest, first_seq, last_seq) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [
+                    (scene, actor, command, (digests or {}).get((actor, command), ""), first, last)
+                    for actor, command, first, last in command_spans(wires)
+                ],
             )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+
+    def _writing(self, scene: str) -> _Transaction:
+        if self.readonly:
+            raise StoreError(f"{self.path} is open read-only")
+        return _Transaction(self.db.conn, scene)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -138,7 +229,10 @@ class SqliteStore:
         if upto is not None:
             sql += " AND seq <= ?"
             params.append(upto)
-        yield from self.db.execute(sql + " ORDER BY seq", params)
+        try:
+            yield from self.reads.execute(sql + " ORDER BY seq", params)
+        except sqlite3.OperationalError as err:
+            raise unavailable(err) from err
 
     def read(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Recorded]:
         for seq, scene_, type_, at, actor, command, prev, hash_, data in self._rows(scene, after, upto):
@@ -167,22 +261,79 @@ class SqliteStore:
                 data=msgspec.Raw(str(data).encode()),
             )
 
-    def head(self, scene: str) -> tuple[int, str]:
-        row = self.db.execute(
-            "SELECT seq, hash FROM events WHERE scene = ? ORDER BY seq DESC LIMIT 1", [scene]
-        ).fetchone()
+    @staticmethod
+    def _head(conn: sqlite3.Connection, scene: str) -> tuple[int, str]:
+        row = conn.execute("SELECT seq, hash FROM events WHERE scene = ? ORDER BY seq DESC LIMIT 1", [scene]).fetchone()
         return (row[0], row[1]) if row else (0, GENESIS)
 
-    def command(self, scene: str, command_id: str) -> CommandRecord | None:
-        row = self.db.execute(
-            "SELECT scene, id, digest, first_seq, last_seq FROM commands WHERE scene = ? AND id = ?",
-            [scene, command_id],
+    def head(self, scene: str) -> tuple[int, str]:
+        return self._head(self.reads, scene)
+
+    def acknowledged(self, scene: str) -> int:
+        """The last seq any accepted command of the scene reached (a log shorter than this lost
+        its end)."""
+        row = self.reads.execute("SELECT max(last_seq) FROM commands WHERE scene = ?", [scene]).fetchone()
+        return int(row[0] or 0)
+
+    @staticmethod
+    def _logged(conn: sqlite3.Connection, scene: str, actor: str, command_id: str) -> CommandRecord | None:
+        """The command as the log holds it: its row, else its events (their ``command`` field)."""
+        row = conn.execute(
+            "SELECT digest, first_seq, last_seq FROM commands WHERE scene = ? AND actor = ? AND id = ?",
+            [scene, actor, command_id],
         ).fetchone()
-        return CommandRecord(*row) if row else None
+        if row is None:
+            row = conn.execute(
+                "SELECT '', min(seq), max(seq) FROM events WHERE scene = ? AND actor = ? AND command = ? "
+                "HAVING count(*) > 0",
+                [scene, actor, command_id],
+            ).fetchone()
+        return CommandRecord(scene, actor, command_id, *row) if row else None
+
+    def command(self, scene: str, actor: str, command_id: str) -> CommandRecord | None:
+        return self._logged(self.reads, scene, actor, command_id)
 
     def scenes(self) -> list[str]:
-        rows = self.db.execute("SELECT scene FROM events WHERE seq = 1 ORDER BY at, rowid").fetchall()
+        rows = self.reads.execute("SELECT scene FROM events WHERE seq = 1 ORDER BY at, rowid").fetchall()
         return [row[0] for row in rows]
 
     def close(self) -> None:
+        with self._lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
         self.db.close()
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` … ``COMMIT``; on any error a rollback (when SQLite has not already
+    rolled back by itself, as it does after a failed commit on a full disk), and the disk's errors
+    raised as ``StorageUnavailable``."""
+
+    def __init__(self, conn: sqlite3.Connection, scene: str) -> None:
+        self.conn, self.scene = conn, scene
+
+    def __enter__(self) -> None:
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as err:
+            raise unavailable(err) from err
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: object) -> None:
+        if kind is None:
+            try:
+                self.conn.execute("COMMIT")
+                return
+            except sqlite3.Error as failed:
+                self._rollback()
+                raise unavailable(failed) from failed
+        self._rollback()
+        if isinstance(err, sqlite3.IntegrityError):
+            raise ConcurrencyConflict(f"scene {self.scene!r} changed under this write: {err}") from err
+        if isinstance(err, sqlite3.DatabaseError):
+            raise unavailable(err) from err
+
+    def _rollback(self) -> None:
+        if self.conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):  # the connection is in trouble; SQLite rolls back when it can
+                self.conn.execute("ROLLBACK")

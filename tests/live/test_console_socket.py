@@ -90,7 +90,9 @@ async def test_the_st_downloads_the_audit_and_the_export_and_forks(live: Running
         assert page["text"].startswith("<!doctype html>") and "The alley" in page["text"]
         export = await st.request({"type": "export"}, "document")
         lines = export["text"].splitlines()
-        assert len(lines) == 4 and msgspec.json.decode(lines[0])["type"] == "scene_opened"
+        assert len(lines) == 5 and msgspec.json.decode(lines[0])["type"] == "scene_opened"
+        end = msgspec.json.decode(lines[-1])["end"]
+        assert end["events"] == 4 and end["head"] == msgspec.json.decode(lines[3])["hash"]
         assert (await sam.request({"type": "export"}, "error"))["code"] == "forbidden"
         forked = await st.request({"type": "fork", "at": 2, "scene": "what-if"}, "forked")
         assert forked["scene"] == "what-if" and forked["version"] == 3 and forked["grant"]["role"] == "st"
@@ -104,7 +106,7 @@ async def test_the_st_downloads_the_audit_and_the_export_and_forks(live: Running
 async def test_a_qr_code_for_an_invitation(live: Running, tokens: dict[str, str]) -> None:
     async with Client(live.url, tokens["st"]) as st:
         code = await st.request({"type": "qr", "text": "http://192.168.1.5:8765/play#token=jt_x"}, "qr")
-        assert code["svg"].startswith("<svg") and code["text"].endswith("jt_x")
+        assert code["svg"].startswith('<svg xmlns="http://www.w3.org/2000/svg"') and code["text"].endswith("jt_x")
 
 
 async def test_a_bad_sheet_names_every_wrong_field(live: Running, tokens: dict[str, str]) -> None:

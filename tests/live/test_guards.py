@@ -65,10 +65,12 @@ def declare(**overrides: Any) -> str:
 
 class TestWhoMayDoWhat:
     async def test_forged_actor(self, sam: ClientConnection, backend: Backend) -> None:
-        """A command naming another actor is forbidden; nothing appended; the connection goes on."""
+        """A command naming another actor is refused forbidden, as a result carrying its id; nothing
+        appended; the connection goes on."""
         await sam.send(declare(actor="juan"))
-        error = await recv(sam, "error")
-        assert error["code"] == "forbidden" and error["id"] == "d1" and "as juan" in error["message"]
+        result = await recv(sam, "result")
+        error = result["error"]
+        assert result["id"] == "d1" and error["code"] == "forbidden" and "as juan" in error["message"]
         await sam.send(declare(character="juan", targets=["sam"], bid=["Brutal"]))
         result = await recv(sam, "result")
         assert result["error"]["code"] == "forbidden"
@@ -83,7 +85,7 @@ class TestWhoMayDoWhat:
         assert (await recv(sam, "error"))["code"] == "forbidden"
         watcher = await hello(live.url, tokens["spectator"])
         await watcher.send(declare())
-        assert (await recv(watcher, "error"))["code"] == "forbidden"
+        assert (await recv(watcher, "result"))["error"]["code"] == "forbidden"
         await still_alive(watcher)
         await watcher.close()
 
@@ -91,7 +93,8 @@ class TestWhoMayDoWhat:
         """Nothing but hello and ping before authenticating."""
         async with connect(live.url) as ws:
             await ws.send(declare())
-            assert (await recv(ws, "error"))["code"] == "not_authenticated"
+            refused = await recv(ws, "result")
+            assert refused["error"]["code"] == "not_authenticated" and refused["id"] == "d1"
             await ws.send(json.dumps({"type": "hello", "token": "jt_nope"}))
             assert (await recv(ws, "error"))["code"] == "bad_token"
             await still_alive(ws)
@@ -101,7 +104,7 @@ class TestWhoMayDoWhat:
         await sam.send(json.dumps({"type": "subscribe", "scene": "elsewhere"}))
         assert (await recv(sam, "error"))["code"] == "forbidden"
         await sam.send(declare(scene="elsewhere"))
-        assert (await recv(sam, "error"))["code"] == "forbidden"
+        assert (await recv(sam, "result"))["error"]["code"] == "forbidden"
 
 
 class TestTokens:
@@ -135,11 +138,14 @@ class TestTokens:
         assert backend.tokens.check(tokens["sam"]) is not None
 
     async def test_revoked_from_the_command_line_stops_commands(self, sam: ClientConnection, backend: Backend) -> None:
-        """A token revoked behind the server's back cannot act any more."""
+        """A token revoked behind the server's back stops its connection within a second (4003),
+        and cannot say hello again."""
         grant = next(g for g in backend.tokens.list("s1") if g.character == "sam")
         backend.tokens.revoke(grant.token_id)
-        await sam.send(declare())
-        assert (await recv(sam, "error"))["code"] == "bad_token"
+        with anyio.fail_after(1.5), pytest.raises(ConnectionClosed) as closed:
+            while True:
+                await sam.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4003
         assert backend.store.head("s1")[0] == 4
 
 
@@ -153,13 +159,18 @@ class TestBadFrames:
             ('{"type": "summon"}', "unknown_message"),
             ('{"type": "subscribe", "since": -1}', "malformed"),
             ('{"type": "declare", "id": "x", "challenge": "c"}', "malformed"),
+            ("[" * 32_000 + "]" * 32_000, "malformed"),
+            ('{"type": "ping", "id": ' + "[" * 32_000 + "]" * 32_000 + "}", "malformed"),
         ],
     )
     async def test_malformed(self, sam: ClientConnection, backend: Backend, frame: str, code: str) -> None:
-        """A bad frame gets an error naming the problem; the connection goes on."""
+        """A bad frame gets an error naming the problem (a command: a result carrying its id); the
+        connection goes on."""
         await sam.send(frame)
-        error = await recv(sam, "error")
+        reply = await recv(sam)
+        error = reply["error"] if reply["type"] == "result" else reply
         assert error["code"] == code and error["message"]
+        assert reply["type"] == ("result" if '"declare"' in frame else "error")
         assert backend.store.head("s1")[0] == 4
         await still_alive(sam)
 

@@ -9,8 +9,8 @@ from typing import Any
 import msgspec
 from hypothesis import HealthCheck, given, settings
 
-from domain.state import NARRATOR
-from server.wire import after_commit, catch_up
+from domain.state import NARRATOR, Scene
+from server.wire import after_commit, commit_frames, joined_frames
 from tests.test_properties import AT0, PEOPLE, Move, _apply, _new_service, game
 
 _decode = msgspec.json.Decoder()
@@ -51,6 +51,7 @@ def test_no_player_sees_another_sides_sealed_sign(moves: list[Move]) -> None:
     everything = list(service.store.read("s"))
     final = service.state("s")
     for viewer in [*PEOPLE, "*"]:
-        assert leaks(catch_up(everything, final, 0, viewer), viewer) == []
+        frames, _ = commit_frames(everything, viewer, Scene())
+        assert leaks([*frames, *joined_frames(final, 0, viewer)], viewer) == []
     st_frames = after_commit(final, everything, NARRATOR)
     assert len(leaks(st_frames, NARRATOR)) >= sealed_seen  # the ST sees every sealed sign

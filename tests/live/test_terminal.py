@@ -58,4 +58,4 @@ async def test_a_bad_token_is_a_clear_error(live: Running) -> None:
     done = await anyio.run_process(
         [sys.executable, "-m", "clients.cli", "join", live.url, "--token", "jt_wrong"], input=b"", check=False
     )
-    assert done.returncode == 1 and "unknown or has been revoked" in done.stderr.decode()
+    assert done.returncode == 1 and "unknown, revoked or expired" in done.stderr.decode()

@@ -241,7 +241,7 @@ async def test_a_page_reconnects_by_itself_and_catches_up(
         await conn.close(4008, "too slow: reconnect to catch up")
     live.hub.backend.tokens.revoke(grant.token_id)
     live.hub.close_token(grant.token_id)  # had it already come back, it would be closed (4003)
-    await expect(sam.get_by_role("status")).to_contain_text("unknown or has been revoked")
+    await expect(sam.get_by_role("status")).to_contain_text("unknown, revoked or expired")
 
 
 GOOD_SHEETS = """[

@@ -6,6 +6,7 @@
 
 const REVOKED = 4003;
 const PATIENCE = 20000; // ms a control request waits for its answer
+const AGAIN = new Set(["rate_limited", "conflict", "shutting_down"]); // refusals a command is sent again for
 
 export function socketUrl() {
   return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/`;
@@ -138,6 +139,9 @@ export class Live extends EventTarget {
         break;
       case "result": {
         const waiting = this.pending.get(message.id);
+        const code = message.error?.code;
+        if (code === "bad_token") return this.error(message.error);
+        if (waiting && AGAIN.has(code)) return setTimeout(() => this.raw(waiting.body), 200); // same id, a moment later
         if (waiting) {
           this.pending.delete(message.id);
           waiting.resolve(message);
@@ -170,17 +174,11 @@ export class Live extends EventTarget {
 
   error(message) {
     if (message.code === "bad_token") {
-      this.setStatus("refused", "That invitation is unknown or has been revoked. Ask the Storyteller for a new link.");
+      this.setStatus("refused", "That invitation is unknown, revoked or expired. Ask the Storyteller for a new link.");
       for (const { resolve } of this.pending.values()) resolve({ type: "result", ok: false, error: message });
       this.pending.clear();
       this.ws?.close();
       return;
-    }
-    const waiting = message.id && this.pending.get(message.id);
-    if (waiting) {
-      if (message.code === "rate_limited") return setTimeout(() => this.raw(waiting.body), 200);
-      this.pending.delete(message.id);
-      return waiting.resolve({ type: "result", id: message.id, ok: false, error: message });
     }
     if (!message.id && this.requests[0]?.sentOn) {
       if (message.code === "rate_limited") return setTimeout(() => this.raw(this.requests[0].body), 200);
