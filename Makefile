@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_DB := .justicar/demo.db
 
-.PHONY: run test bench clean browser
+.PHONY: run demo test bench clean browser
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 $(BIN)/python:
@@ -14,8 +14,14 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $@
 
-## run: set up, load the demo scene into the embedded SQLite default and serve it (Ctrl-C stops)
+## run: set up, load the demo scene into the embedded SQLite default and serve it (Ctrl-C stops);
+## what was played is kept for the next run (the script's commands are not repeated)
 run: $(VENV)/.installed
+	@mkdir -p .justicar
+	$(BIN)/justicar serve --db $(DEMO_DB) --load examples/demo.jsonl
+
+## demo: the same, starting the demo afresh (what was played on it is deleted)
+demo: $(VENV)/.installed
 	@mkdir -p .justicar
 	@rm -f $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
 	$(BIN)/justicar serve --db $(DEMO_DB) --load examples/demo.jsonl

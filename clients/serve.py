@@ -67,15 +67,14 @@ def _cannot_listen(args: argparse.Namespace, err: OSError) -> int:
 def serve(args: argparse.Namespace, out: TextIO) -> int:
     configure(json=args.log_json)
     try:
+        listen(args.host, args.port).close()  # a taken port is said before anything is opened
+    except OSError as err:
+        return _cannot_listen(args, err)
+    try:
         backend = open_backend(args.db, lock=True)
     except DatabaseBusy as busy:
         print(f"justicar serve: {busy}", file=sys.stderr)
         return 2
-    try:
-        listen(args.host, args.port).close()  # a taken port is said before anything is loaded
-    except OSError as err:
-        backend.close()
-        return _cannot_listen(args, err)
     log.info("backend", kind="sqlite", db=args.db)
     scenes = _load(backend, args.load) if args.load else []
     invitations = _invitations(backend, scenes)

@@ -94,6 +94,8 @@ POLICY = 1008
 STRIKES = (1.0, 30)
 """Bad or excess frames a connection may send: one a second on average, 30 at once; then it is
 closed."""
+CLOSE_GRACE = 0.5
+"""Seconds a stopped connection's peer has to answer the close frame."""
 QUIET = 10.0
 """Seconds between two security log lines of one kind for one connection (a flood logs once)."""
 
@@ -155,6 +157,7 @@ class Connection:
         self.subscriber: Subscriber | None = None
         self.joining = False
         self.stopped = False
+        self._stopping: tuple[int, str] | None = None
         self.limits = hub.limits
         self.bucket = Bucket(hub.limits.rate, hub.limits.burst)
         self.strikes = Bucket(*STRIKES)
@@ -188,12 +191,14 @@ class Connection:
                 pass
             finally:
                 await self.close()
+                if self._stopping is not None:  # before the handler returns (which would close with 1000)
+                    await self._close(*self._stopping)
 
     async def refuse(self, refusal: Refusal) -> None:
         if refusal.command:
             await self.send(Result.refused(refusal.id, refusal.code, refusal.message, fields=refusal.fields))
         else:
-            await self.send(ErrorMessage(code=refusal.code, message=refusal.message, id=refusal.id))
+            await self.send(ErrorMessage(code=refusal.code, message=refusal.message))
         if refusal.code in ("malformed", "too_large", "rate_limited", "unknown_message") and not self.strikes.take():
             self._security("closed for bad frames", code=refusal.code)
             self.stop(POLICY, "too many bad or excess messages")
@@ -207,10 +212,20 @@ class Connection:
                 await self.hub.leave(subscriber)
 
     def stop(self, code: int, why: str) -> None:
-        """End this connection from outside its frames (a revoked token, a flood): nothing more is
-        taken or pushed, and it is closed."""
-        self.stopped = True
-        self.hub.tg.start_soon(self.conn.close, code, why)
+        """End this connection (a revoked token, a flood): nothing more is taken or pushed, and it
+        is closed with ``code`` and ``why``."""
+        if self.stopped:
+            return
+        self.stopped, self._stopping = True, (code, why)
+        self.hub.tg.start_soon(self._close, code, why)  # the frame loop may be waiting to read
+
+    async def _close(self, code: int, why: str) -> None:
+        """The close frame goes at once; a peer that does not answer it (a flood it never reads back)
+        is cut off after ``CLOSE_GRACE``."""
+        with anyio.move_on_after(CLOSE_GRACE):
+            await self.conn.close(code, why)
+        if self.conn.transport is not None and not self.conn.transport.is_closing():
+            self.conn.transport.abort()
 
     async def send(self, message: Any) -> None:
         with contextlib.suppress(ConnectionClosed):
@@ -234,25 +249,24 @@ class Connection:
         limits = self.limits
         allowed = self.bucket.take()  # every frame counts, whatever it holds
         if isinstance(frame, bytes):
-            raise Refusal("malformed", "Send JSON text frames, not binary.")
+            raise self._bad(allowed, "malformed", "Send JSON text frames, not binary.")
         size = len(frame) if len(frame) * 4 <= limits.max_frame else len(frame.encode())
         if size > limits.max_frame:
-            raise Refusal("too_large", f"A message may be at most {limits.max_frame} bytes; this one is {size}.")
+            message = f"A message may be at most {limits.max_frame} bytes; this one is {size}."
+            raise self._bad(allowed, "too_large", message)
         try:
             body = _json.decode(frame)
         except msgspec.DecodeError as err:
-            raise Refusal("malformed", f"Not JSON: {err}") from None
+            raise self._bad(allowed, "malformed", f"Not JSON: {err}") from None
         except RecursionError:
-            raise Refusal("malformed", "Not JSON this server reads: it is nested too deeply.") from None
+            raise self._bad(allowed, "malformed", "Not JSON this server reads: it is nested too deeply.") from None
         if not isinstance(body, dict) or not isinstance(body.get("type"), str):
-            raise Refusal("malformed", 'A message is a JSON object with a "type".')
+            raise self._bad(allowed, "malformed", 'A message is a JSON object with a "type".')
         kind = body["type"]
         is_command = kind in COMMAND_TYPES
         command_id = body.get("id") if is_command and isinstance(body.get("id"), str) else None
         if not allowed:
-            self._security("rate limited")
-            message = f"Too many messages: at most {limits.rate:g} a second ({limits.burst} at once); send it again."
-            raise Refusal("rate_limited", message, command_id, command=is_command)
+            raise self._bad(allowed, "", "", command_id, is_command)
         self._still_allowed(command_id, is_command)
         if kind in CONTROL_TYPES:
             try:
@@ -269,6 +283,17 @@ class Connection:
         else:
             known = ", ".join(sorted(CONTROL_TYPES | COMMAND_TYPES))
             raise Refusal("unknown_message", f"Unknown message type {kind!r}; known: {known}.")
+
+    def _bad(
+        self, allowed: bool, code: str, message: str, command_id: str | None = None, is_command: bool = False
+    ) -> Refusal:
+        """A frame's refusal; past the rate limit, whatever is wrong with it, ``rate_limited``."""
+        if allowed:
+            return Refusal(code, message)
+        self._security("rate limited")
+        limits = self.limits
+        excess = f"Too many messages: at most {limits.rate:g} a second ({limits.burst} at once); send it again."
+        return Refusal("rate_limited", excess, command_id, command=is_command)
 
     def _still_allowed(self, command_id: str | None, is_command: bool) -> None:
         """A token revoked or expired since hello stops the connection, whatever it asks."""

@@ -209,11 +209,11 @@ class Presence(_Out, frozen=True, kw_only=True, tag="presence"):
 
 
 class ErrorMessage(_Out, frozen=True, kw_only=True, tag="error"):
+    """A frame that is not a command and could not be taken, or a scene that stopped (a command's
+    refusal is a ``Result``)."""
+
     code: str
     message: str
-    id: str | None = None
-    fields: dict[str, str] = {}
-    """For a bad sheet: every wrong field, by its path, with what is wrong."""
 
 
 class Pong(_Out, frozen=True, kw_only=True, tag="pong"):
