@@ -17,7 +17,7 @@ import msgspec
 
 from domain.events import SceneForked
 from domain.log import GENESIS, Recorded, Wire, check_chain, decode_event, decode_wire, to_wire
-from server.store import EventStore, StoreError, chain
+from server.store import EventStore, StoreError, chain, verified
 
 
 class ImportRefused(StoreError):
@@ -117,9 +117,10 @@ def import_scene(store: EventStore, lines: Iterable[str], expect: str | None = N
 def fork_wires(
     store: EventStore, scene: str, at: int, new_scene: str, clock: Callable[[], datetime]
 ) -> tuple[list[Wire], dict[tuple[str, str], str]]:
-    """The records of a what-if (events 1..``at`` of ``scene``, re-chained under ``new_scene``,
-    then ``scene_forked``) and the digests of their commands, ready to write in one transaction.
-    Pure reading: safe on a worker thread."""
+    """The records of a what-if (events 1..``at`` of ``scene``, each checked, re-chained under
+    ``new_scene``, then ``scene_forked``) and the digests of their commands, ready to write in one
+    transaction; ``SceneCorrupt`` if the events copied are not sound. Pure reading: safe on a
+    worker thread."""
     version, _ = store.head(scene)
     if version == 0:
         raise StoreError(f"there is no scene {scene!r}")
@@ -127,7 +128,7 @@ def fork_wires(
         raise StoreError(f"scene {scene!r} has events 1 to {version}; fork at one of them")
     if store.head(new_scene)[0]:
         raise StoreError(f"scene {new_scene!r} already exists; pick another name")
-    records = list(store.read(scene, upto=at))
+    records = list(verified(scene, store.read_wire(scene, upto=at)))  # never branch from a broken log
     sealed: list[tuple[Recorded, bytes]] = []
     digests: dict[tuple[str, str], str] = {}
     batch: list[Recorded] = []

@@ -230,9 +230,16 @@ class SqliteStore:
             sql += " AND seq <= ?"
             params.append(upto)
         try:
-            yield from self.reads.execute(sql + " ORDER BY seq", params)
+            cursor = self.reads.execute(sql + " ORDER BY seq", params)
         except sqlite3.OperationalError as err:
             raise unavailable(err) from err
+        try:
+            yield from cursor
+        except sqlite3.OperationalError as err:
+            raise unavailable(err) from err
+        finally:
+            with contextlib.suppress(sqlite3.Error):  # a reader left half-way, after the store closed
+                cursor.close()
 
     def read(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Recorded]:
         for seq, scene_, type_, at, actor, command, prev, hash_, data in self._rows(scene, after, upto):

@@ -82,7 +82,12 @@ async def invite(st: Page, name: str) -> str:
     await st.get_by_role("button", name="Invite", exact=True).click()
     link = st.get_by_role("textbox", name=f"{name}'s link")
     await expect(link).to_be_visible()
-    await expect(st.get_by_role("img", name=f"QR code of {name}'s link").locator("svg")).to_be_visible()
+    qr = st.get_by_role("img", name=f"QR code of {name}'s link").locator("svg")
+    await expect(qr).to_be_visible()
+    drawn = (
+        "(svg) => svg.namespaceURI === 'http://www.w3.org/2000/svg' && svg.querySelector('path').getBBox().width > 20"
+    )
+    assert await qr.evaluate(drawn), "the QR code is drawn as SVG, not a blank square"
     return await link.input_value()
 
 

@@ -192,7 +192,9 @@ function invitations(live) { // built once: the invitations made stay on the pag
                 {},
                 g.revoked
                   ? "revoked"
-                  : h("button", { type: "button", class: "quiet", onclick: async () => (await live.request({ type: "revoke", token_id: g.token_id }, "revoked"), showTokens()) }, `Revoke ${g.token_id}`),
+                  : g.token_id === live.welcome?.token_id
+                    ? "this console"
+                    : h("button", { type: "button", class: "quiet", onclick: async () => (await live.request({ type: "revoke", token_id: g.token_id }, "revoked"), showTokens()) }, `Revoke ${g.token_id}`),
               ),
             ),
           ),
