@@ -17,7 +17,7 @@ def automatic(state: Scene) -> list[Throw]:
     if state.status != "open" or not ruleset_for(state.ruleset).random_signs():
         return []
     throws = []
-    for ch in state.in_order():
+    for ch in (state.challenges[cid] for cid in state.undecided):
         if ch.status not in ("bidding", "throwing"):
             continue
         for side in (ch.challenger, ch.defender):

@@ -52,7 +52,7 @@ def remove_character(d: Draft, cmd: RemoveCharacter) -> None:
     character = _character(d, cmd.character)
     if not character.present:
         raise Rejected("character_removed", f"{character.name} has already left the scene.")
-    busy = [ch.id for ch in d.state.challenges.values() if ch.open and ch.role_of(cmd.character)]
+    busy = [cid for cid in d.state.undecided if (ch := d.state.challenges[cid]).open and ch.role_of(cmd.character)]
     if busy:
         raise Rejected(
             "in_challenge",
@@ -95,7 +95,7 @@ def check_changes(character: Character, changes: Changes) -> None:
 
 def close_scene(d: Draft, cmd: CloseScene) -> None:
     _storyteller(d, "close the scene")
-    busy = [ch.id for ch in d.state.challenges.values() if ch.open]
+    busy = [cid for cid in d.state.undecided if d.state.challenges[cid].open]
     if busy:
         raise Rejected(
             "open_challenges",

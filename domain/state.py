@@ -303,6 +303,11 @@ class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True):
         return ("challenger", "defender")
 
 
+def undecided(ch: Challenge) -> bool:
+    """Still open, or won by a mob that has not yet chosen whose victory condition applies."""
+    return ch.open or bool(ch.challenger.helpers and ch.chosen is None and ch.leader == "challenger")
+
+
 class RoundState(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     number: int
     first: bool = True
@@ -364,6 +369,9 @@ class Scene(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     rulings: tuple[RulingRecord, ...] = ()
     forked_from: Origin | None = None
     round: RoundState | None = None
+    undecided: tuple[str, ...] = ()
+    """The challenges not yet decided (``undecided``), in the order they were declared: what views,
+    moves and automation look at, so their cost does not grow with the scene's history."""
 
     def character(self, who: str) -> Character | None:
         return self.characters.get(who)

@@ -255,11 +255,8 @@ def _acting_in(state: Scene, viewer: str) -> list[str]:
     if viewer != NARRATOR and viewer not in state.characters:
         return []
     out = []
-    for ch in state.in_order():
-        cid = ch.id
-        undecided = ch.open or (ch.challenger.helpers and ch.chosen is None and ch.leader == "challenger")
-        if not undecided:
-            continue
+    for cid in state.undecided:
+        ch = state.challenges[cid]
         people = (*ch.challenger.members, *ch.targets)
         if viewer == NARRATOR:
             mine = any((c := state.characters.get(who)) is not None and c.sheet.npc for who in people)

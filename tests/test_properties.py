@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -11,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.commands import parse_command
-from domain.evolve import fold
-from domain.state import Scene
+from domain.evolve import evolve, fold
+from domain.state import Scene, undecided
 from projections.replay import render, replay, states
 from projections.views import view
 from server.service import SceneService
@@ -246,7 +247,11 @@ def _play(moves: list[Move], ruleset: str = "lotn") -> tuple[SceneService, list[
         if not result.ok:
             assert service.store.head("s") == before, "a refused command changed the log"
         live = service.state("s")
-        assert live == fold(service.store.read("s")), "the live state is not the fold of the log"
+        records = list(service.store.read("s"))
+        assert live == fold(records), "the live state is not the fold of the log"
+        assert live == functools.reduce(evolve, records, Scene()), "the bulk fold differs from event by event"
+        walked = tuple(ch.id for ch in live.in_order() if undecided(ch))
+        assert live.undecided == walked, "the index of undecided challenges is not what walking them finds"
         checkpoints.append((live.version, live))
     return service, checkpoints
 

@@ -1,0 +1,127 @@
+"""A scene under change: its maps open for writing (``immutables.Map.mutate``), its other fields
+plain attributes, frozen into a new ``Scene`` once; and the table of reducers, one per event type,
+that change it (``domain.reducers``). ``Change`` keeps ``Scene.undecided``, the index of
+challenges not yet decided, as challenges are put.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from msgspec.structs import replace
+
+from domain.events import SceneEvent
+from domain.log import Recorded
+from domain.state import Challenge, Character, Scene, Side, undecided
+
+
+class Change:
+    """A scene being changed: its maps open for writing, its other fields plain attributes."""
+
+    __slots__ = (
+        "base",
+        "challenges",
+        "characters",
+        "disputes",
+        "failures",
+        "forked_from",
+        "id",
+        "options",
+        "round",
+        "ruleset",
+        "rulings",
+        "status",
+        "title",
+        "undecided",
+    )
+
+    def __init__(self, base: Scene) -> None:
+        self.base = base
+        self.id, self.ruleset, self.title, self.options = base.id, base.ruleset, base.title, base.options
+        self.status, self.round, self.forked_from = base.status, base.round, base.forked_from
+        self.disputes, self.rulings = base.disputes, base.rulings
+        self.characters = base.characters.mutate()
+        self.challenges = base.challenges.mutate()
+        self.failures = base.failures.mutate()
+        self.undecided = dict.fromkeys(base.undecided)
+
+    def frozen(self, last: Recorded) -> Scene:
+        """The new scene, at ``last`` (its version and time)."""
+        challenges = self.challenges.finish()
+        return Scene(
+            id=self.id,
+            version=last.seq,
+            ruleset=self.ruleset,
+            title=self.title,
+            options=self.options,
+            status=self.status,
+            characters=self.characters.finish(),
+            challenges=challenges,
+            failures=self.failures.finish(),
+            last_at=last.at,
+            disputes=self.disputes,
+            rulings=self.rulings,
+            forked_from=self.forked_from,
+            round=self.round,
+            undecided=tuple(sorted(self.undecided, key=lambda cid: challenges[cid].seq)),
+        )
+
+    # -- challenges ------------------------------------------------------------------------------
+
+    def put(self, ch: Challenge) -> None:
+        self.challenges[ch.id] = ch
+        if undecided(ch):
+            self.undecided[ch.id] = None
+        else:
+            self.undecided.pop(ch.id, None)
+
+    def challenge(self, cid: str, change: Callable[[Challenge], Challenge]) -> None:
+        self.put(change(self.challenges[cid]))
+
+    def side(self, cid: str, who: str, change: Callable[[Challenge, Side], Side]) -> None:
+        ch: Challenge = self.challenges[cid]
+        self.put(replace_side(ch, ch.role_of(who), lambda s: change(ch, s)))
+
+    # -- characters ------------------------------------------------------------------------------
+
+    def character(self, who: str, change: Callable[[Character], Character]) -> None:
+        c: Character | None = self.characters.get(who)
+        if c is not None:  # the narrator, or a stale reference: nothing to change
+            self.characters[who] = change(c)
+
+    def conditions(self, who: str, **fields: Any) -> None:
+        self.character(who, lambda c: replace(c, conditions=replace(c.conditions, **fields)))
+
+    def each(self, change: Callable[[Character], Character]) -> None:
+        now = self.characters.finish()  # a mutation cannot be walked; a map can, and mutates again
+        self.characters = now.mutate()
+        for who, c in now.items():
+            self.characters[who] = change(c)
+
+
+Handler = Callable[[Change, Any, Recorded], None]
+APPLY: dict[type[SceneEvent], Handler] = {}
+
+
+def on(*kinds: type[SceneEvent]) -> Callable[[Handler], Handler]:
+    """Register a reducer for these event types."""
+
+    def register(handler: Handler) -> Handler:
+        for kind in kinds:
+            APPLY[kind] = handler
+        return handler
+
+    return register
+
+
+def replace_side(ch: Challenge, role: str | None, change: Callable[[Side], Side]) -> Challenge:
+    if role == "challenger":
+        return replace(ch, challenger=change(ch.challenger))
+    if role == "defender":
+        return replace(ch, defender=change(ch.defender))
+    return ch
+
+
+def sides(ch: Challenge, change: Callable[[Side], Side]) -> Challenge:
+    return replace(ch, challenger=change(ch.challenger), defender=change(ch.defender))

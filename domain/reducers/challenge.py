@@ -1,0 +1,223 @@
+"""Reducers of a challenge's lifecycle: declared, answered, thrown, tied, retested, resolved."""
+
+from __future__ import annotations
+
+from msgspec.structs import replace
+
+from domain.change import Change, on, replace_side, sides
+from domain.commands import OverbidSource
+from domain.events import (
+    AbilitySpent,
+    BidPlaced,
+    ChallengeDeclared,
+    ChallengeResolved,
+    ChallengeWithdrawn,
+    DeclarationsOpened,
+    NegativeTraitCalled,
+    OverbidFailed,
+    OverbidSucceeded,
+    Passed,
+    RetestCancelled,
+    RetestInvoked,
+    TestResolved,
+    TestRevealed,
+    ThrowSealed,
+    TraitsDeclared,
+)
+from domain.log import Recorded
+from domain.state import NARRATOR, Call, Challenge, Outcome, RetestEntry, Side, TestRecord
+
+# -- a challenge -------------------------------------------------------------------------------
+
+
+@on(ChallengeDeclared)
+def _declared(s: Change, e: ChallengeDeclared, r: Recorded) -> None:
+    challenger = s.characters.get(e.challenger)
+    lead = challenger.category_of(e.bid[0], e.category) if challenger and e.bid else None
+    s.put(
+        Challenge(
+            id=e.challenge,
+            kind=e.kind,
+            category=e.category,
+            challenger=Side(
+                who=e.challenger,
+                bids=tuple(e.bid),
+                category=lead or e.category,
+                victory=e.victory,
+                lead=e.lead,
+                effect=e.effect,
+                power=e.power,
+            ),
+            defender=Side(who=e.targets[0] if e.targets else NARRATOR, category=e.defense or e.category),
+            targets=tuple(e.targets),
+            victory=e.victory,
+            effect=e.effect,
+            difficulty=e.difficulty,
+            require_win=e.require_win,
+            power=e.power,
+            declared_at=r.at,
+            seq=r.seq,
+            round=e.round,
+            defense=e.defense,
+            surprise=e.surprise,
+            ranged=e.ranged,
+            darkness=e.darkness,
+            status="awaiting_response" if e.kind == "contested" else "throwing",
+        )
+    )
+    if e.surprise:
+        for target in e.targets:
+            s.conditions(target, surprised=True)
+    if e.uses_action:
+        s.character(e.challenger, lambda c: replace(c, actions_left=max(0, (c.actions_left or 1) - 1), acted=True))
+
+
+@on(BidPlaced)
+def _bid_placed(s: Change, e: BidPlaced, r: Recorded) -> None:
+    if e.owed:
+        s.side(e.challenge, e.character, lambda ch, side: replace(
+            side, bids=(*side.bids, *e.traits), owed=max(0, side.owed - len(e.traits))
+        ))  # fmt: skip
+        return
+    character = s.characters.get(e.character)
+
+    def answered(ch: Challenge, side: Side) -> Side:
+        lead = character.category_of(e.traits[0], side.category or ch.category) if character else None
+        category = lead or side.category or ch.category
+        return replace(side, bids=tuple(e.traits), category=category, victory=e.victory, lead=e.lead)
+
+    s.side(e.challenge, e.character, answered)
+    s.challenge(e.challenge, lambda ch: replace(ch, status="bidding"))
+
+
+@on(ChallengeWithdrawn)
+def _withdrawn(s: Change, e: ChallengeWithdrawn, r: Recorded) -> None:
+    s.challenge(e.challenge, lambda ch: replace(ch, status="withdrawn"))
+
+
+@on(NegativeTraitCalled)
+def _called(s: Change, e: NegativeTraitCalled, r: Recorded) -> None:
+    call = Call(by=e.by, against=e.against, trait=e.trait, correct=e.correct, owed_by=e.owed_by, matched=e.matched)
+    s.challenge(e.challenge, lambda ch: replace(ch, calls=(*ch.calls, call)))
+    if e.matched:
+        s.side(e.challenge, e.owed_by, lambda ch, side: replace(side, owed=side.owed + 1))
+
+
+@on(ThrowSealed)
+def _sealed(s: Change, e: ThrowSealed, r: Recorded) -> None:
+    ch: Challenge = s.challenges[e.challenge]
+    ch = replace_side(ch, ch.role_of(e.character), lambda side: replace(side, throw=e.sign))
+    s.put(replace(ch, status="throwing"))
+
+
+@on(TestRevealed)
+def _revealed(s: Change, e: TestRevealed, r: Recorded) -> None:
+    test = TestRecord(number=e.test, signs=e.signs, result=e.result)
+    s.challenge(e.challenge, lambda ch: sides(
+        replace(ch, tests=(*ch.tests, test), status="throwing"), lambda side: replace(side, throw=None)
+    ))  # fmt: skip
+
+
+@on(DeclarationsOpened)
+def _declarations(s: Change, e: DeclarationsOpened, r: Recorded) -> None:
+    def opened(ch: Challenge) -> Challenge:
+        ch = replace(ch, status="tie_declaring", declaring=e.purpose, declaring_first=ch.role_of(e.first))
+        return sides(ch, lambda side: replace(side, declared=None))
+
+    s.challenge(e.challenge, opened)
+
+
+@on(TraitsDeclared)
+def _traits_declared(s: Change, e: TraitsDeclared, r: Recorded) -> None:
+    s.side(e.challenge, e.character, lambda ch, side: replace(side, declared=e.count))
+
+
+@on(TestResolved)
+def _test_resolved(s: Change, e: TestResolved, r: Recorded) -> None:
+    def resolved(ch: Challenge) -> Challenge:
+        test = replace(ch.tests[-1], leader=e.leader, why=e.why, rule=e.rule, compared=e.compared)
+        ch = replace(ch, tests=(*ch.tests[:-1], test), status="retest_window", declaring=None)
+        return sides(ch, lambda side: replace(side, passed=False))
+
+    s.challenge(e.challenge, resolved)
+
+
+@on(RetestInvoked)
+def _retested(s: Change, e: RetestInvoked, r: Recorded) -> None:
+    s.challenge(e.challenge, lambda ch: _retest(ch, e))
+
+
+@on(RetestCancelled)
+def _cancelled(s: Change, e: RetestCancelled, r: Recorded) -> None:
+    def cancelled(ch: Challenge) -> Challenge:
+        entry = replace(ch.retests[-1], status="cancelled", cancelled_by=e.source)
+        return sides(replace(ch, retests=(*ch.retests[:-1], entry)), lambda side: replace(side, passed=False))
+
+    s.challenge(e.challenge, cancelled)
+
+
+@on(AbilitySpent)
+def _ability_spent(s: Change, e: AbilitySpent, r: Recorded) -> None:
+    s.character(
+        e.character, lambda c: replace(c, abilities={**c.abilities, e.ability: c.abilities.get(e.ability, 0) - 1})
+    )
+
+
+@on(Passed)
+def _passed_(s: Change, e: Passed, r: Recorded) -> None:
+    s.challenge(e.challenge, lambda ch: _passed(ch, e.character))
+
+
+@on(OverbidSucceeded)
+def _overbid_succeeded(s: Change, e: OverbidSucceeded, r: Recorded) -> None:
+    s.challenge(e.challenge, lambda ch: _new_test(_close_retest(ch, "stood")))
+
+
+@on(OverbidFailed)
+def _overbid_failed(s: Change, e: OverbidFailed, r: Recorded) -> None:
+    def failed(ch: Challenge) -> Challenge:
+        ch = _close_retest(ch, "failed")
+        ch = replace_side(ch, ch.role_of(e.character), lambda side: replace(side, bids=()))  # its trait is lost
+        return sides(replace(ch, status="retest_window", declaring=None), lambda side: replace(side, declared=None))
+
+    s.challenge(e.challenge, failed)
+
+
+@on(ChallengeResolved)
+def _challenge_resolved(s: Change, e: ChallengeResolved, r: Recorded) -> None:
+    outcome = Outcome(winner=e.winner, exceptional=e.exceptional, why=e.why, rule=e.rule)
+    s.challenge(e.challenge, lambda ch: replace(ch, status="resolved", outcome=outcome, resolved_seq=r.seq))
+    if e.wait_key and e.wait_until:
+        s.failures[e.wait_key] = e.wait_until
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _retest(ch: Challenge, event: RetestInvoked) -> Challenge:
+    role = ch.role_of(event.character)
+    assert role is not None
+    test = ch.test.number if ch.test else 0
+    entry = RetestEntry(by=event.character, role=role, source=event.source, test=test)
+    ch = replace(ch, retests=(*ch.retests, entry))
+    source = event.source
+    if isinstance(source, OverbidSource):  # the original bid is lost; the new one is at risk
+        ch = replace_side(ch, role, lambda s: replace(s, bids=tuple(source.bid)))
+    return sides(ch, lambda s: replace(s, passed=False))
+
+
+def _close_retest(ch: Challenge, status: str) -> Challenge:
+    entry = replace(ch.retests[-1], status=status)
+    return replace(ch, retests=(*ch.retests[:-1], entry))
+
+
+def _new_test(ch: Challenge) -> Challenge:
+    ch = replace(ch, status="throwing", declaring=None)
+    return sides(ch, lambda s: replace(s, throw=None, declared=None, passed=False))
+
+
+def _passed(ch: Challenge, who: str) -> Challenge:
+    pending = ch.pending_retest
+    if pending is not None and pending.by != who:  # the winner lets the retest stand
+        return _new_test(_close_retest(ch, "stood"))
+    return replace_side(ch, ch.role_of(who), lambda s: replace(s, passed=True))

@@ -1,0 +1,160 @@
+"""Reducers of mobs, blood and combat rounds (camarilla)."""
+
+from __future__ import annotations
+
+from msgspec.structs import replace
+
+from domain.change import Change, on
+from domain.events import (
+    ActionDeclared,
+    BloodSpent,
+    BonusExpired,
+    ChampionChosen,
+    InitiativeSet,
+    MobJoined,
+    RoundEnded,
+    RoundStarted,
+    TurnEnded,
+    TurnStarted,
+    VictoryChosen,
+    WillpowerSpent,
+)
+from domain.log import Recorded
+from domain.state import Bonus, Challenge, Character, Helper, RoundState
+
+# -- mobs, blood, rounds -----------------------------------------------------------------------
+
+
+@on(MobJoined)
+def _mob_joined(s: Change, e: MobJoined, r: Recorded) -> None:
+    s.challenge(e.challenge, lambda ch: _joined(ch, e))
+    if e.uses_action:
+        s.character(e.character, lambda c: replace(c, actions_left=max(0, (c.actions_left or 1) - 1)))
+
+
+@on(ChampionChosen)
+def _champion_chosen(s: Change, e: ChampionChosen, r: Recorded) -> None:
+    s.challenge(e.challenge, lambda ch: _champion(ch, e.character))
+
+
+@on(VictoryChosen)
+def _victory_chosen(s: Change, e: VictoryChosen, r: Recorded) -> None:
+    s.challenge(e.challenge, lambda ch: replace(ch, chosen=e.of))
+
+
+@on(WillpowerSpent)
+def _willpower_spent(s: Change, e: WillpowerSpent, r: Recorded) -> None:
+    s.character(e.character, lambda c: replace(c, willpower=c.willpower - 1))
+
+
+@on(BloodSpent)
+def _blood_spent(s: Change, e: BloodSpent, r: Recorded) -> None:
+    bonus = Bonus(trait=e.trait, kind=e.kind, lasts=e.lasts)
+    s.character(e.character, lambda c: replace(c, bonuses=(*c.bonuses, bonus), blood_spent=c.blood_spent + 1))
+
+
+@on(BonusExpired)
+def _bonus_expired(s: Change, e: BonusExpired, r: Recorded) -> None:
+    def expired(c: Character) -> Character:
+        bonuses = list(c.bonuses)
+        for i, bonus in enumerate(bonuses):
+            if bonus.trait == e.trait:
+                del bonuses[i]
+                break
+        return replace(c, bonuses=tuple(bonuses))
+
+    s.character(e.character, expired)
+
+
+@on(RoundStarted)
+def _round_started(s: Change, e: RoundStarted, r: Recorded) -> None:
+    s.round = RoundState(number=e.number, first=e.first)
+    s.each(
+        lambda c: replace(
+            c,
+            actions_left=e.actions.get(c.id),
+            action=None,
+            turn_done=False,
+            acted=False,
+            conditions=replace(c.conditions, moved_steps=0),
+        )
+    )
+
+
+@on(ActionDeclared)
+def _action_declared(s: Change, e: ActionDeclared, r: Recorded) -> None:
+    action = e.action
+
+    def declared(c: Character) -> Character:
+        conditions = replace(c.conditions, moved_steps=action.steps, prone=c.conditions.prone and not action.stand)
+        return replace(c, action=action, conditions=conditions)
+
+    s.character(e.character, declared)
+
+
+@on(InitiativeSet)
+def _initiative_set(s: Change, e: InitiativeSet, r: Recorded) -> None:
+    assert s.round is not None
+    order = tuple(tuple(group) for group in e.order)
+    turn = next((g for g in order if set(g) == set(s.round.turn)), s.round.turn)  # the ST's order
+    s.round = replace(s.round, phase="acting", order=order, values=dict(e.values), turn=turn)
+
+
+@on(TurnStarted)
+def _turn_started(s: Change, e: TurnStarted, r: Recorded) -> None:
+    assert s.round is not None
+    group = s.round.group + 1 if e.phase == "initiative" else s.round.group
+    s.round = replace(s.round, turn=tuple(e.characters), turn_phase=e.phase, extra=e.extra, group=group)
+    for who in e.characters:
+        s.character(who, lambda c: replace(c, turn_done=False, acted=False))
+
+
+@on(TurnEnded)
+def _turn_ended(s: Change, e: TurnEnded, r: Recorded) -> None:
+    s.character(e.character, lambda c: replace(c, turn_done=True))
+
+
+@on(RoundEnded)
+def _round_ended(s: Change, e: RoundEnded, r: Recorded) -> None:
+    assert s.round is not None
+    s.round = replace(s.round, phase="over", turn=())
+    s.each(  # steps count per round; once on guard, nobody is surprised
+        lambda c: replace(
+            c, actions_left=None, action=None, conditions=replace(c.conditions, moved_steps=0, surprised=False)
+        )
+    )
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _joined(ch: Challenge, event: MobJoined) -> Challenge:
+    helper = Helper(
+        who=event.character,
+        bids=tuple(event.traits),
+        victory=event.victory,
+        effect=event.effect,
+        lead=event.lead,
+        power=event.power,
+    )
+    return replace(ch, challenger=replace(ch.challenger, helpers=(*ch.challenger.helpers, helper)))
+
+
+def _champion(ch: Challenge, who: str) -> Challenge:
+    """Make ``who`` the mob's champion; the old champion becomes a helper."""
+    side = ch.challenger
+    new = next((h for h in side.helpers if h.who == who), None)
+    if new is None:  # already the champion
+        return ch
+    helpers = tuple(side.member(side.who) if h.who == who else h for h in side.helpers)
+    champion = replace(
+        side,
+        who=new.who,
+        bids=new.bids,
+        victory=new.victory,
+        effect=new.effect,
+        lead=new.lead,
+        power=new.power,
+        helpers=helpers,
+    )
+    return replace(ch, challenger=champion)

@@ -1,0 +1,217 @@
+"""Reducers of the scene itself, its characters, and the corrections of disputes and rulings;
+and of what a challenge does to characters (kept on the resolved challenge, for a ruling to undo)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from msgspec.structs import replace
+
+from domain.change import Change, on
+from domain.commands import Changes
+from domain.events import (
+    CharacterAdded,
+    CharacterAdjusted,
+    CharacterRemoved,
+    DamageHealed,
+    DamageTaken,
+    DisputeOpened,
+    GrappleBroken,
+    GrappleStarted,
+    KnockedDown,
+    OutcomeCorrected,
+    ProneCleared,
+    Relented,
+    RulingIssued,
+    SceneClosed,
+    SceneForked,
+    SceneOpened,
+    TraitLost,
+    TraitRestored,
+)
+from domain.log import Recorded
+from domain.state import Challenge, Character, DisputeRecord, Lost, Origin, Outcome, RulingRecord
+
+# -- the scene ---------------------------------------------------------------------------------
+
+
+@on(SceneOpened)
+def _opened(s: Change, e: SceneOpened, r: Recorded) -> None:
+    s.id, s.ruleset, s.title, s.options, s.status = r.scene, e.ruleset, e.title, e.options, "open"
+
+
+@on(CharacterAdded)
+def _added(s: Change, e: CharacterAdded, r: Recorded) -> None:
+    sheet = e.character
+    s.characters[sheet.id] = Character(
+        sheet=sheet, seq=r.seq, abilities=dict(sheet.abilities), willpower=sheet.willpower
+    )
+
+
+@on(CharacterRemoved)
+def _removed(s: Change, e: CharacterRemoved, r: Recorded) -> None:
+    s.character(e.character, lambda c: replace(c, present=False))
+
+
+@on(CharacterAdjusted)
+def _adjusted_(s: Change, e: CharacterAdjusted, r: Recorded) -> None:
+    s.character(e.character, lambda c: _adjusted(c, e.changes))
+
+
+@on(SceneClosed)
+def _closed(s: Change, e: SceneClosed, r: Recorded) -> None:
+    s.status = "closed"
+
+
+@on(SceneForked)
+def _forked(s: Change, e: SceneForked, r: Recorded) -> None:
+    s.forked_from = Origin(e.scene, e.seq, e.hash)
+
+
+@on(Relented)
+def _nothing(s: Change, e: Any, r: Recorded) -> None:
+    """The events that follow say what a relent did."""
+
+
+# -- what a challenge does to characters (kept on a resolved challenge, for rulings to undo) ----
+
+
+def _consequence(s: Change, e: TraitLost | DamageTaken | GrappleStarted | GrappleBroken | KnockedDown) -> None:
+    ch: Challenge | None = s.challenges.get(e.challenge)
+    if ch is not None and ch.status == "resolved":  # a loss on the way (an overbid's) is not the outcome's
+        s.put(replace(ch, consequences=(*ch.consequences, e)))
+
+
+@on(TraitLost)
+def _trait_lost(s: Change, e: TraitLost, r: Recorded) -> None:
+    lost = Lost(e.trait, e.category)
+    s.character(e.character, lambda c: replace(c, lost=(*c.lost, lost)))
+    _consequence(s, e)
+
+
+@on(DamageTaken)
+def _damage_taken(s: Change, e: DamageTaken, r: Recorded) -> None:
+    s.character(e.character, lambda c: replace(c, wounds=_wounded(c, e.damage, e.amount)))
+    _consequence(s, e)
+
+
+@on(GrappleStarted)
+def _grapple_started(s: Change, e: GrappleStarted, r: Recorded) -> None:
+    s.character(
+        e.grappler,
+        lambda c: replace(c, conditions=replace(c.conditions, grappling=(*c.conditions.grappling, e.victim))),
+    )
+    s.conditions(e.victim, grappled_by=e.grappler)
+    _consequence(s, e)
+
+
+@on(GrappleBroken)
+def _grapple_broken(s: Change, e: GrappleBroken, r: Recorded) -> None:
+    s.character(
+        e.grappler,
+        lambda c: replace(
+            c, conditions=replace(c.conditions, grappling=tuple(v for v in c.conditions.grappling if v != e.victim))
+        ),
+    )
+    s.conditions(e.victim, grappled_by=None)
+    _consequence(s, e)
+
+
+@on(KnockedDown)
+def _knocked_down(s: Change, e: KnockedDown, r: Recorded) -> None:
+    s.conditions(e.character, prone=True)
+    _consequence(s, e)
+
+
+# -- disputes and rulings ----------------------------------------------------------------------
+
+
+@on(DisputeOpened)
+def _dispute_opened(s: Change, e: DisputeOpened, r: Recorded) -> None:
+    s.disputes = (*s.disputes, DisputeRecord(id=r.seq, event=e.event, by=e.by, reason=e.reason))
+
+
+@on(RulingIssued)
+def _ruling_issued(s: Change, e: RulingIssued, r: Recorded) -> None:
+    ruling = RulingRecord(
+        id=r.seq,
+        event=e.event,
+        decision=e.decision,
+        reason=e.reason,
+        why=e.why,
+        challenge=e.challenge,
+        winner=e.winner,
+        later=tuple(e.later),
+    )
+    s.disputes = tuple(replace(d, status="ruled", ruling=r.seq) if d.id in e.disputes else d for d in s.disputes)
+    s.rulings = (*s.rulings, ruling)
+
+
+@on(OutcomeCorrected)
+def _outcome_corrected(s: Change, e: OutcomeCorrected, r: Recorded) -> None:
+    s.challenge(
+        e.challenge,
+        lambda ch: replace(
+            ch,
+            original_outcome=ch.original_outcome or ch.outcome,
+            outcome=Outcome(winner=e.winner, why=e.why, rule=e.rule),
+            rulings=(*ch.rulings, e.ruling),
+            consequences=(),  # what follows the correction are its consequences now
+        ),
+    )
+
+
+@on(TraitRestored)
+def _trait_restored(s: Change, e: TraitRestored, r: Recorded) -> None:
+    def restored(c: Character) -> Character:
+        lost = list(c.lost)
+        for i in range(len(lost) - 1, -1, -1):
+            if lost[i] == Lost(e.trait, e.category):
+                del lost[i]
+                break
+        return replace(c, lost=tuple(lost))
+
+    s.character(e.character, restored)
+
+
+@on(DamageHealed)
+def _damage_healed(s: Change, e: DamageHealed, r: Recorded) -> None:
+    s.character(e.character, lambda c: replace(c, wounds=_wounded(c, e.damage, -e.amount)))
+
+
+@on(ProneCleared)
+def _prone_cleared(s: Change, e: ProneCleared, r: Recorded) -> None:
+    s.conditions(e.character, prone=False)
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _wounded(c: Character, kind: str, delta: int) -> Any:
+    return replace(c.wounds, **{kind: max(0, getattr(c.wounds, kind) + delta)})
+
+
+def _adjusted(c: Character, changes: Changes) -> Character:
+    abilities = dict(c.abilities)
+    for name, delta in changes.abilities.items():
+        abilities[name] = abilities.get(name, 0) + delta
+    wounds = c.wounds
+    for kind, delta in changes.damage.items():
+        wounds = replace(wounds, **{kind: getattr(wounds, kind) + delta})
+    lost = list(c.lost)
+    for trait in changes.restore_traits:
+        for i in range(len(lost) - 1, -1, -1):
+            if lost[i].trait == trait:
+                del lost[i]
+                break
+    for trait in changes.lose_traits:
+        category = c.category_of(trait)
+        if category:
+            lost.append(Lost(trait, category))
+    return replace(
+        c,
+        willpower=c.willpower + changes.willpower,
+        abilities=abilities,
+        wounds=wounds,
+        lost=tuple(lost),
+    )
