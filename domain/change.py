@@ -6,13 +6,14 @@ challenges not yet decided, as challenges are put.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
 from msgspec.structs import replace
 
 from domain.events import SceneEvent
-from domain.log import Recorded
+from domain.log import Place
 from domain.state import Challenge, Character, Scene, Side, undecided
 
 
@@ -46,7 +47,7 @@ class Change:
         self.failures = base.failures.mutate()
         self.undecided = dict.fromkeys(base.undecided)
 
-    def frozen(self, last: Recorded) -> Scene:
+    def frozen(self, last: Place) -> Scene:
         """The new scene, at ``last`` (its version and time)."""
         challenges = self.challenges.finish()
         return Scene(
@@ -100,7 +101,17 @@ class Change:
             self.characters[who] = change(c)
 
 
-Handler = Callable[[Change, Any, Recorded], None]
+def names(*texts: str) -> tuple[str, ...]:
+    """One copy of each short text the state keeps (ids, Traits, signs, rule ids, victory
+    conditions), however many events repeat it: a long scene's state is mostly such texts."""
+    return tuple(sys.intern(text) for text in texts)
+
+
+def name(text: str) -> str:
+    return sys.intern(text)
+
+
+Handler = Callable[[Change, Any, Place], None]
 APPLY: dict[type[SceneEvent], Handler] = {}
 
 

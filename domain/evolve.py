@@ -14,11 +14,12 @@ yet decided, that views, moves and automation read instead of walking every chal
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 
 import domain.reducers  # noqa: F401 - registers every reducer
 from domain.change import APPLY, Change
 from domain.events import SceneEvent
-from domain.log import Recorded
+from domain.log import EVENT_DECODERS, Recorded, Row, parse_at
 from domain.state import Scene
 
 
@@ -30,6 +31,31 @@ def fold(records: Iterable[Recorded], state: Scene | None = None) -> Scene:
     for last in records:
         apply[type(last.event)](change, last.event, last)
     return change.frozen(last) if last is not None else change.base
+
+
+def fold_rows(scene: str, rows: Iterable[Row], state: Scene | None = None) -> Scene:
+    """``fold`` of events as a store keeps them (seq, time, type, canonical data), decoded on the
+    way and never made into records: the lean path of a replay or a load."""
+    change = Change(state if state is not None else Scene())
+    place = _Place(scene)
+    apply, decoders = APPLY, EVENT_DECODERS
+    last_at = ""
+    for seq, at, type_, data in rows:
+        if at != last_at:  # the events of one command share their time
+            last_at, place.at = at, parse_at(at)
+        place.seq = seq
+        event = decoders[type_].decode(data)
+        apply[type(event)](change, event, place)
+    return change.frozen(place) if place.seq else change.base
+
+
+class _Place:
+    """The place of the event being folded (reused from one row to the next)."""
+
+    __slots__ = ("at", "scene", "seq")
+
+    def __init__(self, scene: str) -> None:
+        self.scene, self.seq, self.at = scene, 0, datetime.min
 
 
 def evolve(state: Scene, record: Recorded) -> Scene:

@@ -17,7 +17,7 @@ import hashlib
 import typing
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 import msgspec
 
@@ -25,10 +25,28 @@ from domain.events import Event, SceneEvent
 
 GENESIS = "0" * 64
 
-_decoders: dict[str, msgspec.json.Decoder[Any]] = {
+EVENT_DECODERS: dict[str, msgspec.json.Decoder[Any]] = {
     cls.type_name(): msgspec.json.Decoder(cls) for cls in typing.get_args(SceneEvent)
 }
-EVENT_TYPES: frozenset[str] = frozenset(_decoders)
+"""The decoder of each event type's data, by its name."""
+EVENT_TYPES: frozenset[str] = frozenset(EVENT_DECODERS)
+
+
+class Place(Protocol):
+    """Where an event stands in its scene's log: what folding it needs of its record."""
+
+    @property
+    def seq(self) -> int: ...
+
+    @property
+    def scene(self) -> str: ...
+
+    @property
+    def at(self) -> datetime: ...
+
+
+Row = tuple[int, str, str, "bytes | str"]
+"""An event as a store keeps it, for a lean fold: seq, time (RFC 3339), type, canonical data."""
 
 
 class Recorded(msgspec.Struct, frozen=True, gc=False, kw_only=True):
@@ -75,6 +93,11 @@ def format_at(at: datetime) -> str:
     return _encoder.encode(at.astimezone(UTC)).decode()[1:-1]
 
 
+def parse_at(text: str) -> datetime:
+    """An event time from its text form."""
+    return datetime.fromisoformat(text)
+
+
 def event_data(event: Event) -> bytes:
     """The canonical ``data`` of an event: its fields, keys sorted."""
     return _encoder.encode(msgspec.structs.asdict(event))
@@ -82,7 +105,7 @@ def event_data(event: Event) -> bytes:
 
 def decode_event(type_: str, data: bytes | str) -> SceneEvent:
     try:
-        decoder = _decoders[type_]
+        decoder = EVENT_DECODERS[type_]
     except KeyError:
         raise msgspec.ValidationError(f"unknown event type {type_!r}") from None
     return decoder.decode(data)  # type: ignore[no-any-return]
@@ -177,6 +200,34 @@ class ChainProblem(msgspec.Struct, frozen=True, gc=False):
     problem: str
 
 
+def _hash_problem(wire: Wire, prev: str) -> ChainProblem | None:
+    """Whether a record's hash is that of its contents after ``prev``. Stored data is canonical
+    already, so the record is first hashed as it stands (one encode); only if that misses is its
+    data put in canonical form (a file written elsewhere may order its keys otherwise)."""
+    data = bytes(wire.data)
+    fields = (wire.actor, wire.at, wire.command, msgspec.Raw(data), wire.scene, wire.seq, wire.type)
+    if chain_hash(prev, _encoder.encode(dict(zip(_CANONICAL_KEYS, fields, strict=True)))) == wire.hash:
+        return None
+    try:
+        body = canonical(
+            seq=wire.seq,
+            scene=wire.scene,
+            type=wire.type,
+            at=wire.at,
+            actor=wire.actor,
+            command=wire.command,
+            data=data,
+        )
+    except msgspec.DecodeError:
+        return ChainProblem(wire.seq, wire.type, "its data is not valid JSON")
+    if chain_hash(prev, body) != wire.hash:
+        return ChainProblem(wire.seq, wire.type, "its hash does not match its contents")
+    return None
+
+
+_CANONICAL_KEYS = ("actor", "at", "command", "data", "scene", "seq", "type")
+
+
 def check_chain(wires: Iterable[Wire], *, start_seq: int = 1, prev: str = GENESIS) -> ChainProblem | None:
     """Walk a scene's records in order: seq without gaps, each ``prev`` the hash before it, each
     ``hash`` recomputed from the record's own text. Returns the first problem, or None."""
@@ -186,20 +237,9 @@ def check_chain(wires: Iterable[Wire], *, start_seq: int = 1, prev: str = GENESI
             return ChainProblem(wire.seq, wire.type, f"expected event {expected_seq} here, found {wire.seq}")
         if wire.prev != prev:
             return ChainProblem(wire.seq, wire.type, "its prev does not match the hash before it")
-        try:
-            body = canonical(
-                seq=wire.seq,
-                scene=wire.scene,
-                type=wire.type,
-                at=wire.at,
-                actor=wire.actor,
-                command=wire.command,
-                data=bytes(wire.data),
-            )
-        except msgspec.DecodeError:
-            return ChainProblem(wire.seq, wire.type, "its data is not valid JSON")
-        if chain_hash(prev, body) != wire.hash:
-            return ChainProblem(wire.seq, wire.type, "its hash does not match its contents")
+        problem = _hash_problem(wire, prev)
+        if problem is not None:
+            return problem
         prev = wire.hash
         expected_seq += 1
     return None

@@ -169,8 +169,8 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
                 else ""
             )
             return f"{event.why}{wait}"
-        case TraitLost():
-            return event.why
+        case TraitLost():  # a consequence kept on its challenge has its names, not its words
+            return event.why or f"{name(event.character)} loses {event.trait}."
         case DamageTaken():
             return f"{name(event.character)} takes {event.amount} {event.damage} damage."
         case GrappleStarted():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.change import Change, on, replace_side, sides
+from domain.change import Change, name, names, on, replace_side, sides
 from domain.commands import OverbidSource
 from domain.events import (
     AbilitySpent,
@@ -24,14 +24,14 @@ from domain.events import (
     ThrowSealed,
     TraitsDeclared,
 )
-from domain.log import Recorded
+from domain.log import Place
 from domain.state import NARRATOR, Call, Challenge, Outcome, RetestEntry, Side, TestRecord
 
 # -- a challenge -------------------------------------------------------------------------------
 
 
 @on(ChallengeDeclared)
-def _declared(s: Change, e: ChallengeDeclared, r: Recorded) -> None:
+def _declared(s: Change, e: ChallengeDeclared, r: Place) -> None:
     challenger = s.characters.get(e.challenger)
     lead = challenger.category_of(e.bid[0], e.category) if challenger and e.bid else None
     s.put(
@@ -40,17 +40,17 @@ def _declared(s: Change, e: ChallengeDeclared, r: Recorded) -> None:
             kind=e.kind,
             category=e.category,
             challenger=Side(
-                who=e.challenger,
-                bids=tuple(e.bid),
+                who=name(e.challenger),
+                bids=names(*e.bid),
                 category=lead or e.category,
-                victory=e.victory,
+                victory=name(e.victory),
                 lead=e.lead,
                 effect=e.effect,
                 power=e.power,
             ),
-            defender=Side(who=e.targets[0] if e.targets else NARRATOR, category=e.defense or e.category),
-            targets=tuple(e.targets),
-            victory=e.victory,
+            defender=Side(who=name(e.targets[0]) if e.targets else NARRATOR, category=e.defense or e.category),
+            targets=names(*e.targets),
+            victory=name(e.victory),
             effect=e.effect,
             difficulty=e.difficulty,
             require_win=e.require_win,
@@ -73,10 +73,10 @@ def _declared(s: Change, e: ChallengeDeclared, r: Recorded) -> None:
 
 
 @on(BidPlaced)
-def _bid_placed(s: Change, e: BidPlaced, r: Recorded) -> None:
+def _bid_placed(s: Change, e: BidPlaced, r: Place) -> None:
     if e.owed:
         s.side(e.challenge, e.character, lambda ch, side: replace(
-            side, bids=(*side.bids, *e.traits), owed=max(0, side.owed - len(e.traits))
+            side, bids=(*side.bids, *names(*e.traits)), owed=max(0, side.owed - len(e.traits))
         ))  # fmt: skip
         return
     character = s.characters.get(e.character)
@@ -84,19 +84,19 @@ def _bid_placed(s: Change, e: BidPlaced, r: Recorded) -> None:
     def answered(ch: Challenge, side: Side) -> Side:
         lead = character.category_of(e.traits[0], side.category or ch.category) if character else None
         category = lead or side.category or ch.category
-        return replace(side, bids=tuple(e.traits), category=category, victory=e.victory, lead=e.lead)
+        return replace(side, bids=names(*e.traits), category=category, victory=name(e.victory), lead=e.lead)
 
     s.side(e.challenge, e.character, answered)
     s.challenge(e.challenge, lambda ch: replace(ch, status="bidding"))
 
 
 @on(ChallengeWithdrawn)
-def _withdrawn(s: Change, e: ChallengeWithdrawn, r: Recorded) -> None:
+def _withdrawn(s: Change, e: ChallengeWithdrawn, r: Place) -> None:
     s.challenge(e.challenge, lambda ch: replace(ch, status="withdrawn"))
 
 
 @on(NegativeTraitCalled)
-def _called(s: Change, e: NegativeTraitCalled, r: Recorded) -> None:
+def _called(s: Change, e: NegativeTraitCalled, r: Place) -> None:
     call = Call(by=e.by, against=e.against, trait=e.trait, correct=e.correct, owed_by=e.owed_by, matched=e.matched)
     s.challenge(e.challenge, lambda ch: replace(ch, calls=(*ch.calls, call)))
     if e.matched:
@@ -104,22 +104,22 @@ def _called(s: Change, e: NegativeTraitCalled, r: Recorded) -> None:
 
 
 @on(ThrowSealed)
-def _sealed(s: Change, e: ThrowSealed, r: Recorded) -> None:
+def _sealed(s: Change, e: ThrowSealed, r: Place) -> None:
     ch: Challenge = s.challenges[e.challenge]
-    ch = replace_side(ch, ch.role_of(e.character), lambda side: replace(side, throw=e.sign))
+    ch = replace_side(ch, ch.role_of(e.character), lambda side: replace(side, throw=name(e.sign)))
     s.put(replace(ch, status="throwing"))
 
 
 @on(TestRevealed)
-def _revealed(s: Change, e: TestRevealed, r: Recorded) -> None:
-    test = TestRecord(number=e.test, signs=e.signs, result=e.result)
+def _revealed(s: Change, e: TestRevealed, r: Place) -> None:
+    test = TestRecord(number=e.test, signs={name(who): name(sign) for who, sign in e.signs.items()}, result=e.result)
     s.challenge(e.challenge, lambda ch: sides(
         replace(ch, tests=(*ch.tests, test), status="throwing"), lambda side: replace(side, throw=None)
     ))  # fmt: skip
 
 
 @on(DeclarationsOpened)
-def _declarations(s: Change, e: DeclarationsOpened, r: Recorded) -> None:
+def _declarations(s: Change, e: DeclarationsOpened, r: Place) -> None:
     def opened(ch: Challenge) -> Challenge:
         ch = replace(ch, status="tie_declaring", declaring=e.purpose, declaring_first=ch.role_of(e.first))
         return sides(ch, lambda side: replace(side, declared=None))
@@ -128,14 +128,15 @@ def _declarations(s: Change, e: DeclarationsOpened, r: Recorded) -> None:
 
 
 @on(TraitsDeclared)
-def _traits_declared(s: Change, e: TraitsDeclared, r: Recorded) -> None:
+def _traits_declared(s: Change, e: TraitsDeclared, r: Place) -> None:
     s.side(e.challenge, e.character, lambda ch, side: replace(side, declared=e.count))
 
 
 @on(TestResolved)
-def _test_resolved(s: Change, e: TestResolved, r: Recorded) -> None:
+def _test_resolved(s: Change, e: TestResolved, r: Place) -> None:
     def resolved(ch: Challenge) -> Challenge:
-        test = replace(ch.tests[-1], leader=e.leader, why=e.why, rule=e.rule, compared=e.compared)
+        compared = {name(who): count for who, count in e.compared.items()}
+        test = replace(ch.tests[-1], leader=e.leader, why=e.why, rule=name(e.rule), compared=compared)
         ch = replace(ch, tests=(*ch.tests[:-1], test), status="retest_window", declaring=None)
         return sides(ch, lambda side: replace(side, passed=False))
 
@@ -143,12 +144,12 @@ def _test_resolved(s: Change, e: TestResolved, r: Recorded) -> None:
 
 
 @on(RetestInvoked)
-def _retested(s: Change, e: RetestInvoked, r: Recorded) -> None:
+def _retested(s: Change, e: RetestInvoked, r: Place) -> None:
     s.challenge(e.challenge, lambda ch: _retest(ch, e))
 
 
 @on(RetestCancelled)
-def _cancelled(s: Change, e: RetestCancelled, r: Recorded) -> None:
+def _cancelled(s: Change, e: RetestCancelled, r: Place) -> None:
     def cancelled(ch: Challenge) -> Challenge:
         entry = replace(ch.retests[-1], status="cancelled", cancelled_by=e.source)
         return sides(replace(ch, retests=(*ch.retests[:-1], entry)), lambda side: replace(side, passed=False))
@@ -157,24 +158,24 @@ def _cancelled(s: Change, e: RetestCancelled, r: Recorded) -> None:
 
 
 @on(AbilitySpent)
-def _ability_spent(s: Change, e: AbilitySpent, r: Recorded) -> None:
+def _ability_spent(s: Change, e: AbilitySpent, r: Place) -> None:
     s.character(
         e.character, lambda c: replace(c, abilities={**c.abilities, e.ability: c.abilities.get(e.ability, 0) - 1})
     )
 
 
 @on(Passed)
-def _passed_(s: Change, e: Passed, r: Recorded) -> None:
+def _passed_(s: Change, e: Passed, r: Place) -> None:
     s.challenge(e.challenge, lambda ch: _passed(ch, e.character))
 
 
 @on(OverbidSucceeded)
-def _overbid_succeeded(s: Change, e: OverbidSucceeded, r: Recorded) -> None:
+def _overbid_succeeded(s: Change, e: OverbidSucceeded, r: Place) -> None:
     s.challenge(e.challenge, lambda ch: _new_test(_close_retest(ch, "stood")))
 
 
 @on(OverbidFailed)
-def _overbid_failed(s: Change, e: OverbidFailed, r: Recorded) -> None:
+def _overbid_failed(s: Change, e: OverbidFailed, r: Place) -> None:
     def failed(ch: Challenge) -> Challenge:
         ch = _close_retest(ch, "failed")
         ch = replace_side(ch, ch.role_of(e.character), lambda side: replace(side, bids=()))  # its trait is lost
@@ -184,8 +185,8 @@ def _overbid_failed(s: Change, e: OverbidFailed, r: Recorded) -> None:
 
 
 @on(ChallengeResolved)
-def _challenge_resolved(s: Change, e: ChallengeResolved, r: Recorded) -> None:
-    outcome = Outcome(winner=e.winner, exceptional=e.exceptional, why=e.why, rule=e.rule)
+def _challenge_resolved(s: Change, e: ChallengeResolved, r: Place) -> None:
+    outcome = Outcome(winner=e.winner, exceptional=e.exceptional, why=e.why, rule=name(e.rule))
     s.challenge(e.challenge, lambda ch: replace(ch, status="resolved", outcome=outcome, resolved_seq=r.seq))
     if e.wait_key and e.wait_until:
         s.failures[e.wait_key] = e.wait_until

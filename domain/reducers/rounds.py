@@ -19,42 +19,42 @@ from domain.events import (
     VictoryChosen,
     WillpowerSpent,
 )
-from domain.log import Recorded
+from domain.log import Place
 from domain.state import Bonus, Challenge, Character, Helper, RoundState
 
 # -- mobs, blood, rounds -----------------------------------------------------------------------
 
 
 @on(MobJoined)
-def _mob_joined(s: Change, e: MobJoined, r: Recorded) -> None:
+def _mob_joined(s: Change, e: MobJoined, r: Place) -> None:
     s.challenge(e.challenge, lambda ch: _joined(ch, e))
     if e.uses_action:
         s.character(e.character, lambda c: replace(c, actions_left=max(0, (c.actions_left or 1) - 1)))
 
 
 @on(ChampionChosen)
-def _champion_chosen(s: Change, e: ChampionChosen, r: Recorded) -> None:
+def _champion_chosen(s: Change, e: ChampionChosen, r: Place) -> None:
     s.challenge(e.challenge, lambda ch: _champion(ch, e.character))
 
 
 @on(VictoryChosen)
-def _victory_chosen(s: Change, e: VictoryChosen, r: Recorded) -> None:
+def _victory_chosen(s: Change, e: VictoryChosen, r: Place) -> None:
     s.challenge(e.challenge, lambda ch: replace(ch, chosen=e.of))
 
 
 @on(WillpowerSpent)
-def _willpower_spent(s: Change, e: WillpowerSpent, r: Recorded) -> None:
+def _willpower_spent(s: Change, e: WillpowerSpent, r: Place) -> None:
     s.character(e.character, lambda c: replace(c, willpower=c.willpower - 1))
 
 
 @on(BloodSpent)
-def _blood_spent(s: Change, e: BloodSpent, r: Recorded) -> None:
+def _blood_spent(s: Change, e: BloodSpent, r: Place) -> None:
     bonus = Bonus(trait=e.trait, kind=e.kind, lasts=e.lasts)
     s.character(e.character, lambda c: replace(c, bonuses=(*c.bonuses, bonus), blood_spent=c.blood_spent + 1))
 
 
 @on(BonusExpired)
-def _bonus_expired(s: Change, e: BonusExpired, r: Recorded) -> None:
+def _bonus_expired(s: Change, e: BonusExpired, r: Place) -> None:
     def expired(c: Character) -> Character:
         bonuses = list(c.bonuses)
         for i, bonus in enumerate(bonuses):
@@ -67,7 +67,7 @@ def _bonus_expired(s: Change, e: BonusExpired, r: Recorded) -> None:
 
 
 @on(RoundStarted)
-def _round_started(s: Change, e: RoundStarted, r: Recorded) -> None:
+def _round_started(s: Change, e: RoundStarted, r: Place) -> None:
     s.round = RoundState(number=e.number, first=e.first)
     s.each(
         lambda c: replace(
@@ -82,7 +82,7 @@ def _round_started(s: Change, e: RoundStarted, r: Recorded) -> None:
 
 
 @on(ActionDeclared)
-def _action_declared(s: Change, e: ActionDeclared, r: Recorded) -> None:
+def _action_declared(s: Change, e: ActionDeclared, r: Place) -> None:
     action = e.action
 
     def declared(c: Character) -> Character:
@@ -93,7 +93,7 @@ def _action_declared(s: Change, e: ActionDeclared, r: Recorded) -> None:
 
 
 @on(InitiativeSet)
-def _initiative_set(s: Change, e: InitiativeSet, r: Recorded) -> None:
+def _initiative_set(s: Change, e: InitiativeSet, r: Place) -> None:
     assert s.round is not None
     order = tuple(tuple(group) for group in e.order)
     turn = next((g for g in order if set(g) == set(s.round.turn)), s.round.turn)  # the ST's order
@@ -101,7 +101,7 @@ def _initiative_set(s: Change, e: InitiativeSet, r: Recorded) -> None:
 
 
 @on(TurnStarted)
-def _turn_started(s: Change, e: TurnStarted, r: Recorded) -> None:
+def _turn_started(s: Change, e: TurnStarted, r: Place) -> None:
     assert s.round is not None
     group = s.round.group + 1 if e.phase == "initiative" else s.round.group
     s.round = replace(s.round, turn=tuple(e.characters), turn_phase=e.phase, extra=e.extra, group=group)
@@ -110,12 +110,12 @@ def _turn_started(s: Change, e: TurnStarted, r: Recorded) -> None:
 
 
 @on(TurnEnded)
-def _turn_ended(s: Change, e: TurnEnded, r: Recorded) -> None:
+def _turn_ended(s: Change, e: TurnEnded, r: Place) -> None:
     s.character(e.character, lambda c: replace(c, turn_done=True))
 
 
 @on(RoundEnded)
-def _round_ended(s: Change, e: RoundEnded, r: Recorded) -> None:
+def _round_ended(s: Change, e: RoundEnded, r: Place) -> None:
     assert s.round is not None
     s.round = replace(s.round, phase="over", turn=())
     s.each(  # steps count per round; once on guard, nobody is surprised

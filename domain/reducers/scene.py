@@ -7,7 +7,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
-from domain.change import Change, on
+from domain.change import Change, name, on
 from domain.commands import Changes
 from domain.events import (
     CharacterAdded,
@@ -29,19 +29,19 @@ from domain.events import (
     TraitLost,
     TraitRestored,
 )
-from domain.log import Recorded
-from domain.state import Challenge, Character, DisputeRecord, Lost, Origin, Outcome, RulingRecord
+from domain.log import Place
+from domain.state import Challenge, Character, Consequence, DisputeRecord, Lost, Origin, Outcome, RulingRecord
 
 # -- the scene ---------------------------------------------------------------------------------
 
 
 @on(SceneOpened)
-def _opened(s: Change, e: SceneOpened, r: Recorded) -> None:
+def _opened(s: Change, e: SceneOpened, r: Place) -> None:
     s.id, s.ruleset, s.title, s.options, s.status = r.scene, e.ruleset, e.title, e.options, "open"
 
 
 @on(CharacterAdded)
-def _added(s: Change, e: CharacterAdded, r: Recorded) -> None:
+def _added(s: Change, e: CharacterAdded, r: Place) -> None:
     sheet = e.character
     s.characters[sheet.id] = Character(
         sheet=sheet, seq=r.seq, abilities=dict(sheet.abilities), willpower=sheet.willpower
@@ -49,27 +49,27 @@ def _added(s: Change, e: CharacterAdded, r: Recorded) -> None:
 
 
 @on(CharacterRemoved)
-def _removed(s: Change, e: CharacterRemoved, r: Recorded) -> None:
+def _removed(s: Change, e: CharacterRemoved, r: Place) -> None:
     s.character(e.character, lambda c: replace(c, present=False))
 
 
 @on(CharacterAdjusted)
-def _adjusted_(s: Change, e: CharacterAdjusted, r: Recorded) -> None:
+def _adjusted_(s: Change, e: CharacterAdjusted, r: Place) -> None:
     s.character(e.character, lambda c: _adjusted(c, e.changes))
 
 
 @on(SceneClosed)
-def _closed(s: Change, e: SceneClosed, r: Recorded) -> None:
+def _closed(s: Change, e: SceneClosed, r: Place) -> None:
     s.status = "closed"
 
 
 @on(SceneForked)
-def _forked(s: Change, e: SceneForked, r: Recorded) -> None:
+def _forked(s: Change, e: SceneForked, r: Place) -> None:
     s.forked_from = Origin(e.scene, e.seq, e.hash)
 
 
 @on(Relented)
-def _nothing(s: Change, e: Any, r: Recorded) -> None:
+def _nothing(s: Change, e: Any, r: Place) -> None:
     """The events that follow say what a relent did."""
 
 
@@ -79,24 +79,31 @@ def _nothing(s: Change, e: Any, r: Recorded) -> None:
 def _consequence(s: Change, e: TraitLost | DamageTaken | GrappleStarted | GrappleBroken | KnockedDown) -> None:
     ch: Challenge | None = s.challenges.get(e.challenge)
     if ch is not None and ch.status == "resolved":  # a loss on the way (an overbid's) is not the outcome's
-        s.put(replace(ch, consequences=(*ch.consequences, e)))
+        s.put(replace(ch, consequences=(*ch.consequences, _kept(e))))
+
+
+def _kept(e: Consequence) -> Consequence:
+    """What a ruling needs of a consequence to undo it: its names (one copy each), not its words
+    (the log has those)."""
+    kept = {f: name(v) for f in e.__struct_fields__ if f != "why" and isinstance(v := getattr(e, f), str)}
+    return replace(e, **kept, **({"why": ""} if "why" in e.__struct_fields__ else {}))
 
 
 @on(TraitLost)
-def _trait_lost(s: Change, e: TraitLost, r: Recorded) -> None:
-    lost = Lost(e.trait, e.category)
+def _trait_lost(s: Change, e: TraitLost, r: Place) -> None:
+    lost = Lost(name(e.trait), e.category)
     s.character(e.character, lambda c: replace(c, lost=(*c.lost, lost)))
     _consequence(s, e)
 
 
 @on(DamageTaken)
-def _damage_taken(s: Change, e: DamageTaken, r: Recorded) -> None:
+def _damage_taken(s: Change, e: DamageTaken, r: Place) -> None:
     s.character(e.character, lambda c: replace(c, wounds=_wounded(c, e.damage, e.amount)))
     _consequence(s, e)
 
 
 @on(GrappleStarted)
-def _grapple_started(s: Change, e: GrappleStarted, r: Recorded) -> None:
+def _grapple_started(s: Change, e: GrappleStarted, r: Place) -> None:
     s.character(
         e.grappler,
         lambda c: replace(c, conditions=replace(c.conditions, grappling=(*c.conditions.grappling, e.victim))),
@@ -106,7 +113,7 @@ def _grapple_started(s: Change, e: GrappleStarted, r: Recorded) -> None:
 
 
 @on(GrappleBroken)
-def _grapple_broken(s: Change, e: GrappleBroken, r: Recorded) -> None:
+def _grapple_broken(s: Change, e: GrappleBroken, r: Place) -> None:
     s.character(
         e.grappler,
         lambda c: replace(
@@ -118,7 +125,7 @@ def _grapple_broken(s: Change, e: GrappleBroken, r: Recorded) -> None:
 
 
 @on(KnockedDown)
-def _knocked_down(s: Change, e: KnockedDown, r: Recorded) -> None:
+def _knocked_down(s: Change, e: KnockedDown, r: Place) -> None:
     s.conditions(e.character, prone=True)
     _consequence(s, e)
 
@@ -127,12 +134,12 @@ def _knocked_down(s: Change, e: KnockedDown, r: Recorded) -> None:
 
 
 @on(DisputeOpened)
-def _dispute_opened(s: Change, e: DisputeOpened, r: Recorded) -> None:
+def _dispute_opened(s: Change, e: DisputeOpened, r: Place) -> None:
     s.disputes = (*s.disputes, DisputeRecord(id=r.seq, event=e.event, by=e.by, reason=e.reason))
 
 
 @on(RulingIssued)
-def _ruling_issued(s: Change, e: RulingIssued, r: Recorded) -> None:
+def _ruling_issued(s: Change, e: RulingIssued, r: Place) -> None:
     ruling = RulingRecord(
         id=r.seq,
         event=e.event,
@@ -148,7 +155,7 @@ def _ruling_issued(s: Change, e: RulingIssued, r: Recorded) -> None:
 
 
 @on(OutcomeCorrected)
-def _outcome_corrected(s: Change, e: OutcomeCorrected, r: Recorded) -> None:
+def _outcome_corrected(s: Change, e: OutcomeCorrected, r: Place) -> None:
     s.challenge(
         e.challenge,
         lambda ch: replace(
@@ -162,7 +169,7 @@ def _outcome_corrected(s: Change, e: OutcomeCorrected, r: Recorded) -> None:
 
 
 @on(TraitRestored)
-def _trait_restored(s: Change, e: TraitRestored, r: Recorded) -> None:
+def _trait_restored(s: Change, e: TraitRestored, r: Place) -> None:
     def restored(c: Character) -> Character:
         lost = list(c.lost)
         for i in range(len(lost) - 1, -1, -1):
@@ -175,12 +182,12 @@ def _trait_restored(s: Change, e: TraitRestored, r: Recorded) -> None:
 
 
 @on(DamageHealed)
-def _damage_healed(s: Change, e: DamageHealed, r: Recorded) -> None:
+def _damage_healed(s: Change, e: DamageHealed, r: Place) -> None:
     s.character(e.character, lambda c: replace(c, wounds=_wounded(c, e.damage, -e.amount)))
 
 
 @on(ProneCleared)
-def _prone_cleared(s: Change, e: ProneCleared, r: Recorded) -> None:
+def _prone_cleared(s: Change, e: ProneCleared, r: Place) -> None:
     s.conditions(e.character, prone=False)
 
 
@@ -193,8 +200,8 @@ def _wounded(c: Character, kind: str, delta: int) -> Any:
 
 def _adjusted(c: Character, changes: Changes) -> Character:
     abilities = dict(c.abilities)
-    for name, delta in changes.abilities.items():
-        abilities[name] = abilities.get(name, 0) + delta
+    for ability, delta in changes.abilities.items():
+        abilities[ability] = abilities.get(ability, 0) + delta
     wounds = c.wounds
     for kind, delta in changes.damage.items():
         wounds = replace(wounds, **{kind: getattr(wounds, kind) + delta})
