@@ -28,12 +28,12 @@ from domain.context import ENTROPY_SIZE, Context
 from domain.decide import decide
 from domain.errors import Rejected
 from domain.events import SceneEvent
-from domain.evolve import fold
+from domain.evolve import fold, fold_rows
 from domain.log import GENESIS, Recorded, Wire
 from domain.state import NARRATOR, Scene
 from projections.redact import redact
 from server.snapshots import Snapshots
-from server.store import ConcurrencyConflict, EventStore, StorageUnavailable, verified
+from server.store import Checked, ConcurrencyConflict, EventStore, StorageUnavailable
 from server.store.base import lost_end
 from server.writer import Writer
 
@@ -160,8 +160,11 @@ class SceneService:
         sound). Pure reading: safe on a worker thread."""
         start = self.snapshots.load(scene) if self.snapshots else None
         after, prev = (start.state.version, start.hash) if start else (0, GENESIS)
-        records = verified(scene, self.store.read_wire(scene, after=after), after=after, prev=prev)
-        state = fold(records, start.state if start else None)
+        rows = Checked(scene, self.store.read_wire(scene, after=after), after=after, prev=prev)
+        try:
+            state = fold_rows(scene, rows, start.state if start else None)
+        except (msgspec.DecodeError, msgspec.ValidationError) as err:
+            raise rows.unreadable(err) from None
         lost = lost_end(scene, state.version, self.store.acknowledged(scene))
         if lost is not None:
             raise lost

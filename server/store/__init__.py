@@ -1,6 +1,7 @@
 """Event stores: one interface (``EventStore``), an embedded SQLite default and an in-memory one."""
 
 from server.store.base import (
+    Checked,
     CommandRecord,
     ConcurrencyConflict,
     EventStore,
@@ -21,6 +22,7 @@ def open_store(db: str | None, *, readonly: bool = False) -> EventStore:
 
 
 __all__ = [
+    "Checked",
     "CommandRecord",
     "ConcurrencyConflict",
     "EventStore",

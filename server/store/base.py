@@ -19,7 +19,7 @@ from typing import Protocol
 import msgspec
 
 from domain.events import SceneEvent
-from domain.log import GENESIS, ChainProblem, Recorded, Wire, check_chain, from_wire, seal
+from domain.log import GENESIS, ChainProblem, Recorded, Row, Wire, check_chain, from_wire, seal
 
 
 class StoreError(Exception):
@@ -91,6 +91,11 @@ class EventStore(Protocol):
         """The scene's records in order as stored, undecoded (for logs, exports and checks)."""
         ...
 
+    def rows(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Row]:
+        """The scene's events as ``(seq, at, type, data)``, nothing more: the lean path of a fold
+        (``domain.evolve.fold_rows``), which needs no hashes."""
+        ...
+
     def head(self, scene: str) -> tuple[int, str]:
         """The scene's version (0 if empty) and its last hash."""
         ...
@@ -150,6 +155,33 @@ def command_spans(wires: Sequence[Wire]) -> list[tuple[str, str, int, int]]:
     return spans
 
 
+class Checked:
+    """The rows of ``wires`` (a scene's records after ``after``, whose hash is ``prev``), each
+    checked as it passes (seq without gaps, each link, each hash; ``SceneCorrupt`` at the first
+    that is not), for ``fold_rows``; ``last`` is the record just passed, to name one that cannot be
+    read."""
+
+    def __init__(self, scene: str, wires: Iterable[Wire], *, after: int = 0, prev: str = GENESIS) -> None:
+        self.scene, self.wires, self.after, self.prev = scene, wires, after, prev
+        self.last: Wire | None = None
+
+    def __iter__(self) -> Iterator[Row]:
+        expected, prev = self.after + 1, self.prev
+        for wire in self.wires:
+            problem = check_chain((wire,), start_seq=expected, prev=prev)
+            if problem is not None:
+                raise SceneCorrupt(self.scene, problem)
+            self.last = wire
+            yield wire.seq, wire.at, wire.type, bytes(wire.data)
+            prev, expected = wire.hash, expected + 1
+
+    def unreadable(self, err: Exception) -> SceneCorrupt:
+        """The error of a record that passed the chain but cannot be read."""
+        last = self.last
+        assert last is not None
+        return SceneCorrupt(self.scene, ChainProblem(last.seq, last.type, f"it cannot be read: {err}"))
+
+
 def verified(scene: str, wires: Iterable[Wire], *, after: int = 0, prev: str = GENESIS) -> Iterator[Recorded]:
     """The records of ``wires`` (the scene's events after ``after``, whose hash is ``prev``),
     decoded, each checked as it passes: seq without gaps, each link, each hash, each event
@@ -185,6 +217,7 @@ def first_problem(store: EventStore, scene: str) -> ChainProblem | None:
 
 __all__ = [
     "GENESIS",
+    "Checked",
     "CommandRecord",
     "ConcurrencyConflict",
     "EventStore",

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime
 
 from domain.events import SceneEvent
-from domain.log import GENESIS, Recorded, Wire, from_wire, to_wire
+from domain.log import GENESIS, Recorded, Row, Wire, format_at, from_wire, to_wire
 from server.store.base import CommandRecord, ConcurrencyConflict, StoreError, chain, command_spans
 
 
@@ -64,6 +64,10 @@ class MemoryStore:
     def read_wire(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Wire]:
         for record, data in self._slice(scene, after, upto):
             yield to_wire(record, data)
+
+    def rows(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Row]:
+        for record, data in self._slice(scene, after, upto):
+            yield record.seq, format_at(record.at), record.type, data
 
     def head(self, scene: str) -> tuple[int, str]:
         stream = self._events.get(scene)

@@ -28,7 +28,7 @@ import msgspec
 import sqlite_utils
 
 from domain.events import SceneEvent
-from domain.log import GENESIS, Recorded, Wire, decode_event, format_at
+from domain.log import GENESIS, Recorded, Row, Wire, decode_event, format_at
 from server.store.base import (
     CommandRecord,
     ConcurrencyConflict,
@@ -267,6 +267,17 @@ class SqliteStore:
                 hash=hash_,
                 data=msgspec.Raw(str(data).encode()),
             )
+
+    def rows(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Row]:
+        sql = "SELECT seq, at, type, data FROM events WHERE scene = ? AND seq > ?"
+        params: list[object] = [scene, after]
+        if upto is not None:
+            sql += " AND seq <= ?"
+            params.append(upto)
+        try:
+            yield from self.reads.execute(sql + " ORDER BY seq", params)
+        except sqlite3.OperationalError as err:
+            raise unavailable(err) from err
 
     @staticmethod
     def _head(conn: sqlite3.Connection, scene: str) -> tuple[int, str]:
