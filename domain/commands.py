@@ -7,6 +7,7 @@ the ST may name someone else (an NPC, or a player at an in-person table).
 
 from __future__ import annotations
 
+import typing
 from datetime import datetime
 from typing import Annotated, Literal
 
@@ -343,6 +344,8 @@ AnyCommand = (
 )
 
 command_decoder = msgspec.json.Decoder(AnyCommand)
+COMMANDS: dict[str, type[AnyCommand]] = {cls.__struct_config__.tag: cls for cls in typing.get_args(AnyCommand)}
+"""Each command class by its verb, to convert a parsed body straight into its type."""
 
 
 def parse_command(raw: bytes | str) -> AnyCommand:

@@ -34,7 +34,7 @@ from structlog.contextvars import bound_contextvars
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from domain.commands import AnyCommand, OpenScene
+from domain.commands import COMMANDS, AnyCommand, OpenScene
 from domain.evolve import fold
 from domain.sheets import sheet_problems
 from domain.state import Scene
@@ -479,7 +479,9 @@ class Connection:
             self._security("forged scene", claimed=str(body["scene"])[:64])
             raise Refusal("forbidden", f"Your token is for scene {grant.scene!r}.")
         try:
-            command: AnyCommand = msgspec.convert({**body, "actor": actor, "scene": grant.scene}, AnyCommand)
+            command: AnyCommand = msgspec.convert(
+                {**body, "actor": actor, "scene": grant.scene}, COMMANDS[body["type"]]
+            )
         except msgspec.ValidationError as err:
             if body["type"] == "add_character":
                 problems = await anyio.to_thread.run_sync(sheet_problems, body.get("character"))
