@@ -14,7 +14,7 @@ from msgspec.structs import replace
 
 from domain.events import SceneEvent
 from domain.log import Place
-from domain.state import Challenge, Character, Scene, Side, undecided
+from domain.state import RECENT, Challenge, Character, Scene, Side, undecided
 
 
 class Change:
@@ -24,11 +24,13 @@ class Change:
         "base",
         "challenges",
         "characters",
+        "decided",
         "disputes",
         "failures",
         "forked_from",
         "id",
         "options",
+        "recent",
         "round",
         "ruleset",
         "rulings",
@@ -46,6 +48,7 @@ class Change:
         self.challenges = base.challenges.mutate()
         self.failures = base.failures.mutate()
         self.undecided = dict.fromkeys(base.undecided)
+        self.recent, self.decided = base.recent, base.decided
 
     def frozen(self, last: Place) -> Scene:
         """The new scene, at ``last`` (its version and time)."""
@@ -66,6 +69,8 @@ class Change:
             forked_from=self.forked_from,
             round=self.round,
             undecided=tuple(sorted(self.undecided, key=lambda cid: challenges[cid].seq)),
+            recent=self.recent,
+            decided=self.decided,
         )
 
     # -- challenges ------------------------------------------------------------------------------
@@ -74,8 +79,10 @@ class Change:
         self.challenges[ch.id] = ch
         if undecided(ch):
             self.undecided[ch.id] = None
-        else:
-            self.undecided.pop(ch.id, None)
+        elif ch.id in self.undecided:  # decided just now
+            del self.undecided[ch.id]
+            self.recent = (*self.recent[1 - RECENT :], ch.id) if RECENT > 1 else (ch.id,)
+            self.decided += 1
 
     def challenge(self, cid: str, change: Callable[[Challenge], Challenge]) -> None:
         self.put(change(self.challenges[cid]))

@@ -303,6 +303,10 @@ class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True):
         return ("challenger", "defender")
 
 
+RECENT = 20
+"""Decided challenges a scene keeps at hand for its views (older ones are asked for in pages)."""
+
+
 def undecided(ch: Challenge) -> bool:
     """Still open, or won by a mob that has not yet chosen whose victory condition applies."""
     return ch.open or bool(ch.challenger.helpers and ch.chosen is None and ch.leader == "challenger")
@@ -372,6 +376,11 @@ class Scene(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     undecided: tuple[str, ...] = ()
     """The challenges not yet decided (``undecided``), in the order they were declared: what views,
     moves and automation look at, so their cost does not grow with the scene's history."""
+    recent: tuple[str, ...] = ()
+    """The last ``RECENT`` challenges decided, in the order they were decided: the page of history a
+    view shows."""
+    decided: int = 0
+    """How many challenges have been decided (resolved or withdrawn)."""
 
     def character(self, who: str) -> Character | None:
         return self.characters.get(who)

@@ -28,6 +28,7 @@ from domain.state import (
     RulingRecord,
     Scene,
     TestRecord,
+    undecided,
 )
 from projections.moves import Moves, moves
 from projections.redact import knows
@@ -122,8 +123,12 @@ class StateView(msgspec.Struct, frozen=True):
     round: RoundView | None
     characters: dict[str, CharacterView]
     challenges: dict[str, ChallengeView]
+    """A whole view: the undecided challenges and the last ``RECENT`` decided; a patch: those the
+    commit touched (and the viewer's open ones, whose moves it may have changed)."""
     disputes: list[DisputeRecord]
     rulings: list[RulingRecord]
+    older: int = 0
+    """Decided challenges a whole view leaves out (the oldest): ask for them with ``challenges``."""
 
 
 def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
@@ -286,9 +291,10 @@ def view(state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str] | None, 
     """The scene as ``viewer`` may see it: ``"st"``, a character id, or ``SPECTATOR``. With
     ``only`` (characters or None for all, challenges), just those entries: a patch on an earlier
     view. A player's view of a challenge carries the moves open to it there."""
-    people, cids = only if only is not None else (None, [ch.id for ch in state.in_order()])
-    if only is not None:  # the moves in open challenges hang on the whole state: offer them afresh
-        cids = list(dict.fromkeys([*cids, *_acting_in(state, viewer)]))
+    if only is None:  # a whole view: what is undecided, and a page of recent history
+        people, cids = None, sorted({*state.undecided, *state.recent}, key=lambda cid: state.challenges[cid].seq)
+    else:  # a patch; the moves in open challenges hang on the whole state: offer them afresh
+        people, cids = only[0], list(dict.fromkeys([*only[1], *_acting_in(state, viewer)]))
     return StateView(
         scene=state.id,
         title=state.title,
@@ -309,4 +315,23 @@ def view(state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str] | None, 
         },
         disputes=list(state.disputes),
         rulings=list(state.rulings),
+        older=state.decided - len(state.recent),
     )
+
+
+def older_challenges(
+    state: Scene, viewer: str, before: int | None, limit: int
+) -> tuple[dict[str, ChallengeView], int | None]:
+    """A page of the decided challenges a whole view leaves out, newest first: up to ``limit``
+    declared before event ``before`` (None: from the newest), and where the next page starts
+    (None: no more)."""
+    shown = set(state.recent)
+    older = [
+        ch
+        for ch in state.challenges.values()
+        if ch.id not in shown and not undecided(ch) and (before is None or ch.seq < before)
+    ]
+    older.sort(key=lambda ch: ch.seq, reverse=True)
+    page = older[:limit]
+    more = page[-1].seq if len(older) > limit else None
+    return {ch.id: challenge_view(ch, viewer) for ch in page}, more

@@ -35,13 +35,16 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from domain.commands import COMMANDS, AnyCommand, OpenScene
-from domain.evolve import fold
+from domain.evolve import fold, fold_rows
+from domain.log import Wire
 from domain.sheets import sheet_problems
 from domain.state import Scene
 from projections.audit import audit
 from projections.audit_render import MEDIA_TYPES, render
+from projections.narrate import narrate
+from projections.redact import redact
 from projections.replay import Step, links_of, replay
-from projections.views import view
+from projections.views import older_challenges, view
 from server.catchup import state_at, stream
 from server.history import export_text, fork_wires
 from server.hub import Hub, SceneUnavailable
@@ -55,6 +58,8 @@ from server.wire import (
     MAX_QR,
     MAX_REPLAY,
     AuditRequest,
+    ChallengesPage,
+    ChallengesRequest,
     Control,
     CreateScene,
     Document,
@@ -64,6 +69,8 @@ from server.wire import (
     ForkRequest,
     GetView,
     Hello,
+    HistoryPage,
+    HistoryRequest,
     Invite,
     Invited,
     ListTokens,
@@ -79,6 +86,7 @@ from server.wire import (
     Subscribe,
     TokenList,
     Welcome,
+    befores_of,
     encode,
 )
 
@@ -357,6 +365,13 @@ class Connection:
                 await self.send(Document(name=f"{grant.scene}.jsonl", media_type="application/jsonl", text=text))
             case ForkRequest(at=at, scene=new_scene):
                 await self.fork(at, new_scene)
+            case ChallengesRequest(before=before, limit=limit):
+                grant = self._authenticated()
+                state = await self._scene_state(grant.scene)
+                page, after = await anyio.to_thread.run_sync(older_challenges, state, grant.viewer, before, limit)
+                await self.send(ChallengesPage(challenges=page, next=after))
+            case HistoryRequest(before=before, limit=limit):
+                await self.history(before, limit)
             case QrRequest(text=text):
                 self._storyteller("make QR codes")
                 if len(text) > MAX_QR:
@@ -402,6 +417,26 @@ class Connection:
             )
         )
 
+    async def history(self, before: int, limit: int) -> None:
+        """Events before ``before`` as this viewer saw them, in words: folded off the loop."""
+        grant = self._authenticated()
+        state = await self._scene_state(grant.scene)
+        end = min(before - 1, state.version)
+        start = max(1, end - limit + 1)
+        store, snapshots, scene = self.hub.backend.store, self.hub.backend.snapshots, grant.scene
+
+        def page() -> tuple[list[Wire], list[str]]:
+            snapshot = snapshots.load(scene) if snapshots else None
+            base = snapshot.state if snapshot is not None and snapshot.state.version < start else None
+            base = fold_rows(scene, store.rows(scene, after=base.version if base else 0, upto=start - 1), base)
+            records = list(store.read(scene, after=start - 1, upto=end))
+            befores = befores_of(records, base) if records else []
+            words = [narrate(b, r.event, grant.viewer) for b, r in zip(befores, records, strict=True)]
+            return [redact(r, grant.viewer) for r in records], words
+
+        events, words = await anyio.to_thread.run_sync(page) if end >= 1 else ([], [])
+        await self.send(HistoryPage(start=start, end=end, events=events, summaries=words))
+
     async def fork(self, at: int, new_scene: str | None) -> None:
         grant = self._storyteller("fork a what-if")
         scene = new_scene or f"{grant.scene}-at-{at}"
@@ -439,7 +474,7 @@ class Connection:
             )
         )
 
-    async def subscribe(self, scene: str | None, since: int, summaries: bool = False) -> None:
+    async def subscribe(self, scene: str | None, since: int | None, summaries: bool = False) -> None:
         grant = self._authenticated()
         if scene not in (None, grant.scene):
             raise Refusal("forbidden", f"Your token is for scene {grant.scene!r}, not {scene!r}.")
@@ -458,6 +493,7 @@ class Connection:
                     case JoinRefused(code=code, message=message):
                         raise Refusal(code, message)
                     case Behind(version=version):
+                        since = since or 0
                         if summaries and base is None:
                             base = await state_at(store, snapshots, grant.scene, since)
                         base = await stream(self._send_frame, store, grant.scene, grant.viewer, since, version, base)

@@ -106,7 +106,7 @@ class Hub:
             if self.closing and not self.in_flight:
                 self._settled.set()
 
-    async def join(self, subscriber: Subscriber, since: int, base: Scene | None = None) -> JoinAnswer:
+    async def join(self, subscriber: Subscriber, since: int | None, base: Scene | None = None) -> JoinAnswer:
         send, receive = anyio.create_memory_object_stream[JoinAnswer](1)
         with receive:
             await self._post(subscriber.grant.scene, Join(subscriber, since, send, base))

@@ -62,6 +62,8 @@ CHUNK = 256
 """Events a room sends a joining subscriber at most; the connection streams any more itself."""
 RECENT = 64
 """States after the last commits, kept to put a joining subscriber's last events into words."""
+TAIL = 100
+"""Events at most that a subscriber without ``since`` gets before the view (older: ``history``)."""
 
 log = structlog.get_logger("justicar.room")
 
@@ -110,7 +112,8 @@ class Submit:
 @dataclass
 class Join:
     subscriber: Subscriber
-    since: int
+    since: int | None
+    """None: from the latest events the room can put into words (see ``TAIL``)."""
     reply: MemoryObjectSendStream[JoinAnswer]
     base: Scene | None = None
     """The state at ``since``, when the subscriber streamed there itself."""
@@ -240,6 +243,8 @@ class Room:
     def join(self, job: Join) -> None:
         """Send the last stretch and add the subscriber, or say how far it must stream first."""
         sub, since, state = job.subscriber, job.since, self.state
+        if since is None:  # the latest events whose words the room can make from a state it holds
+            since = min((v for v in self.recent if state.version - v <= TAIL), default=state.version)
         if since > state.version:
             message = f"This scene's last event is {state.version}; there is no event {since} to continue from."
             job.reply.send_nowait(JoinRefused("bad_since", message))

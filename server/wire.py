@@ -25,7 +25,7 @@ from domain.state import Scene
 from projections.narrate import narrate
 from projections.redact import redact
 from projections.replay import Step, states
-from projections.views import StateView, touched, view
+from projections.views import ChallengeView, StateView, touched, view
 from server.service import Result
 from server.tokens import Grant
 
@@ -51,9 +51,26 @@ class Hello(_In, frozen=True, kw_only=True, tag="hello"):
 
 class Subscribe(_In, frozen=True, kw_only=True, tag="subscribe"):
     scene: Ident | None = None
-    since: Annotated[int, Meta(ge=0)] = 0
+    since: Annotated[int, Meta(ge=0)] | None = None
+    """The last event the subscriber has; none: only the view and the latest events (older ones
+    with ``history``)."""
     summaries: bool = False
     """Send each event's explanation in words with it (``commit.summaries``)."""
+
+
+class ChallengesRequest(_In, frozen=True, kw_only=True, tag="challenges"):
+    """A page of the decided challenges a whole view leaves out, newest first."""
+
+    before: Annotated[int, Meta(ge=1)] | None = None
+    """Those declared before this event (the ``next`` of the page before); none: the newest."""
+    limit: Annotated[int, Meta(ge=1, le=200)] = 50
+
+
+class HistoryRequest(_In, frozen=True, kw_only=True, tag="history"):
+    """A page of the events before ``before``, as the asker may see them, in words too."""
+
+    before: Annotated[int, Meta(ge=1)]
+    limit: Annotated[int, Meta(ge=1, le=500)] = 200
 
 
 class Ping(_In, frozen=True, kw_only=True, tag="ping"):
@@ -137,6 +154,8 @@ Control = (
     | ExportRequest
     | ForkRequest
     | QrRequest
+    | ChallengesRequest
+    | HistoryRequest
 )
 CONTROL_TYPES = frozenset(cls.__struct_config__.tag for cls in typing.get_args(Control))
 COMMAND_TYPES = frozenset(cls.__struct_config__.tag for cls in typing.get_args(AnyCommand))
@@ -278,6 +297,23 @@ class QrCode(_Out, frozen=True, kw_only=True, tag="qr"):
     svg: str
 
 
+class ChallengesPage(_Out, frozen=True, kw_only=True, tag="challenges"):
+    """Decided challenges, newest first; ``next``: ask again with ``before`` set to it (none: that
+    was the oldest)."""
+
+    challenges: dict[str, ChallengeView]
+    next: int | None = None
+
+
+class HistoryPage(_Out, frozen=True, kw_only=True, tag="history"):
+    """Events ``from``..``to`` as the asker may see them, each with its words."""
+
+    start: int = msgspec.field(name="from")
+    end: int = msgspec.field(name="to")
+    events: list[Wire]
+    summaries: list[str]
+
+
 Outgoing = (
     Welcome
     | Result
@@ -296,6 +332,8 @@ Outgoing = (
     | Document
     | Forked
     | QrCode
+    | ChallengesPage
+    | HistoryPage
 )
 
 encoder = msgspec.json.Encoder()

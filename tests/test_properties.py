@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from domain.commands import parse_command
 from domain.evolve import evolve, fold
-from domain.state import Scene, undecided
+from domain.state import RECENT, Scene, undecided
 from projections.replay import render, replay, states
 from projections.views import view
 from server.service import SceneService
@@ -252,6 +252,9 @@ def _play(moves: list[Move], ruleset: str = "lotn") -> tuple[SceneService, list[
         assert live == functools.reduce(evolve, records, Scene()), "the bulk fold differs from event by event"
         walked = tuple(ch.id for ch in live.in_order() if undecided(ch))
         assert live.undecided == walked, "the index of undecided challenges is not what walking them finds"
+        decided = [ch.id for ch in live.in_order() if not undecided(ch)]
+        assert live.decided == len(decided) and set(live.recent) <= set(decided)
+        assert len(live.recent) == min(RECENT, len(decided))
         checkpoints.append((live.version, live))
     return service, checkpoints
 

@@ -19,6 +19,7 @@ from server import room
 from server.app import running
 from server.backend import open_backend
 from server.service import SceneService
+from server.wire import Limits
 from tests.live.conftest import at_version, seed
 
 pytestmark = pytest.mark.anyio
@@ -33,15 +34,15 @@ async def test_a_stalled_subscriber_is_dropped_and_the_others_go_on(monkeypatch:
     brawl(20_000, scene="s1", service=SceneService(backend.store, honour_at=True))  # a long scene
     st_token, _ = backend.tokens.issue("s1", "st")
     head = backend.store.head("s1")[0]
-    async with running(backend) as live:
+    async with running(backend, limits=Limits(rate=10_000, burst=10_000)) as live:
         catching = await connect(live.url, max_queue=1, max_size=None)  # reads nothing once its queue is full
         await catching.send(json.dumps({"type": "hello", "token": st_token}))
         await catching.send(json.dumps({"type": "subscribe", "since": 0}))  # a 20,000-event catch-up
         stalled = await connect(live.url, max_queue=1, max_size=None)
         await stalled.send(json.dumps({"type": "hello", "token": st_token}))
         await stalled.send(json.dumps({"type": "subscribe", "since": head}))  # joins at once
-        for _ in range(20):
-            await stalled.send(json.dumps({"type": "get_view"}))  # a megabyte each, never read
+        for _ in range(400):
+            await stalled.send(json.dumps({"type": "get_view"}))  # tens of kilobytes each, never read
         await anyio.sleep(0.5)
         async with Client(live.url, st_token) as lively:
             await lively.subscribe()
