@@ -39,6 +39,8 @@ class Refused(ClientError):
 
 
 REVOKED = 4003
+MAX_MESSAGE = 256 * 1024 * 1024
+"""The largest message taken from the server (an audit of a long scene runs to megabytes)."""
 AGAIN = frozenset({"rate_limited", "conflict", "shutting_down"})
 """Refusals a command is sent again for, with its id, a moment later."""
 
@@ -103,7 +105,7 @@ class Client:
     async def _open(self) -> None:
         """Connect and say hello; raise ``ClientError`` if the server refuses the token."""
         try:
-            conn = await connect(self.url, compression=None, max_size=2**22)
+            conn = await connect(self.url, compression=None, max_size=MAX_MESSAGE)
         except (OSError, InvalidHandshake, InvalidURI) as err:
             raise ClientError(f"cannot reach {self.url}: {err}") from err
         await conn.send(_encode({"type": "hello", "token": self.token}), text=True)

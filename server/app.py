@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import signal
 import socket
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -30,6 +31,9 @@ from server.wire import HARD_FRAME, Goodbye, Limits, encode
 
 log = structlog.get_logger("justicar.server")
 
+SWITCH = 0.001
+"""Seconds a worker thread (a QR code, an audit, a fork) may hold the interpreter before the event
+loop gets its turn (Python's default is 0.005): work sent off the loop must not stall it."""
 SETTLE = 1.5
 """Seconds a shutdown waits for commands in flight to be answered."""
 CLOSE = 0.5
@@ -56,9 +60,19 @@ class Running:
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """The listening socket; ``OSError`` if the address is taken or not ours."""
+    """The listening socket; ``OSError`` if the address is taken or not ours. It is made with its
+    protocol named, so asyncio turns Nagle's algorithm off on every connection it accepts (a small
+    frame is sent at once, not held for the peer's next acknowledgement)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    return socket.create_server((host, port), family=family, backlog=128)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 @asynccontextmanager
@@ -72,6 +86,7 @@ async def running(
 ) -> AsyncIterator[Running]:
     """Serve until the block ends, then shut down cleanly."""
     sock = listen(host, port)
+    sys.setswitchinterval(SWITCH)
     async with anyio.create_task_group() as tg:
         hub = Hub(backend, tg, idle_after=idle_after, limits=limits)
         tg.start_soon(hub.watch_tokens, name="token watcher")

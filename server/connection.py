@@ -20,6 +20,7 @@ import contextlib
 import itertools
 import secrets
 import time
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache, partial
@@ -94,6 +95,7 @@ log = structlog.get_logger("justicar.connection")
 security = structlog.get_logger("justicar.security")
 _ids = itertools.count(1)
 _json = msgspec.json.Decoder()
+_encode_json = msgspec.json.Encoder().encode
 
 HELLO_WITHIN = 10.0
 """Seconds a new connection has to say ``hello``."""
@@ -106,6 +108,22 @@ CLOSE_GRACE = 0.5
 """Seconds a stopped connection's peer has to answer the close frame."""
 QUIET = 10.0
 """Seconds between two security log lines of one kind for one connection (a flood logs once)."""
+
+
+PART = 64 * 1024
+"""Characters per fragment of a ``document``."""
+
+
+def _json_text(text: str) -> str:
+    """The inside of a JSON string holding ``text`` (escaped, without its quotes)."""
+    return _encode_json(text)[1:-1].decode()
+
+
+async def _paced(parts: Iterator[str]) -> AsyncIterator[str]:
+    """Each part as the socket takes it, the event loop free between parts."""
+    for part in parts:
+        yield part
+        await anyio.sleep(0)
 
 
 class Refusal(Exception):
@@ -239,6 +257,21 @@ class Connection:
         with contextlib.suppress(ConnectionClosed):
             await self.conn.send(encode(message), text=True)
 
+    async def send_document(self, name: str, media_type: str, text: str) -> None:
+        """A ``document`` message sent in fragments of ``PART`` characters, each encoded as it goes
+        and sent when the socket has taken the last: a megabytes-long audit never holds the loop
+        (nor fills the memory) at once. The client receives one message."""
+        head = encode(Document(name=name, media_type=media_type, text="")).decode()  # ends with "text":""}
+
+        def parts() -> Iterator[str]:
+            yield head[:-2]
+            for start in range(0, len(text), PART):
+                yield _json_text(text[start : start + PART])
+            yield head[-2:]
+
+        with contextlib.suppress(ConnectionClosed):
+            await self.conn.send(_paced(parts()))
+
     async def _send_frame(self, frame: bytes) -> None:
         await self.conn.send(frame, text=True)  # waits while the socket drains: catch-up's back-pressure
 
@@ -357,18 +390,18 @@ class Connection:
             case AuditRequest(format=fmt):
                 grant = self._storyteller("download the audit")
                 store = self.hub.backend.store
-                text = await anyio.to_thread.run_sync(lambda: render(audit(list(store.read_wire(grant.scene))), fmt))
-                await self.send(Document(name=f"{grant.scene}-audit.{fmt}", media_type=MEDIA_TYPES[fmt], text=text))
+                text = await self.hub.worker.run(lambda: render(audit(list(store.read_wire(grant.scene))), fmt))
+                await self.send_document(f"{grant.scene}-audit.{fmt}", MEDIA_TYPES[fmt], text)
             case ExportRequest():
                 grant = self._storyteller("export the scene")
-                text = await anyio.to_thread.run_sync(export_text, self.hub.backend.store, grant.scene)
-                await self.send(Document(name=f"{grant.scene}.jsonl", media_type="application/jsonl", text=text))
+                text = await self.hub.worker.run(export_text, self.hub.backend.store, grant.scene)
+                await self.send_document(f"{grant.scene}.jsonl", "application/jsonl", text)
             case ForkRequest(at=at, scene=new_scene):
                 await self.fork(at, new_scene)
             case ChallengesRequest(before=before, limit=limit):
                 grant = self._authenticated()
                 state = await self._scene_state(grant.scene)
-                page, after = await anyio.to_thread.run_sync(older_challenges, state, grant.viewer, before, limit)
+                page, after = await self.hub.worker.run(older_challenges, state, grant.viewer, before, limit)
                 await self.send(ChallengesPage(challenges=page, next=after))
             case HistoryRequest(before=before, limit=limit):
                 await self.history(before, limit)
@@ -377,7 +410,7 @@ class Connection:
                 if len(text) > MAX_QR:
                     raise Refusal("too_long", f"A QR code holds at most {MAX_QR} characters here; this is {len(text)}.")
                 try:
-                    svg = await anyio.to_thread.run_sync(qr_svg, text)
+                    svg = await self.hub.worker.run(qr_svg, text)
                 except segno.DataOverflowError:
                     raise Refusal("too_long", "That text is too long for a QR code.") from None
                 await self.send(QrCode(text=text, svg=svg))
@@ -404,7 +437,7 @@ class Connection:
             steps = list(replay(records[ask.start - 1 : last], viewer, before, links_of(records)))
             return steps, fold(records[ask.start - 1 : last], before) if ask.view else None
 
-        steps, after = await anyio.to_thread.run_sync(explained)
+        steps, after = await self.hub.worker.run(explained)
         await self.send(
             ReplayMessage(
                 scene=grant.scene,
@@ -434,7 +467,7 @@ class Connection:
             words = [narrate(b, r.event, grant.viewer) for b, r in zip(befores, records, strict=True)]
             return [redact(r, grant.viewer) for r in records], words
 
-        events, words = await anyio.to_thread.run_sync(page) if end >= 1 else ([], [])
+        events, words = await self.hub.worker.run(page) if end >= 1 else ([], [])
         await self.send(HistoryPage(start=start, end=end, events=events, summaries=words))
 
     async def fork(self, at: int, new_scene: str | None) -> None:
@@ -442,7 +475,7 @@ class Connection:
         scene = new_scene or f"{grant.scene}-at-{at}"
         store = self.hub.backend.store
         try:
-            wires, digests = await anyio.to_thread.run_sync(fork_wires, store, grant.scene, at, scene, utc_now)
+            wires, digests = await self.hub.worker.run(fork_wires, store, grant.scene, at, scene, utc_now)
             await self.hub.writer.run(partial(store.import_wires, scene, wires, digests))
         except StorageUnavailable as err:
             raise Refusal("storage_unavailable", f"Cannot fork now: {err}.") from None
@@ -495,8 +528,10 @@ class Connection:
                     case Behind(version=version):
                         since = since or 0
                         if summaries and base is None:
-                            base = await state_at(store, snapshots, grant.scene, since)
-                        base = await stream(self._send_frame, store, grant.scene, grant.viewer, since, version, base)
+                            base = await state_at(self.hub.worker, store, snapshots, grant.scene, since)
+                        base = await stream(
+                            self.hub.worker, self._send_frame, store, grant.scene, grant.viewer, since, version, base
+                        )
                         since = version
         finally:
             self.joining = False
@@ -520,7 +555,7 @@ class Connection:
             )
         except msgspec.ValidationError as err:
             if body["type"] == "add_character":
-                problems = await anyio.to_thread.run_sync(sheet_problems, body.get("character"))
+                problems = await self.hub.worker.run(sheet_problems, body.get("character"))
                 if problems:
                     listed = "; ".join(f"{path or 'the sheet'}: {what}" for path, what in problems.items())
                     raise Refusal("bad_sheet", f"The sheet is not valid: {listed}.", fields=problems) from None

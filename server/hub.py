@@ -22,7 +22,7 @@ from server.room import Inspect, Join, JoinAnswer, Leave, Room, SendView, Submit
 from server.service import ErrorBody, Handled, SceneService
 from server.store import SqliteStore
 from server.wire import Limits
-from server.writer import Writer
+from server.writer import Worker, Writer
 
 if TYPE_CHECKING:
     from server.connection import Connection
@@ -52,6 +52,7 @@ class Hub:
         self.tg = tg
         self.idle_after = idle_after
         self.writer = Writer(threaded=isinstance(backend.store, SqliteStore))
+        self.worker = Worker()
         self.service = SceneService(backend.store, snapshots=backend.snapshots, writer=self.writer)
         self.rooms: dict[str, Room] = {}
         self.connections: dict[str, set[Connection]] = defaultdict(set)
@@ -66,7 +67,15 @@ class Hub:
     def room(self, scene: str) -> Room:
         room = self.rooms.get(scene)
         if room is None:
-            room = Room(scene, self.service, self.tg, self._unload, on_failed=self._failed, idle_after=self.idle_after)
+            room = Room(
+                scene,
+                self.service,
+                self.tg,
+                self._unload,
+                on_failed=self._failed,
+                idle_after=self.idle_after,
+                worker=self.worker,
+            )
             self.rooms[scene] = room
             self.tg.start_soon(room.run, name=f"room {scene}")
         return room

@@ -47,6 +47,7 @@ from server.wire import (
     encode,
     joined_frames,
 )
+from server.writer import Worker
 
 WRITE_LIMIT = 512 * 1024
 """Bytes a subscriber may leave unread before it is dropped as too slow."""
@@ -155,6 +156,7 @@ class Room:
     on_idle: Callable[[Room], bool]
     on_failed: Callable[[Room], None] = lambda room: None
     idle_after: float = 300.0
+    worker: Worker = field(default_factory=Worker)
     subscribers: list[Subscriber] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -195,7 +197,7 @@ class Room:
 
     async def _load(self) -> None:
         """Load (and check) the scene off the event loop."""
-        state = await anyio.to_thread.run_sync(self.service.load, self.scene)
+        state = await self.worker.run(self.service.load, self.scene)
         self.service.adopt(self.scene, state)
         self._remember(state)
 

@@ -19,7 +19,7 @@ import structlog
 from domain.state import Scene
 from server.store.sqlite import SqliteStore
 
-FORMAT = 3
+FORMAT = 4
 """Bump when the state's shape changes: older snapshots are then ignored and rebuilt."""
 
 log = structlog.get_logger("justicar.snapshots")

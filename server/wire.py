@@ -371,7 +371,7 @@ def commit_frames(records: list[Recorded], viewer: str, base: Scene | None = Non
     """The catch-up frames of some records: a ``commit`` per command (events only); with ``base``
     (the state before the first record), each event in words too, and the state after the last."""
     frames = []
-    for batch in _by_command(records):
+    for batch in by_command(records):
         befores = None
         if base is not None:
             befores = befores_of(batch, base)
@@ -390,7 +390,7 @@ def joined_frames(state: Scene, since: int, viewer: str) -> list[bytes]:
     ]
 
 
-def _by_command(records: list[Recorded]) -> list[list[Recorded]]:
+def by_command(records: list[Recorded]) -> list[list[Recorded]]:
     """Consecutive records of one command together."""
     batches: list[list[Recorded]] = []
     for record in records:

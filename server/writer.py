@@ -1,12 +1,14 @@
-"""The server's one writer: every write to the store runs here, one at a time, on a worker thread,
-so the event loop never waits on the disk (an fsync, a fork's thousands of rows, a snapshot) and
-other scenes, pings and pages go on meanwhile. An in-memory store is written inline.
+"""Work the event loop hands to worker threads, so it never waits on the disk or on a long
+computation: the server's one writer (every write to the store, one at a time: an fsync, a fork's
+thousands of rows, a snapshot) and its one worker (QR codes, sheet reports, catch-ups, replays,
+audits, exports, forks, loads: one at a time, so the loop competes for the interpreter with one
+thread, not a crowd). An in-memory store is written inline.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import anyio
 
@@ -24,3 +26,14 @@ class Writer:
         if not self.threaded:
             return job()
         return await anyio.to_thread.run_sync(job, limiter=self._limiter)
+
+
+class Worker:
+    """One worker thread for heavy pure work (the loop waits for the interpreter at most one
+    switch interval behind it)."""
+
+    def __init__(self) -> None:
+        self._limiter = anyio.CapacityLimiter(1)
+
+    async def run(self, job: Callable[..., T], *args: Any) -> T:
+        return await anyio.to_thread.run_sync(job, *args, limiter=self._limiter)
