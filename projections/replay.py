@@ -64,9 +64,10 @@ def replay(
     records before them). ``links`` (from ``links_of``) ties events to the disputes and rulings on
     them."""
     state = state if state is not None else Scene()
+    views: Views = {}  # each entity's view after a step is its view before the next
     for record in records:
         before, state = state, evolve(state, record)
-        yield explain(before, state, record, viewer, (links or {}).get(record.seq, []))
+        yield explain(before, state, record, viewer, (links or {}).get(record.seq, []), views)
 
 
 def states(records: Iterable[Recorded], state: Scene | None = None) -> Iterator[Scene]:
@@ -87,8 +88,17 @@ def links_of(records: Iterable[Recorded]) -> dict[int, list[int]]:
     return links
 
 
+Views = dict[str, tuple[object, object]]
+"""Views already made, by path: the entity they were made of, and the view."""
+
+
 def explain(
-    before: Scene, after: Scene, record: Recorded, viewer: str = NARRATOR, linked: list[int] | None = None
+    before: Scene,
+    after: Scene,
+    record: Recorded,
+    viewer: str = NARRATOR,
+    linked: list[int] | None = None,
+    views: Views | None = None,
 ) -> Step:
     event = record.event
     cid = getattr(event, "challenge", None)
@@ -101,7 +111,7 @@ def explain(
         actor=record.actor,
         type=record.type,
         summary=narrate(before, event, viewer),
-        changes=_changes(before, after, event, viewer),
+        changes=_changes(before, after, event, viewer, {} if views is None else views),
         challenge=cid if isinstance(cid, str) else None,
         rule=rule_id,
         words=rule.words if rule else None,
@@ -111,7 +121,7 @@ def explain(
     )
 
 
-def _changes(before: Scene, after: Scene, event: object, viewer: str) -> list[Change]:
+def _changes(before: Scene, after: Scene, event: object, viewer: str, views: Views) -> list[Change]:
     changes: list[Change] = []
     for key in ("title", "ruleset", "status"):
         if getattr(before, key) != getattr(after, key):
@@ -121,50 +131,116 @@ def _changes(before: Scene, after: Scene, event: object, viewer: str) -> list[Ch
         changes += _diff(key, list(getattr(before, key)), list(getattr(after, key)))
     people, challenges = touched([event])
     for cid in challenges:
+        path = f"challenges.{cid}"
         old, new = before.challenges.get(cid), after.challenges.get(cid)
         changes += _diff(
-            f"challenges.{cid}",
-            challenge_view(old, viewer) if old else None,
-            challenge_view(new, viewer) if new else None,
+            path, _view(views, path, old, challenge_view, viewer), _view(views, path, new, challenge_view, viewer)
         )
     for who in people if people is not None else after.characters:
+        path = f"characters.{who}"
         old_c, new_c = before.characters.get(who), after.characters.get(who)
         changes += _diff(
-            f"characters.{who}",
-            character_view(old_c, viewer) if old_c else None,
-            character_view(new_c, viewer) if new_c else None,
+            path, _view(views, path, old_c, character_view, viewer), _view(views, path, new_c, character_view, viewer)
         )
     return changes
 
 
+def _view(views: Views, path: str, entity: Any, make: Any, viewer: str) -> Any:
+    """The view of ``entity`` at ``path``, made once for each version of it."""
+    if entity is None:
+        return None
+    made = views.get(path)
+    if made is not None and made[0] is entity:
+        return made[1]
+    shown = make(entity, viewer)
+    views[path] = (entity, shown)
+    return shown
+
+
 def _diff(prefix: str, old: object | None, new: object | None) -> list[Change]:
+    """The leaves that differ between two views, by path (``challenges.c1.tests[0].signs.sam``),
+    as their JSON would show them: an empty list or mapping, or a field a view leaves out at its
+    default, is absent. Only what differs is walked: equal Structs compare in C."""
     if old is None and new is None:
         return []
     if old is None:
         return [Change(prefix, None, "added")]
-    flat_old, flat_new = (
-        _flatten(prefix, msgspec.to_builtins(old)),
-        _flatten(prefix, msgspec.to_builtins(new)),
-    )
-    return [
-        Change(path, flat_old.get(path), flat_new.get(path))
-        for path in dict.fromkeys([*flat_old, *flat_new])
-        if flat_old.get(path) != flat_new.get(path)
-    ]
-
-
-def _flatten(prefix: str, value: Any, out: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Leaf paths to values; an empty list or mapping is simply absent."""
-    out = {} if out is None else out
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _flatten(f"{prefix}.{key}", item, out)
-    elif isinstance(value, list) and any(isinstance(item, dict | list) for item in value):
-        for i, item in enumerate(value):
-            _flatten(f"{prefix}[{i}]", item, out)
-    elif value != []:
-        out[prefix] = value
+    out: list[Change] = []
+    _walk(prefix, old, new, out)
     return out
+
+
+def _walk(path: str, old: Any, new: Any, out: list[Change]) -> None:
+    if old == new:
+        return
+    if isinstance(old, msgspec.Struct) or isinstance(new, msgspec.Struct):
+        olds, news = _fields_of(old), _fields_of(new)
+        for key in dict.fromkeys([*olds, *news]):
+            a, b = olds.get(key), news.get(key)
+            if a != b:
+                _walk(f"{path}.{key}", a, b, out)
+    elif isinstance(old, dict) or isinstance(new, dict):
+        old_map: dict[Any, Any] = old if isinstance(old, dict) else {}
+        new_map: dict[Any, Any] = new if isinstance(new, dict) else {}
+        for key in dict.fromkeys([*old_map, *new_map]):
+            _walk(f"{path}.{key}", old_map.get(key), new_map.get(key), out)
+    elif _nested(old) or _nested(new):
+        old_list, new_list = old or [], new or []
+        for i in range(max(len(old_list), len(new_list))):
+            a = old_list[i] if i < len(old_list) else None
+            _walk(f"{path}[{i}]", a, new_list[i] if i < len(new_list) else None, out)
+    else:
+        a, b = _leaf(old), _leaf(new)
+        if a != b:
+            out.append(Change(path, a, b))
+
+
+def _nested(value: Any) -> bool:
+    items = value if isinstance(value, list | tuple) else ()
+    return any(isinstance(item, dict | list | tuple | msgspec.Struct) for item in items)
+
+
+def _leaf(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return msgspec.to_builtins(value) if value else None
+    return value if value is None or isinstance(value, str | int | float | bool) else msgspec.to_builtins(value)
+
+
+_ABSENT = object()
+_FIELDS: dict[type, list[tuple[str, str, Any]]] = {}
+
+
+def _fields_of(value: Any) -> dict[str, Any]:
+    """A Struct's JSON keys and values, as its JSON has them (its tag too; a field at the default
+    it leaves out, absent); nothing for anything else."""
+    if not isinstance(value, msgspec.Struct):
+        return {}
+    config = value.__struct_config__
+    out = {config.tag_field: config.tag} if config.tag_field else {}
+    for name, key, default in _fields(type(value)):
+        item = getattr(value, name)
+        if item is not None and item != default:
+            out[key] = item
+    return out
+
+
+def _fields(kind: type) -> list[tuple[str, str, Any]]:
+    """Each field of a Struct type: its name, its JSON key, and the default its JSON leaves out."""
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        omitted = kind.__struct_config__.omit_defaults  # type: ignore[attr-defined]
+        fields = _FIELDS[kind] = [
+            (f.name, f.encode_name, _default(f) if omitted else _ABSENT) for f in msgspec.structs.fields(kind)
+        ]
+    return fields
+
+
+def _default(field: msgspec.structs.FieldInfo) -> Any:
+    if field.default is not msgspec.NODEFAULT:
+        return field.default
+    if field.default_factory is not msgspec.NODEFAULT:
+        return field.default_factory()
+    return _ABSENT
 
 
 def render(step: Step) -> str:
