@@ -40,6 +40,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m benchmarks.live all
 	$(BIN)/python -m benchmarks.audit
 	$(BIN)/python -m benchmarks.pages
+	$(BIN)/python -m benchmarks.stall
 
 ## browser: Debian's Chromium, which the browser tests drive with Playwright (installed when missing)
 browser:
