@@ -32,13 +32,13 @@ _ENTITY_FIELDS = (
 )
 
 
-class Change(msgspec.Struct, frozen=True):
+class Change(msgspec.Struct, frozen=True, gc=False):
     path: str
     before: Any
     after: Any
 
 
-class Step(msgspec.Struct, frozen=True, omit_defaults=True):
+class Step(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     seq: int
     at: str
     actor: str

@@ -40,14 +40,14 @@ from domain.evolve import fold, fold_rows
 from domain.log import Wire
 from domain.sheets import sheet_problems
 from domain.state import Scene
-from projections.audit import audit
-from projections.audit_render import MEDIA_TYPES, render
+from projections.audit_render import MEDIA_TYPES
 from projections.narrate import narrate
 from projections.redact import redact
 from projections.replay import Step, links_of, replay
 from projections.views import older_challenges, view
 from server.catchup import state_at, stream
-from server.history import export_text, fork_wires
+from server.documents import audit_document, export_document
+from server.history import fork_wires
 from server.hub import Hub, SceneUnavailable
 from server.room import Behind, Joined, JoinRefused, Subscriber
 from server.service import STORAGE_UNAVAILABLE, Result, utc_now
@@ -389,12 +389,11 @@ class Connection:
                 await self.replay(message)
             case AuditRequest(format=fmt):
                 grant = self._storyteller("download the audit")
-                store = self.hub.backend.store
-                text = await self.hub.worker.run(lambda: render(audit(list(store.read_wire(grant.scene))), fmt))
+                text = await audit_document(self.hub.worker, self.hub.backend.store, grant.scene, fmt)
                 await self.send_document(f"{grant.scene}-audit.{fmt}", MEDIA_TYPES[fmt], text)
             case ExportRequest():
                 grant = self._storyteller("export the scene")
-                text = await self.hub.worker.run(export_text, self.hub.backend.store, grant.scene)
+                text = await export_document(self.hub.worker, self.hub.backend.store, grant.scene)
                 await self.send_document(f"{grant.scene}.jsonl", "application/jsonl", text)
             case ForkRequest(at=at, scene=new_scene):
                 await self.fork(at, new_scene)

@@ -5,14 +5,19 @@ and NPCs that throw by themselves."""
 from __future__ import annotations
 
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import anyio
 import msgspec
 import pytest
 
+from benchmarks.scenes import brawl
 from clients.client import Client
-from server.app import Running
+from server.app import Running, running
+from server.backend import open_backend
+from server.history import export_text
+from server.service import SceneService
 from tests.live.conftest import at_version, until
 
 pytestmark = pytest.mark.anyio
@@ -137,3 +142,18 @@ async def test_an_auto_npc_throws_by_itself(live: Running, tokens: dict[str, str
         await until(sam, lambda c: len(c.view["challenges"]["c"]["tests"]) == 1)
         test = sam.view["challenges"]["c"]["tests"][0]
         assert test["signs"]["rat"] in ("rock", "paper", "scissors")
+
+
+async def test_documents_of_a_scene_on_disk_come_whole(tmp_path: Path) -> None:
+    """With a SQLite file the audit and the export are made in a process of their own (they read
+    the file read-only) and arrive whole, however many fragments they travel in."""
+    backend = open_backend(str(tmp_path / "j.db"))
+    brawl(3_000, scene="s1", service=SceneService(backend.store, honour_at=True))
+    token, _ = backend.tokens.issue("s1", "st")
+    async with running(backend) as live, Client(live.url, token) as st:
+        page = await st.request({"type": "audit", "format": "md"}, "document")
+        export = await st.request({"type": "export"}, "document")
+    assert page["name"] == "s1-audit.md" and len(page["text"]) > 64 * 1024  # more than one fragment
+    lines = export["text"].splitlines()
+    assert len(lines) == 3_001 and msgspec.json.decode(lines[-1])["end"]["events"] == 3_000
+    assert lines[:-1] == [line for line in export_text(backend.store, "s1").splitlines()[:-1]]
