@@ -20,7 +20,6 @@ from domain.state import Scene
 from server.backend import Backend
 from server.room import Inspect, Join, JoinAnswer, Leave, Room, SendView, Submit, Subscriber
 from server.service import ErrorBody, Handled, SceneService
-from server.store import SqliteStore
 from server.wire import Limits
 from server.writer import Worker, Writer
 
@@ -51,7 +50,7 @@ class Hub:
         self.limits = limits or Limits()
         self.tg = tg
         self.idle_after = idle_after
-        self.writer = Writer(threaded=isinstance(backend.store, SqliteStore))
+        self.writer = Writer(backend.store)
         self.worker = Worker()
         self.service = SceneService(backend.store, snapshots=backend.snapshots, writer=self.writer)
         self.rooms: dict[str, Room] = {}

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +32,7 @@ from websockets.asyncio.server import ServerConnection, broadcast
 
 from domain.automation import automatic
 from domain.commands import AnyCommand
+from domain.evolve import fold
 from domain.log import Recorded
 from domain.state import Scene
 from server.service import ErrorBody, Handled, SceneService
@@ -61,6 +62,8 @@ AUTOMATION_ROUNDS = 10
 """Passes of automatic throws after one command (each pass may open the next test)."""
 CHUNK = 256
 """Events a room sends a joining subscriber at most; the connection streams any more itself."""
+GROUP = 64
+"""Commands of one scene decided in turn and committed together, at most."""
 RECENT = 64
 """States after the last commits, kept to put a joining subscriber's last events into words."""
 TAIL = 100
@@ -165,7 +168,8 @@ class Room:
         self.jobs, self._inbox = anyio.create_memory_object_stream[Job](QUEUE)
         self.recent: dict[int, Scene] = {}
         self.failure: ErrorBody | None = None
-        self._current: Job | None = None
+        self._current: Sequence[Job] = ()
+        self._held: list[Job] = []
 
     @property
     def state(self) -> Scene:
@@ -178,20 +182,26 @@ class Room:
                 await self._load()
                 await self.automate()  # a throw owed since before a restart
                 while True:
-                    job: Job | None = None
-                    with anyio.move_on_after(self.idle_after):
-                        try:
-                            job = await self._inbox.receive()
-                        except anyio.EndOfStream:
-                            return
+                    job: Job | None = self._held.pop() if self._held else None
+                    if job is None:
+                        with anyio.move_on_after(self.idle_after):
+                            try:
+                                job = await self._inbox.receive()
+                            except anyio.EndOfStream:
+                                return
                     if job is None:
                         if not self.subscribers and self.on_idle(self):
                             self.jobs.close()  # senders holding this room now retry with a new one
                             return
                         continue
-                    self._current = job
-                    await self.handle(job)
-                    self._current = None
+                    if isinstance(job, Submit):
+                        group = self._together(job)
+                        self._current = group
+                        await self.submit(group)
+                    else:
+                        self._current = [job]
+                        await self.handle(job)
+                    self._current = ()
             except Exception as err:  # supervision: the room stops alone, the server goes on
                 self._fail(err)
 
@@ -201,6 +211,21 @@ class Room:
         self.service.adopt(self.scene, state)
         self._remember(state)
 
+    def _together(self, first: Submit) -> list[Submit]:
+        """The commands waiting now, to decide in turn and commit in one group (up to ``GROUP``);
+        the first other job waits its turn."""
+        group = [first]
+        while len(group) < GROUP:
+            try:
+                job = self._inbox.receive_nowait()
+            except (anyio.WouldBlock, anyio.EndOfStream):
+                break
+            if not isinstance(job, Submit):
+                self._held.append(job)
+                break
+            group.append(job)
+        return group
+
     def _remember(self, state: Scene) -> None:
         self.recent[state.version] = state
         if len(self.recent) > RECENT:
@@ -208,8 +233,8 @@ class Room:
 
     async def handle(self, job: Job) -> None:
         match job:
-            case Submit(command=command, reply=reply):
-                await self.submit(command, reply)
+            case Submit():
+                await self.submit([job])
             case Join():
                 self.join(job)
             case Leave(subscriber=sub):
@@ -221,23 +246,32 @@ class Room:
             case Inspect(reply=reply):
                 reply.send_nowait(self.state)
 
-    async def submit(self, command: AnyCommand, reply: MemoryObjectSendStream[Handled]) -> None:
-        """Apply a command; push what it appended, then answer (the answer goes even if what follows
-        the commit fails: an acknowledged command is committed, and its sender is told)."""
-        before = self.state
-        handled = await self.service.submit(command)
+    async def submit(self, jobs: list[Submit]) -> None:
+        """Apply commands that arrived together (one group commit); push what each appended, in
+        order, then answer each (the answers go even if what follows the commit fails: an
+        acknowledged command is committed, and its sender is told)."""
+        state = self.state
+        handled = await self.service.submit_many([job.command for job in jobs])
         try:
-            if handled.fresh:
-                state = self.state
-                self._remember(state)
-                self.push(before, handled.records)
-                snapshots = self.service.snapshots
-                if snapshots is not None and snapshots.due(state, len(handled.records)):
-                    self.tg.start_soon(self._snapshot, state, handled.records[-1].hash)
+            for done in handled:
+                if done.fresh:
+                    state = self._pushed(state, done)
         finally:
-            reply.send_nowait(handled)
-        if handled.fresh:
+            for job, done in zip(jobs, handled, strict=True):
+                with contextlib.suppress(anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    job.reply.send_nowait(done)
+        if any(done.fresh for done in handled):
             await self.automate()
+
+    def _pushed(self, before: Scene, done: Handled) -> Scene:
+        """Push one commit to the subscribers; the state after it."""
+        after = fold(done.records, before)
+        self._remember(after)
+        self.push(before, after, done.records)
+        snapshots = self.service.snapshots
+        if snapshots is not None and snapshots.due(after, len(done.records)):
+            self.tg.start_soon(self._snapshot, after, done.records[-1].hash)
+        return after
 
     async def _snapshot(self, state: Scene, at_hash: str) -> None:
         await self.service.writer.run(lambda: self.service.save_snapshot(state, at_hash))
@@ -273,17 +307,15 @@ class Room:
                 before = self.state
                 handled = await self.service.submit(command)
                 if handled.fresh:
-                    self._remember(self.state)
-                    self.push(before, handled.records)
+                    self._pushed(before, handled)
                     moved = True
                 elif handled.error is not None:
                     log.warning("automatic throw refused", code=handled.error.code, message=handled.error.message)
             if not moved:
                 return
 
-    def push(self, before: Scene, records: list[Recorded]) -> None:
+    def push(self, before: Scene, state: Scene, records: list[Recorded]) -> None:
         """Each subscriber's copy of what was just committed (in words too, for those who asked)."""
-        state = self.state
         groups: dict[tuple[str, bool], list[Subscriber]] = defaultdict(list)
         for sub in self.subscribers:
             groups[(sub.viewer, sub.summaries)].append(sub)
@@ -344,8 +376,8 @@ class Room:
         self._send(subs, [frame])
         for sub in subs:
             self.tg.start_soon(sub.conn.close, FAILED, f"scene {self.scene} stopped")
-        if self._current is not None:
-            self._answer_failed(self._current)
+        for job in [*self._current, *self._held]:
+            self._answer_failed(job)
         while True:
             try:
                 job = self._inbox.receive_nowait()

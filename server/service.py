@@ -17,9 +17,8 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from functools import partial
 
 import msgspec
 import structlog
@@ -34,7 +33,7 @@ from domain.log import GENESIS, Recorded, Wire
 from domain.state import NARRATOR, Scene
 from projections.redact import redact
 from server.snapshots import Snapshots
-from server.store import Checked, ConcurrencyConflict, EventStore, StorageUnavailable
+from server.store import Append, Checked, ConcurrencyConflict, EventStore, StorageUnavailable
 from server.store.base import lost_end
 from server.writer import Writer
 
@@ -117,6 +116,21 @@ def digest(command: AnyCommand) -> str:
     return hashlib.sha256(_canonical.encode(command)).hexdigest()
 
 
+def _id_reused(command_id: str) -> Handled:
+    message = f"Command id {command_id!r} was already used in this scene for another command; pick a new id."
+    return refused(command_id, "id_reused", message)
+
+
+def _provisional(step: _Decided) -> list[Recorded]:
+    """The records a decided command will have, but for their hashes (which a state does not
+    keep): to decide the next command of a group against."""
+    command, version = step.command, step.state.version
+    return [
+        Recorded(seq=version + n, scene=command.scene, at=step.now, actor=command.actor, command=command.id, event=e)
+        for n, e in enumerate(step.events, start=1)
+    ]
+
+
 def refused(command_id: str, code: str, message: str, rule: str | None = None) -> Handled:
     return Handled(id=command_id, error=ErrorBody(code, message, rule))
 
@@ -145,7 +159,7 @@ class SceneService:
         self.entropy = entropy
         self.honour_at = honour_at
         self.snapshots = snapshots
-        self.writer = writer or Writer(threaded=False)
+        self.writer = writer or Writer(store, threaded=False)
         self._states: dict[str, Scene] = {}
 
     # -- states ----------------------------------------------------------------------------------
@@ -203,19 +217,73 @@ class SceneService:
 
     async def submit(self, command: AnyCommand) -> Handled:
         """Decide, and append through the writer (the live path)."""
-        for _ in range(RETRIES):
+        return (await self.submit_many([command]))[0]
+
+    async def submit_many(self, commands: Sequence[AnyCommand]) -> list[Handled]:
+        """Commands of one scene that arrived together: each decided against the state the ones
+        before it leave, all appended in one group commit, each answered once it is durable. One
+        that could not go in as decided (the scene changed under it) is decided again alone; an id
+        twice in the group gets the first one's result."""
+        results: list[Handled | None] = [None] * len(commands)
+        first: dict[tuple[str, str], int] = {}
+        decided: list[tuple[int, _Decided]] = []
+        state: Scene | None = None
+        for i, command in enumerate(commands):
+            if first.setdefault((command.actor, command.id), i) != i:
+                continue
             try:
-                step = self._decide(command)
+                state = state or self.state(command.scene)
+                step = self._decide(command, state)
+            except StorageUnavailable as err:
+                results[i] = self._unavailable(command, err)
+                continue
+            if isinstance(step, Handled):
+                results[i] = step
+                continue
+            decided.append((i, step))
+            state = fold(_provisional(step), state)  # what the next command is decided against
+        if decided:
+            outcomes = await self.writer.append([self._item(step) for _, step in decided])
+            state = self.state(commands[0].scene)
+            for (i, step), outcome in zip(decided, outcomes, strict=True):
+                if isinstance(outcome, list):
+                    state = fold(outcome, state)
+                    results[i] = Handled(id=step.command.id, records=outcome, fresh=True)
+                elif isinstance(outcome, StorageUnavailable):
+                    results[i] = self._unavailable(step.command, outcome)
+            self._states[commands[0].scene] = state
+        for i, command in enumerate(commands):
+            if results[i] is None:
+                results[i] = self._again(results[first[(command.actor, command.id)]], command)
+                if results[i] is None:
+                    results[i] = await self._submit_alone(command)
+        return [handled for handled in results if handled is not None]
+
+    def _again(self, earlier: Handled | None, command: AnyCommand) -> Handled | None:
+        """A command whose id came earlier in its group: the earlier one's result if it was
+        recorded (or ``id_reused``); None to decide it afresh."""
+        if earlier is None or not earlier.fresh or earlier.id != command.id:
+            return None
+        prior = self.store.command(command.scene, command.actor, command.id)
+        if prior is not None and prior.digest and prior.digest != digest(command):
+            return _id_reused(command.id)
+        return Handled(id=command.id, records=earlier.records)
+
+    async def _submit_alone(self, command: AnyCommand) -> Handled:
+        for _ in range(RETRIES):
+            self.forget(command.scene)  # the scene changed under it: read again, decide again
+            try:
+                step = self._decide(command, self.state(command.scene))
                 if isinstance(step, Handled):
                     return step
-                records = await self.writer.run(partial(self._append, step))
-            except ConcurrencyConflict:
-                self.forget(command.scene)
-                continue
+                (outcome,) = await self.writer.append([self._item(step)])
             except StorageUnavailable as err:
                 return self._unavailable(command, err)
-            self._applied(step, records)
-            return Handled(id=command.id, records=records, fresh=True)
+            if isinstance(outcome, StorageUnavailable):
+                return self._unavailable(command, outcome)
+            if isinstance(outcome, list):
+                self._applied(step, outcome)
+                return Handled(id=command.id, records=outcome, fresh=True)
         return self._kept_changing(command)
 
     def save_snapshot(self, state: Scene, at_hash: str) -> None:
@@ -227,19 +295,15 @@ class SceneService:
         except Exception as err:  # derived data: never worth failing a command for
             log.warning("snapshot not saved", scene=state.id, version=state.version, error=str(err))
 
-    def _decide(self, command: AnyCommand) -> _Decided | Handled:
+    def _decide(self, command: AnyCommand, state: Scene | None = None) -> _Decided | Handled:
         body = digest(command)
         prior = self.store.command(command.scene, command.actor, command.id)
         if prior is not None:
             if prior.digest and prior.digest != body:
-                return refused(
-                    command.id,
-                    "id_reused",
-                    f"Command id {command.id!r} was already used in this scene for another command; pick a new id.",
-                )
+                return _id_reused(command.id)
             first = list(self.store.read(command.scene, after=prior.first_seq - 1, upto=prior.last_seq))
             return Handled(id=command.id, records=first)
-        state = self.state(command.scene)
+        state = state or self.state(command.scene)
         now = command.at if (self.honour_at and command.at) else self._now(state)
         ctx = Context(now=now, entropy=self.entropy(), subject=self._subject(command))
         try:
@@ -249,11 +313,24 @@ class SceneService:
         return _Decided(command=command, state=state, events=events, digest=body, now=now)
 
     def _append(self, step: _Decided) -> list[Recorded]:
-        command = step.command
+        item = self._item(step)
         return self.store.append(
-            command.scene,
-            step.state.version,
-            step.events,
+            item.scene,
+            item.expected_version,
+            item.events,
+            command=item.command,
+            digest=item.digest,
+            actor=item.actor,
+            at=item.at,
+        )
+
+    @staticmethod
+    def _item(step: _Decided) -> Append:
+        command = step.command
+        return Append(
+            scene=command.scene,
+            expected_version=step.state.version,
+            events=step.events,
             command=command.id,
             digest=step.digest,
             actor=command.actor,

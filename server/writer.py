@@ -2,24 +2,43 @@
 computation: the server's one writer (every write to the store, one at a time: an fsync, a fork's
 thousands of rows, a snapshot) and its one worker (QR codes, sheet reports, catch-ups, replays,
 audits, exports, forks, loads: one at a time, so the loop competes for the interpreter with one
-thread, not a crowd). An in-memory store is written inline.
+thread, not a crowd).
+
+The writer commits in groups: the appends that arrive while a commit is on its way to the disk,
+from any scene, go to the disk together in the next transaction, each acknowledged only once that
+transaction is durable. A store in memory is written inline.
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import anyio
 
+from domain.log import Recorded
+from server.store import Append, ConcurrencyConflict, EventStore, SqliteStore, StoreError
+
 T = TypeVar("T")
+Outcome = list[Recorded] | ConcurrencyConflict | StoreError
+
+
+class _Waiting:
+    __slots__ = ("item", "outcome")
+
+    def __init__(self, item: Append) -> None:
+        self.item = item
+        self.outcome: Outcome | None = None
 
 
 class Writer:
-    def __init__(self, *, threaded: bool) -> None:
-        self.threaded = threaded
+    def __init__(self, store: EventStore, *, threaded: bool | None = None) -> None:
+        self.store = store
+        self.threaded = isinstance(store, SqliteStore) if threaded is None else threaded
         self._limiter = anyio.CapacityLimiter(1)
+        self._waiting: list[_Waiting] = []
+        self._committing: anyio.Event | None = None
 
     async def run(self, job: Callable[[], T]) -> T:
         """Run ``job`` after every write before it; it finishes even if the caller is cancelled
@@ -27,6 +46,38 @@ class Writer:
         if not self.threaded:
             return job()
         return await anyio.to_thread.run_sync(job, limiter=self._limiter)
+
+    async def append(self, items: Sequence[Append]) -> list[Outcome]:
+        """Append these commands' events (in this order), committed with whatever else is waiting:
+        each one's records, or what kept it out."""
+        if not self.threaded:
+            return list(self.store.append_batch(items))
+        mine = [_Waiting(item) for item in items]
+        self._waiting += mine
+        while any(w.outcome is None for w in mine):
+            if self._committing is not None:
+                await self._committing.wait()
+            else:
+                await self._commit()
+        return [w.outcome for w in mine if w.outcome is not None]
+
+    async def _commit(self) -> None:
+        self._committing = done = anyio.Event()
+        try:
+            await anyio.sleep(0)  # what arrives in this turn of the loop goes in too
+            batch, self._waiting = self._waiting, []
+            outcomes: Sequence[Outcome]
+            try:
+                outcomes = await anyio.to_thread.run_sync(
+                    self.store.append_batch, [w.item for w in batch], limiter=self._limiter
+                )
+            except StoreError as err:
+                outcomes = [err] * len(batch)
+            for waiting, outcome in zip(batch, outcomes, strict=True):
+                waiting.outcome = outcome
+        finally:
+            self._committing = None
+            done.set()
 
 
 class Worker:

@@ -1,6 +1,7 @@
 """Event stores: one interface (``EventStore``), an embedded SQLite default and an in-memory one."""
 
 from server.store.base import (
+    Append,
     Checked,
     CommandRecord,
     ConcurrencyConflict,
@@ -22,6 +23,7 @@ def open_store(db: str | None, *, readonly: bool = False) -> EventStore:
 
 
 __all__ = [
+    "Append",
     "Checked",
     "CommandRecord",
     "ConcurrencyConflict",

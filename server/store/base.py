@@ -56,7 +56,25 @@ class CommandRecord(msgspec.Struct, frozen=True):
     last_seq: int
 
 
+class Append(msgspec.Struct, frozen=True, kw_only=True):
+    """One command's events, to append after event ``expected_version`` of ``scene``."""
+
+    scene: str
+    expected_version: int
+    events: Sequence[SceneEvent]
+    command: str
+    digest: str
+    actor: str
+    at: datetime
+
+
 class EventStore(Protocol):
+    def append_batch(self, items: Sequence[Append]) -> list[list[Recorded] | ConcurrencyConflict]:
+        """Append several commands' events in one transaction (group commit): each item's records,
+        or the conflict that kept it out (the others still go in). Raises ``StorageUnavailable``
+        if the disk refuses, and then nothing was written."""
+        ...
+
     def append(
         self,
         scene: str,
@@ -217,6 +235,7 @@ def first_problem(store: EventStore, scene: str) -> ChainProblem | None:
 
 __all__ = [
     "GENESIS",
+    "Append",
     "Checked",
     "CommandRecord",
     "ConcurrencyConflict",

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from domain.events import SceneEvent
 from domain.log import GENESIS, Recorded, Row, Wire, format_at, from_wire, to_wire
-from server.store.base import CommandRecord, ConcurrencyConflict, StoreError, chain, command_spans
+from server.store.base import Append, CommandRecord, ConcurrencyConflict, StoreError, chain, command_spans
 
 
 class MemoryStore:
@@ -41,6 +41,25 @@ class MemoryStore:
                 scene, actor, command, digest, sealed[0][0].seq, sealed[-1][0].seq
             )
         return [record for record, _ in sealed]
+
+    def append_batch(self, items: Sequence[Append]) -> list[list[Recorded] | ConcurrencyConflict]:
+        out: list[list[Recorded] | ConcurrencyConflict] = []
+        for item in items:
+            try:
+                out.append(
+                    self.append(
+                        item.scene,
+                        item.expected_version,
+                        item.events,
+                        command=item.command,
+                        digest=item.digest,
+                        actor=item.actor,
+                        at=item.at,
+                    )
+                )
+            except ConcurrencyConflict as err:
+                out.append(err)
+        return out
 
     def import_wires(
         self, scene: str, wires: Sequence[Wire], digests: dict[tuple[str, str], str] | None = None

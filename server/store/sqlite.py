@@ -30,6 +30,7 @@ import sqlite_utils
 from domain.events import SceneEvent
 from domain.log import GENESIS, Recorded, Row, Wire, decode_event, format_at
 from server.store.base import (
+    Append,
     CommandRecord,
     ConcurrencyConflict,
     StorageUnavailable,
@@ -169,28 +170,57 @@ class SqliteStore:
         actor: str,
         at: datetime,
     ) -> list[Recorded]:
+        item = Append(
+            scene=scene,
+            expected_version=expected_version,
+            events=events,
+            command=command,
+            digest=digest,
+            actor=actor,
+            at=at,
+        )
+        (done,) = self.append_batch([item])
+        if isinstance(done, ConcurrencyConflict):
+            raise done
+        return done
+
+    def append_batch(self, items: Sequence[Append]) -> list[list[Recorded] | ConcurrencyConflict]:
         conn = self.db.conn
-        with self._writing(scene):
-            version, prev = self._head(conn, scene)
-            if version != expected_version:
-                raise ConcurrencyConflict(f"scene {scene!r} is at version {version}, not {expected_version}")
-            if self._logged(conn, scene, actor, command) is not None:
-                raise ConcurrencyConflict(f"command {command!r} of {actor!r} is already in scene {scene!r}")
-            sealed = chain(scene, version, prev, events, command=command, actor=actor, at=at)
-            # The hot path uses the connection directly: sqlite-utils' insert_all costs a savepoint
-            # and a query build per call, 40% of an append (docs/performance.md).
-            conn.executemany(
-                _INSERT,
-                [
-                    (r.seq, scene, r.type, format_at(r.at), r.actor, r.command, r.prev, r.hash, data.decode())
-                    for r, data in sealed
-                ],
+        out: list[list[Recorded] | ConcurrencyConflict] = []
+        with self._writing(items[0].scene if items else ""):
+            for item in items:
+                conn.execute("SAVEPOINT item")
+                try:
+                    out.append(self._insert(conn, item))
+                    conn.execute("RELEASE item")
+                except (ConcurrencyConflict, sqlite3.IntegrityError) as err:
+                    conn.execute("ROLLBACK TO item")
+                    conn.execute("RELEASE item")
+                    out.append(err if isinstance(err, ConcurrencyConflict) else ConcurrencyConflict(str(err)))
+        return out
+
+    def _insert(self, conn: sqlite3.Connection, item: Append) -> list[Recorded]:
+        scene = item.scene
+        version, prev = self._head(conn, scene)
+        if version != item.expected_version:
+            raise ConcurrencyConflict(f"scene {scene!r} is at version {version}, not {item.expected_version}")
+        if self._logged(conn, scene, item.actor, item.command) is not None:
+            raise ConcurrencyConflict(f"command {item.command!r} of {item.actor!r} is already in scene {scene!r}")
+        sealed = chain(scene, version, prev, item.events, command=item.command, actor=item.actor, at=item.at)
+        # The hot path uses the connection directly: sqlite-utils' insert_all costs a savepoint
+        # and a query build per call, 40% of an append (docs/performance.md).
+        conn.executemany(
+            _INSERT,
+            [
+                (r.seq, scene, r.type, format_at(r.at), r.actor, r.command, r.prev, r.hash, data.decode())
+                for r, data in sealed
+            ],
+        )
+        if sealed:
+            conn.execute(
+                "INSERT INTO commands (scene, actor, id, digest, first_seq, last_seq) VALUES (?, ?, ?, ?, ?, ?)",
+                (scene, item.actor, item.command, item.digest, sealed[0][0].seq, sealed[-1][0].seq),
             )
-            if sealed:
-                conn.execute(
-                    "INSERT INTO commands (scene, actor, id, digest, first_seq, last_seq) VALUES (?, ?, ?, ?, ?, ?)",
-                    (scene, actor, command, digest, sealed[0][0].seq, sealed[-1][0].seq),
-                )
         return [record for record, _ in sealed]
 
     def import_wires(
