@@ -24,24 +24,30 @@ FORMAT = 4
 
 log = structlog.get_logger("justicar.snapshots")
 
-# msgspec's hook protocol: a hook raises NotImplementedError for a type it does not handle.
-
 
 def _enc_hook(obj: Any) -> Any:
     if isinstance(obj, immutables.Map):
         return dict(obj)
-    raise NotImplementedError(f"cannot snapshot {type(obj).__name__}")
+    raise NotImplementedError(f"cannot snapshot {type(obj).__name__}")  # msgspec's hook protocol
 
 
-def _dec_hook(type_: Any, obj: Any) -> Any:
-    if typing.get_origin(type_) is immutables.Map:
-        key, value = typing.get_args(type_)
-        return immutables.Map(msgspec.convert(obj, dict[key, value], dec_hook=_dec_hook))  # type: ignore[valid-type]
-    raise NotImplementedError(f"cannot restore {type_}")
+def _stored_type() -> type[msgspec.Struct]:
+    """``Scene`` with plain dicts where it has maps: what a snapshot decodes into, typed all the
+    way down by msgspec itself (no hook per value), the maps made once at the end."""
+    hints = typing.get_type_hints(Scene)
+    fields = []
+    for f in msgspec.structs.fields(Scene):
+        kind = hints[f.name]
+        if typing.get_origin(kind) is immutables.Map:
+            kind = dict[typing.get_args(kind)]  # type: ignore[misc]
+        default = f.default if f.default is not msgspec.NODEFAULT else msgspec.field(default_factory=dict)
+        fields.append((f.name, kind, default))
+    return msgspec.defstruct("StoredScene", fields, kw_only=True, gc=False)
 
 
+_MAPS = tuple(f.name for f in msgspec.structs.fields(Scene) if f.default_factory is immutables.Map)
 _encoder = msgspec.msgpack.Encoder(enc_hook=_enc_hook)
-_decoder = msgspec.msgpack.Decoder(Scene, dec_hook=_dec_hook)
+_decoder = msgspec.msgpack.Decoder(_stored_type())
 
 
 def encode(state: Scene) -> bytes:
@@ -49,7 +55,11 @@ def encode(state: Scene) -> bytes:
 
 
 def decode(blob: bytes) -> Scene:
-    return _decoder.decode(blob)
+    stored = _decoder.decode(blob)
+    fields = msgspec.structs.asdict(stored)
+    for name in _MAPS:
+        fields[name] = immutables.Map(fields[name])
+    return Scene(**fields)
 
 
 class Snapshot(msgspec.Struct, frozen=True, gc=False):

@@ -16,6 +16,7 @@ from domain.evolve import evolve, fold
 from domain.state import RECENT, Scene, undecided
 from projections.replay import render, replay, states
 from projections.views import view
+from server import snapshots
 from server.service import SceneService
 from server.store import MemoryStore
 
@@ -268,6 +269,7 @@ def test_random_games_keep_the_invariants(moves: list[Move]) -> None:
     records = list(service.store.read("s"))
     for version, live in checkpoints:
         assert fold(records[:version]) == live  # replaying a prefix gives what the table had
+        assert snapshots.decode(snapshots.encode(live)) == live  # a snapshot is the fold it was taken from
         msgspec.json.encode(view(live))
 
 
