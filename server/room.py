@@ -280,7 +280,8 @@ class Room:
         """Send the last stretch and add the subscriber, or say how far it must stream first."""
         sub, since, state = job.subscriber, job.since, self.state
         if since is None:  # the latest events whose words the room can make from a state it holds
-            since = min((v for v in self.recent if state.version - v <= TAIL), default=state.version)
+            held = [v for v in self.recent if state.version - v <= TAIL]
+            since = 0 if state.version <= TAIL else min(held, default=state.version)
         if since > state.version:
             message = f"This scene's last event is {state.version}; there is no event {since} to continue from."
             job.reply.send_nowait(JoinRefused("bad_since", message))
@@ -289,6 +290,8 @@ class Room:
             job.reply.send_nowait(Behind(state.version))
             return
         base = job.base if job.base is not None and job.base.version == since else self.recent.get(since)
+        if since == 0:
+            base = Scene()
         if sub.summaries and since < state.version and base is None:
             job.reply.send_nowait(Behind(state.version, need_base=True))
             return

@@ -55,8 +55,8 @@ function start(live) {
       built = true;
       fill(regions.invitations, h("h2", { id: "inv-h" }, "Invitations"), invitations(live));
       fill(regions.tools, h("h2", { id: "tools-h" }, "What-if, new scenes & downloads"), tools(live, view), newScene(live));
-      fill(regions.timeline, h("h2", { id: "tl-h" }, "Timeline"), h("p", {}, h("a", { href: replayLink(live), target: "_blank" }, "Step through it in the replay viewer")), timeline([]));
-      fill(regions.challenges, h("h2", { id: "chal-h" }, "Challenges"), h("p", { class: "none" }, "No open challenge."), openCards, h("details", { class: "done" }, h("summary", {}, ""), doneCards));
+      fill(regions.timeline, h("h2", { id: "tl-h" }, "Timeline"), h("p", {}, h("a", { href: replayLink(live), target: "_blank" }, "Step through it in the replay viewer")), timeline([], null, live));
+      fill(regions.challenges, h("h2", { id: "chal-h" }, "Challenges"), h("p", { class: "none" }, "No open challenge."), openCards, h("details", { class: "done" }, h("summary", {}, ""), doneCards, h("button", { type: "button", class: "quiet older", onclick: () => live.olderChallenges() }, "Show older challenges")));
     }
     const players = Object.values(view.characters).filter((c) => !c.npc && c.present).map((c) => [c.id, c.name]);
     region(regions.invitations.querySelector("select[name=character]"), JSON.stringify(players), () => {
@@ -76,13 +76,15 @@ function start(live) {
     );
     const all = Object.values(view.challenges);
     const open = all.filter((ch) => !ch.outcome && ch.status !== "withdrawn");
-    const done = all.filter((ch) => !open.includes(ch)).reverse();
+    const done = [...all.filter((ch) => !open.includes(ch)).reverse(), ...Object.values(live.older).filter((ch) => !view.challenges[ch.id])];
     const names = Object.values(view.characters).map((c) => c.name);
     keyed(openCards, open.map((ch) => [JSON.stringify([ch, names]), () => challengeCard(live, view, ch, { forCharacter: true, extra: stControls(live, view, ch) })]));
     keyed(doneCards, done.map((ch) => [JSON.stringify([ch, names]), () => challengeCard(live, view, ch, { forCharacter: true })]));
     regions.challenges.querySelector(".none").hidden = open.length > 0;
     regions.challenges.querySelector("details.done").hidden = done.length === 0;
-    regions.challenges.querySelector("details.done summary").textContent = `${done.length} resolved or withdrawn`;
+    const older = (view.older || 0) - Object.keys(live.older).length;
+    regions.challenges.querySelector("details.done summary").textContent = `${done.length + Math.max(0, older)} resolved or withdrawn`;
+    regions.challenges.querySelector("button.older").hidden = older <= 0 || live.olderNext === null;
     region(regions.disputes, JSON.stringify([view.disputes, view.rulings]), () => fill(regions.disputes, h("h2", { id: "disp-h" }, "Disputes and rulings"), disputes(live, view)));
     grow(regions.timeline.querySelector("ol"), live.timeline);
   };

@@ -27,7 +27,9 @@ export class Live extends EventTarget {
     this.reason = "";
     this.welcome = null;
     this.view = null;
-    this.timeline = []; // {seq, type, at, actor, data, summary}
+    this.timeline = []; // {seq, type, at, actor, data, summary}, oldest first
+    this.older = {}; // decided challenges a whole view leaves out, as asked for (id -> view)
+    this.olderNext = undefined; // where the next page of them starts (null: no more)
     this.lastSeq = 0;
     this.presence = [];
     this.pending = new Map(); // command id -> {body, resolve}
@@ -118,7 +120,8 @@ export class Live extends EventTarget {
         this.welcome = message;
         this.authed = true;
         this.backoff = 500;
-        if (this.subscribe) this.raw({ type: "subscribe", since: this.lastSeq, summaries: true });
+        // the first time, the latest events only (older ones on request); after a reconnect, all since
+        if (this.subscribe) this.raw({ type: "subscribe", since: this.lastSeq || undefined, summaries: true });
         else this.setStatus("live");
         for (const { body } of this.pending.values()) this.raw(body); // answered from the log if done
         this.pump();
@@ -185,6 +188,28 @@ export class Live extends EventTarget {
       return this.answer(message);
     }
     this.dispatchEvent(Object.assign(new Event("problem"), { error: message }));
+  }
+
+  /** A page of the events before the earliest this page holds, in words; false when there are none
+   * before them. */
+  async earlier(limit = 200) {
+    const first = this.timeline.length ? this.timeline[0].seq : this.lastSeq + 1;
+    if (first <= 1) return false;
+    const page = await this.request({ type: "history", before: first, limit }, "history");
+    if (page.type !== "history") return true;
+    this.timeline = [...page.events.map((e, i) => ({ ...e, summary: page.summaries[i] || e.type })), ...this.timeline];
+    this.changed();
+    return page.from > 1;
+  }
+
+  /** The next page of the decided challenges a whole view leaves out (newest first). */
+  async olderChallenges(limit = 50) {
+    if (this.olderNext === null) return;
+    const page = await this.request({ type: "challenges", before: this.olderNext, limit }, "challenges");
+    if (page.type !== "challenges") return;
+    Object.assign(this.older, page.challenges);
+    this.olderNext = page.next ?? null;
+    this.changed();
   }
 
   changed() {

@@ -72,7 +72,7 @@ function start(live) {
       fill(declare);
     }
     if (!steps.firstChild) {
-      fill(steps, h("h2", { id: "tl-h" }, "Timeline"), timeline([], who === "*" ? null : (step) => disputeButton(live, step)));
+      fill(steps, h("h2", { id: "tl-h" }, "Timeline"), timeline([], who === "*" ? null : (step) => disputeButton(live, step), live));
     }
     grow(steps.querySelector("ol"), live.timeline);
   };

@@ -83,29 +83,43 @@ export function refusal(error) {
 }
 
 /** The timeline as this viewer saw it, newest last, growing as steps arrive; `extra(step)` adds
- * controls to a step. Returns the list; `grow(list, steps)` appends the steps it lacks. */
-export function timeline(steps, extra) {
+ * controls to a step; with `live`, a button fetches earlier steps a page at a time. Returns the
+ * list; `grow(list, steps)` puts in the steps it lacks, in order. */
+export function timeline(steps, extra, live) {
   const list = h("ol", { class: "timeline", "aria-label": "Timeline" });
   list.extra = extra;
   grow(list, steps);
-  return list;
+  if (!live) return list;
+  const more = h("button", { type: "button", class: "quiet" }, "Show earlier events");
+  more.onclick = async () => {
+    more.disabled = true;
+    more.hidden = !(await live.earlier());
+    more.disabled = false;
+    grow(list, live.timeline);
+  };
+  return h("div", {}, more, list);
 }
 
 export function grow(list, steps) {
-  for (const step of steps.slice(list.children.length)) {
-    list.append(
-      h(
-        "li",
-        { id: `step-${step.seq}` },
-        h("span", { class: "seq" }, `#${step.seq}`),
-        " ",
-        step.summary,
-        ruleNote(step.data?.rule),
-        list.extra && list.extra(step),
-      ),
+  const newest = list.lastElementChild;
+  list.seen ??= new Set();
+  for (const step of steps) {
+    if (list.seen.has(step.seq)) continue;
+    list.seen.add(step.seq);
+    const item = h(
+      "li",
+      { id: `step-${step.seq}`, dataset: { seq: String(step.seq) } },
+      h("span", { class: "seq" }, `#${step.seq}`),
+      " ",
+      step.summary,
+      ruleNote(step.data?.rule),
+      list.extra && list.extra(step),
     );
+    const last = list.lastElementChild;
+    const after = !last || Number(last.dataset.seq) < step.seq ? null : [...list.children].find((li) => Number(li.dataset.seq) > step.seq);
+    list.insertBefore(item, after || null);
   }
-  list.scrollTop = list.scrollHeight; // the newest step in sight
+  if (list.lastElementChild !== newest) list.scrollTop = list.scrollHeight; // the newest step in sight
 }
 
 /** The connection badge. */
