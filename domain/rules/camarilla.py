@@ -147,7 +147,7 @@ class Camarilla(Lotn):
                 and target in ch.challenger.members
                 and who in ch.targets
                 and (ch.defense or ch.category) == "physical"
-                for ch in state.challenges.values()
+                for ch in (state.challenges[cid] for cid in state.undecided)
             )
         )
         if (me.actions_left or 0) < 1:
