@@ -11,9 +11,10 @@ import msgspec
 
 from domain.commands import parse_command
 from domain.events import CharacterAdded
-from domain.evolve import fold
+from domain.evolve import fold_rows
+from domain.log import decode_event
 from domain.state import NARRATOR
-from projections.replay import Step, links_of, render, replay
+from projections.replay import Step, links_of_rows, render, replay
 from projections.views import view
 from server.backend import busy
 from server.service import Result, SceneService
@@ -125,14 +126,19 @@ def replay_scene(args: argparse.Namespace, out: TextIO) -> int:
         return _no_scene(args.scene)
     first, last = max(1, args.start or 1), min(version, args.end or version)
     viewer = "*" if args.viewer in ("spectator", "*") else args.viewer
-    records = list(store.read(args.scene))
-    people = {r.event.character.id for r in records if isinstance(r.event, CharacterAdded)}
+    people = {
+        event.character.id
+        for _, _, type_, data in store.rows(args.scene)
+        if type_ == "character_added" and isinstance(event := decode_event(type_, data), CharacterAdded)
+    }
     if viewer not in (NARRATOR, "*", *people):
         known = ", ".join(sorted(people))
         print(f"justicar replay: --as st, spectator, or a character of the scene ({known})", file=sys.stderr)
         return 2
-    before = fold(records[: first - 1])
-    steps = replay(records[first - 1 : last], viewer, before, links_of(records))
+    before = fold_rows(args.scene, store.rows(args.scene, upto=first - 1))
+    steps = replay(
+        store.read(args.scene, after=first - 1, upto=last), viewer, before, links_of_rows(store.rows(args.scene))
+    )
     if args.step:
         return _page(steps, out)
     for step in steps:

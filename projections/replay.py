@@ -14,7 +14,7 @@ import msgspec
 
 from domain.events import DisputeOpened, RulingIssued
 from domain.evolve import evolve
-from domain.log import Recorded, format_at
+from domain.log import Recorded, Row, decode_event, format_at
 from domain.rules.texts import RULES
 from domain.state import NARRATOR, Scene
 from projections.narrate import narrate
@@ -85,6 +85,21 @@ def links_of(records: Iterable[Recorded]) -> dict[int, list[int]]:
         if isinstance(record.event, DisputeOpened | RulingIssued):
             links.setdefault(record.event.event, []).append(record.seq)
             links.setdefault(record.seq, []).append(record.event.event)
+    return links
+
+
+_LINKING = {cls.type_name(): cls for cls in (DisputeOpened, RulingIssued)}
+
+
+def links_of_rows(rows: Iterable[Row]) -> dict[int, list[int]]:
+    """``links_of`` from stored rows, decoding only the disputes and rulings."""
+    links: dict[int, list[int]] = {}
+    for seq, _, type_, data in rows:
+        if type_ in _LINKING:
+            event = decode_event(type_, data)
+            assert isinstance(event, DisputeOpened | RulingIssued)
+            links.setdefault(event.event, []).append(seq)
+            links.setdefault(seq, []).append(event.event)
     return links
 
 

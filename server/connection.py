@@ -43,7 +43,7 @@ from domain.state import Scene
 from projections.audit_render import MEDIA_TYPES
 from projections.narrate import narrate
 from projections.redact import redact
-from projections.replay import Step, links_of, replay
+from projections.replay import Step, links_of_rows, replay
 from projections.views import older_challenges, view
 from server.catchup import state_at, stream
 from server.documents import audit_document, export_document
@@ -431,10 +431,10 @@ class Connection:
         store = self.hub.backend.store
 
         def explained() -> tuple[list[Step], Scene | None]:  # reads and pure folds: off the event loop
-            records = list(store.read(grant.scene))
-            before = fold(records[: ask.start - 1])
-            steps = list(replay(records[ask.start - 1 : last], viewer, before, links_of(records)))
-            return steps, fold(records[ask.start - 1 : last], before) if ask.view else None
+            before = fold_rows(grant.scene, store.rows(grant.scene, upto=ask.start - 1))
+            records = list(store.read(grant.scene, after=ask.start - 1, upto=last))
+            steps = list(replay(records, viewer, before, links_of_rows(store.rows(grant.scene))))
+            return steps, fold(records, before) if ask.view else None
 
         steps, after = await self.hub.worker.run(explained)
         await self.send(
