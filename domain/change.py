@@ -110,8 +110,19 @@ class Change:
 
 def names(*texts: str) -> tuple[str, ...]:
     """One copy of each short text the state keeps (ids, Traits, signs, rule ids, victory
-    conditions), however many events repeat it: a long scene's state is mostly such texts."""
-    return tuple(sys.intern(text) for text in texts)
+    conditions), however many events repeat it: a long scene's state is mostly such texts. A
+    single name's tuple (a bid of one Trait, one target) is one copy too."""
+    if len(texts) != 1:
+        return tuple(sys.intern(text) for text in texts)
+    one = _ONE.get(texts[0])
+    if one is None:
+        one = (sys.intern(texts[0]),)
+        if len(_ONE) < 10_000:  # names are few; a flood of new ones only stops being shared
+            _ONE[one[0]] = one
+    return one
+
+
+_ONE: dict[str, tuple[str]] = {}
 
 
 def name(text: str) -> str:

@@ -27,6 +27,10 @@ from domain.events import (
 from domain.log import Place
 from domain.state import NARRATOR, Call, Challenge, Outcome, RetestEntry, Side, TestRecord
 
+NOTHING_COMPARED: dict[str, int] = {}
+"""The counts of a test decided by its signs alone: one empty mapping for them all (never changed)."""
+
+
 # -- a challenge -------------------------------------------------------------------------------
 
 
@@ -112,7 +116,8 @@ def _sealed(s: Change, e: ThrowSealed, r: Place) -> None:
 
 @on(TestRevealed)
 def _revealed(s: Change, e: TestRevealed, r: Place) -> None:
-    test = TestRecord(number=e.test, signs={name(who): name(sign) for who, sign in e.signs.items()}, result=e.result)
+    signs = {name(who): name(sign) for who, sign in e.signs.items()}
+    test = TestRecord(number=e.test, signs=signs, result=e.result, compared=NOTHING_COMPARED)
     s.challenge(e.challenge, lambda ch: sides(
         replace(ch, tests=(*ch.tests, test), status="throwing"), lambda side: replace(side, throw=None)
     ))  # fmt: skip
@@ -135,8 +140,8 @@ def _traits_declared(s: Change, e: TraitsDeclared, r: Place) -> None:
 @on(TestResolved)
 def _test_resolved(s: Change, e: TestResolved, r: Place) -> None:
     def resolved(ch: Challenge) -> Challenge:
-        compared = {name(who): count for who, count in e.compared.items()}
-        test = replace(ch.tests[-1], leader=e.leader, why=e.why, rule=name(e.rule), compared=compared)
+        compared = {name(who): count for who, count in e.compared.items()} or NOTHING_COMPARED
+        test = replace(ch.tests[-1], leader=e.leader, why=name(e.why), rule=name(e.rule), compared=compared)
         ch = replace(ch, tests=(*ch.tests[:-1], test), status="retest_window", declaring=None)
         return sides(ch, lambda side: replace(side, passed=False))
 
@@ -186,7 +191,7 @@ def _overbid_failed(s: Change, e: OverbidFailed, r: Place) -> None:
 
 @on(ChallengeResolved)
 def _challenge_resolved(s: Change, e: ChallengeResolved, r: Place) -> None:
-    outcome = Outcome(winner=e.winner, exceptional=e.exceptional, why=e.why, rule=name(e.rule))
+    outcome = Outcome(winner=e.winner, exceptional=e.exceptional, why=name(e.why), rule=name(e.rule))
     s.challenge(e.challenge, lambda ch: replace(ch, status="resolved", outcome=outcome, resolved_seq=r.seq))
     if e.wait_key and e.wait_until:
         s.failures[e.wait_key] = e.wait_until
