@@ -33,14 +33,15 @@ test: $(VENV)/.installed browser
 	$(BIN)/mypy domain projections server clients benchmarks
 	$(BIN)/python -m pytest
 
-## bench: the benchmarks behind docs/performance.md
+## bench: the benchmarks behind docs/performance.md (each figure the median and range over runs; about 10 minutes)
 bench: $(VENV)/.installed
-	$(BIN)/python -m benchmarks.append
-	$(BIN)/python -m benchmarks.replay
-	$(BIN)/python -m benchmarks.live all
-	$(BIN)/python -m benchmarks.audit
-	$(BIN)/python -m benchmarks.pages
-	$(BIN)/python -m benchmarks.stall
+	$(BIN)/python -m benchmarks.append --runs 5
+	$(BIN)/python -m benchmarks.replay --runs 3
+	$(BIN)/python -m benchmarks.live all --runs 3
+	$(BIN)/python -m benchmarks.join --runs 3
+	$(BIN)/python -m benchmarks.audit --runs 3
+	$(BIN)/python -m benchmarks.pages --runs 3
+	$(BIN)/python -m benchmarks.stall --runs 3
 
 ## browser: Debian's Chromium, which the browser tests drive with Playwright (installed when missing)
 browser:

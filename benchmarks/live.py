@@ -1,51 +1,107 @@
-"""Live server benchmarks: latency to the last subscriber, throughput, memory per idle scene.
+"""Live server benchmarks: latency to the last subscriber of a table, throughput, memory per loaded scene.
 
-    .venv/bin/python -m benchmarks.live latency [--rounds 300] [--summaries]
-    .venv/bin/python -m benchmarks.live throughput [--seconds 3]
-    .venv/bin/python -m benchmarks.live memory [--scenes 100]
+    .venv/bin/python -m benchmarks.live latency [--runs 3] [--rounds 300] [--block 50] [--scenes demo,1000,10000,100000]
+    .venv/bin/python -m benchmarks.live throughput [--runs 3] [--seconds 3] [--many 50]
+    .venv/bin/python -m benchmarks.live memory [--runs 3] [--copies 100]
+    .venv/bin/python -m benchmarks.live all [--runs 3]
 
-The server runs as its own process (``justicar serve`` on a database in .justicar/bench), the
-clients in this one, all on loopback. Latency is from sending a command to the moment the last
-subscriber has received its event, measured against a bare ``websockets`` server (compression
-off, as ours) that ``broadcast``s a frame of the same size to the same number of clients when
-asked, in the same run, through the same client code.
+The server runs as its own process (``justicar serve --log-json`` on a SQLite file in
+.justicar/bench, WAL and ``synchronous=FULL``, the rate limit lifted, its log in a file), the
+clients in this one, all on loopback; 2 cores share both. The scenes are built once per
+invocation through the real command path (``benchmarks.scenes.build``: the demo, brawls of 1,000,
+10,000 and 100,000 events, snapshots saved as the server saves them), then each given open
+challenges (each character declared against another, awaiting the answer); every run serves a
+fresh copy of that file from a fresh server.
+
+latency
+    Per scene, a *table mix* of 50 subscribers, all with ``summaries: true`` (each event in words,
+    as the pages ask): a player per character in an open challenge (their own tokens: their views
+    carry the moves open to them, probed afresh on every commit), the Storyteller, and spectators
+    up to 50. The Storyteller (also subscribed) sends an ``adjust`` of a character in an open
+    challenge; a sample is the time from sending it to the moment the LAST of the 50 has received
+    the ``commit`` frame. The server's own time for the command (from its JSON log: ``latency_ms``
+    of the ``command`` line, from taking the command to having written every push and the result)
+    is reported beside it. Baseline, in the same run and interleaved with ours (``--block`` rounds
+    of ours, then as many of the baseline, and so on): a bare ``websockets`` server (compression
+    off, as ours) that, when the sender asks, ``broadcast``s to the same 50 clients frames of the
+    sizes ours sent each of them in the block before (a player's, the Storyteller's, the
+    spectators'), through the same client code; the sender is one of the 50, as ours.
+
+throughput
+    Committed ``adjust`` commands a second, pushed to every subscriber, for ``--seconds``: one
+    scene (the 1,000-event brawl) with 4 concurrent Storyteller senders and the 50-subscriber
+    table mix; and ``--many`` scenes (demo copies with open challenges), each with one sender and
+    a table mix of 10 (6 players, the Storyteller, 3 spectators).
+
+memory
+    Server RSS growth per loaded scene: ``--copies`` copies of the demo (61 events), then of a
+    1,000-event brawl, each loaded by subscribing once (a fresh server per kind and run). Beside
+    it, the brawl's state alone (traced allocations in this process), loaded as the server loads
+    it (its snapshot, then the log after it) and folded from its first event.
+
+Every figure is given as the median and the range (min-max) over ``--runs`` runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import socket
-import statistics
+import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+import tracemalloc
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from websockets.asyncio.client import ClientConnection, connect
 
-from benchmarks.common import ROOT, cleanup, header, workdir
-from domain.commands import parse_command
-from server.backend import open_backend
+from benchmarks.common import (
+    ROOT,
+    cleanup,
+    copy_db,
+    header,
+    percentile,
+    spread,
+    table,
+    workdir,
+)
+from benchmarks.scenes import Table, build
 from server.service import SceneService
+from server.snapshots import Snapshots
+from server.store import SqliteStore
+
+SUBSCRIBERS = 50
+WARM_UP = 20
+"""Rounds of each kind discarded first (per scene and run): the room is loaded, caches filled."""
+TIMEOUT = 60.0
 
 BARE_SERVER = """
-import asyncio, sys
+import asyncio, json, sys
 from websockets.asyncio.server import serve, broadcast
-clients = set()
+subs = []
 async def handler(ws):
-    clients.add(ws)
     try:
         async for message in ws:
-            if message.startswith("go:"):
-                size = int(message[3:])
-                broadcast([c for c in clients if c is not ws], "x" * size)
+            if message == "hi":
+                subs.append(ws)
+                await ws.send("ok")
+            elif message.startswith("go:"):
+                groups = {}
+                for conn, size in zip(subs, json.loads(message[3:])):
+                    groups.setdefault(size, []).append(conn)
+                for size, conns in groups.items():
+                    broadcast(conns, "x" * size)
                 await ws.send("sent")
     finally:
-        clients.discard(ws)
+        if ws in subs:
+            subs.remove(ws)
 async def main():
     async with serve(handler, "127.0.0.1", int(sys.argv[1]), compression=None, max_size=2**22):
         print("ready", flush=True)
@@ -60,30 +116,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def seed_scenes(db: Path, scenes: int) -> dict[str, dict[str, str]]:
-    """``scenes`` copies of the demo scene, each with an ST and a spectator token."""
-    backend = open_backend(str(db))
-    service = SceneService(backend.store, honour_at=True)
-    lines = [line for line in (ROOT / "examples" / "demo.jsonl").read_text().splitlines() if line.startswith("{")]
-    tokens = {}
-    for n in range(scenes):
-        scene = f"bench{n}"
-        for line in lines:
-            body = json.loads(line)
-            service.handle(parse_command(json.dumps({**body, "scene": scene})))
-        tokens[scene] = {
-            "st": backend.tokens.issue(scene, "st")[0],
-            "spectator": backend.tokens.issue(scene, "spectator")[0],
-        }
-    backend.close()
-    return tokens
-
-
 class Served:
-    """A server process, stopped (with SIGTERM) on exit."""
+    """A server process, stopped (with SIGTERM) on exit; its stderr to ``log`` if given."""
 
-    def __init__(self, argv: list[str]) -> None:
-        self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+    def __init__(self, argv: list[str], log: Path | None = None) -> None:
+        self.log: IO[str] | None = open(log, "w", encoding="utf-8") if log else None  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=self.log or subprocess.DEVNULL, text=True, cwd=ROOT
+        )
 
     def wait_ready(self, word: str) -> None:
         assert self.proc.stdout is not None
@@ -100,259 +140,573 @@ class Served:
 
     def stop(self) -> None:
         self.proc.terminate()
-        self.proc.wait(timeout=10)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        if self.log is not None:
+            self.log.close()
 
 
-def justicar(db: Path, port: int) -> Served:
-    served = Served(
-        [
-            sys.executable,
-            "-m",
-            "clients.cli",
-            "serve",
-            "--db",
-            str(db),
-            "--port",
-            str(port),
-            "--rate",
-            "1000000",
-            "--burst",
-            "1000000",
-            "--log-json",
-        ]
-    )
+def justicar(db: Path, port: int, log: Path | None = None) -> Served:
+    """``justicar serve --log-json`` on ``db``, the rate limit lifted, its log lines to ``log``."""
+    argv = [sys.executable, "-m", "clients.cli", "serve", "--db", str(db), "--port", str(port)]
+    argv += ["--rate", "1000000", "--burst", "1000000", "--log-json"]
+    served = Served(argv, log)
     served.wait_ready("listens on")
     return served
 
 
-async def hello(url: str, token: str, subscribe: bool, summaries: bool = False) -> ClientConnection:
-    ws = await connect(url, compression=None, max_size=2**24, max_queue=None)
+def bare_server() -> tuple[Served, str]:
+    port = free_port()
+    served = Served([sys.executable, "-c", BARE_SERVER, str(port)])
+    served.wait_ready("ready")
+    return served, f"ws://127.0.0.1:{port}"
+
+
+def server_latencies(log: Path) -> dict[str, float]:
+    """``latency_ms`` per command id, from the server's JSON log."""
+    found = {}
+    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+        if '"command"' not in line:
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if entry.get("event") == "command" and "latency_ms" in entry:
+            found[str(entry.get("id"))] = float(entry["latency_ms"])
+    return found
+
+
+# -- clients ------------------------------------------------------------------------------------
+
+
+def kind(frame: bytes) -> bytes:
+    return frame[9 : frame.find(b'"', 9)] if frame.startswith(b'{"type":"') else b"?"
+
+
+async def hello(url: str, token: str) -> ClientConnection:
+    ws = await connect(url, compression=None, max_size=None, max_queue=None, open_timeout=TIMEOUT)
     await ws.send(json.dumps({"type": "hello", "token": token}))
-    await ws.recv()
-    if subscribe:
-        await ws.send(json.dumps({"type": "subscribe", "since": 10**9, "summaries": summaries}))
-        while json.loads(await ws.recv())["type"] != "subscribed":
-            pass
+    reply = await ws.recv(decode=False)
+    if kind(reply) != b"welcome":
+        raise RuntimeError(f"hello refused: {reply[:200]!r}")
     return ws
 
 
-def percentiles(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+async def subscriber(url: str, token: str, since: int | None, summaries: bool = True) -> tuple[ClientConnection, int]:
+    """A connection subscribed to its token's scene; and the scene's version then."""
+    ws = await hello(url, token)
+    ask: dict[str, object] = {"type": "subscribe", "summaries": summaries}
+    if since is not None:
+        ask["since"] = since
+    await ws.send(json.dumps(ask))
+    async with asyncio.timeout(TIMEOUT):
+        while True:
+            frame = await ws.recv(decode=False)
+            if kind(frame) == b"subscribed":
+                return ws, int(json.loads(frame)["version"])
+            if kind(frame) == b"error":
+                raise RuntimeError(f"subscribe refused: {frame[:300]!r}")
 
 
-async def receive_until(ws: ClientConnection, match: Callable[[str], bool]) -> float:
+@dataclass
+class Mix:
+    """A table's subscribers: the Storyteller first, then the players, then the spectators."""
+
+    conns: list[ClientConnection]
+    roles: list[str]
+    version: int
+
+    @property
+    def st(self) -> ClientConnection:
+        return self.conns[0]
+
+    async def close(self) -> None:
+        await asyncio.gather(*(ws.close() for ws in self.conns))
+
+
+async def table_mix(url: str, table: Table, count: int) -> Mix:
+    st, version = await subscriber(url, table.st, table.version)
+    conns, roles = [st], ["st"]
+    for who, token in table.players.items():
+        conns.append((await subscriber(url, token, version))[0])
+        roles.append(f"player {who}")
+    while len(conns) < count:
+        conns.append((await subscriber(url, table.spectator, version))[0])
+        roles.append("spectator")
+    await settle(conns)
+    return Mix(conns, roles, version)
+
+
+async def settle(conns: Sequence[ClientConnection]) -> None:
+    """Read what is waiting (presence) until all is quiet."""
+
+    async def quiet(ws: ClientConnection) -> None:
+        while True:
+            try:
+                await asyncio.wait_for(ws.recv(decode=False), 0.05)
+            except TimeoutError:
+                return
+
+    await asyncio.gather(*(quiet(ws) for ws in conns))
+
+
+async def _until(ws: ClientConnection, marker: bytes, then: bytes | None = None) -> tuple[float, int]:
+    """Read until a frame starting with ``marker`` (its receipt time and size), then, with
+    ``then``, on until a frame starting with that."""
+    got: tuple[float, int] | None = None
     while True:
-        frame = await ws.recv(decode=True)
-        if match(str(frame)):
-            return time.perf_counter()
+        frame = await ws.recv(decode=False)
+        if got is None and frame.startswith(marker):
+            got = (time.perf_counter(), len(frame))
+            if then is None:
+                return got
+        elif then is not None and frame.startswith(then):
+            if got is None or b'"ok":false' in frame[:300]:
+                raise RuntimeError(f"the command was not committed: {frame[:300]!r}")
+            return got
 
 
-async def measure(
-    subscribers: list[ClientConnection],
-    trigger: Callable[[], Awaitable[float]],
-    match: Callable[[str], bool],
-    rounds: int,
-) -> list[float]:
-    samples = []
-    for _ in range(rounds):
-        waiting = [asyncio.ensure_future(receive_until(ws, match)) for ws in subscribers]
-        started = await trigger()
-        last = max(await asyncio.gather(*waiting))
-        samples.append((last - started) * 1000)
-    return samples
+async def commit_round(mix: Mix, body: str) -> tuple[float, list[int]]:
+    """One command from the Storyteller: ms from sending to the last subscriber's commit frame, and
+    each subscriber's frame size."""
+    waiting = [asyncio.ensure_future(_until(mix.st, b'{"type":"commit"', b'{"type":"result"'))]
+    waiting += [asyncio.ensure_future(_until(ws, b'{"type":"commit"')) for ws in mix.conns[1:]]
+    started = time.perf_counter()
+    await mix.st.send(body)
+    async with asyncio.timeout(TIMEOUT):
+        got = await asyncio.gather(*waiting)
+    return (max(t for t, _ in got) - started) * 1000, [size for _, size in got]
 
 
-async def latency(args: argparse.Namespace, where: Path) -> None:
-    header(f"latency: command to the last subscriber's receipt ({args.rounds} rounds each)")
-    db = where / "live.db"
-    tokens = seed_scenes(db, 1)["bench0"]
-    port, bare_port = free_port(), free_port()
-    ours = justicar(db, port)
-    bare = Served([sys.executable, "-c", BARE_SERVER, str(bare_port)])
-    bare.wait_ready("ready")
-    print(f"{'subscribers':>11} | {'justicar p50':>12} {'p99':>8} | {'bare broadcast p50':>18} {'p99':>8} | p99 ratio")
+async def bare_clients(url: str, count: int) -> list[ClientConnection]:
+    conns = []
+    for _ in range(count):
+        ws = await connect(url, compression=None, max_size=None, max_queue=None)
+        await ws.send("hi")
+        await ws.recv()
+        conns.append(ws)
+    return conns
+
+
+async def bare_round(conns: list[ClientConnection], sizes: list[int]) -> float:
+    sender = conns[0]
+    waiting = [asyncio.ensure_future(_until(sender, b"x", b"sent"))]
+    waiting += [asyncio.ensure_future(_until(ws, b"x")) for ws in conns[1:]]
+    started = time.perf_counter()
+    await sender.send("go:" + json.dumps(sizes))
+    async with asyncio.timeout(TIMEOUT):
+        got = await asyncio.gather(*waiting)
+    return (max(t for t, _ in got) - started) * 1000
+
+
+# -- the scenes ---------------------------------------------------------------------------------
+
+
+def scene_lengths(text: str) -> dict[str, int | None]:
+    """``demo,1000,…`` as scene ids and lengths (None: the demo)."""
+    out: dict[str, int | None] = {}
+    for part in text.split(","):
+        part = part.strip()
+        out["t-demo" if part == "demo" else f"t{int(part)}"] = None if part == "demo" else int(part)
+    return out
+
+
+@dataclass
+class Seeded:
+    db: Path
+    tables: dict[str, Table]
+    latency: list[str] = field(default_factory=list)
+    one: str = ""
+    many: list[str] = field(default_factory=list)
+    demos: list[str] = field(default_factory=list)
+    brawls: list[str] = field(default_factory=list)
+
+
+def seed(where: Path, args: argparse.Namespace, what: list[str]) -> Seeded:
+    started = time.perf_counter()
+    db = where / "base.db"
+    scenes: dict[str, int | None] = {}
+    seeded = Seeded(db, {})
+    if "latency" in what or "throughput" in what:
+        lengths = scene_lengths(args.scenes)
+        if "throughput" in what:
+            lengths.setdefault("t1000", 1000)
+        scenes.update(lengths)
+        seeded.latency = list(scene_lengths(args.scenes)) if "latency" in what else []
+        seeded.one = "t1000"
+    if "throughput" in what:
+        seeded.many = [f"m{n}" for n in range(args.many)]
+        scenes.update(dict.fromkeys(seeded.many))
+    tables = build(db, scenes, quiet=True)
+    if "memory" in what:
+        seeded.demos = [f"d{n}" for n in range(args.copies)]
+        seeded.brawls = [f"k{n}" for n in range(args.copies)]
+        copies: dict[str, int | None] = {**dict.fromkeys(seeded.demos), **dict.fromkeys(seeded.brawls, 1000)}
+        tables.update(build(db, copies, challenges=False, quiet=True))
+    seeded.tables = tables
+    print(f"# scenes built in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return seeded
+
+
+def adjust(command_id: str, who: str, n: int) -> str:
+    body = {
+        "type": "adjust",
+        "id": command_id,
+        "character": who,
+        "changes": {"willpower": 1 if n % 2 else -1},
+        "reason": "bench",
+    }
+    return json.dumps(body)
+
+
+# -- latency ------------------------------------------------------------------------------------
+
+
+@dataclass
+class LatencyRun:
+    ours: list[float]
+    bare: list[float]
+    ids: list[str]
+    sizes: dict[str, int]
+    server: list[float] = field(default_factory=list)
+
+
+async def latency_scene(url: str, bare_url: str, table: Table, args: argparse.Namespace, run: int) -> LatencyRun:
+    mix = await table_mix(url, table, SUBSCRIBERS)
+    bare = await bare_clients(bare_url, len(mix.conns))
+    who = next(iter(table.players), None)
+    if who is None:
+        raise RuntimeError(f"{table.scene} has no character in an open challenge")
+    n = 0
+    ids: list[str] = []
+
+    async def ours(rounds: int, measured: bool) -> tuple[list[float], list[int]]:
+        nonlocal n
+        samples: list[float] = []
+        sizes: list[int] = []
+        for _ in range(rounds):
+            n += 1
+            command_id = f"r{run}-{table.scene}-{n}{'' if measured else 'w'}"
+            ms, sizes = await commit_round(mix, adjust(command_id, who, n))
+            samples.append(ms)
+            if measured:
+                ids.append(command_id)
+        return samples, sizes
+
+    _, sizes = await ours(WARM_UP, measured=False)
+    for _ in range(WARM_UP):
+        await bare_round(bare, sizes)
+    ours_ms: list[float] = []
+    bare_ms: list[float] = []
+    while len(ours_ms) < args.rounds:
+        block = min(args.block, args.rounds - len(ours_ms))
+        samples, sizes = await ours(block, measured=True)
+        ours_ms += samples
+        for _ in range(block):
+            bare_ms.append(await bare_round(bare, sizes))
+    by_role = {
+        "st": sizes[0],
+        "player": max(s for s, r in zip(sizes, mix.roles, strict=True) if r.startswith("player")),
+        "spectator": sizes[-1],
+        "total": sum(sizes),
+    }
+    await mix.close()
+    await asyncio.gather(*(ws.close() for ws in bare))
+    return LatencyRun(ours_ms, bare_ms, ids, by_role)
+
+
+async def latency_run(seeded: Seeded, where: Path, args: argparse.Namespace, run: int) -> dict[str, LatencyRun]:
+    db = copy_db(seeded.db, where / f"latency{run}.db")
+    log = where / f"latency{run}.log"
+    port = free_port()
+    ours = justicar(db, port, log)
+    bare, bare_url = bare_server()
+    out: dict[str, LatencyRun] = {}
     try:
-        st = await hello(f"ws://127.0.0.1:{port}", tokens["st"], subscribe=False)
-        sender = await connect(f"ws://127.0.0.1:{bare_port}", compression=None)
-        n = 0
-        for count in (1, 10, 50, 200):
-            subs = [
-                await hello(f"ws://127.0.0.1:{port}", tokens["spectator"], subscribe=True, summaries=args.summaries)
-                for _ in range(count)
-            ]
-            size = 0
-
-            async def command() -> float:
-                nonlocal n
-                n += 1
-                started = time.perf_counter()
-                await st.send(
-                    json.dumps(
-                        {
-                            "type": "adjust",
-                            "id": f"b{n}",
-                            "character": "sam",
-                            "changes": {"willpower": 1},
-                            "reason": "bench",
-                        }
-                    )
-                )
-                await st.recv()  # the result
-                return started
-
-            def is_event(frame: str) -> bool:
-                nonlocal size
-                if frame.startswith('{"type":"commit"'):
-                    size = len(frame)
-                    return True
-                return False
-
-            for ws in subs:  # settle presence messages
-                while True:
-                    try:
-                        await asyncio.wait_for(ws.recv(), 0.05)
-                    except TimeoutError:
-                        break
-            await measure(subs, command, is_event, 20)  # warm up: load the scene, fill caches
-            ours_ms = await measure(subs, command, is_event, args.rounds)
-            for ws in subs:
-                await ws.close()
-            await asyncio.sleep(0.2)
-
-            bare_subs = [await connect(f"ws://127.0.0.1:{bare_port}", compression=None) for _ in range(count)]
-
-            async def go(size: int = size) -> float:
-                started = time.perf_counter()
-                await sender.send(f"go:{size}")
-                return started
-
-            await measure(bare_subs, go, lambda frame: frame.startswith("x"), 20)
-            bare_ms = await measure(bare_subs, go, lambda frame: frame.startswith("x"), args.rounds)
-            while True:  # drain the "sent" acknowledgements
-                try:
-                    await asyncio.wait_for(sender.recv(), 0.05)
-                except TimeoutError:
-                    break
-            for ws in bare_subs:
-                await ws.close()
-            (o50, o99), (b50, b99) = percentiles(ours_ms), percentiles(bare_ms)
-            print(
-                f"{count:>11} | {o50:>9.2f} ms {o99:>5.2f} ms | {b50:>15.2f} ms {b99:>5.2f} ms | {o99 / b99:>8.2f}x"
-                f"   (commit frame {size} B)"
-            )
-        await st.close()
+        for scene in seeded.latency:
+            out[scene] = await latency_scene(f"ws://127.0.0.1:{port}", bare_url, seeded.tables[scene], args, run)
+            print(f"#   run {run}: {scene} done", file=sys.stderr)
     finally:
         ours.stop()
         bare.stop()
+    logged = server_latencies(log)
+    for result in out.values():
+        result.server = [logged[i] for i in result.ids if i in logged]
+    return out
 
 
-async def throughput(args: argparse.Namespace, where: Path) -> None:
-    header(f"throughput: commands/s ({args.seconds:g} s each)")
-    db = where / "live.db"
-    tokens = seed_scenes(db, 100)
-    port = free_port()
-    ours = justicar(db, port)
-    url = f"ws://127.0.0.1:{port}"
-    try:
+def latency(seeded: Seeded, where: Path, args: argparse.Namespace) -> None:
+    header(
+        f"latency: the Storyteller's adjust to the last of {SUBSCRIBERS} table-mix subscribers (words on),"
+        f" {args.rounds} rounds per scene and run, in blocks of {args.block} alternating with the bare broadcast"
+    )
+    runs = [asyncio.run(latency_run(seeded, where, args, run)) for run in range(1, args.runs + 1)]
+    print()
+    print("## per run (ms)")
+    for n, results in enumerate(runs, 1):
+        for scene, r in results.items():
+            print(
+                f"run {n} {scene:<8} ours p50 {percentile(r.ours, 0.5):6.2f} p99 {percentile(r.ours, 0.99):6.2f}"
+                f" | server p50 {percentile(r.server, 0.5):6.2f} p99 {percentile(r.server, 0.99):6.2f}"
+                f" ({len(r.server)} logged)"
+                f" | bare p50 {percentile(r.bare, 0.5):6.2f} p99 {percentile(r.bare, 0.99):6.2f}"
+                f" | frames B: {r.sizes}"
+            )
+    print()
+    print(f"## across {args.runs} runs: median (min-max) of each run's figure, ms")
+    rows = []
+    for scene in seeded.latency:
+        of = [run[scene] for run in runs]
+        t = seeded.tables[scene]
+        players = len(t.players)
+        mix = f"{players} players, ST, {SUBSCRIBERS - players - 1} spectators"
+        sizes = of[-1].sizes
+        rows.append(
+            [
+                f"{scene} ({t.version:,} events)",
+                mix,
+                f"{sizes['spectator']:,} / {sizes['player']:,} / {sizes['st']:,}",
+                spread([percentile(r.ours, 0.5) for r in of]),
+                spread([percentile(r.ours, 0.99) for r in of]),
+                spread([percentile(r.server, 0.5) for r in of]),
+                spread([percentile(r.server, 0.99) for r in of]),
+                spread([percentile(r.bare, 0.5) for r in of]),
+                spread([percentile(r.bare, 0.99) for r in of]),
+                spread([percentile(r.ours, 0.5) / percentile(r.bare, 0.5) for r in of]) + "x",
+                spread([percentile(r.ours, 0.99) / percentile(r.bare, 0.99) for r in of]) + "x",
+            ]
+        )
+    table(
+        [
+            "scene",
+            "subscribers",
+            "frame B (spectator / player / ST)",
+            "p50",
+            "p99",
+            "server p50",
+            "server p99",
+            "bare p50",
+            "bare p99",
+            "p50 ratio",
+            "p99 ratio",
+        ],
+        rows,
+    )
+    print("# goal (issue 3): p99 under 5 ms with 50 subscribers and within 2x of the bare broadcast")
 
-        async def run(scenes: list[str], senders: int, watchers: int) -> tuple[int, float]:
-            conns = []
-            for scene in scenes:
-                subs = [await hello(url, tokens[scene]["spectator"], subscribe=True) for _ in range(watchers)]
-                conns += subs
-            drains = [asyncio.ensure_future(drain(ws)) for ws in conns]
-            done = 0
-            deadline = time.perf_counter() + args.seconds
 
-            async def send_loop(scene: str, k: int) -> None:
-                nonlocal done
-                ws = await hello(url, tokens[scene]["st"], subscribe=False)
-                n = 0
-                while time.perf_counter() < deadline:
-                    n += 1
-                    await ws.send(
-                        json.dumps(
-                            {
-                                "type": "adjust",
-                                "id": f"t{k}-{n}-{time.time_ns()}",
-                                "character": "sam",
-                                "changes": {"willpower": 1},
-                                "reason": "t",
-                            }
-                        )
-                    )
-                    await ws.recv()
-                    done += 1
-                await ws.close()
-
-            started = time.perf_counter()
-            await asyncio.gather(*(send_loop(scene, k) for scene in scenes for k in range(senders)))
-            elapsed = time.perf_counter() - started
-            for ws in conns:
-                await ws.close()
-            for task in drains:
-                task.cancel()
-            return done, elapsed
-
-        for label, scenes, senders, watchers in (
-            ("one scene, 4 senders, 10 subscribers", ["bench0"], 4, 10),
-            ("100 scenes, 5 clients each (1 sender, 4 subscribers)", [f"bench{n}" for n in range(100)], 1, 4),
-        ):
-            done, elapsed = await run(scenes, senders=senders, watchers=watchers)
-            print(f"{label:<54} {done:>7} commands in {elapsed:5.2f} s = {done / elapsed:>7,.0f}/s")
-    finally:
-        ours.stop()
+# -- throughput ---------------------------------------------------------------------------------
 
 
 async def drain(ws: ClientConnection) -> None:
     try:
-        async for _ in ws:
-            pass
+        while True:
+            await ws.recv(decode=False)
     except Exception:
         return
 
 
-async def memory(args: argparse.Namespace, where: Path) -> None:
-    header(f"memory: idle loaded scenes ({args.scenes} copies of the demo scene)")
-    db = where / "live.db"
-    tokens = seed_scenes(db, args.scenes)
-    log_bytes = sum(len(line) for line in (ROOT / "examples" / "demo.jsonl").read_text().splitlines())
+async def throughput_setup(
+    url: str, tables: list[Table], senders: int, subscribers: int, seconds: float, run: int
+) -> tuple[int, float]:
+    mixes = [await table_mix(url, t, subscribers) for t in tables]
+    drains = [asyncio.ensure_future(drain(ws)) for mix in mixes for ws in mix.conns]
+    done = 0
+    ready = asyncio.Event()
+
+    async def send_loop(t: Table, k: int) -> None:
+        nonlocal done
+        ws = await hello(url, t.st)
+        who = next(iter(t.players))
+        await ready.wait()
+        deadline = time.perf_counter() + seconds
+        n = 0
+        while time.perf_counter() < deadline:
+            n += 1
+            await ws.send(adjust(f"t{run}-{k}-{n}", who, n))
+            while kind(reply := await ws.recv(decode=False)) != b"result":
+                pass
+            if b'"ok":false' in reply[:300]:
+                raise RuntimeError(f"refused: {reply[:300]!r}")
+            done += 1
+        await ws.close()
+
+    loops = [asyncio.ensure_future(send_loop(t, k)) for t in tables for k in range(senders)]
+    await asyncio.sleep(0.5)  # every sender connected
+    started = time.perf_counter()
+    ready.set()
+    await asyncio.gather(*loops)
+    elapsed = time.perf_counter() - started
+    for mix in mixes:
+        await mix.close()
+    for task in drains:
+        task.cancel()
+    return done, elapsed
+
+
+async def throughput_run(seeded: Seeded, where: Path, args: argparse.Namespace, run: int) -> dict[str, float]:
+    db = copy_db(seeded.db, where / f"throughput{run}.db")
     port = free_port()
-    ours = justicar(db, port)
+    ours = justicar(db, port, where / f"throughput{run}.log")
     url = f"ws://127.0.0.1:{port}"
+    out = {}
     try:
-        warm = await hello(url, tokens["bench0"]["spectator"], subscribe=True)
-        await warm.close()
-        await asyncio.sleep(0.5)
-        before = ours.rss_kib()
-        for n in range(1, args.scenes):
-            ws = await hello(url, tokens[f"bench{n}"]["spectator"], subscribe=True)  # loads the scene
-            await ws.close()
-        await asyncio.sleep(0.5)
-        after = ours.rss_kib()
-        per_scene = (after - before) / (args.scenes - 1)
-        print(f"server RSS {before:,} KiB with 1 scene loaded, {after:,} KiB with {args.scenes}")
-        print(f"{'memory per idle loaded scene (61 events, 6 characters, 4 challenges)':<70} {per_scene:8.1f} KiB")
-        print(f"{'raw baseline: the scene script as JSON text':<70} {log_bytes / 1024:8.1f} KiB")
+        setups = [
+            ("one", [seeded.tables[seeded.one]], 4, SUBSCRIBERS),
+            ("many", [seeded.tables[s] for s in seeded.many], 1, 10),
+        ]
+        for label, tables, senders, subscribers in setups:
+            done, elapsed = await throughput_setup(url, tables, senders, subscribers, args.seconds, run)
+            out[label] = done / elapsed
+            rate = f"{done} commands in {elapsed:.2f} s = {done / elapsed:,.0f}/s"
+            print(f"#   run {run}: {label}: {rate}", file=sys.stderr)
     finally:
         ours.stop()
+    return out
+
+
+def throughput(seeded: Seeded, where: Path, args: argparse.Namespace) -> None:
+    header(f"throughput: committed adjusts a second, pushed to every subscriber (words on), {args.seconds:g} s each")
+    runs = [asyncio.run(throughput_run(seeded, where, args, run)) for run in range(1, args.runs + 1)]
+    one = seeded.tables[seeded.one]
+    many = len(seeded.many)
+    for n, r in enumerate(runs, 1):
+        print(f"run {n}: one scene {r['one']:,.0f}/s, {many} scenes {r['many']:,.0f}/s")
+    print(f"\n## across {args.runs} runs: median (min-max)")
+    table(
+        ["setup", "connections", "commands/s"],
+        [
+            [
+                f"one scene ({one.version:,} events), 4 Storyteller senders, table mix of {SUBSCRIBERS}",
+                f"{SUBSCRIBERS + 4}",
+                spread([r["one"] for r in runs], ",.0f"),
+            ],
+            [
+                f"{many} scenes (demo), each 1 sender and a table mix of 10",
+                f"{many * 11}",
+                spread([r["many"] for r in runs], ",.0f"),
+            ],
+        ],
+    )
+
+
+# -- memory -------------------------------------------------------------------------------------
+
+
+async def load_all(url: str, tables: list[Table]) -> None:
+    for t in tables:
+        ws, _ = await subscriber(url, t.spectator, t.version, summaries=False)
+        await ws.close()
+
+
+async def memory_kind(seeded: Seeded, scenes: list[str]) -> tuple[int, int]:
+    port = free_port()
+    ours = justicar(seeded.db, port)
+    url = f"ws://127.0.0.1:{port}"
+    tables = [seeded.tables[s] for s in scenes]
+    try:
+        await load_all(url, tables[:1])
+        await asyncio.sleep(0.5)
+        before = ours.rss_kib()
+        await load_all(url, tables[1:])
+        await asyncio.sleep(0.5)
+        after = ours.rss_kib()
+    finally:
+        ours.stop()
+    return before, after
+
+
+def stored_bytes(db: Path, scene: str) -> int:
+    conn = sqlite3.connect(db)
+    (size,) = conn.execute(
+        "SELECT sum(length(scene) + length(type) + length(at) + length(actor) + length(command) + length(prev)"
+        " + length(hash) + length(data) + 8) FROM events WHERE scene = ?",
+        [scene],
+    ).fetchone()
+    conn.close()
+    return int(size)
+
+
+def memory(seeded: Seeded, where: Path, args: argparse.Namespace) -> None:
+    header(
+        f"memory: server RSS growth per loaded scene ({args.copies} copies of each kind, each loaded by subscribing)"
+    )
+    kinds = [("demo", seeded.demos), ("1,000-event brawl", seeded.brawls)]
+    per: dict[str, list[float]] = {name: [] for name, _ in kinds}
+    states: dict[str, list[float]] = {}
+    for run in range(1, args.runs + 1):
+        for name, scenes in kinds:
+            before, after = asyncio.run(memory_kind(seeded, scenes))
+            per[name].append((after - before) / (len(scenes) - 1))
+            print(f"run {run}: {name}: RSS {before:,} KiB with one loaded, {after:,} KiB with {len(scenes)}")
+        for how, kib in state_sizes(seeded.db, seeded.brawls[:20]).items():
+            states.setdefault(how, []).append(kib)
+    print(f"\n## across {args.runs} runs: median (min-max)")
+    rows = []
+    for name, scenes in kinds:
+        t = seeded.tables[scenes[0]]
+        rows.append(
+            [
+                f"{name} ({t.version:,} events)",
+                spread(per[name], ",.1f"),
+                f"{stored_bytes(seeded.db, scenes[0]) / 1024:,.1f}",
+            ]
+        )
+    table(["scene", "KiB per loaded scene", "its log as stored, KiB"], rows)
+    print()
+    table(
+        ["the 1,000-event brawl's state alone (tracemalloc, in this process)", "KiB"],
+        [[how, spread(values, ",.1f")] for how, values in states.items()],
+    )
+
+
+def state_sizes(db: Path, scenes: list[str]) -> dict[str, float]:
+    """KiB a scene's folded state holds (traced allocations, the mean over ``scenes``), loaded as
+    the server loads it (from its snapshot and the log after it) and folded from its first event."""
+    store = SqliteStore(db, readonly=True)
+    out = {}
+    try:
+        for how, snapshots in (("loaded from its snapshot", Snapshots(store)), ("folded from its log", None)):
+            service = SceneService(store, snapshots=snapshots)
+            service.load(scenes[0])
+            gc.collect()
+            tracemalloc.start()
+            kept = [service.load(scene) for scene in scenes]
+            gc.collect()
+            size, _ = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+            out[how] = size / len(kept) / 1024
+            del kept
+    finally:
+        store.close()
+    return out
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("what", choices=["latency", "throughput", "memory", "all"])
-    p.add_argument("--rounds", type=int, default=300)
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=300, help="measured rounds per scene and run, each side")
+    p.add_argument("--block", type=int, default=50, help="rounds in a row before switching to the other side")
+    p.add_argument("--scenes", default="demo,1000,10000,100000", help="latency's scenes: demo or a brawl's length")
     p.add_argument("--seconds", type=float, default=3.0)
-    p.add_argument("--scenes", type=int, default=100)
-    p.add_argument("--summaries", action="store_true", help="subscribers ask for each event in words, as the pages do")
+    p.add_argument("--many", type=int, default=50, help="scenes in the many-scenes throughput")
+    p.add_argument("--copies", type=int, default=100, help="scenes of each kind loaded for memory")
     p.add_argument("--dir")
     args = p.parse_args()
+    what = ["latency", "throughput", "memory"] if args.what == "all" else [args.what]
     where = workdir(args)
     os.environ.setdefault("PYTHONPATH", str(ROOT))
     try:
-        for what in ["latency", "throughput", "memory"] if args.what == "all" else [args.what]:
-            asyncio.run({"latency": latency, "throughput": throughput, "memory": memory}[what](args, where))
+        seeded = seed(where, args, what)
+        for n, part in enumerate(what):
+            if n:
+                print()
+            {"latency": latency, "throughput": throughput, "memory": memory}[part](seeded, where, args)
     finally:
         cleanup(where)
 

@@ -1,13 +1,14 @@
 """What the web pages add to each push: the moves a player's view carries (each candidate move put
 to ``decide``) and the events in words, per viewer per commit.
 
-    .venv/bin/python -m benchmarks.pages [--rounds 2000]
+    .venv/bin/python -m benchmarks.pages [--runs 3] [--rounds 2000]
 
 A challenge between two players sits in its retest window (the moment with the most candidate
 moves: every Ability, power, merit and overbid is tried); the commit is the losing side's retest.
 Times are per viewer per commit: the frame a spectator gets, a player (moves probed), the
 Storyteller (no player moves; NPCs' if any), each with and without words. Baseline in the same
-run: plain msgspec encoding the spectator's already-built frame.
+run: plain msgspec encoding the spectator's already-built frame. Each figure: the median and range
+(min-max) over ``--runs`` batches of ``--rounds`` calls.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from benchmarks.common import header, parser
+from benchmarks.common import header, parser, spread, table
 from domain.commands import parse_command
 from domain.evolve import fold
 from server.service import SceneService
@@ -45,22 +46,22 @@ SCRIPT: list[dict[str, Any]] = [
 RETEST = {"type": "retest", "actor": "bob", "challenge": "c", "source": {"category": "ability", "name": "Dodge"}}
 
 
-def per_call(fn: Callable[[], object], rounds: int) -> float:
-    """Microseconds per call, best of three batches."""
-    best = float("inf")
-    for _ in range(3):
+def per_call(fn: Callable[[], object], rounds: int, runs: int) -> list[float]:
+    """Microseconds per call, in each of ``runs`` batches."""
+    out = []
+    for _ in range(runs):
         started = time.perf_counter()
         for _ in range(rounds):
             fn()
-        best = min(best, (time.perf_counter() - started) / rounds)
-    return best * 1e6
+        out.append((time.perf_counter() - started) / rounds * 1e6)
+    return out
 
 
 def main() -> None:
     p = parser(__doc__.splitlines()[0])
     p.add_argument("--rounds", type=int, default=2000)
     args = p.parse_args()
-    header(f"a commit's frame per viewer, with the pages' moves and words ({args.rounds} rounds, best of 3)")
+    header(f"a commit's frame per viewer, with the pages' moves and words ({args.runs} runs of {args.rounds} calls)")
     store = MemoryStore()
     service = SceneService(store)
     for n, body in enumerate(SCRIPT):
@@ -83,8 +84,8 @@ def main() -> None:
         ("Storyteller, with words", lambda: after_commit(state, records, "st", befores)),
         ("the words' states (once per commit)", lambda: befores_of(records, before)),
     ]
-    for label, fn in rows:
-        print(f"{label:<42} {per_call(fn, args.rounds):8.1f} µs")
+    figures = [(label, per_call(fn, args.rounds, args.runs)) for label, fn in rows]
+    table(["the frame for", "µs per commit"], [[label, spread(values, ".1f")] for label, values in figures])
 
 
 if __name__ == "__main__":

@@ -5,16 +5,25 @@ ties and declarations, retests and cancels, overbids, relents, Negative Trait ca
 
 from __future__ import annotations
 
+import json
 import random
+import sys
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from benchmarks.common import ROOT
 from domain.commands import parse_command
+from domain.sheets import Category
+from server.backend import open_backend
 from server.service import SceneService
-from server.store import EventStore, MemoryStore
+from server.snapshots import Snapshots
+from server.store import EventStore, MemoryStore, SqliteStore
 
 PEOPLE = ["ana", "bo", "cy", "dee", "eli", "fay"]
 TRAITS = {
@@ -109,15 +118,13 @@ def _script(rng: random.Random) -> Iterator[dict[str, Any]]:
                 yield {"type": "adjust", "actor": "st", "character": who, "reason": "a new night"}
 
 
-def brawl(
-    events: int, *, seed: int = 7, scene: str = "brawl", service: SceneService | None = None
-) -> tuple[EventStore, SceneService]:
-    """A scene of at least ``events`` events, played command by command (refusals skipped), into
-    ``service`` (default: a new one on an in-memory store)."""
-    rng = random.Random(seed)
-    if service is None:
-        entropy = lambda: tuple(rng.getrandbits(32) for _ in range(16))  # noqa: E731
-        service = SceneService(MemoryStore(), honour_at=True, entropy=entropy)
+def playing(
+    events: int, *, seed: int = 7, scene: str = "brawl", service: SceneService, rng: random.Random | None = None
+) -> Iterator[int]:
+    """Play a brawl of at least ``events`` events into ``service``, one command at a time
+    (refusals skipped), yielding the scene's version after each: several scenes can be played
+    in turn, their commands interleaved on disk as a live server writes them."""
+    rng = rng or random.Random(seed)
     store = service.store
     now = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
     setup: list[dict[str, Any]] = [{"type": "open_scene", "actor": "st", "ruleset": "lotn", "title": "The long brawl"}]
@@ -125,7 +132,8 @@ def brawl(
     commands = iter(setup)
     script = _script(rng)
     n = 0
-    while store.head(scene)[0] < events:
+    version = store.head(scene)[0]
+    while version < events:
         body = next(commands, None) or next(script)
         if body["type"] == "adjust":
             character = service.state(scene).characters[body["character"]]
@@ -141,5 +149,148 @@ def brawl(
         now += timedelta(seconds=2)
         fields = {k: v for k, v in body.items() if v is not None}
         command = parse_command(msgspec.json.encode({"id": f"b{n}", "scene": scene, "at": now, **fields}))
-        service.handle(command)
-    return store, service
+        handled = service.handle(command)
+        if handled.records:
+            version = handled.records[-1].seq
+        yield version
+
+
+def brawl(
+    events: int, *, seed: int = 7, scene: str = "brawl", service: SceneService | None = None
+) -> tuple[EventStore, SceneService]:
+    """A scene of at least ``events`` events, played command by command (refusals skipped), into
+    ``service`` (default: a new one on an in-memory store)."""
+    rng = random.Random(seed)  # the script's choices and, in memory, the dice: one stream, as always
+    if service is None:
+        entropy = lambda: tuple(rng.getrandbits(32) for _ in range(16))  # noqa: E731
+        service = SceneService(MemoryStore(), honour_at=True, entropy=entropy)
+    for _ in playing(events, scene=scene, service=service, rng=rng):
+        pass
+    return service.store, service
+
+
+# -- tables: scenes as a live table has them, with tokens -------------------------------------
+
+
+DEMO = ROOT / "examples" / "demo.jsonl"
+
+
+def demo(service: SceneService, scene: str) -> None:
+    """The demo scene (examples/demo.jsonl: 61 events; one over-declaration in it is refused)
+    under another id."""
+    for line in DEMO.read_text().splitlines():
+        if line.startswith("{"):
+            service.handle(parse_command(json.dumps({**json.loads(line), "scene": scene})))
+
+
+def open_challenges(service: SceneService, scene: str, prefix: str = "open") -> tuple[list[str], int]:
+    """Withdraw (as the Storyteller) the challenges a brawl left undecided (its script goes on after
+    a refused step, so a long one leaves some stuck: 26 in 100,000 events), then declare contested
+    challenges between the characters, each left awaiting its answer (as at a table, where players
+    are in the middle of something). Returns every character in an undecided challenge, in the
+    order they were added, and how many were withdrawn."""
+    stuck = sorted(service.state(scene).undecided)
+    for n, cid in enumerate(stuck):
+        withdraw = {"id": f"{prefix}-w{n}", "scene": scene, "actor": "st", "type": "withdraw", "challenge": cid}
+        handled = service.handle(parse_command(json.dumps(withdraw)))
+        assert handled.error is None, handled.error
+    state = service.state(scene)
+
+    def involved() -> set[str]:
+        s = service.state(scene)
+        challenges = [s.challenges[cid] for cid in s.undecided]
+        return {who for ch in challenges for who in (*ch.challenger.members, *ch.targets)}
+
+    people = [c.id for c in state.roster()]
+    n = 0
+    for a in people:
+        busy = involved()
+        if a in busy:
+            continue
+        character = service.state(scene).characters[a]
+        lost, traits = character.lost_names, character.sheet.traits
+        categories: tuple[Category, ...] = ("physical", "social", "mental")
+        bids = [
+            (category, name)
+            for category in categories
+            for name in (traits.of(category) if traits else {})
+            if name not in lost
+        ]
+        for d in [d for d in people if d != a and d not in busy]:
+            placed = False
+            for category, name in bids:
+                n += 1
+                body = {
+                    "id": f"{prefix}-{n}",
+                    "scene": scene,
+                    "actor": "st",
+                    "character": a,
+                    "type": "declare",
+                    "challenge": f"{prefix}-{a}-{d}",
+                    "kind": "contested",
+                    "targets": [d],
+                    "category": category,
+                    "bid": [name],
+                    "victory": "the upper hand",
+                }
+                if service.handle(parse_command(json.dumps(body))).error is None:
+                    placed = True
+                    break
+            if placed:
+                break
+    busy = involved()
+    return [who for who in people if who in busy], len(stuck)
+
+
+@dataclass
+class Table:
+    """A scene ready for a live table: its length, its tokens (the Storyteller's, a spectator's,
+    and one per player in an undecided challenge)."""
+
+    scene: str
+    version: int
+    st: str
+    spectator: str
+    players: dict[str, str] = field(default_factory=dict)
+
+
+def build(db: Path, scenes: dict[str, int | None], *, challenges: bool = True, quiet: bool = False) -> dict[str, Table]:
+    """Scenes into a SQLite file, through the real command path with snapshots saved as the server
+    saves them: ``{scene: events}``, ``None`` for the demo (61 events), a number for a brawl of at
+    least that many events; then (``challenges``) open challenges for every character, and tokens."""
+    store = SqliteStore(db)
+    store.db.execute("PRAGMA synchronous=OFF")  # only to build fast; the runs copy the file
+    dice = random.Random(11)
+    entropy = lambda: tuple(dice.getrandbits(32) for _ in range(16))  # noqa: E731
+    service = SceneService(store, honour_at=True, entropy=entropy, snapshots=Snapshots(store))
+    players: dict[str, list[str]] = {}
+    for scene, events in scenes.items():
+        started = time.perf_counter()
+        if events is None:
+            demo(service, scene)
+        else:
+            brawl(events, scene=scene, service=service)
+        players[scene], withdrawn = open_challenges(service, scene) if challenges else ([], 0)
+        if not quiet or (events or 0) >= 10_000:
+            print(
+                f"# built {scene}: {store.head(scene)[0]:,} events ({withdrawn} stuck challenges withdrawn),"
+                f" {len(players[scene])} players in open challenges, in {time.perf_counter() - started:.1f} s",
+                file=sys.stderr,
+            )
+        service.forget(scene)
+    versions = {scene: store.head(scene)[0] for scene in scenes}
+    store.close()
+    backend = open_backend(str(db))
+    issue = backend.tokens.issue
+    tables = {
+        scene: Table(
+            scene,
+            versions[scene],
+            st=issue(scene, "st")[0],
+            spectator=issue(scene, "spectator")[0],
+            players={who: issue(scene, "player", who)[0] for who in players[scene]},
+        )
+        for scene in scenes
+    }
+    backend.close()
+    return tables

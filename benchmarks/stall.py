@@ -36,12 +36,12 @@ fresh copy of the database and a fresh server; the summary gives per phase the m
 range (min-max) across runs of the max and of the p99. Goal: every phase's longest ping under
 20 ms. ``--json`` prints every figure as JSON instead of the tables.
 
-The server as shipped leaves Nagle's algorithm on for its connections (``server.app.listen`` makes
-its socket with ``socket.create_server``, protocol 0, and asyncio sets ``TCP_NODELAY`` only on
-sockets whose protocol is ``IPPROTO_TCP``): a pong written while the previous one is not yet
-acknowledged waits for the client's next packet, which adds up to one ping interval to a
-round-trip here. ``--nodelay`` serves from a socket made with the protocol named, so the figures
-show the event loop's stalls alone.
+The server now makes its listening socket with the protocol named (``server.app.listen``), so
+asyncio turns Nagle's algorithm off on every connection. Earlier versions made it with
+``socket.create_server`` (protocol 0), which left Nagle on: a pong written while the previous one
+was not yet acknowledged waited for the client's next packet, adding up to one ping interval to a
+round-trip. ``--nodelay`` (serving from a socket made with the protocol named) is kept to measure
+such versions; on the current server it changes nothing.
 
 ``--phases`` picks phases, ``--keep`` keeps the databases and the server log; to profile a phase,
 ``py-spy record --pid`` the server pid printed on stderr.
@@ -76,7 +76,7 @@ import msgspec
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from benchmarks.common import ROOT, cleanup, workdir
+from benchmarks.common import ROOT, cleanup, command_line, revision, workdir
 from benchmarks.scenes import PEOPLE, brawl
 from domain.commands import parse_command
 from server import app
@@ -718,7 +718,7 @@ def main() -> None:
     p.add_argument(
         "--nodelay",
         action="store_true",
-        help="set TCP_NODELAY on the server's connections (the server as shipped leaves Nagle on)",
+        help="serve from a socket made with IPPROTO_TCP (Nagle off), for versions before the server did it",
     )
     p.add_argument("--json", action="store_true", help="print every figure as JSON instead of the tables")
     p.add_argument("--keep", action="store_true", help="keep the databases and the server logs")
@@ -731,6 +731,7 @@ def main() -> None:
         seeded = seed(where, args.events)
         if not args.json:
             print(f"# stalls: the bystander's ping round-trip while one connection floods ({args.seconds:g} s a phase)")
+            print(f"# command: {command_line()}; code at {revision()}")
             print(
                 f"# {platform.python_implementation()} {platform.python_version()} on {platform.machine()}, {started};"
                 f" long scene {seeded.long_version:,} events; a ping every {args.interval:g} ms"
