@@ -77,29 +77,36 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
         victory_of = [m for m in ch.challenger.members if probe(ChooseVictory, of=m)]
         return Moves(verbs=["choose_victory"], victory_of=victory_of) if victory_of else None
     role = ch.role_of(who)
+    rules = ruleset_for(state.ruleset)
     if role is None:
-        return _outsider(probe, me)
+        return _outsider(probe, me) if rules.has_mobs else None
     category = ch.side(role).category or ch.category
     pool = _pool(me, category)
     verbs: list[str] = []
-    bid_count = next((n for n in range(1, MOST_BIDS + 1) if probe(BidTraits, bid=pool[:n])), 0)
+    phase = phases(ch)
+    bid_count = (
+        next((n for n in range(1, MOST_BIDS + 1) if probe(BidTraits, bid=pool[:n])), 0) if "answer" in phase else 0
+    )
     if bid_count:
         verbs.append("bid")
-    verbs += [verb for verb, kind in (("relent", Relent), ("withdraw", Withdraw)) if probe(kind)]
-    if probe(CallNegative, trait=_NOBODY):
+    verbs += [verb for verb, kind in (("relent", Relent), ("withdraw", Withdraw)) if "answer" in phase and probe(kind)]
+    if "call" in phase and probe(CallNegative, trait=_NOBODY):
         verbs.append("call_negative")
-    rules = ruleset_for(state.ruleset)
-    signs = [s for s in (*rules.random_signs(), *me.sheet.gestures, "random") if probe(Throw, sign=s)]
+    signs = [
+        s for s in (*rules.random_signs(), *me.sheet.gestures, "random") if "throw" in phase and probe(Throw, sign=s)
+    ]
     if signs:
         verbs.append("throw")
-    most = rules.max_declare(state, ch, role) if probe(DeclareTraits, count=0) else None
+    most = rules.max_declare(state, ch, role) if "declare" in phase and probe(DeclareTraits, count=0) else None
     if most is not None:
         verbs.append("declare_traits")
-    sources = _sources(me, pool, ch.side(role).bids)
-    retest = [s for s in sources if probe(Retest, source=s)]
-    cancel: list[Source] = [s for s in sources if not isinstance(s, OverbidSource) and probe(CancelRetest, source=s)]
+    sources = _sources(me, pool, ch.side(role).bids) if phase & {"retest", "cancel"} else []
+    retest = [s for s in sources if "retest" in phase and probe(Retest, source=s)]
+    cancel: list[Source] = [
+        s for s in sources if "cancel" in phase and not isinstance(s, OverbidSource) and probe(CancelRetest, source=s)
+    ]
     verbs += [verb for verb, found in (("retest", retest), ("cancel_retest", cancel)) if found]
-    if probe(Pass):
+    if "pass" in phase and probe(Pass):
         verbs.append("pass")
     if not verbs:
         return None
@@ -113,6 +120,23 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
         retest=retest,
         cancel=cancel,
     )
+
+
+def phases(ch: Challenge) -> set[str]:
+    """The kinds of move the lifecycle (``domain.challenge``) can take at all in this challenge's
+    phase; the others it refuses with ``wrong_phase``, so they are not even tried."""
+    match ch.status:
+        case "awaiting_response":
+            return {"answer"}
+        case "bidding":
+            return {"answer", "call", "throw"}
+        case "throwing":
+            return {"throw"}
+        case "tie_declaring":
+            return {"declare"}
+        case "retest_window":
+            return {"cancel", "pass"} if ch.pending_retest is not None else {"retest", "pass"}
+    return set()
 
 
 def _outsider(probe: _Probe, me: Character) -> Moves | None:

@@ -15,6 +15,7 @@ import msgspec
 from domain.commands import Action
 from domain.effects import Effect
 from domain.events import RoundEnded, RoundStarted
+from domain.rules import ruleset_for
 from domain.sheets import CATEGORIES, Sheet
 from domain.state import (
     NARRATOR,
@@ -256,9 +257,10 @@ def round_view(r: RoundState | None) -> RoundView | None:
 
 def _acting_in(state: Scene, viewer: str) -> list[str]:
     """The undecided challenges in which ``viewer`` may have moves: its own (the ST: its NPCs'),
-    and any a character could still join."""
+    and (where the ruleset has mobs) any a character could still join."""
     if viewer != NARRATOR and viewer not in state.characters:
         return []
+    joinable = ruleset_for(state.ruleset).has_mobs
     out = []
     for cid in state.undecided:
         ch = state.challenges[cid]
@@ -266,7 +268,7 @@ def _acting_in(state: Scene, viewer: str) -> list[str]:
         if viewer == NARRATOR:
             mine = any((c := state.characters.get(who)) is not None and c.sheet.npc for who in people)
         else:
-            mine = viewer in people or ch.status == "awaiting_response"
+            mine = viewer in people or (joinable and ch.status == "awaiting_response")
         if mine:
             out.append(cid)
     return out

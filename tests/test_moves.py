@@ -4,10 +4,16 @@ and nothing of the other side's hidden sheet."""
 from __future__ import annotations
 
 import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from domain.rules import ruleset_for
+from projections import moves as moves_module
 from projections.moves import Moves
 from projections.views import view
 from tests.table import Table
+from tests.test_properties import Move, _play, game
 
 
 def offered(t: Table, who: str, cid: str) -> Moves | None:
@@ -132,3 +138,24 @@ def test_a_patch_offers_the_moves_of_every_open_challenge_afresh() -> None:
     patch = view(t.state, "juan", only=touched(events))
     d = patch.challenges["d"].moves["juan"]
     assert {"category": "ability", "name": "Dodge"} not in sources(d.retest)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["lotn", "camarilla"]).flatmap(lambda ruleset: st.tuples(st.just(ruleset), game(ruleset))))
+def test_moves_tried_by_phase_are_every_move_decide_accepts(played: tuple[str, list[Move]]) -> None:
+    """Trying each kind of move only in the phases where the lifecycle takes it (and joins only
+    where the ruleset has mobs) offers exactly what trying every move in every phase offers."""
+    ruleset, play = played
+    _, checkpoints = _play(play, ruleset)
+    for _, state in checkpoints:
+        for cid in state.undecided:
+            ch = state.challenges[cid]
+            for who in state.characters:
+                fast = moves_module.moves(state, ch, who)
+                with pytest.MonkeyPatch.context() as patch:
+                    patch.setattr(moves_module, "phases", lambda ch: set(EVERY_KIND))
+                    patch.setattr(ruleset_for(ruleset), "has_mobs", True)
+                    assert fast == moves_module.moves(state, ch, who), (cid, who, ch.status)
+
+
+EVERY_KIND = ("answer", "call", "throw", "declare", "retest", "cancel", "pass")

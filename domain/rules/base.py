@@ -51,6 +51,9 @@ class Ruleset(ABC):
     has_rounds: ClassVar[bool] = False
     """Whether the ruleset has combat rounds (``start_round`` … ``end_round``)."""
 
+    has_mobs: ClassVar[bool] = False
+    """Whether other attackers may join a challenge (``join``)."""
+
     # -- sheets and declarations ------------------------------------------------------------
 
     @abstractmethod

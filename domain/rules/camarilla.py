@@ -70,6 +70,7 @@ def has(character: Character, name: str) -> bool:
 class Camarilla(Lotn):
     name = "camarilla"
     has_rounds = True
+    has_mobs = True
     cites: ClassVar[Mapping[str, str]] = {
         **Lotn.cites,
         "relent": "camarilla:relent",
