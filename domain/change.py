@@ -14,7 +14,7 @@ from msgspec.structs import replace
 
 from domain.events import SceneEvent
 from domain.log import Place
-from domain.state import RECENT, Challenge, Character, Scene, Side, undecided
+from domain.state import DECIDED, RECENT, Challenge, Character, Scene, Side, undecided
 
 
 class Change:
@@ -76,12 +76,13 @@ class Change:
     # -- challenges ------------------------------------------------------------------------------
 
     def put(self, ch: Challenge) -> None:
-        self.challenges[ch.id] = ch
-        if undecided(ch):
-            self.undecided[ch.id] = None
-        elif ch.id in self.undecided:  # decided just now
-            del self.undecided[ch.id]
-            self.recent = (*self.recent[1 - RECENT :], ch.id) if RECENT > 1 else (ch.id,)
+        cid = ch.id
+        self.challenges[cid] = ch
+        if ch.status not in DECIDED or undecided(ch):
+            self.undecided[cid] = None
+        elif cid in self.undecided:  # decided just now
+            del self.undecided[cid]
+            self.recent = (*self.recent[1 - RECENT :], cid)
             self.decided += 1
 
     def challenge(self, cid: str, change: Callable[[Challenge], Challenge]) -> None:
@@ -125,8 +126,7 @@ def names(*texts: str) -> tuple[str, ...]:
 _ONE: dict[str, tuple[str]] = {}
 
 
-def name(text: str) -> str:
-    return sys.intern(text)
+name = sys.intern
 
 
 Handler = Callable[[Change, Any, Place], None]

@@ -38,14 +38,14 @@ def fold_rows(scene: str, rows: Iterable[Row], state: Scene | None = None) -> Sc
     way and never made into records: the lean path of a replay or a load."""
     change = Change(state if state is not None else Scene())
     place = _Place(scene)
-    apply, decoders = APPLY, EVENT_DECODERS
+    by_name, parse = _BY_NAME, parse_at
     last_at = ""
     for seq, at, type_, data in rows:
         if at != last_at:  # the events of one command share their time
-            last_at, place.at = at, parse_at(at)
+            last_at, place.at = at, parse(at)
         place.seq = seq
-        event = decoders[type_].decode(data)
-        apply[type(event)](change, event, place)
+        decode, reduce = by_name[type_]
+        reduce(change, decode(data), place)
     return change.frozen(place) if place.seq else change.base
 
 
@@ -66,3 +66,5 @@ def evolve(state: Scene, record: Recorded) -> Scene:
 
 _MISSING = set(SceneEvent.__args__) - set(APPLY)
 assert not _MISSING, f"events without a reducer: {_MISSING}"
+_BY_NAME = {kind.type_name(): (EVENT_DECODERS[kind.type_name()].decode, APPLY[kind]) for kind in SceneEvent.__args__}
+"""Each event type's decoder and reducer, by its name in the log."""

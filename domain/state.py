@@ -291,7 +291,7 @@ class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 
     @property
     def open(self) -> bool:
-        return self.status not in ("resolved", "withdrawn")
+        return self.status not in DECIDED
 
     def losing_roles(self) -> tuple[Role, ...]:
         """Who may retest now: the side behind, or both on a draw."""
@@ -303,6 +303,8 @@ class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True):
         return ("challenger", "defender")
 
 
+DECIDED = frozenset({"resolved", "withdrawn"})
+"""The statuses of a challenge that is over."""
 RECENT = 20
 """Decided challenges a scene keeps at hand for its views (older ones are asked for in pages)."""
 

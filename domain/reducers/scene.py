@@ -85,8 +85,16 @@ def _consequence(s: Change, e: TraitLost | DamageTaken | GrappleStarted | Grappl
 def _kept(e: Consequence) -> Consequence:
     """What a ruling needs of a consequence to undo it: its names (one copy each), not its words
     (the log has those)."""
-    kept = {f: name(v) for f in e.__struct_fields__ if f != "why" and isinstance(v := getattr(e, f), str)}
-    return replace(e, **kept, **({"why": ""} if "why" in e.__struct_fields__ else {}))
+    match e:
+        case TraitLost():
+            kept = {"character": name(e.character), "trait": name(e.trait), "rule": name(e.rule), "why": ""}
+            return replace(e, challenge=name(e.challenge), **kept)
+        case DamageTaken() | KnockedDown():
+            return replace(e, character=name(e.character), challenge=name(e.challenge))
+        case GrappleStarted():
+            return replace(e, grappler=name(e.grappler), victim=name(e.victim), challenge=name(e.challenge))
+        case GrappleBroken():
+            return replace(e, grappler=name(e.grappler), victim=name(e.victim), challenge=name(e.challenge), why="")
 
 
 @on(TraitLost)
