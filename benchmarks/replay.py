@@ -16,7 +16,7 @@ Per scene and run, each timed once, in this order, each ours followed by its bas
 - ``fold_rows(scene, store.rows(scene))``: the lean path (seq, time, type, data: no records);
 - ``SceneService(store).load(scene)``: the server's checked load (every link and hash) from scratch;
 - ``SceneService(store, snapshots=Snapshots(store)).load(scene)``: the same from the latest snapshot;
-- reaching a step with the help of the snapshot (``server.catchup._state_at``, as a catch-up
+- reaching a step with the help of the snapshot (``server.catchup.fold_to``, as a catch-up
   with words or a page of history does): 10 steps drawn at random, and the step just before the
   latest snapshot (the worst case when only the latest is kept);
 - the baseline: plain ``sqlite3`` + msgspec typed decoding of the scene's rows (``type, data``).
@@ -56,7 +56,7 @@ from domain.evolve import fold, fold_rows
 from domain.state import NARRATOR, Scene
 from projections.replay import Step, links_of_rows, replay
 from server.app import SWITCH
-from server.catchup import _state_at
+from server.catchup import fold_to
 from server.service import SceneService
 from server.snapshots import Snapshots
 from server.store import SqliteStore
@@ -143,7 +143,7 @@ def measure(store: SqliteStore, plain: Plain, scene: str, steps: list[int], expe
     snapshots = Snapshots(store)
     times = []
     for step in steps:
-        seconds, state = timed(lambda step=step: _state_at(store, snapshots, scene, step))  # type: ignore[misc]
+        seconds, state = timed(lambda step=step: fold_to(store, snapshots, scene, step))  # type: ignore[misc]
         assert state.version == step
         times.append(seconds)
     add("step, median of 11", sorted(times)[len(times) // 2])

@@ -15,22 +15,23 @@ from collections.abc import Awaitable, Callable
 from domain.evolve import fold_rows
 from domain.state import Scene
 from server.room import CHUNK
-from server.snapshots import Snapshots
+from server.snapshots import WORTH, Snapshots
 from server.store import EventStore
 from server.wire import commit_frames
 from server.writer import Worker
 
 
-def _state_at(store: EventStore, snapshots: Snapshots | None, scene: str, since: int) -> Scene:
-    start = snapshots.load(scene) if snapshots else None
-    state = start.state if start is not None and start.state.version <= since else None
-    return fold_rows(scene, store.rows(scene, after=state.version if state else 0, upto=since), state)
+def fold_to(store: EventStore, snapshots: Snapshots | None, scene: str, upto: int) -> Scene:
+    """The scene's state after event ``upto``: from the snapshot at or before it, if one saves
+    enough folding, then folded from the log."""
+    start = snapshots.load(scene, at_most=upto, worth=WORTH) if snapshots and upto >= WORTH else None
+    state = start.state if start is not None else None
+    return fold_rows(scene, store.rows(scene, after=state.version if state else 0, upto=upto), state)
 
 
 async def state_at(worker: Worker, store: EventStore, snapshots: Snapshots | None, scene: str, since: int) -> Scene:
-    """The scene's state after event ``since``: from a snapshot at or before it, then folded, on
-    the worker."""
-    return await worker.run(_state_at, store, snapshots, scene, since)
+    """The scene's state after event ``since``, made on the worker."""
+    return await worker.run(fold_to, store, snapshots, scene, since)
 
 
 def _chunk(

@@ -36,7 +36,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from domain.commands import COMMANDS, AnyCommand, OpenScene
-from domain.evolve import fold, fold_rows
+from domain.evolve import fold
 from domain.log import Wire
 from domain.sheets import sheet_problems
 from domain.state import Scene
@@ -45,7 +45,7 @@ from projections.narrate import narrate
 from projections.redact import redact
 from projections.replay import Step, links_of_rows, replay
 from projections.views import older_challenges, view
-from server.catchup import state_at, stream
+from server.catchup import fold_to, state_at, stream
 from server.documents import audit_document, export_document
 from server.history import fork_wires
 from server.hub import Hub, SceneUnavailable
@@ -430,8 +430,10 @@ class Connection:
         last = min(state.version, ask.end or state.version, ask.start + MAX_REPLAY - 1)
         store = self.hub.backend.store
 
+        snapshots = self.hub.backend.snapshots
+
         def explained() -> tuple[list[Step], Scene | None]:  # reads and pure folds: off the event loop
-            before = fold_rows(grant.scene, store.rows(grant.scene, upto=ask.start - 1))
+            before = fold_to(store, snapshots, grant.scene, ask.start - 1)
             records = list(store.read(grant.scene, after=ask.start - 1, upto=last))
             steps = list(replay(records, viewer, before, links_of_rows(store.rows(grant.scene))))
             return steps, fold(records, before) if ask.view else None
@@ -458,9 +460,7 @@ class Connection:
         store, snapshots, scene = self.hub.backend.store, self.hub.backend.snapshots, grant.scene
 
         def page() -> tuple[list[Wire], list[str]]:
-            snapshot = snapshots.load(scene) if snapshots else None
-            base = snapshot.state if snapshot is not None and snapshot.state.version < start else None
-            base = fold_rows(scene, store.rows(scene, after=base.version if base else 0, upto=start - 1), base)
+            base = fold_to(store, snapshots, scene, start - 1)
             records = list(store.read(scene, after=start - 1, upto=end))
             befores = befores_of(records, base) if records else []
             words = [narrate(b, r.event, grant.viewer) for b, r in zip(befores, records, strict=True)]

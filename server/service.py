@@ -32,7 +32,7 @@ from domain.evolve import fold, fold_rows
 from domain.log import GENESIS, Recorded, Wire
 from domain.state import NARRATOR, Scene
 from projections.redact import redact
-from server.snapshots import Snapshots
+from server.snapshots import WORTH, Snapshots
 from server.store import Append, Checked, ConcurrencyConflict, EventStore, StorageUnavailable
 from server.store.base import lost_end
 from server.writer import Writer
@@ -174,7 +174,7 @@ class SceneService:
     def load(self, scene: str) -> Scene:
         """The scene folded from the store, checked all the way (``SceneCorrupt`` if it is not
         sound). Pure reading: safe on a worker thread."""
-        start = self.snapshots.load(scene) if self.snapshots else None
+        start = self.snapshots.load(scene, worth=WORTH) if self.snapshots else None
         after, prev = (start.state.version, start.hash) if start else (0, GENESIS)
         rows = Checked(scene, self.store.read_wire(scene, after=after), after=after, prev=prev)
         try:

@@ -1,9 +1,16 @@
-"""Snapshots: a scene's folded state saved every ``every`` events, so a long scene loads from the
-latest snapshot plus the tail of its log. They are derived, and trusted only as far as they can
-be checked: each records the seq and hash of the event it was taken at and a digest of its own
-bytes, and is used only when the log still holds that event with that hash and the bytes still
-match; otherwise it is discarded (and logged) and the scene is folded from its first event.
-Dropping the table loses nothing.
+"""Snapshots: a scene's folded state saved every ``every`` events, so a long scene loads (and a
+replay reaches a step) from a snapshot plus a short stretch of its log.
+
+They are derived, and trusted only as far as they can be checked: each records the seq and hash of
+the event it was taken at and a digest of its own bytes, and is used only when the log still holds
+that event with that hash and the bytes still match; otherwise it is discarded (and logged) and the
+scene folded from further back. Dropping the table loses nothing.
+
+Which are kept: the latest ``LATEST`` and the first of every ``SPACING`` events, so any step of a
+long scene is at most ``SPACING`` events past a snapshot. A state is stored in parts (its scalar
+fields, then its maps ``PART`` entries at a time), each decoded by msgspec straight into typed
+Structs, so reading one never holds the interpreter for long. A scene shorter than ``WORTH`` events
+is folded from its log instead: as fast, and its state shares its repeated names.
 """
 
 from __future__ import annotations
@@ -19,21 +26,19 @@ import structlog
 from domain.state import Scene
 from server.store.sqlite import SqliteStore
 
-FORMAT = 4
+FORMAT = 5
 """Bump when the state's shape changes: older snapshots are then ignored and rebuilt."""
+LATEST = 5
+SPACING = 5000
+PART = 256
+WORTH = 5000
+"""Events a snapshot must save folding before it is used to load a scene."""
 
 log = structlog.get_logger("justicar.snapshots")
 
 
-def _enc_hook(obj: Any) -> Any:
-    if isinstance(obj, immutables.Map):
-        return dict(obj)
-    raise NotImplementedError(f"cannot snapshot {type(obj).__name__}")  # msgspec's hook protocol
-
-
 def _stored_type() -> type[msgspec.Struct]:
-    """``Scene`` with plain dicts where it has maps: what a snapshot decodes into, typed all the
-    way down by msgspec itself (no hook per value), the maps made once at the end."""
+    """``Scene`` with plain dicts where it has maps: what a snapshot's head decodes into."""
     hints = typing.get_type_hints(Scene)
     fields = []
     for f in msgspec.structs.fields(Scene):
@@ -45,20 +50,43 @@ def _stored_type() -> type[msgspec.Struct]:
     return msgspec.defstruct("StoredScene", fields, kw_only=True, gc=False)
 
 
-_MAPS = tuple(f.name for f in msgspec.structs.fields(Scene) if f.default_factory is immutables.Map)
-_encoder = msgspec.msgpack.Encoder(enc_hook=_enc_hook)
-_decoder = msgspec.msgpack.Decoder(_stored_type())
+_MAPS = {
+    f.name: typing.get_args(typing.get_type_hints(Scene)[f.name])
+    for f in msgspec.structs.fields(Scene)
+    if f.default_factory is immutables.Map
+}
+_head_decoder = msgspec.msgpack.Decoder(_stored_type())
+_part_decoders = {name: msgspec.msgpack.Decoder(dict[kinds]) for name, kinds in _MAPS.items()}  # type: ignore[misc,valid-type]
+_parts_decoder = msgspec.msgpack.Decoder(dict[str, list[bytes]])
+_encoder = msgspec.msgpack.Encoder()
 
 
 def encode(state: Scene) -> bytes:
-    return _encoder.encode(state)
+    """A state in parts: its head (every field, the maps empty), then each map ``PART`` entries a
+    part."""
+    parts: dict[str, list[bytes]] = {"head": [_encoder.encode(_without_maps(state))]}
+    for name in _MAPS:
+        items = list(getattr(state, name).items())
+        parts[name] = [_encoder.encode(dict(items[n : n + PART])) for n in range(0, len(items), PART)]
+    return _encoder.encode(parts)
+
+
+def _without_maps(state: Scene) -> dict[str, Any]:
+    fields = msgspec.structs.asdict(state)
+    for name in _MAPS:
+        fields[name] = {}
+    return fields
 
 
 def decode(blob: bytes) -> Scene:
-    stored = _decoder.decode(blob)
-    fields = msgspec.structs.asdict(stored)
-    for name in _MAPS:
-        fields[name] = immutables.Map(fields[name])
+    """A state from its parts, one part at a time."""
+    parts = _parts_decoder.decode(blob)
+    fields = msgspec.structs.asdict(_head_decoder.decode(parts["head"][0]))
+    for name, decoder in _part_decoders.items():
+        entries: dict[Any, Any] = {}
+        for part in parts[name]:
+            entries.update(decoder.decode(part))
+        fields[name] = immutables.Map(entries)
     return Scene(**fields)
 
 
@@ -80,30 +108,41 @@ class Snapshots:
         if store.readonly:
             return
         conn = store.db.conn
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(snapshots)")}
-        if columns and "digest" not in columns:
-            conn.execute("DROP TABLE snapshots")  # unchecked snapshots of an older version: derived, so dropped
+        columns = {row[1]: row[5] for row in conn.execute("PRAGMA table_info(snapshots)")}
+        if columns and columns.get("version") != 2:  # one snapshot a scene, or unchecked: derived, so dropped
+            conn.execute("DROP TABLE snapshots")
         conn.execute(
-            "CREATE TABLE IF NOT EXISTS snapshots (scene TEXT PRIMARY KEY, version INTEGER NOT NULL, "
-            "hash TEXT NOT NULL, format INTEGER NOT NULL, digest TEXT NOT NULL, state BLOB NOT NULL)"
+            "CREATE TABLE IF NOT EXISTS snapshots (scene TEXT NOT NULL, version INTEGER NOT NULL, "
+            "hash TEXT NOT NULL, format INTEGER NOT NULL, digest TEXT NOT NULL, state BLOB NOT NULL, "
+            "PRIMARY KEY (scene, version))"
         )
 
-    def load(self, scene: str) -> Snapshot | None:
+    def load(self, scene: str, *, at_most: int | None = None, worth: int = 0) -> Snapshot | None:
+        """The latest sound snapshot of ``scene`` (at or before event ``at_most``), if it saves
+        folding at least ``worth`` events."""
         reads = self.store.reads
-        row = reads.execute(
-            "SELECT version, hash, digest, state FROM snapshots WHERE scene = ? AND format = ?", [scene, FORMAT]
-        ).fetchone()
-        if row is None:
-            return None
-        version, at_hash, digest, blob = row
+        rows = reads.execute(
+            "SELECT version, hash, digest, state FROM snapshots WHERE scene = ? AND format = ? AND version <= ? "
+            "AND version >= ? ORDER BY version DESC",
+            [scene, FORMAT, at_most if at_most is not None else 2**62, max(worth, 1)],
+        )
+        for version, at_hash, digest, blob in rows:
+            found = self._checked(scene, version, at_hash, digest, blob)
+            if found is not None:
+                return found
+        return None
+
+    def _checked(self, scene: str, version: int, at_hash: str, digest: str, blob: bytes) -> Snapshot | None:
         if hashlib.sha256(blob).hexdigest() != digest:
             return self._discarded(scene, version, "its bytes do not match its digest")
-        logged = reads.execute("SELECT hash FROM events WHERE scene = ? AND seq = ?", [scene, version]).fetchone()
+        logged = self.store.reads.execute(
+            "SELECT hash FROM events WHERE scene = ? AND seq = ?", [scene, version]
+        ).fetchone()
         if logged is None or logged[0] != at_hash:
             return self._discarded(scene, version, "the log no longer holds the event it was taken at")
         try:
             state = decode(blob)
-        except (msgspec.DecodeError, NotImplementedError) as err:
+        except (msgspec.DecodeError, KeyError, IndexError) as err:
             return self._discarded(scene, version, f"it cannot be read: {err}")
         if state.id != scene or state.version != version:
             return self._discarded(scene, version, "it is of another scene or version")
@@ -119,10 +158,19 @@ class Snapshots:
         return state.version // self.every != (state.version - appended) // self.every
 
     def save(self, state: Scene, at_hash: str) -> None:
-        """Keep ``state``, taken at its last event, whose hash is ``at_hash``."""
+        """Keep ``state``, taken at its last event, whose hash is ``at_hash``; keep the latest few
+        and one every ``SPACING`` events, drop the rest."""
         blob = encode(state)
         conn = self.store.db.conn
         conn.execute(
             "INSERT OR REPLACE INTO snapshots (scene, version, hash, format, digest, state) VALUES (?, ?, ?, ?, ?, ?)",
             [state.id, state.version, at_hash, FORMAT, hashlib.sha256(blob).hexdigest(), blob],
         )
+        versions = [row[0] for row in conn.execute("SELECT version FROM snapshots WHERE scene = ?", [state.id])]
+        kept = set(sorted(versions)[-LATEST:])
+        first_of_span: dict[int, int] = {}
+        for version in sorted(versions):
+            first_of_span.setdefault(version // SPACING, version)
+        kept |= set(first_of_span.values())
+        for version in set(versions) - kept:
+            conn.execute("DELETE FROM snapshots WHERE scene = ? AND version = ?", [state.id, version])
