@@ -14,7 +14,15 @@ import msgspec
 
 from domain.commands import Action
 from domain.effects import Effect
-from domain.events import RoundEnded, RoundStarted
+from domain.events import (
+    ActionDeclared,
+    InitiativeSet,
+    RoundEnded,
+    RoundStarted,
+    SceneClosed,
+    TurnEnded,
+    TurnStarted,
+)
 from domain.rules import ruleset_for
 from domain.sheets import CATEGORIES, Sheet
 from domain.state import (
@@ -219,6 +227,15 @@ _EVERYONE = (RoundStarted, RoundEnded)
 """Events that change every character (actions, declared actions, movement)."""
 
 
+_TURNS = (RoundStarted, RoundEnded, InitiativeSet, TurnStarted, TurnEnded, ActionDeclared, SceneClosed)
+"""Events after which anyone may act differently (whose turn it is, whether the scene is open)."""
+
+
+def turned(events: Iterable[object]) -> bool:
+    """Whether these events change who may act, for everyone."""
+    return any(isinstance(event, _TURNS) for event in events)
+
+
 def touched(events: Iterable[object]) -> tuple[list[str] | None, list[str]]:
     """The characters and challenges some events name, in order of first mention (None: every
     character)."""
@@ -255,9 +272,10 @@ def round_view(r: RoundState | None) -> RoundView | None:
     )
 
 
-def _acting_in(state: Scene, viewer: str) -> list[str]:
+def _acting_in(state: Scene, viewer: str, around: set[str] | None = None) -> list[str]:
     """The undecided challenges in which ``viewer`` may have moves: its own (the ST: its NPCs'),
-    and (where the ruleset has mobs) any a character could still join."""
+    and (where the ruleset has mobs) any a character could still join; with ``around``, only
+    those with one of these characters in them (whose moves a commit may have changed)."""
     if viewer != NARRATOR and viewer not in state.characters:
         return []
     joinable = ruleset_for(state.ruleset).has_mobs
@@ -265,6 +283,8 @@ def _acting_in(state: Scene, viewer: str) -> list[str]:
     for cid in state.undecided:
         ch = state.challenges[cid]
         people = (*ch.challenger.members, *ch.targets)
+        if around is not None and around.isdisjoint(people) and (viewer not in around or not joinable):
+            continue
         if viewer == NARRATOR:
             mine = any((c := state.characters.get(who)) is not None and c.sheet.npc for who in people)
         else:
@@ -289,14 +309,25 @@ def _moves(state: Scene, ch: Challenge, viewer: str) -> dict[str, Moves]:
     return {viewer: found} if found is not None else {}
 
 
-def view(state: Scene, viewer: str = NARRATOR, *, only: tuple[list[str] | None, list[str]] | None = None) -> StateView:
+def view(
+    state: Scene,
+    viewer: str = NARRATOR,
+    *,
+    only: tuple[list[str] | None, list[str]] | None = None,
+    turned: bool = False,
+) -> StateView:
     """The scene as ``viewer`` may see it: ``"st"``, a character id, or ``SPECTATOR``. With
     ``only`` (characters or None for all, challenges), just those entries: a patch on an earlier
-    view. A player's view of a challenge carries the moves open to it there."""
+    view. A player's view of a challenge carries the moves open to it there. A patch offers afresh
+    the moves of the challenges it touches and of those with a character it touches (what a move
+    depends on: the challenge, the characters in it, the round); of every challenge when the turn
+    or the round ``turned``."""
     if only is None:  # a whole view: what is undecided, and a page of recent history
         people, cids = None, sorted({*state.undecided, *state.recent}, key=lambda cid: state.challenges[cid].seq)
-    else:  # a patch; the moves in open challenges hang on the whole state: offer them afresh
-        people, cids = only[0], list(dict.fromkeys([*only[1], *_acting_in(state, viewer)]))
+    else:
+        people = only[0]
+        around = None if turned or people is None else set(people)
+        cids = list(dict.fromkeys([*only[1], *_acting_in(state, viewer, around)]))
     return StateView(
         scene=state.id,
         title=state.title,

@@ -25,7 +25,7 @@ from domain.state import Scene
 from projections.narrate import narrate
 from projections.redact import redact
 from projections.replay import Step, states
-from projections.views import ChallengeView, StateView, touched, view
+from projections.views import ChallengeView, StateView, touched, turned, view
 from server.service import Result
 from server.tokens import Grant
 
@@ -350,7 +350,8 @@ def encode(message: Any) -> bytes:
 def after_commit(state: Scene, records: list[Recorded], viewer: str, befores: list[Scene] | None = None) -> list[bytes]:
     """The frame one viewer gets after a commit: its copy of the events, and the view patch; with
     ``befores`` (the state before each record), each event in words too."""
-    patch = view(state, viewer, only=touched(record.event for record in records))
+    facts = [record.event for record in records]
+    patch = view(state, viewer, only=touched(facts), turned=turned(facts))
     events = [redact(record, viewer) for record in records]
     said = _summaries(records, befores, viewer)
     return [encode(CommitMessage(version=state.version, events=events, view=patch, summaries=said))]
