@@ -47,6 +47,7 @@ from server.wire import (
     commit_frames,
     encode,
     joined_frames,
+    reach_of,
 )
 from server.writer import Worker
 
@@ -323,8 +324,9 @@ class Room:
         for sub in self.subscribers:
             groups[(sub.viewer, sub.summaries)].append(sub)
         befores = befores_of(records, before) if any(said for _, said in groups) else None
+        reach = reach_of(records)
         for (viewer, said), subs in groups.items():
-            self._send(subs, after_commit(state, records, viewer, befores if said else None))
+            self._send(subs, after_commit(state, records, viewer, befores if said else None, reach))
 
     def announce(self) -> None:
         """Tell every subscriber who is connected (roles and characters, never tokens)."""

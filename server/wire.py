@@ -347,14 +347,31 @@ def encode(message: Any) -> bytes:
 # -- what a viewer is sent -------------------------------------------------------------------
 
 
-def after_commit(state: Scene, records: list[Recorded], viewer: str, befores: list[Scene] | None = None) -> list[bytes]:
+def after_commit(
+    state: Scene,
+    records: list[Recorded],
+    viewer: str,
+    befores: list[Scene] | None = None,
+    reach: Reach | None = None,
+) -> list[bytes]:
     """The frame one viewer gets after a commit: its copy of the events, and the view patch; with
-    ``befores`` (the state before each record), each event in words too."""
-    facts = [record.event for record in records]
-    patch = view(state, viewer, only=touched(facts), turned=turned(facts))
+    ``befores`` (the state before each record), each event in words too. ``reach`` is what the
+    commit touched (``reach_of``), worked out once for all viewers."""
+    only, turn = reach or reach_of(records)
+    patch = view(state, viewer, only=only, turned=turn)
     events = [redact(record, viewer) for record in records]
     said = _summaries(records, befores, viewer)
     return [encode(CommitMessage(version=state.version, events=events, view=patch, summaries=said))]
+
+
+Reach = tuple[tuple[list[str] | None, list[str]], bool]
+"""What a commit touched (characters, or None for all, and challenges), and whether the turn or
+the round turned."""
+
+
+def reach_of(records: list[Recorded]) -> Reach:
+    facts = [record.event for record in records]
+    return touched(facts), turned(facts)
 
 
 def befores_of(records: list[Recorded], before: Scene) -> list[Scene]:
