@@ -40,7 +40,6 @@ from domain.evolve import fold
 from domain.log import Wire
 from domain.sheets import sheet_problems
 from domain.state import Scene
-from projections.audit_render import MEDIA_TYPES
 from projections.narrate import narrate
 from projections.redact import redact
 from projections.replay import Step, links_of_rows, replay
@@ -63,7 +62,6 @@ from server.wire import (
     ChallengesRequest,
     Control,
     CreateScene,
-    Document,
     ErrorMessage,
     ExportRequest,
     Forked,
@@ -95,7 +93,6 @@ log = structlog.get_logger("justicar.connection")
 security = structlog.get_logger("justicar.security")
 _ids = itertools.count(1)
 _json = msgspec.json.Decoder()
-_encode_json = msgspec.json.Encoder().encode
 
 HELLO_WITHIN = 10.0
 """Seconds a new connection has to say ``hello``."""
@@ -111,15 +108,21 @@ QUIET = 10.0
 
 
 PART = 64 * 1024
-"""Characters per fragment of a ``document``."""
+"""Bytes per fragment of a long message (a ``document``)."""
 
 
-def _json_text(text: str) -> str:
-    """The inside of a JSON string holding ``text`` (escaped, without its quotes)."""
-    return _encode_json(text)[1:-1].decode()
+def _fragments(frame: bytes) -> Iterator[memoryview]:
+    """``frame`` in pieces of about ``PART`` bytes, each cut between two UTF-8 characters."""
+    view, start = memoryview(frame), 0
+    while start < len(frame):
+        end = min(start + PART, len(frame))
+        while end < len(frame) and frame[end] & 0xC0 == 0x80:  # inside a character: cut before it
+            end -= 1
+        yield view[start:end]
+        start = end
 
 
-async def _paced(parts: Iterator[str]) -> AsyncIterator[str]:
+async def _paced(parts: Iterator[memoryview]) -> AsyncIterator[memoryview]:
     """Each part as the socket takes it, the event loop free between parts."""
     for part in parts:
         yield part
@@ -257,20 +260,12 @@ class Connection:
         with contextlib.suppress(ConnectionClosed):
             await self.conn.send(encode(message), text=True)
 
-    async def send_document(self, name: str, media_type: str, text: str) -> None:
-        """A ``document`` message sent in fragments of ``PART`` characters, each encoded as it goes
-        and sent when the socket has taken the last: a megabytes-long audit never holds the loop
-        (nor fills the memory) at once. The client receives one message."""
-        head = encode(Document(name=name, media_type=media_type, text="")).decode()  # ends with "text":""}
-
-        def parts() -> Iterator[str]:
-            yield head[:-2]
-            for start in range(0, len(text), PART):
-                yield _json_text(text[start : start + PART])
-            yield head[-2:]
-
+    async def send_parts(self, frame: bytes) -> None:
+        """A long message (a ``document``) sent in fragments of about ``PART`` bytes, each when the
+        socket has taken the last: a megabytes-long audit never holds the loop at once. The client
+        receives one message."""
         with contextlib.suppress(ConnectionClosed):
-            await self.conn.send(_paced(parts()))
+            await self.conn.send(_paced(_fragments(frame)), text=True)
 
     async def _send_frame(self, frame: bytes) -> None:
         await self.conn.send(frame, text=True)  # waits while the socket drains: catch-up's back-pressure
@@ -389,12 +384,10 @@ class Connection:
                 await self.replay(message)
             case AuditRequest(format=fmt):
                 grant = self._storyteller("download the audit")
-                text = await audit_document(self.hub.worker, self.hub.backend.store, grant.scene, fmt)
-                await self.send_document(f"{grant.scene}-audit.{fmt}", MEDIA_TYPES[fmt], text)
+                await self.send_parts(await audit_document(self.hub.worker, self.hub.backend.store, grant.scene, fmt))
             case ExportRequest():
                 grant = self._storyteller("export the scene")
-                text = await export_document(self.hub.worker, self.hub.backend.store, grant.scene)
-                await self.send_document(f"{grant.scene}.jsonl", "application/jsonl", text)
+                await self.send_parts(await export_document(self.hub.worker, self.hub.backend.store, grant.scene))
             case ForkRequest(at=at, scene=new_scene):
                 await self.fork(at, new_scene)
             case ChallengesRequest(before=before, limit=limit):

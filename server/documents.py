@@ -2,10 +2,12 @@
 
 An audit of a long scene is a second of Python and megabytes of text. On a worker thread it
 still competes with the event loop for the interpreter, so with a SQLite file it is made in a
-process of its own (``anyio.to_process``) that opens the file read-only; the text comes back and
-is sent in fragments (``Connection.send_document``). A scene kept in memory has no file to open:
-its documents are made on the worker thread. The process runs at a lower priority than the
-server, so on a machine with few cores the server's loop still gets its turn first.
+process of its own (``anyio.to_process``) that opens the file read-only. The process hands back
+the whole ``document`` message already encoded: bytes cross the pipe and unpickle as one copy
+(a string would be decoded on the server's loop: 20 ms for a long audit), and the server sends
+them in fragments (``Connection.send_parts``). A scene kept in memory has no file to open: its
+documents are made on the worker thread. The process runs at a lower priority than the server, so
+on a machine with few cores the server's loop still gets its turn first.
 """
 
 from __future__ import annotations
@@ -16,14 +18,26 @@ import os
 import anyio
 
 from projections.audit import audit
-from projections.audit_render import Format, render
+from projections.audit_render import MEDIA_TYPES, Format, render
 from server.history import export_text
 from server.store import EventStore, SqliteStore
+from server.wire import Document, encode
 from server.writer import Worker
 
 
 def audit_text(store: EventStore, scene: str, fmt: Format) -> str:
     return render(audit(list(store.read_wire(scene))), fmt)
+
+
+def audit_frame(store: EventStore, scene: str, fmt: Format) -> bytes:
+    """The ``document`` message holding the scene's audit."""
+    text = audit_text(store, scene, fmt)
+    return encode(Document(name=f"{scene}-audit.{fmt}", media_type=MEDIA_TYPES[fmt], text=text))
+
+
+def export_frame(store: EventStore, scene: str) -> bytes:
+    """The ``document`` message holding the scene's export."""
+    return encode(Document(name=f"{scene}.jsonl", media_type="application/jsonl", text=export_text(store, scene)))
 
 
 def _yielding() -> None:
@@ -38,31 +52,33 @@ def _yielding() -> None:
 _NICE = False
 
 
-def _audit_of_file(path: str, scene: str, fmt: Format) -> str:
+def _audit_of_file(path: str, scene: str, fmt: Format) -> bytes:
     _yielding()
     store = SqliteStore(path, readonly=True)
     try:
-        return audit_text(store, scene, fmt)
+        return audit_frame(store, scene, fmt)
     finally:
         store.close()
 
 
-def _export_of_file(path: str, scene: str) -> str:
+def _export_of_file(path: str, scene: str) -> bytes:
     _yielding()
     store = SqliteStore(path, readonly=True)
     try:
-        return export_text(store, scene)
+        return export_frame(store, scene)
     finally:
         store.close()
 
 
-async def audit_document(worker: Worker, store: EventStore, scene: str, fmt: Format) -> str:
+async def audit_document(worker: Worker, store: EventStore, scene: str, fmt: Format) -> bytes:
+    """The audit's ``document`` message, encoded."""
     if isinstance(store, SqliteStore):
         return await anyio.to_process.run_sync(_audit_of_file, store.path, scene, fmt)
-    return await worker.run(audit_text, store, scene, fmt)
+    return await worker.run(audit_frame, store, scene, fmt)
 
 
-async def export_document(worker: Worker, store: EventStore, scene: str) -> str:
+async def export_document(worker: Worker, store: EventStore, scene: str) -> bytes:
+    """The export's ``document`` message, encoded."""
     if isinstance(store, SqliteStore):
         return await anyio.to_process.run_sync(_export_of_file, store.path, scene)
-    return await worker.run(export_text, store, scene)
+    return await worker.run(export_frame, store, scene)

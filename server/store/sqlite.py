@@ -110,6 +110,8 @@ class SqliteStore:
             "digest TEXT NOT NULL, first_seq INTEGER NOT NULL, last_seq INTEGER NOT NULL, "
             "PRIMARY KEY (scene, actor, id))"
         )
+        # ``acknowledged`` (on every load) reads the largest last_seq of a scene from this index
+        conn.execute("CREATE INDEX IF NOT EXISTS commands_by_seq ON commands (scene, last_seq)")
         conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def _migrate_commands(self) -> None:
