@@ -34,19 +34,20 @@ from domain.events import (
     GrappleBroken,
     GrappleStarted,
     KnockedDown,
-    Leader,
     Passed,
     Relented,
     RetestCancelled,
     RetestInvoked,
+    RetestStood,
     Role,
     SceneEvent,
     TestRevealed,
     ThrowSealed,
     TraitsDeclared,
 )
+from domain.pools import Pool
 from domain.rules import ruleset_for
-from domain.rules.base import Ruleset
+from domain.rules.base import Ruleset, Verdict
 from domain.state import NARRATOR, Challenge, Scene
 
 # -- the verbs -------------------------------------------------------------------------------
@@ -63,7 +64,9 @@ def declare(d: Draft, cmd: Declare) -> None:
     present(state, who)
     for target in cmd.targets:
         present(state, target)
-    declaration = ruleset_for(state.ruleset).check_declare(state, cmd, who, d.ctx.now)
+    rules = ruleset_for(state.ruleset)
+    _in_kind(rules, bool(cmd.bid), cmd.pool is not None)
+    declaration = rules.check_declare(state, cmd, who, d.ctx.now)
     d.add(
         ChallengeDeclared(
             challenge=cmd.challenge,
@@ -85,6 +88,8 @@ def declare(d: Draft, cmd: Declare) -> None:
             ranged=cmd.ranged,
             darkness=cmd.darkness,
             immediate=cmd.immediate,
+            pool=declaration.pool,
+            unseen=cmd.unseen,
         ),
         *declaration.then,
     )
@@ -96,8 +101,13 @@ def bid(d: Draft, cmd: BidTraits) -> None:
     if ch.status == "awaiting_response":
         if role != "defender":
             raise _waiting_for(d.state, ch.defender.who, "to bid or relent")
-        lead = rules.check_response(d.state, ch, who, cmd.bid)
-        d.add(BidPlaced(challenge=ch.id, character=who, traits=cmd.bid, victory=cmd.victory, lead=lead))
+        _in_kind(rules, bool(cmd.bid), cmd.pool is not None)
+        answer = rules.answer(d.state, ch, who, cmd)
+        d.add(
+            BidPlaced(
+                challenge=ch.id, character=who, traits=cmd.bid, victory=cmd.victory, lead=answer.lead, pool=answer.pool
+            )
+        )
     elif ch.status == "bidding" and ch.side(role).owed:
         rules.check_owed_bid(d.state, ch, role, cmd.bid)
         d.add(BidPlaced(challenge=ch.id, character=who, traits=cmd.bid, owed=True))
@@ -116,16 +126,9 @@ def relent(d: Draft, cmd: Relent) -> None:
         )
     if ch.status not in ("awaiting_response", "bidding") or thrown(ch):
         raise Rejected("too_late", "It is too late to relent: the test has begun.", rules.cites["relent"])
-    d.add(Relented(challenge=ch.id, character=who, rule=rules.cites["relent"]))
-    c, t = d.state.name_of(ch.challenger.who), d.state.name_of(who)
-    _resolve(
-        d,
-        ch.id,
-        "challenger",
-        f"{t} relented: {c} wins without a test and nothing is lost.",
-        rules.cites["relent"],
-        losses=False,
-    )
+    verdict = rules.relented(d.state, ch, who, cmd)
+    d.add(Relented(challenge=ch.id, character=who, rule=rules.cites["relent"], pool=verdict.pool))
+    _resolve(d, ch.id, verdict, losses=False)
 
 
 def withdraw(d: Draft, cmd: Withdraw) -> None:
@@ -199,6 +202,7 @@ def record_test(d: Draft, cmd: RecordTest) -> None:
             result=rules.compare_signs(signs[ch.challenger.who], signs[ch.defender.who]),
             recorded_by=NARRATOR,
             rule=rules.cites["test"],
+            pools=_pools_shown(ch),
         )
     )
     _settle(d, ch.id)
@@ -324,10 +328,13 @@ def _settle(d: Draft, cid: str) -> None:
                     signs=signs,
                     result=result,
                     rule=rules.cites["test"],
+                    pools=_pools_shown(ch),
                 )
             )
         elif ch.status == "throwing" and test is not None and test.leader is None:
             d.add(rules.after_reveal(d.state, ch))
+        elif ch.status == "retest_window" and ch.pending_retest and rules.stands(ch.pending_retest.source):
+            d.add(RetestStood(challenge=cid, rule=rules.cites["retest"]))
         elif ch.status == "tie_declaring" and all(
             ch.side(role).declared is not None or ch.side(role).who == NARRATOR for role in ("challenger", "defender")
         ):
@@ -335,22 +342,22 @@ def _settle(d: Draft, cid: str) -> None:
         elif (
             ch.status == "retest_window"
             and ch.pending_retest is None
-            and (not rules.may_retest(ch) or all(ch.side(role).passed for role in ch.losing_roles()))
+            and (not rules.may_retest(d.state, ch) or all(ch.side(role).passed for role in ch.losing_roles()))
         ):
             forced = rules.before_resolution(d.state, ch)
             if forced:  # a retest the rules force before the outcome (darkness)
                 d.add(*forced)
                 continue
-            winner, why, rule = rules.outcome(d.state, ch)
-            _resolve(d, cid, winner, why, rule)
+            _resolve(d, cid, rules.outcome(d.state, ch))
         else:
             return
 
 
-def _resolve(d: Draft, cid: str, winner: Leader, why: str, rule: str, *, losses: bool = True) -> None:
+def _resolve(d: Draft, cid: str, verdict: Verdict, *, losses: bool = True) -> None:
     rules = ruleset_for(d.state.ruleset)
     ch = d.state.challenges[cid]
-    wait = rules.wait(ch, winner, d.ctx.now) if losses else None
+    winner, why = verdict.winner, verdict.why
+    wait = rules.wait(d.state, ch, winner, d.ctx.now)
     choosing = winner == "challenger" and bool(ch.challenger.helpers)
     if choosing:
         why += f" {d.state.name_of(ch.challenger.who)} now chooses whose victory condition applies."
@@ -358,8 +365,10 @@ def _resolve(d: Draft, cid: str, winner: Leader, why: str, rule: str, *, losses:
         ChallengeResolved(
             challenge=cid,
             winner=winner,
+            exceptional=verdict.exceptional,
+            critical=verdict.critical,
             why=why,
-            rule=rule,
+            rule=verdict.rule,
             wait_key=wait[0] if wait else None,
             wait_until=wait[1] if wait else None,
         )
@@ -368,7 +377,7 @@ def _resolve(d: Draft, cid: str, winner: Leader, why: str, rule: str, *, losses:
         d.add(*rules.losses(d.state, ch, winner))
     d.add(*rules.settled(d.state, ch, winner))
     if winner == "challenger" and not choosing:
-        d.add(*effects(d.state, ch))
+        d.add(*effects(d.state, d.state.challenges[cid]))
 
 
 def effects(state: Scene, ch: Challenge) -> list[SceneEvent]:
@@ -380,8 +389,11 @@ def effects(state: Scene, ch: Challenge) -> list[SceneEvent]:
     for target in ch.targets:
         match effect:
             case Damage():
-                dealt = ruleset_for(state.ruleset).damage(state, attacker, effect)
-                events.append(DamageTaken(character=target, amount=dealt.amount, damage=dealt.type, challenge=ch.id))
+                dealt = ruleset_for(state.ruleset).damage(state, ch, attacker, effect)
+                if dealt.amount > 0:  # all of it taken away (a maneuver's reduction): nothing happens
+                    events.append(
+                        DamageTaken(character=target, amount=dealt.amount, damage=dealt.type, challenge=ch.id)
+                    )
             case Grapple():
                 events.append(GrappleStarted(grappler=me, victim=target, challenge=ch.id))
             case KnockDown():
@@ -444,6 +456,13 @@ def _is_npc(state: Scene, who: str) -> bool:
     return character is not None and character.sheet.npc
 
 
+def _pools_shown(ch: Challenge) -> dict[str, Pool]:
+    """Each side's test pool, shown with the first test (hidden from the other side until then)."""
+    if ch.tests:
+        return {}
+    return {side.who: side.pool for side in (ch.challenger, ch.defender) if side.pool is not None}
+
+
 def thrown(ch: Challenge) -> bool:
     """Whether the first test has begun (a throw is in, or a test was shown)."""
     return bool(ch.tests) or ch.challenger.throw is not None or ch.defender.throw is not None
@@ -468,6 +487,14 @@ _PHASES = {
     "tie_declaring": "the sides are declaring their Traits",
     "retest_window": "the test is in; the side behind may retest or pass",
 }
+
+
+def _in_kind(rules: Ruleset, bid: bool, pool: bool) -> None:
+    """Traits for a ruleset that bids them, a pool for one that plays pools."""
+    if pool and rules.family != "pools":
+        raise Rejected("no_pools", f"{rules.name} bids Traits, not test pools: send a bid.")
+    if bid and rules.family == "pools":
+        raise Rejected("no_traits", f"{rules.name} plays test pools, not Traits: send a pool.", rules.cites["pools"])
 
 
 def _wrong_phase(ch: Challenge, what: str) -> Rejected:

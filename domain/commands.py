@@ -15,6 +15,7 @@ import msgspec
 from msgspec import Meta
 
 from domain.effects import Effect
+from domain.pools import PoolSpec
 from domain.sheets import Category, Ident, Name, Sheet
 
 CommandId = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[^~]")]
@@ -27,11 +28,32 @@ Sign = Annotated[str, Meta(min_length=1, max_length=32)]
 Bid = Annotated[list[Name], Meta(max_length=20)]
 
 
+class BnsOptions(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """How a ``bns`` scene reads what its documents leave open (docs/rulesets.md)."""
+
+    static_tests: bool = True
+    """Static challenges: the same comparison against a difficulty the ST sets (bns:static)."""
+    unskilled_critical: bool = True
+    """An unskilled loss is a critical failure (bns:unskilled, bns:complications)."""
+    critical_defenders: bool = False
+    """Defenders can fail critically too, defending unskilled (bns:unskilled)."""
+    relent_exceptional: bool = True
+    """Relenting with the lower pool gives the attacker an exceptional success (bns:relent)."""
+    retry_immunity: bool = True
+    """A failed Mental or Social challenge leaves the target immune to it for ten minutes
+    (bns:retry-immunity)."""
+    soak_overbid: bool = False
+    """A soaking defender may overbid too: the "general retest" read as any retest that is not a
+    power's (bns:soak). Off: soaking, the only retest is Willpower."""
+
+
 class Options(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
-    """House rules a scene opts into."""
+    """House rules a scene opts into: common ones, and each ruleset's own (only for a scene of that
+    ruleset)."""
 
     cross_category_bids: bool = False
     """Both players agree to bid Traits of another category (lotn:categories)."""
+    bns: BnsOptions | None = None
 
 
 # -- retest sources (the ``source`` of ``retest`` and ``cancel_retest``) ----------------------
@@ -119,6 +141,9 @@ class Changes(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknow
     damage: dict[Literal["bashing", "lethal", "aggravated"], int] = {}
     restore_traits: list[Name] = []
     lose_traits: list[Name] = []
+    lift_waits: bool = False
+    """Lift every wait on challenges against this character: an immunity after a failed Mental or
+    Social challenge once the situation changed significantly (bns:retry-immunity), a repeat wait."""
 
 
 class Adjust(Command, frozen=True, kw_only=True, tag="adjust"):
@@ -162,16 +187,21 @@ class Declare(ChallengeCommand, frozen=True, kw_only=True, tag="declare"):
     """Who cannot see: the challenger, or both alike (camarilla)."""
     immediate: bool = False
     """A power usable "immediately" or "at any time": not bound to the initiative order (camarilla)."""
+    pool: PoolSpec | None = None
+    """The attack pool (bns), instead of a bid."""
+    unseen: bool = False
+    """The challenger cannot see the target (bns:line-of-sight)."""
 
 
 class Join(ChallengeCommand, frozen=True, kw_only=True, tag="join"):
     """Another attacker joins a Physical challenge against the same target: a mob (camarilla)."""
 
-    bid: Annotated[list[Name], Meta(min_length=1, max_length=20)]
+    bid: Bid = []
     victory: Text = ""
     effect: Effect | None = None
     power: Name | None = None
     """The power this attacker's own attack uses (Feral Claws), should its victory condition be chosen."""
+    pool: PoolSpec | None = None
 
 
 class Champion(ChallengeCommand, frozen=True, kw_only=True, tag="champion"):
@@ -185,12 +215,18 @@ class ChooseVictory(ChallengeCommand, frozen=True, kw_only=True, tag="choose_vic
 
 
 class BidTraits(ChallengeCommand, frozen=True, kw_only=True, tag="bid"):
-    bid: Annotated[list[Name], Meta(min_length=1, max_length=20)]
+    """The defender's answer (Traits, or a defence pool where the ruleset plays pools), or the
+    Traits a side owes."""
+
+    bid: Bid = []
     victory: Text = ""
+    pool: PoolSpec | None = None
 
 
 class Relent(ChallengeCommand, frozen=True, kw_only=True, tag="relent"):
-    pass
+    pool: PoolSpec | None = None
+    """The defence the relenting side would have used, where the grade of a relent hangs on it
+    (bns:relent) and it has not answered yet."""
 
 
 class Withdraw(ChallengeCommand, frozen=True, kw_only=True, tag="withdraw"):
@@ -299,6 +335,8 @@ class Correction(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unk
     """What an amending ruling sets right: a challenge's winner, or a character."""
 
     winner: Literal["challenger", "defender", "none"] | None = None
+    exceptional: bool | None = None
+    """A resolved challenge's grade (bns)."""
     character: Ident | None = None
     changes: Changes | None = None
 

@@ -17,7 +17,7 @@ class _Effect(msgspec.Struct, frozen=True, gc=False, kw_only=True, tag_field="ki
 class Damage(_Effect, frozen=True, tag="damage"):
     """The loser takes ``amount`` health levels of ``type`` damage."""
 
-    amount: Annotated[int, Meta(ge=1, le=20)] = 1
+    amount: Annotated[int, Meta(ge=0, le=20)] = 1
     type: DamageType = "bashing"
 
 

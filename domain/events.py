@@ -15,6 +15,7 @@ import msgspec
 
 from domain.commands import Action, Changes, Options, Source
 from domain.effects import DamageType, Effect
+from domain.pools import Pool
 from domain.sheets import Category, Sheet
 
 Role = Literal["challenger", "defender"]
@@ -49,6 +50,8 @@ class CharacterAdjusted(Event, frozen=True, kw_only=True, tag="character_adjuste
     character: str
     changes: Changes
     reason: str
+    lifted: list[str] = []
+    """The waits lifted (``changes.lift_waits``): their keys, as the challenges that set them."""
 
 
 class SceneClosed(Event, frozen=True, kw_only=True, tag="scene_closed"):
@@ -88,16 +91,21 @@ class ChallengeDeclared(Event, frozen=True, kw_only=True, tag="challenge_declare
     ranged: bool = False
     darkness: str | None = None
     immediate: bool = False
+    pool: Pool | None = None
+    """The challenger's attack pool, every part and the total (bns)."""
+    unseen: bool = False
 
 
 class BidPlaced(Event, frozen=True, kw_only=True, tag="bid_placed"):
-    """A side puts Traits at risk: the defender's answer, or what a Negative Trait call owes."""
+    """A side puts Traits at risk (or, where the ruleset plays pools, sets its defence pool): the
+    defender's answer, or what a Negative Trait call owes."""
 
     challenge: str
     character: str
-    traits: list[str]
+    traits: list[str] = []
     victory: str = ""
     owed: bool = False
+    pool: Pool | None = None
     lead: str | None = None
 
 
@@ -105,6 +113,8 @@ class Relented(Event, frozen=True, kw_only=True, tag="relented"):
     challenge: str
     character: str
     rule: str
+    pool: Pool | None = None
+    """The defence the relenting side would have used, when it had not answered (bns:relent)."""
 
 
 class ChallengeWithdrawn(Event, frozen=True, kw_only=True, tag="challenge_withdrawn"):
@@ -147,6 +157,8 @@ class TestRevealed(Event, frozen=True, kw_only=True, tag="test_revealed"):
     result: Result
     recorded_by: str | None = None
     rule: str
+    pools: dict[str, Pool] = {}
+    """Each side's test pool, made public with the first test (bns)."""
 
 
 class DeclarationsOpened(Event, frozen=True, kw_only=True, tag="declarations_opened"):
@@ -230,10 +242,20 @@ class ChallengeResolved(Event, frozen=True, kw_only=True, tag="challenge_resolve
     challenge: str
     winner: Leader
     exceptional: bool = False
+    critical: str | None = None
+    """Who failed critically (bns:unskilled)."""
     why: str
     rule: str
     wait_key: str | None = None
     wait_until: datetime | None = None
+
+
+class RetestStood(Event, frozen=True, kw_only=True, tag="retest_stood"):
+    """A retest nobody may cancel (bns Willpower and overbid retests) stands at once: the next test
+    begins."""
+
+    challenge: str
+    rule: str
 
 
 class TraitLost(Event, frozen=True, kw_only=True, tag="trait_lost"):
@@ -303,6 +325,7 @@ class OutcomeCorrected(Event, frozen=True, kw_only=True, tag="outcome_corrected"
     ruling: int
     why: str
     rule: str
+    exceptional: bool = False
 
 
 class TraitRestored(Event, frozen=True, kw_only=True, tag="trait_restored"):
@@ -331,12 +354,13 @@ class ProneCleared(Event, frozen=True, kw_only=True, tag="prone_cleared"):
 class MobJoined(Event, frozen=True, kw_only=True, tag="mob_joined"):
     challenge: str
     character: str
-    traits: list[str]
+    traits: list[str] = []
     victory: str = ""
     effect: Effect | None = None
     lead: str | None = None
     power: str | None = None
     uses_action: bool = False
+    pool: Pool | None = None
 
 
 class ChampionChosen(Event, frozen=True, kw_only=True, tag="champion_chosen"):
@@ -435,6 +459,7 @@ SceneEvent = (
     | TestResolved
     | RetestInvoked
     | RetestCancelled
+    | RetestStood
     | AbilitySpent
     | Passed
     | OverbidSucceeded

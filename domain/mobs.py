@@ -41,6 +41,7 @@ def join(d: Draft, cmd: Join) -> None:
             lead=joined.lead,
             power=cmd.power,
             uses_action=joined.uses_action,
+            pool=joined.pool,
         ),
         *joined.then,
     )

@@ -39,7 +39,7 @@ from domain.events import (
 from domain.log import Recorded
 from domain.rules import ruleset_for
 from domain.scene import check_changes
-from domain.state import NARRATOR, Challenge, Scene
+from domain.state import NARRATOR, Challenge, Outcome, Scene
 
 RULE = "lotn:adjudication"
 
@@ -91,13 +91,24 @@ def rule(d: Draft, cmd: Rule) -> None:
         winner: Leader = "defender" if ch.outcome.winner == "challenger" else "challenger"
         _correct(d, ch, winner, issued, ruling)
         return
-    if correction is None or (correction.winner is None and correction.changes is None):
-        raise Rejected("bad_correction", 'Amend with a "correction": a "winner", or a "character" and "changes".', RULE)
-    if correction.winner is not None:
+    if correction is None or (
+        correction.winner is None and correction.exceptional is None and correction.changes is None
+    ):
+        raise Rejected(
+            "bad_correction",
+            'Amend with a "correction": a "winner" (and its grade, "exceptional"), or a "character" and "changes".',
+            RULE,
+        )
+    if correction.winner is not None or correction.exceptional is not None:
         ch = _resolved_challenge(d.state, subject)
-        if ch.outcome is not None and correction.winner == ch.outcome.winner:
-            raise Rejected("bad_correction", f"The {correction.winner} already won; uphold instead.", RULE)
-        _correct(d, ch, correction.winner, issued, ruling)
+        was = ch.outcome or Outcome(winner="none")
+        winner = correction.winner or was.winner
+        exceptional = correction.exceptional if correction.exceptional is not None else False
+        if exceptional and winner != "challenger":
+            raise Rejected("bad_correction", "Only the attacker's success can be exceptional.", "bns:attacker-only")
+        if (winner, exceptional) == (was.winner, was.exceptional):
+            raise Rejected("bad_correction", "That is already the outcome; uphold instead.", RULE)
+        _correct(d, ch, winner, issued, ruling, exceptional)
     if correction.changes is not None:
         who = correction.character
         if who is None or who not in d.state.characters:
@@ -130,7 +141,14 @@ def _resolved_challenge(state: Scene, subject: Recorded) -> Challenge:
     return ch
 
 
-def _correct(d: Draft, ch: Challenge, winner: Leader, issued: Callable[..., RulingIssued], ruling: int) -> None:
+def _correct(
+    d: Draft,
+    ch: Challenge,
+    winner: Leader,
+    issued: Callable[..., RulingIssued],
+    ruling: int,
+    exceptional: bool = False,
+) -> None:
     state = d.state
     people = {ch.challenger.who, ch.defender.who} - {NARRATOR}
     later = [
@@ -145,11 +163,14 @@ def _correct(d: Draft, ch: Challenge, winner: Leader, issued: Callable[..., Ruli
     now = "nobody (a draw)" if winner == "none" else names[winner]
     before = "nobody (a draw)" if was == "none" else names[was]
     why = f"Challenge {ch.id!r}: {now} wins, not {before}."
+    if was == winner:
+        graded = "an exceptional success" if exceptional else "a normal success"
+        why = f"Challenge {ch.id!r}: {now} wins with {graded}, not the grade first given."
     if later:
         why += f" Challenges since, involving them, stand as played: {', '.join(sorted(later))}."
     d.add(issued(why, ch, winner, sorted(later)))
     d.add(*_undo(d.state, ch))
-    d.add(OutcomeCorrected(challenge=ch.id, winner=winner, ruling=ruling, why=why, rule=RULE))
+    d.add(OutcomeCorrected(challenge=ch.id, winner=winner, ruling=ruling, why=why, rule=RULE, exceptional=exceptional))
     corrected = d.state.challenges[ch.id]
     rules = ruleset_for(d.state.ruleset)
     d.add(*rules.losses(d.state, corrected, winner))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from datetime import datetime
 
 from domain.commands import AddCharacter, Adjust, Changes, CloseScene, OpenScene, RemoveCharacter
 from domain.context import Draft
@@ -15,7 +16,7 @@ from domain.events import (
     SceneOpened,
 )
 from domain.rules import ruleset_for
-from domain.state import NARRATOR, Character
+from domain.state import NARRATOR, Character, Scene
 
 
 def _storyteller(d: Draft, what: str) -> None:
@@ -26,7 +27,17 @@ def _storyteller(d: Draft, what: str) -> None:
 def open_scene(d: Draft, cmd: OpenScene) -> None:
     _storyteller(d, "open a scene")
     ruleset_for(cmd.ruleset)
+    others = [name for name in RULESET_OPTIONS if name != cmd.ruleset and getattr(cmd.options, name) is not None]
+    if others:
+        raise Rejected(
+            "bad_options",
+            f"`options.{others[0]}` is for a {others[0]} scene; this one plays {cmd.ruleset}.",
+        )
     d.add(SceneOpened(ruleset=cmd.ruleset, title=cmd.title, options=cmd.options))
+
+
+RULESET_OPTIONS = ("bns",)
+"""The rulesets with options of their own (``options.bns``)."""
 
 
 def add_character(d: Draft, cmd: AddCharacter) -> None:
@@ -65,7 +76,19 @@ def adjust(d: Draft, cmd: Adjust) -> None:
     _storyteller(d, "adjust a character")
     character = _character(d, cmd.character)
     check_changes(character, cmd.changes)
-    d.add(CharacterAdjusted(character=cmd.character, changes=cmd.changes, reason=cmd.reason))
+    lifted = waits_on(d.state, cmd.character, d.ctx.now) if cmd.changes.lift_waits else []
+    if cmd.changes.lift_waits and not lifted:
+        raise Rejected("bad_adjustment", f"No challenge against {character.name} is waiting to be repeated.")
+    d.add(CharacterAdjusted(character=cmd.character, changes=cmd.changes, reason=cmd.reason, lifted=lifted))
+
+
+def waits_on(state: Scene, target: str, now: datetime) -> list[str]:
+    """The waits still running on challenges against ``target`` (keys ``challenger>targets:…``)."""
+    return sorted(
+        key
+        for key, until in state.failures.items()
+        if until > now and target in key.partition(">")[2].partition(":")[0].split(",")
+    )
 
 
 def check_changes(character: Character, changes: Changes) -> None:

@@ -47,6 +47,42 @@ class NegativeTraits(msgspec.Struct, frozen=True, gc=False, forbid_unknown_field
         return getattr(self, category)  # type: ignore[no-any-return]
 
 
+ATTRIBUTE_ORDER = (
+    "physical",
+    "social",
+    "mental",
+    "strength",
+    "dexterity",
+    "stamina",
+    "charisma",
+    "manipulation",
+    "composure",
+    "intelligence",
+    "wits",
+    "resolve",
+)
+"""How a sheet's attributes are shown: the three ratings, or the nine, in the books' order."""
+
+
+def in_order(attributes: dict[str, int]) -> dict[str, int]:
+    """A sheet's attributes in the books' order (others after, as given)."""
+    rank = {name: i for i, name in enumerate(ATTRIBUTE_ORDER)}
+    return dict(sorted(attributes.items(), key=lambda item: rank.get(item[0].lower(), len(rank))))
+
+
+class Weapon(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """A weapon on a pool sheet (bns): the attack it serves, its bonus to the pool, its damage."""
+
+    name: Name
+    kind: Literal["melee", "thrown", "archery", "firearms"]
+    bonus: Annotated[int, Meta(ge=-20, le=20)] = 0
+    damage: Annotated[int, Meta(ge=0, le=20)] | None = None
+    range: Annotated[int, Meta(ge=0, le=999)] | None = None
+    """In steps (archery, firearms, thrown)."""
+    reach: bool = False
+    throwable: bool = False
+
+
 class Sheet(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
     """A character as the ST enters it. ``id`` is how commands name the character."""
 
@@ -71,9 +107,16 @@ class Sheet(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_
     blood: Level = 0
     trait_max: Level | None = None
     """The generational maximum of Physical Traits: blood beyond it lasts one challenge (camarilla)."""
-    # pool rulesets (bns, kony)
+    # pool rulesets (bns)
     attributes: Levels = {}
+    """The nine (``strength`` … ``resolve``) or the three category ratings (``physical`` …)."""
     skills: Levels = {}
+    """Missing: unskilled (``bns:unskilled``)."""
+    creature: Name | None = None
+    """``vampire``, ``werewolf``, ``human``, … where the rules ask (``bns:tooth-and-claw``)."""
+    form: Name | None = None
+    """A shapeshifter's form now (``crinos``, ``hispo``, ``lupus``, …)."""
+    weapons: Annotated[list[Weapon], Meta(max_length=MANY)] = []
     # what only the ST may read
     notes: Notes = ""
 

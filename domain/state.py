@@ -24,6 +24,7 @@ from domain.events import (
     Role,
     TraitLost,
 )
+from domain.pools import Pool
 from domain.sheets import CATEGORIES, Category, Sheet
 
 NARRATOR = "st"
@@ -145,6 +146,8 @@ class Helper(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     lead: str | None = None
     power: str | None = None
     """The power its attack uses (Feral Claws): part of its victory condition."""
+    pool: Pool | None = None
+    """Its attack pool (pool rulesets)."""
 
 
 class Side(msgspec.Struct, frozen=True, gc=False, kw_only=True):
@@ -169,6 +172,8 @@ class Side(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     power: str | None = None
     helpers: tuple[Helper, ...] = ()
     """The rest of a mob; the side's ``who`` is its champion."""
+    pool: Pool | None = None
+    """The side's test pool (bns), frozen when set."""
 
     @property
     def members(self) -> tuple[str, ...]:
@@ -216,6 +221,8 @@ class Call(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 class Outcome(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     winner: Leader
     exceptional: bool = False
+    critical: str | None = None
+    """Who failed critically (bns:unskilled)."""
     why: str = ""
     rule: str = ""
 

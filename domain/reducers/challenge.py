@@ -19,6 +19,7 @@ from domain.events import (
     Passed,
     RetestCancelled,
     RetestInvoked,
+    RetestStood,
     TestResolved,
     TestRevealed,
     ThrowSealed,
@@ -51,6 +52,7 @@ def _declared(s: Change, e: ChallengeDeclared, r: Place) -> None:
                 lead=e.lead,
                 effect=e.effect,
                 power=e.power,
+                pool=e.pool,
             ),
             defender=Side(who=name(e.targets[0]) if e.targets else NARRATOR, category=e.defense or e.category),
             targets=names(*e.targets),
@@ -86,9 +88,10 @@ def _bid_placed(s: Change, e: BidPlaced, r: Place) -> None:
     character = s.characters.get(e.character)
 
     def answered(ch: Challenge, side: Side) -> Side:
-        lead = character.category_of(e.traits[0], side.category or ch.category) if character else None
+        lead = character.category_of(e.traits[0], side.category or ch.category) if character and e.traits else None
         category = lead or side.category or ch.category
-        return replace(side, bids=names(*e.traits), category=category, victory=name(e.victory), lead=e.lead)
+        bids = names(*e.traits)
+        return replace(side, bids=bids, category=category, victory=name(e.victory), lead=e.lead, pool=e.pool)
 
     s.side(e.challenge, e.character, answered)
     s.challenge(e.challenge, lambda ch: replace(ch, status="bidding"))
@@ -153,6 +156,11 @@ def _retested(s: Change, e: RetestInvoked, r: Place) -> None:
     s.challenge(e.challenge, lambda ch: _retest(ch, e))
 
 
+@on(RetestStood)
+def _stood(s: Change, e: RetestStood, r: Place) -> None:
+    s.challenge(e.challenge, lambda ch: _new_test(_close_retest(ch, "stood")))
+
+
 @on(RetestCancelled)
 def _cancelled(s: Change, e: RetestCancelled, r: Place) -> None:
     def cancelled(ch: Challenge) -> Challenge:
@@ -191,7 +199,9 @@ def _overbid_failed(s: Change, e: OverbidFailed, r: Place) -> None:
 
 @on(ChallengeResolved)
 def _challenge_resolved(s: Change, e: ChallengeResolved, r: Place) -> None:
-    outcome = Outcome(winner=e.winner, exceptional=e.exceptional, why=name(e.why), rule=name(e.rule))
+    outcome = Outcome(
+        winner=e.winner, exceptional=e.exceptional, critical=e.critical, why=name(e.why), rule=name(e.rule)
+    )
     s.challenge(e.challenge, lambda ch: replace(ch, status="resolved", outcome=outcome, resolved_seq=r.seq))
     if e.wait_key and e.wait_until:
         s.failures[e.wait_key] = e.wait_until

@@ -136,6 +136,7 @@ def _joined(ch: Challenge, event: MobJoined) -> Challenge:
         effect=event.effect,
         lead=event.lead,
         power=event.power,
+        pool=event.pool,
     )
     return replace(ch, challenger=replace(ch.challenger, helpers=(*ch.challenger.helpers, helper)))
 

@@ -56,6 +56,8 @@ def _removed(s: Change, e: CharacterRemoved, r: Place) -> None:
 @on(CharacterAdjusted)
 def _adjusted_(s: Change, e: CharacterAdjusted, r: Place) -> None:
     s.character(e.character, lambda c: _adjusted(c, e.changes))
+    for key in e.lifted:
+        s.failures.pop(key, None)
 
 
 @on(SceneClosed)
@@ -69,8 +71,10 @@ def _forked(s: Change, e: SceneForked, r: Place) -> None:
 
 
 @on(Relented)
-def _nothing(s: Change, e: Any, r: Place) -> None:
-    """The events that follow say what a relent did."""
+def _relented(s: Change, e: Relented, r: Place) -> None:
+    """The events that follow say what a relent did; a pool it names is the relenting side's."""
+    if e.pool is not None:
+        s.side(e.challenge, e.character, lambda ch, side: replace(side, pool=e.pool))
 
 
 # -- what a challenge does to characters (kept on a resolved challenge, for rulings to undo) ----
@@ -169,7 +173,7 @@ def _outcome_corrected(s: Change, e: OutcomeCorrected, r: Place) -> None:
         lambda ch: replace(
             ch,
             original_outcome=ch.original_outcome or ch.outcome,
-            outcome=Outcome(winner=e.winner, why=e.why, rule=e.rule),
+            outcome=Outcome(winner=e.winner, exceptional=e.exceptional, why=e.why, rule=e.rule),
             rulings=(*ch.rulings, e.ruling),
             consequences=(),  # what follows the correction are its consequences now
         ),

@@ -11,11 +11,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from datetime import datetime
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 import msgspec
 
-from domain.commands import Action, Declare, Join, Source
+from domain.commands import Action, BidTraits, Declare, Join, Relent, Source
 from domain.effects import Damage
 from domain.errors import Rejected
 from domain.events import (
@@ -28,7 +28,8 @@ from domain.events import (
     SceneEvent,
     TestResolved,
 )
-from domain.sheets import Sheet
+from domain.pools import DefenseKind, Pool, PoolSpec
+from domain.sheets import Category, Sheet
 from domain.state import Challenge, Helper, RetestEntry, Scene
 
 
@@ -38,8 +39,33 @@ class Declaration(msgspec.Struct, frozen=True, kw_only=True):
     lead: str | None = None
     round: int | None = None
     uses_action: bool = False
+    pool: Pool | None = None
+    """The attack pool (pool rulesets)."""
     then: list[SceneEvent] = []
     """Events that follow the declaration (a grapple broken by attacking someone else)."""
+
+
+class Answer(msgspec.Struct, frozen=True, kw_only=True):
+    """What a ruleset makes of the defender's answer: the lead of its bid, or its defence pool."""
+
+    lead: str | None = None
+    pool: Pool | None = None
+
+
+class Verdict(msgspec.Struct, frozen=True, kw_only=True):
+    """How a challenge ends: who wins, why, by which rule, and its grade."""
+
+    winner: Leader
+    why: str
+    rule: str
+    exceptional: bool = False
+    critical: str | None = None
+    """Who failed critically."""
+    pool: Pool | None = None
+    """A relent's: the defence the relenting side would have used."""
+
+
+Family = Literal["traits", "pools", "dice"]
 
 
 class Ruleset(ABC):
@@ -53,6 +79,15 @@ class Ruleset(ABC):
 
     has_mobs: ClassVar[bool] = False
     """Whether other attackers may join a challenge (``join``)."""
+
+    family: ClassVar[Family] = "traits"
+    """What a side puts in: Traits bid (``traits``), test pools (``pools``), dice (``dice``)."""
+
+    flags: ClassVar[tuple[str, ...]] = ()
+    """The flags a declaration may carry (``surprise``, ``ranged``, ``unseen`` …)."""
+
+    has_blood: ClassVar[bool] = False
+    """Whether blood buys Physical Traits (``spend_blood``)."""
 
     # -- sheets and declarations ------------------------------------------------------------
 
@@ -68,6 +103,28 @@ class Ruleset(ABC):
     @abstractmethod
     def check_response(self, state: Scene, ch: Challenge, who: str, bid: list[str]) -> str | None:
         """Refuse the defender's answer to a contested challenge, or give its lead (camarilla)."""
+
+    def answer(self, state: Scene, ch: Challenge, who: str, cmd: BidTraits) -> Answer:
+        """The defender's answer: what it bids (``check_response``), or refused."""
+        return Answer(lead=self.check_response(state, ch, who, cmd.bid))
+
+    def pool(self, state: Scene, who: str, spec: PoolSpec, category: Category, ch: Challenge | None) -> Pool:
+        """The pool ``spec`` asks for, from ``who``'s sheet: an attack in ``category``, or a defence
+        against ``ch``; or refused, naming the rule (what a page shows before sending)."""
+        raise Rejected("no_pools", f"{self.name} bids Traits, not test pools.")
+
+    def defenses(self, state: Scene, ch: Challenge, who: str) -> dict[DefenseKind, Pool]:
+        """The defence pools ``who`` could answer ``ch`` with, by kind (pool rulesets)."""
+        return {}
+
+    def relented(self, state: Scene, ch: Challenge, who: str, cmd: Relent) -> Verdict:
+        """A defender relents: the challenger wins without a test."""
+        c, t = state.name_of(ch.challenger.who), state.name_of(who)
+        return Verdict(
+            winner="challenger",
+            why=f"{t} relented: {c} wins without a test and nothing is lost.",
+            rule=self.cites["relent"],
+        )
 
     def check_join(self, state: Scene, ch: Challenge, who: str, cmd: Join) -> Declaration:
         """Refuse an attacker joining a challenge (a mob), or say what joining adds (lead, action)."""
@@ -110,8 +167,9 @@ class Ruleset(ABC):
     # -- retests ----------------------------------------------------------------------------
 
     @abstractmethod
-    def may_retest(self, ch: Challenge) -> bool:
-        """Whether this challenge can be retested at all (a simple test cannot)."""
+    def may_retest(self, state: Scene, ch: Challenge) -> bool:
+        """Whether this challenge can be retested now (a simple test never can); if not, it
+        resolves without waiting for a pass."""
 
     @abstractmethod
     def check_retest(self, state: Scene, ch: Challenge, role: Role, source: Source) -> list[SceneEvent]:
@@ -126,15 +184,15 @@ class Ruleset(ABC):
     # -- resolution -------------------------------------------------------------------------
 
     @abstractmethod
-    def outcome(self, state: Scene, ch: Challenge) -> tuple[Leader, str, str]:
-        """The winner once nobody retests: ``(winner, why, rule)``."""
+    def outcome(self, state: Scene, ch: Challenge) -> Verdict:
+        """The winner once nobody retests, why, and the grade."""
 
     @abstractmethod
     def losses(self, state: Scene, ch: Challenge, winner: Leader) -> list[SceneEvent]:
         """What each side loses when the challenge resolves (not on a relent)."""
 
     @abstractmethod
-    def wait(self, ch: Challenge, winner: Leader, now: datetime) -> tuple[str, datetime] | None:
+    def wait(self, state: Scene, ch: Challenge, winner: Leader, now: datetime) -> tuple[str, datetime] | None:
         """``(repeat key, until)`` when the challenger may not repeat this challenge soon."""
 
     def before_resolution(self, state: Scene, ch: Challenge) -> list[SceneEvent]:
@@ -145,10 +203,15 @@ class Ruleset(ABC):
         """What follows any resolution, a relent's included (a grapple the victim broke by winning)."""
         return []
 
-    def damage(self, state: Scene, attacker: Helper, effect: Damage) -> Damage:
-        """The damage a winning attacker deals: the challenger, or the mob member whose victory
-        condition was chosen (its powers may add to it or change its type)."""
+    def damage(self, state: Scene, ch: Challenge, attacker: Helper, effect: Damage) -> Damage:
+        """The damage a winning attacker deals in the resolved challenge ``ch``: the challenger, or
+        the mob member whose victory condition was chosen (its powers may add to it or change its
+        type, its grade add a point)."""
         return effect
+
+    def stands(self, source: Source) -> bool:
+        """Whether a retest from ``source`` stands at once, uncancellable (no wait for a pass)."""
+        return False
 
     def blood(self, state: Scene, who: str, kind: str) -> BloodSpent:
         """Spend a point of blood for a bonus Physical Trait of ``kind``, or refuse."""

@@ -71,6 +71,8 @@ class Camarilla(Lotn):
     name = "camarilla"
     has_rounds = True
     has_mobs = True
+    has_blood = True
+    flags = ("surprise", "ranged", "darkness", "defense", "immediate")
     cites: ClassVar[Mapping[str, str]] = {
         **Lotn.cites,
         "relent": "camarilla:relent",
@@ -258,6 +260,8 @@ class Camarilla(Lotn):
         then = _holds_broken(me, target)
         if len(ch.challenger.members) >= 1 + MOB_BONUS_MAX + 5:
             raise Rejected("mob_full", "This mob is as large as a table can run.", "camarilla:mob-champion")
+        if len(cmd.bid) != 1:
+            raise Rejected("one_bid", "Bid one Trait to join the mob.", "camarilla:mob")
         self._check_bid(state, who, "physical", cmd.bid)
         lead = kind_of(me, cmd.bid[0], "physical")
         r = state.round
@@ -458,7 +462,7 @@ class Camarilla(Lotn):
                     events.append(BonusExpired(character=who, trait=bonus.trait, challenge=ch.id))
         return events
 
-    def damage(self, state: Scene, attacker: Helper, effect: Damage) -> Damage:
+    def damage(self, state: Scene, ch: Challenge, attacker: Helper, effect: Damage) -> Damage:
         c = state.characters.get(attacker.who)
         if c is None:
             return effect

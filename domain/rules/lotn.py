@@ -35,7 +35,7 @@ from domain.events import (
     TestResolved,
     TraitLost,
 )
-from domain.rules.base import Declaration, Ruleset
+from domain.rules.base import Declaration, Ruleset, Verdict
 from domain.rules.catalog import BEATS, GESTURES, SIGNS, ability_fits
 from domain.sheets import CATEGORIES, Category, Sheet
 from domain.state import NARRATOR, Challenge, RetestEntry, Scene
@@ -196,6 +196,8 @@ class Lotn(Ruleset):
 
     def check_owed_bid(self, state: Scene, ch: Challenge, role: Role, bid: list[str]) -> None:
         side = ch.side(role)
+        if not bid:
+            raise Rejected("one_bid", f"Bid the Trait(s) {state.name_of(side.who)} owes.", "lotn:negative-traits")
         if len(bid) > side.owed:
             raise Rejected(
                 "too_many_traits",
@@ -315,7 +317,7 @@ class Lotn(Ruleset):
 
     # -- retests ----------------------------------------------------------------------------
 
-    def may_retest(self, ch: Challenge) -> bool:
+    def may_retest(self, state: Scene, ch: Challenge) -> bool:
         return ch.kind != "simple"
 
     def check_retest(self, state: Scene, ch: Challenge, role: Role, source: Source) -> list[SceneEvent]:
@@ -358,17 +360,18 @@ class Lotn(Ruleset):
 
     # -- resolution -------------------------------------------------------------------------
 
-    def outcome(self, state: Scene, ch: Challenge) -> tuple[Leader, str, str]:
+    def outcome(self, state: Scene, ch: Challenge) -> Verdict:
         test = ch.test
         assert test is not None and test.leader is not None
         c = state.name_of(ch.challenger.who)
         if test.leader == "none":
-            return "none", f"The last test was a draw: neither side wins. {test.why}", self.cites["draw"]
+            why = f"The last test was a draw: neither side wins. {test.why}"
+            return Verdict(winner="none", why=why, rule=self.cites["draw"])
         if ch.kind != "contested":
             done = "succeeds" if test.leader == "challenger" else "fails"
-            return test.leader, f"{c}'s {ch.kind} test {done}. {test.why}", test.rule
+            return Verdict(winner=test.leader, why=f"{c}'s {ch.kind} test {done}. {test.why}", rule=test.rule)
         winner = state.name_of(ch.side(test.leader).who)
-        return test.leader, f"{winner} wins the challenge. {test.why}", test.rule
+        return Verdict(winner=test.leader, why=f"{winner} wins the challenge. {test.why}", rule=test.rule)
 
     def losses(self, state: Scene, ch: Challenge, winner: Leader) -> list[SceneEvent]:
         losers: tuple[Role, ...] = ("challenger", "defender") if winner == "none" else (ch.other(winner),)
@@ -386,7 +389,7 @@ class Lotn(Ruleset):
             events += self._lose(state, ch, role, self._at_risk(ch, role), why, rule)
         return events
 
-    def wait(self, ch: Challenge, winner: Leader, now: datetime) -> tuple[str, datetime] | None:
+    def wait(self, state: Scene, ch: Challenge, winner: Leader, now: datetime) -> tuple[str, datetime] | None:
         if ch.category not in WAIT_CATEGORIES or winner == "challenger":
             return None
         return repeat_key(ch.challenger.who, ch.targets, ch.category, ch.power), now + WAIT
