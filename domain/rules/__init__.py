@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from domain.errors import Rejected
 from domain.rules.base import Ruleset
+from domain.rules.bns import Bns
 from domain.rules.camarilla import Camarilla
 from domain.rules.lotn import Lotn
 
-RULESETS: dict[str, Ruleset] = {ruleset.name: ruleset for ruleset in (Lotn(), Camarilla())}
+RULESETS: dict[str, Ruleset] = {ruleset.name: ruleset for ruleset in (Lotn(), Camarilla(), Bns())}
 
 
 def ruleset_for(name: str) -> Ruleset:
