@@ -38,6 +38,7 @@ from domain.commands import (
 from domain.context import ENTROPY_SIZE, Context
 from domain.decide import decide
 from domain.errors import Rejected
+from domain.pools import Pool, PoolSpec
 from domain.rules import ruleset_for
 from domain.sheets import Category
 from domain.state import Challenge, Character, Scene
@@ -45,6 +46,8 @@ from domain.state import Challenge, Character, Scene
 MOST_BIDS = 5
 """The most Traits one answer bids (a mob's target: one per attacker, at most five)."""
 _NOBODY = "\u2014nobody's trait\u2014"
+POOL_SOURCES: tuple[Source, ...] = (WillpowerSource(), OverbidSource())
+"""The retests a pool ruleset may allow (a pool overbid risks no Trait)."""
 
 
 class Moves(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -65,6 +68,9 @@ class Moves(msgspec.Struct, frozen=True, omit_defaults=True):
     cancel: list[Source] = []
     victory_of: list[str] = []
     """Whose victory condition a winning champion may choose."""
+    defenses: dict[str, Pool] = {}
+    """The defence pools the player may answer (or relent) with, each with its parts and total
+    (pool rulesets)."""
 
 
 def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
@@ -81,15 +87,27 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
     if role is None:
         return _outsider(probe, me) if rules.has_mobs else None
     category = ch.side(role).category or ch.category
-    pool = _pool(me, category)
+    pools = rules.family == "pools"
+    pool = [] if pools else _pool(me, category)
     verbs: list[str] = []
     phase = phases(ch)
     bid_count = (
-        next((n for n in range(1, MOST_BIDS + 1) if probe(BidTraits, bid=pool[:n])), 0) if "answer" in phase else 0
+        next((n for n in range(1, MOST_BIDS + 1) if probe(BidTraits, bid=pool[:n])), 0)
+        if "answer" in phase and not pools
+        else 0
     )
-    if bid_count:
+    answering = "answer" in phase and pools and role == "defender"
+    offered = rules.defenses(state, ch, who) if answering else {}
+    defenses: dict[str, Pool] = {
+        kind: found for kind, found in offered.items() if probe(BidTraits, pool=PoolSpec(defense=kind))
+    }
+    if bid_count or defenses:
         verbs.append("bid")
-    verbs += [verb for verb, kind in (("relent", Relent), ("withdraw", Withdraw)) if "answer" in phase and probe(kind)]
+    first = next(iter(offered), None)
+    if "answer" in phase and (probe(Relent) or (first is not None and probe(Relent, pool=PoolSpec(defense=first)))):
+        verbs.append("relent")
+    if "answer" in phase and probe(Withdraw):
+        verbs.append("withdraw")
     if "call" in phase and probe(CallNegative, trait=_NOBODY):
         verbs.append("call_negative")
     signs = [
@@ -100,7 +118,9 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
     most = rules.max_declare(state, ch, role) if "declare" in phase and probe(DeclareTraits, count=0) else None
     if most is not None:
         verbs.append("declare_traits")
-    sources = _sources(me, pool, ch.side(role).bids) if phase & {"retest", "cancel"} else []
+    sources: list[Source] = []
+    if phase & {"retest", "cancel"}:
+        sources = list(POOL_SOURCES) if pools else _sources(me, pool, ch.side(role).bids)
     retest = [s for s in sources if "retest" in phase and probe(Retest, source=s)]
     cancel: list[Source] = [
         s for s in sources if "cancel" in phase and not isinstance(s, OverbidSource) and probe(CancelRetest, source=s)
@@ -119,6 +139,7 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
         most=most,
         retest=retest,
         cancel=cancel,
+        defenses=defenses,
     )
 
 

@@ -34,6 +34,7 @@ from domain.events import (
     Relented,
     RetestCancelled,
     RetestInvoked,
+    RetestStood,
     RoundEnded,
     RoundStarted,
     RulingIssued,
@@ -52,6 +53,7 @@ from domain.events import (
     VictoryChosen,
     WillpowerSpent,
 )
+from domain.pools import Pool
 from domain.sheets import CATEGORIES
 from domain.state import NARRATOR, Scene
 from projections.redact import knows
@@ -106,17 +108,25 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
                     ("surprise", event.surprise),
                     ("ranged", event.ranged),
                     ("in darkness", bool(event.darkness)),
+                    ("unseen", event.unseen),
                 )
                 if on
             ]
             extra = f" [{', '.join(flags)}]" if flags else ""
+            if event.pool is not None:
+                bid = f", {_pool(event.pool, event.challenger, viewer)}"
             return f"{name(event.challenger)} {against} ({kind}{difficulty}){power}{bid}{victory}{extra}."
         case BidPlaced():
             if event.owed:
                 return f"{name(event.character)} bids {', '.join(event.traits)}, owed for a Negative Trait call."
             victory = f": “{event.victory}”" if event.victory else ""
+            if event.pool is not None:
+                return f"{name(event.character)} answers, {_pool(event.pool, event.character, viewer)}{victory}."
             return f"{name(event.character)} answers, bidding {', '.join(event.traits)}{victory}."
         case Relented():
+            if event.pool is not None:
+                would = _pool(event.pool, event.character, NARRATOR)
+                return f"{name(event.character)} relents (they would have defended {would})."
             return f"{name(event.character)} relents."
         case ChallengeWithdrawn():
             return f"{name(event.by)} withdraws challenge {event.challenge}."
@@ -138,7 +148,8 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             shown = ", ".join(f"{name(who)} {event.signs[who]}" for who in order if who in event.signs)
             by = " (recorded by the Storyteller)" if event.recorded_by else ""
             result = "a tie" if event.result == "tie" else f"{name(order[0 if event.result == 'win' else 1])} wins"
-            return f"Test {event.test}{by}: {shown}: {result}."
+            pools = "; ".join(f"{name(who)}'s pool: {pool.describe()}" for who, pool in event.pools.items())
+            return f"Test {event.test}{by}: {shown}: {result}." + (f" Pools shown: {pools}." if pools else "")
         case DeclarationsOpened():
             what = "On the tie" if event.purpose == "tie" else "For the overbid"
             return f"{what}, both sides declare their Traits, {name(event.first)} first."
@@ -148,6 +159,8 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             return event.why
         case RetestInvoked():
             return f"{name(event.character)} retests with {source_label(event.source)}."
+        case RetestStood():
+            return "Nothing cancels that retest: it stands, and the next test begins."
         case RetestCancelled():
             return f"{name(event.character)} cancels the retest with {source_label(event.source)}."
         case AbilitySpent():
@@ -165,10 +178,11 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
         case ChallengeResolved():
             wait = (
                 f" {name(_challenger(before, event.challenge))} may not repeat it for five minutes."
-                if event.wait_until
+                if event.wait_until and not (event.wait_key or "").startswith("bns:")
                 else ""
             )
-            return f"{event.why}{wait}"
+            critical = f" {name(event.critical)} fails critically." if event.critical else ""
+            return f"{event.why}{critical}{wait}"
         case TraitLost():  # a consequence kept on its challenge has its names, not its words
             return event.why or f"{name(event.character)} loses {event.trait}."
         case DamageTaken():
@@ -194,7 +208,9 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
         case ProneCleared():
             return f"{name(event.character)} is no longer prone."
         case MobJoined():
-            return f"{name(event.character)} joins the attack, lending {', '.join(event.traits)}" + (
+            lending = f", {_pool(event.pool, event.character, viewer)}" if event.pool is not None else ""
+            lending = f", lending {', '.join(event.traits)}" if event.traits else lending
+            return f"{name(event.character)} joins the attack{lending}" + (
                 f": “{event.victory}”." if event.victory else "."
             )
         case ChampionChosen():
@@ -235,6 +251,14 @@ def _action(state: Scene, action: Action) -> str:
     drag = f" dragging {state.name_of(action.drag)}" if action.drag else ""
     stand = ", standing up" if action.stand else ""
     return f"{what}{target}{steps}{drag}{stand}"
+
+
+def _pool(pool: Pool, owner: str, viewer: str) -> str:
+    """A side's pool as ``viewer`` may know it before the test: its parts, or only that it is set."""
+    what = f"{pool.attack} attack" if pool.attack else f"{pool.defense or 'a'} defence" if pool.defense else "a pool"
+    if not knows(viewer, owner):
+        return "with a test pool kept secret until the test"
+    return f"with a {what} pool of {pool.describe()}"
 
 
 def _challenger(state: Scene, cid: str) -> str:

@@ -7,7 +7,10 @@ spectator). Hidden from a viewer:
   is public);
 - ``character_added``: another character's sheet beyond id, name and NPC; the ST's ``notes`` even
   from the character's own player;
-- ``character_adjusted``: the changes and the reason, except to the ST and that character.
+- ``character_adjusted``: the changes and the reason, except to the ST and that character;
+- ``challenge_declared``, ``bid_placed``, ``mob_joined``: a side's test pool, except to the ST and
+  that side (the first ``test_revealed`` shows every pool; a relent's pool is shown as it ends the
+  challenge).
 
 A blanked field is ``null`` and is named in the record's ``redacted`` list. Hashes are the
 original's, so a redacted record still says where it sits in the chain, but only the ST's copy
@@ -20,8 +23,9 @@ from typing import Any
 
 import msgspec
 
-from domain.events import CharacterAdded, CharacterAdjusted, ThrowSealed
+from domain.events import BidPlaced, ChallengeDeclared, CharacterAdded, CharacterAdjusted, MobJoined, ThrowSealed
 from domain.log import Recorded, Wire, to_wire
+from domain.pools import Pool
 from domain.state import NARRATOR
 
 _encoder = msgspec.json.Encoder(order="sorted")
@@ -46,6 +50,10 @@ def hidden_fields(record: Recorded, viewer: str) -> dict[str, Any]:
                 return {"character": {**msgspec.to_builtins(sheet), "notes": None}}
         case CharacterAdjusted(character=who) if who != viewer:
             return {"changes": None, "reason": None}
+        case ChallengeDeclared(challenger=who, pool=Pool()) if who != viewer:
+            return {"pool": None}
+        case BidPlaced(character=who, pool=Pool()) | MobJoined(character=who, pool=Pool()) if who != viewer:
+            return {"pool": None}
     return {}
 
 

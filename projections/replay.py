@@ -15,6 +15,7 @@ import msgspec
 from domain.events import DisputeOpened, RulingIssued
 from domain.evolve import evolve
 from domain.log import Recorded, Row, decode_event, format_at
+from domain.pools import Pool
 from domain.rules.texts import RULES
 from domain.state import NARRATOR, Scene
 from projections.narrate import narrate
@@ -187,6 +188,9 @@ def _diff(prefix: str, old: object | None, new: object | None) -> list[Change]:
 
 def _walk(path: str, old: Any, new: Any, out: list[Change]) -> None:
     if old == new:
+        return
+    if isinstance(old, Pool) or isinstance(new, Pool):  # a pool reads as its sum, set at once
+        out.append(Change(path, old.describe() if old else None, new.describe() if new else None))
         return
     if isinstance(old, msgspec.Struct) or isinstance(new, msgspec.Struct):
         olds, news = _fields_of(old), _fields_of(new)

@@ -1,14 +1,16 @@
 """What a viewer sees of a scene (PROTOCOL section 5): the ST sees everything; a player sees the
 same shape with what they may not know removed; a spectator sees only public facts.
 
-Hidden from a player: other characters' sheets, Traits, Abilities, Willpower and health; the ST's
-notes, even on their own sheet; a sealed throw that is not theirs. Bids, declared counts, revealed
-tests and outcomes are public, as at the table, where they are spoken aloud.
+Hidden from a player: other characters' sheets, Traits, Abilities, attributes, skills, Willpower
+and health; the ST's notes, even on their own sheet; a sealed throw that is not theirs; the other
+side's test pool until the first test is revealed. Bids, declared counts, revealed tests and
+outcomes are public, as at the table, where they are spoken aloud.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 
 import msgspec
 
@@ -23,8 +25,9 @@ from domain.events import (
     TurnEnded,
     TurnStarted,
 )
+from domain.pools import Pool
 from domain.rules import ruleset_for
-from domain.sheets import CATEGORIES, Sheet
+from domain.sheets import CATEGORIES, Sheet, in_order
 from domain.state import (
     NARRATOR,
     Call,
@@ -69,6 +72,33 @@ class RoundView(msgspec.Struct, frozen=True):
     extra: int
 
 
+class RulesView(msgspec.Struct, frozen=True):
+    """What a page needs to know of the ruleset, so that it never switches on its name."""
+
+    family: str
+    """What a side puts in: ``traits`` (bids), ``pools`` (test pools), ``dice``."""
+    rounds: bool
+    """Combat rounds (``start_round`` …)."""
+    mobs: bool
+    """Other attackers may ``join`` a challenge."""
+    blood: bool
+    """Blood buys Physical Traits (``spend_blood``)."""
+    flags: list[str]
+    """The flags a declaration may carry."""
+
+
+@cache
+def rules_view(ruleset: str) -> RulesView:
+    rules = ruleset_for(ruleset)
+    return RulesView(
+        family=rules.family,
+        rounds=rules.has_rounds,
+        mobs=rules.has_mobs,
+        blood=rules.has_blood,
+        flags=list(rules.flags),
+    )
+
+
 class CharacterView(msgspec.Struct, frozen=True, omit_defaults=True):
     id: str
     name: str
@@ -78,6 +108,8 @@ class CharacterView(msgspec.Struct, frozen=True, omit_defaults=True):
     traits: dict[str, int] | None = None
     traits_lost: list[str] | None = None
     abilities: dict[str, int] | None = None
+    attributes: dict[str, int] | None = None
+    skills: dict[str, int] | None = None
     willpower: int | None = None
     health: int | None = None
     damage: dict[str, int] | None = None
@@ -117,6 +149,8 @@ class ChallengeView(msgspec.Struct, frozen=True, omit_defaults=True):
     passed: list[str] = []
     declaring: str | None = None
     outcome: Outcome | None = None
+    pools: dict[str, Pool] = {}
+    """Each side's test pool the viewer may see: its own; both once the first test is revealed."""
     moves: dict[str, Moves] = {}
     """What each character the viewer acts for may do in it now: a player's own moves; for the
     Storyteller, those of the NPCs in it."""
@@ -127,6 +161,7 @@ class StateView(msgspec.Struct, frozen=True):
     title: str
     version: int
     ruleset: str
+    rules: RulesView
     status: str
     viewer: str
     round: RoundView | None
@@ -166,6 +201,8 @@ def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
         traits={category: c.available(category) for category in CATEGORIES},
         traits_lost=c.lost_names,
         abilities=dict(c.abilities),
+        attributes=in_order(c.sheet.attributes) or None,
+        skills=dict(c.sheet.skills) if c.sheet.attributes else None,
         willpower=c.willpower,
         health=max(0, c.sheet.health - c.wounds.total),
         damage={
@@ -179,6 +216,7 @@ def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
 
 def challenge_view(ch: Challenge, viewer: str = NARRATOR, moves: dict[str, Moves] | None = None) -> ChallengeView:
     sides = (ch.challenger, ch.defender)
+    shown = bool(ch.tests) or not ch.open
     return ChallengeView(
         moves=moves or {},
         id=ch.id,
@@ -209,6 +247,11 @@ def challenge_view(ch: Challenge, viewer: str = NARRATOR, moves: dict[str, Moves
         mob={h.who: list(h.bids) for h in ch.challenger.helpers},
         chosen=ch.chosen,
         outcome=ch.outcome,
+        pools={
+            who: pool
+            for who, pool in [*((s.who, s.pool) for s in sides), *((h.who, h.pool) for h in ch.challenger.helpers)]
+            if pool is not None and (shown or knows(viewer, who))
+        },
     )
 
 
@@ -333,6 +376,7 @@ def view(
         title=state.title,
         version=state.version,
         ruleset=state.ruleset,
+        rules=rules_view(state.ruleset),
         status=state.status,
         viewer=viewer,
         round=round_view(state.round),
