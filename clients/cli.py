@@ -35,6 +35,14 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("log", help="print a scene's events as JSON lines")
     p.add_argument("--db", metavar="PATH", required=True)
     p.add_argument("scene", metavar="SCENE")
+    p.add_argument(
+        "--as",
+        dest="viewer",
+        metavar="VIEWER",
+        default="st",
+        help="st (default: every event whole), spectator, or a character id: the events as that viewer was sent "
+        "them (what it may not know blanked, named in `redacted`)",
+    )
     p.set_defaults(run=offline.log, must_exist=True)
 
     p = sub.add_parser("verify", help="check every event's hash chain and sequence; print each head hash")

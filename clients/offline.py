@@ -14,11 +14,12 @@ from domain.events import CharacterAdded
 from domain.evolve import fold_rows
 from domain.log import decode_event
 from domain.state import NARRATOR
+from projections.redact import redact
 from projections.replay import Step, links_of_rows, render, replay
 from projections.views import view
 from server.backend import busy
 from server.service import Result, SceneService
-from server.store import open_store
+from server.store import EventStore, open_store
 from server.store.base import first_problem
 
 _json = msgspec.json.Encoder()
@@ -89,9 +90,34 @@ def play(args: argparse.Namespace, out: TextIO) -> int:
 
 def log(args: argparse.Namespace, out: TextIO) -> int:
     store = open_store(args.db, readonly=True)
-    for wire in store.read_wire(args.scene):
+    if not store.head(args.scene)[0]:
+        return _no_scene(args.scene)
+    viewer = _viewer(store, args.scene, args.viewer, "log")
+    if viewer is None:
+        return 2
+    if viewer == NARRATOR:
+        wires = store.read_wire(args.scene)
+    else:  # what that viewer was sent: another's sealed sign, sheet or pool blanked
+        wires = (redact(record, viewer) for record in store.read(args.scene))
+    for wire in wires:
         out.write(_json.encode(wire).decode() + "\n")
-    return 0 if store.head(args.scene)[0] else _no_scene(args.scene)
+    return 0
+
+
+def _viewer(store: EventStore, scene: str, asked: str, command: str) -> str | None:
+    """The viewer ``--as`` names (``st``, ``spectator`` or a character of the scene), or None
+    after saying what it may be."""
+    viewer = "*" if asked in ("spectator", "*") else asked
+    people = {
+        event.character.id
+        for _, _, type_, data in store.rows(scene)
+        if type_ == "character_added" and isinstance(event := decode_event(type_, data), CharacterAdded)
+    }
+    if viewer not in (NARRATOR, "*", *people):
+        known = ", ".join(sorted(people))
+        print(f"justicar {command}: --as st, spectator, or a character of the scene ({known})", file=sys.stderr)
+        return None
+    return viewer
 
 
 def verify(args: argparse.Namespace, out: TextIO) -> int:
@@ -125,15 +151,8 @@ def replay_scene(args: argparse.Namespace, out: TextIO) -> int:
     if not version:
         return _no_scene(args.scene)
     first, last = max(1, args.start or 1), min(version, args.end or version)
-    viewer = "*" if args.viewer in ("spectator", "*") else args.viewer
-    people = {
-        event.character.id
-        for _, _, type_, data in store.rows(args.scene)
-        if type_ == "character_added" and isinstance(event := decode_event(type_, data), CharacterAdded)
-    }
-    if viewer not in (NARRATOR, "*", *people):
-        known = ", ".join(sorted(people))
-        print(f"justicar replay: --as st, spectator, or a character of the scene ({known})", file=sys.stderr)
+    viewer = _viewer(store, args.scene, args.viewer, "replay")
+    if viewer is None:
         return 2
     before = fold_rows(args.scene, store.rows(args.scene, upto=first - 1))
     steps = replay(

@@ -36,8 +36,10 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from domain.commands import COMMANDS, AnyCommand, OpenScene
+from domain.errors import Rejected
 from domain.evolve import fold
 from domain.log import Wire
+from domain.rules import ruleset_for
 from domain.sheets import sheet_problems
 from domain.state import Scene
 from projections.narrate import narrate
@@ -49,7 +51,7 @@ from server.documents import audit_document, export_document
 from server.history import fork_wires
 from server.hub import Hub, SceneUnavailable
 from server.room import Behind, Joined, JoinRefused, Subscriber
-from server.service import STORAGE_UNAVAILABLE, Result, utc_now
+from server.service import STORAGE_UNAVAILABLE, ErrorBody, Result, utc_now
 from server.store import StorageUnavailable, StoreError
 from server.tokens import Grant
 from server.wire import (
@@ -75,6 +77,8 @@ from server.wire import (
     ListTokens,
     Ping,
     Pong,
+    PoolPreview,
+    PoolRequest,
     QrCode,
     QrRequest,
     ReplayMessage,
@@ -358,6 +362,22 @@ class Connection:
         except SceneUnavailable as failed:
             raise Refusal(failed.error.code, failed.error.message) from None
 
+    async def pool(self, asked: PoolRequest) -> PoolPreview:
+        """The pool a side would put in, as the ruleset computes it, or why it would be refused."""
+        grant = self._authenticated()
+        who = asked.character or grant.character
+        if who is None or (grant.role != "st" and who != grant.character):
+            raise Refusal("forbidden", "Ask for your own character's pool (the ST names one: `character`).")
+        state = await self._scene_state(grant.scene)
+        if who not in state.characters:
+            raise Refusal("unknown_character", f"There is no character {who!r} in this scene.")
+        ch = state.challenges.get(asked.challenge) if asked.challenge else None
+        try:
+            found = ruleset_for(state.ruleset).pool(state, who, asked.pool, asked.category, ch)
+        except Rejected as refused:
+            return PoolPreview(error=ErrorBody(refused.code, refused.message, refused.rule))
+        return PoolPreview(pool=found)
+
     async def control(self, message: Control) -> None:
         match message:
             case Hello(token=token):
@@ -397,6 +417,8 @@ class Connection:
                 await self.send(ChallengesPage(challenges=page, next=after))
             case HistoryRequest(before=before, limit=limit):
                 await self.history(before, limit)
+            case PoolRequest():
+                await self.send(await self.pool(message))
             case QrRequest(text=text):
                 self._storyteller("make QR codes")
                 if len(text) > MAX_QR:

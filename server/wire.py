@@ -20,13 +20,14 @@ from msgspec import Meta
 from domain.commands import AnyCommand, Options
 from domain.evolve import evolve
 from domain.log import Recorded, Wire
-from domain.sheets import Ident
+from domain.pools import Pool, PoolSpec
+from domain.sheets import Category, Ident
 from domain.state import Scene
 from projections.narrate import narrate
 from projections.redact import redact
 from projections.replay import Step, states
 from projections.views import ChallengeView, StateView, touched, turned, view
-from server.service import Result
+from server.service import ErrorBody, Result
 from server.tokens import Grant
 
 MAX_FRAME = 64 * 1024
@@ -140,6 +141,17 @@ class QrRequest(_In, frozen=True, kw_only=True, tag="qr"):
     text: Annotated[str, Meta(min_length=1, max_length=4000)]
 
 
+class PoolRequest(_In, frozen=True, kw_only=True, tag="pool"):
+    """The test pool a side would put in, computed from its sheet and recorded nowhere (a page
+    shows it before sending): an attack in ``category``, or a defence in ``challenge``. A player asks
+    for its own character; the ST names one (``character``)."""
+
+    pool: PoolSpec
+    category: Category = "physical"
+    challenge: Ident | None = None
+    character: Ident | None = None
+
+
 Control = (
     Hello
     | Subscribe
@@ -156,6 +168,7 @@ Control = (
     | QrRequest
     | ChallengesRequest
     | HistoryRequest
+    | PoolRequest
 )
 CONTROL_TYPES = frozenset(cls.__struct_config__.tag for cls in typing.get_args(Control))
 COMMAND_TYPES = frozenset(cls.__struct_config__.tag for cls in typing.get_args(AnyCommand))
@@ -297,6 +310,13 @@ class QrCode(_Out, frozen=True, kw_only=True, tag="qr"):
     svg: str
 
 
+class PoolPreview(_Out, frozen=True, kw_only=True, tag="pool"):
+    """The answer to ``pool``: the pool with every part and its total, or why it would be refused."""
+
+    pool: Pool | None = None
+    error: ErrorBody | None = None
+
+
 class ChallengesPage(_Out, frozen=True, kw_only=True, tag="challenges"):
     """Decided challenges, newest first; ``next``: ask again with ``before`` set to it (none: that
     was the oldest)."""
@@ -333,6 +353,7 @@ Outgoing = (
     | Forked
     | QrCode
     | ChallengesPage
+    | PoolPreview
     | HistoryPage
 )
 

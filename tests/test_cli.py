@@ -63,6 +63,47 @@ class TestPlay:
         assert people["fred"]["conditions"]["grappled_by"] is None and people["maria"]["damage"]["bashing"] == 1
         assert last["state"]["round"]["initiative"] == {"jimmy": 9, "maria": 5, "fred": 4, "frank": 2}
 
+    def test_the_bns_duel_plays_the_documents_examples(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """The bns example: the hunter's shotgun wins by an overbid, a normal success (two lethal);
+        Vincent's Dread Gaze wins on Willpower after an overbid he may not make; a failed, unskilled
+        Entrancement leaves the officer immune to it but not to Dread Gaze (bns:retry-immunity)."""
+        code, lines = run(capsys, "play", str(ROOT / "examples" / "bns-duel.jsonl"), "--db", str(tmp_path / "b.db"))
+        *results, last = [json.loads(line) for line in lines]
+        assert code == 0
+        refused = [(r["id"], r["error"]["code"], r["error"]["rule"]) for r in results if not r["ok"]]
+        assert refused == [("b-15", "no_overbid", "bns:overbid"), ("b-22", "immune", "bns:retry-immunity")]
+        state = last["state"]
+        assert state["rules"]["family"] == "pools"
+        shot, gaze = state["challenges"]["shot"], state["challenges"]["gaze"]
+        assert shot["outcome"]["winner"] == "challenger" and not shot["outcome"]["exceptional"]
+        assert [t["result"] for t in shot["tests"]] == ["tie", "lose", "win"]
+        assert {who: p["total"] for who, p in shot["pools"].items()} == {"hunter": 12, "vincent": 6}
+        assert gaze["outcome"]["winner"] == "challenger" and len(gaze["tests"]) == 2
+        assert state["challenges"]["charm"]["outcome"]["critical"] == "vincent"
+        assert state["challenges"]["stare"]["outcome"]["exceptional"]
+        vincent = state["characters"]["vincent"]
+        assert vincent["damage"]["lethal"] == 2 and vincent["willpower"] == 2
+
+    def test_log_as_a_player_is_what_the_player_was_sent(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """``log --as`` prints the events as that viewer was sent them: the hunter's pool blanked for
+        Vincent, his own whole; the hashes kept; an unknown viewer refused."""
+        db = str(tmp_path / "b.db")
+        run(capsys, "play", str(ROOT / "examples" / "bns-duel.jsonl"), "--db", db)
+        code, lines = run(capsys, "log", "--db", db, "church", "--as", "vincent")
+        events = {(e["type"], e["data"].get("challenge")): e for e in map(json.loads, lines)}
+        declared, answered = events[("challenge_declared", "shot")], events[("bid_placed", "shot")]
+        assert code == 0 and declared["data"]["pool"] is None and declared["redacted"] == ["pool"]
+        assert answered["data"]["pool"]["total"] == 6 and "redacted" not in answered
+        _, whole = run(capsys, "log", "--db", db, "church")
+        assert [json.loads(line)["hash"] for line in whole] == [e["hash"] for e in map(json.loads, lines)]
+        assert json.loads(whole[4])["data"]["pool"]["total"] == 12
+        code, _ = run(capsys, "log", "--db", db, "church", "--as", "nobody")
+        assert code == 2
+
     def test_playing_again_is_idempotent(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
         """Re-playing a script into the same database returns the first results of accepted commands
         and appends nothing (a refused command was never recorded, so it is judged again)."""
