@@ -13,8 +13,10 @@ from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
 import anyio
+import msgspec
 
 from clients.client import Client, ClientError
+from domain.pools import Pool
 
 HELP = """moves (the challenge id may be left out when you are in only one open challenge):
   declare ID TARGET CATEGORY TRAIT [victory…]   challenge someone (category: physical/social/mental)
@@ -26,7 +28,18 @@ HELP = """moves (the challenge id may be left out when you are in only one open 
   retest [ID] ability|power|merit NAME   or   retest [ID] overbid TRAIT
   cancel [ID] ability|power|merit NAME   block the other side's retest
   pass [ID]              no (further) retest, or let the other side's retest stand
-  view · help · quit"""
+  view · help · quit
+where the scene plays test pools (bns):
+  declare ID TARGET ATTACK[/ATTRIBUTE][@WEAPON] [SKILL] [±N REASON…] [: victory…]
+                         ATTACK: unarmed melee thrown archery firearms bite claw mental social
+                         e.g. declare gaze hunter social intimidation : he flees
+                              declare shot vincent firearms +2 shotgun : I shoot him
+  defend [ID] DEFENSE [±N REASON…]   answer with dodge, parry, soak, mental or social
+  relent [ID] [DEFENSE]  give in (say the defence you would have used: it grades the relent)
+  retest [ID] willpower   or   retest [ID] overbid"""
+
+ATTACKS = ("unarmed", "melee", "thrown", "archery", "firearms", "bite", "claw", "mental", "social")
+DEFENSES = ("dodge", "parry", "soak", "mental", "social")
 
 
 def _names(view: dict[str, Any]) -> dict[str, str]:
@@ -39,8 +52,25 @@ def viewer(welcome: dict[str, Any]) -> str:
     return str(welcome.get("character") or ("st" if welcome.get("role") == "st" else "*"))
 
 
+def _pools(view: dict[str, Any]) -> bool:
+    return bool((view.get("rules") or {}).get("family") == "pools")
+
+
+def describe(pool: dict[str, Any]) -> str:
+    """A recorded pool, part by part: ``Physical 7 + Firearms 3 + 2 (shotgun) = 12``."""
+    return msgspec.convert(pool, Pool).describe()
+
+
 def sheet_lines(view: dict[str, Any], me: str) -> list[str]:
     mine = view.get("characters", {}).get(me)
+    if mine and _pools(view) and mine.get("attributes") is not None:
+        ratings = ", ".join(f"{a.capitalize()} {n}" for a, n in mine["attributes"].items())
+        skills = ", ".join(f"{k.capitalize()} {n}" for k, n in (mine.get("skills") or {}).items()) or "none"
+        damage = ", ".join(f"{n} {kind}" for kind, n in (mine.get("damage") or {}).items() if n) or "none"
+        return [
+            f"Attributes: {ratings} · Skills: {skills}",
+            f"Willpower {mine.get('willpower')} · Health {mine.get('health')} (damage: {damage})",
+        ]
     if not mine or mine.get("traits") is None:
         return []
     traits = ", ".join(f"{cat.capitalize()} {n}" for cat, n in mine["traits"].items())
@@ -64,6 +94,10 @@ def moves(ch: dict[str, Any], me: str, names: dict[str, str]) -> str:
     mine = "challenger" if me == challenger else "defender" if me == defender else None
     other = names.get(defender if mine == "challenger" else challenger, "the other side")
     status = ch["status"]
+    defenses = (ch.get("moves", {}).get(me) or {}).get("defenses") or {}
+    if defenses:
+        offered = ", ".join(f"{kind} {pool['total']}" for kind, pool in defenses.items())
+        return f"defend DEFENSE [±N REASON] ({offered}), or relent DEFENSE"
     if status == "awaiting_response":
         return "bid TRAIT, or relent" if mine == "defender" else f"wait for {other} (or withdraw)"
     if ch.get("owed", {}).get(me):
@@ -101,6 +135,12 @@ def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
         for test in ch.get("tests", []):
             signs = " vs ".join(test.get("signs", {}).values())
             lines.append(f"    test {test['number']}: {signs} — {test.get('why') or test.get('result')}")
+        for who, pool in ch.get("pools", {}).items():
+            lines.append(f"    {'your' if who == me else names.get(who, who) + chr(39) + 's'} pool: {describe(pool)}")
+        outcome = ch.get("outcome") or {}
+        if outcome.get("exceptional") or outcome.get("critical"):
+            grade = "exceptional success" if outcome.get("exceptional") else ""
+            lines.append(f"    {grade or 'critical failure: ' + names.get(outcome['critical'], outcome['critical'])}")
         for who, sign in ch.get("sealed", {}).items():
             lines.append(f"    {'your' if who == me else names.get(who, who) + chr(39) + 's'} sealed throw: {sign}")
         if me not in ("st", "*"):
@@ -150,6 +190,16 @@ def parse(line: str, view: dict[str, Any], me: str) -> dict[str, Any]:
             return {"category": category}
         return {"category": category, "name": " ".join(args)}
 
+    if verb == "declare" and _pools(view):
+        return _declare_pool(args)
+    if verb == "defend" or (verb == "relent" and _pools(view)):
+        cid = challenge()
+        if verb == "relent" and not args:
+            return {"type": "relent", "challenge": cid}
+        if not args or args[0] not in DEFENSES:
+            raise Unclear(f"{verb} [ID] DEFENSE: one of {', '.join(DEFENSES)}.")
+        pool = {"defense": args.pop(0), **_wildcard(args)}
+        return {"type": "bid" if verb == "defend" else "relent", "challenge": cid, "pool": pool}
     if verb == "declare":
         if len(args) < 4:
             raise Unclear("declare ID TARGET CATEGORY TRAIT [victory…]")
@@ -187,6 +237,47 @@ def parse(line: str, view: dict[str, Any], me: str) -> dict[str, Any]:
             "source": source(),
         }
     raise Unclear(f"Unknown move {verb!r}; type help.")
+
+
+def _wildcard(words: list[str]) -> dict[str, Any]:
+    """``+2 shotgun`` as a pool's wild card and its reason; nothing when there is none."""
+    if not words:
+        return {}
+    try:
+        wildcard = int(words[0])
+    except ValueError:
+        raise Unclear(f"A wild card is a number, like +2 or -1, then why: not {words[0]!r}.") from None
+    return {"wildcard": wildcard, "why": " ".join(words[1:])}
+
+
+def _declare_pool(args: list[str]) -> dict[str, Any]:
+    """``declare ID TARGET ATTACK[/ATTRIBUTE][@WEAPON] [SKILL] [±N REASON…] [: victory…]``."""
+    words, _, victory = " ".join(args).partition(":")
+    parts = words.split()
+    if len(parts) < 3:
+        raise Unclear("declare ID TARGET ATTACK [SKILL] [±N REASON…] [: victory…] (type help)")
+    cid, target, attack, *rest = parts
+    attack, _, weapon = attack.partition("@")
+    attack, _, attribute = attack.partition("/")
+    if attack not in ATTACKS:
+        raise Unclear(f"The attack is one of {', '.join(ATTACKS)}: not {attack!r}.")
+    pool: dict[str, Any] = {"attack": attack}
+    if attribute:
+        pool["attribute"] = attribute
+    if weapon:
+        pool["weapon"] = weapon
+    if rest and not rest[0].lstrip("+-").isdigit():
+        pool["skill"] = rest.pop(0).lower()
+    pool |= _wildcard(rest)
+    return {
+        "type": "declare",
+        "challenge": cid,
+        "kind": "contested",
+        "targets": [target],
+        "category": {"mental": "mental", "social": "social"}.get(attack, "physical"),
+        "pool": pool,
+        "victory": victory.strip(),
+    }
 
 
 async def _lines(stdin: TextIO) -> AsyncIterator[str]:

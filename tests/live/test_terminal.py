@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import anyio
+import msgspec
 import pytest
 
 from clients.client import Client
-from server.app import Running
+from domain.commands import parse_command
+from server.app import Running, running
+from server.backend import open_backend
+from server.service import SceneService
+from tests.domain.test_bns import BRUTE, HUNTER, VINCENT
 from tests.live.conftest import at_version
 
 pytestmark = pytest.mark.anyio
@@ -59,3 +65,44 @@ async def test_a_bad_token_is_a_clear_error(live: Running) -> None:
         [sys.executable, "-m", "clients.cli", "join", live.url, "--token", "jt_wrong"], input=b"", check=False
     )
     assert done.returncode == 1 and "unknown, revoked or expired" in done.stderr.decode()
+
+
+async def test_a_player_declares_and_defends_with_pools(tmp_path: Path) -> None:
+    """bns at the terminal: Vincent stares the hunter down with a Social pool, Brute defends a
+    punch with a dodge; each sees the pools once the test shows them (bns:attack-pool)."""
+    backend = open_backend(None)
+    service = SceneService(backend.store)
+    setup = [{"type": "open_scene", "ruleset": "bns"}] + [
+        {"type": "add_character", "character": sheet} for sheet in (HUNTER, VINCENT, BRUTE)
+    ]
+    for n, body in enumerate(setup):
+        command = parse_command(msgspec.json.encode({"id": f"s{n}", "scene": "c", "actor": "st", **body}))
+        assert service.handle(command).error is None
+    vincent = backend.tokens.issue("c", "player", "vincent")[0]
+    brute = backend.tokens.issue("c", "player", "brute")[0]
+    async with running(backend) as live:
+        moves = "declare gaze brute social intimidation +1 glare : he backs off\nview\nquit\n"
+        with anyio.fail_after(20):
+            done = await anyio.run_process(
+                [sys.executable, "-m", "clients.cli", "join", live.url, "--token", vincent],
+                input=moves.encode(),
+                check=False,
+            )
+        out = done.stdout.decode()
+        assert done.returncode == 0, done.stderr.decode()
+        assert "Attributes: Physical 3, Social 10, Mental 5 · Skills: Dodge 2, Intimidation 5" in out
+        assert "ok (declare)" in out
+        assert "your pool: Social 10 + Intimidation 5 + 1 (glare) = 16" in out
+        moves = "view\ndefend dodge\ndefend social -1 rattled\nthrow rock\nview\nquit\n"
+        with anyio.fail_after(20):
+            done = await anyio.run_process(
+                [sys.executable, "-m", "clients.cli", "join", live.url, "--token", brute],
+                input=moves.encode(),
+                check=False,
+            )
+        out = done.stdout.decode()
+        assert done.returncode == 0, done.stderr.decode()
+        assert "you may: defend DEFENSE [±N REASON] (social 5), or relent DEFENSE" in out
+        assert "Vincent's pool" not in out  # not before the test
+        assert "refused: A Social challenge is resisted with social, not dodge. [bns:mental-social-defense]" in out
+        assert "ok (bid)" in out and "your pool: Composure 2 + Willpower 3 - 1 (rattled) = 4" in out

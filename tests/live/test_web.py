@@ -15,6 +15,7 @@ from playwright.async_api import Browser, Page, async_playwright, expect
 
 from clients.client import Client
 from server.app import Running
+from tests.domain.test_bns import BRUTE, HUNTER, VINCENT
 
 pytestmark = pytest.mark.anyio
 
@@ -321,3 +322,67 @@ async def test_the_console_runs_a_camarilla_round(
     await expect(st.locator("#disputes")).to_contain_text("uphold — ")
     await expect(mark.locator("#timeline")).to_contain_text("upholds")
     await accessible(st)
+
+
+async def test_a_pool_challenge_on_two_phones(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    """bns on two phones: Vincent's page builds a Social attack and shows its pool, computed by the
+    server, before sending; Brute's page hides it and offers his defences with their totals; once
+    the test shows the pools, both phones show them, and the grade (bns:exceptional-success)."""
+    async with Client(live.url, tokens["st"]) as st_client:
+        opened = await st_client.request(
+            {"type": "create_scene", "ruleset": "bns", "title": "The church", "scene": "church"}, "scene_created"
+        )
+    async with Client(live.url, opened["token"]) as st_client:
+        for sheet in (VINCENT, BRUTE, HUNTER):
+            assert (await st_client.send({"type": "add_character", "character": sheet}))["ok"]
+    st = await phone(browser, f"{live.web}/st#token={opened['token']}")
+    await expect(st.locator("#characters")).to_contain_text("Social 10")
+    vincent = await phone(browser, await invite(st, "Vincent"))
+    brute = await phone(browser, await invite(st, "Brute"))
+    await expect(vincent.locator("#me")).to_contain_text("Intimidation 5")
+    await expect(vincent.locator("#me")).to_contain_text("Willpower 4")
+
+    declare = vincent.locator("#declare")
+    await declare.get_by_label("Target", exact=True).select_option(label="Brute")
+    await declare.get_by_label("Attack", exact=True).select_option("social")
+    await declare.get_by_label("Skill", exact=True).fill("intimidation")
+    await expect(declare.locator(".pool-preview")).to_have_text("Your pool: Social 10 + Intimidation 5 = 15")
+    await declare.get_by_label("Victory condition").fill("He backs off")
+    await declare.get_by_role("button", name="Declare", exact=True).click()
+    await expect(declare).to_contain_text("Declared.")
+    await accessible(vincent)
+
+    card = brute.locator("#challenges article")
+    await expect(card).to_contain_text("Vincent → Brute · social contested")
+    await expect(card).not_to_contain_text("Intimidation")  # Vincent's pool stays his until the test
+    defenses = card.locator("fieldset.defenses")
+    await expect(defenses).to_contain_text("Social: Composure 2 + Willpower 3 = 5")
+    await shot(brute, "bns-defender")
+    await card.get_by_role("button", name="Defend", exact=True).click()
+    await expect(vincent.locator("#challenges article")).not_to_contain_text("Composure")
+    await vincent.locator("#challenges").get_by_role("button", name="Rock", exact=True).click()
+    await card.get_by_role("button", name="Scissors", exact=True).click()
+    await expect(brute.locator("#challenges")).to_contain_text("Vincent's social pool: Social 10 + Intimidation 5 = 15")
+    await expect(vincent.locator("#challenges")).to_contain_text("Brute's social pool: Composure 2 + Willpower 3 = 5")
+    await brute.locator("#challenges").get_by_role("button", name="Pass: no retest").click()
+    for page in (vincent, brute):
+        await expect(page.locator("#challenges")).to_contain_text("Exceptional success")
+    await expect(st.locator("#challenges")).to_contain_text("Exceptional success")
+    await accessible(brute)
+    await shot(vincent, "bns-attacker")
+
+    # The Storyteller shoots for the hunter from the console; Vincent dodges on his phone.
+    npc = st.locator("#challenges .npc-declare")
+    await npc.get_by_text("Declare a challenge for an NPC").click()
+    await npc.get_by_label("Target", exact=True).select_option(label="Vincent")
+    await npc.get_by_label("Attack", exact=True).select_option("firearms")
+    await npc.get_by_label("Wild card (+/-)").fill("2")
+    await npc.get_by_label("Why the wild card").fill("shotgun")
+    await expect(npc.locator(".pool-preview")).to_have_text("Your pool: Physical 7 + Firearms 3 + 2 (shotgun) = 12")
+    await npc.get_by_label("Victory condition").fill("I shoot Vincent")
+    await npc.get_by_role("button", name="Declare", exact=True).click()
+    shot_card = vincent.locator("#challenges article").filter(has_text="The hunter → Vincent")
+    await expect(shot_card.locator("fieldset.defenses")).to_contain_text("Dodge: Physical 3 + Dodge 2 = 5")
+    await expect(shot_card).not_to_contain_text("Firearms")
+    await accessible(st)
+    await shot(st, "bns-console")

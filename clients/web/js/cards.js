@@ -1,7 +1,7 @@
 // Cards both pages show: a challenge as far as the viewer may see it, and a character sheet.
 import { h } from "./dom.js";
 import { movesPanel } from "./moves.js";
-import { CATEGORIES, SIGN_LABELS, challengeLine, nameOf, ruleNote, sourceLabel, title, waitingFor } from "./words.js";
+import { CATEGORIES, SIGN_LABELS, challengeLine, describePool, gradeLine, nameOf, ruleNote, sourceLabel, title, waitingFor } from "./words.js";
 
 /** A challenge, with the moves of each character the viewer acts for (`actFor`: the ST's NPCs). */
 export function challengeCard(live, view, ch, { forCharacter = false, extra = null } = {}) {
@@ -9,6 +9,8 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
   const bids = Object.entries(ch.bids || {}).filter(([, traits]) => traits.length);
   const sealed = Object.entries(ch.sealed || {});
   const moves = Object.entries(ch.moves || {});
+  const pools = Object.entries(ch.pools || {});
+  const grade = gradeLine(view, ch);
   return h(
     "article",
     { class: `challenge ${ch.outcome ? "resolved" : "open"}`, "aria-labelledby": `ch-${ch.id}` },
@@ -16,6 +18,12 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
     ch.victory && h("p", { class: "victory" }, `“${ch.victory}”`, ch.defender_victory && ` — answered: “${ch.defender_victory}”`),
     bids.length > 0 &&
       h("p", {}, "Bids: ", bids.map(([who, traits]) => `${nameOf(view, who)}: ${traits.join(", ")}`).join(" · ")),
+    pools.length > 0 &&
+      h(
+        "ul",
+        { class: "pools", "aria-label": "Test pools" },
+        pools.map(([who, pool]) => h("li", {}, `${who === me ? "Your" : `${nameOf(view, who)}'s`} ${pool.attack || pool.defense || ""} pool: `, h("strong", {}, describePool(pool)))),
+      ),
     Object.keys(ch.mob || {}).length > 0 &&
       h("p", {}, "Mob: ", Object.entries(ch.mob).map(([who, traits]) => `${nameOf(view, who)} lends ${traits.join(", ")}`).join(" · ")),
     sealed.length > 0 &&
@@ -46,6 +54,7 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
         ch.retests.map((r) => `${nameOf(view, r.by)}: ${sourceLabel(r.source)} (${r.status})`).join(" · "),
       ),
     h("p", { class: "waiting" }, h("strong", {}, ch.outcome ? "Outcome: " : "Now: "), waitingFor(view, ch)),
+    grade && h("p", { class: "grade" }, h("strong", {}, title(grade))),
     ch.outcome && ruleNote(ch.outcome.rule),
     moves.map(([who, found]) =>
       h(
@@ -75,6 +84,27 @@ export function sheetCard(view, who) {
     conditions.moved_steps > 1 && `moved ${conditions.moved_steps} steps (one Physical Trait down this round)`,
   ].filter(Boolean);
   const damage = Object.entries(c.damage || {}).filter(([, n]) => n);
+  const vitals = h(
+    "p",
+    {},
+    `Willpower ${c.willpower ?? "–"} · Health ${c.health ?? "–"}`,
+    damage.length > 0 && ` (damage: ${damage.map(([k, n]) => `${n} ${k}`).join(", ")})`,
+  );
+  const state = h("p", {}, `Conditions: ${held.join(", ") || "none"}`);
+  const actions = c.actions_left !== undefined && c.actions_left !== null && h("p", {}, `Actions left this round: ${c.actions_left}`);
+  if (view.rules?.family === "pools") {
+    const skills = Object.entries(c.skills || {});
+    return h(
+      "section",
+      { class: "sheet", "aria-label": `${c.name}'s sheet` },
+      h("dl", { class: "traits" }, Object.entries(c.attributes || {}).map(([name, n]) => [h("dt", {}, title(name)), h("dd", {}, h("strong", {}, String(n)))])),
+      h("p", {}, `Skills: ${skills.map(([s, n]) => `${title(s)} ${n}`).join(", ") || "none"} (a skill not listed: unskilled)`),
+      (sheet.weapons || []).length > 0 && h("p", {}, `Weapons: ${sheet.weapons.map((w) => `${w.name} (${w.kind}${w.bonus ? `, ${w.bonus > 0 ? "+" : ""}${w.bonus}` : ""})`).join(", ")}`),
+      vitals,
+      state,
+      actions,
+    );
+  }
   return h(
     "section",
     { class: "sheet", "aria-label": `${c.name}'s sheet` },
@@ -98,14 +128,9 @@ export function sheetCard(view, who) {
       {},
       `Abilities: ${Object.entries(c.abilities || {}).map(([a, n]) => `${a} ${n}`).join(", ") || "none"}`,
     ),
-    h(
-      "p",
-      {},
-      `Willpower ${c.willpower ?? "–"} · Health ${c.health ?? "–"}`,
-      damage.length > 0 && ` (damage: ${damage.map(([k, n]) => `${n} ${k}`).join(", ")})`,
-    ),
-    h("p", {}, `Conditions: ${held.join(", ") || "none"}`),
-    c.actions_left !== undefined && c.actions_left !== null && h("p", {}, `Actions left this round: ${c.actions_left}`),
+    vitals,
+    state,
+    actions,
   );
 }
 

@@ -2,6 +2,7 @@
 // every challenge with its hidden parts, throws seen at the table, disputes and rulings, forks,
 // and the audit and export to download.
 import { challengeCard } from "./cards.js";
+import { declareForm } from "./declare.js";
 import { download, field, fill, h, keyed, regions as redraws, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
 import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, timeline, title } from "./words.js";
@@ -56,7 +57,7 @@ function start(live) {
       fill(regions.invitations, h("h2", { id: "inv-h" }, "Invitations"), invitations(live));
       fill(regions.tools, h("h2", { id: "tools-h" }, "What-if, new scenes & downloads"), tools(live, view), newScene(live));
       fill(regions.timeline, h("h2", { id: "tl-h" }, "Timeline"), h("p", {}, h("a", { href: replayLink(live), target: "_blank" }, "Step through it in the replay viewer")), timeline([], null, live));
-      fill(regions.challenges, h("h2", { id: "chal-h" }, "Challenges"), h("p", { class: "none" }, "No open challenge."), openCards, h("details", { class: "done" }, h("summary", {}, ""), doneCards, h("button", { type: "button", class: "quiet older", onclick: () => live.olderChallenges() }, "Show older challenges")));
+      fill(regions.challenges, h("h2", { id: "chal-h" }, "Challenges"), h("div", { class: "npc-declare" }), h("p", { class: "none" }, "No open challenge."), openCards, h("details", { class: "done" }, h("summary", {}, ""), doneCards, h("button", { type: "button", class: "quiet older", onclick: () => live.olderChallenges() }, "Show older challenges")));
     }
     const players = Object.values(view.characters).filter((c) => !c.npc && c.present).map((c) => [c.id, c.name]);
     region(regions.invitations.querySelector("select[name=character]"), JSON.stringify(players), () => {
@@ -67,12 +68,17 @@ function start(live) {
     });
     region(regions.scene, JSON.stringify([view.status, view.title, live.presence]), () => fill(regions.scene, h("h2", { id: "scene-h" }, "Scene"), scenePanel(live, view)));
     if (!regions.characters.firstChild) {
-      const head = h("tr", {}, ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"].map((t) => h("th", { scope: "col" }, t)));
+      const columns = view.rules?.family === "pools" ? ["Character", "Attributes", "Skills", "Health", "Willpower", "Conditions", "Adjust"] : ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"];
+      const head = h("tr", {}, columns.map((t) => h("th", { scope: "col" }, t)));
       fill(regions.characters, h("h2", { id: "chars-h" }, "Characters"), sheetFiles(live), h("div", { class: "scroll" }, h("table", {}, h("thead", {}, head), rows)));
     }
     keyed(rows, Object.values(view.characters).map((c) => [JSON.stringify(c), () => characterRow(live, view, c)]));
     region(regions.round, JSON.stringify([view.round, Object.values(view.characters).map((c) => [c.action, c.actions_left, c.turn_done])]), () =>
       fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
+    );
+    const npcs = Object.values(view.characters).filter((c) => c.npc && c.present);
+    region(regions.challenges.querySelector(".npc-declare"), JSON.stringify([view.status, npcs.map((c) => [c.id, c.sheet]), people(view)]), () =>
+      fill(regions.challenges.querySelector(".npc-declare"), view.status === "open" && npcs.length > 0 && npcDeclare(live, view, npcs)),
     );
     const all = Object.values(view.challenges);
     const open = all.filter((ch) => !ch.outcome && ch.status !== "withdrawn");
@@ -137,7 +143,10 @@ function scenePanel(live, view) {
 
 /** Open another scene; its console link holds its own Storyteller key. */
 function newScene(live) {
-  const ruleset = select("ruleset", [["lotn", "Laws of the Night"], ["camarilla", "Camarilla combat"]]);
+  const ruleset = select("ruleset", [["lotn", "Laws of the Night"], ["camarilla", "Camarilla combat"], ["bns", "By Night Studios (test pools)"]]);
+  const houseRules = Object.entries(BNS_OPTIONS).map(([option, [text, on]]) => [option, h("input", { type: "checkbox", name: option, checked: on }), text]);
+  const bnsRules = h("fieldset", { class: "house-rules", hidden: true }, h("legend", {}, "House rules (bns)"), houseRules.map(([, box, text]) => h("label", { class: "check" }, box, ` ${text}`)));
+  ruleset.addEventListener("change", () => (bnsRules.hidden = ruleset.value !== "bns"));
   const newTitle = h("input", { name: "title", autocomplete: "off", placeholder: "Elysium, interrupted" });
   const created = h("div", { class: "outcome" });
   return h(
@@ -150,19 +159,31 @@ function newScene(live) {
         class: "row",
         onsubmit: async (e) => {
           e.preventDefault();
-          const reply = await live.request({ type: "create_scene", ruleset: ruleset.value, title: newTitle.value.trim() }, "scene_created");
+          const body = { type: "create_scene", ruleset: ruleset.value, title: newTitle.value.trim() };
+          if (ruleset.value === "bns") body.options = { bns: Object.fromEntries(houseRules.map(([option, box]) => [option, box.checked])) };
+          const reply = await live.request(body, "scene_created");
           if (reply.type === "error") return created.replaceChildren(refusal(reply));
           const link = `${location.origin}/st#token=${reply.token}`;
           created.replaceChildren(h("p", {}, `Scene ${reply.scene} is open: `, h("a", { href: link }, "open its console"), " (the link holds its Storyteller key: keep it)."));
         },
       },
       field("Rules", ruleset),
+      bnsRules,
       field("Title", newTitle),
       h("button", { type: "submit" }, "Create"),
     ),
     created,
   );
 }
+
+const BNS_OPTIONS = {
+  static_tests: ["Static challenges against a difficulty", true],
+  unskilled_critical: ["An unskilled loss is a critical failure", true],
+  critical_defenders: ["Defenders can fail critically too", false],
+  relent_exceptional: ["Relenting with the lower pool gives an exceptional success", true],
+  retry_immunity: ["Ten minutes' immunity after a failed Mental or Social challenge", true],
+  soak_overbid: ["A soaking defender may overbid", false],
+};
 
 /** Invitations: a link and a QR code per player's character, revocable; and spectators. */
 function invitations(live) { // built once: the invitations made stay on the page
@@ -266,14 +287,28 @@ function sheetFiles(live) {
   return h("div", {}, h("form", { class: "row", onsubmit: add }, field("Add characters from sheet files (JSON: one sheet or a list)", files), h("button", { type: "submit" }, "Add")), results);
 }
 
+function people(view) {
+  return Object.values(view.characters).map((c) => [c.id, c.name, c.present]);
+}
+
+/** Declare a challenge for an NPC: the same form a player has, sent with `character`. */
+function npcDeclare(live, view, npcs) {
+  const who = select("npc", npcs.map((c) => [c.id, c.name]));
+  const form = h("div", {}, declareForm(live, view, npcs[0].id, { forCharacter: true }));
+  who.addEventListener("change", () => fill(form, declareForm(live, view, who.value, { forCharacter: true })));
+  return h("details", {}, h("summary", {}, "Declare a challenge for an NPC"), field("For", who), form);
+}
+
 /** One character's row, hidden parts included, with its adjust form. */
 function characterRow(live, view, c) {
+  const pools = view.rules?.family === "pools";
+  const ratings = (levels) => Object.entries(levels || {}).map(([name, n]) => `${title(name)} ${n}`).join(" · ") || "—";
   return h(
     "tr",
     { class: c.present ? "" : "gone" },
     h("th", { scope: "row" }, c.name, c.npc ? ` (NPC${c.sheet?.auto ? ", auto" : ""})` : ""),
-    h("td", {}, CATEGORIES.map((cat) => `${title(cat)[0]} ${c.traits?.[cat] ?? 0}`).join(" · ")),
-    h("td", {}, (c.traits_lost || []).join(", ") || "—"),
+    pools ? h("td", {}, ratings(c.attributes)) : h("td", {}, CATEGORIES.map((cat) => `${title(cat)[0]} ${c.traits?.[cat] ?? 0}`).join(" · ")),
+    pools ? h("td", {}, ratings(c.skills)) : h("td", {}, (c.traits_lost || []).join(", ") || "—"),
     h("td", {}, `${c.health ?? "–"} (${Object.entries(c.damage || {}).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(", ") || "unhurt"})`),
     h("td", {}, String(c.willpower ?? "–")),
     h("td", {}, conditionText(view, c)),
@@ -335,7 +370,7 @@ function roundPanel(live, view) {
   const out = outcome("round");
   const send = sender(live, out);
   const r = view.round;
-  if (view.ruleset !== "camarilla") return h("p", {}, `${view.ruleset} has no combat rounds: challenges are declared as they come.`);
+  if (!view.rules?.rounds) return h("p", {}, `${view.ruleset} has no combat rounds here: challenges are declared as they come.`);
   const newFight = h("input", { type: "checkbox", name: "new_fight" });
   if (!r || r.phase === "over") {
     return h(

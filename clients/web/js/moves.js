@@ -2,7 +2,7 @@
 // allow now (`challenge.moves[who]`), each sent as a protocol command; a refusal shows the
 // server's reason and the rule.
 import { field, h, select, uid } from "./dom.js";
-import { SIGN_LABELS, nameOf, refusal, sourceLabel } from "./words.js";
+import { SIGN_LABELS, describePool, nameOf, refusal, sourceLabel, title } from "./words.js";
 
 const outcomes = new Map(); // challenge id + who -> the last refusal, kept across re-renders
 
@@ -19,6 +19,7 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
     note.replaceChildren(reply.ok ? "" : refusal(reply.error));
   };
   const verbs = new Set(moves.verbs);
+  const defending = Object.keys(moves.defenses || {}).length > 0; // a pool ruleset: answer with a defence
   const pending = ch.retests.find((r) => r.status === "pending");
   const parts = [];
 
@@ -33,7 +34,8 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
       ),
     );
   }
-  if (verbs.has("bid") || verbs.has("join")) parts.push(bidForm(moves, verbs.has("join"), (fields) => act(verbs.has("join") ? "join" : "bid", fields)));
+  if (defending) parts.push(defenseForm(moves, verbs.has("relent"), act));
+  else if (verbs.has("bid") || verbs.has("join")) parts.push(bidForm(moves, verbs.has("join"), (fields) => act(verbs.has("join") ? "join" : "bid", fields)));
   if (verbs.has("declare_traits")) {
     const count = h("input", { type: "number", name: "count", min: 0, max: moves.most, value: moves.most, inputmode: "numeric" });
     parts.push(
@@ -68,7 +70,7 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
     ["relent", "Relent (lose without a test)"],
     ["withdraw", "Withdraw the challenge"],
   ];
-  const buttons = simple.filter(([verb]) => verbs.has(verb)).map(([verb, text]) => h("button", { type: "button", class: verb === "pass" ? "" : "quiet", onclick: act(verb) }, text));
+  const buttons = simple.filter(([verb]) => verbs.has(verb) && !(defending && verb === "relent")).map(([verb, text]) => h("button", { type: "button", class: verb === "pass" ? "" : "quiet", onclick: act(verb) }, text));
   if (buttons.length) parts.push(h("div", { class: "choices" }, buttons));
   if (verbs.has("call_negative")) {
     const trait = h("input", { name: "trait", autocomplete: "off", required: true, placeholder: "Clumsy" });
@@ -110,5 +112,36 @@ function bidForm(moves, joining, send) {
     picks,
     field(joining ? "Your victory condition" : "Your response (optional)", victory),
     h("button", { type: "submit" }, joining ? "Join the attack" : moves.bid_count > 1 ? `Bid ${moves.bid_count} Traits` : "Bid"),
+  );
+}
+
+/** Answer with a defence pool (pool rulesets): each defence the rules allow, with its parts and
+ * total; a wild card with its reason; or relent, naming the defence that grades the relent. */
+function defenseForm(moves, relent, act) {
+  const group = uid("defense");
+  const choices = Object.entries(moves.defenses).map(([kind, pool], i) =>
+    h("label", { class: "check" }, h("input", { type: "radio", name: group, value: kind, checked: i === 0 }), ` ${title(kind)}: `, h("strong", {}, describePool(pool))),
+  );
+  const wildcard = h("input", { type: "number", name: "wildcard", min: -20, max: 20, value: 0, inputmode: "numeric" });
+  const why = h("input", { name: "why", autocomplete: "off", placeholder: "cover" });
+  const victory = h("input", { name: "victory", autocomplete: "off", placeholder: "I dive behind the pews" });
+  const spec = (form) => {
+    const pool = { defense: form.querySelector(`input[name="${group}"]:checked`).value };
+    if (Number(wildcard.value)) Object.assign(pool, { wildcard: Number(wildcard.value), why: why.value.trim() });
+    return pool;
+  };
+  return h(
+    "form",
+    { class: "bid", onsubmit: (e) => act("bid", { pool: spec(e.currentTarget), victory: victory.value.trim() })(e) },
+    h("fieldset", { class: "defenses" }, h("legend", {}, "Defend with"), choices),
+    field("Wild card (+/-)", wildcard, "Cover, a shield: the Storyteller may dispute it"),
+    field("Why the wild card", why),
+    field("Your response (optional)", victory),
+    h(
+      "div",
+      { class: "choices" },
+      h("button", { type: "submit" }, "Defend"),
+      relent && h("button", { type: "button", class: "quiet", onclick: (e) => act("relent", { pool: spec(e.currentTarget.form) })(e) }, "Relent (lose without a test)"),
+    ),
   );
 }

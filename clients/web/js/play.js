@@ -1,8 +1,9 @@
 // The player's page: my character, the challenges in front of me with only the moves the rules
 // allow now, declaring a challenge, the round, and the timeline as I saw it.
 import { challengeCard, sheetCard } from "./cards.js";
-import { field, fill, h, keyed, regions, select, uid } from "./dom.js";
-import { Live, newId, tokenFromPage } from "./live.js";
+import { declareForm, others } from "./declare.js";
+import { field, fill, h, keyed, regions, select } from "./dom.js";
+import { Live, tokenFromPage } from "./live.js";
 import { CATEGORIES, connection, grow, nameOf, refusal, timeline, title } from "./words.js";
 
 const app = document.getElementById("app");
@@ -65,7 +66,7 @@ function start(live) {
     none.hidden = open.length > 0;
     recentHeading.hidden = recent.length === 0;
     if (who !== "*" && view.status === "open") {
-      region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost]), () =>
+      region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost, mine?.sheet]), () =>
         fill(declare, h("h2", { id: "declare-h" }, "Declare a challenge"), declareForm(live, view, who)),
       );
     } else {
@@ -98,7 +99,7 @@ function sheetActions(live, view, who) {
     out.replaceChildren(reply.ok ? "" : refusal(reply.error));
   };
   const parts = [];
-  if ((c.sheet?.blood || 0) > 0 && view.ruleset === "camarilla") {
+  if ((c.sheet?.blood || 0) > 0 && view.rules?.blood) {
     const kind = select("kind", [["strength", "Strength"], ["dexterity", "Dexterity"], ["stamina", "Stamina"]]);
     parts.push(
       h("form", { class: "row", onsubmit: (e) => (e.preventDefault(), send({ type: "spend_blood", kind: kind.value })) }, field("Spend blood for a Physical Trait", kind), h("button", { type: "submit" }, "Spend blood")),
@@ -160,81 +161,6 @@ function actionForm(view, who, send) {
     field("Steps", steps),
     h("label", { class: "check" }, stand, " Stand up first (one step)"),
     h("button", { type: "submit" }, "Declare my action"),
-  );
-}
-
-function others(view, who) {
-  return Object.values(view.characters)
-    .filter((c) => c.id !== who && c.present)
-    .map((c) => [c.id, c.name]);
-}
-
-/** Traits a character could bid in a category: names from the sheet, less those lost tonight. */
-function traitsLeft(c, category) {
-  const lost = [...(c.traits_lost || [])];
-  return Object.entries(c.sheet?.traits?.[category] || {}).flatMap(([trait, count]) => {
-    let left = count;
-    while (left > 0 && lost.includes(trait)) {
-      lost.splice(lost.indexOf(trait), 1);
-      left -= 1;
-    }
-    return left > 0 ? [[trait, `${trait}${left > 1 ? ` ×${left}` : ""}`]] : [];
-  });
-}
-
-/** Declaring: target, category, victory condition and bid in a few taps. */
-function declareForm(live, view, who) {
-  const c = view.characters[who];
-  const out = h("div", { class: "outcome" });
-  const kind = select("kind", [["contested", "Against someone"], ["static", "Static (against a difficulty)"], ["simple", "Simple test"]]);
-  const target = select("target", others(view, who));
-  const category = select("category", CATEGORIES.map((cat) => [cat, title(cat)]));
-  const bid = select("bid", traitsLeft(c, "physical"));
-  category.addEventListener("change", () => fill(bid, traitsLeft(c, category.value).map(([v, t]) => h("option", { value: v }, t))));
-  const victory = h("input", { name: "victory", autocomplete: "off", placeholder: "I punch him in the jaw", required: true });
-  const effect = select("effect", [["", "No mechanical effect"], ["damage", "Damage"], ["grapple", "Grapple"], ["knock_down", "Knock down"]]);
-  const amount = h("input", { type: "number", name: "amount", min: 1, max: 10, value: 1, inputmode: "numeric" });
-  const damageType = select("type", [["bashing", "Bashing"], ["lethal", "Lethal"], ["aggravated", "Aggravated"]]);
-  const power = select("power", [["", "No power"], ...(Array.isArray(c.sheet?.powers) ? c.sheet.powers : Object.keys(c.sheet?.powers || {})).map((p) => [p, p])]);
-  const difficulty = h("input", { type: "number", name: "difficulty", min: 0, max: 99, value: 3, inputmode: "numeric" });
-  const surprise = h("input", { type: "checkbox", name: "surprise" });
-  const ranged = h("input", { type: "checkbox", name: "ranged" });
-  const camarilla = view.ruleset === "camarilla";
-  const submit = async (e) => {
-    e.preventDefault();
-    const body = { type: "declare", challenge: `c-${newId().slice(0, 6)}`, kind: kind.value, category: category.value, victory: victory.value.trim() };
-    if (kind.value === "contested") body.targets = [target.value];
-    if (kind.value !== "simple" && bid.value) body.bid = [bid.value];
-    if (kind.value === "static") body.difficulty = Number(difficulty.value);
-    if (effect.value === "damage") body.effect = { kind: "damage", amount: Number(amount.value), type: damageType.value };
-    else if (effect.value) body.effect = { kind: effect.value };
-    if (power.value) body.power = power.value;
-    if (camarilla && surprise.checked) body.surprise = true;
-    if (camarilla && ranged.checked) body.ranged = true;
-    const reply = await live.send(body);
-    out.replaceChildren(reply.ok ? h("p", { role: "status" }, "Declared.") : refusal(reply.error));
-    if (reply.ok) victory.value = "";
-  };
-  const id = uid("declare");
-  return h(
-    "form",
-    { class: "stack", id, onsubmit: submit },
-    field("Kind", kind),
-    field("Target", target),
-    field("Category", category),
-    field("Trait to bid", bid),
-    field("Victory condition", victory),
-    h("details", {}, h("summary", {}, "More: effect, power, difficulty", camarilla ? ", surprise" : ""),
-      field("Effect", effect),
-      field("Damage", amount),
-      field("Damage type", damageType),
-      field("Power", power),
-      field("Difficulty (static)", difficulty),
-      camarilla && h("label", { class: "check" }, surprise, " Surprise (they did not see it coming)"),
-      camarilla && h("label", { class: "check" }, ranged, " Ranged (they cannot answer)"),
-    ),
-    h("button", { type: "submit", class: "primary" }, "Declare"),
-    out,
   );
 }
 

@@ -16,9 +16,36 @@ export function title(word) {
 }
 
 export function sourceLabel(source) {
-  if (source.category === "overbid") return `Overbid (risking ${source.bid.join(", ")})`;
+  if (source.category === "overbid") return source.bid?.length ? `Overbid (risking ${source.bid.join(", ")})` : "Overbid (free)";
   if (source.name) return `${source.name} (${source.category})`;
   return title(source.category);
+}
+
+/** A test pool as recorded, part by part: "Physical 7 + Firearms 3 + 2 (shotgun) = 12". */
+export function describePool(pool) {
+  const parts = [];
+  if (pool.attribute) parts.push([title(pool.attribute), pool.attribute_rating || 0]);
+  if (pool.skill) parts.push([title(pool.skill), pool.skill_rating || 0]);
+  if (pool.willpower) parts.push(["Willpower", pool.willpower]);
+  if (pool.weapon) parts.push([pool.weapon, pool.weapon_bonus || 0]);
+  if (pool.wildcard) parts.push([pool.why ? `(${pool.why})` : "", pool.wildcard]);
+  const text = parts
+    .map(([what, n], i) => {
+      const sign = i === 0 ? (n < 0 ? "- " : "") : n < 0 ? " - " : " + ";
+      return sign + (what.startsWith("(") || !what ? `${Math.abs(n)} ${what}` : `${what} ${Math.abs(n)}`).trim();
+    })
+    .join("");
+  return `${text || "0"} = ${pool.total}`;
+}
+
+/** The grade of a resolved challenge, in the table's words (pool rulesets). */
+export function gradeLine(view, ch) {
+  const o = ch.outcome;
+  if (!o) return null;
+  const parts = [];
+  if (o.exceptional) parts.push(ch.effect?.kind === "damage" ? "exceptional success: +1 damage" : "exceptional success");
+  if (o.critical) parts.push(`critical failure: ${nameOf(view, o.critical)}`);
+  return parts.length ? parts.join(" · ") : null;
 }
 
 export function defenderOf(ch) {
@@ -34,7 +61,7 @@ export function challengeLine(view, ch) {
 
 const WAITING = {
   awaiting_response: (v, ch) => `waiting for ${nameOf(v, defenderOf(ch))} to answer`,
-  bidding: () => "both sides have bid: throw",
+  bidding: () => "both sides are in: throw",
   throwing: (v, ch) => {
     const missing = [ch.challenger, defenderOf(ch)].filter((w) => !ch.thrown.includes(w));
     return missing.length ? `waiting for ${missing.map((w) => nameOf(v, w)).join(" and ")} to throw` : "throwing";

@@ -1,0 +1,160 @@
+// Declaring a challenge, for a player's own character or (the console) for an NPC: the target,
+// the category, the victory condition, and what the side puts in: a Trait bid, or a test pool the
+// server computes from the sheet and shows before anything is sent (`pool` request). The ruleset
+// is read from `view.rules`, never from its name.
+import { field, fill, h, select } from "./dom.js";
+import { newId } from "./live.js";
+import { CATEGORIES, describePool, refusal, title } from "./words.js";
+
+const FLAGS = {
+  surprise: "Surprise (they did not see it coming)",
+  ranged: "Ranged (they cannot answer)",
+  immediate: "Immediate (a power usable at any time)",
+  unseen: "I cannot see the target",
+};
+const ATTACKS = [
+  ["unarmed", "Unarmed"],
+  ["melee", "Melee weapon"],
+  ["thrown", "Thrown weapon"],
+  ["archery", "Archery"],
+  ["firearms", "Firearms"],
+  ["bite", "Bite"],
+  ["claw", "Claws"],
+  ["mental", "A Mental attack"],
+  ["social", "A Social attack"],
+];
+const ATTACK_CATEGORY = { mental: "mental", social: "social" };
+
+/** Others present in the scene, as [id, name]. */
+export function others(view, who) {
+  return Object.values(view.characters)
+    .filter((c) => c.id !== who && c.present)
+    .map((c) => [c.id, c.name]);
+}
+
+/** Traits a character could bid in a category: names from the sheet, less those lost tonight. */
+function traitsLeft(c, category) {
+  const lost = [...(c.traits_lost || [])];
+  return Object.entries(c.sheet?.traits?.[category] || {}).flatMap(([trait, count]) => {
+    let left = count;
+    while (left > 0 && lost.includes(trait)) {
+      lost.splice(lost.indexOf(trait), 1);
+      left -= 1;
+    }
+    return left > 0 ? [[trait, `${trait}${left > 1 ? ` ×${left}` : ""}`]] : [];
+  });
+}
+
+/** The declare form for `who`; `forCharacter` sends `character` (the ST for an NPC). */
+export function declareForm(live, view, who, { forCharacter = false } = {}) {
+  const c = view.characters[who];
+  const pools = view.rules?.family === "pools";
+  const out = h("div", { class: "outcome" });
+  const kinds = [["contested", "Against someone"], ["static", "Static (against a difficulty)"], ...(pools ? [] : [["simple", "Simple test"]])];
+  const kind = select("kind", kinds);
+  const target = select("target", others(view, who));
+  const category = select("category", CATEGORIES.map((cat) => [cat, title(cat)]));
+  const bid = select("bid", traitsLeft(c, "physical"));
+  category.addEventListener("change", () => fill(bid, traitsLeft(c, category.value).map(([v, t]) => h("option", { value: v }, t))));
+  const attack = attackFields(live, view, who, forCharacter);
+  const victory = h("input", { name: "victory", autocomplete: "off", placeholder: "I punch him in the jaw", required: true });
+  const effect = select("effect", [["", "No mechanical effect"], ["damage", "Damage"], ["grapple", "Grapple"], ["knock_down", "Knock down"]]);
+  const amount = h("input", { type: "number", name: "amount", min: 0, max: 10, value: 1, inputmode: "numeric" });
+  const damageType = select("type", [["bashing", "Bashing"], ["lethal", "Lethal"], ["aggravated", "Aggravated"]]);
+  const powers = Array.isArray(c.sheet?.powers) ? c.sheet.powers : Object.keys(c.sheet?.powers || {});
+  const power = select("power", [["", "No power"], ...powers.map((p) => [p, p])]);
+  const difficulty = h("input", { type: "number", name: "difficulty", min: 0, max: 99, value: 3, inputmode: "numeric" });
+  const flags = (view.rules?.flags || []).filter((f) => f in FLAGS).map((f) => [f, h("input", { type: "checkbox", name: f })]);
+  const submit = async (e) => {
+    e.preventDefault();
+    const body = { type: "declare", challenge: `c-${newId().slice(0, 6)}`, kind: kind.value, victory: victory.value.trim() };
+    if (forCharacter) body.character = who;
+    if (kind.value === "contested") body.targets = [target.value];
+    if (pools) Object.assign(body, attack.fields());
+    else {
+      body.category = category.value;
+      if (kind.value !== "simple" && bid.value) body.bid = [bid.value];
+    }
+    if (kind.value === "static") body.difficulty = Number(difficulty.value);
+    if (effect.value === "damage") body.effect = { kind: "damage", amount: Number(amount.value), type: damageType.value };
+    else if (effect.value) body.effect = { kind: effect.value };
+    if (power.value) body.power = power.value;
+    for (const [flag, box] of flags) if (box.checked) body[flag] = true;
+    const reply = await live.send(body);
+    out.replaceChildren(reply.ok ? h("p", { role: "status" }, "Declared.") : refusal(reply.error));
+    if (reply.ok) victory.value = "";
+  };
+  return h(
+    "form",
+    { class: "stack", onsubmit: submit },
+    field("Kind", kind),
+    field("Target", target),
+    pools ? attack.controls : [field("Category", category), field("Trait to bid", bid)],
+    field("Victory condition", victory),
+    h(
+      "details",
+      {},
+      h("summary", {}, "More: effect, power, difficulty", flags.length ? ", " + flags.map(([f]) => f).join(", ") : ""),
+      field("Effect", effect),
+      field("Damage", amount),
+      field("Damage type", damageType),
+      field("Power", power),
+      field("Difficulty (static)", difficulty),
+      flags.map(([flag, box]) => h("label", { class: "check" }, box, ` ${FLAGS[flag]}`)),
+    ),
+    h("button", { type: "submit", class: "primary" }, "Declare"),
+    out,
+  );
+}
+
+/** An attack pool's controls, and the pool as the server computes it, shown as they change. */
+function attackFields(live, view, who, forCharacter) {
+  const sheet = view.characters[who]?.sheet || {};
+  const kind = select("attack", ATTACKS);
+  const attribute = select("attribute", [["", "The attack's own"], ...Object.keys(sheet.attributes || {}).map((a) => [a, title(a)])]);
+  const skills = Object.keys(sheet.skills || {});
+  const listId = `skills-${who}`;
+  const skill = h("input", { name: "skill", autocomplete: "off", list: listId, placeholder: "intimidation" });
+  const weapon = select("weapon", [["", "None"], ...(sheet.weapons || []).map((w) => [w.name, `${w.name} (${w.kind})`])]);
+  const wildcard = h("input", { type: "number", name: "wildcard", min: -20, max: 20, value: 0, inputmode: "numeric" });
+  const why = h("input", { name: "why", autocomplete: "off", placeholder: "shotgun" });
+  const shown = h("p", { class: "pool-preview", role: "status", "aria-live": "polite" }, "");
+  const spec = () => {
+    const pool = { attack: kind.value };
+    if (attribute.value) pool.attribute = attribute.value;
+    if (skill.value.trim()) pool.skill = skill.value.trim().toLowerCase();
+    if (weapon.value) pool.weapon = weapon.value;
+    if (Number(wildcard.value)) Object.assign(pool, { wildcard: Number(wildcard.value), why: why.value.trim() });
+    return pool;
+  };
+  const fields = () => ({ pool: spec(), category: ATTACK_CATEGORY[kind.value] || "physical" });
+  let asked = 0;
+  const preview = async () => {
+    const mine = ++asked;
+    const reply = await live.request({ type: "pool", ...fields(), ...(forCharacter ? { character: who } : {}) }, "pool");
+    if (mine !== asked) return; // a later change asked again
+    if (reply.pool) shown.replaceChildren("Your pool: ", h("strong", {}, describePool(reply.pool)));
+    else shown.replaceChildren(refusal(reply.error || reply));
+  };
+  let timer = null;
+  const changed = () => {
+    clearTimeout(timer);
+    timer = setTimeout(preview, 150);
+  };
+  for (const control of [kind, attribute, skill, weapon, wildcard, why]) {
+    control.addEventListener("input", changed);
+    control.addEventListener("change", changed);
+  }
+  setTimeout(preview, 0);
+  const controls = [
+    field("Attack", kind),
+    field("Attribute", attribute, "Dexterity for a close attack needs Fighting Finesse"),
+    field("Skill", skill, "The attack's own unless you name one (Mental and Social attacks name theirs)"),
+    h("datalist", { id: listId }, skills.map((s) => h("option", { value: s }))),
+    field("Weapon", weapon),
+    field("Wild card (+/-)", wildcard),
+    field("Why the wild card", why),
+    shown,
+  ];
+  return { controls, fields };
+}
