@@ -1,6 +1,8 @@
 """Long scenes for the benchmarks: a brawl of six characters, played through the real command
 path (decide, append, fold) into an in-memory store, with every kind of step a table meets:
-ties and declarations, retests and cancels, overbids, relents, Negative Trait calls, damage.
+ties and declarations, retests and cancels, overbids, relents, Negative Trait calls, damage. The
+same brawl under ``bns`` (``ruleset="bns"``) puts in test pools: attacks of every kind, defences,
+Willpower retests and overbids that stand, relents graded by the pools.
 """
 
 from __future__ import annotations
@@ -118,8 +120,76 @@ def _script(rng: random.Random) -> Iterator[dict[str, Any]]:
                 yield {"type": "adjust", "actor": "st", "character": who, "reason": "a new night"}
 
 
+def _bns_sheet(who: str) -> dict[str, Any]:
+    return {
+        "id": who,
+        "name": who.capitalize(),
+        "willpower": 99,
+        "health": 99,
+        "attributes": {"physical": 6, "social": 5, "mental": 4},
+        "skills": {"brawl": 3, "melee": 2, "firearms": 2, "dodge": 2, "intimidation": 3, "occult": 1},
+        "weapons": [{"name": "Knife", "kind": "melee", "bonus": 1}],
+    }
+
+
+BNS_ATTACKS = [
+    ("physical", {"attack": "unarmed"}, {"defense": "dodge"}),
+    ("physical", {"attack": "melee", "weapon": "Knife"}, {"defense": "parry", "weapon": "Knife"}),
+    ("physical", {"attack": "firearms", "wildcard": 2, "why": "a shotgun"}, {"defense": "soak"}),
+    ("physical", {"attack": "firearms"}, {"defense": "dodge", "wildcard": -5, "why": "off balance"}),
+    ("social", {"attack": "social", "skill": "intimidation"}, {"defense": "social"}),
+    ("mental", {"attack": "mental", "attribute": "wits", "skill": "occult"}, {"defense": "mental"}),
+]
+
+
+def _bns_script(rng: random.Random) -> Iterator[dict[str, Any]]:
+    """bns challenges one after another, forever: a pool each, one to three tests."""
+    n = 0
+    while True:
+        n += 1
+        cid = f"c{n}"
+        a, d = rng.sample(PEOPLE, 2)
+        category, attack, defense = rng.choice(BNS_ATTACKS)
+        yield {
+            "type": "declare",
+            "actor": a,
+            "challenge": cid,
+            "kind": "contested",
+            "targets": [d],
+            "category": category,
+            "pool": attack,
+            "power": f"Power {n}" if category != "physical" else None,  # no two alike: no immunity met
+            "victory": "hurt you",
+            "effect": {"kind": "damage", "amount": 1} if category == "physical" else None,
+        }
+        if rng.random() < 0.1:
+            yield {"type": "relent", "actor": d, "challenge": cid, "pool": defense}
+            continue
+        yield {"type": "bid", "actor": d, "challenge": cid, "pool": defense}
+        for test in range(3):  # whoever is behind retests (Willpower, or an overbid when it may)
+            signs = rng.choice([("rock", "rock"), ("rock", "paper"), ("paper", "rock"), ("scissors", "paper")])
+            yield {"type": "throw", "actor": a, "challenge": cid, "sign": signs[0]}
+            yield {"type": "throw", "actor": d, "challenge": cid, "sign": signs[1]}
+            if test == 2 or rng.random() < 0.4:
+                break
+            source = {"category": "willpower"} if test == 0 else {"category": "overbid"}
+            for who in (a, d):  # only the side behind is let through
+                yield {"type": "retest", "actor": who, "challenge": cid, "source": source}
+        for who in (a, d):
+            yield {"type": "pass", "actor": who, "challenge": cid}
+        if n % 40 == 0:
+            for who in PEOPLE:
+                yield {"type": "adjust", "actor": "st", "character": who, "reason": "a new night"}
+
+
 def playing(
-    events: int, *, seed: int = 7, scene: str = "brawl", service: SceneService, rng: random.Random | None = None
+    events: int,
+    *,
+    seed: int = 7,
+    scene: str = "brawl",
+    service: SceneService,
+    rng: random.Random | None = None,
+    ruleset: str = "lotn",
 ) -> Iterator[int]:
     """Play a brawl of at least ``events`` events into ``service``, one command at a time
     (refusals skipped), yielding the scene's version after each: several scenes can be played
@@ -127,10 +197,11 @@ def playing(
     rng = rng or random.Random(seed)
     store = service.store
     now = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
-    setup: list[dict[str, Any]] = [{"type": "open_scene", "actor": "st", "ruleset": "lotn", "title": "The long brawl"}]
-    setup += [{"type": "add_character", "actor": "st", "character": _sheet(who)} for who in PEOPLE]
+    setup: list[dict[str, Any]] = [{"type": "open_scene", "actor": "st", "ruleset": ruleset, "title": "The long brawl"}]
+    sheet = _bns_sheet if ruleset == "bns" else _sheet
+    setup += [{"type": "add_character", "actor": "st", "character": sheet(who)} for who in PEOPLE]
     commands = iter(setup)
-    script = _script(rng)
+    script = _bns_script(rng) if ruleset == "bns" else _script(rng)
     n = 0
     version = store.head(scene)[0]
     while version < events:
@@ -138,13 +209,12 @@ def playing(
         if body["type"] == "adjust":
             character = service.state(scene).characters[body["character"]]
             wounds = character.wounds
-            body = {
-                **body,
-                "changes": {
-                    "restore_traits": character.lost_names,
-                    "damage": {"bashing": -wounds.bashing, "lethal": -wounds.lethal},
-                },
-            }
+            changes: dict[str, Any] = {"damage": {"bashing": -wounds.bashing, "lethal": -wounds.lethal}}
+            if ruleset == "bns":
+                changes["willpower"] = 99 - character.willpower
+            else:
+                changes["restore_traits"] = character.lost_names
+            body = {**body, "changes": changes}
         n += 1
         now += timedelta(seconds=2)
         fields = {k: v for k, v in body.items() if v is not None}
