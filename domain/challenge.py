@@ -90,6 +90,8 @@ def declare(d: Draft, cmd: Declare) -> None:
             immediate=cmd.immediate,
             pool=declaration.pool,
             unseen=cmd.unseen,
+            range=cmd.range,
+            maneuver=cmd.maneuver,
         ),
         *declaration.then,
     )
@@ -398,10 +400,9 @@ def effects(state: Scene, ch: Challenge) -> list[SceneEvent]:
                 events.append(GrappleStarted(grappler=me, victim=target, challenge=ch.id))
             case KnockDown():
                 events.append(KnockedDown(character=target, challenge=ch.id))
-    if isinstance(effect, EscapeGrapple):
-        holder = state.characters[me].conditions.grappled_by
-        if holder is not None:
-            events.append(GrappleBroken(grappler=holder, victim=me, challenge=ch.id))
+    if isinstance(effect, EscapeGrapple):  # beating one grappler frees from them all (bns:grapple-several)
+        holders = [c.id for c in state.roster() if me in c.conditions.grappling]
+        events.extend(GrappleBroken(grappler=holder, victim=me, challenge=ch.id) for holder in holders)
     return events
 
 

@@ -9,7 +9,18 @@ action may be; this module keeps the order of the round.
 from __future__ import annotations
 
 from domain.challenge import may_act, present
-from domain.commands import DeclareAction, EndRound, EndTurn, LetGo, Order, SpendBlood, StartRound
+from domain.commands import (
+    AnswerAssist,
+    Assist,
+    DeclareAction,
+    EndRound,
+    EndTurn,
+    IntendAttack,
+    LetGo,
+    Order,
+    SpendBlood,
+    StartRound,
+)
 from domain.context import Draft
 from domain.errors import Rejected
 from domain.events import (
@@ -18,12 +29,11 @@ from domain.events import (
     InitiativeSet,
     RoundEnded,
     RoundStarted,
-    TurnEnded,
-    TurnStarted,
 )
 from domain.rules import ruleset_for
 from domain.rules.base import Ruleset
 from domain.state import NARRATOR, RoundState, Scene
+from domain.turns import next_turn, spent, turn_over
 
 ORDER = "camarilla:order-of-actions"
 
@@ -58,15 +68,24 @@ def start_round(d: Draft, cmd: StartRound) -> None:
     r = d.state.round
     if r is not None and r.phase != "over":
         raise Rejected("round_open", f"Round {r.number} is still under way; end it first.", ORDER)
+    for who in cmd.rage:
+        present(d.state, who)
     present_ = [c.id for c in d.state.roster() if c.present]
-    actions = {who: rules.round_actions(d.state, who) for who in present_}
-    d.add(RoundStarted(number=(r.number if r else 0) + 1, first=r is None or cmd.new_fight, actions=actions))
+    actions = {who: rules.round_actions(d.state, who) for who in present_} if rules.declares_actions else {}
+    budget = {who: b for who in present_ if (b := rules.round_budget(d.state, who))}
+    rage = {who: n for who in present_ if (n := rules.rage_rounds(d.state, who, cmd.rage))}
+    first = r is None or cmd.new_fight
+    d.add(RoundStarted(number=(r.number if r else 0) + 1, first=first, actions=actions, budget=budget, rage=rage))
+    if not rules.declares_actions:
+        d.add(rules.order_round(d.state, d.choose))
+        next_turn(d)
 
 
 def end_round(d: Draft, cmd: EndRound) -> None:
     if d.actor != NARRATOR:
         raise Rejected("forbidden", "Only the Storyteller ends a round.", ORDER)
     r = _open_round(d)
+    d.add(*ruleset_for(d.state.ruleset).round_ending(d.state))
     d.add(RoundEnded(number=r.number))
 
 
@@ -74,6 +93,10 @@ def declare_action(d: Draft, cmd: DeclareAction) -> None:
     rules = _rounds(d)
     r = _open_round(d)
     who = _who(d, cmd.character)
+    if not rules.declares_actions:
+        d.add(*rules.act(d.state, who, cmd.action, d.ctx.now))
+        spent(d, who)
+        return
     if r.phase != "declaring":
         raise Rejected("wrong_phase", "Actions are declared at the start of the round, before the order.", ORDER)
     if d.state.characters[who].action is not None:
@@ -100,7 +123,7 @@ def _set_initiative(d: Draft, rules: Ruleset) -> None:
             groups.append([who])
     why = "; ".join(" = ".join(f"{state.name_of(w)} {values[w]}" for w in group) for group in groups)
     d.add(InitiativeSet(order=groups, values=values, why=f"Initiative by base Traits: {why}.", rule=ORDER))
-    _next_turn(d)
+    next_turn(d)
 
 
 def order(d: Draft, cmd: Order) -> None:
@@ -128,49 +151,27 @@ def end_turn(d: Draft, cmd: EndTurn) -> None:
         raise Rejected("not_your_turn", f"It is not {d.state.name_of(who)}'s turn.", ORDER)
     if d.state.characters[who].turn_done:
         raise Rejected("already_done", f"{d.state.name_of(who)} has already ended this turn.", ORDER)
-    d.add(TurnEnded(character=who))
-    if all(d.state.characters[w].turn_done for w in r.turn if w in d.state.characters):
-        _next_turn(d)
+    turn_over(d, who)
 
 
-def _next_turn(d: Draft) -> None:
-    """The next group of the order; then the end-of-turn actions; then the extra actions by count."""
-    state = d.state
-    r = state.round
-    assert r is not None
-    rules = ruleset_for(state.ruleset)
-    present_ = [c.id for c in state.roster() if c.present]
-    if r.turn_phase == "initiative" and r.group + 1 < len(r.order):
-        group = list(r.order[r.group + 1])
-        values = ", ".join(f"{state.name_of(w)} ({r.values.get(w)})" for w in group)
-        d.add(TurnStarted(phase="initiative", characters=group, why=f"On initiative: {values}.", rule=ORDER))
-        return
-    if r.turn_phase == "initiative":
-        late = [w for w in present_ if (a := state.characters[w].action) is not None and a.kind == "end_of_turn"]
-        if late:
-            names = ", ".join(state.name_of(w) for w in late)
-            d.add(
-                TurnStarted(
-                    phase="end_of_turn",
-                    characters=late,
-                    why=f"End of turn: {names}.",
-                    rule="camarilla:initiative-exceptions",
-                )
-            )
-            return
-    extra = r.extra + 1 if r.turn_phase == "extra" else 1
-    movers = sorted(w for w in present_ if rules.round_actions(state, w) - 1 >= extra)
-    if movers:
-        names = ", ".join(state.name_of(w) for w in movers)
-        d.add(
-            TurnStarted(
-                phase="extra",
-                characters=movers,
-                extra=extra,
-                why=f"Extra action {extra}: {names} act together.",
-                rule="camarilla:multiple-actions",
-            )
-        )
+def intend_attack(d: Draft, cmd: IntendAttack) -> None:
+    rules = _rounds(d)
+    who = _who(d, cmd.character)
+    present(d.state, cmd.target)
+    d.add(*rules.intend(d.state, who, cmd.target))
+
+
+def assist(d: Draft, cmd: Assist) -> None:
+    rules = _rounds(d)
+    who = _who(d, cmd.character)
+    d.add(*rules.assist(d.state, who, cmd))
+    spent(d, who)
+
+
+def answer_assist(d: Draft, cmd: AnswerAssist) -> None:
+    rules = _rounds(d)
+    who = _who(d, cmd.character)
+    d.add(*rules.answer_assist(d.state, who, cmd.offer, cmd.accept))
 
 
 def spend_blood(d: Draft, cmd: SpendBlood) -> None:
@@ -186,4 +187,16 @@ def let_go(d: Draft, cmd: LetGo) -> None:
     d.add(*(GrappleBroken(grappler=who, victim=v, why=f"{d.state.name_of(who)} lets go.") for v in victims))
 
 
-__all__ = ["Scene", "declare_action", "end_round", "end_turn", "let_go", "order", "spend_blood", "start_round"]
+__all__ = [
+    "Scene",
+    "answer_assist",
+    "assist",
+    "declare_action",
+    "end_round",
+    "end_turn",
+    "intend_attack",
+    "let_go",
+    "order",
+    "spend_blood",
+    "start_round",
+]

@@ -45,6 +45,22 @@ class BnsOptions(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unk
     soak_overbid: bool = False
     """A soaking defender may overbid too: the "general retest" read as any retest that is not a
     power's (bns:soak). Off: soaking, the only retest is Willpower."""
+    initiative_tests: Literal["server", "table"] = "server"
+    """Who throws the test between characters tied on initiative, Wits and Dexterity: the server
+    (random signs until one wins, recorded in ``initiative_set``) or the table (the ST records the
+    order with ``order``) (bns:initiative-ties)."""
+    escape_failed_by: Literal["any", "intenders"] = "any"
+    """Whose attack fails a held fair escape: anyone's (the words), or only those who declared
+    intent (bns:fair-escape-hold)."""
+    escape_resolves: Literal["round", "turn"] = "round"
+    """When a held escape succeeds: when the universal round ends, before Rage rounds (``round``), or
+    when the whole turn ends, after them (``turn``) (bns:fair-escape-hold)."""
+    free_maneuvers: Literal["per_list", "one"] = "per_list"
+    """Free maneuvers per fight with Strength or Dexterity 4: one from each list the character
+    qualifies for (``per_list``), or one in all (``one``) (bns:free-maneuvers)."""
+    maneuver_damage: Literal["normal", "none"] = "normal"
+    """Disarm and Knock Out, whose words state no damage reduction: the attack's damage as usual,
+    or none (bns:disarm)."""
 
 
 class Options(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
@@ -133,6 +149,20 @@ class RemoveCharacter(Command, frozen=True, kw_only=True, tag="remove_character"
     character: Ident
 
 
+ConditionName = Literal[
+    "prone",
+    "blinded",
+    "hamstrung",
+    "unconscious",
+    "armor_mangled",
+    "disarmed",
+    "no_exit",
+    "incapacitated",
+    "staked",
+]
+"""The conditions a scene keeps as marks (``conditions.marks``; ``prone`` is its own flag)."""
+
+
 class Changes(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
     """A manual correction; numbers are added to what the character has now."""
 
@@ -144,6 +174,9 @@ class Changes(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknow
     lift_waits: bool = False
     """Lift every wait on challenges against this character: an immunity after a failed Mental or
     Social challenge once the situation changed significantly (bns:retry-immunity), a repeat wait."""
+    set_conditions: Annotated[list[ConditionName], Meta(max_length=10)] = []
+    """Situational conditions the ST rules (``no_exit``, ``incapacitated``, ``blinded`` …)."""
+    clear_conditions: Annotated[list[ConditionName], Meta(max_length=10)] = []
 
 
 class Adjust(Command, frozen=True, kw_only=True, tag="adjust"):
@@ -191,6 +224,10 @@ class Declare(ChallengeCommand, frozen=True, kw_only=True, tag="declare"):
     """The attack pool (bns), instead of a bid."""
     unseen: bool = False
     """The challenger cannot see the target (bns:line-of-sight)."""
+    range: Annotated[int, Meta(ge=0, le=200)] | None = None
+    """Steps between the attacker and the target, as the players agree (bns: reach, prone)."""
+    maneuver: Maneuver | None = None
+    """A combat maneuver the attack uses (bns:maneuvers)."""
 
 
 class Join(ChallengeCommand, frozen=True, kw_only=True, tag="join"):
@@ -261,28 +298,85 @@ class Pass(ChallengeCommand, frozen=True, kw_only=True, tag="pass"):
     pass
 
 
-# -- rounds (camarilla) --------------------------------------------------------------------------
+# -- rounds ------------------------------------------------------------------------------------
+
+Maneuver = Literal[
+    "burst_of_speed",
+    "blinding_attack",
+    "disarm",
+    "fighting_blind",
+    "grapple",
+    "knock_out",
+    "knock_down",
+    "pierce_the_heart",
+    "quick_draw",
+    "snap_shot",
+    "knock_back",
+    "lunging_attack",
+    "hamstring",
+    "targeted_attack",
+    "dart_behind",
+    "feral_dash",
+    "mangle_fur",
+    "savage_leap",
+]
+"""The combat maneuvers of bns (bns-complex-scenarios-combat.txt), feral ones included."""
+
+ActionKind = Literal[
+    # camarilla: declared at the start of the round
+    "challenge",
+    "move",
+    "none",
+    "full_round",
+    "end_of_turn",
+    # bns: taken on one's turn, each spending a standard or a simple action
+    "fair_escape",
+    "advanced_move",
+    "prone",
+    "crawl",
+    "stand",
+    "draw",
+    "nock",
+    "clear",
+    "pick_up",
+    "trade",
+    "other",
+]
 
 
 class Action(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """What a character will do this round."""
+    """What a character will do this round (camarilla), or does now (bns)."""
 
-    kind: Literal["challenge", "move", "none", "full_round", "end_of_turn"]
+    kind: ActionKind
     category: Category | None = None
     """The category of the test the action needs (``challenge``)."""
     categories: Annotated[list[Category], Meta(max_length=3)] = []
     """An action needing tests of several categories (initiative takes the lowest)."""
     target: Ident | None = None
-    steps: Annotated[int, Meta(ge=0, le=6)] = 0
+    steps: Annotated[int, Meta(ge=0, le=9)] = 0
     stand: bool = False
     """Stand up from prone (a step)."""
     drag: Ident | None = None
     """Drag the character one grapples."""
+    using: Literal["standard", "simple"] | None = None
+    """Which action a bns move spends (a simple one unless said)."""
+    clears: ConditionName | None = None
+    """The condition a bns ``clear`` works off (blinded, hamstrung, armor_mangled)."""
+    item: Name | None = None
+    """What a bns ``draw`` or ``pick_up`` takes in hand."""
+    maneuver: Maneuver | None = None
+    """A maneuver that changes the action (burst_of_speed, quick_draw, snap_shot, feral_dash …)."""
+    what: Annotated[str, Meta(max_length=200)] = ""
+    """What the character does (``other``: a power on oneself, opening a door)."""
+    blocked_by: Ident | None = None
+    """Who stopped a move short, as the ST rules (bns:blocking): recorded, no positions are kept."""
 
 
 class StartRound(Command, frozen=True, kw_only=True, tag="start_round"):
     new_fight: bool = False
     """A new fight in the scene: its first round again (surprise is possible)."""
+    rage: dict[Ident, Annotated[int, Meta(ge=0, le=5)]] = {}
+    """Rage rounds this turn, by character, as the ST rules (bns:rage-rounds); otherwise the sheet's."""
 
 
 class EndRound(Command, frozen=True, kw_only=True, tag="end_round"):
@@ -317,6 +411,35 @@ class LetGo(Command, frozen=True, kw_only=True, tag="let_go"):
     """The grappler lets the victim go."""
 
     character: Ident | None = None
+
+
+class IntendAttack(Command, frozen=True, kw_only=True, tag="intend_attack"):
+    """A character who has not acted yet announces a later physical attack on one trying to fair
+    escape, while that escape's window is open (bns:fair-escape-intent)."""
+
+    character: Ident | None = None
+    target: Ident
+
+
+class Assist(Command, frozen=True, kw_only=True, tag="assist"):
+    """A mass combat tactic (bns:mass-combat): help an attacker (``to``, with a ``benefit``, which
+    the attacker accepts or refuses), or shield a defender (``challenge``: the attack one takes)."""
+
+    character: Ident | None = None
+    kind: Literal["attacker", "defender"]
+    to: Ident | None = None
+    benefit: Literal["plus_one", "maneuver"] | None = None
+    challenge: Ident | None = None
+    how: Annotated[str, Meta(max_length=200)] = ""
+
+
+class AnswerAssist(Command, frozen=True, kw_only=True, tag="answer_assist"):
+    """The attacker accepts or refuses an offer of assistance (its ``offer``: the seq of
+    ``assist_offered``)."""
+
+    character: Ident | None = None
+    offer: Annotated[int, Meta(ge=1)]
+    accept: bool
 
 
 # -- disputes and rulings ----------------------------------------------------------------------
@@ -379,6 +502,9 @@ AnyCommand = (
     | EndTurn
     | SpendBlood
     | LetGo
+    | IntendAttack
+    | Assist
+    | AnswerAssist
 )
 
 command_decoder = msgspec.json.Decoder(AnyCommand)

@@ -9,7 +9,9 @@ from domain import challenge, combat, mobs, rulings, scene
 from domain.commands import (
     AddCharacter,
     Adjust,
+    AnswerAssist,
     AnyCommand,
+    Assist,
     BidTraits,
     CallNegative,
     CancelRetest,
@@ -22,6 +24,7 @@ from domain.commands import (
     Dispute,
     EndRound,
     EndTurn,
+    IntendAttack,
     Join,
     LetGo,
     OpenScene,
@@ -72,6 +75,9 @@ _HANDLERS: dict[type[Any], Callable[[Draft, Any], None]] = {
     EndTurn: combat.end_turn,
     SpendBlood: combat.spend_blood,
     LetGo: combat.let_go,
+    IntendAttack: combat.intend_attack,
+    Assist: combat.assist,
+    AnswerAssist: combat.answer_assist,
 }
 
 

@@ -94,6 +94,10 @@ class ChallengeDeclared(Event, frozen=True, kw_only=True, tag="challenge_declare
     pool: Pool | None = None
     """The challenger's attack pool, every part and the total (bns)."""
     unseen: bool = False
+    range: int | None = None
+    """Steps to the target, as declared (bns)."""
+    maneuver: str | None = None
+    """The combat maneuver the attack uses (bns)."""
 
 
 class BidPlaced(Event, frozen=True, kw_only=True, tag="bid_placed"):
@@ -382,7 +386,7 @@ class WillpowerSpent(Event, frozen=True, kw_only=True, tag="willpower_spent"):
     challenge: str
 
 
-# -- rounds (camarilla) ------------------------------------------------------------------------
+# -- rounds -----------------------------------------------------------------------------------
 
 
 class RoundStarted(Event, frozen=True, kw_only=True, tag="round_started"):
@@ -390,12 +394,26 @@ class RoundStarted(Event, frozen=True, kw_only=True, tag="round_started"):
     first: bool = True
     """The first round of a fight: the only one with surprise."""
     actions: dict[str, int] = {}
-    """Each character's actions this round: one that needs a test, plus extra actions."""
+    """Each character's actions this round: one that needs a test, plus extra actions (camarilla)."""
+    budget: dict[str, dict[str, int]] = {}
+    """Each character's actions this round by kind, ``{"standard": 1, "simple": 1}`` (bns)."""
+    rage: dict[str, int] = {}
+    """Rage rounds each character has this turn, after the universal round (bns)."""
 
 
 class ActionDeclared(Event, frozen=True, kw_only=True, tag="action_declared"):
     character: str
     action: Action
+
+
+class InitiativeTest(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """A test thrown to order two characters tied on every count (bns:initiative-ties)."""
+
+    between: list[str]
+    signs: list[dict[str, str]]
+    """Each throw, retests on ties included."""
+    first: str | None
+    """Who goes first; None when the throws ran out and the ST orders them."""
 
 
 class InitiativeSet(Event, frozen=True, kw_only=True, tag="initiative_set"):
@@ -405,6 +423,8 @@ class InitiativeSet(Event, frozen=True, kw_only=True, tag="initiative_set"):
     values: dict[str, int]
     why: str
     rule: str
+    tests: list[InitiativeTest] = []
+    """The tests thrown between characters tied on every count (bns)."""
 
 
 class TurnStarted(Event, frozen=True, kw_only=True, tag="turn_started"):
@@ -415,6 +435,8 @@ class TurnStarted(Event, frozen=True, kw_only=True, tag="turn_started"):
     extra: int = 0
     why: str = ""
     rule: str = ""
+    budget: dict[str, int] = {}
+    """The actions each of ``characters`` gets afresh for this turn (a bns Rage round)."""
 
 
 class TurnEnded(Event, frozen=True, kw_only=True, tag="turn_ended"):
@@ -438,6 +460,116 @@ class BonusExpired(Event, frozen=True, kw_only=True, tag="bonus_expired"):
     character: str
     trait: str
     challenge: str
+
+
+# -- bns actions, conditions, maneuvers, escapes, assists --------------------------------------
+
+
+class ActionTaken(Event, frozen=True, kw_only=True, tag="action_taken"):
+    """A character spends a standard or a simple action (bns), or acts without spending one."""
+
+    character: str
+    spent: Literal["standard", "simple"] | None
+    action: Action | None = None
+    challenge: str = ""
+    """The challenge the action declared (a test is always a standard action)."""
+    why: str
+    rule: str
+
+
+class ConditionSet(Event, frozen=True, kw_only=True, tag="condition_set"):
+    """A condition marked on a character: by whom, until when, or how many simple actions clear it."""
+
+    character: str
+    name: str
+    by: str = ""
+    until: datetime | None = None
+    clears_after: int = 0
+    """Simple actions the character must spend (``clear``) to be rid of it."""
+    challenge: str = ""
+    why: str
+    rule: str
+
+
+class ConditionCleared(Event, frozen=True, kw_only=True, tag="condition_cleared"):
+    character: str
+    name: str
+    challenge: str = ""
+    why: str
+    rule: str
+
+
+class ManeuverUsed(Event, frozen=True, kw_only=True, tag="maneuver_used"):
+    """A combat maneuver declared with an attack or an action, and how it was paid for."""
+
+    character: str
+    maneuver: str
+    paid: Literal["willpower", "free", "assist"]
+    free_list: str = ""
+    """The list of free maneuvers a free use came from (``strength``, ``dexterity``, ``feral strength`` …)."""
+    challenge: str = ""
+    why: str
+    rule: str
+
+
+class AttackIntended(Event, frozen=True, kw_only=True, tag="attack_intended"):
+    character: str
+    target: str
+    rule: str
+
+
+class FairEscapeDeclared(Event, frozen=True, kw_only=True, tag="fair_escape_declared"):
+    character: str
+    why: str
+    rule: str
+
+
+class FairEscapeHeld(Event, frozen=True, kw_only=True, tag="fair_escape_held"):
+    character: str
+    by: list[str]
+    """Those who declared intent to attack."""
+    why: str
+    rule: str
+
+
+class FairEscapeSucceeded(Event, frozen=True, kw_only=True, tag="fair_escape_succeeded"):
+    character: str
+    why: str
+    rule: str
+
+
+class FairEscapeFailed(Event, frozen=True, kw_only=True, tag="fair_escape_failed"):
+    character: str
+    challenge: str = ""
+    """The attack that failed it, if an attack did."""
+    why: str
+    rule: str
+
+
+class AssistOffered(Event, frozen=True, kw_only=True, tag="assist_offered"):
+    """A mass combat tactic: help offered to an attacker (answered later), or a defender shielded
+    (the attack's new target at once)."""
+
+    character: str
+    kind: Literal["attacker", "defender"]
+    to: str
+    benefit: Literal["plus_one", "maneuver"] | None = None
+    challenge: str = ""
+    how: str = ""
+    why: str
+    rule: str
+
+
+class AssistAnswered(Event, frozen=True, kw_only=True, tag="assist_answered"):
+    offer: int
+    """The seq of the ``assist_offered``."""
+    character: str
+    by: str
+    """Who offered."""
+    benefit: Literal["plus_one", "maneuver"]
+    accept: bool
+    why: str
+    rule: str
 
 
 SceneEvent = (
@@ -488,4 +620,15 @@ SceneEvent = (
     | RoundEnded
     | BloodSpent
     | BonusExpired
+    | ActionTaken
+    | ConditionSet
+    | ConditionCleared
+    | ManeuverUsed
+    | AttackIntended
+    | FairEscapeDeclared
+    | FairEscapeHeld
+    | FairEscapeSucceeded
+    | FairEscapeFailed
+    | AssistOffered
+    | AssistAnswered
 )

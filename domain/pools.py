@@ -37,6 +37,18 @@ class PoolSpec(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unkno
     """Why the wild card (a shotgun, cover): needed when it is not 0."""
 
 
+ASSISTED = "bns:assist-attacker"
+"""The rule of the +1 an Assist Attacker gives (a modifier that uses the assistance up)."""
+
+
+class Modifier(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """A change to a pool that the rules make (a maneuver's -2, prone +2, an assist's +1)."""
+
+    value: int
+    why: str
+    rule: str
+
+
 class Pool(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """A test pool as recorded: each part, and the total (never below 0)."""
 
@@ -53,6 +65,8 @@ class Pool(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=Tr
     weapon_bonus: int = 0
     wildcard: int = 0
     why: str = ""
+    modifiers: tuple[Modifier, ...] = ()
+    """What the rules add or take away, each with its rule (bns)."""
 
     @property
     def unskilled(self) -> bool:
@@ -72,6 +86,7 @@ class Pool(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=Tr
             parts.append((self.weapon, self.weapon_bonus))
         if self.wildcard:
             parts.append((f"({self.why})" if self.why else "", self.wildcard))
+        parts.extend((f"({m.why})", m.value) for m in self.modifiers)
         text = ""
         for i, (what, n) in enumerate(parts):
             sign = ("- " if n < 0 else "") if i == 0 else (" - " if n < 0 else " + ")

@@ -22,6 +22,8 @@ from domain.context import Draft
 from domain.errors import Rejected
 from domain.events import (
     CharacterAdjusted,
+    ConditionCleared,
+    ConditionSet,
     DamageHealed,
     DamageTaken,
     DisputeOpened,
@@ -203,4 +205,9 @@ def _undo(state: Scene, ch: Challenge) -> list[SceneEvent]:
             case KnockedDown(character=who):
                 if state.characters[who].conditions.prone:
                     undone.append(ProneCleared(character=who, challenge=ch.id))
+            case ConditionSet(character=who, name=condition, rule=rule):
+                held = state.characters[who].conditions
+                if held.prone if condition == "prone" else held.marked(condition) is not None:
+                    why = "The ruling undoes the outcome that set it."
+                    undone.append(ConditionCleared(character=who, name=condition, challenge=ch.id, why=why, rule=rule))
     return undone

@@ -12,6 +12,8 @@ from domain.events import (
     CharacterAdded,
     CharacterAdjusted,
     CharacterRemoved,
+    ConditionCleared,
+    ConditionSet,
     SceneClosed,
     SceneOpened,
 )
@@ -80,6 +82,17 @@ def adjust(d: Draft, cmd: Adjust) -> None:
     if cmd.changes.lift_waits and not lifted:
         raise Rejected("bad_adjustment", f"No challenge against {character.name} is waiting to be repeated.")
     d.add(CharacterAdjusted(character=cmd.character, changes=cmd.changes, reason=cmd.reason, lifted=lifted))
+    why = f"The Storyteller rules: {cmd.reason}"
+    d.add(
+        *(
+            ConditionSet(character=cmd.character, name=name, by=NARRATOR, why=why, rule="")
+            for name in cmd.changes.set_conditions
+        ),
+        *(
+            ConditionCleared(character=cmd.character, name=name, why=why, rule="")
+            for name in cmd.changes.clear_conditions
+        ),
+    )
 
 
 def waits_on(state: Scene, target: str, now: datetime) -> list[str]:
@@ -112,6 +125,13 @@ def check_changes(character: Character, changes: Changes) -> None:
             problems.append(f"{character.name} has no Trait called {trait}")
         elif character.left(trait, category) < n:
             problems.append(f"{trait} is already lost")
+    held = {m.name for m in character.conditions.marks} | ({"prone"} if character.conditions.prone else set())
+    for name in changes.set_conditions:
+        if name in held:
+            problems.append(f"{character.name} is already {name.replace('_', ' ')}")
+    for name in changes.clear_conditions:
+        if name not in held:
+            problems.append(f"{character.name} is not {name.replace('_', ' ')}")
     if problems:
         raise Rejected("bad_adjustment", f"Cannot adjust {character.name}: {'; '.join(problems)}.")
 

@@ -117,6 +117,8 @@ class Sheet(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_
     form: Name | None = None
     """A shapeshifter's form now (``crinos``, ``hispo``, ``lupus``, …)."""
     weapons: Annotated[list[Weapon], Meta(max_length=MANY)] = []
+    rage_rounds: Annotated[int, Meta(ge=0, le=5)] = 0
+    """Rage rounds each turn, after the universal round (``bns:rage-rounds``)."""
     # what only the ST may read
     notes: Notes = ""
 

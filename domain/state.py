@@ -15,6 +15,7 @@ import msgspec
 from domain.commands import Action, Options, Source
 from domain.effects import Effect
 from domain.events import (
+    ConditionSet,
     DamageTaken,
     GrappleBroken,
     GrappleStarted,
@@ -56,14 +57,43 @@ class Wounds(msgspec.Struct, frozen=True, gc=False, kw_only=True):
         return self.bashing + self.lethal + self.aggravated
 
 
+class Mark(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
+    """A condition on a character (bns): blinded, hamstrung, unconscious, no way out …"""
+
+    name: str
+    by: str = ""
+    until: datetime | None = None
+    clears_after: int = 0
+    """Simple actions still to spend clearing it (0: it does not clear that way)."""
+    rule: str = ""
+
+
 class Conditions(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     grappled_by: str | None = None
     grappling: tuple[str, ...] = ()
     prone: bool = False
     surprised: bool = False
-    fair_escape: str | None = None
+    fair_escape: Literal["declared", "held", "escaped", "failed"] | None = None
+    escape_held_by: tuple[str, ...] = ()
+    """Who declared intent to attack one whose fair escape is held (bns)."""
+    escape_phase: int = 0
+    """The Rage round a held escape runs to the end of (0: the universal round) (bns)."""
     moved_steps: int = 0
     """Steps taken this round: more than one and the character is down a Physical Trait."""
+    marks: tuple[Mark, ...] = ()
+
+    def marked(self, name: str) -> Mark | None:
+        return next((m for m in self.marks if m.name == name), None)
+
+
+class Aid(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """An Assist Attacker this round: who offers, what, and the attacker's answer (bns:assist-attacker)."""
+
+    offer: int
+    """The seq of its ``assist_offered``."""
+    by: str
+    benefit: Literal["plus_one", "maneuver"]
+    status: Literal["offered", "accepted", "refused"] = "offered"
 
 
 class Bonus(msgspec.Struct, frozen=True, gc=False, kw_only=True):
@@ -90,6 +120,18 @@ class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """What the character declared for this round."""
     actions_left: int | None = None
     """Actions left this round (None outside rounds)."""
+    budget: dict[str, int] = {}
+    """Actions left this round by kind, ``{"standard": 1, "simple": 1}`` (bns; empty outside rounds)."""
+    rage: int = 0
+    """Rage rounds this turn (bns)."""
+    free_used: tuple[str, ...] = ()
+    """The lists of free maneuvers used this fight (bns:free-maneuvers)."""
+    maneuver_round: int = 0
+    """The last round a maneuver was used in: one a round (bns:maneuvers)."""
+    shielded: int = 0
+    """The last round this character shielded a defender: once a round (bns:assist-defender)."""
+    aids: tuple[Aid, ...] = ()
+    """Assistance offered to this character this round, and not yet used (bns:assist-attacker)."""
     turn_done: bool = False
     acted: bool = False
     """Whether the character has used a test action this turn."""
@@ -227,7 +269,7 @@ class Outcome(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     rule: str = ""
 
 
-Consequence = TraitLost | DamageTaken | GrappleStarted | GrappleBroken | KnockedDown
+Consequence = TraitLost | DamageTaken | GrappleStarted | GrappleBroken | KnockedDown | ConditionSet
 """What resolving a challenge did to the characters (what a ruling may undo)."""
 
 
@@ -251,6 +293,8 @@ class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     surprise: bool = False
     ranged: bool = False
     darkness: str | None = None
+    range: int | None = None
+    maneuver: str | None = None
     chosen: str | None = None
     """Whose victory condition a winning mob applied."""
     status: Status = "awaiting_response"
@@ -334,6 +378,8 @@ class RoundState(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     turn_phase: Literal["initiative", "end_of_turn", "extra"] = "initiative"
     group: int = -1
     extra: int = 0
+    escape_window: str | None = None
+    """Whose fair escape is open to intents to attack, until that character's turn ends (bns)."""
 
 
 class DisputeRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):

@@ -18,6 +18,10 @@ from domain.commands import Action
 from domain.effects import Effect
 from domain.events import (
     ActionDeclared,
+    FairEscapeDeclared,
+    FairEscapeFailed,
+    FairEscapeHeld,
+    FairEscapeSucceeded,
     InitiativeSet,
     RoundEnded,
     RoundStarted,
@@ -30,10 +34,12 @@ from domain.rules import ruleset_for
 from domain.sheets import CATEGORIES, Sheet, in_order
 from domain.state import (
     NARRATOR,
+    Aid,
     Call,
     Challenge,
     Character,
     DisputeRecord,
+    Mark,
     Outcome,
     RetestEntry,
     RoundState,
@@ -49,13 +55,17 @@ SPECTATOR = "*"
 """The viewer id of someone who only watches."""
 
 
-class ConditionsView(msgspec.Struct, frozen=True):
+class ConditionsView(msgspec.Struct, frozen=True, omit_defaults=True):
     grappled_by: str | None
     grappling: list[str]
     prone: bool
     surprised: bool
     fair_escape: str | None
     moved_steps: int = 0
+    escape_held_by: list[str] = []
+    """Who declared intent to attack one whose fair escape is declared or held (bns)."""
+    marks: list[Mark] = []
+    """Conditions by name, who set them, until when or how many simple actions clear them (bns)."""
 
 
 class RoundView(msgspec.Struct, frozen=True):
@@ -70,6 +80,8 @@ class RoundView(msgspec.Struct, frozen=True):
     """Who acts now."""
     turn_phase: str
     extra: int
+    escape_window: str | None = None
+    """Whose fair escape is open to ``intend_attack`` now (bns)."""
 
 
 class RulesView(msgspec.Struct, frozen=True):
@@ -114,8 +126,17 @@ class CharacterView(msgspec.Struct, frozen=True, omit_defaults=True):
     health: int | None = None
     damage: dict[str, int] | None = None
     actions_left: int | None = None
+    actions: dict[str, int] | None = None
+    """Actions left this round by kind, ``{"standard": 1, "simple": 1}`` (bns)."""
+    rage: int | None = None
+    """Rage rounds this turn (bns)."""
+    aids: list[Aid] | None = None
+    """Assistance offered to this character this round: offer, by whom, what, answered how (bns)."""
     action: Action | None = None
     turn_done: bool | None = None
+    free_used: list[str] | None = None
+    """The lists of free maneuvers used this fight (bns; its player and the ST)."""
+    maneuver_round: int | None = None
     sheet: Sheet | None = None
 
 
@@ -183,6 +204,8 @@ def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
         surprised=c.conditions.surprised,
         fair_escape=c.conditions.fair_escape,
         moved_steps=c.conditions.moved_steps,
+        escape_held_by=list(c.conditions.escape_held_by),
+        marks=list(c.conditions.marks),
     )
     public = CharacterView(
         id=c.id,
@@ -191,8 +214,11 @@ def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
         present=c.present,
         conditions=conditions,
         actions_left=c.actions_left,
+        actions=dict(c.budget) if c.budget else None,
+        rage=c.rage or None,
+        aids=list(c.aids) or None,
         action=c.action,
-        turn_done=c.turn_done if c.actions_left is not None else None,
+        turn_done=c.turn_done if c.actions_left is not None or c.budget else None,
     )
     if not knows(viewer, c.id):
         return public
@@ -210,6 +236,8 @@ def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
             "lethal": c.wounds.lethal,
             "aggravated": c.wounds.aggravated,
         },
+        free_used=list(c.free_used) or None,
+        maneuver_round=c.maneuver_round or None,
         sheet=c.sheet if viewer == NARRATOR else msgspec.structs.replace(c.sheet, notes=""),
     )
 
@@ -265,12 +293,26 @@ _PEOPLE_FIELDS = (
     "by",
     "against",
     "owed_by",
+    "to",
+    "target",
 )
 _EVERYONE = (RoundStarted, RoundEnded)
 """Events that change every character (actions, declared actions, movement)."""
 
 
-_TURNS = (RoundStarted, RoundEnded, InitiativeSet, TurnStarted, TurnEnded, ActionDeclared, SceneClosed)
+_TURNS = (
+    RoundStarted,
+    RoundEnded,
+    InitiativeSet,
+    TurnStarted,
+    TurnEnded,
+    ActionDeclared,
+    SceneClosed,
+    FairEscapeDeclared,
+    FairEscapeHeld,
+    FairEscapeSucceeded,
+    FairEscapeFailed,
+)
 """Events after which anyone may act differently (whose turn it is, whether the scene is open)."""
 
 
@@ -312,6 +354,7 @@ def round_view(r: RoundState | None) -> RoundView | None:
         turn=list(r.turn),
         turn_phase=r.turn_phase,
         extra=r.extra,
+        escape_window=r.escape_window,
     )
 
 

@@ -20,7 +20,9 @@ def offered(t: Table, who: str, cid: str) -> Moves | None:
 
 def test_the_rules_descriptor() -> None:
     """Pages read what the ruleset plays from the view, never its name."""
-    assert view(bns().state).rules == RulesView(family="pools", rounds=False, mobs=False, blood=False, flags=["unseen"])
+    assert view(bns().state).rules == RulesView(
+        family="pools", rounds=True, mobs=False, blood=False, flags=["unseen", "range", "maneuver", "surprise"]
+    )
     assert view(Table("camarilla").state).rules.family == "traits"
     assert view(Table("camarilla").state).rules.blood and view(Table("camarilla").state).rules.rounds
 

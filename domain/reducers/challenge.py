@@ -26,6 +26,7 @@ from domain.events import (
     TraitsDeclared,
 )
 from domain.log import Place
+from domain.pools import ASSISTED
 from domain.state import NARRATOR, Call, Challenge, Outcome, RetestEntry, Side, TestRecord
 
 NOTHING_COMPARED: dict[str, int] = {}
@@ -68,6 +69,8 @@ def _declared(s: Change, e: ChallengeDeclared, r: Place) -> None:
             surprise=e.surprise,
             ranged=e.ranged,
             darkness=e.darkness,
+            range=e.range,
+            maneuver=name(e.maneuver) if e.maneuver else None,
             status="awaiting_response" if e.kind == "contested" else "throwing",
         )
     )
@@ -76,6 +79,11 @@ def _declared(s: Change, e: ChallengeDeclared, r: Place) -> None:
             s.conditions(target, surprised=True)
     if e.uses_action:
         s.character(e.challenger, lambda c: replace(c, actions_left=max(0, (c.actions_left or 1) - 1), acted=True))
+    if e.pool is not None and any(m.rule == ASSISTED for m in e.pool.modifiers):  # the +1s are used up
+        s.character(
+            e.challenger,
+            lambda c: replace(c, aids=tuple(a for a in c.aids if (a.benefit, a.status) != ("plus_one", "accepted"))),
+        )
 
 
 @on(BidPlaced)

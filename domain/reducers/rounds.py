@@ -1,4 +1,5 @@
-"""Reducers of mobs, blood and combat rounds (camarilla)."""
+"""Reducers of mobs, blood and combat rounds (camarilla, bns), and of bns actions, conditions,
+maneuvers, fair escapes and assists."""
 
 from __future__ import annotations
 
@@ -7,10 +8,21 @@ from msgspec.structs import replace
 from domain.change import Change, on
 from domain.events import (
     ActionDeclared,
+    ActionTaken,
+    AssistAnswered,
+    AssistOffered,
+    AttackIntended,
     BloodSpent,
     BonusExpired,
     ChampionChosen,
+    ConditionCleared,
+    ConditionSet,
+    FairEscapeDeclared,
+    FairEscapeFailed,
+    FairEscapeHeld,
+    FairEscapeSucceeded,
     InitiativeSet,
+    ManeuverUsed,
     MobJoined,
     RoundEnded,
     RoundStarted,
@@ -20,7 +32,8 @@ from domain.events import (
     WillpowerSpent,
 )
 from domain.log import Place
-from domain.state import Bonus, Challenge, Character, Helper, RoundState
+from domain.reducers.scene import consequence
+from domain.state import Aid, Bonus, Challenge, Character, Helper, Mark, RoundState, Side
 
 # -- mobs, blood, rounds -----------------------------------------------------------------------
 
@@ -69,16 +82,29 @@ def _bonus_expired(s: Change, e: BonusExpired, r: Place) -> None:
 @on(RoundStarted)
 def _round_started(s: Change, e: RoundStarted, r: Place) -> None:
     s.round = RoundState(number=e.number, first=e.first)
-    s.each(
-        lambda c: replace(
+    fresh = e.first  # a new fight: free maneuvers again, and the escaped are back in it
+
+    def started(c: Character) -> Character:
+        escape = c.conditions.fair_escape
+        return replace(
             c,
             actions_left=e.actions.get(c.id),
+            budget=dict(e.budget.get(c.id, {})),
+            rage=e.rage.get(c.id, 0),
+            aids=(),
+            free_used=() if fresh else c.free_used,
             action=None,
             turn_done=False,
             acted=False,
-            conditions=replace(c.conditions, moved_steps=0),
+            conditions=replace(
+                c.conditions,
+                moved_steps=0,
+                fair_escape="escaped" if escape == "escaped" and not fresh else None,
+                escape_held_by=(),
+            ),
         )
-    )
+
+    s.each(started)
 
 
 @on(ActionDeclared)
@@ -103,10 +129,13 @@ def _initiative_set(s: Change, e: InitiativeSet, r: Place) -> None:
 @on(TurnStarted)
 def _turn_started(s: Change, e: TurnStarted, r: Place) -> None:
     assert s.round is not None
-    group = s.round.group + 1 if e.phase == "initiative" else s.round.group
+    order = s.round.order
+    group = next((i for i, g in enumerate(order) if e.characters and e.characters[0] in g), s.round.group + 1)
+    group = group if e.phase == "initiative" else s.round.group
     s.round = replace(s.round, turn=tuple(e.characters), turn_phase=e.phase, extra=e.extra, group=group)
+    fresh = e.budget
     for who in e.characters:
-        s.character(who, lambda c: replace(c, turn_done=False, acted=False))
+        s.character(who, lambda c: replace(c, turn_done=False, acted=False, budget=dict(fresh) or c.budget))
 
 
 @on(TurnEnded)
@@ -117,12 +146,157 @@ def _turn_ended(s: Change, e: TurnEnded, r: Place) -> None:
 @on(RoundEnded)
 def _round_ended(s: Change, e: RoundEnded, r: Place) -> None:
     assert s.round is not None
-    s.round = replace(s.round, phase="over", turn=())
+    s.round = replace(s.round, phase="over", turn=(), escape_window=None)
     s.each(  # steps count per round; once on guard, nobody is surprised
         lambda c: replace(
-            c, actions_left=None, action=None, conditions=replace(c.conditions, moved_steps=0, surprised=False)
+            c,
+            actions_left=None,
+            budget={},
+            action=None,
+            conditions=replace(c.conditions, moved_steps=0, surprised=False),
         )
     )
+
+
+# -- bns: actions, conditions, maneuvers, fair escapes, assists ----------------------------------
+
+
+@on(ActionTaken)
+def _action_taken(s: Change, e: ActionTaken, r: Place) -> None:
+    action = e.action
+
+    def taken(c: Character) -> Character:
+        budget = dict(c.budget)
+        if e.spent is not None:
+            budget[e.spent] = max(0, budget.get(e.spent, 0) - 1)
+        if action is not None and action.kind == "trade":  # a standard action traded for a simple one
+            budget["simple"] = budget.get("simple", 0) + 1
+        conditions = c.conditions
+        if action is not None:
+            conditions = replace(conditions, moved_steps=conditions.moved_steps + action.steps)
+            if action.kind == "clear" and action.clears:
+                conditions = replace(conditions, marks=tuple(_worked(m, action.clears) for m in conditions.marks))
+        return replace(c, budget=budget, acted=True, conditions=conditions)
+
+    s.character(e.character, taken)
+
+
+def _worked(mark: Mark, name: str) -> Mark:
+    """A simple action spent clearing ``name``."""
+    return replace(mark, clears_after=max(0, mark.clears_after - 1)) if mark.name == name else mark
+
+
+@on(ConditionSet)
+def _condition_set(s: Change, e: ConditionSet, r: Place) -> None:
+    if e.name == "prone":
+        s.conditions(e.character, prone=True)
+    else:
+        mark = Mark(name=e.name, by=e.by, until=e.until, clears_after=e.clears_after, rule=e.rule)
+        s.character(
+            e.character,
+            lambda c: replace(
+                c,
+                conditions=replace(c.conditions, marks=(*(m for m in c.conditions.marks if m.name != e.name), mark)),
+            ),
+        )
+    if e.challenge:
+        consequence(s, e)
+
+
+@on(ConditionCleared)
+def _condition_cleared(s: Change, e: ConditionCleared, r: Place) -> None:
+    if e.name == "prone":
+        s.conditions(e.character, prone=False)
+        return
+    s.character(
+        e.character,
+        lambda c: replace(
+            c, conditions=replace(c.conditions, marks=tuple(m for m in c.conditions.marks if m.name != e.name))
+        ),
+    )
+
+
+@on(ManeuverUsed)
+def _maneuver_used(s: Change, e: ManeuverUsed, r: Place) -> None:
+    number = s.round.number if s.round is not None else 0
+
+    def used(c: Character) -> Character:
+        aids = c.aids
+        if e.paid == "assist":  # the accepted maneuver assistance is used up
+            spent = next((a for a in aids if (a.benefit, a.status) == ("maneuver", "accepted")), None)
+            aids = tuple(a for a in aids if a is not spent)
+        free_used = (*c.free_used, e.free_list) if e.free_list else c.free_used
+        return replace(c, maneuver_round=number, free_used=free_used, aids=aids)
+
+    s.character(e.character, used)
+
+
+@on(AttackIntended)
+def _attack_intended(s: Change, e: AttackIntended, r: Place) -> None:
+    s.character(
+        e.target,
+        lambda c: replace(
+            c, conditions=replace(c.conditions, escape_held_by=(*c.conditions.escape_held_by, e.character))
+        ),
+    )
+
+
+@on(FairEscapeDeclared)
+def _escape_declared(s: Change, e: FairEscapeDeclared, r: Place) -> None:
+    s.conditions(e.character, fair_escape="declared", escape_held_by=())
+    if s.round is not None:
+        s.round = replace(s.round, escape_window=e.character)
+
+
+@on(FairEscapeHeld)
+def _escape_held(s: Change, e: FairEscapeHeld, r: Place) -> None:
+    phase = s.round.extra if s.round is not None and s.round.turn_phase == "extra" else 0
+    s.conditions(e.character, fair_escape="held", escape_held_by=tuple(e.by), escape_phase=phase)
+    _close_window(s, e.character)
+
+
+@on(FairEscapeSucceeded)
+def _escape_succeeded(s: Change, e: FairEscapeSucceeded, r: Place) -> None:
+    s.conditions(e.character, fair_escape="escaped")
+    s.character(e.character, lambda c: replace(c, budget={}))
+    _close_window(s, e.character)
+
+
+@on(FairEscapeFailed)
+def _escape_failed(s: Change, e: FairEscapeFailed, r: Place) -> None:
+    s.conditions(e.character, fair_escape="failed")
+    _close_window(s, e.character)
+
+
+def _close_window(s: Change, who: str) -> None:
+    if s.round is not None and s.round.escape_window == who:
+        s.round = replace(s.round, escape_window=None)
+
+
+@on(AssistOffered)
+def _assist_offered(s: Change, e: AssistOffered, r: Place) -> None:
+    if e.kind == "defender":  # the shield becomes the attack's target
+        s.challenge(e.challenge, lambda ch: _shielded(ch, e.character))
+        number = s.round.number if s.round is not None else 0
+        s.character(e.character, lambda c: replace(c, shielded=number))
+        return
+    assert e.benefit is not None
+    aid = Aid(offer=r.seq, by=e.character, benefit=e.benefit)
+    s.character(e.to, lambda c: replace(c, aids=(*c.aids, aid)))
+
+
+@on(AssistAnswered)
+def _assist_answered(s: Change, e: AssistAnswered, r: Place) -> None:
+    status = "accepted" if e.accept else "refused"
+    s.character(
+        e.character,
+        lambda c: replace(c, aids=tuple(replace(a, status=status) if a.offer == e.offer else a for a in c.aids)),
+    )
+
+
+def _shielded(ch: Challenge, who: str) -> Challenge:
+    defender = Side(who=who, category=ch.defender.category)
+    return replace(ch, targets=(who,), defender=defender, status="awaiting_response")
 
 
 # -- helpers ---------------------------------------------------------------------------------

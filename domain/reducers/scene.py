@@ -13,6 +13,7 @@ from domain.events import (
     CharacterAdded,
     CharacterAdjusted,
     CharacterRemoved,
+    ConditionSet,
     DamageHealed,
     DamageTaken,
     DisputeOpened,
@@ -80,7 +81,8 @@ def _relented(s: Change, e: Relented, r: Place) -> None:
 # -- what a challenge does to characters (kept on a resolved challenge, for rulings to undo) ----
 
 
-def _consequence(s: Change, e: TraitLost | DamageTaken | GrappleStarted | GrappleBroken | KnockedDown) -> None:
+def consequence(s: Change, e: Consequence) -> None:
+    """Keep ``e`` on the resolved challenge it follows from, for a ruling to undo."""
     ch: Challenge | None = s.challenges.get(e.challenge)
     if ch is not None and ch.status == "resolved":  # a loss on the way (an overbid's) is not the outcome's
         s.put(replace(ch, consequences=(*ch.consequences, _kept(e))))
@@ -99,19 +101,21 @@ def _kept(e: Consequence) -> Consequence:
             return replace(e, grappler=name(e.grappler), victim=name(e.victim), challenge=name(e.challenge))
         case GrappleBroken():
             return replace(e, grappler=name(e.grappler), victim=name(e.victim), challenge=name(e.challenge), why="")
+        case ConditionSet():
+            return replace(e, character=name(e.character), challenge=name(e.challenge), why="")
 
 
 @on(TraitLost)
 def _trait_lost(s: Change, e: TraitLost, r: Place) -> None:
     lost = Lost(name(e.trait), e.category)
     s.character(e.character, lambda c: replace(c, lost=(*c.lost, lost)))
-    _consequence(s, e)
+    consequence(s, e)
 
 
 @on(DamageTaken)
 def _damage_taken(s: Change, e: DamageTaken, r: Place) -> None:
     s.character(e.character, lambda c: replace(c, wounds=_wounded(c, e.damage, e.amount)))
-    _consequence(s, e)
+    consequence(s, e)
 
 
 @on(GrappleStarted)
@@ -121,7 +125,7 @@ def _grapple_started(s: Change, e: GrappleStarted, r: Place) -> None:
         lambda c: replace(c, conditions=replace(c.conditions, grappling=(*c.conditions.grappling, e.victim))),
     )
     s.conditions(e.victim, grappled_by=e.grappler)
-    _consequence(s, e)
+    consequence(s, e)
 
 
 @on(GrappleBroken)
@@ -133,13 +137,13 @@ def _grapple_broken(s: Change, e: GrappleBroken, r: Place) -> None:
         ),
     )
     s.conditions(e.victim, grappled_by=None)
-    _consequence(s, e)
+    consequence(s, e)
 
 
 @on(KnockedDown)
 def _knocked_down(s: Change, e: KnockedDown, r: Place) -> None:
     s.conditions(e.character, prone=True)
-    _consequence(s, e)
+    consequence(s, e)
 
 
 # -- disputes and rulings ----------------------------------------------------------------------

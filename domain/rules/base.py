@@ -9,24 +9,26 @@ explains how a new ruleset plugs in.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import ClassVar, Literal
 
 import msgspec
 
-from domain.commands import Action, BidTraits, Declare, Join, Relent, Source
+from domain.commands import Action, Assist, BidTraits, Declare, Join, Relent, Source
 from domain.effects import Damage
 from domain.errors import Rejected
 from domain.events import (
     BloodSpent,
     DeclarationsOpened,
+    InitiativeSet,
     Leader,
     NegativeTraitCalled,
     Result,
     Role,
     SceneEvent,
     TestResolved,
+    TurnStarted,
 )
 from domain.pools import DefenseKind, Pool, PoolSpec
 from domain.sheets import Category, Sheet
@@ -76,6 +78,10 @@ class Ruleset(ABC):
 
     has_rounds: ClassVar[bool] = False
     """Whether the ruleset has combat rounds (``start_round`` … ``end_round``)."""
+
+    declares_actions: ClassVar[bool] = True
+    """Rounds open with everyone declaring an action (camarilla); otherwise the order is set as the
+    round starts and actions are taken on one's turn (bns)."""
 
     has_mobs: ClassVar[bool] = False
     """Whether other attackers may join a challenge (``join``)."""
@@ -229,6 +235,65 @@ class Ruleset(ABC):
 
     def check_action(self, state: Scene, who: str, action: Action) -> list[SceneEvent]:
         """Refuse a declared action, or return what it causes at once (a grapple let go)."""
+        return []
+
+    def round_budget(self, state: Scene, who: str) -> dict[str, int]:
+        """A character's actions this round by kind (rulesets that count them so), or empty."""
+        return {}
+
+    def rage_rounds(self, state: Scene, who: str, ruled: Mapping[str, int]) -> int:
+        """Rage rounds a character has this turn (``ruled``: the ST's word at ``start_round``)."""
+        return 0
+
+    def order_round(self, state: Scene, choose: Callable[[tuple[str, ...]], str]) -> InitiativeSet:
+        """The order of a round that opens without declarations, ties broken as the ruleset says
+        (``choose`` draws the signs of any test it throws)."""
+        raise NotImplementedError
+
+    def act(self, state: Scene, who: str, action: Action, now: datetime) -> list[SceneEvent]:
+        """An action taken on one's turn (no declaration phase): refused, or what it records."""
+        raise Rejected("no_actions", f"{self.name} declares actions at the start of the round.")
+
+    def intend(self, state: Scene, who: str, target: str) -> list[SceneEvent]:
+        """An intent to attack one trying to fair escape, or refused."""
+        raise Rejected("no_fair_escape", f"{self.name} has no fair escape to announce an attack against.")
+
+    def assist(self, state: Scene, who: str, cmd: Assist) -> list[SceneEvent]:
+        """A mass combat tactic: help an attacker, or shield a defender."""
+        raise Rejected("no_assist", f"{self.name} has no mass combat tactics; {self.name} mobs join a challenge.")
+
+    def answer_assist(self, state: Scene, who: str, offer: int, accept: bool) -> list[SceneEvent]:
+        """The attacker accepts or refuses an offer of assistance."""
+        raise Rejected("no_assist", f"{self.name} has no mass combat tactics.")
+
+    def extra_turn(self, state: Scene) -> TurnStarted | None:
+        """The next extra-action turn once the order has been through, or None: by default every
+        character with an extra action left acts together, by count (camarilla)."""
+        r = state.round
+        assert r is not None
+        extra = r.extra + 1 if r.turn_phase == "extra" else 1
+        movers = sorted(c.id for c in state.roster() if c.present and self.round_actions(state, c.id) - 1 >= extra)
+        if not movers:
+            return None
+        names = ", ".join(state.name_of(w) for w in movers)
+        return TurnStarted(
+            phase="extra",
+            characters=movers,
+            extra=extra,
+            why=f"Extra action {extra}: {names} act together.",
+            rule="camarilla:multiple-actions",
+        )
+
+    def turn_ended(self, state: Scene, who: str) -> list[SceneEvent]:
+        """What follows the end of ``who``'s turn (an escape's window closing)."""
+        return []
+
+    def phase_ended(self, state: Scene) -> list[SceneEvent]:
+        """What follows the end of the universal round or of a Rage round (held escapes)."""
+        return []
+
+    def round_ending(self, state: Scene) -> list[SceneEvent]:
+        """What happens as the round ends, before ``round_ended``."""
         return []
 
     cites: ClassVar[Mapping[str, str]]

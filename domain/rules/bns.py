@@ -11,13 +11,14 @@ exceptionally: a larger pool and every test won outright. No Trait is ever lost.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import ClassVar
 
 from domain.commands import (
+    Action,
+    Assist,
     BidTraits,
-    BnsOptions,
     Declare,
     OverbidSource,
     Relent,
@@ -28,15 +29,18 @@ from domain.effects import Damage, Narrative
 from domain.errors import Rejected
 from domain.events import (
     DeclarationsOpened,
+    InitiativeSet,
     Leader,
     NegativeTraitCalled,
     Result,
     Role,
     SceneEvent,
     TestResolved,
+    TurnStarted,
     WillpowerSpent,
 )
-from domain.pools import DefenseKind, Pool, PoolSpec
+from domain.pools import DefenseKind, Modifier, Pool, PoolSpec
+from domain.rules import bns_rounds as rounds
 from domain.rules.base import Answer, Declaration, Ruleset, Verdict
 from domain.rules.bns_catalog import (
     ATTACKS,
@@ -50,35 +54,16 @@ from domain.rules.bns_catalog import (
     RATINGS,
     SHAPESHIFTERS,
     UNPARRIED,
+    lowered,
+    options,
+    rating,
+    skill_rating,
 )
 from domain.rules.catalog import BEATS, SIGNS
 from domain.sheets import Category, Sheet, Weapon
 from domain.state import NARRATOR, Challenge, Character, Helper, RetestEntry, Scene
 
 ONLY_RETESTS = (WillpowerSource, OverbidSource)
-
-
-def options(state: Scene) -> BnsOptions:
-    return state.options.bns or BnsOptions()
-
-
-def _lowered(levels: Mapping[str, int]) -> dict[str, int]:
-    return {name.lower(): level for name, level in levels.items()}
-
-
-def rating(sheet: Sheet, attribute: str) -> tuple[str, int] | None:
-    """An attribute's rating and the name it has on the sheet: its own, or its category's on a
-    three-rating sheet (``dexterity`` is ``physical``)."""
-    attributes = _lowered(sheet.attributes)
-    if attribute in attributes:
-        return attribute, attributes[attribute]
-    category = ATTRIBUTES.get(attribute)
-    return (category, attributes[category]) if category in attributes else None
-
-
-def skill_rating(sheet: Sheet, skill: str) -> int:
-    """A skill's rating; missing is 0 (unskilled)."""
-    return next((level for name, level in sheet.skills.items() if name.lower() == skill), 0)
 
 
 def _weapon(sheet: Sheet, name: str) -> Weapon | None:
@@ -96,7 +81,9 @@ def _total(*parts: int) -> int:
 class Bns(Ruleset):
     name = "bns"
     family = "pools"
-    flags = ("unseen",)
+    flags = ("unseen", "range", "maneuver", "surprise")
+    has_rounds = True
+    declares_actions = False
     cites: ClassVar[Mapping[str, str]] = {
         "relent": "bns:relent",
         "test": "bns:rps",
@@ -108,6 +95,7 @@ class Bns(Ruleset):
         "declare_fewer": "bns:ties",
         "adjudication": "bns:victory-condition",
         "pools": "bns:attack-pool",
+        "order": "bns:round",
     }
 
     # -- sheets and declarations ------------------------------------------------------------
@@ -117,7 +105,7 @@ class Bns(Ruleset):
         problems = []
         if sheet.traits is not None:
             problems.append("`character.traits`: a bns sheet has attributes and skills, not Traits")
-        names = set(_lowered(sheet.attributes))
+        names = set(lowered(sheet.attributes))
         for unknown in sorted(names - set(ATTRIBUTES) - RATINGS):
             problems.append(
                 f"`character.attributes.{unknown}`: not an attribute (the nine: {', '.join(ATTRIBUTES)}; or the "
@@ -138,7 +126,14 @@ class Bns(Ruleset):
     def check_declare(self, state: Scene, cmd: Declare, who: str, now: datetime) -> Declaration:
         self._check_flags(cmd)
         me = state.characters[who]
-        if cmd.unseen:
+        if cmd.surprise and cmd.maneuver != "knock_out":
+            raise Rejected(
+                "unsupported",
+                "bns plays surprise only for Knock Out; otherwise say it in the victory condition or as the wild "
+                "card, and let the Storyteller judge.",
+                "bns:knock-out",
+            )
+        if cmd.unseen and cmd.maneuver != "fighting_blind":
             raise Rejected(
                 "line_of_sight",
                 f"{me.name} cannot see the target: to attack one you cannot see, use the Fighting Blind maneuver.",
@@ -175,12 +170,16 @@ class Bns(Ruleset):
         pool = self.attack_pool(me, cmd.category, cmd.pool)
         if cmd.kind == "contested" and cmd.category != "physical" and options(state).retry_immunity:
             self._check_immunity(state, who, cmd.targets[0], cmd.power or pool.skill or pool.attack or "action", now)
-        return Declaration(pool=pool)
+        rounds.check_reach(state, cmd, pool.attack)
+        then, modifiers = rounds.in_round(state, cmd, who, now)
+        if modifiers:
+            pool = self.attack_pool(me, cmd.category, cmd.pool, modifiers)
+        r = state.round
+        return Declaration(pool=pool, then=then, round=r.number if r is not None and r.phase == "acting" else None)
 
     def _check_flags(self, cmd: Declare) -> None:
         flags = {
             "defense": cmd.defense is not None,
-            "surprise": cmd.surprise,
             "ranged": cmd.ranged,
             "darkness": cmd.darkness is not None,
             "immediate": cmd.immediate,
@@ -206,7 +205,9 @@ class Bns(Ruleset):
                 "bns:retry-immunity",
             )
 
-    def attack_pool(self, me: Character, category: Category, spec: PoolSpec) -> Pool:
+    def attack_pool(
+        self, me: Character, category: Category, spec: PoolSpec, modifiers: Sequence[Modifier] = ()
+    ) -> Pool:
         """The attack pool ``spec`` asks for, from ``me``'s sheet, or refused naming the rule."""
         sheet = me.sheet
         if spec.defense is not None:
@@ -221,7 +222,7 @@ class Bns(Ruleset):
                 rule,
             )
         attribute = spec.attribute.lower() if spec.attribute else attack.attribute if attack else None
-        if attribute is None and category in _lowered(sheet.attributes):
+        if attribute is None and category in lowered(sheet.attributes):
             attribute = category  # a three-rating sheet: the category's rating is the attribute
         skill = spec.skill.lower() if spec.skill else attack.skill if attack else None
         if attribute is None or skill is None:
@@ -248,7 +249,7 @@ class Bns(Ruleset):
         if spec.attack in FORMS:
             self._check_form(me, spec.attack)
         weapon = self._check_weapon(me, spec, attack.weapon if attack else None)
-        return self._pool(me, spec, attribute, skill, attack=spec.attack, weapon=weapon)
+        return self._pool(me, spec, attribute, skill, attack=spec.attack, weapon=weapon, modifiers=modifiers)
 
     def _check_form(self, me: Character, attack: str) -> None:
         sheet = me.sheet
@@ -298,8 +299,16 @@ class Bns(Ruleset):
             if in_hand is None:
                 raise Rejected("no_parry", f"{me.name} has no weapon to parry with.", "bns:parry")
         willpower = me.willpower if defense.willpower else 0
+        prone = rounds.prone_modifier(me, ch)
         return self._pool(
-            me, spec, defense.attribute, defense.skill, defense=spec.defense, willpower=willpower, weapon=weapon
+            me,
+            spec,
+            defense.attribute,
+            defense.skill,
+            defense=spec.defense,
+            willpower=willpower,
+            weapon=weapon,
+            modifiers=(prone,) if prone else (),
         )
 
     def pool(self, state: Scene, who: str, spec: PoolSpec, category: Category, ch: Challenge | None) -> Pool:
@@ -330,6 +339,7 @@ class Bns(Ruleset):
         defense: str | None = None,
         willpower: int = 0,
         weapon: Weapon | None = None,
+        modifiers: Sequence[Modifier] = (),
     ) -> Pool:
         if spec.wildcard and not spec.why.strip():
             raise Rejected(
@@ -347,7 +357,7 @@ class Bns(Ruleset):
         skill_level = skill_rating(me.sheet, skill) if skill else 0
         bonus = weapon.bonus if weapon and defense is None else 0
         return Pool(
-            total=_total(rated[1], skill_level, willpower, bonus, spec.wildcard),
+            total=_total(rated[1], skill_level, willpower, bonus, spec.wildcard, *(m.value for m in modifiers)),
             attack=attack,
             defense=defense,
             attribute=rated[0],
@@ -359,6 +369,7 @@ class Bns(Ruleset):
             weapon_bonus=bonus,
             wildcard=spec.wildcard,
             why=spec.why.strip(),
+            modifiers=tuple(modifiers),
         )
 
     def check_response(self, state: Scene, ch: Challenge, who: str, bid: list[str]) -> str | None:
@@ -582,7 +593,45 @@ class Bns(Ruleset):
             effect = Damage(amount=effect.amount, type="lethal")  # bns:tooth-and-claw
         if ch.outcome is not None and ch.outcome.exceptional:
             effect = Damage(amount=effect.amount + 1, type=effect.type)  # bns:exceptional-damage
-        return effect
+        return Damage(amount=rounds.reduced(state, ch, effect.amount), type=effect.type)  # a maneuver's reduction
+
+    def settled(self, state: Scene, ch: Challenge, winner: Leader) -> list[SceneEvent]:
+        return rounds.maneuver_effects(state, ch) if winner == "challenger" else []
+
+    # -- rounds -----------------------------------------------------------------------------
+
+    def round_budget(self, state: Scene, who: str) -> dict[str, int]:
+        return dict(rounds.BUDGET)
+
+    def rage_rounds(self, state: Scene, who: str, ruled: Mapping[str, int]) -> int:
+        return ruled.get(who, state.characters[who].sheet.rage_rounds)
+
+    def order_round(self, state: Scene, choose: Callable[[tuple[str, ...]], str]) -> InitiativeSet:
+        return rounds.order_round(state, choose)
+
+    def act(self, state: Scene, who: str, action: Action, now: datetime) -> list[SceneEvent]:
+        return rounds.act(state, who, action, now)
+
+    def extra_turn(self, state: Scene) -> TurnStarted | None:
+        return rounds.extra_turn(state)
+
+    def turn_ended(self, state: Scene, who: str) -> list[SceneEvent]:
+        return rounds.turn_ended(state, who)
+
+    def phase_ended(self, state: Scene) -> list[SceneEvent]:
+        return rounds.phase_ended(state)
+
+    def round_ending(self, state: Scene) -> list[SceneEvent]:
+        return rounds.round_ending(state)
+
+    def intend(self, state: Scene, who: str, target: str) -> list[SceneEvent]:
+        return [rounds.intend(state, who, target)]
+
+    def assist(self, state: Scene, who: str, cmd: Assist) -> list[SceneEvent]:
+        return rounds.assist(state, who, cmd)
+
+    def answer_assist(self, state: Scene, who: str, offer: int, accept: bool) -> list[SceneEvent]:
+        return rounds.answer_assist(state, who, offer, accept)
 
 
 def immunity_key(challenger: str, target: str, what: str | None) -> str:

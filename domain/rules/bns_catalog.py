@@ -4,10 +4,13 @@ only reads these tables; a chronicle extends them."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
+from domain.commands import BnsOptions
 from domain.pools import DefenseKind
-from domain.sheets import Category
+from domain.sheets import Category, Sheet
+from domain.state import Scene
 
 ATTRIBUTES: dict[str, Category] = {
     "strength": "physical",
@@ -78,3 +81,29 @@ DEFENSES: dict[DefenseKind, Defense] = {
 
 FIGHTING_FINESSE = "fighting finesse"
 IMMUNITY_MINUTES = 10
+
+
+# -- reading a scene's options and a sheet ---------------------------------------------------
+
+
+def options(state: Scene) -> BnsOptions:
+    return state.options.bns or BnsOptions()
+
+
+def lowered(levels: Mapping[str, int]) -> dict[str, int]:
+    return {name.lower(): level for name, level in levels.items()}
+
+
+def rating(sheet: Sheet, attribute: str) -> tuple[str, int] | None:
+    """An attribute's rating and the name it has on the sheet: its own, or its category's on a
+    three-rating sheet (``dexterity`` is ``physical``)."""
+    attributes = lowered(sheet.attributes)
+    if attribute in attributes:
+        return attribute, attributes[attribute]
+    category = ATTRIBUTES.get(attribute)
+    return (category, attributes[category]) if category in attributes else None
+
+
+def skill_rating(sheet: Sheet, skill: str) -> int:
+    """A skill's rating; missing is 0 (unskilled)."""
+    return next((level for name, level in sheet.skills.items() if name.lower() == skill), 0)

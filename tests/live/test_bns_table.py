@@ -68,10 +68,10 @@ async def test_a_bns_table() -> None:
         # The pages' descriptor: a pool ruleset, no rounds yet.
         assert c["vincent"].view["rules"] == {
             "family": "pools",
-            "rounds": False,
+            "rounds": True,
             "mobs": False,
             "blood": False,
-            "flags": ["unseen"],
+            "flags": ["unseen", "range", "maneuver", "surprise"],
         }
         assert c["vincent"].view["characters"]["vincent"]["attributes"] == VINCENT["attributes"]
         assert "attributes" not in c["brute"].view["characters"]["vincent"]
