@@ -90,6 +90,7 @@ def declare(d: Draft, cmd: Declare) -> None:
             immediate=cmd.immediate,
             pool=declaration.pool,
             unseen=cmd.unseen,
+            gate=declaration.gate,
         ),
         *declaration.then,
     )

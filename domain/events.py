@@ -94,6 +94,10 @@ class ChallengeDeclared(Event, frozen=True, kw_only=True, tag="challenge_declare
     pool: Pool | None = None
     """The challenger's attack pool, every part and the total (bns)."""
     unseen: bool = False
+    gate: bool = False
+    """A test an action needs before the one that causes its effect (camarilla: the Social test
+    against Majesty before a punch, a touch before a Quell): part of the action, not a challenge
+    of its own type (camarilla:multiple-tests-type)."""
 
 
 class BidPlaced(Event, frozen=True, kw_only=True, tag="bid_placed"):

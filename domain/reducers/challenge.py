@@ -68,6 +68,7 @@ def _declared(s: Change, e: ChallengeDeclared, r: Place) -> None:
             surprise=e.surprise,
             ranged=e.ranged,
             darkness=e.darkness,
+            gate=e.gate,
             status="awaiting_response" if e.kind == "contested" else "throwing",
         )
     )
@@ -76,6 +77,9 @@ def _declared(s: Change, e: ChallengeDeclared, r: Place) -> None:
             s.conditions(target, surprised=True)
     if e.uses_action:
         s.character(e.challenger, lambda c: replace(c, actions_left=max(0, (c.actions_left or 1) - 1), acted=True))
+    if e.gate or (challenger is not None and challenger.gate is not None and not e.immediate):
+        # a gate waits for the action's next test; that test (declared next, in turn) ends the wait
+        s.character(e.challenger, lambda c: replace(c, gate=e.challenge if e.gate else None))
 
 
 @on(BidPlaced)
