@@ -92,6 +92,7 @@ def declare(d: Draft, cmd: Declare) -> None:
             unseen=cmd.unseen,
             range=cmd.range,
             maneuver=cmd.maneuver,
+            gate=declaration.gate,
         ),
         *declaration.then,
     )

@@ -98,6 +98,10 @@ class ChallengeDeclared(Event, frozen=True, kw_only=True, tag="challenge_declare
     """Steps to the target, as declared (bns)."""
     maneuver: str | None = None
     """The combat maneuver the attack uses (bns)."""
+    gate: bool = False
+    """A test an action needs before the one that causes its effect (camarilla: the Social test
+    against Majesty before a punch, a touch before a Quell): part of the action, not a challenge
+    of its own type (camarilla:multiple-tests-type)."""
 
 
 class BidPlaced(Event, frozen=True, kw_only=True, tag="bid_placed"):

@@ -135,6 +135,9 @@ class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     turn_done: bool = False
     acted: bool = False
     """Whether the character has used a test action this turn."""
+    gate: str | None = None
+    """The gate test (its challenge) of this turn's multi-test action while the action's next
+    test is still to come: that test needs no action of its own (camarilla:multiple-tests-turn)."""
 
     @property
     def id(self) -> str:
@@ -295,6 +298,9 @@ class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     darkness: str | None = None
     range: int | None = None
     maneuver: str | None = None
+    gate: bool = False
+    """A test before the one that causes its action's effect: not counted as a challenge of its
+    category against the target, never a mob (camarilla:multiple-tests-type)."""
     chosen: str | None = None
     """Whose victory condition a winning mob applied."""
     status: Status = "awaiting_response"

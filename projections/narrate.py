@@ -109,6 +109,7 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
                     ("ranged", event.ranged),
                     ("in darkness", bool(event.darkness)),
                     ("unseen", event.unseen),
+                    ("a gate test, before the action's effect", event.gate),
                 )
                 if on
             ]

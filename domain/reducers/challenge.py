@@ -71,6 +71,7 @@ def _declared(s: Change, e: ChallengeDeclared, r: Place) -> None:
             darkness=e.darkness,
             range=e.range,
             maneuver=name(e.maneuver) if e.maneuver else None,
+            gate=e.gate,
             status="awaiting_response" if e.kind == "contested" else "throwing",
         )
     )
@@ -84,6 +85,9 @@ def _declared(s: Change, e: ChallengeDeclared, r: Place) -> None:
             e.challenger,
             lambda c: replace(c, aids=tuple(a for a in c.aids if (a.benefit, a.status) != ("plus_one", "accepted"))),
         )
+    if e.gate or (challenger is not None and challenger.gate is not None and not e.immediate):
+        # a gate waits for the action's next test; that test (declared next, in turn) ends the wait
+        s.character(e.challenger, lambda c: replace(c, gate=e.challenge if e.gate else None))
 
 
 @on(BidPlaced)

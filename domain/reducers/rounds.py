@@ -43,6 +43,9 @@ def _mob_joined(s: Change, e: MobJoined, r: Place) -> None:
     s.challenge(e.challenge, lambda ch: _joined(ch, e))
     if e.uses_action:
         s.character(e.character, lambda c: replace(c, actions_left=max(0, (c.actions_left or 1) - 1)))
+    joiner = s.characters.get(e.character)
+    if joiner is not None and joiner.gate is not None:  # the effect test of a multi-test action
+        s.character(e.character, lambda c: replace(c, gate=None))
 
 
 @on(ChampionChosen)
@@ -96,6 +99,7 @@ def _round_started(s: Change, e: RoundStarted, r: Place) -> None:
             action=None,
             turn_done=False,
             acted=False,
+            gate=None,
             conditions=replace(
                 c.conditions,
                 moved_steps=0,
@@ -135,12 +139,12 @@ def _turn_started(s: Change, e: TurnStarted, r: Place) -> None:
     s.round = replace(s.round, turn=tuple(e.characters), turn_phase=e.phase, extra=e.extra, group=group)
     fresh = e.budget
     for who in e.characters:
-        s.character(who, lambda c: replace(c, turn_done=False, acted=False, budget=dict(fresh) or c.budget))
+        s.character(who, lambda c: replace(c, turn_done=False, acted=False, gate=None, budget=dict(fresh) or c.budget))
 
 
 @on(TurnEnded)
 def _turn_ended(s: Change, e: TurnEnded, r: Place) -> None:
-    s.character(e.character, lambda c: replace(c, turn_done=True))
+    s.character(e.character, lambda c: replace(c, turn_done=True, gate=None))
 
 
 @on(RoundEnded)

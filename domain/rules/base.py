@@ -41,6 +41,8 @@ class Declaration(msgspec.Struct, frozen=True, kw_only=True):
     lead: str | None = None
     round: int | None = None
     uses_action: bool = False
+    gate: bool = False
+    """A test before the one that causes the action's effect (camarilla:multiple-tests-type)."""
     pool: Pool | None = None
     """The attack pool (pool rulesets)."""
     then: list[SceneEvent] = []

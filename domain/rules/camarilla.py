@@ -4,7 +4,8 @@ What it adds: the first Trait bid fixes the kind of the challenge (and so which 
 retests by category (one Ability, one Power, one Merit per side per test; miscellaneous ones as
 applicable: overbid, Willpower for the target of a Mental or Social challenge, surprise, the
 forced darkness retest); mixed challenges; physical mobs with a champion; combat rounds with
-initiative, actions and movement; grapples and dragging; blood for Physical Traits; damage
+initiative, actions and movement; actions that need several tests (a gate test, then the one
+that causes the effect, in one action); grapples and dragging; blood for Physical Traits; damage
 powers that stack or modify an attack.
 """
 
@@ -46,6 +47,8 @@ from domain.rules.powers import PHYSICAL_KINDS, POWERS, Kind, power
 from domain.sheets import Category
 from domain.state import NARRATOR, Challenge, Character, Helper, RetestEntry, Scene
 
+TURN = "camarilla:multiple-tests-turn"
+TYPE = "camarilla:multiple-tests-type"
 MOB_BONUS_MAX = 4
 MOB_RISK_MAX = 5
 _A = {"ability": "an Ability", "power": "a Power", "merit": "a Merit"}
@@ -128,7 +131,11 @@ class Camarilla(Lotn):
         return declaration
 
     def _check_turn(self, state: Scene, cmd: Declare, who: str, kind: Category, d: Declaration) -> Declaration:
-        """In a round: the initiative order, actions left, one challenge of each type per target."""
+        """In a round: the initiative order, actions left, one challenge of each type per target.
+
+        An action declared with several ``categories`` takes its tests in that order, in one turn,
+        against one target: the first spends the action, the rest are covered by it; every test
+        but the last is a gate, and only the last (the effect) counts as a challenge of its type."""
         r = state.round
         assert r is not None
         me = state.characters[who]
@@ -153,6 +160,70 @@ class Camarilla(Lotn):
                 for ch in (state.challenges[cid] for cid in state.undecided)
             )
         )
+        action = me.action
+        gate = state.challenges.get(me.gate) if me.gate and not cmd.immediate else None
+        if gate is not None:  # the action's next test, after its gate: covered by the action
+            is_gate = self._next_test(state, me, gate, cmd.category, target)
+        else:
+            self._check_action_left(state, cmd, me, counter)
+            is_gate = (
+                action is not None
+                and action.kind == "challenge"
+                and len(action.categories) > 1
+                and cmd.category == action.categories[0]
+                and cmd.kind == "contested"
+                and r.turn_phase == "initiative"
+                and who in r.turn
+                and not cmd.immediate
+            )
+        if r.turn_phase == "extra" and who in r.turn and kind != "physical":
+            raise Rejected(
+                "physical_only", "An extra action takes only physical actions.", "camarilla:multiple-actions"
+            )
+        if (
+            r.turn_phase == "initiative"  # extra actions are not the declared one
+            and action is not None
+            and action.target
+            and target
+            and target != action.target
+            and not counter
+            and cmd.actor != NARRATOR
+        ):
+            raise Rejected(
+                "not_declared",
+                f"{me.name} declared an action against {state.name_of(action.target)}; another target needs the "
+                "Storyteller's leave (the ST may declare it for them).",
+                "camarilla:mob-mental-social",
+            )
+        if cmd.power and power(cmd.power).full_round and (action is None or action.kind != "full_round"):
+            raise Rejected(
+                "full_round", f"{cmd.power} takes the full turn: declare a full_round action.", "camarilla:full-round"
+            )
+        if target is not None and cmd.kind == "contested" and not is_gate:  # a gate is not of its category
+            taken = [
+                ch.id
+                for ch in state.in_order()
+                if ch.round == r.number
+                and ch.status != "withdrawn"
+                and not ch.gate
+                and target in ch.targets
+                and (ch.defense or ch.category) == kind
+            ]
+            if taken:
+                hint = "join it as a mob" if kind == "physical" else "choose another target, with the ST's leave"
+                raise Rejected(
+                    "already_targeted",
+                    f"{state.name_of(target)} is already the target of a {kind.capitalize()} challenge this round "
+                    f"({taken[0]}): {hint}.",
+                    "camarilla:one-per-round",
+                )
+        return Declaration(lead=d.lead, round=r.number, uses_action=gate is None, gate=is_gate, then=d.then)
+
+    def _check_action_left(self, state: Scene, cmd: Declare, me: Character, counter: bool) -> None:
+        """An action left, and this turn's (or an immediate power, or a counterattack)."""
+        r = state.round
+        assert r is not None
+        who = me.id
         if (me.actions_left or 0) < 1:
             raise Rejected(
                 "no_action_left",
@@ -187,48 +258,37 @@ class Camarilla(Lotn):
                     f"{me.name} has used this turn's action that needs a test.",
                     "camarilla:taking-actions",
                 )
-        if r.turn_phase == "extra" and who in r.turn and kind != "physical":
+
+    def _next_test(self, state: Scene, me: Character, gate: Challenge, category: Category, target: str | None) -> bool:
+        """The next test of a multi-test action, after its gate: won first, then the next category
+        of the action against the same target. Whether it is a gate too."""
+        r = state.round
+        assert r is not None and me.action is not None
+        categories = me.action.categories
+        done = sum(
+            1 for ch in state.challenges.values() if ch.gate and ch.round == r.number and ch.challenger.who == me.id
+        )
+        whom = state.name_of(gate.targets[0])
+        test = f"{gate.category.capitalize()} test against {whom} ({gate.id})"
+        if gate.open:
             raise Rejected(
-                "physical_only", "An extra action takes only physical actions.", "camarilla:multiple-actions"
+                "gate_open", f"{me.name}'s {test} is not decided yet: the action's next test comes after it.", TURN
             )
-        action = me.action
-        if (
-            r.turn_phase == "initiative"  # extra actions are not the declared one
-            and action is not None
-            and action.target
-            and target
-            and target != action.target
-            and not counter
-            and cmd.actor != NARRATOR
-        ):
+        if gate.outcome is None or gate.outcome.winner != "challenger":
             raise Rejected(
-                "not_declared",
-                f"{me.name} declared an action against {state.name_of(action.target)}; another target needs the "
-                "Storyteller's leave (the ST may declare it for them).",
-                "camarilla:mob-mental-social",
+                "gate_failed",
+                f"{me.name} did not win the {test}: the action ends there, and it was this turn's action.",
+                TURN,
             )
-        if cmd.power and power(cmd.power).full_round and (action is None or action.kind != "full_round"):
+        expected = categories[done]
+        if category != expected or target != gate.targets[0]:
             raise Rejected(
-                "full_round", f"{cmd.power} takes the full turn: declare a full_round action.", "camarilla:full-round"
+                "next_test",
+                f"{me.name}'s action goes on with its {expected.capitalize()} test against {whom} (its tests, in "
+                f"order: {', '.join(categories)}).",
+                TURN,
             )
-        if target is not None and cmd.kind == "contested":
-            taken = [
-                ch.id
-                for ch in state.in_order()
-                if ch.round == r.number
-                and ch.status != "withdrawn"
-                and target in ch.targets
-                and (ch.defense or ch.category) == kind
-            ]
-            if taken:
-                hint = "join it as a mob" if kind == "physical" else "choose another target, with the ST's leave"
-                raise Rejected(
-                    "already_targeted",
-                    f"{state.name_of(target)} is already the target of a {kind.capitalize()} challenge this round "
-                    f"({taken[0]}): {hint}.",
-                    "camarilla:one-per-round",
-                )
-        return Declaration(lead=d.lead, round=r.number, uses_action=True, then=d.then)
+        return done + 1 < len(categories)
 
     def check_response(self, state: Scene, ch: Challenge, who: str, bid: list[str]) -> str | None:
         attackers = len(ch.challenger.members)
@@ -245,6 +305,13 @@ class Camarilla(Lotn):
         return kind_of(state.characters[who], bid[0], category)
 
     def check_join(self, state: Scene, ch: Challenge, who: str, cmd: Join) -> Declaration:
+        if ch.gate:
+            raise Rejected(
+                "gate_test",
+                f"{ch.id} is {state.name_of(ch.challenger.who)}'s {ch.category.capitalize()} test before the effect "
+                "of an action: the action's type is that of its effect, and no mob forms on the test before it.",
+                TYPE,
+            )
         if ch.kind != "contested" or (ch.defense or ch.category) != "physical":
             raise Rejected(
                 "no_mob",
@@ -267,6 +334,13 @@ class Camarilla(Lotn):
         r = state.round
         if r is None or r.phase == "over":
             return Declaration(lead=lead, then=then)
+        gate = state.challenges.get(me.gate) if me.gate else None
+        if gate is not None:  # the effect of a multi-test action joins the mob: covered by the action
+            if self._next_test(state, me, gate, "physical", target):
+                raise Rejected(
+                    "gate_test", f"{me.name}'s next test is before the action's effect: it forms no mob.", TYPE
+                )
+            return Declaration(lead=lead, round=r.number, then=then)
         if (me.actions_left or 0) < 1:
             raise Rejected("no_action_left", f"{me.name} has no action left this round.", "camarilla:passive-defense")
         return Declaration(lead=lead, round=r.number, uses_action=True, then=then)  # on the fastest one's initiative

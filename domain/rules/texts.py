@@ -359,6 +359,26 @@ _TABLE += [
         "the traits in the lowest of your trait categories.",
     ),
     Rule(
+        "camarilla:multiple-tests-turn",
+        CAM,
+        "Actions that require multiple tests don’t necessarily take multiple turns. For example, you might need "
+        "to make a Social Challenge to defeat someone’s Majesty before you can punch them. Even though this "
+        "action will require two tests (one Social – to defeat his Majesty, and one Physical – to perform the "
+        "punch) doing so will only require one turn of action. Similarly, powers that require you to touch your "
+        "opponent before using them often involve two challenges; one to touch your opponent, and one to "
+        "activate the power. These do not take multiple turns to perform, unless you are attempting to get more "
+        "than one benefit.",
+    ),
+    Rule(
+        "camarilla:multiple-tests-type",
+        CAM,
+        "When an action requires multiple tests its type is determined by the test that causes an effect. "
+        "[...] Attempting to punch someone using Majesty will require a social challenge but it is still a "
+        "physical action since the effect will be coming from the punch and not the social test. The punch can "
+        "be combined into a mob challenge and it won’t count towards the number of social actions that can "
+        "target your victim.",
+    ),
+    Rule(
         "camarilla:multiple-actions",
         CAM,
         "When you take a Celerity action you may move up to three steps and perform one physical action (or "

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 
+from domain.evolve import fold_rows
+from domain.log import event_data, format_at
 from tests.table import Table, types
 
 
@@ -15,6 +18,15 @@ def act(t: Table, who: str, kind: str = "challenge", **action: Any) -> None:
 
 def punch(t: Table, cid: str, who: str, target: str, bid: str, **extra: Any) -> None:
     t.do(who, "declare", challenge=cid, kind="contested", targets=[target], category="physical", bid=[bid], **extra)
+
+
+def won(t: Table, cid: str, answer: str) -> None:
+    """The target answers and loses the test; nobody retests."""
+    ch = t.challenge(cid)
+    t.do(ch.defender.who, "bid", challenge=cid, bid=[answer])
+    t.test(cid, "rock", "scissors")
+    t.do(ch.defender.who, "pass", challenge=cid)
+    assert t.challenge(cid).outcome is not None and t.challenge(cid).outcome.winner == "challenger"  # type: ignore[union-attr]
 
 
 class TestOrderOfActions:
@@ -397,4 +409,318 @@ class TestMobsOfTheMind:
             targets=["other"],
             category="social",
             bid=["Calm"],
+        )
+
+
+class TestMultipleTests:
+    """An action that needs several tests: a gate (the Social test against Majesty, a touch), then the
+    test that causes its effect, all in one action."""
+
+    @pytest.fixture
+    def t(self) -> Table:
+        table = Table(ruleset="camarilla")
+        table.add("frank", {"Wiry": 5}, traits={"social": {"Charming": 6}}, powers=["Swiftness", "Quell the Beast"])
+        table.add("billy", {"Tough": 2}, traits={"social": {"Proud": 2}}, powers=["Majesty"])
+        table.add("sam", {"Brawny": 3}, traits={"social": {"Witty": 3}})
+        table.add("eve", {"Lithe": 2})
+        table.do("st", "start_round")
+        return table
+
+    def order(self, t: Table, frank: list[str], sam: str = "social", eve: str = "physical") -> None:
+        act(t, "frank", categories=frank, target="billy")
+        act(t, "billy", "none")
+        act(t, "sam", category=sam, target="billy")
+        act(t, "eve", category=eve, target="billy")
+        assert t.state.round is not None and t.state.round.turn == ("frank",)
+
+    def test_majesty_then_the_punch_in_one_action(self, t: Table) -> None:
+        """Frank breaks Billy's Majesty with a Social test, then punches him, in one turn of action; a
+        third test is another action (camarilla:multiple-tests-turn)."""
+        self.order(t, ["social", "physical"])
+        majesty = {"kind": "contested", "targets": ["billy"], "category": "social", "bid": ["Charming"]}
+        (gate,) = t.do("frank", "declare", challenge="majesty", **majesty)
+        assert gate.gate and gate.uses_action  # type: ignore[union-attr]
+        assert t.character("frank").actions_left == 1  # Swiftness: an extra action to come
+        won(t, "majesty", "Proud")
+        (effect,) = t.do(
+            "frank",
+            "declare",
+            challenge="punch",
+            kind="contested",
+            targets=["billy"],
+            category="physical",
+            bid=["Wiry"],
+            effect={"kind": "damage", "amount": 1, "type": "bashing"},
+        )
+        assert not effect.gate and not effect.uses_action  # type: ignore[union-attr]
+        assert t.character("frank").actions_left == 1
+        won(t, "punch", "Tough")
+        assert t.character("billy").wounds.bashing == 1
+        t.refused(
+            "frank",
+            "declare",
+            challenge="again",
+            code="one_test_action",
+            rule="camarilla:taking-actions",
+            **majesty,
+        )
+
+    def test_the_gate_is_recorded_and_old_logs_fold_the_same(self, t: Table) -> None:
+        """The gate's challenge_declared says gate: true, the effect's does not; a log written before
+        the field (no gate at all) folds to the same scene (camarilla:multiple-tests-type)."""
+        self.order(t, ["social", "physical"])
+        t.do(
+            "frank",
+            "declare",
+            challenge="majesty",
+            kind="contested",
+            targets=["billy"],
+            category="social",
+            bid=["Charming"],
+        )
+        won(t, "majesty", "Proud")
+        punch(t, "punch", "frank", "billy", "Wiry")
+        data = {
+            r.event.challenge: msgspec.json.decode(event_data(r.event))  # type: ignore[union-attr]
+            for r in t.log
+            if r.type == "challenge_declared"
+        }
+        assert data["majesty"]["gate"] is True and data["punch"]["gate"] is False
+        assert t.challenge("majesty").gate and not t.challenge("punch").gate
+        rows = []
+        for r in t.log:
+            fields = msgspec.json.decode(event_data(r.event))
+            if fields.get("gate") is False:
+                del fields["gate"]  # as a log written before the field has it
+            rows.append((r.seq, format_at(r.at), r.type, msgspec.json.encode(fields)))
+        assert fold_rows("s1", rows) == t.state
+
+    def test_the_gate_does_not_count_for_one_per_round(self, t: Table) -> None:
+        """The Social test against Majesty is not a Social action against Billy: Sam may still challenge
+        him socially; the punch is the Physical one, so Eve's must join it (camarilla:multiple-tests-type,
+        camarilla:one-per-round)."""
+        self.order(t, ["social", "physical"])
+        t.do(
+            "frank",
+            "declare",
+            challenge="majesty",
+            kind="contested",
+            targets=["billy"],
+            category="social",
+            bid=["Charming"],
+        )
+        won(t, "majesty", "Proud")
+        punch(t, "punch", "frank", "billy", "Wiry")
+        won(t, "punch", "Tough")
+        t.do("frank", "end_turn")
+        assert t.state.round is not None and t.state.round.turn == ("sam",)
+        t.do("sam", "declare", challenge="taunt", kind="contested", targets=["billy"], category="social", bid=["Witty"])
+        t.do("billy", "relent", challenge="taunt")
+        t.do("sam", "end_turn")
+        error = t.refused(
+            "eve",
+            "declare",
+            challenge="kick",
+            kind="contested",
+            targets=["billy"],
+            category="physical",
+            bid=["Lithe"],
+            code="already_targeted",
+            rule="camarilla:one-per-round",
+        )
+        assert "(punch)" in error.message
+
+    def test_a_touch_is_no_mob_and_the_quell_is_social(self, t: Table) -> None:
+        """A touch before Quell the Beast: nobody joins the touch as a mob, and the Quell is the Social
+        action against Billy this round (camarilla:multiple-tests-type)."""
+        self.order(t, ["physical", "social"], sam="social")
+        punch(t, "touch", "frank", "billy", "Wiry", victory="touches Billy")
+        error = t.refused(
+            "eve", "join", challenge="touch", bid=["Lithe"], code="gate_test", rule="camarilla:multiple-tests-type"
+        )
+        assert "no mob" in error.message
+        won(t, "touch", "Tough")
+        assert t.character("billy").wounds.bashing == 0  # a touch, not a blow
+        t.do(
+            "frank",
+            "declare",
+            challenge="quell",
+            kind="contested",
+            targets=["billy"],
+            category="social",
+            bid=["Charming"],
+            power="Quell the Beast",
+        )
+        t.do("billy", "relent", challenge="quell")
+        t.do("frank", "end_turn")
+        t.refused(
+            "sam",
+            "declare",
+            challenge="taunt",
+            kind="contested",
+            targets=["billy"],
+            category="social",
+            bid=["Witty"],
+            code="already_targeted",
+            rule="camarilla:one-per-round",
+        )
+
+    def test_the_punch_may_join_a_mob(self) -> None:
+        """After the gate, the punch joins the physical attack already on Billy, still within Frank's one
+        action (camarilla:multiple-tests-type)."""
+        t = Table(ruleset="camarilla")
+        t.add("frank", {"Wiry": 3}, traits={"social": {"Charming": 4}})
+        t.add("eve", {"Lithe": 3})
+        t.add("billy", {"Tough": 2}, traits={"social": {"Proud": 2}}, powers=["Majesty"])
+        t.do("st", "start_round")
+        act(t, "frank", categories=["social", "physical"], target="billy")
+        act(t, "eve", category="physical", target="billy")
+        act(t, "billy", "none")
+        t.do("st", "order", characters=["eve", "frank"])
+        punch(t, "kick", "eve", "billy", "Lithe")
+        t.do(
+            "frank",
+            "declare",
+            challenge="majesty",
+            kind="contested",
+            targets=["billy"],
+            category="social",
+            bid=["Charming"],
+        )
+        assert t.character("frank").actions_left == 0
+        won(t, "majesty", "Proud")
+        t.refused(
+            "frank",
+            "declare",
+            challenge="punch",
+            kind="contested",
+            targets=["billy"],
+            category="physical",
+            bid=["Wiry"],
+            code="already_targeted",
+        )
+        (joined,) = t.do("frank", "join", challenge="kick", bid=["Wiry"])
+        assert not joined.uses_action  # type: ignore[union-attr]
+        assert t.challenge("kick").challenger.members == ("eve", "frank")
+        assert t.character("frank").gate is None
+
+    def test_the_next_test_waits_for_the_gate_won(self, t: Table) -> None:
+        """The punch comes after the Majesty test is won, against the same target, in the declared
+        category; a lost gate ends the action (camarilla:multiple-tests-turn)."""
+        self.order(t, ["social", "physical"])
+        t.do(
+            "frank",
+            "declare",
+            challenge="majesty",
+            kind="contested",
+            targets=["billy"],
+            category="social",
+            bid=["Charming"],
+        )
+        blow = {
+            "challenge": "punch",
+            "kind": "contested",
+            "targets": ["billy"],
+            "category": "physical",
+            "bid": ["Wiry"],
+        }
+        rule = "camarilla:multiple-tests-turn"
+        t.refused("frank", "declare", code="gate_open", rule=rule, **blow)
+        t.do("billy", "bid", challenge="majesty", bid=["Proud"])
+        t.test("majesty", "scissors", "rock")
+        t.do("frank", "pass", challenge="majesty")
+        error = t.refused("frank", "declare", code="gate_failed", rule=rule, **blow)
+        assert "the action ends there" in error.message
+
+    def test_the_tests_come_in_the_declared_order(self, t: Table) -> None:
+        """After the gate, a test of another category or against another target is not the action's
+        next test (camarilla:multiple-tests-turn)."""
+        self.order(t, ["social", "physical"])
+        t.do(
+            "frank",
+            "declare",
+            challenge="majesty",
+            kind="contested",
+            targets=["billy"],
+            category="social",
+            bid=["Charming"],
+        )
+        won(t, "majesty", "Proud")
+        error = t.refused(
+            "frank",
+            "declare",
+            challenge="again",
+            kind="contested",
+            targets=["billy"],
+            category="social",
+            bid=["Charming"],
+            code="next_test",
+            rule="camarilla:multiple-tests-turn",
+        )
+        assert "Physical test against Billy" in error.message
+        t.refused(
+            "st",
+            "declare",
+            character="frank",
+            challenge="other",
+            kind="contested",
+            targets=["sam"],
+            category="physical",
+            bid=["Wiry"],
+            code="next_test",
+        )
+
+    def test_one_category_is_one_test(self, t: Table) -> None:
+        """An action of one category is one test, gate or not: a second is refused as before
+        (camarilla:taking-actions)."""
+        act(t, "frank", category="physical", target="billy")
+        for who in ("billy", "sam", "eve"):
+            act(t, who, "none")
+        (declared,) = t.do(
+            "frank",
+            "declare",
+            challenge="punch",
+            kind="contested",
+            targets=["billy"],
+            category="physical",
+            bid=["Wiry"],
+        )
+        assert not declared.gate and declared.uses_action  # type: ignore[union-attr]
+        won(t, "punch", "Tough")
+        t.refused(
+            "frank",
+            "declare",
+            challenge="again",
+            kind="contested",
+            targets=["billy"],
+            category="physical",
+            bid=["Wiry"],
+            code="one_test_action",
+            rule="camarilla:taking-actions",
+        )
+
+    def test_the_effect_first_is_a_single_test(self, t: Table) -> None:
+        """A punch declared without its Social test first is the action's one test: no gate, and the
+        action is spent (camarilla:multiple-tests-turn)."""
+        self.order(t, ["social", "physical"])
+        (declared,) = t.do(
+            "frank",
+            "declare",
+            challenge="punch",
+            kind="contested",
+            targets=["billy"],
+            category="physical",
+            bid=["Wiry"],
+        )
+        assert not declared.gate and declared.uses_action  # type: ignore[union-attr]
+        won(t, "punch", "Tough")
+        t.refused(
+            "frank",
+            "declare",
+            challenge="majesty",
+            kind="contested",
+            targets=["billy"],
+            category="social",
+            bid=["Charming"],
+            code="one_test_action",
         )
