@@ -6,6 +6,10 @@ from domain.commands import Action, Source
 from domain.events import (
     AbilitySpent,
     ActionDeclared,
+    ActionTaken,
+    AssistAnswered,
+    AssistOffered,
+    AttackIntended,
     BidPlaced,
     BloodSpent,
     BonusExpired,
@@ -16,14 +20,21 @@ from domain.events import (
     CharacterAdded,
     CharacterAdjusted,
     CharacterRemoved,
+    ConditionCleared,
+    ConditionSet,
     DamageHealed,
     DamageTaken,
     DeclarationsOpened,
     DisputeOpened,
+    FairEscapeDeclared,
+    FairEscapeFailed,
+    FairEscapeHeld,
+    FairEscapeSucceeded,
     GrappleBroken,
     GrappleStarted,
     InitiativeSet,
     KnockedDown,
+    ManeuverUsed,
     MobJoined,
     NegativeTraitCalled,
     OutcomeCorrected,
@@ -110,6 +121,8 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
                     ("in darkness", bool(event.darkness)),
                     ("unseen", event.unseen),
                     ("a gate test, before the action's effect", event.gate),
+                    (f"from {event.range} steps", event.range is not None),
+                    (f"maneuver: {(event.maneuver or '').replace('_', ' ')}", bool(event.maneuver)),
                 )
                 if on
             ]
@@ -220,6 +233,9 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             return f"The winning mob applies {name(event.of)}'s victory condition."
         case WillpowerSpent():
             return f"{name(event.character)} spends a point of Willpower."
+        case RoundStarted() if event.budget:
+            rage = "; Rage rounds: " + ", ".join(f"{name(w)} {n}" for w, n in event.rage.items()) if event.rage else ""
+            return f"Round {event.number} begins: each acts on initiative, a standard and a simple action{rage}."
         case RoundStarted():
             return f"Round {event.number} begins: everyone declares an action."
         case ActionDeclared():
@@ -236,6 +252,21 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             return event.why
         case BonusExpired():
             return f"{name(event.character)}'s {event.trait} fades after the challenge."
+        case AttackIntended():
+            return f"{name(event.character)} announces an attack on {name(event.target)} later this round."
+        case (
+            ActionTaken()
+            | ConditionSet()
+            | ConditionCleared()
+            | ManeuverUsed()
+            | FairEscapeDeclared()
+            | FairEscapeHeld()
+            | FairEscapeSucceeded()
+            | FairEscapeFailed()
+            | AssistOffered()
+            | AssistAnswered()
+        ):
+            return event.why or event.type_name()
     return event.type_name()
 
 

@@ -159,6 +159,10 @@ class ChallengeView(msgspec.Struct, frozen=True, omit_defaults=True):
     power: str | None = None
     defense: str | None = None
     round: int | None = None
+    range: int | None = None
+    """Steps to the target, as declared (bns)."""
+    maneuver: str | None = None
+    """The combat maneuver the attack uses (bns)."""
     leads: dict[str, str] = {}
     mob: dict[str, list[str]] = {}
     """A mob's members other than the champion, with the Traits each lent."""
@@ -271,6 +275,8 @@ def challenge_view(ch: Challenge, viewer: str = NARRATOR, moves: dict[str, Moves
         power=ch.power,
         defense=ch.defense,
         round=ch.round,
+        range=ch.range,
+        maneuver=ch.maneuver,
         leads={side.who: side.lead for side in sides if side.lead},
         mob={h.who: list(h.bids) for h in ch.challenger.helpers},
         chosen=ch.chosen,

@@ -86,6 +86,33 @@ class TestPlay:
         vincent = state["characters"]["vincent"]
         assert vincent["damage"]["lethal"] == 2 and vincent["willpower"] == 2
 
+    def test_the_bns_fight_plays_three_rounds(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """examples/bns-fight.jsonl: a Wits tie, an escape held then failed, an exceptional hit, a free
+        Grapple and its escape, Knock Down and the prone modifier, an escape held to the round's end;
+        the replay tells each in words with its rule, and the audit verifies."""
+        db = str(tmp_path / "f.db")
+        code, lines = run(capsys, "play", str(ROOT / "examples" / "bns-fight.jsonl"), "--db", db)
+        *results, last = [json.loads(line) for line in lines]
+        assert code == 0
+        assert [(r["id"], r["error"]["code"]) for r in results if not r["ok"]] == [("f-49", "escaped")]
+        state = last["state"]
+        challenges, people = state["challenges"], state["characters"]
+        assert challenges["punch"]["outcome"]["exceptional"] and people["mook"]["damage"]["bashing"] == 2
+        assert challenges["grab"]["maneuver"] == "grapple" and challenges["free"]["outcome"]["winner"] == "challenger"
+        assert people["edward"]["conditions"]["grappled_by"] is None
+        prone = challenges["arrow"]["pools"]["ghoul"]
+        assert prone["total"] == 5 and prone["modifiers"][0]["rule"] == "bns:prone-defense"
+        assert people["julian"]["conditions"]["fair_escape"] == "escaped" and people["julian"]["willpower"] == 2
+        code, words = run(capsys, "replay", "--db", db, "alley")
+        text = "\n".join(words)
+        assert code == 0
+        assert "Julian's escape is held by The ghoul" in text and "the fair escape fails" in text
+        assert "bns:initiative-ties" in text and "bns:fair-escape-hold" in text
+        assert "The mook uses Grapple, free once this fight (Strength 4 or more)." in text
+        assert "after everyone acted, Julian escapes" in text
+        code, _ = run(capsys, "verify", "--db", db)
+        assert code == 0
+
     def test_log_as_a_player_is_what_the_player_was_sent(
         self, capsys: pytest.CaptureFixture[str], tmp_path: Path
     ) -> None:

@@ -88,7 +88,8 @@ def order_round(state: Scene, choose: Callable[[tuple[str, ...]], str]) -> Initi
         for g in groups
     )
     tied = [g for g in groups if len(g) > 1]
-    rule = "bns:initiative-ties" if tests or tied else "bns:initiative"
+    shared = len(set(values.values())) < len(values)  # equal initiatives, ordered by Wits, Dexterity or a test
+    rule = "bns:initiative-ties" if shared else "bns:initiative"
     if tests:
         why += ". Tied on every count: " + "; ".join(_told(state, t) for t in tests)
     if tied:
