@@ -631,8 +631,8 @@ def could_intend(state: Scene, target: str) -> list[str]:
         return []
     order = [w for g in r.order for w in g]
     now = [order.index(w) for w in r.turn if w in order]
-    later = order[max(now) + 1 :] if now and r.turn_phase == "initiative" else []
-    if r.turn_phase == "extra":
+    later = order[max(now) + 1 :] if now else []
+    if r.turn_phase == "extra":  # in a Rage round, those still to act in it
         later = [w for w in later if state.characters[w].rage >= r.extra]
     return [
         w

@@ -405,6 +405,21 @@ class TestFairEscape:
             t.do("st", "end_round")
             assert t.character("edward").conditions.fair_escape == "escaped"
 
+    def test_in_a_rage_round(self) -> None:
+        """bns:fair-escape-declare: "even during Rage rounds"; held through the Rage round, it succeeds
+        when that Rage round ends (bns:fair-escape-hold)."""
+        t = fight(rage={"edward": 1, "wolf": 1})
+        for who in ("julian", "edward", "mook", "wolf"):
+            done(t, who)
+        assert turn(t) == ["edward"]
+        act(t, "edward", "fair_escape")
+        t.do("st", "intend_attack", character="wolf", target="edward")
+        t.refused("st", "intend_attack", character="mook", target="edward", code="already_acted")
+        done(t, "edward")
+        assert t.character("edward").conditions.fair_escape == "held"
+        done(t, "wolf")
+        assert t.character("edward").conditions.fair_escape == "escaped"
+
     def test_only_intenders_fail_it(self) -> None:
         """bns:fair-escape-hold, AMB (2): option escape_failed_by=intenders: another's attack does not."""
         t = fight(escape_failed_by="intenders")
