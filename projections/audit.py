@@ -14,9 +14,17 @@ import msgspec
 
 from domain.commands import Source
 from domain.effects import Effect
-from domain.events import CharacterAdded
+from domain.events import (
+    CharacterAdded,
+    ConditionCleared,
+    ConditionSet,
+    FairEscapeFailed,
+    FairEscapeHeld,
+    FairEscapeSucceeded,
+    RoundStarted,
+)
 from domain.evolve import fold
-from domain.log import Wire, check_chain, from_wire
+from domain.log import Recorded, Wire, check_chain, from_wire
 from domain.rules.texts import RULES
 from domain.sheets import Sheet
 from domain.state import NARRATOR, Call, Challenge, DisputeRecord, Outcome, RulingRecord, Scene
@@ -101,6 +109,17 @@ class ChainAudit(msgspec.Struct, frozen=True):
     problem: str | None = None
 
 
+class Marker(msgspec.Struct, frozen=True):
+    """An escape or a condition on a character, in the round it happened (for the picture)."""
+
+    seq: int
+    round: int | None
+    who: str
+    kind: str
+    """``escape`` or ``condition``."""
+    label: str
+
+
 class Audit(msgspec.Struct, frozen=True):
     scene: str
     title: str
@@ -113,6 +132,7 @@ class Audit(msgspec.Struct, frozen=True):
     disputes: list[DisputeRecord]
     rulings: list[RulingRecord]
     names: dict[str, str]
+    markers: list[Marker] = []
 
 
 def words(rule_id: str | None) -> Words | None:
@@ -189,7 +209,27 @@ def audit(wires: Sequence[Wire]) -> Audit:
         disputes=list(state.disputes),
         rulings=list(state.rulings),
         names={who: c.name for who, c in state.characters.items()} | {NARRATOR: "the Narrator"},
+        markers=markers(records),
     )
+
+
+_ESCAPES = {FairEscapeHeld: "escape held", FairEscapeFailed: "escape failed", FairEscapeSucceeded: "escaped"}
+
+
+def markers(records: Sequence[Recorded]) -> list[Marker]:
+    """Each escape's hold, failure or success and each condition set or cleared, with its round."""
+    found: list[Marker] = []
+    number: int | None = None
+    for r in records:
+        event = r.event
+        if isinstance(event, RoundStarted):
+            number = event.number
+        elif isinstance(event, FairEscapeHeld | FairEscapeFailed | FairEscapeSucceeded):
+            found.append(Marker(r.seq, number, event.character, "escape", _ESCAPES[type(event)]))
+        elif isinstance(event, ConditionSet | ConditionCleared):
+            label = event.name.replace("_", " ") + (" cleared" if isinstance(event, ConditionCleared) else "")
+            found.append(Marker(r.seq, number, event.character, "condition", label))
+    return found
 
 
 def _declared(ch: Challenge) -> tuple[object, str]:

@@ -10,7 +10,7 @@ from typing import Literal
 
 import msgspec
 
-from projections.audit import Audit, ChallengeAudit, OutcomeAudit, TestAudit, Words
+from projections.audit import Audit, ChallengeAudit, Marker, OutcomeAudit, TestAudit, Words
 from projections.narrate import source_label
 
 _WINNER = {"challenger": "won by the challenger", "defender": "won by the defender", "none": "a draw"}
@@ -167,7 +167,8 @@ def html(audit: Audit) -> str:
         '<p class="muted">Rounds across (without rounds, challenges in the order declared), characters down. '
         "A big dot is the challenger (a mob's champion), the line runs to the target; thin lines join the "
         "rest of a mob. Green: the challenger won; red: the defender; grey: a draw; yellow dashes: not "
-        "resolved; a ring: corrected by a ruling.</p>",
+        "resolved; a ring: corrected by a ruling. After a round's challenges, a diamond is a fair escape (yellow: "
+        "held, red: failed, green: escaped) and a square a condition (hollow: cleared); hover for which.</p>",
         "<h2>Participants</h2>",
     ]
     for p in audit.participants:
@@ -269,7 +270,8 @@ def picture(audit: Audit) -> str:
     """An SVG: rounds across (without rounds, challenges in the order declared), characters down; a
     line from challenger to target coloured by the outcome (green: the challenger won, red: the
     defender, grey: a draw, yellow dashes: not resolved); thin lines from a mob's other members; a
-    ring marks an outcome a ruling corrected."""
+    ring marks an outcome a ruling corrected. After a round's challenges, its escapes (diamonds) and
+    conditions (squares) on the characters' rows."""
     people = [p.id for p in audit.participants]
     row = {who: i for i, who in enumerate(people)}
     columns: list[tuple[str, list[ChallengeAudit]]] = []
@@ -279,8 +281,16 @@ def picture(audit: Audit) -> str:
             columns[-1][1].append(ch)
         else:
             columns.append((label, [ch]))
+    for mark in audit.markers:  # a round with escapes or conditions and no challenge still gets its column
+        label = f"round {mark.round}" if mark.round else ""
+        if label and all(c[0] != label for c in columns):
+            columns.append((label, []))
+    columns.sort(key=lambda c: int(c[0].split()[1]) if c[0].startswith("round ") else 0)
+    marks: dict[str, list[Marker]] = {}
+    for mark in audit.markers:
+        marks.setdefault(f"round {mark.round}" if mark.round else "", []).append(mark)
     left, top, dy, step, gap = 110, 34, 36, 18, 30
-    width = left + sum(step * len(chs) + gap for _, chs in columns) + 20
+    width = left + sum(step * (len(chs) + len(marks.get(label, []))) + gap for label, chs in columns) + 20
     height = top + dy * max(1, len(people)) + 10
     e = escape
     shapes = [
@@ -296,9 +306,25 @@ def picture(audit: Audit) -> str:
         shapes.append(f'<text x="{x0 - 4}" y="14" font-size="10">{e(label)}</text>')
         for i, ch in enumerate(chs):
             shapes.append(_challenge_mark(audit, ch, x0 + i * step, row, top, dy))
-        x0 += step * len(chs) + gap
+        x = x0 + step * len(chs)
+        for mark in marks.get(label, []):
+            shapes.append(_marker(audit, mark, x, top + row.get(mark.who, 0) * dy))
+            x += step
+        x0 = x + gap
     shapes.append("</svg>")
     return "".join(shapes)
+
+
+def _marker(audit: Audit, mark: Marker, x: int, y: int) -> str:
+    """An escape (a diamond: green escaped, red failed, yellow held) or a condition (a square)."""
+    tip = escape(f"{_name(audit, mark.who)}: {mark.label} (event {mark.seq})")
+    if mark.kind == "escape":
+        colour = {"escaped": "var(--win)", "escape failed": "var(--lose)"}.get(mark.label, "var(--open)")
+        shape = f'<polygon points="{x},{y - 7} {x + 7},{y} {x},{y + 7} {x - 7},{y}" fill="{colour}"/>'
+    else:
+        fill = "none" if mark.label.endswith("cleared") else "#9aa4b1"
+        shape = f'<rect x="{x - 5}" y="{y - 5}" width="10" height="10" fill="{fill}" stroke="#9aa4b1"/>'
+    return f"<g><title>{tip}</title>{shape}</g>"
 
 
 def _challenge_mark(audit: Audit, ch: ChallengeAudit, x: int, row: dict[str, int], top: int, dy: int) -> str:

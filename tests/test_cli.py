@@ -112,6 +112,12 @@ class TestPlay:
         assert "after everyone acted, Julian escapes" in text
         code, _ = run(capsys, "verify", "--db", db)
         assert code == 0
+        out = tmp_path / "alley.html"
+        code, _ = run(capsys, "audit", "--db", db, "alley", "--format", "html", "-o", str(out))
+        page = out.read_text(encoding="utf-8")
+        for mark in ("Julian: escape held", "Julian: escape failed", "Julian: escaped", "The ghoul: prone"):
+            assert f"<g><title>{mark}" in page, mark
+        assert code == 0 and ">round 3</text>" in page  # a round with escapes and no challenge has its column
 
     def test_log_as_a_player_is_what_the_player_was_sent(
         self, capsys: pytest.CaptureFixture[str], tmp_path: Path
