@@ -7,6 +7,8 @@ rows.
     .venv/bin/python -m benchmarks.rulesets [--runs 5] [--events 100000]
 
 Goal (issue 11): a 100,000-event bns scene replays at no less than 90% of lotn's events per second.
+Also measured (issue 12): a bns fight in rounds of the same length (actions, maneuvers, conditions,
+fair escapes), beside them.
 Every figure: the median and the range (min-max) over ``--runs`` runs; the ratio is taken run by
 run (each run measures both, one right after the other).
 """
@@ -27,7 +29,8 @@ from server.service import SceneService
 from server.store import SqliteStore
 
 GOAL = 0.9
-RULESETS = ("lotn", "bns")
+RULESETS = ("lotn", "bns", "bns-fight")
+"""The scenes compared: a lotn brawl, a bns brawl, a bns fight in rounds (scene ids as named)."""
 
 
 def dice(rng: random.Random) -> Callable[[], tuple[int, ...]]:
@@ -75,7 +78,8 @@ def main() -> None:
         counts = {ruleset: store.head(ruleset)[0] for ruleset in RULESETS}
         plain = Plain(path)
         times: dict[str, list[float]] = {f"{r} {k}": [] for r in RULESETS for k in ("fold", "plain")}
-        ratios = []
+        ratios: list[float] = []
+        fights: list[float] = []
         for run in range(1, args.runs + 1):
             rates = {}
             for ruleset in RULESETS if run % 2 else reversed(RULESETS):  # alternate which goes first
@@ -84,7 +88,8 @@ def main() -> None:
                 times[f"{ruleset} plain"].append(baseline(plain, ruleset))
                 rates[ruleset] = counts[ruleset] / took
             ratios.append(rates["bns"] / rates["lotn"])
-            print(f"# run {run}: lotn {rates['lotn']:,.0f} events/s, bns {rates['bns']:,.0f} events/s")
+            fights.append(rates["bns-fight"] / rates["lotn"])
+            print(f"# run {run}: " + ", ".join(f"{r} {rates[r]:,.0f} events/s" for r in RULESETS))
         rows = []
         for ruleset in RULESETS:
             fold_s = sorted(times[f"{ruleset} fold"])[args.runs // 2]
@@ -101,6 +106,7 @@ def main() -> None:
         table(["ruleset", "events", "fold_rows s", "events/s (median)", "plain sqlite3+msgspec s"], rows)
         verdict = "met" if sorted(ratios)[args.runs // 2] >= GOAL else "NOT met"
         print(f"\nbns / lotn events per second, run by run: {spread(ratios, '.2f')} (goal at least {GOAL}: {verdict})")
+        print(f"bns-fight / lotn events per second, run by run: {spread(fights, '.2f')}")
     finally:
         cleanup(work)
 

@@ -11,7 +11,7 @@ import json
 import random
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,6 +22,7 @@ import msgspec
 from benchmarks.common import ROOT
 from domain.commands import parse_command
 from domain.sheets import Category
+from domain.state import Scene
 from server.backend import open_backend
 from server.service import SceneService
 from server.snapshots import Snapshots
@@ -182,6 +183,79 @@ def _bns_script(rng: random.Random) -> Iterator[dict[str, Any]]:
                 yield {"type": "adjust", "actor": "st", "character": who, "reason": "a new night"}
 
 
+FIGHT_MANEUVERS = [None, None, None, "knock_down", "grapple", "hamstring", "targeted_attack", "blinding_attack"]
+
+
+def _bns_fight_script(rng: random.Random, now: Callable[[], Scene]) -> Iterator[dict[str, Any]]:
+    """A bns fight in rounds, forever: each turn, the one acting attacks (a maneuver one time in
+    two), moves, draws, clears or stands, or tries a fair escape that others hold; every five rounds
+    a new fight, the wounds and Willpower restored."""
+    n = rounds = 0
+    while True:
+        rounds += 1
+        new = rounds % 5 == 1
+        rage = {rng.choice(PEOPLE): 1} if rng.random() < 0.3 else {}
+        yield {"type": "start_round", "actor": "st", "new_fight": new, "rage": rage}
+        for _ in range(40):  # turns of the round
+            r = now().round
+            if r is None or r.phase != "acting" or not r.turn:
+                break
+            who = r.turn[0]
+            me = {"actor": "st", "character": who}
+            roll = rng.random()
+            if roll < 0.08:
+                yield {"type": "declare_action", **me, "action": {"kind": "fair_escape"}}
+                other = rng.choice([p for p in PEOPLE if p != who])
+                yield {"type": "intend_attack", "actor": "st", "character": other, "target": who}
+            elif roll < 0.75:
+                n += 1
+                cid = f"f{n}"
+                holder = now().characters[who].conditions.grappled_by
+                target = holder or rng.choice([p for p in PEOPLE if p != who])
+                yield {
+                    "type": "declare",
+                    **me,
+                    "challenge": cid,
+                    "kind": "contested",
+                    "targets": [target],
+                    "category": "physical",
+                    "pool": {"attack": "unarmed"},
+                    "range": 1,
+                    "maneuver": None if holder else rng.choice(FIGHT_MANEUVERS),
+                    "victory": "break free" if holder else "hurt you",
+                    "effect": {"kind": "escape_grapple"}
+                    if holder
+                    else {"kind": "damage", "amount": rng.choice([1, 2, 3])},
+                }
+                yield {
+                    "type": "bid",
+                    "actor": "st",
+                    "character": target,
+                    "challenge": cid,
+                    "pool": {"defense": "dodge"},
+                }
+                signs = rng.choice([("rock", "scissors"), ("rock", "paper"), ("paper", "paper")])
+                yield {"type": "throw", **me, "challenge": cid, "sign": signs[0]}
+                yield {"type": "throw", "actor": "st", "character": target, "challenge": cid, "sign": signs[1]}
+                for side in (who, target):
+                    yield {"type": "pass", "actor": "st", "character": side, "challenge": cid}
+            c = now().characters[who]
+            action: dict[str, Any] = {"kind": rng.choice(["draw", "move", "other"]), "item": "Knife"}
+            if c.conditions.prone:
+                action = {"kind": "stand", "steps": 1}
+            elif mark := next((m for m in c.conditions.marks if m.clears_after), None):
+                action = {"kind": "clear", "clears": mark.name}
+            elif action["kind"] == "move":
+                action = {"kind": "move", "steps": rng.choice([1, 3])}
+            yield {"type": "declare_action", **me, "action": action}
+            if now().round is not None and who in now().round.turn:  # type: ignore[union-attr]
+                yield {"type": "end_turn", **me}
+        yield {"type": "end_round", "actor": "st"}
+        if new:
+            for who in PEOPLE:
+                yield {"type": "adjust", "actor": "st", "character": who, "reason": "a new night"}
+
+
 def playing(
     events: int,
     *,
@@ -193,15 +267,23 @@ def playing(
 ) -> Iterator[int]:
     """Play a brawl of at least ``events`` events into ``service``, one command at a time
     (refusals skipped), yielding the scene's version after each: several scenes can be played
-    in turn, their commands interleaved on disk as a live server writes them."""
+    in turn, their commands interleaved on disk as a live server writes them. ``ruleset``:
+    ``lotn``, ``bns``, or ``bns-fight`` (bns in rounds: actions, maneuvers, escapes)."""
     rng = rng or random.Random(seed)
     store = service.store
     now = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
-    setup: list[dict[str, Any]] = [{"type": "open_scene", "actor": "st", "ruleset": ruleset, "title": "The long brawl"}]
-    sheet = _bns_sheet if ruleset == "bns" else _sheet
+    pools = ruleset.startswith("bns")
+    title = "The long fight" if ruleset == "bns-fight" else "The long brawl"
+    setup: list[dict[str, Any]] = [
+        {"type": "open_scene", "actor": "st", "ruleset": "bns" if pools else ruleset, "title": title}
+    ]
+    sheet = _bns_sheet if pools else _sheet
     setup += [{"type": "add_character", "actor": "st", "character": sheet(who)} for who in PEOPLE]
     commands = iter(setup)
-    script = _bns_script(rng) if ruleset == "bns" else _script(rng)
+    if ruleset == "bns-fight":
+        script = _bns_fight_script(rng, lambda: service.state(scene))
+    else:
+        script = _bns_script(rng) if pools else _script(rng)
     n = 0
     version = store.head(scene)[0]
     while version < events:
@@ -210,7 +292,7 @@ def playing(
             character = service.state(scene).characters[body["character"]]
             wounds = character.wounds
             changes: dict[str, Any] = {"damage": {"bashing": -wounds.bashing, "lethal": -wounds.lethal}}
-            if ruleset == "bns":
+            if pools:
                 changes["willpower"] = 99 - character.willpower
             else:
                 changes["restore_traits"] = character.lost_names
