@@ -1,6 +1,7 @@
 // Cards both pages show: a challenge as far as the viewer may see it, and a character sheet.
 import { h } from "./dom.js";
 import { movesPanel } from "./moves.js";
+import { markName } from "./turns.js";
 import { CATEGORIES, SIGN_LABELS, challengeLine, describePool, gradeLine, nameOf, ruleNote, sourceLabel, title, waitingFor } from "./words.js";
 
 /** A challenge, with the moves of each character the viewer acts for (`actFor`: the ST's NPCs). */
@@ -15,6 +16,7 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
     "article",
     { class: `challenge ${ch.outcome ? "resolved" : "open"}`, "aria-labelledby": `ch-${ch.id}` },
     h("h3", { id: `ch-${ch.id}` }, challengeLine(view, ch), " ", h("span", { class: "cid" }, ch.id)),
+    attackDetails(ch),
     ch.victory && h("p", { class: "victory" }, `“${ch.victory}”`, ch.defender_victory && ` — answered: “${ch.defender_victory}”`),
     bids.length > 0 &&
       h("p", {}, "Bids: ", bids.map(([who, traits]) => `${nameOf(view, who)}: ${traits.join(", ")}`).join(" · ")),
@@ -68,6 +70,13 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
   );
 }
 
+/** "From 1 step · Knock down": the range and maneuver an attack was declared with (null: none). */
+function attackDetails(ch) {
+  const ranged = typeof ch.range === "number";
+  const parts = [ranged && `From ${ch.range} step${ch.range === 1 ? "" : "s"}`, ch.maneuver && title(markName(ch.maneuver))].filter(Boolean);
+  return parts.length ? h("p", { class: "attack-details" }, parts.join(" · ")) : null;
+}
+
 /** A character's sheet as the viewer may see it. */
 export function sheetCard(view, who) {
   const c = view.characters[who];
@@ -80,6 +89,7 @@ export function sheetCard(view, who) {
     conditions.grappling?.length && `grappling ${conditions.grappling.map((w) => nameOf(view, w)).join(", ")}`,
     conditions.prone && "prone",
     conditions.surprised && "surprised",
+    ...(conditions.marks || []).map((m) => `${markName(m.name)}${m.clears_after ? ` (${m.clears_after} to clear)` : ""}`),
     conditions.fair_escape && `fair escape: ${conditions.fair_escape}`,
     conditions.moved_steps > 1 && `moved ${conditions.moved_steps} steps (one Physical Trait down this round)`,
   ].filter(Boolean);
@@ -90,7 +100,7 @@ export function sheetCard(view, who) {
     `Willpower ${c.willpower ?? "–"} · Health ${c.health ?? "–"}`,
     damage.length > 0 && ` (damage: ${damage.map(([k, n]) => `${n} ${k}`).join(", ")})`,
   );
-  const state = h("p", {}, `Conditions: ${held.join(", ") || "none"}`);
+  const state = h("p", {}, "Conditions: ", held.length ? h("span", { class: "marks" }, held.map((w) => h("span", { class: "mark" }, w))) : "none");
   const actions = c.actions_left !== undefined && c.actions_left !== null && h("p", {}, `Actions left this round: ${c.actions_left}`);
   if (view.rules?.family === "pools") {
     const skills = Object.entries(c.skills || {});

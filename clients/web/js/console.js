@@ -5,6 +5,7 @@ import { challengeCard } from "./cards.js";
 import { declareForm } from "./declare.js";
 import { download, field, fill, h, keyed, regions as redraws, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
+import { actionsLeft, actsNow, assistForm, budgeted, escapeLine, intendButton, markBadges, markWords, mayIntend, offers, rageRounds, turnControls } from "./turns.js";
 import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, timeline, title } from "./words.js";
 
 const app = document.getElementById("app");
@@ -73,7 +74,7 @@ function start(live) {
       fill(regions.characters, h("h2", { id: "chars-h" }, "Characters"), sheetFiles(live), h("div", { class: "scroll" }, h("table", {}, h("thead", {}, head), rows)));
     }
     keyed(rows, Object.values(view.characters).map((c) => [JSON.stringify(c), () => characterRow(live, view, c)]));
-    region(regions.round, JSON.stringify([view.round, Object.values(view.characters).map((c) => [c.action, c.actions_left, c.turn_done])]), () =>
+    region(regions.round, JSON.stringify([view.round, Object.values(view.characters).map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids])]), () =>
       fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
     );
     const npcs = Object.values(view.characters).filter((c) => c.npc && c.present);
@@ -319,16 +320,17 @@ function characterRow(live, view, c) {
 function conditionText(view, c) {
   const k = c.conditions || {};
   return [
-    k.grappled_by && `held by ${nameOf(view, k.grappled_by)}`,
-    k.grappling?.length && `holds ${k.grappling.map((w) => nameOf(view, w)).join(", ")}`,
-    k.prone && "prone",
-    k.surprised && "surprised",
+    ...markWords(view, c),
+    escapeLine(view, c),
     k.moved_steps > 1 && `moved ${k.moved_steps}`,
     !c.present && "left the scene",
   ]
     .filter(Boolean)
     .join(", ") || "—";
 }
+
+/** The conditions the Storyteller sets or clears by hand (`adjust`). */
+const CONDITIONS = ["no_exit", "incapacitated", "prone", "blinded", "hamstrung", "unconscious", "armor_mangled", "disarmed", "staked"];
 
 function adjustForm(live, c) {
   const out = outcome(`adjust-${c.id}`);
@@ -337,6 +339,8 @@ function adjustForm(live, c) {
   const kind = select("damage_type", [["bashing", "bashing"], ["lethal", "lethal"], ["aggravated", "aggravated"]]);
   const restore = h("input", { name: "restore", autocomplete: "off", placeholder: "Brawny, Quick" });
   const reason = h("input", { name: "reason", autocomplete: "off", required: true, placeholder: "why" });
+  const condition = select("condition", [["", "—"], ...CONDITIONS.map((n) => [n, n.replaceAll("_", " ")])]);
+  const change = select("condition_change", [["set", "Set it"], ["clear", "Clear it"]]);
   const list = (text) => text.split(",").map((t) => t.trim()).filter(Boolean);
   return h(
     "details",
@@ -351,6 +355,7 @@ function adjustForm(live, c) {
           const changes = { willpower: Number(willpower.value) };
           if (Number(damage.value)) changes.damage = { [kind.value]: Number(damage.value) };
           if (restore.value.trim()) changes.restore_traits = list(restore.value);
+          if (condition.value) changes[change.value === "set" ? "set_conditions" : "clear_conditions"] = [condition.value];
           sender(live, out, "Adjusted.")({ type: "adjust", character: c.id, changes, reason: reason.value.trim() });
         },
       },
@@ -358,6 +363,8 @@ function adjustForm(live, c) {
       field("Damage (+ hurts, - heals)", damage),
       field("Damage type", kind),
       field("Restore lost Traits", restore),
+      field("Condition", condition, "No exit, incapacitated, blinded …"),
+      field("Set or clear the condition", change),
       field("Reason (kept in the log)", reason),
       h("button", { type: "submit" }, "Adjust"),
     ),
@@ -365,38 +372,21 @@ function adjustForm(live, c) {
   );
 }
 
-/** Rounds: start and end, the order with ties to break, who has acted, extra action rounds. */
+/** Rounds: start and end, the order with ties to break, who has acted, extra action rounds; where
+ * each acts on its own turn, the actions left, escapes, marks, and what the acting NPC may do. */
 function roundPanel(live, view) {
   const out = outcome("round");
   const send = sender(live, out);
   const r = view.round;
   if (!view.rules?.rounds) return h("p", {}, `${view.ruleset} has no combat rounds here: challenges are declared as they come.`);
-  const newFight = h("input", { type: "checkbox", name: "new_fight" });
-  if (!r || r.phase === "over") {
-    return h(
-      "div",
-      {},
-      r && h("p", {}, `Round ${r.number} is over.`),
-      h("form", { class: "row", onsubmit: (e) => (e.preventDefault(), send({ type: "start_round", new_fight: newFight.checked })) }, h("label", { class: "check" }, newFight, " A new fight (surprise possible again)"), h("button", { type: "submit" }, `Start round ${(r?.number || 0) + 1}`)),
-      out,
-    );
-  }
+  if (!r || r.phase === "over") return startRound(view, r, send, out);
   const who = Object.values(view.characters).filter((c) => c.present);
-  const rows = who.map((c) =>
-    h(
-      "tr",
-      { class: r.turn.includes(c.id) ? "your-turn" : "" },
-      h("th", { scope: "row" }, c.name),
-      h("td", {}, c.action ? `${c.action.kind}${c.action.category ? ` (${c.action.category})` : ""}${c.action.target ? ` → ${nameOf(view, c.action.target)}` : ""}${c.action.steps ? `, ${c.action.steps} steps` : ""}` : "not declared"),
-      h("td", {}, String(r.initiative[c.id] ?? "–")),
-      h("td", {}, String(c.actions_left ?? "–")),
-      h("td", {}, c.turn_done ? "done" : r.turn.includes(c.id) ? "acting" : "—"),
-      h("td", {}, r.turn.includes(c.id) && !c.turn_done ? h("button", { type: "button", class: "quiet", onclick: () => send({ type: "end_turn", character: c.id }) }, `End ${c.name}'s turn`) : ""),
-    ),
-  );
+  const turns = budgeted(view); // a standard and a simple action each, on one's turn: no declarations
+  const rows = who.map((c) => (turns ? turnRow(view, c, send) : actionRow(view, c, send)));
+  const columns = turns ? ["Character", "Actions left", "Turn"] : ["Character", "Action", "Initiative", "Actions left", "Turn", ""];
   const ties = r.order.filter((group) => group.length > 1);
   const undeclared = who.filter((c) => !c.action);
-  const phase = r.phase === "declaring" ? "declaring actions" : r.turn_phase === "extra" ? `extra action ${r.extra}` : r.turn_phase === "end_of_turn" ? "end of turn" : "initiative";
+  const phase = r.phase === "declaring" ? "declaring actions" : r.turn_phase === "extra" ? (turns ? `Rage round ${r.extra}` : `extra action ${r.extra}`) : r.turn_phase === "end_of_turn" ? "end of turn" : "initiative";
   return h(
     "div",
     {},
@@ -404,10 +394,88 @@ function roundPanel(live, view) {
     r.order.length > 0 && h("p", {}, `Order: ${r.order.map((g) => g.map((w) => `${nameOf(view, w)} ${r.initiative[w]}`).join(" = ")).join(" → ")}`),
     ties.map((group) => tieForm(view, group, send)),
     r.phase === "declaring" && undeclared.length > 0 && actionFor(view, undeclared, send),
-    h("div", { class: "scroll" }, h("table", {}, h("tr", {}, ["Character", "Action", "Initiative", "Actions left", "Turn", ""].map((t) => h("th", { scope: "col" }, t))), rows)),
+    h("div", { class: "scroll" }, h("table", {}, h("tr", {}, columns.map((t) => h("th", { scope: "col" }, t))), rows)),
+    turns && npcTurns(view, send),
     h("button", { type: "button", onclick: () => send({ type: "end_round" }) }, `End round ${r.number}`),
     out,
   );
+}
+
+/** A character in a round of declared actions: the action, initiative, actions left, its turn. */
+function actionRow(view, c, send) {
+  const r = view.round;
+  const a = c.action;
+  return h(
+    "tr",
+    { class: r.turn.includes(c.id) ? "your-turn" : "" },
+    h("th", { scope: "row" }, c.name),
+    h("td", {}, a ? `${a.kind}${a.category ? ` (${a.category})` : ""}${a.target ? ` → ${nameOf(view, a.target)}` : ""}${a.steps ? `, ${a.steps} steps` : ""}` : "not declared"),
+    h("td", {}, String(r.initiative[c.id] ?? "–")),
+    h("td", {}, String(c.actions_left ?? "–")),
+    h("td", {}, c.turn_done ? "done" : r.turn.includes(c.id) ? "acting" : "—"),
+    h("td", {}, r.turn.includes(c.id) && !c.turn_done ? h("button", { type: "button", class: "quiet", onclick: () => send({ type: "end_turn", character: c.id }) }, `End ${c.name}'s turn`) : ""),
+  );
+}
+
+/** A character in a round of turns: its escape and marks, its actions left, its turn (to end). */
+function turnRow(view, c, send) {
+  const r = view.round;
+  const acting = r.turn.includes(c.id) && !c.turn_done;
+  const escape = escapeLine(view, c);
+  return h(
+    "tr",
+    { class: acting ? "your-turn" : "" },
+    h("th", { scope: "row" }, c.name, escape && h("div", { class: `escape ${c.conditions.fair_escape}` }, escape), markBadges(view, c)),
+    h("td", {}, actionsLeft(c) || "–", c.rage ? h("div", {}, `then ${rageRounds(c)}`) : ""),
+    h(
+      "td",
+      {},
+      c.conditions?.fair_escape === "escaped" ? "escaped" : c.turn_done ? "done" : acting ? h("button", { type: "button", class: "quiet", onclick: () => send({ type: "end_turn", character: c.id }) }, `End ${c.name}'s turn`) : "—",
+    ),
+  );
+}
+
+/** Start the next round: a new fight or not, and Rage rounds by character (optional). */
+function startRound(view, r, send, out) {
+  const newFight = h("input", { type: "checkbox", name: "new_fight" });
+  const present = Object.values(view.characters).filter((c) => c.present);
+  const rage = present.map((c) => [c.id, h("input", { type: "number", name: `rage-${c.id}`, min: 0, max: 5, value: 0, inputmode: "numeric" }), c.name]);
+  const submit = (e) => {
+    e.preventDefault();
+    const body = { type: "start_round", new_fight: newFight.checked };
+    const rounds = Object.fromEntries(rage.filter(([, box]) => Number(box.value) > 0).map(([id, box]) => [id, Number(box.value)]));
+    if (Object.keys(rounds).length) body.rage = rounds;
+    send(body);
+  };
+  return h(
+    "div",
+    {},
+    r && h("p", {}, `Round ${r.number} is over.`),
+    h(
+      "form",
+      { class: "row", onsubmit: submit },
+      h("label", { class: "check" }, newFight, " A new fight (surprise possible again)"),
+      present.length > 0 && h("details", { class: "rage" }, h("summary", {}, "Rage rounds (optional)"), h("div", { class: "pair" }, rage.map(([, box, name]) => field(`${name}'s Rage rounds`, box)))),
+      h("button", { type: "submit" }, `Start round ${(r?.number || 0) + 1}`),
+    ),
+    out,
+  );
+}
+
+/** What the NPCs may do now: the acting one's actions, "will attack" one escaping, help offered. */
+function npcTurns(view, send) {
+  const npcs = Object.values(view.characters).filter((c) => c.npc && c.present);
+  const parts = npcs.flatMap((c) => {
+    const found = [];
+    if (mayIntend(view, c.id)) found.push(intendButton(view, c.id, send, { forCharacter: true }));
+    found.push(offers(view, c.id, send, { forCharacter: true }));
+    if (actsNow(view, c.id) && (c.actions.standard || c.actions.simple)) {
+      found.push(h("h3", {}, `${c.name} acts`), turnControls(view, c.id, send, { forCharacter: true }));
+      if (c.actions.standard > 0) found.push(assistForm(view, c.id, send, { forCharacter: true }));
+    }
+    return found.filter(Boolean);
+  });
+  return parts.length ? h("div", { class: "npc-turns" }, parts) : null;
 }
 
 /** Declare an action for a character (an NPC, or a player away from the table). */

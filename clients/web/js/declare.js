@@ -24,6 +24,24 @@ const ATTACKS = [
   ["social", "A Social attack"],
 ];
 const ATTACK_CATEGORY = { mental: "mental", social: "social" };
+/** The maneuvers an attack may use: [value, name, the free lists it is on]; feral ones need an
+ * animal form. Those that go with an action (Quick Draw, Burst of Speed …) are not here. */
+const MANEUVERS = [
+  ["targeted_attack", "Targeted Attack", []],
+  ["knock_down", "Knock Down", ["strength"]],
+  ["knock_back", "Knock Back", []],
+  ["knock_out", "Knock Out", ["strength"]],
+  ["grapple", "Grapple", ["strength"]],
+  ["disarm", "Disarm", ["strength", "dexterity"]],
+  ["blinding_attack", "Blinding Attack", []],
+  ["hamstring", "Hamstring", []],
+  ["lunging_attack", "Lunging Attack", []],
+  ["fighting_blind", "Fighting Blind", ["dexterity"]],
+  ["pierce_the_heart", "Pierce the Heart", ["strength"]],
+  ["mangle_fur", "Mangle Fur", ["feral strength"], true],
+  ["savage_leap", "Savage Leap", ["feral strength"], true],
+];
+const ANIMAL_FORMS = ["lupus", "hispo"];
 
 /** Others present in the scene, as [id, name]. */
 export function others(view, who) {
@@ -45,11 +63,13 @@ function traitsLeft(c, category) {
   });
 }
 
+const said = new Map(); // who -> what the last declaration came to, kept when the form is drawn anew
+
 /** The declare form for `who`; `forCharacter` sends `character` (the ST for an NPC). */
 export function declareForm(live, view, who, { forCharacter = false } = {}) {
   const c = view.characters[who];
   const pools = view.rules?.family === "pools";
-  const out = h("div", { class: "outcome" });
+  const out = h("div", { class: "outcome", dataset: { declare: who } }, said.get(who)?.());
   const kinds = [["contested", "Against someone"], ["static", "Static (against a difficulty)"], ...(pools ? [] : [["simple", "Simple test"]])];
   const kind = select("kind", kinds);
   const target = select("target", others(view, who));
@@ -65,6 +85,7 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
   const power = select("power", [["", "No power"], ...powers.map((p) => [p, p])]);
   const difficulty = h("input", { type: "number", name: "difficulty", min: 0, max: 99, value: 3, inputmode: "numeric" });
   const flags = (view.rules?.flags || []).filter((f) => f in FLAGS).map((f) => [f, h("input", { type: "checkbox", name: f })]);
+  const fight = fightFields(view, c);
   const submit = async (e) => {
     e.preventDefault();
     const body = { type: "declare", challenge: `c-${newId().slice(0, 6)}`, kind: kind.value, victory: victory.value.trim() };
@@ -80,8 +101,12 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
     else if (effect.value) body.effect = { kind: effect.value };
     if (power.value) body.power = power.value;
     for (const [flag, box] of flags) if (box.checked) body[flag] = true;
+    Object.assign(body, fight.fields());
     const reply = await live.send(body);
-    out.replaceChildren(reply.ok ? h("p", { role: "status" }, "Declared.") : refusal(reply.error));
+    const note = () => (reply.ok ? h("p", { role: "status" }, "Declared.") : refusal(reply.error));
+    said.set(who, note);
+    // what it declared may have drawn the form anew meanwhile (a free maneuver used): say it there
+    for (const box of document.querySelectorAll(`.outcome[data-declare="${CSS.escape(who)}"]`)) box.replaceChildren(note());
     if (reply.ok) victory.value = "";
   };
   return h(
@@ -89,6 +114,7 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
     { class: "stack", onsubmit: submit },
     field("Kind", kind),
     field("Target", target),
+    fight.controls,
     pools ? attack.controls : [field("Category", category), field("Trait to bid", bid)],
     field("Victory condition", victory),
     h(
@@ -157,4 +183,31 @@ function attackFields(live, view, who, forCharacter) {
     shown,
   ];
   return { controls, fields };
+}
+
+/** A combat maneuver with its cost, and the range in steps, where the rules' flags have them. The
+ * cost shown is a guess the server makes good: free once a fight with 4 dots in the attribute of
+ * a list not used yet, or with an assist; else 1 Willpower. */
+function fightFields(view, c) {
+  const flags = view.rules?.flags || [];
+  const animal = ANIMAL_FORMS.includes((c?.sheet?.form || "").toLowerCase());
+  const offered = MANEUVERS.filter(([, , , feral]) => !feral || animal);
+  const maneuver = flags.includes("maneuver") && select("maneuver", [["", "None"], ...offered.map(([value, name, lists]) => [value, `${name} (${maneuverCost(c, lists)})`])]);
+  const range = flags.includes("range") && h("input", { type: "number", name: "range", min: 0, max: 200, inputmode: "numeric" });
+  const fields = () => {
+    const out = {};
+    if (maneuver?.value) out.maneuver = maneuver.value;
+    if (range && range.value !== "") out.range = Number(range.value);
+    return out;
+  };
+  const controls = [maneuver && field("Maneuver", maneuver, "One a round"), range && field("Range (steps)", range, "How far the target is; needed when they are prone")];
+  return { controls, fields };
+}
+
+function maneuverCost(c, lists) {
+  if ((c?.aids || []).some((a) => a.benefit === "maneuver" && a.status === "accepted")) return "free: assisted";
+  const used = c?.free_used || [];
+  const ratings = c?.attributes || c?.sheet?.attributes || {};
+  const free = lists.some((list) => !used.includes(list) && (ratings[list.split(" ").at(-1)] || 0) >= 4);
+  return free ? "free" : "1 Willpower";
 }

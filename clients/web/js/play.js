@@ -4,6 +4,7 @@ import { challengeCard, sheetCard } from "./cards.js";
 import { declareForm, others } from "./declare.js";
 import { field, fill, h, keyed, regions, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
+import { actionsLeft, actsNow, assistForm, budgeted, fightLines, intendButton, mayIntend, offers, rageRounds, turnControls } from "./turns.js";
 import { CATEGORIES, connection, grow, nameOf, refusal, timeline, title } from "./words.js";
 
 const app = document.getElementById("app");
@@ -34,7 +35,7 @@ function start(live) {
   const recentList = h("div", { class: "cards" });
   const problems = h("div", { class: "problems" });
   fill(challenges, h("h2", { id: "ch-h" }, "Challenges in front of me"), openList, none, recentHeading, recentList);
-  fill(app, header, problems, h("main", {}, me, round, challenges, declare, steps));
+  fill(app, header, problems, h("main", {}, round, me, challenges, declare, steps));
   const region = regions(); // redraws what changed, never under someone's fingers
   live.addEventListener("problem", (e) => fill(problems, refusal(e.error)));
 
@@ -53,8 +54,8 @@ function start(live) {
       region(me, JSON.stringify(mine), () => fill(me, h("h2", { id: "me-h" }, "My character"), sheetCard(view, who), sheetActions(live, view, who)));
     }
     round.hidden = !view.round;
-    const actions = Object.values(view.characters).map((c) => [c.id, c.action, c.actions_left, c.turn_done]);
-    region(round, JSON.stringify([view.round, actions, names(view)]), () => fill(round, roundPanel(live, view, who)));
+    const actions = Object.values(view.characters).map((c) => [c.id, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids]);
+    region(round, JSON.stringify([view.round, actions, names(view), mine?.sheet?.weapons]), () => fill(round, roundPanel(live, view, who)));
     const all = Object.values(view.challenges).filter((ch) => who === "*" || involves(ch, who) || Object.keys(ch.moves || {}).length);
     const open = all.filter((ch) => (!ch.outcome && ch.status !== "withdrawn") || Object.keys(ch.moves || {}).length);
     const recent = all.filter((ch) => !open.includes(ch)).slice(-RECENT).reverse();
@@ -66,7 +67,7 @@ function start(live) {
     none.hidden = open.length > 0;
     recentHeading.hidden = recent.length === 0;
     if (who !== "*" && view.status === "open") {
-      region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost, mine?.sheet]), () =>
+      region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost, mine?.sheet, mine?.free_used, maneuverAids(mine)]), () =>
         fill(declare, h("h2", { id: "declare-h" }, "Declare a challenge"), declareForm(live, view, who)),
       );
     } else {
@@ -84,6 +85,11 @@ function start(live) {
 
 function names(view) {
   return Object.values(view.characters).map((c) => [c.id, c.name, c.present]);
+}
+
+/** Accepted assists that pay for a maneuver: the declare form shows that maneuver as free. */
+function maneuverAids(c) {
+  return (c?.aids || []).filter((a) => a.benefit === "maneuver" && a.status === "accepted").length;
 }
 
 function involves(ch, who) {
@@ -111,10 +117,12 @@ function sheetActions(live, view, who) {
   return h("div", {}, parts, out);
 }
 
-/** The round: the order, whose turn, and my action. */
+/** The round: the order, whose turn, and my action; where each acts on its own turn (no
+ * declarations), my actions left and what I may do now, escapes and the marks everyone carries. */
 function roundPanel(live, view, who) {
   const r = view.round;
-  if (!r || r.phase === "over") return r ? h("p", {}, `Round ${r.number} is over.`) : "";
+  if (!r) return "";
+  if (r.phase === "over") return h("div", {}, h("p", {}, `Round ${r.number} is over.`), fightLines(view));
   const mine = view.characters[who];
   const out = h("div", { class: "outcome" });
   const send = async (body) => {
@@ -127,14 +135,31 @@ function roundPanel(live, view, who) {
     const waiting = Object.values(view.characters).filter((c) => c.present && !c.action).map((c) => c.name);
     parts.push(h("p", {}, `Everyone declares an action. Waiting for: ${waiting.join(", ") || "nobody"}.`));
     if (mine && !mine.action) parts.push(actionForm(view, who, send));
+  } else if (budgeted(view)) {
+    parts.push(h("p", {}, `Order: ${order.join(" → ")}`));
+    parts.push(turnLine(view, r, who));
+    if (mine?.actions) parts.push(h("p", { class: "actions-left" }, `Actions left: ${actionsLeft(mine)}.`, mine.rage ? ` Then ${rageRounds(mine)}.` : ""));
+    parts.push(fightLines(view));
+    if (mine && mayIntend(view, who)) parts.push(intendButton(view, who, send));
+    if (mine) parts.push(offers(view, who, send));
+    if (mine && actsNow(view, who)) {
+      parts.push(turnControls(view, who, send));
+      if (mine.actions.standard > 0) parts.push(assistForm(view, who, send));
+    }
   } else {
     parts.push(h("p", {}, `Order: ${order.join(" → ")}`));
-    const turn = r.turn.map((w) => nameOf(view, w)).join(", ");
-    const phase = r.turn_phase === "extra" ? ` (extra action ${r.extra})` : r.turn_phase === "end_of_turn" ? " (end of turn)" : "";
-    parts.push(h("p", { class: r.turn.includes(who) ? "your-turn" : "" }, r.turn.includes(who) ? `Your turn${phase}.` : `Now acting${phase}: ${turn || "nobody"}.`));
+    parts.push(turnLine(view, r, who));
     if (r.turn.includes(who) && mine && !mine.turn_done) parts.push(h("button", { type: "button", onclick: () => send({ type: "end_turn" }) }, "End my turn"));
   }
   return h("div", {}, parts, out);
+}
+
+function turnLine(view, r, who) {
+  const turn = r.turn.map((w) => nameOf(view, w)).join(", ");
+  const extra = budgeted(view) ? `Rage round ${r.extra}` : `extra action ${r.extra}`;
+  const phase = r.turn_phase === "extra" ? ` (${extra})` : r.turn_phase === "end_of_turn" ? " (end of turn)" : "";
+  const mineNow = r.turn.includes(who);
+  return h("p", { class: mineNow ? "your-turn" : "" }, mineNow ? `Your turn${phase}.` : `Now acting${phase}: ${turn || "nobody"}.`);
 }
 
 function actionForm(view, who, send) {

@@ -1,0 +1,219 @@
+// Rounds in which each character acts on its own turn with a standard and a simple action (the
+// view's `actions`): what is left, the actions a character may take now, fair escapes and the
+// intents that hold them, help offered, and the marks a character carries. The phone uses them
+// for the player's character, the console for NPCs. What the rules allow is the server's to say:
+// a refusal shows its reason.
+import { field, h, select, uid } from "./dom.js";
+import { nameOf, title } from "./words.js";
+
+const CLEARABLE = ["blinded", "hamstrung", "armor_mangled"];
+const BENEFITS = { plus_one: "+1 on an attack", maneuver: "a free maneuver" };
+
+/** Whether the round gives each character a standard and a simple action (no declarations). */
+export function budgeted(view) {
+  return Object.values(view.characters || {}).some((c) => c.actions);
+}
+
+/** "1 standard, 1 simple" (null outside such a round). */
+export function actionsLeft(c) {
+  const a = c?.actions;
+  return a ? `${a.standard ?? 0} standard, ${a.simple ?? 0} simple` : null;
+}
+
+/** "2 Rage rounds" after the universal round (null: none). */
+export function rageRounds(c) {
+  return c?.rage ? `${c.rage} Rage round${c.rage === 1 ? "" : "s"}` : null;
+}
+
+/** A mark's name in words: "armor mangled". */
+export function markName(name) {
+  return name.replaceAll("_", " ");
+}
+
+/** A character's fair escape in words, the same for everyone at the table (null: none). */
+export function escapeLine(view, c) {
+  const k = c.conditions || {};
+  const by = (k.escape_held_by || []).map((w) => nameOf(view, w)).join(", ");
+  switch (k.fair_escape) {
+    case "declared":
+      return by ? `${c.name} is trying to escape; ${by} will attack.` : `${c.name} is trying to escape.`;
+    case "held":
+      return `${c.name}'s escape is held by ${by || "an attacker"}.`;
+    case "escaped":
+      return `${c.name} escaped.`;
+    case "failed":
+      return `${c.name}'s escape failed.`;
+    default:
+      return null;
+  }
+}
+
+/** What a character carries (prone, grappled, blinded …), as words. */
+export function markWords(view, c) {
+  const k = c.conditions || {};
+  return [
+    k.prone && "prone",
+    k.grappled_by && `grappled by ${nameOf(view, k.grappled_by)}`,
+    k.grappling?.length && `holding ${k.grappling.map((w) => nameOf(view, w)).join(", ")}`,
+    k.surprised && "surprised",
+    ...(k.marks || []).map((m) => `${markName(m.name)}${m.clears_after ? ` (${m.clears_after} to clear)` : ""}`),
+  ].filter(Boolean);
+}
+
+/** The marks as small badges (null: none). */
+export function markBadges(view, c) {
+  const words = markWords(view, c);
+  if (!words.length) return null;
+  return h("span", { class: "marks", role: "list", "aria-label": `${c.name}'s conditions` }, words.map((w) => h("span", { class: "mark", role: "listitem" }, w)));
+}
+
+/** Escapes and marks of everyone in the scene: one line each, for whoever has any. */
+export function fightLines(view) {
+  const lines = Object.values(view.characters)
+    .filter((c) => c.present)
+    .flatMap((c) => {
+      const escape = escapeLine(view, c);
+      const badges = markBadges(view, c);
+      const out = [];
+      if (escape) out.push(h("p", { class: `escape ${c.conditions.fair_escape}` }, escape));
+      if (badges) out.push(h("p", { class: "marked" }, `${c.name}: `, badges));
+      return out;
+    });
+  return lines.length ? h("div", { class: "fight" }, lines) : null;
+}
+
+/** Whether `who` acts now: on its turn, or right after its held escape failed (with actions left). */
+export function actsNow(view, who) {
+  const r = view.round;
+  const c = view.characters[who];
+  if (!r || r.phase !== "acting" || !c?.actions) return false;
+  const left = (c.actions.standard || 0) + (c.actions.simple || 0);
+  return (r.turn.includes(who) && !c.turn_done) || (c.conditions?.fair_escape === "failed" && left > 0);
+}
+
+/** Whether `who` may say it will attack the one escaping now: it has not acted this round. */
+export function mayIntend(view, who) {
+  const r = view.round;
+  const c = view.characters[who];
+  const escaper = r?.escape_window && view.characters[r.escape_window];
+  if (!escaper || escaper.id === who || !c?.actions || c.turn_done || r.turn.includes(who)) return false;
+  return (c.actions.standard || 0) > 0 && !(escaper.conditions?.escape_held_by || []).includes(who);
+}
+
+/** The button that says it: "I will attack Edward" (the console: "Mook will attack Edward"). */
+export function intendButton(view, who, send, { forCharacter = false } = {}) {
+  const target = view.round.escape_window;
+  const text = forCharacter ? `${nameOf(view, who)} will attack ${nameOf(view, target)}` : `I will attack ${nameOf(view, target)}`;
+  return h("button", { type: "button", class: "primary", onclick: () => send({ type: "intend_attack", target, ...(forCharacter ? { character: who } : {}) }) }, text);
+}
+
+/** The actions `who` may take now, as buttons: escape, move, prone / crawl / stand, draw, clear,
+ * pick up, trade, end the turn. `send(body)` sends a command; `forCharacter` names the character
+ * (the ST for an NPC: the console ends turns in its own table). */
+export function turnControls(view, who, send, { forCharacter = false } = {}) {
+  const c = view.characters[who];
+  const r = view.round;
+  const a = c.actions || {};
+  const k = c.conditions || {};
+  const me = forCharacter ? { character: who } : {};
+  const act = (action) => send({ type: "declare_action", ...me, action });
+  const button = (text, action, cls = "") => h("button", { type: "button", class: cls, onclick: () => act(action) }, text);
+  const onTurn = r.turn.includes(who) && !c.turn_done;
+  const escaping = ["declared", "held"].includes(k.fair_escape);
+  const hints = [];
+  const parts = [];
+  const buttons = [];
+  if (onTurn && !k.fair_escape && a.standard && a.simple) buttons.push(button("Escape", { kind: "fair_escape" }, "primary"));
+  if (!onTurn && k.fair_escape === "failed") hints.push(h("p", { class: "hint" }, `${forCharacter ? `${c.name} acts` : "Act"} now, out of turn, with the actions left.`));
+  if (escaping && onTurn) hints.push(h("p", { class: "hint" }, `${forCharacter ? `${c.name} is` : "You are"} escaping: end the turn. If nobody said they will attack, the escape succeeds.`));
+  if (!escaping && (a.standard || a.simple)) {
+    if (k.prone && a.simple) buttons.push(button("Crawl a step", { kind: "crawl", steps: 1 }), button("Stand up", { kind: "stand" }));
+    else if (a.simple) buttons.push(button("Drop prone", { kind: "prone" }));
+    for (const m of (k.marks || []).filter((m) => CLEARABLE.includes(m.name) && m.clears_after > 0)) {
+      if (a.simple) buttons.push(button(`Clear ${markName(m.name)}`, { kind: "clear", clears: m.name }));
+    }
+    if (a.standard) buttons.push(button("Trade standard for simple", { kind: "trade" }, "quiet"));
+    if (a.standard && (k.marks || []).some((m) => m.name === "disarmed")) buttons.push(button("Pick up the weapon", { kind: "pick_up" }));
+    if (!k.prone) parts.push(moveForm(a, act));
+    if (a.simple) parts.push(drawForm(c, act));
+  }
+  if (onTurn && !forCharacter) buttons.push(h("button", { type: "button", class: "quiet", onclick: () => send({ type: "end_turn" }) }, "End my turn")); // the console has its own
+  return h("div", { class: "turn-actions" }, hints, buttons.length > 0 && h("div", { class: "choices" }, buttons), parts);
+}
+
+function moveForm(a, act) {
+  const steps = select("steps", [["3", "3 steps"], ["2", "2 steps"], ["1", "1 step"]]);
+  const using = a.simple ? "simple" : "standard";
+  return h(
+    "form",
+    { class: "row compact", onsubmit: (e) => (e.preventDefault(), act({ kind: "move", steps: Number(steps.value), using })) },
+    field(`Move (${using} action)`, steps),
+    h("button", { type: "submit" }, "Move"),
+  );
+}
+
+function drawForm(c, act) {
+  const weapons = (c.sheet?.weapons || []).map((w) => w.name);
+  const list = uid("weapons");
+  const item = h("input", { name: "item", autocomplete: "off", list, placeholder: weapons[0] || "knife", maxlength: 60 });
+  const archer = (c.sheet?.weapons || []).some((w) => w.kind === "archery");
+  return h(
+    "form",
+    { class: "row compact", onsubmit: (e) => (e.preventDefault(), act({ kind: "draw", item: item.value.trim() || weapons[0] || "weapon" })) },
+    field("Draw", item),
+    h("datalist", { id: list }, weapons.map((w) => h("option", { value: w }))),
+    h("button", { type: "submit" }, "Draw"),
+    archer && h("button", { type: "button", onclick: () => act({ kind: "nock" }) }, "Nock an arrow"),
+  );
+}
+
+/** Offer help to another character's attack: +1, or a free maneuver (one's standard action once
+ * accepted). */
+export function assistForm(view, who, send, { forCharacter = false } = {}) {
+  const others = Object.values(view.characters).filter((c) => c.id !== who && c.present && c.conditions?.fair_escape !== "escaped");
+  if (!others.length) return null;
+  const to = select("to", others.map((c) => [c.id, c.name]));
+  const benefit = select("benefit", Object.entries(BENEFITS).map(([v, t]) => [v, title(t)]));
+  const how = h("input", { name: "how", autocomplete: "off", placeholder: "I hold him still", maxlength: 200 });
+  const submit = (e) => {
+    e.preventDefault();
+    const body = { type: "assist", kind: "attacker", to: to.value, benefit: benefit.value, ...(forCharacter ? { character: who } : {}) };
+    if (how.value.trim()) body.how = how.value.trim();
+    send(body);
+  };
+  return h(
+    "details",
+    { class: "assist" },
+    h("summary", {}, forCharacter ? `Assist (for ${nameOf(view, who)})` : "Assist another's attack"),
+    h("form", { class: "stack", onsubmit: submit }, field("Whose attack", to), field("With", benefit), field("How (optional)", how), h("button", { type: "submit" }, "Offer help")),
+  );
+}
+
+/** Help offered to `who` this round: Accept / Refuse for each offer waiting; the answered ones. */
+export function offers(view, who, send, { forCharacter = false } = {}) {
+  const aids = view.characters[who]?.aids || [];
+  if (!aids.length) return null;
+  const me = forCharacter ? { character: who } : {};
+  const answer = (aid, accept) => send({ type: "answer_assist", offer: aid.offer, accept, ...me });
+  return h(
+    "div",
+    { class: "offers" },
+    aids.map((aid) => {
+      const helper = nameOf(view, aid.by);
+      const what = BENEFITS[aid.benefit] || aid.benefit;
+      if (aid.status !== "offered") return h("p", {}, `${helper}'s help (${what}): ${aid.status}.`);
+      const to = forCharacter ? nameOf(view, who) : "you";
+      return h(
+        "div",
+        { class: "offer" },
+        h("p", {}, `${helper} offers ${to} ${what}.`),
+        h(
+          "div",
+          { class: "choices" },
+          h("button", { type: "button", class: "primary", onclick: () => answer(aid, true) }, `Accept ${helper}'s help`),
+          h("button", { type: "button", class: "quiet", onclick: () => answer(aid, false) }, `Refuse ${helper}'s help`),
+        ),
+      );
+    }),
+  );
+}
