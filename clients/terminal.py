@@ -36,10 +36,24 @@ where the scene plays test pools (bns):
                               declare shot vincent firearms +2 shotgun : I shoot him
   defend [ID] DEFENSE [±N REASON…]   answer with dodge, parry, soak, mental or social
   relent [ID] [DEFENSE]  give in (say the defence you would have used: it grades the relent)
-  retest [ID] willpower   or   retest [ID] overbid"""
+  retest [ID] willpower   or   retest [ID] overbid
+  declare … range=N maneuver=NAME [: victory…]   from N steps; a maneuver (1 Willpower, or free)
+                         e.g. declare trip rosa unarmed range=1 maneuver=knock_down : down she goes
+in a round where each acts on their own turn (bns):
+  escape                 a fair escape: first thing on your turn
+  intend TARGET          say you will attack the one escaping (only if you have not acted yet)
+  act KIND [STEPS] [WHAT…] [using=standard] [maneuver=NAME]
+                         KIND: move (up to 3 steps), advanced_move, prone, crawl, stand, draw,
+                         nock, clear, pick_up, trade, other
+                         e.g. act move 3 · act draw knife · act clear blinded · act trade
+  end                    end your turn
+  assist TO plus_one|maneuver [how…]   help another's attack (your standard action, once accepted)
+  accept OFFER · refuse OFFER          answer help offered to you (OFFER: the number shown)"""
 
 ATTACKS = ("unarmed", "melee", "thrown", "archery", "firearms", "bite", "claw", "mental", "social")
 DEFENSES = ("dodge", "parry", "soak", "mental", "social")
+ACTS = ("move", "advanced_move", "prone", "crawl", "stand", "draw", "nock", "clear", "pick_up", "trade", "other")
+BENEFITS = {"plus_one": "+1 on an attack", "maneuver": "a free maneuver"}
 
 
 def _names(view: dict[str, Any]) -> dict[str, str]:
@@ -67,9 +81,11 @@ def sheet_lines(view: dict[str, Any], me: str) -> list[str]:
         ratings = ", ".join(f"{a.capitalize()} {n}" for a, n in mine["attributes"].items())
         skills = ", ".join(f"{k.capitalize()} {n}" for k, n in (mine.get("skills") or {}).items()) or "none"
         damage = ", ".join(f"{n} {kind}" for kind, n in (mine.get("damage") or {}).items() if n) or "none"
+        marks = ", ".join(mark_words(view, mine))
         return [
             f"Attributes: {ratings} · Skills: {skills}",
-            f"Willpower {mine.get('willpower')} · Health {mine.get('health')} (damage: {damage})",
+            f"Willpower {mine.get('willpower')} · Health {mine.get('health')} (damage: {damage})"
+            + (f" · Conditions: {marks}" if marks else ""),
         ]
     if not mine or mine.get("traits") is None:
         return []
@@ -85,6 +101,76 @@ def sheet_lines(view: dict[str, Any], me: str) -> list[str]:
         f"Abilities: {abilities} · Willpower {mine.get('willpower')} · Health {mine.get('health')} "
         f"(damage: {damage}) · Conditions: {', '.join(held) or 'none'}",
     ]
+
+
+def mark_words(view: dict[str, Any], c: dict[str, Any]) -> list[str]:
+    """What a character carries: prone, grappled, blinded (2 to clear) …"""
+    names = _names(view)
+    k = c.get("conditions") or {}
+    words = ["prone"] if k.get("prone") else []
+    if k.get("grappled_by"):
+        words.append(f"grappled by {names.get(k['grappled_by'], k['grappled_by'])}")
+    if k.get("grappling"):
+        words.append("holding " + ", ".join(names.get(w, w) for w in k["grappling"]))
+    for mark in k.get("marks") or []:
+        clears = f" ({mark['clears_after']} to clear)" if mark.get("clears_after") else ""
+        words.append(mark["name"].replace("_", " ") + clears)
+    return words
+
+
+def escape_line(view: dict[str, Any], c: dict[str, Any]) -> str | None:
+    """A fair escape in words, as every page says it."""
+    names = _names(view)
+    k = c.get("conditions") or {}
+    by = ", ".join(names.get(w, w) for w in k.get("escape_held_by") or [])
+    name = c.get("name", c.get("id"))
+    return {
+        "declared": f"{name} is trying to escape" + (f"; {by} will attack." if by else "."),
+        "held": f"{name}'s escape is held by {by or 'an attacker'}.",
+        "escaped": f"{name} escaped.",
+        "failed": f"{name}'s escape failed.",
+    }.get(k.get("fair_escape") or "")
+
+
+def round_lines(view: dict[str, Any], me: str) -> list[str]:
+    """The round: the order, who acts, my actions left, escapes, marks, and help offered to me."""
+    r = view.get("round")
+    if not r:
+        return []
+    names = _names(view)
+    if r["phase"] == "over":
+        head = f"Round {r['number']} is over."
+    else:
+        value = r["initiative"]
+        order = " → ".join(" = ".join(f"{names.get(w, w)} {value.get(w, '-')}" for w in g) for g in r["order"])
+        acting = ", ".join(names.get(w, w) for w in r["turn"]) or "nobody"
+        head = f"Round {r['number']}: {order or r['phase']} · now acting: {acting}" + (
+            " (your turn)" if me in r["turn"] else ""
+        )
+    lines = [head]
+    people = view.get("characters", {})
+    mine = people.get(me) or {}
+    if mine.get("actions"):
+        left = mine["actions"]
+        lines.append(f"Actions left: {left.get('standard', 0)} standard, {left.get('simple', 0)} simple")
+    for c in people.values():
+        if not c.get("present", True):
+            continue
+        if escape := escape_line(view, c):
+            lines.append(escape)
+        if marks := mark_words(view, c):
+            lines.append(f"{c['name']}: {', '.join(marks)}")
+    escaper = r.get("escape_window")
+    if escaper and escaper != me and mine.get("actions") and not mine.get("turn_done"):
+        lines.append(f"{names.get(escaper, escaper)} is escaping: intend {escaper} to say you will attack")
+    for aid in mine.get("aids") or []:
+        helper = names.get(aid["by"], aid["by"])
+        what = BENEFITS.get(aid["benefit"], aid["benefit"])
+        if aid["status"] == "offered":
+            lines.append(f"[{aid['offer']}] {helper} offers you {what}: accept {aid['offer']} or refuse {aid['offer']}")
+        else:
+            lines.append(f"{helper}'s help ({what}): {aid['status']}")
+    return lines
 
 
 def moves(ch: dict[str, Any], me: str, names: dict[str, str]) -> str:
@@ -152,7 +238,7 @@ def status(view: dict[str, Any], welcome: dict[str, Any]) -> str:
     me = viewer(welcome)
     who = _names(view).get(me, me)
     head = f"── {who} ({welcome.get('role')}) · scene {welcome.get('scene')} · event {view.get('version')} ──"
-    return "\n".join([head, *sheet_lines(view, me), *challenge_lines(view, me)])
+    return "\n".join([head, *sheet_lines(view, me), *round_lines(view, me), *challenge_lines(view, me)])
 
 
 def _open_challenges(view: dict[str, Any], me: str) -> list[str]:
@@ -192,6 +278,8 @@ def parse(line: str, view: dict[str, Any], me: str) -> dict[str, Any]:
 
     if verb == "declare" and _pools(view):
         return _declare_pool(args)
+    if verb in ROUND_VERBS:
+        return _round_move(verb, args, view)
     if verb == "defend" or (verb == "relent" and _pools(view)):
         cid = challenge()
         if verb == "relent" and not args:
@@ -239,6 +327,74 @@ def parse(line: str, view: dict[str, Any], me: str) -> dict[str, Any]:
     raise Unclear(f"Unknown move {verb!r}; type help.")
 
 
+ROUND_VERBS = ("escape", "intend", "act", "end", "assist", "accept", "refuse")
+
+
+def _character(view: dict[str, Any], word: str) -> str:
+    """A character named by id or by name (any case)."""
+    for who, c in view.get("characters", {}).items():
+        if word.lower() in (who.lower(), str(c.get("name", "")).lower()):
+            return str(who)
+    raise Unclear(f"Nobody here is called {word!r}.")
+
+
+def _settings(words: list[str], keys: tuple[str, ...]) -> tuple[list[str], dict[str, str]]:
+    """``range=1 maneuver=knock_down`` (words ``KEY=VALUE`` for these keys) taken out of the words."""
+    rest, found = [], {}
+    for word in words:
+        key, eq, value = word.partition("=")
+        if eq and key in keys:
+            found[key] = value
+        else:
+            rest.append(word)
+    return rest, found
+
+
+def _round_move(verb: str, args: list[str], view: dict[str, Any]) -> dict[str, Any]:
+    """The verbs of a round of turns: escape, intend, act, end, assist, accept, refuse."""
+    if verb == "escape":
+        return {"type": "declare_action", "action": {"kind": "fair_escape"}}
+    if verb == "end":
+        return {"type": "end_turn"}
+    if verb == "intend":
+        if len(args) != 1:
+            raise Unclear("intend TARGET: the one trying to escape.")
+        return {"type": "intend_attack", "target": _character(view, args[0])}
+    if verb in ("accept", "refuse"):
+        if len(args) != 1 or not args[0].isdigit():
+            raise Unclear(f"{verb} OFFER: the number of the offer (shown as [N]).")
+        return {"type": "answer_assist", "offer": int(args[0]), "accept": verb == "accept"}
+    if verb == "assist":
+        if len(args) < 2 or args[1] not in BENEFITS:
+            raise Unclear("assist TO plus_one|maneuver [how…]")
+        body: dict[str, Any] = {"type": "assist", "kind": "attacker", "to": _character(view, args[0])}
+        body["benefit"] = args[1]
+        if args[2:]:
+            body["how"] = " ".join(args[2:])
+        return body
+    words, settings = _settings(args, ("using", "maneuver"))
+    if not words or words[0] not in ACTS:
+        raise Unclear(f"act KIND [STEPS] [WHAT…]: KIND is one of {', '.join(ACTS)}.")
+    kind, *rest = words
+    action: dict[str, Any] = {"kind": kind}
+    if rest and rest[0].isdigit():
+        action["steps"] = int(rest.pop(0))
+    if kind == "clear":
+        if not rest:
+            raise Unclear("act clear blinded|hamstrung|armor_mangled")
+        action["clears"] = rest.pop(0)
+    what = " ".join(rest)
+    if what and kind in ("draw", "pick_up"):
+        action["item"] = what
+    elif what:
+        action["what"] = what
+    if "using" in settings:
+        action["using"] = settings["using"]
+    if "maneuver" in settings:
+        action["maneuver"] = settings["maneuver"]
+    return {"type": "declare_action", "action": action}
+
+
 def _wildcard(words: list[str]) -> dict[str, Any]:
     """``+2 shotgun`` as a pool's wild card and its reason; nothing when there is none."""
     if not words:
@@ -253,7 +409,7 @@ def _wildcard(words: list[str]) -> dict[str, Any]:
 def _declare_pool(args: list[str]) -> dict[str, Any]:
     """``declare ID TARGET ATTACK[/ATTRIBUTE][@WEAPON] [SKILL] [±N REASON…] [: victory…]``."""
     words, _, victory = " ".join(args).partition(":")
-    parts = words.split()
+    parts, settings = _settings(words.split(), ("range", "maneuver"))
     if len(parts) < 3:
         raise Unclear("declare ID TARGET ATTACK [SKILL] [±N REASON…] [: victory…] (type help)")
     cid, target, attack, *rest = parts
@@ -269,7 +425,7 @@ def _declare_pool(args: list[str]) -> dict[str, Any]:
     if rest and not rest[0].lstrip("+-").isdigit():
         pool["skill"] = rest.pop(0).lower()
     pool |= _wildcard(rest)
-    return {
+    body: dict[str, Any] = {
         "type": "declare",
         "challenge": cid,
         "kind": "contested",
@@ -278,6 +434,13 @@ def _declare_pool(args: list[str]) -> dict[str, Any]:
         "pool": pool,
         "victory": victory.strip(),
     }
+    if "range" in settings:
+        if not settings["range"].isdigit():
+            raise Unclear(f"range=N: a number of steps, not {settings['range']!r}.")
+        body["range"] = int(settings["range"])
+    if "maneuver" in settings:
+        body["maneuver"] = settings["maneuver"]
+    return body
 
 
 async def _lines(stdin: TextIO) -> AsyncIterator[str]:

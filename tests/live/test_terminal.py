@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from server.backend import open_backend
 from server.service import SceneService
 from tests.domain.test_bns import BRUTE, HUNTER, VINCENT
 from tests.live.conftest import at_version
+from tests.live.test_bns_fight_web import EDWARD, JULIAN, ROSA
 
 pytestmark = pytest.mark.anyio
 
@@ -106,3 +108,67 @@ async def test_a_player_declares_and_defends_with_pools(tmp_path: Path) -> None:
         assert "Vincent's pool" not in out  # not before the test
         assert "refused: A Social challenge is resisted with social, not dodge. [bns:mental-social-defense]" in out
         assert "ok (bid)" in out and "your pool: Composure 2 + Willpower 3 - 1 (rattled) = 4" in out
+
+
+async def test_a_fair_escape_held_and_failed_at_the_terminal() -> None:
+    """bns rounds at the terminal: Edward escapes on his turn, Rosa (who has not acted) says she
+    will attack, Edward ends his turn and the escape is held; Rosa's Knock Down, from a step, fails
+    it; Edward, prone, stands up out of turn and offers Rosa his help, which she accepts
+    (bns:fair-escape-hold, bns:assist-attacker)."""
+    backend = open_backend(None)
+    service = SceneService(backend.store)
+    setup = [{"type": "open_scene", "ruleset": "bns"}] + [
+        {"type": "add_character", "character": sheet} for sheet in (JULIAN, EDWARD, ROSA)
+    ]
+    setup += [{"type": "start_round"}, {"type": "end_turn", "character": "julian"}]
+    for n, body in enumerate(setup):
+        command = parse_command(msgspec.json.encode({"id": f"s{n}", "scene": "w", "actor": "st", **body}))
+        assert service.handle(command).error is None
+    tokens = {who: backend.tokens.issue("w", "player", who)[0] for who in ("julian", "edward", "rosa")}
+
+    async with running(backend) as live:
+
+        async def terminal(who: str, moves: str) -> str:
+            with anyio.fail_after(20):
+                done = await anyio.run_process(
+                    [sys.executable, "-m", "clients.cli", "join", live.url, "--token", tokens[who]],
+                    input=moves.encode(),
+                    check=False,
+                )
+            assert done.returncode == 0, done.stderr.decode()
+            return str(done.stdout.decode())
+
+        out = await terminal("edward", "help\nact fly\nescape\nquit\n")
+        assert "escape                 a fair escape: first thing on your turn" in out
+        assert "act KIND [STEPS] [WHAT…]: KIND is one of move, advanced_move" in out
+        assert "Round 1: Julian 8 → Edward 6 → Rosa 5 · now acting: Edward (your turn)" in out
+        assert "Actions left: 1 standard, 1 simple" in out
+        assert "ok (declare_action)" in out and "Edward is trying to escape." in out
+
+        out = await terminal("julian", "intend edward\nquit\n")
+        assert "refused: Julian cannot announce an attack: only those who have not acted yet" in out
+        out = await terminal("rosa", "view\nintend Edward\nquit\n")
+        assert "Edward is escaping: intend edward to say you will attack" in out
+        assert "ok (intend_attack)" in out and "Edward is trying to escape; Rosa will attack." in out
+
+        out = await terminal("edward", "act draw knife\nend\nquit\n")
+        assert "refused: Edward is trying to fair escape: no other action until the attempt fails." in out
+        assert "ok (end_turn)" in out and "Edward's escape is held by Rosa." in out
+
+        out = await terminal("rosa", "declare trip edward unarmed range=1 maneuver=knock_down : down he goes\nquit\n")
+        assert "ok (declare)" in out and "Edward's escape failed." in out
+        assert "Actions left: 0 standard, 1 simple" in out
+
+        moves = "relent dodge\nact move 4\nact move 2\nact stand\nassist rosa plus_one I hold him\nquit\n"
+        out = await terminal("edward", moves)
+        assert "ok (relent)" in out and "Conditions: prone" in out and "Edward: prone" in out
+        assert "refused: A move goes at most 3 steps. [bns:movement]" in out
+        assert "refused: Edward is prone: crawl a step, or stand and move one. [bns:prone]" in out
+        assert "ok (declare_action)" in out and "Actions left: 1 standard, 0 simple" in out
+        assert "ok (assist)" in out
+
+        out = await terminal("rosa", "view\nquit\n")
+        offer = re.search(r"\[(\d+)\] Edward offers you \+1 on an attack: accept \1 or refuse \1", out)
+        assert offer is not None, out
+        out = await terminal("rosa", f"accept {offer[1]}\nquit\n")
+        assert "ok (answer_assist)" in out and "Edward's help (+1 on an attack): accepted" in out
