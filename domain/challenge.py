@@ -23,6 +23,7 @@ from domain.commands import (
     Withdraw,
 )
 from domain.context import Draft
+from domain.turns import spent
 from domain.effects import Damage, EscapeGrapple, Grapple, KnockDown
 from domain.errors import Rejected
 from domain.events import (
@@ -96,6 +97,7 @@ def declare(d: Draft, cmd: Declare) -> None:
         ),
         *declaration.then,
     )
+    spent(d, who)  # a bns attack with the last action ends the turn
 
 
 def bid(d: Draft, cmd: BidTraits) -> None:

@@ -94,7 +94,7 @@ class TestPlay:
         code, lines = run(capsys, "play", str(ROOT / "examples" / "bns-fight.jsonl"), "--db", db)
         *results, last = [json.loads(line) for line in lines]
         assert code == 0
-        assert [(r["id"], r["error"]["code"]) for r in results if not r["ok"]] == [("f-49", "escaped")]
+        assert [(r["id"], r["error"]["code"]) for r in results if not r["ok"]] == [("f-48", "escaped")]
         state = last["state"]
         challenges, people = state["challenges"], state["characters"]
         assert challenges["punch"]["outcome"]["exceptional"] and people["mook"]["damage"]["bashing"] == 2

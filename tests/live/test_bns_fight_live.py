@@ -57,7 +57,7 @@ async def test_the_bns_fight_live() -> None:
             who = body["actor"]
             frame = {k: v for k, v in body.items() if k not in ("id", "scene", "actor", "at")}
             result = await c[who].send(frame)
-            if body["id"] == "f-49":  # the mook's late attack on Julian, who has escaped
+            if body["id"] == "f-48":  # the mook's late attack on Julian, who has escaped
                 assert result["error"]["code"] == "escaped" and result["error"]["rule"] == "bns:fair-escape-hold"
                 continue
             assert result["ok"], (body["id"], result.get("error"))
