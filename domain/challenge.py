@@ -23,7 +23,6 @@ from domain.commands import (
     Withdraw,
 )
 from domain.context import Draft
-from domain.turns import spent
 from domain.effects import Damage, EscapeGrapple, Grapple, KnockDown
 from domain.errors import Rejected
 from domain.events import (
@@ -50,6 +49,7 @@ from domain.pools import Pool
 from domain.rules import ruleset_for
 from domain.rules.base import Ruleset, Verdict
 from domain.state import NARRATOR, Challenge, Scene
+from domain.turns import spent
 
 # -- the verbs -------------------------------------------------------------------------------
 
