@@ -29,6 +29,7 @@ from domain.events import (
     InitiativeSet,
     RoundEnded,
     RoundStarted,
+    TurnStarted,
 )
 from domain.rules import ruleset_for
 from domain.rules.base import Ruleset
@@ -134,13 +135,20 @@ def order(d: Draft, cmd: Order) -> None:
     if group is None or len(cmd.characters) != len(group):
         ties = "; ".join(", ".join(g) for g in r.order if len(g) > 1) or "none"
         raise Rejected("not_tied", f"Order only characters of one equal initiative (ties now: {ties}).", ORDER)
-    new_order = [list(cmd.characters) if list(g) == group else list(g) for g in r.order]
+    rules = ruleset_for(d.state.ruleset)
+    ordered = [list(cmd.characters)] if rules.declares_actions else [[w] for w in cmd.characters]  # bns: in turn
+    new_order = [row for g in r.order for row in (ordered if list(g) == group else [list(g)])]
     names = ", then ".join(d.state.name_of(w) for w in cmd.characters)
+    rule = rules.cites.get("ties", ORDER)
     d.add(
         InitiativeSet(
-            order=new_order, values=dict(r.values), why=f"The Storyteller orders the tie: {names}.", rule=ORDER
+            order=new_order, values=dict(r.values), why=f"The Storyteller orders the tie: {names}.", rule=rule
         )
     )
+    if not rules.declares_actions and set(r.turn) == set(group):  # the tie was acting together: first one now
+        first = cmd.characters[0]
+        why = f"On initiative, as the Storyteller ordered the tie: {d.state.name_of(first)}."
+        d.add(TurnStarted(phase=r.turn_phase, characters=[first], extra=r.extra, why=why, rule=rule))
 
 
 def end_turn(d: Draft, cmd: EndTurn) -> None:

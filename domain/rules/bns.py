@@ -96,6 +96,7 @@ class Bns(Ruleset):
         "adjudication": "bns:victory-condition",
         "pools": "bns:attack-pool",
         "order": "bns:round",
+        "ties": "bns:initiative-ties",
     }
 
     # -- sheets and declarations ------------------------------------------------------------

@@ -160,8 +160,13 @@ class TestInitiative:
         t = fight(initiative_tests="table")
         r = t.state.round
         assert r is not None and r.order == (("julian",), ("edward", "mook"), ("wolf",))
+        done(t, "julian")
+        assert turn(t) == ["edward", "mook"]  # tied, until the ST orders them
         t.do("st", "order", characters=["mook", "edward"])
-        assert t.state.round is not None and t.state.round.order[1] == ("mook", "edward")
+        r = t.state.round
+        assert r is not None and r.order[1:3] == (("mook",), ("edward",)) and r.turn == ("mook",)
+        done(t, "mook")
+        assert turn(t) == ["edward"]
 
     def test_throws_that_run_out_leave_the_tie_to_the_storyteller(self) -> None:
         t = fight(entropy=(0,) * 16)  # rock against rock, every time
