@@ -40,7 +40,11 @@ from domain.events import (
     WillpowerSpent,
 )
 from domain.pools import DefenseKind, Modifier, Pool, PoolSpec
+from domain.rules import bns_escape as escape
+from domain.rules import bns_maneuvers as maneuvers
+from domain.rules import bns_mass as mass
 from domain.rules import bns_rounds as rounds
+from domain.rules import bns_turn as turn
 from domain.rules.base import Answer, Declaration, Ruleset, Verdict
 from domain.rules.bns_catalog import (
     ATTACKS,
@@ -594,15 +598,15 @@ class Bns(Ruleset):
             effect = Damage(amount=effect.amount, type="lethal")  # bns:tooth-and-claw
         if ch.outcome is not None and ch.outcome.exceptional:
             effect = Damage(amount=effect.amount + 1, type=effect.type)  # bns:exceptional-damage
-        return Damage(amount=rounds.reduced(state, ch, effect.amount), type=effect.type)  # a maneuver's reduction
+        return Damage(amount=maneuvers.reduced(state, ch, effect.amount), type=effect.type)  # a maneuver's reduction
 
     def settled(self, state: Scene, ch: Challenge, winner: Leader) -> list[SceneEvent]:
-        return rounds.maneuver_effects(state, ch) if winner == "challenger" else []
+        return maneuvers.maneuver_effects(state, ch) if winner == "challenger" else []
 
     # -- rounds -----------------------------------------------------------------------------
 
     def round_budget(self, state: Scene, who: str) -> dict[str, int]:
-        return dict(rounds.BUDGET)
+        return dict(turn.BUDGET)
 
     def rage_rounds(self, state: Scene, who: str, ruled: Mapping[str, int]) -> int:
         return ruled.get(who, state.characters[who].sheet.rage_rounds)
@@ -617,22 +621,22 @@ class Bns(Ruleset):
         return rounds.extra_turn(state)
 
     def turn_ended(self, state: Scene, who: str) -> list[SceneEvent]:
-        return rounds.turn_ended(state, who)
+        return escape.turn_ended(state, who)
 
     def phase_ended(self, state: Scene) -> list[SceneEvent]:
-        return rounds.phase_ended(state)
+        return escape.phase_ended(state)
 
     def round_ending(self, state: Scene) -> list[SceneEvent]:
-        return rounds.round_ending(state)
+        return escape.round_ending(state)
 
     def intend(self, state: Scene, who: str, target: str) -> list[SceneEvent]:
-        return [rounds.intend(state, who, target)]
+        return [escape.intend(state, who, target)]
 
     def assist(self, state: Scene, who: str, cmd: Assist) -> list[SceneEvent]:
-        return rounds.assist(state, who, cmd)
+        return mass.assist(state, who, cmd)
 
     def answer_assist(self, state: Scene, who: str, offer: int, accept: bool) -> list[SceneEvent]:
-        return rounds.answer_assist(state, who, offer, accept)
+        return mass.answer_assist(state, who, offer, accept)
 
 
 def immunity_key(challenger: str, target: str, what: str | None) -> str:

@@ -1,79 +1,55 @@
-"""The bns combat round (docs/rules/bns-complex-scenarios-combat.txt): initiative and its ties, a
-standard and a simple action each, the actions taken on one's turn, Rage rounds, fair escapes held
-across the round, maneuvers, grapples and the mass combat tactics. ``Bns`` calls these policies;
-the tables they read are in ``bns_combat``."""
+"""The bns combat round (docs/rules/bns-complex-scenarios-combat.txt): initiative and its ties,
+Rage rounds, the actions taken on one's turn, a challenge declared in the round, reach and the
+prone defence. ``Bns`` calls these policies; the tables they read are in ``bns_combat``; the turn
+itself in ``bns_turn``, maneuvers in ``bns_maneuvers``, fair escapes in ``bns_escape`` and the
+mass combat tactics in ``bns_mass``."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Literal
 
-from domain.commands import Action, Assist, Declare
+from domain.commands import Action, Declare
 from domain.effects import EscapeGrapple
 from domain.errors import Rejected
 from domain.events import (
     ActionTaken,
-    AssistAnswered,
-    AssistOffered,
-    AttackIntended,
     ConditionCleared,
     ConditionSet,
-    FairEscapeDeclared,
     FairEscapeFailed,
-    FairEscapeHeld,
-    FairEscapeSucceeded,
-    GrappleBroken,
-    GrappleStarted,
     InitiativeSet,
     InitiativeTest,
-    ManeuverUsed,
     SceneEvent,
     TurnStarted,
-    WillpowerSpent,
 )
 from domain.pools import ASSISTED, Modifier
-from domain.rules.bns_catalog import SHAPESHIFTERS, options, rating
+from domain.rules.bns_catalog import options
 from domain.rules.bns_combat import (
     ACTS,
-    ANIMAL_FORMS,
     CLEARABLE,
     FERAL_DASH_STEPS,
     MANEUVERS,
     RANGED,
     REACH,
-    UNCONSCIOUS_MINUTES,
     WITH_ACTION,
 )
+from domain.rules.bns_escape import escape, fails_escape
+from domain.rules.bns_maneuvers import check_maneuver, paid
+from domain.rules.bns_turn import BUDGET, awake, check_turn, holders, rated, released, spend, turn_of
 from domain.rules.catalog import BEATS, SIGNS
-from domain.state import Challenge, Character, RoundState, Scene
+from domain.state import Challenge, Character, Scene
 
-BUDGET = {"standard": 1, "simple": 1}
 TIE_TESTS = 4
 """Tests thrown between two tied characters before the ST is left to order them (each needs two
 of the shell's draws)."""
 
 
-def _rating(c: Character, attribute: str) -> int:
-    found = rating(c.sheet, attribute)
-    return found[1] if found else 0
-
-
-def _turn(state: Scene) -> RoundState:
-    r = state.round
-    if r is None or r.phase != "acting":
-        raise Rejected("no_round", "No round is under way: the Storyteller starts one.", "bns:round")
-    return r
-
-
-# -- initiative --------------------------------------------------------------------------------
-
-
 def order_round(state: Scene, choose: Callable[[tuple[str, ...]], str]) -> InitiativeSet:
     """Dexterity + Wits, highest first; ties by Wits, then Dexterity, then a test (bns:initiative-ties)."""
     fighting = [c for c in state.roster() if c.present and c.conditions.fair_escape != "escaped"]
-    values = {c.id: _rating(c, "dexterity") + _rating(c, "wits") for c in fighting}
-    key = {c.id: (values[c.id], _rating(c, "wits"), _rating(c, "dexterity")) for c in fighting}
+    values = {c.id: rated(c, "dexterity") + rated(c, "wits") for c in fighting}
+    key = {c.id: (values[c.id], rated(c, "wits"), rated(c, "dexterity")) for c in fighting}
     groups: list[list[str]] = []
     for who in sorted(key, key=lambda w: (tuple(-k for k in key[w]), w)):
         if groups and key[groups[-1][0]] == key[who]:
@@ -163,42 +139,6 @@ def extra_turn(state: Scene) -> TurnStarted | None:
     return None
 
 
-# -- actions on one's turn -----------------------------------------------------------------------
-
-
-def check_turn(state: Scene, me: Character, *, early: bool = False) -> RoundState:
-    """Whether ``me`` may act now: on its turn, right after its fair escape failed, or (``early``)
-    before its initiative with Burst of Speed."""
-    r = _turn(state)
-    escape = me.conditions.fair_escape
-    if escape == "escaped":
-        raise Rejected("escaped", f"{me.name} has fair escaped: out of the fight.", "bns:fair-escape-hold")
-    if escape in ("declared", "held"):
-        raise Rejected(
-            "escaping",
-            f"{me.name} is trying to fair escape: no other action until the attempt fails.",
-            "bns:fair-escape-hold",
-        )
-    if (me.id in r.turn and not me.turn_done) or escape == "failed" or early:
-        return r
-    now = ", ".join(state.name_of(w) for w in r.turn) or "nobody"
-    raise Rejected(
-        "not_your_turn",
-        f"It is not {me.name}'s turn: now acting {now}; {me.name} acts on {r.values.get(me.id, '-')}.",
-        "bns:round",
-    )
-
-
-def _spend(me: Character, spends: str, rule: str) -> None:
-    if spends == "both":
-        if me.budget.get("standard", 0) < 1 or me.budget.get("simple", 0) < 1:
-            raise Rejected("no_action_left", f"{me.name} needs both a standard and a simple action for that.", rule)
-        return
-    if me.budget.get(spends, 0) < 1:
-        hint = " (a simple action cannot be traded for a standard one)" if spends == "standard" else ""
-        raise Rejected("no_action_left", f"{me.name} has no {spends} action left this round{hint}.", rule)
-
-
 def act(state: Scene, who: str, action: Action, now: datetime) -> list[SceneEvent]:
     """An action taken on one's turn, or refused naming its rule."""
     me = state.characters[who]
@@ -220,7 +160,7 @@ def act(state: Scene, who: str, action: Action, now: datetime) -> list[SceneEven
             "bns:maneuver-logic",
         )
     check_turn(state, me, early=action.maneuver == "burst_of_speed" and not me.acted)
-    _awake(me, now)
+    awake(me, now)
     spends: str | None = action.using or spec.spends
     rule = spec.rule
     steps = spec.steps
@@ -238,7 +178,7 @@ def act(state: Scene, who: str, action: Action, now: datetime) -> list[SceneEven
     hamstrung = c.marked("hamstrung")
     if hamstrung is not None and action.steps >= steps > 0:
         raise Rejected("hamstrung", f"{me.name} is hamstrung: one step fewer until it is cleared.", "bns:hamstring")
-    if action.steps and (c.grappled_by or _holders(state, who)):
+    if action.steps and (c.grappled_by or holders(state, who)):
         raise Rejected("grappled", f"{me.name} is grappled and cannot move.", "bns:grapple")
     if action.kind == "move" and c.prone:
         raise Rejected("prone", f"{me.name} is prone: crawl a step, or stand and move one.", "bns:prone")
@@ -247,10 +187,10 @@ def act(state: Scene, who: str, action: Action, now: datetime) -> list[SceneEven
     if action.kind == "prone" and c.prone:
         raise Rejected("already_prone", f"{me.name} is already prone.", "bns:prone")
     if spends is not None:
-        _spend(me, spends, rule)
+        spend(me, spends, rule)
     events: list[SceneEvent] = []
     if maneuver is not None:
-        events += _paid(state, me, action.maneuver or "", "", round_=_turn(state))
+        events += paid(state, me, action.maneuver or "", "", round_=turn_of(state))
     what = action.what or action.item or action.kind.replace("_", " ")
     why = f"{me.name}: {what}" + (f", {action.steps} step(s)" if action.steps else "")
     if action.blocked_by is not None:
@@ -288,30 +228,8 @@ def _after_act(state: Scene, me: Character, action: Action) -> list[SceneEvent]:
                 rule = CLEARABLE[mark.name]
                 return [ConditionCleared(character=who, name=mark.name, why=f"{me.name} is rid of it.", rule=rule)]
         case "move" if action.steps > 1:
-            return _released(state, me, "moves more than one step")
+            return released(state, me, "moves more than one step")
     return []
-
-
-def _awake(me: Character, now: datetime) -> None:
-    out = me.conditions.marked("unconscious")
-    if out is not None and (out.until is None or now < out.until):
-        raise Rejected("unconscious", f"{me.name} is unconscious.", "bns:knock-out")
-
-
-def _holders(state: Scene, who: str) -> list[str]:
-    return [c.id for c in state.roster() if who in c.conditions.grappling]
-
-
-def _released(state: Scene, me: Character, why: str) -> list[SceneEvent]:
-    """The grapples ``me`` relinquishes by acting against another or moving more than a step
-    (bns:grapple-release). Nothing else breaks one: changing forms does not (bns:grapple-forms)."""
-    return [
-        GrappleBroken(grappler=me.id, victim=v, why=f"{me.name} {why}: the grapple is relinquished.")
-        for v in me.conditions.grappling
-    ]
-
-
-# -- a challenge in the round ----------------------------------------------------------------------
 
 
 def in_round(state: Scene, cmd: Declare, who: str, now: datetime) -> tuple[list[SceneEvent], list[Modifier]]:
@@ -325,24 +243,24 @@ def in_round(state: Scene, cmd: Declare, who: str, now: datetime) -> tuple[list[
         raise Rejected("escaped", f"{target.name} has fair escaped and cannot be targeted.", "bns:fair-escape-hold")
     physical = cmd.category == "physical"
     escaping = isinstance(cmd.effect, EscapeGrapple)
-    holders = _holders(state, who)
-    if physical and holders and not escaping:
+    held_by = holders(state, who)
+    if physical and held_by and not escaping:
         raise Rejected(
             "grappled",
             f"{me.name} is grappled: the standard action cannot start a Physical challenge until free; break free "
             "first (an escape_grapple effect, a simple action).",
             "bns:grapple",
         )
-    if escaping and not holders:
+    if escaping and not held_by:
         raise Rejected("not_grappled", f"{me.name} is not grappled.", "bns:grapple-escape")
-    if escaping and target is not None and target.id not in holders:
+    if escaping and target is not None and target.id not in held_by:
         raise Rejected("not_grappler", f"{target.name} does not hold {me.name}.", "bns:grapple-several")
     if r is not None and r.phase == "acting":
-        _awake(me, now)
+        awake(me, now)
         check_turn(state, me)
         spends: Literal["standard", "simple"] = "simple" if escaping else "standard"
         rule = "bns:grapple-escape" if escaping else "bns:standard-action"
-        _spend(me, spends, rule)
+        spend(me, spends, rule)
         what = "breaks free of a grapple" if escaping else f"declares a {cmd.category} challenge"
         events.append(
             ActionTaken(
@@ -354,8 +272,8 @@ def in_round(state: Scene, cmd: Declare, who: str, now: datetime) -> tuple[list[
             )
         )
     if target is not None and me.conditions.grappling and target.id not in me.conditions.grappling:
-        events += _released(state, me, f"acts against {target.name}")
-    if target is not None and physical and _fails_escape(state, who, target):
+        events += released(state, me, f"acts against {target.name}")
+    if target is not None and physical and fails_escape(state, who, target):
         events.append(
             FairEscapeFailed(
                 character=target.id,
@@ -375,13 +293,6 @@ def in_round(state: Scene, cmd: Declare, who: str, now: datetime) -> tuple[list[
             if (aid.benefit, aid.status) == ("plus_one", "accepted"):
                 modifiers.append(Modifier(value=1, why=f"assisted by {state.name_of(aid.by)}", rule=ASSISTED))
     return events, modifiers
-
-
-def _fails_escape(state: Scene, who: str, target: Character) -> bool:
-    """Whether an attack by ``who`` fails ``target``'s fair escape (option ``escape_failed_by``)."""
-    if target.conditions.fair_escape not in ("declared", "held"):
-        return False
-    return options(state).escape_failed_by == "any" or who in target.conditions.escape_held_by
 
 
 def check_reach(state: Scene, cmd: Declare, attack: str | None) -> None:
@@ -417,389 +328,3 @@ def prone_modifier(me: Character, ch: Challenge) -> Modifier | None:
     if ch.range <= 3:
         return Modifier(value=-2, why="prone, within three steps", rule="bns:prone-defense")
     return None
-
-
-# -- maneuvers ----------------------------------------------------------------------------------------
-
-
-def check_maneuver(state: Scene, cmd: Declare, who: str) -> list[SceneEvent]:
-    """A maneuver with an attack: it fits the attack, the target is not immune, one a round; paid
-    with Willpower, a free use, or an assist."""
-    assert cmd.maneuver is not None
-    m = MANEUVERS[cmd.maneuver]
-    me = state.characters[who]
-    attack = cmd.pool.attack if cmd.pool else None
-    if cmd.category != "physical" and cmd.maneuver != "fighting_blind":
-        raise Rejected(
-            "maneuvers_physical",
-            f"{m.title} cannot go with a {cmd.category.capitalize()} action; only Fighting Blind goes with any.",
-            "bns:maneuvers-physical",
-        )
-    if cmd.category == "physical" and m.attacks and attack not in m.attacks:
-        raise Rejected(
-            "maneuver_logic",
-            f"{m.title} has no logical way into a {attack or 'plain'} attack "
-            f"(it fits {', '.join(sorted(m.attacks))}; the ST may allow others).",
-            "bns:maneuver-logic",
-        )
-    if not m.attacks:
-        raise Rejected("maneuver_logic", f"{m.title} goes with an action, not an attack.", "bns:maneuver-logic")
-    target = state.characters.get(cmd.targets[0]) if cmd.targets else None
-    r = state.round
-    if target is not None and m.sturdy and _rating(target, "stamina") > _rating(me, "strength"):
-        raise Rejected(
-            "sturdy",
-            f"{target.name}'s Stamina is more than {me.name}'s Strength: {m.title} cannot work on them.",
-            m.rule,
-        )
-    if cmd.maneuver == "knock_out":
-        if r is not None and not r.first:
-            raise Rejected("not_first_round", "Knock Out is only for the first round of combat.", m.rule)
-        if not cmd.surprise:
-            raise Rejected(
-                "not_surprised", "Knock Out needs the target surprised, not expecting an attack (`surprise`).", m.rule
-            )
-        if target is not None and (target.sheet.creature or "").lower() == "vampire":
-            raise Rejected("cannot_knock_out", f"{target.name}, a vampire, cannot be knocked unconscious.", m.rule)
-    if cmd.maneuver == "pierce_the_heart" and target is not None and not target.conditions.marked("incapacitated"):
-        raise Rejected(
-            "not_incapacitated",
-            f"{target.name}'s wounds are not in the Incapacitated track (the ST marks it with `adjust`).",
-            m.rule,
-        )
-    acting = r if r is not None and r.phase == "acting" else None
-    leap: list[SceneEvent] = []
-    if cmd.maneuver == "savage_leap" and acting is not None:  # the leap takes the simple action too
-        _spend(me, "both", m.rule)
-        leap.append(ActionTaken(character=who, spent="simple", why=f"{me.name} leaps up to six steps.", rule=m.rule))
-    return [*_paid(state, me, cmd.maneuver, cmd.challenge, round_=acting), *leap]
-
-
-def _paid(state: Scene, me: Character, maneuver: str, challenge: str, *, round_: RoundState | None) -> list[SceneEvent]:
-    m = MANEUVERS[maneuver]
-    if m.feral and (me.sheet.form or "").lower() not in ANIMAL_FORMS:
-        raise Rejected(
-            "not_animal_form", f"{m.title} is a feral maneuver: only in Lupus or Hispo form.", "bns:feral-maneuvers"
-        )
-    if round_ is not None and me.maneuver_round == round_.number:
-        raise Rejected("one_maneuver", f"{me.name} has used a combat maneuver this round.", "bns:maneuvers")
-    title = m.title
-    if any((a.benefit, a.status) == ("maneuver", "accepted") for a in me.aids):
-        by = next(a.by for a in me.aids if (a.benefit, a.status) == ("maneuver", "accepted"))
-        why = f"{me.name} uses {title}, free: {state.name_of(by)} assists."
-        return [
-            ManeuverUsed(
-                character=me.id,
-                maneuver=maneuver,
-                paid="assist",
-                challenge=challenge,
-                why=why,
-                rule="bns:assist-attacker",
-            )
-        ]
-    free = _free_list(state, me, m.free)
-    if free is not None:
-        why = f"{me.name} uses {title}, free once this fight ({free.capitalize()} 4 or more)."
-        rule = "bns:feral-maneuvers" if m.feral else "bns:free-maneuvers"
-        return [
-            ManeuverUsed(
-                character=me.id, maneuver=maneuver, paid="free", free_list=free, challenge=challenge, why=why, rule=rule
-            )
-        ]
-    if me.willpower < 1:
-        raise Rejected("no_willpower", f"{me.name} has no Willpower to spend on {title}.", "bns:maneuvers")
-    why = f"{me.name} spends a Willpower on {title}."
-    return [
-        WillpowerSpent(character=me.id, challenge=challenge),
-        ManeuverUsed(
-            character=me.id, maneuver=maneuver, paid="willpower", challenge=challenge, why=why, rule="bns:maneuvers"
-        ),
-    ]
-
-
-def _free_list(state: Scene, me: Character, lists: frozenset[str]) -> str | None:
-    """The list of free maneuvers a use can come from, if any is unused this fight."""
-    if options(state).free_maneuvers == "one" and me.free_used:
-        return None
-    for name in sorted(lists):
-        attribute = name.split()[-1]
-        if _rating(me, attribute) >= 4 and name not in me.free_used:
-            return name
-    return None
-
-
-def reduced(state: Scene, ch: Challenge, amount: int) -> int:
-    """The damage left once the maneuver's reduction is taken away (minimum 0)."""
-    m = MANEUVERS.get(ch.maneuver or "")
-    if m is None:
-        return amount
-    if m.plain_damage and options(state).maneuver_damage == "none":
-        return 0
-    if ch.maneuver == "pierce_the_heart":
-        target = state.characters.get(ch.targets[0]) if ch.targets else None
-        if target is not None and (target.sheet.creature or "").lower() in SHAPESHIFTERS:
-            amount += 1
-    return max(0, amount - m.reduction)
-
-
-def maneuver_effects(state: Scene, ch: Challenge) -> list[SceneEvent]:
-    """What a successful maneuver leaves on its target."""
-    m = MANEUVERS.get(ch.maneuver or "")
-    if m is None or m.condition is None or not ch.targets:
-        return []
-    target, me = ch.targets[0], ch.challenger.who
-    t, c = state.name_of(target), state.name_of(me)
-    if m.condition == "grappled":
-        return [GrappleStarted(grappler=me, victim=target, challenge=ch.id)]
-    if m.condition == "staked":
-        creature = (state.characters[target].sheet.creature or "").lower()
-        if creature != "vampire":
-            return []  # a human dies, a shapeshifter takes the extra point: the ST and the damage say so
-    until = None
-    if m.condition == "unconscious" and state.last_at is not None:
-        until = state.last_at + timedelta(minutes=UNCONSCIOUS_MINUTES)
-    clears = f" until {t} spends {m.clears_after} simple actions clearing it" if m.clears_after else ""
-    lasts = f" for {UNCONSCIOUS_MINUTES} minutes" if until else ""
-    why = f"{c}'s {m.title}: {t} is {m.condition.replace('_', ' ')}{clears}{lasts}."
-    return [
-        ConditionSet(
-            character=target,
-            name=m.condition,
-            by=me,
-            until=until,
-            clears_after=m.clears_after,
-            challenge=ch.id,
-            why=why,
-            rule=m.rule,
-        )
-    ]
-
-
-# -- fair escape ---------------------------------------------------------------------------------------
-
-
-def escape(state: Scene, who: str) -> list[SceneEvent]:
-    """Declared first thing on one's turn; failed at once if there is no way out or one was
-    attacked before; succeeded at once if nobody could attack; else open to intents until the
-    turn ends."""
-    me = state.characters[who]
-    r = _turn(state)
-    if me.conditions.fair_escape in ("declared", "held", "escaped"):
-        raise Rejected("escaping", f"{me.name} is already escaping.", "bns:fair-escape-declare")
-    if me.id not in r.turn or me.turn_done:
-        raise Rejected(
-            "not_your_turn",
-            f"{me.name} declares a fair escape at the start of their own initiative.",
-            "bns:fair-escape-declare",
-        )
-    if me.acted or not any(me.budget.values()):
-        raise Rejected(
-            "escape_first",
-            f"{me.name} has acted this turn: a fair escape is declared first thing, with an action still to spend.",
-            "bns:fair-escape-declare",
-        )
-    declared = FairEscapeDeclared(
-        character=who, why=f"{me.name} raises a hand: a fair escape.", rule="bns:fair-escape-declare"
-    )
-    if me.conditions.grappled_by or _holders(state, who) or me.conditions.marked("no_exit"):
-        why = "grappled" if not me.conditions.marked("no_exit") else "there is no way out"
-        return [
-            declared,
-            FairEscapeFailed(character=who, why=f"{me.name} cannot leave: {why}.", rule="bns:fair-escape-no-exit"),
-        ]
-    attacked = next(
-        (ch for ch in state.in_order() if ch.round == r.number and who in ch.targets and ch.category == "physical"),
-        None,
-    )
-    if attacked is not None:
-        by = state.name_of(attacked.challenger.who)
-        why = f"{me.name} was attacked before this initiative (by {by}): the escape fails."
-        return [
-            declared,
-            FairEscapeFailed(character=who, challenge=attacked.id, why=why, rule="bns:fair-escape-blocked"),
-        ]
-    if not could_intend(state, who):
-        why = f"Nobody can attack {me.name} this round: {me.name} escapes."
-        return [declared, FairEscapeSucceeded(character=who, why=why, rule="bns:fair-escape-automatic")]
-    return [declared]
-
-
-def could_intend(state: Scene, target: str) -> list[str]:
-    """Who has not acted yet this round, and so may declare intent to attack ``target``."""
-    r = state.round
-    if r is None:
-        return []
-    order = [w for g in r.order for w in g]
-    now = [order.index(w) for w in r.turn if w in order]
-    later = order[max(now) + 1 :] if now else []
-    if r.turn_phase == "extra":  # in a Rage round, those still to act in it
-        later = [w for w in later if state.characters[w].rage >= r.extra]
-    return [
-        w
-        for w in later
-        if w != target
-        and (c := state.characters[w]).present
-        and not c.acted
-        and c.conditions.fair_escape != "escaped"
-        and c.budget.get("standard", 0) > 0
-    ]
-
-
-def intend(state: Scene, who: str, target: str) -> AttackIntended:
-    r = _turn(state)
-    me, them = state.characters[who], state.characters[target]
-    if r.escape_window != target:
-        raise Rejected(
-            "no_escape_window",
-            f"{them.name} is not declaring a fair escape now: intent is announced while the escape is declared.",
-            "bns:fair-escape-intent",
-        )
-    if who not in could_intend(state, target):
-        raise Rejected(
-            "already_acted",
-            f"{me.name} cannot announce an attack: only those who have not acted yet this round may.",
-            "bns:fair-escape-intent",
-        )
-    if who in them.conditions.escape_held_by:
-        raise Rejected("already_intended", f"{me.name} has already announced an attack.", "bns:fair-escape-intent")
-    return AttackIntended(character=who, target=target, rule="bns:fair-escape-intent")
-
-
-def turn_ended(state: Scene, who: str) -> list[SceneEvent]:
-    """The escaper's turn is over: the intent window closes; held, or escaped at once."""
-    me = state.characters[who]
-    if me.conditions.fair_escape != "declared":
-        return []
-    intenders = list(me.conditions.escape_held_by)
-    if not intenders:
-        why = f"Nobody declared intent to attack {me.name}: {me.name} escapes."
-        return [FairEscapeSucceeded(character=who, why=why, rule="bns:fair-escape-intent")]
-    names = ", ".join(state.name_of(w) for w in intenders)
-    why = f"{me.name}'s escape is held by {names}: an attack later in the round fails it."
-    return [FairEscapeHeld(character=who, by=intenders, why=why, rule="bns:fair-escape-hold")]
-
-
-def phase_ended(state: Scene) -> list[SceneEvent]:
-    """The universal round or a Rage round is over: escapes held through it succeed (option
-    ``escape_resolves``: ``round``)."""
-    r = state.round
-    if r is None or options(state).escape_resolves != "round":
-        return []
-    phase = r.extra if r.turn_phase == "extra" else 0
-    return _escaped(state, lambda c: c.conditions.escape_phase == phase, "this round")
-
-
-def round_ending(state: Scene) -> list[SceneEvent]:
-    return _escaped(state, lambda c: True, "the turn")
-
-
-def _escaped(state: Scene, which: Callable[[Character], bool], span: str) -> list[SceneEvent]:
-    return [
-        FairEscapeSucceeded(
-            character=c.id,
-            why=f"Nobody attacked {c.name} through {span}: after everyone acted, {c.name} escapes.",
-            rule="bns:fair-escape-hold",
-        )
-        for c in state.roster()
-        if c.conditions.fair_escape in ("held", "declared") and which(c)
-    ]
-
-
-# -- mass combat -----------------------------------------------------------------------------------------
-
-
-def assist(state: Scene, who: str, cmd: Assist) -> list[SceneEvent]:
-    me = state.characters[who]
-    r = _turn(state)
-    if cmd.kind == "defender":
-        return _shield(state, me, cmd, r)
-    if cmd.to is None or cmd.benefit is None:
-        raise Rejected("assist_parts", "Say whom you assist (`to`) and how (`benefit`).", "bns:assist-attacker")
-    if cmd.to == who or cmd.to not in state.characters:
-        raise Rejected("assist_whom", "Assist another character in the scene.", "bns:assist-attacker")
-    check_turn(state, me)
-    _spend(me, "standard", "bns:assist-attacker")
-    them = state.characters[cmd.to]
-    if any(a.by == who and a.status == "refused" for a in them.aids):
-        raise Rejected(
-            "refused", f"{them.name} refused {me.name}'s assistance: not again this round.", "bns:assist-attacker"
-        )
-    if any(a.by == who and a.status == "offered" for a in them.aids):
-        raise Rejected("already_offered", f"{me.name} is waiting for {them.name}'s answer.", "bns:assist-attacker")
-    if cmd.benefit == "maneuver" and any(a.benefit == "maneuver" and a.status == "accepted" for a in them.aids):
-        raise Rejected(
-            "once_a_round", f"{them.name} already has a free maneuver from an assist this round.", "bns:assist-attacker"
-        )
-    offer = "a free combat maneuver" if cmd.benefit == "maneuver" else "+1 on a physical attack"
-    return [
-        AssistOffered(
-            character=who,
-            kind="attacker",
-            to=cmd.to,
-            benefit=cmd.benefit,
-            how=cmd.how,
-            why=f"{me.name} offers to assist {them.name}'s attack: {offer}.",
-            rule="bns:assist-attacker",
-        )
-    ]
-
-
-def answer_assist(state: Scene, who: str, offer: int, accept: bool) -> list[SceneEvent]:
-    me = state.characters[who]
-    aid = next((a for a in me.aids if a.offer == offer and a.status == "offered"), None)
-    if aid is None:
-        raise Rejected("no_offer", f"No offer {offer} waits for {me.name}'s answer.", "bns:assist-attacker")
-    helper = state.name_of(aid.by)
-    answered = AssistAnswered(
-        offer=offer,
-        character=who,
-        by=aid.by,
-        benefit=aid.benefit,
-        accept=accept,
-        why=f"{me.name} {'accepts' if accept else 'refuses'} {helper}'s assistance"
-        + ("." if accept else f": {helper} keeps the standard action."),
-        rule="bns:assist-attacker",
-    )
-    if not accept:
-        return [answered]
-    helper_c = state.characters[aid.by]
-    if helper_c.budget.get("standard", 0) < 1:
-        raise Rejected("no_action_left", f"{helper} has no standard action left to assist with.", "bns:assist-attacker")
-    spent = ActionTaken(
-        character=aid.by, spent="standard", why=f"{helper} assists {me.name}.", rule="bns:assist-attacker"
-    )
-    return [answered, spent]
-
-
-def _shield(state: Scene, me: Character, cmd: Assist, r: RoundState) -> list[SceneEvent]:
-    rule = "bns:assist-defender"
-    ch = state.challenges.get(cmd.challenge or "")
-    if ch is None or not ch.open:
-        raise Rejected("unknown_challenge", "Name the open attack to shield a defender from (`challenge`).", rule)
-    if ch.category != "physical":
-        raise Rejected("mass_combat", "Mass combat tactics only defend against Physical attacks.", "bns:mass-combat")
-    if ch.tests or ch.challenger.throw or ch.defender.throw:
-        raise Rejected("too_late", "The test has begun: a defender is shielded before the first throw.", rule)
-    if me.id in (ch.challenger.who, ch.defender.who):
-        raise Rejected("assist_whom", f"{me.name} is already in that challenge.", rule)
-    if me.conditions.fair_escape in ("declared", "held", "escaped"):
-        raise Rejected("escaping", f"{me.name} is escaping.", "bns:fair-escape-hold")
-    if me.shielded == r.number:
-        raise Rejected("once_a_round", f"{me.name} has shielded someone this round already.", rule)
-    _spend(me, "simple", rule)
-    attacker, was = state.name_of(ch.challenger.who), state.name_of(ch.defender.who)
-    return [
-        ActionTaken(
-            character=me.id, spent="simple", challenge=ch.id, why=f"{me.name} moves up to three steps.", rule=rule
-        ),
-        AssistOffered(
-            character=me.id,
-            kind="defender",
-            to=ch.defender.who,
-            challenge=ch.id,
-            how=cmd.how,
-            why=f"{me.name} shields {was}: {me.name} is now the target of {attacker}'s attack "
-            f"({attacker} may withdraw, losing the action).",
-            rule=rule,
-        ),
-    ]

@@ -1,0 +1,179 @@
+"""bns combat maneuvers (bns:maneuvers … bns:savage-leap): whether one fits the attack and the
+target, how it is paid (an assist, a free use, a Willpower), the damage it takes away and the
+condition it leaves. The maneuvers themselves are data, in ``bns_combat``."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from domain.commands import Declare
+from domain.errors import Rejected
+from domain.events import (
+    ActionTaken,
+    ConditionSet,
+    GrappleStarted,
+    ManeuverUsed,
+    SceneEvent,
+    WillpowerSpent,
+)
+from domain.rules.bns_catalog import SHAPESHIFTERS, options
+from domain.rules.bns_combat import (
+    ANIMAL_FORMS,
+    MANEUVERS,
+    UNCONSCIOUS_MINUTES,
+)
+from domain.rules.bns_turn import rated, spend
+from domain.state import Challenge, Character, RoundState, Scene
+
+
+def check_maneuver(state: Scene, cmd: Declare, who: str) -> list[SceneEvent]:
+    """A maneuver with an attack: it fits the attack, the target is not immune, one a round; paid
+    with Willpower, a free use, or an assist."""
+    assert cmd.maneuver is not None
+    m = MANEUVERS[cmd.maneuver]
+    me = state.characters[who]
+    attack = cmd.pool.attack if cmd.pool else None
+    if cmd.category != "physical" and cmd.maneuver != "fighting_blind":
+        raise Rejected(
+            "maneuvers_physical",
+            f"{m.title} cannot go with a {cmd.category.capitalize()} action; only Fighting Blind goes with any.",
+            "bns:maneuvers-physical",
+        )
+    if cmd.category == "physical" and m.attacks and attack not in m.attacks:
+        raise Rejected(
+            "maneuver_logic",
+            f"{m.title} has no logical way into a {attack or 'plain'} attack "
+            f"(it fits {', '.join(sorted(m.attacks))}; the ST may allow others).",
+            "bns:maneuver-logic",
+        )
+    if not m.attacks:
+        raise Rejected("maneuver_logic", f"{m.title} goes with an action, not an attack.", "bns:maneuver-logic")
+    target = state.characters.get(cmd.targets[0]) if cmd.targets else None
+    r = state.round
+    if target is not None and m.sturdy and rated(target, "stamina") > rated(me, "strength"):
+        raise Rejected(
+            "sturdy",
+            f"{target.name}'s Stamina is more than {me.name}'s Strength: {m.title} cannot work on them.",
+            m.rule,
+        )
+    if cmd.maneuver == "knock_out":
+        if r is not None and not r.first:
+            raise Rejected("not_first_round", "Knock Out is only for the first round of combat.", m.rule)
+        if not cmd.surprise:
+            raise Rejected(
+                "not_surprised", "Knock Out needs the target surprised, not expecting an attack (`surprise`).", m.rule
+            )
+        if target is not None and (target.sheet.creature or "").lower() == "vampire":
+            raise Rejected("cannot_knock_out", f"{target.name}, a vampire, cannot be knocked unconscious.", m.rule)
+    if cmd.maneuver == "pierce_the_heart" and target is not None and not target.conditions.marked("incapacitated"):
+        raise Rejected(
+            "not_incapacitated",
+            f"{target.name}'s wounds are not in the Incapacitated track (the ST marks it with `adjust`).",
+            m.rule,
+        )
+    acting = r if r is not None and r.phase == "acting" else None
+    leap: list[SceneEvent] = []
+    if cmd.maneuver == "savage_leap" and acting is not None:  # the leap takes the simple action too
+        spend(me, "both", m.rule)
+        leap.append(ActionTaken(character=who, spent="simple", why=f"{me.name} leaps up to six steps.", rule=m.rule))
+    return [*paid(state, me, cmd.maneuver, cmd.challenge, round_=acting), *leap]
+
+
+def paid(state: Scene, me: Character, maneuver: str, challenge: str, *, round_: RoundState | None) -> list[SceneEvent]:
+    m = MANEUVERS[maneuver]
+    if m.feral and (me.sheet.form or "").lower() not in ANIMAL_FORMS:
+        raise Rejected(
+            "not_animal_form", f"{m.title} is a feral maneuver: only in Lupus or Hispo form.", "bns:feral-maneuvers"
+        )
+    if round_ is not None and me.maneuver_round == round_.number:
+        raise Rejected("one_maneuver", f"{me.name} has used a combat maneuver this round.", "bns:maneuvers")
+    title = m.title
+    if any((a.benefit, a.status) == ("maneuver", "accepted") for a in me.aids):
+        by = next(a.by for a in me.aids if (a.benefit, a.status) == ("maneuver", "accepted"))
+        why = f"{me.name} uses {title}, free: {state.name_of(by)} assists."
+        return [
+            ManeuverUsed(
+                character=me.id,
+                maneuver=maneuver,
+                paid="assist",
+                challenge=challenge,
+                why=why,
+                rule="bns:assist-attacker",
+            )
+        ]
+    free = _free_list(state, me, m.free)
+    if free is not None:
+        why = f"{me.name} uses {title}, free once this fight ({free.capitalize()} 4 or more)."
+        rule = "bns:feral-maneuvers" if m.feral else "bns:free-maneuvers"
+        return [
+            ManeuverUsed(
+                character=me.id, maneuver=maneuver, paid="free", free_list=free, challenge=challenge, why=why, rule=rule
+            )
+        ]
+    if me.willpower < 1:
+        raise Rejected("no_willpower", f"{me.name} has no Willpower to spend on {title}.", "bns:maneuvers")
+    why = f"{me.name} spends a Willpower on {title}."
+    return [
+        WillpowerSpent(character=me.id, challenge=challenge),
+        ManeuverUsed(
+            character=me.id, maneuver=maneuver, paid="willpower", challenge=challenge, why=why, rule="bns:maneuvers"
+        ),
+    ]
+
+
+def _free_list(state: Scene, me: Character, lists: frozenset[str]) -> str | None:
+    """The list of free maneuvers a use can come from, if any is unused this fight."""
+    if options(state).free_maneuvers == "one" and me.free_used:
+        return None
+    for name in sorted(lists):
+        attribute = name.split()[-1]
+        if rated(me, attribute) >= 4 and name not in me.free_used:
+            return name
+    return None
+
+
+def reduced(state: Scene, ch: Challenge, amount: int) -> int:
+    """The damage left once the maneuver's reduction is taken away (minimum 0)."""
+    m = MANEUVERS.get(ch.maneuver or "")
+    if m is None:
+        return amount
+    if m.plain_damage and options(state).maneuver_damage == "none":
+        return 0
+    if ch.maneuver == "pierce_the_heart":
+        target = state.characters.get(ch.targets[0]) if ch.targets else None
+        if target is not None and (target.sheet.creature or "").lower() in SHAPESHIFTERS:
+            amount += 1
+    return max(0, amount - m.reduction)
+
+
+def maneuver_effects(state: Scene, ch: Challenge) -> list[SceneEvent]:
+    """What a successful maneuver leaves on its target."""
+    m = MANEUVERS.get(ch.maneuver or "")
+    if m is None or m.condition is None or not ch.targets:
+        return []
+    target, me = ch.targets[0], ch.challenger.who
+    t, c = state.name_of(target), state.name_of(me)
+    if m.condition == "grappled":
+        return [GrappleStarted(grappler=me, victim=target, challenge=ch.id)]
+    if m.condition == "staked":
+        creature = (state.characters[target].sheet.creature or "").lower()
+        if creature != "vampire":
+            return []  # a human dies, a shapeshifter takes the extra point: the ST and the damage say so
+    until = None
+    if m.condition == "unconscious" and state.last_at is not None:
+        until = state.last_at + timedelta(minutes=UNCONSCIOUS_MINUTES)
+    clears = f" until {t} spends {m.clears_after} simple actions clearing it" if m.clears_after else ""
+    lasts = f" for {UNCONSCIOUS_MINUTES} minutes" if until else ""
+    why = f"{c}'s {m.title}: {t} is {m.condition.replace('_', ' ')}{clears}{lasts}."
+    return [
+        ConditionSet(
+            character=target,
+            name=m.condition,
+            by=me,
+            until=until,
+            clears_after=m.clears_after,
+            challenge=ch.id,
+            why=why,
+            rule=m.rule,
+        )
+    ]
