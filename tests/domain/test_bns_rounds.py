@@ -938,3 +938,41 @@ def test_other_rulesets_are_unchanged(ruleset: str) -> None:
     else:
         t.do("st", "start_round")
         assert t.state.round is not None and t.state.round.phase == "declaring"
+
+
+FLAME = {"attack": "firearms", "wildcard": 3, "why": "a flame thrower"}
+"""Edward's flame thrower: Dexterity 3 + Firearms 0 + 3 = 6 against Julian's dodge of 5: no overbid."""
+
+
+class TestEdwardAndJulian:
+    """The worked example of bns-opposed-challenges.txt (bns:willpower-retest), played in a round:
+    "Edward attempts to light Julian on fire with a flame thrower and wins the initial test. Julian
+    doesn't want to be set on fire, so he decides to spend a point of Willpower to retest. The
+    results of this second test are final; no matter who wins or loses, there will be no further
+    tests for this challenge." """
+
+    def burn(self, second: tuple[str, str]) -> Table:
+        t = fight()
+        done(t, "julian")
+        attack(t, "edward", "julian", "fire", pool=FLAME, effect={"kind": "damage", "amount": 2, "type": "aggravated"})
+        t.do("julian", "bid", challenge="fire", pool=DODGE)
+        t.do("edward", "throw", challenge="fire", sign="rock")
+        t.do("julian", "throw", challenge="fire", sign="scissors")  # Edward wins the initial test
+        t.do("julian", "retest", challenge="fire", source={"category": "willpower"})
+        t.do("edward", "throw", challenge="fire", sign=second[0])
+        t.do("julian", "throw", challenge="fire", sign=second[1])
+        return t
+
+    def test_julian_wins_the_retest_and_it_is_final(self) -> None:
+        t = self.burn(("scissors", "rock"))
+        ch = t.challenge("fire")
+        assert ch.status == "resolved" and ch.outcome is not None and ch.outcome.winner == "defender"
+        assert len(ch.tests) == 2 and t.character("julian").willpower == 2
+        t.refused("edward", "retest", challenge="fire", source={"category": "willpower"}, code="already_resolved")
+
+    def test_edward_wins_the_retest_and_it_is_final(self) -> None:
+        t = self.burn(("paper", "rock"))
+        ch = t.challenge("fire")
+        assert ch.status == "resolved" and ch.outcome is not None and ch.outcome.winner == "challenger"
+        assert len(ch.tests) == 2 and ch.outcome.exceptional  # the greater pool, and every test won
+        assert t.character("julian").wounds.aggravated == 3  # bns:exceptional-damage
