@@ -46,8 +46,14 @@ in a round where each acts on their own turn (bns):
                          KIND: move (up to 3 steps), advanced_move, prone, crawl, stand, draw,
                          nock, clear, pick_up, trade, other
                          e.g. act move 3 · act draw knife · act clear blinded · act trade
+                         maneuvers with an action: quick_draw (draw, no action spent), snap_shot
+                         (nock, no action spent), burst_of_speed (a simple action before your turn),
+                         dart_behind and feral_dash (move; lupus or hispo form)
+                         e.g. act draw knife maneuver=quick_draw · act move 2 maneuver=burst_of_speed
   end                    end your turn
   assist TO plus_one|maneuver [how…]   help another's attack (your standard action, once accepted)
+  shield CHALLENGE [how…]   take a Physical attack in its defender's place before the first throw:
+                         you become its target and answer it (your simple action, once a round)
   accept OFFER · refuse OFFER          answer help offered to you (OFFER: the number shown)"""
 
 ATTACKS = ("unarmed", "melee", "thrown", "archery", "firearms", "bite", "claw", "mental", "social")
@@ -204,12 +210,30 @@ def moves(ch: dict[str, Any], me: str, names: dict[str, str]) -> str:
     return str(status)
 
 
+def shieldable(view: dict[str, Any], ch: dict[str, Any], me: str) -> bool:
+    """Whether ``me`` may shield the defender of ``ch`` (bns:assist-defender): an open Physical
+    attack before its first throw, in which ``me`` is not a side, while a round is under way and
+    ``me`` has a simple action left (once a round: the server refuses a second)."""
+    r = view.get("round") or {}
+    mine = view.get("characters", {}).get(me) or {}
+    if r.get("phase") != "acting" or not mine.get("present", True) or (mine.get("actions") or {}).get("simple", 0) < 1:
+        return False
+    if (mine.get("conditions") or {}).get("fair_escape") in ("declared", "held", "escaped"):
+        return False
+    if ch.get("outcome") or ch["status"] == "withdrawn" or ch["kind"] != "contested" or ch["category"] != "physical":
+        return False
+    if not ch["targets"] or ch.get("thrown") or ch.get("tests"):
+        return False
+    return me not in (ch["challenger"], *ch["targets"])
+
+
 def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
     names = _names(view)
     lines = []
     for cid, ch in view.get("challenges", {}).items():
+        shield = me not in ("st", "*") and shieldable(view, ch, me)
         if ch["status"] in ("resolved", "withdrawn") or (
-            me not in ("st", "*") and me not in (ch["challenger"], *ch["targets"])
+            me not in ("st", "*") and me not in (ch["challenger"], *ch["targets"]) and not shield
         ):
             continue
         against = ", ".join(names.get(t, t) for t in ch["targets"]) or "the Narrator"
@@ -229,7 +253,10 @@ def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
             lines.append(f"    {grade or 'critical failure: ' + names.get(outcome['critical'], outcome['critical'])}")
         for who, sign in ch.get("sealed", {}).items():
             lines.append(f"    {'your' if who == me else names.get(who, who) + chr(39) + 's'} sealed throw: {sign}")
-        if me not in ("st", "*"):
+        if shield:
+            defender = names.get(ch["targets"][0], ch["targets"][0])
+            lines.append(f"    you may: shield {cid} [how…] (take it for {defender}: your simple action)")
+        elif me not in ("st", "*"):
             lines.append(f"    you may: {moves(ch, me, names)}")
     return lines or ["No open challenge involves you." if me not in ("st", "*") else "No open challenge."]
 
@@ -327,7 +354,7 @@ def parse(line: str, view: dict[str, Any], me: str) -> dict[str, Any]:
     raise Unclear(f"Unknown move {verb!r}; type help.")
 
 
-ROUND_VERBS = ("escape", "intend", "act", "end", "assist", "accept", "refuse")
+ROUND_VERBS = ("escape", "intend", "act", "end", "assist", "shield", "accept", "refuse")
 
 
 def _character(view: dict[str, Any], word: str) -> str:
@@ -351,7 +378,7 @@ def _settings(words: list[str], keys: tuple[str, ...]) -> tuple[list[str], dict[
 
 
 def _round_move(verb: str, args: list[str], view: dict[str, Any]) -> dict[str, Any]:
-    """The verbs of a round of turns: escape, intend, act, end, assist, accept, refuse."""
+    """The verbs of a round of turns: escape, intend, act, end, assist, shield, accept, refuse."""
     if verb == "escape":
         return {"type": "declare_action", "action": {"kind": "fair_escape"}}
     if verb == "end":
@@ -371,6 +398,13 @@ def _round_move(verb: str, args: list[str], view: dict[str, Any]) -> dict[str, A
         body["benefit"] = args[1]
         if args[2:]:
             body["how"] = " ".join(args[2:])
+        return body
+    if verb == "shield":
+        if not args:
+            raise Unclear("shield CHALLENGE [how…]: the id of the attack whose defender you shield.")
+        body = {"type": "assist", "kind": "defender", "challenge": args[0]}
+        if args[1:]:
+            body["how"] = " ".join(args[1:])
         return body
     words, settings = _settings(args, ("using", "maneuver"))
     if not words or words[0] not in ACTS:

@@ -3,7 +3,9 @@ loopback): the Storyteller starts a round from the console; Julian acts first an
 Edward presses Escape on his turn; Rosa, who has not acted, presses "I will attack"; Edward ends
 his turn and every phone reads that his escape is held by Rosa; Rosa's attack (a Knock Down, free
 with her Strength 4) fails the escape on every phone; Edward, knocked down, stands up out of turn
-and offers Rosa his help, which she accepts. Phone-sized screenshots go to ``tests/artifacts/``."""
+and offers Rosa his help, which she accepts. Then a third character shields the defender of an
+attack and answers it; Quick Draw, Burst of Speed and the feral maneuvers go with an action. No
+control sticks out of its card at phone width. Phone-sized screenshots go to ``tests/artifacts/``."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from playwright.async_api import Browser, Page, expect
 
 from clients.client import Client
 from server.app import Running
-from tests.live.test_web import ARTIFACTS, accessible, browser, invite, phone, shot
+from tests.live.test_web import ARTIFACTS, PHONE, accessible, browser, invite, phone, shot
 
 pytestmark = pytest.mark.anyio
 __all__ = ["browser"]  # the fixture, from the other browser tests
@@ -27,8 +29,22 @@ def sheet(who: str, strength: int, dexterity: int, stamina: int, wits: int, **ex
     return {"id": who, "name": who.capitalize(), "willpower": 3, "attributes": attributes, **extra}
 
 
+OVERFLOWING = """() => [...document.querySelectorAll('main button, main input, main select, main .mark')]
+  .filter((el) => {
+    const box = el.parentElement.closest('article, section');
+    if (!box || !el.offsetParent || el.closest('.scroll')) return false; // a wide table scrolls in its box
+    const [a, b] = [el.getBoundingClientRect(), box.getBoundingClientRect()];
+    const spills = el.tagName === 'BUTTON' && el.scrollWidth > el.clientWidth + 1;
+    return a.right > b.right + 0.5 || a.left < b.left - 0.5 || spills;
+  })
+  .map((el) => el.outerHTML.slice(0, 80))"""
+
+
 async def shots(page: Page, name: str, *parts: str) -> None:
-    """The whole page, and parts of it up close: the round (what a player looks at in a fight)."""
+    """The whole page, and parts of it up close: the round (what a player looks at in a fight).
+    Nothing sticks out of its card, or out of itself, at phone width."""
+    assert await page.evaluate(OVERFLOWING) == [], name
+    assert await page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], name
     await shot(page, name)
     for part in parts or ("round",):
         await page.locator(f"#{part}").screenshot(path=ARTIFACTS / f"{name}-{part}.png")
@@ -207,3 +223,141 @@ async def test_the_console_plays_an_npc_in_a_round(live: Running, tokens: dict[s
     await round_.get_by_role("button", name="End round 1").click()
     await round_.get_by_role("button", name="Start round 2").click()
     await expect(round_).to_contain_text("Order: Edward 6 → Rosa 5 → Mook 4")
+
+
+async def bns_scene(live: Running, tokens: dict[str, str], scene: str, *sheets: dict[str, Any]) -> str:
+    """A bns scene with these characters: its Storyteller's token."""
+    async with Client(live.url, tokens["st"]) as st_client:
+        opened = await st_client.request(
+            {"type": "create_scene", "ruleset": "bns", "title": scene.capitalize(), "scene": scene}, "scene_created"
+        )
+    async with Client(live.url, opened["token"]) as st_client:
+        for character in sheets:
+            assert (await st_client.send({"type": "add_character", "character": character}))["ok"]
+    return str(opened["token"])
+
+
+async def test_a_third_character_shields_the_defender_and_answers(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    """Julian attacks Edward; before the first throw Rosa, who is not in it and has her simple
+    action, presses "Shield Edward" on her phone: the attack is now on her, and her card offers
+    her defences; she answers with one. The console offers the same for an NPC (Mook) with a
+    simple action (bns:assist-defender)."""
+    st_token = await bns_scene(live, tokens, "alley", JULIAN, EDWARD, ROSA, MOOK)
+    st = await phone(browser, f"{live.web}/st#token={st_token}")
+    julian = await phone(browser, await invite(st, "Julian"))
+    edward = await phone(browser, await invite(st, "Edward"))
+    rosa = await phone(browser, await invite(st, "Rosa"))
+
+    await expect(rosa.locator("#challenges")).to_contain_text("No open challenge involves you.")
+    await st.get_by_role("button", name="Start round 1").click()
+    await expect(julian.locator("#round")).to_contain_text("Your turn.")
+    declare = julian.locator("#declare")
+    await declare.get_by_label("Target", exact=True).select_option(label="Edward")
+    await declare.get_by_label("Victory condition").fill("A fist to the ribs")
+    await declare.get_by_role("button", name="Declare", exact=True).click()
+    await expect(declare).to_contain_text("Declared.")
+
+    # Rosa is not in it, but the attack is in front of her: she may take it for Edward
+    card = rosa.locator("#challenges article").filter(has_text="Julian → Edward")
+    shield = card.get_by_role("button", name="Shield Edward")
+    await expect(shield).to_be_visible()
+    await expect(card).to_contain_text("you become the target and answer it (your simple action, once a round)")
+    await expect(julian.locator("#challenges").get_by_role("button", name=re.compile("^Shield"))).to_have_count(0)
+    await expect(edward.locator("#challenges").get_by_role("button", name=re.compile("^Shield"))).to_have_count(0)
+    console_card = st.locator("#challenges article").filter(has_text="Julian → Edward")
+    await expect(console_card.get_by_role("button", name="Mook shields Edward")).to_be_visible()
+    await expect(console_card.get_by_role("button", name="Rosa shields Edward")).to_have_count(0)  # a player's
+    await accessible(rosa)
+    await shots(rosa, "bns-shield-offered", "challenges")
+    await card.get_by_label("How (optional)").fill("I step between them")
+    await shield.click()
+
+    # the attack is on Rosa now, on every page; her card offers her defences
+    for page in (julian, rosa, st):
+        await expect(page.locator("#challenges article").filter(has_text="Julian → Rosa")).to_be_visible()
+    await expect(rosa.locator("#round")).to_contain_text("Actions left: 1 standard, 0 simple.")
+    await expect(rosa.locator("#timeline")).to_contain_text("Rosa shields Edward")
+    mine = rosa.locator("#challenges article").filter(has_text="Julian → Rosa")
+    await expect(mine).to_contain_text("waiting for Rosa to answer")
+    await expect(mine.get_by_role("group", name="Defend with")).to_be_visible()
+    await expect(mine.get_by_role("button", name=re.compile("^Shield"))).to_have_count(0)  # she is in it now
+    console_card = st.locator("#challenges article").filter(has_text="Julian → Rosa")
+    await expect(console_card.get_by_role("button", name="Mook shields Rosa")).to_be_visible()
+    attack = julian.locator("#challenges article").filter(has_text="Julian → Rosa")
+    await expect(attack).to_contain_text("Withdraw the challenge")  # he may, losing the action
+    await shots(rosa, "bns-shield-answer", "challenges")
+    await mine.get_by_role("button", name="Defend", exact=True).click()
+    await expect(mine).not_to_contain_text("waiting for Rosa to answer")
+    await expect(attack).not_to_contain_text("waiting for Rosa to answer")
+    await accessible(rosa)
+    await shots(rosa, "bns-shield-answered", "challenges")
+    await shots(st, "bns-shield-console", "challenges")
+
+
+FENRIS = sheet("fenris", 3, 3, 3, 2, creature="werewolf", form="lupus", skills={"brawl": 3})  # 5, after Edward
+
+
+async def test_maneuvers_that_go_with_an_action(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    """Julian Quick Draws his knife on his turn: free with Dexterity 4, and no action spent (his
+    actions left stay the same); a second maneuver that round is refused with the server's reason.
+    Edward, before his turn, moves with Burst of Speed (a Willpower; his simple action). Fenris, a
+    werewolf in lupus form, is offered Dart Behind and Feral Dash with his move; the humans are not
+    (bns:quick-draw, bns:burst-of-speed, bns:feral-dash)."""
+    st_token = await bns_scene(live, tokens, "docks", JULIAN, EDWARD, FENRIS)
+    st = await phone(browser, f"{live.web}/st#token={st_token}")
+    julian = await phone(browser, await invite(st, "Julian"))
+    edward = await phone(browser, await invite(st, "Edward"))
+    fenris = await phone(browser, await invite(st, "Fenris"))
+    await st.get_by_role("button", name="Start round 1").click()
+    round_ = julian.locator("#round")
+    await expect(round_).to_contain_text("Your turn.")
+    await expect(round_).to_contain_text("Actions left: 1 standard, 1 simple.")
+    await expect(round_.get_by_role("button", name=re.compile("^Burst of Speed"))).to_have_count(0)  # his turn now
+    await expect(round_.get_by_role("button", name=re.compile("^(Dart Behind|Feral Dash)"))).to_have_count(0)
+    quick = round_.get_by_role("button", name="Quick Draw (free)")
+    await expect(quick).to_be_visible()
+    await round_.get_by_label("Draw", exact=True).fill("Knife")
+    await shots(julian, "bns-quick-draw")
+    await quick.click()
+    await expect(julian.locator("#timeline")).to_contain_text("Quick Draw")
+    await expect(round_).to_contain_text("Your turn.")
+    await expect(round_).to_contain_text("Actions left: 1 standard, 1 simple.")  # no action spent
+    await expect(julian.locator("#me")).to_contain_text("Willpower 3")
+    again = round_.get_by_role("button", name="Quick Draw (1 Willpower)")  # the free use of the fight is spent
+    await again.click()
+    await expect(round_.locator(".refusal")).to_contain_text("Julian has used a combat maneuver this round.")
+    await expect(round_).to_contain_text("Actions left: 1 standard, 1 simple.")
+
+    # Edward's turn has not come: he moves now, with Burst of Speed
+    burst_name = "Burst of Speed: move now (1 Willpower)"
+    burst = edward.locator("#round").get_by_role("button", name=burst_name)
+    await expect(burst).to_be_visible()
+    await expect(fenris.locator("#round").get_by_role("button", name=burst_name)).to_be_visible()
+    await accessible(edward)
+    await shots(edward, "bns-burst-of-speed")
+    await edward.locator("#round").get_by_label("Before your turn (simple action)").select_option("2")
+    await burst.click()
+    await expect(edward.locator("#round")).to_contain_text("Actions left: 1 standard, 0 simple.")
+    await expect(edward.locator("#me")).to_contain_text("Willpower 2")
+    await expect(burst).to_have_count(0)
+    await expect(round_).to_contain_text("Your turn.")  # still Julian's
+    await round_.get_by_role("button", name="End my turn").click()
+    await expect(edward.locator("#round")).to_contain_text("Your turn.")
+    feral = re.compile("^(Dart Behind|Feral Dash)")
+    await expect(edward.locator("#round").get_by_role("button", name=feral)).to_have_count(0)  # human
+    await edward.locator("#round").get_by_role("button", name="End my turn").click()
+
+    # Fenris, in lupus form: the feral maneuvers go with his move
+    wolf = fenris.locator("#round")
+    await expect(wolf).to_contain_text("Your turn.")
+    await expect(wolf.get_by_role("button", name="Dart Behind: move through them (1 Willpower)")).to_be_visible()
+    dash = wolf.get_by_role("button", name="Feral Dash: 9 steps, both actions (1 Willpower)")
+    await expect(dash).to_be_visible()
+    await accessible(fenris)
+    await shots(fenris, "bns-feral-maneuvers")
+    await dash.click()
+    await expect(wolf).to_contain_text("Actions left: 0 standard, 0 simple.")
+    await expect(fenris.locator("#me")).to_contain_text("Willpower 2")
+    await expect(fenris.locator("#timeline")).to_contain_text("Feral Dash")

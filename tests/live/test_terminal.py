@@ -172,3 +172,52 @@ async def test_a_fair_escape_held_and_failed_at_the_terminal() -> None:
         assert offer is not None, out
         out = await terminal("rosa", f"accept {offer[1]}\nquit\n")
         assert "ok (answer_assist)" in out and "Edward's help (+1 on an attack): accepted" in out
+
+
+async def test_a_shield_and_a_quick_draw_at_the_terminal() -> None:
+    """Julian attacks Edward; Rosa, not in it, sees she may shield him, does, and the attack is hers
+    to answer (her simple action, bns:assist-defender); Julian Quick Draws his knife: free with
+    Dexterity 4, and no action spent (bns:quick-draw)."""
+    backend = open_backend(None)
+    service = SceneService(backend.store)
+    setup = [{"type": "open_scene", "ruleset": "bns"}] + [
+        {"type": "add_character", "character": sheet} for sheet in (JULIAN, EDWARD, ROSA)
+    ]
+    punch = {"type": "declare", "character": "julian", "challenge": "punch", "kind": "contested"}
+    punch |= {"targets": ["edward"], "category": "physical", "pool": {"attack": "unarmed"}, "victory": "ribs"}
+    setup += [{"type": "start_round"}, punch]
+    for n, body in enumerate(setup):
+        command = parse_command(msgspec.json.encode({"id": f"s{n}", "scene": "w", "actor": "st", **body}))
+        assert service.handle(command).error is None
+    tokens = {who: backend.tokens.issue("w", "player", who)[0] for who in ("julian", "edward", "rosa")}
+
+    async with running(backend) as live:
+
+        async def terminal(who: str, moves: str) -> str:
+            with anyio.fail_after(20):
+                done = await anyio.run_process(
+                    [sys.executable, "-m", "clients.cli", "join", live.url, "--token", tokens[who]],
+                    input=moves.encode(),
+                    check=False,
+                )
+            assert done.returncode == 0, done.stderr.decode()
+            return str(done.stdout.decode())
+
+        out = await terminal("rosa", "help\nshield\nshield punch I step between them\nshield punch\nquit\n")
+        assert "shield CHALLENGE [how…]   take a Physical attack in its defender's place" in out
+        assert "act draw knife maneuver=quick_draw" in out  # the maneuvers that go with an action
+        assert "[punch] Julian → Edward · physical contested · awaiting_response" in out
+        assert "you may: shield punch [how…] (take it for Edward: your simple action)" in out
+        assert "shield CHALLENGE [how…]: the id of the attack whose defender you shield." in out
+        assert "ok (assist)" in out and "[punch] Julian → Rosa · physical contested · awaiting_response" in out
+        assert "you may: defend DEFENSE [±N REASON] (dodge 2, parry 2, soak 3), or relent DEFENSE" in out
+        assert "Actions left: 1 standard, 0 simple" in out
+        assert "refused: Rosa is already in that challenge. [bns:assist-defender]" in out
+
+        out = await terminal("edward", "view\nquit\n")
+        assert "you may: shield punch [how…] (take it for Rosa: your simple action)" in out  # he is out of it
+
+        out = await terminal("julian", "act draw knife maneuver=quick_draw\nview\nquit\n")
+        assert "ok (declare_action)" in out and "Willpower 3" in out
+        assert "Actions left: 0 standard, 1 simple" in out  # the attack took the standard; the draw nothing
+        assert "0 standard, 0 simple" not in out

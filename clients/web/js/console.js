@@ -5,7 +5,7 @@ import { challengeCard } from "./cards.js";
 import { declareForm } from "./declare.js";
 import { download, field, fill, h, keyed, regions as redraws, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
-import { actionsLeft, actsNow, assistForm, budgeted, escapeLine, intendButton, markBadges, markWords, mayIntend, offers, rageRounds, turnControls } from "./turns.js";
+import { actionsLeft, actsNow, assistForm, budgeted, escapeLine, intendButton, markBadges, markWords, mayIntend, mayShield, offers, rageRounds, shieldControls, turnControls } from "./turns.js";
 import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, timeline, title } from "./words.js";
 
 const app = document.getElementById("app");
@@ -85,7 +85,8 @@ function start(live) {
     const open = all.filter((ch) => !ch.outcome && ch.status !== "withdrawn");
     const done = [...all.filter((ch) => !open.includes(ch)).reverse(), ...Object.values(live.older).filter((ch) => !view.challenges[ch.id])];
     const names = Object.values(view.characters).map((c) => c.name);
-    keyed(openCards, open.map((ch) => [JSON.stringify([ch, names]), () => challengeCard(live, view, ch, { forCharacter: true, extra: stControls(live, view, ch) })]));
+    const shielders = (ch) => npcs.filter((c) => mayShield(view, ch, c.id)).map((c) => c.id); // NPCs who may take the attack
+    keyed(openCards, open.map((ch) => [JSON.stringify([ch, names, shielders(ch)]), () => challengeCard(live, view, ch, { forCharacter: true, extra: [stControls(live, view, ch), shieldControls(live, view, ch, shielders(ch), { forCharacter: true })] })]));
     keyed(doneCards, done.map((ch) => [JSON.stringify([ch, names]), () => challengeCard(live, view, ch, { forCharacter: true })]));
     regions.challenges.querySelector(".none").hidden = open.length > 0;
     regions.challenges.querySelector("details.done").hidden = done.length === 0;

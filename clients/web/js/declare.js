@@ -25,7 +25,8 @@ const ATTACKS = [
 ];
 const ATTACK_CATEGORY = { mental: "mental", social: "social" };
 /** The maneuvers an attack may use: [value, name, the free lists it is on]; feral ones need an
- * animal form. Those that go with an action (Quick Draw, Burst of Speed …) are not here. */
+ * animal form. Those that go with an action (Quick Draw, Burst of Speed …) are the turn's
+ * (turns.js). */
 const MANEUVERS = [
   ["targeted_attack", "Targeted Attack", []],
   ["knock_down", "Knock Down", ["strength"]],
@@ -41,7 +42,13 @@ const MANEUVERS = [
   ["mangle_fur", "Mangle Fur", ["feral strength"], true],
   ["savage_leap", "Savage Leap", ["feral strength"], true],
 ];
-const ANIMAL_FORMS = ["lupus", "hispo"];
+/** The forms in which feral maneuvers can be used (bns:feral-maneuvers). */
+export const ANIMAL_FORMS = ["lupus", "hispo"];
+
+/** Whether the character is a werewolf in an animal form (its sheet's `form`). */
+export function animalForm(c) {
+  return ANIMAL_FORMS.includes((c?.sheet?.form || "").toLowerCase());
+}
 
 /** Others present in the scene, as [id, name]. */
 export function others(view, who) {
@@ -190,7 +197,7 @@ function attackFields(live, view, who, forCharacter) {
  * a list not used yet, or with an assist; else 1 Willpower. */
 function fightFields(view, c) {
   const flags = view.rules?.flags || [];
-  const animal = ANIMAL_FORMS.includes((c?.sheet?.form || "").toLowerCase());
+  const animal = animalForm(c);
   const offered = MANEUVERS.filter(([, , , feral]) => !feral || animal);
   const maneuver = flags.includes("maneuver") && select("maneuver", [["", "None"], ...offered.map(([value, name, lists]) => [value, `${name} (${maneuverCost(c, lists)})`])]);
   const range = flags.includes("range") && h("input", { type: "number", name: "range", min: 0, max: 200, inputmode: "numeric" });
@@ -204,7 +211,8 @@ function fightFields(view, c) {
   return { controls, fields };
 }
 
-function maneuverCost(c, lists) {
+/** What a maneuver on these free lists would cost `c` now: "free: assisted", "free" or "1 Willpower". */
+export function maneuverCost(c, lists) {
   if ((c?.aids || []).some((a) => a.benefit === "maneuver" && a.status === "accepted")) return "free: assisted";
   const used = c?.free_used || [];
   const ratings = c?.attributes || c?.sheet?.attributes || {};

@@ -4,7 +4,7 @@ import { challengeCard, sheetCard } from "./cards.js";
 import { declareForm, others } from "./declare.js";
 import { field, fill, h, keyed, regions, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
-import { actionsLeft, actsNow, assistForm, budgeted, fightLines, intendButton, mayIntend, offers, rageRounds, turnControls } from "./turns.js";
+import { actionsLeft, actsNow, assistForm, budgeted, burstForm, fightLines, intendButton, mayBurst, mayIntend, mayShield, offers, rageRounds, shieldControls, turnControls } from "./turns.js";
 import { CATEGORIES, connection, grow, nameOf, refusal, timeline, title } from "./words.js";
 
 const app = document.getElementById("app");
@@ -55,11 +55,13 @@ function start(live) {
     }
     round.hidden = !view.round;
     const actions = Object.values(view.characters).map((c) => [c.id, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids]);
-    region(round, JSON.stringify([view.round, actions, names(view), mine?.sheet?.weapons]), () => fill(round, roundPanel(live, view, who)));
-    const all = Object.values(view.challenges).filter((ch) => who === "*" || involves(ch, who) || Object.keys(ch.moves || {}).length);
+    region(round, JSON.stringify([view.round, actions, names(view), mine?.sheet, mine?.free_used]), () => fill(round, roundPanel(live, view, who)));
+    // an attack on someone else is in front of me too while I may shield its defender
+    const shields = (ch) => who !== "*" && mayShield(view, ch, who);
+    const all = Object.values(view.challenges).filter((ch) => who === "*" || involves(ch, who) || Object.keys(ch.moves || {}).length || shields(ch));
     const open = all.filter((ch) => (!ch.outcome && ch.status !== "withdrawn") || Object.keys(ch.moves || {}).length);
     const recent = all.filter((ch) => !open.includes(ch)).slice(-RECENT).reverse();
-    const card = (ch) => [JSON.stringify([ch, names(view)]), () => challengeCard(live, view, ch)];
+    const card = (ch) => [JSON.stringify([ch, names(view), shields(ch)]), () => challengeCard(live, view, ch, { extra: shields(ch) && shieldControls(live, view, ch, [who]) })];
     challenges.querySelector("h2").textContent = who === "*" ? "Challenges" : "Challenges in front of me";
     none.textContent = who === "*" ? "No open challenge." : "No open challenge involves you.";
     keyed(openList, open.map(card)); // each card kept as it is (picks and all) until it changes
@@ -141,6 +143,7 @@ function roundPanel(live, view, who) {
     if (mine?.actions) parts.push(h("p", { class: "actions-left" }, `Actions left: ${actionsLeft(mine)}.`, mine.rage ? ` Then ${rageRounds(mine)}.` : ""));
     parts.push(fightLines(view));
     if (mine && mayIntend(view, who)) parts.push(intendButton(view, who, send));
+    if (mine && mayBurst(view, who)) parts.push(burstForm(view, who, send));
     if (mine) parts.push(offers(view, who, send));
     if (mine && actsNow(view, who)) {
       parts.push(turnControls(view, who, send));

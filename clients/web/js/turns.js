@@ -1,13 +1,32 @@
 // Rounds in which each character acts on its own turn with a standard and a simple action (the
 // view's `actions`): what is left, the actions a character may take now, fair escapes and the
-// intents that hold them, help offered, and the marks a character carries. The phone uses them
-// for the player's character, the console for NPCs. What the rules allow is the server's to say:
-// a refusal shows its reason.
+// intents that hold them, help offered, shielding a defender, the maneuvers that go with an
+// action, and the marks a character carries. The phone uses them for the player's character, the
+// console for NPCs. What the rules allow is the server's to say: a refusal shows its reason.
+import { animalForm, maneuverCost } from "./declare.js";
 import { field, h, select, uid } from "./dom.js";
-import { nameOf, title } from "./words.js";
+import { nameOf, refusal, title } from "./words.js";
 
 const CLEARABLE = ["blinded", "hamstrung", "armor_mangled"];
 const BENEFITS = { plus_one: "+1 on an attack", maneuver: "a free maneuver" };
+/** The maneuvers that go with an action (not an attack): their names and the free lists they are
+ * on (bns:quick-draw, bns:snap-shot, bns:burst-of-speed, bns:dart-behind, bns:feral-dash). */
+const WITH_ACTION = {
+  quick_draw: ["Quick Draw", ["dexterity"]],
+  snap_shot: ["Snap Shot", ["dexterity"]],
+  burst_of_speed: ["Burst of Speed", ["dexterity"]],
+  dart_behind: ["Dart Behind", ["feral dexterity"]],
+  feral_dash: ["Feral Dash", ["feral dexterity"]],
+};
+const FERAL_DASH_STEPS = 9;
+const STEPS = [["3", "3 steps"], ["2", "2 steps"], ["1", "1 step"]];
+
+/** "Quick Draw (free)", "Snap Shot: nock (1 Willpower)": a button's words, with the cost as the
+ * declare form shows it (the server makes it good, or refuses). */
+function withCost(c, maneuver, text) {
+  const [name, lists] = WITH_ACTION[maneuver];
+  return [`${name}${text ? `: ${text}` : ""} `, h("span", { class: "cost" }, `(${maneuverCost(c, lists)})`)];
+}
 
 /** Whether the round gives each character a standard and a simple action (no declarations). */
 export function budgeted(view) {
@@ -134,36 +153,127 @@ export function turnControls(view, who, send, { forCharacter = false } = {}) {
     }
     if (a.standard) buttons.push(button("Trade standard for simple", { kind: "trade" }, "quiet"));
     if (a.standard && (k.marks || []).some((m) => m.name === "disarmed")) buttons.push(button("Pick up the weapon", { kind: "pick_up" }));
-    if (!k.prone) parts.push(moveForm(a, act));
-    if (a.simple) parts.push(drawForm(c, act));
+    if (!k.prone) parts.push(moveForm(c, a, act));
+    parts.push(drawForm(c, a, act));
   }
   if (onTurn && !forCharacter) buttons.push(h("button", { type: "button", class: "quiet", onclick: () => send({ type: "end_turn" }) }, "End my turn")); // the console has its own
   return h("div", { class: "turn-actions" }, hints, buttons.length > 0 && h("div", { class: "choices" }, buttons), parts);
 }
 
-function moveForm(a, act) {
-  const steps = select("steps", [["3", "3 steps"], ["2", "2 steps"], ["1", "1 step"]]);
+/** Move up to three steps; a werewolf in lupus or hispo form may Dart Behind (a move through the
+ * opponent) or Feral Dash (both actions, nine steps). */
+function moveForm(c, a, act) {
+  const steps = select("steps", STEPS);
   const using = a.simple ? "simple" : "standard";
+  const move = (extra = {}) => act({ kind: "move", steps: Number(steps.value), using, ...extra });
+  const feral = animalForm(c) && [
+    h("button", { type: "button", onclick: () => move({ maneuver: "dart_behind" }) }, withCost(c, "dart_behind", "move through them")),
+    a.standard > 0 && a.simple > 0 && h("button", { type: "button", onclick: () => act({ kind: "move", steps: FERAL_DASH_STEPS, maneuver: "feral_dash" }) }, withCost(c, "feral_dash", `${FERAL_DASH_STEPS} steps, both actions`)),
+  ];
   return h(
-    "form",
-    { class: "row compact", onsubmit: (e) => (e.preventDefault(), act({ kind: "move", steps: Number(steps.value), using })) },
-    field(`Move (${using} action)`, steps),
-    h("button", { type: "submit" }, "Move"),
+    "div",
+    { class: "action-group" },
+    h("form", { class: "row compact", onsubmit: (e) => (e.preventDefault(), move()) }, field(`Move (${using} action)`, steps), h("button", { type: "submit" }, "Move")),
+    feral && h("div", { class: "choices maneuvers", role: "group", "aria-label": "Feral maneuvers with a move" }, feral),
   );
 }
 
-function drawForm(c, act) {
+/** Draw a weapon (a simple action), or Quick Draw it (no action spent); an archer nocks an arrow,
+ * or Snap Shots it (no action spent). */
+function drawForm(c, a, act) {
   const weapons = (c.sheet?.weapons || []).map((w) => w.name);
   const list = uid("weapons");
   const item = h("input", { name: "item", autocomplete: "off", list, placeholder: weapons[0] || "knife", maxlength: 60 });
   const archer = (c.sheet?.weapons || []).some((w) => w.kind === "archery");
+  const draw = (extra = {}) => act({ kind: "draw", item: item.value.trim() || weapons[0] || "weapon", ...extra });
+  return h(
+    "div",
+    { class: "action-group" },
+    h(
+      "form",
+      { class: "row compact", onsubmit: (e) => (e.preventDefault(), a.simple ? draw() : draw({ maneuver: "quick_draw" })) },
+      field("Draw", item),
+      h("datalist", { id: list }, weapons.map((w) => h("option", { value: w }))),
+      a.simple > 0 && h("button", { type: "submit" }, "Draw"),
+    ),
+    h(
+      "div",
+      { class: "choices maneuvers", role: "group", "aria-label": "Without an action" },
+      h("button", { type: "button", onclick: () => draw({ maneuver: "quick_draw" }) }, withCost(c, "quick_draw")),
+      archer && a.simple > 0 && h("button", { type: "button", onclick: () => act({ kind: "nock" }) }, "Nock an arrow"),
+      archer && h("button", { type: "button", onclick: () => act({ kind: "nock", maneuver: "snap_shot" }) }, withCost(c, "snap_shot", "nock")),
+    ),
+  );
+}
+
+/** Whether `who` may take its simple action early with Burst of Speed: a round under way, its
+ * turn not come yet, and nothing done this round (bns:burst-of-speed). */
+export function mayBurst(view, who) {
+  const r = view.round;
+  const c = view.characters[who];
+  if (!r || r.phase !== "acting" || !c?.actions || !c.present) return false;
+  if (r.turn.includes(who) || c.turn_done || c.conditions?.fair_escape) return false;
+  return (c.actions.standard || 0) > 0 && (c.actions.simple || 0) > 0;
+}
+
+/** "Burst of Speed: move now": the simple action, before one's initiative. */
+export function burstForm(view, who, send, { forCharacter = false } = {}) {
+  const c = view.characters[who];
+  const steps = select("steps", STEPS);
+  const action = () => ({ kind: "move", steps: Number(steps.value), using: "simple", maneuver: "burst_of_speed" });
   return h(
     "form",
-    { class: "row compact", onsubmit: (e) => (e.preventDefault(), act({ kind: "draw", item: item.value.trim() || weapons[0] || "weapon" })) },
-    field("Draw", item),
-    h("datalist", { id: list }, weapons.map((w) => h("option", { value: w }))),
-    h("button", { type: "submit" }, "Draw"),
-    archer && h("button", { type: "button", onclick: () => act({ kind: "nock" }) }, "Nock an arrow"),
+    { class: "row compact burst", onsubmit: (e) => (e.preventDefault(), send({ type: "declare_action", ...(forCharacter ? { character: who } : {}), action: action() })) },
+    field(`Before ${forCharacter ? `${c.name}'s` : "your"} turn (simple action)`, steps),
+    h("button", { type: "submit" }, withCost(c, "burst_of_speed", "move now")),
+  );
+}
+
+/** Whether `who` may shield the defender of `ch` (bns:assist-defender): an open Physical attack
+ * before its first throw, in which `who` is not a side, while a round is under way and `who` has
+ * a simple action left. Once a round: the server refuses a second. */
+export function mayShield(view, ch, who) {
+  const r = view.round;
+  const c = view.characters?.[who];
+  if (!r || r.phase !== "acting" || !c?.present || !((c.actions?.simple || 0) > 0)) return false;
+  if (["declared", "held", "escaped"].includes(c.conditions?.fair_escape)) return false;
+  if (ch.outcome || ch.status === "withdrawn" || ch.kind !== "contested" || ch.category !== "physical" || !ch.targets.length) return false;
+  if ((ch.thrown || []).length || (ch.tests || []).length) return false;
+  return ch.challenger !== who && !ch.targets.includes(who);
+}
+
+const shieldNotes = new Map(); // challenge id -> the last refusal, kept while the card is drawn anew
+
+/** "Shield Edward" on an attack's card (the console: "Mook shields Edward", one button for each
+ * NPC `whos` that may): the helper becomes the attack's target, for its simple action. */
+export function shieldControls(live, view, ch, whos, { forCharacter = false } = {}) {
+  if (!whos.length) return null;
+  const defender = nameOf(view, ch.targets[0]);
+  const attacker = nameOf(view, ch.challenger);
+  const out = h("div", { class: "outcome" }, shieldNotes.has(ch.id) ? refusal(shieldNotes.get(ch.id)) : null);
+  const how = h("input", { name: "how", autocomplete: "off", placeholder: "I step in front", maxlength: 200 });
+  const shield = async (who) => {
+    const body = { type: "assist", kind: "defender", challenge: ch.id, ...(forCharacter ? { character: who } : {}) };
+    if (how.value.trim()) body.how = how.value.trim();
+    const reply = await live.send(body);
+    if (reply.ok) shieldNotes.delete(ch.id);
+    else shieldNotes.set(ch.id, reply.error);
+    out.replaceChildren(reply.ok ? "" : refusal(reply.error));
+  };
+  const hint = forCharacter
+    ? `An NPC may take ${attacker}'s attack in ${defender}'s place: it becomes the target and answers it (its simple action, once a round).`
+    : `Take ${attacker}'s attack in ${defender}'s place: you become the target and answer it (your simple action, once a round).`;
+  return h(
+    "section",
+    { class: "shield", "aria-label": `Shield ${defender}` },
+    h("p", { class: "hint" }, `${hint} ${attacker} may withdraw instead.`),
+    field("How (optional)", how),
+    h(
+      "div",
+      { class: "choices" },
+      whos.map((who) => h("button", { type: "button", class: "primary", onclick: () => shield(who) }, forCharacter ? `${nameOf(view, who)} shields ${defender}` : `Shield ${defender}`)),
+    ),
+    out,
   );
 }
 
