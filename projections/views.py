@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cache
+from typing import Any
 
 import msgspec
 
@@ -53,6 +54,8 @@ from projections.redact import knows
 
 SPECTATOR = "*"
 """The viewer id of someone who only watches."""
+NONE: list[Any] = []
+"""The empty list the views share for an absent bns field (never changed: left out when encoded)."""
 
 
 class ConditionsView(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -201,15 +204,16 @@ class StateView(msgspec.Struct, frozen=True):
 
 
 def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
+    held = c.conditions
     conditions = ConditionsView(
-        grappled_by=c.conditions.grappled_by,
-        grappling=list(c.conditions.grappling),
-        prone=c.conditions.prone,
-        surprised=c.conditions.surprised,
-        fair_escape=c.conditions.fair_escape,
-        moved_steps=c.conditions.moved_steps,
-        escape_held_by=list(c.conditions.escape_held_by),
-        marks=list(c.conditions.marks),
+        grappled_by=held.grappled_by,
+        grappling=list(held.grappling),
+        prone=held.prone,
+        surprised=held.surprised,
+        fair_escape=held.fair_escape,
+        moved_steps=held.moved_steps,
+        escape_held_by=list(held.escape_held_by) if held.escape_held_by else NONE,
+        marks=list(held.marks) if held.marks else NONE,
     )
     public = CharacterView(
         id=c.id,
@@ -220,7 +224,7 @@ def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
         actions_left=c.actions_left,
         actions=dict(c.budget) if c.budget else None,
         rage=c.rage or None,
-        aids=list(c.aids) or None,
+        aids=list(c.aids) if c.aids else None,
         action=c.action,
         turn_done=c.turn_done if c.actions_left is not None or c.budget else None,
     )
@@ -327,6 +331,18 @@ def turned(events: Iterable[object]) -> bool:
     return any(isinstance(event, _TURNS) for event in events)
 
 
+_FIELDS_OF: dict[type, tuple[str, ...]] = {}
+
+
+def _people_fields(kind: type) -> tuple[str, ...]:
+    """The fields of an event type that may name characters (worked out once a type)."""
+    found = _FIELDS_OF.get(kind)
+    if found is None:
+        fields = getattr(kind, "__struct_fields__", ())
+        found = _FIELDS_OF[kind] = tuple(f for f in _PEOPLE_FIELDS if f in fields)
+    return found
+
+
 def touched(events: Iterable[object]) -> tuple[list[str] | None, list[str]]:
     """The characters and challenges some events name, in order of first mention (None: every
     character)."""
@@ -338,8 +354,8 @@ def touched(events: Iterable[object]) -> tuple[list[str] | None, list[str]]:
         cid = getattr(event, "challenge", None)
         if isinstance(cid, str):
             challenges[cid] = None
-        for field in _PEOPLE_FIELDS if people is not None else ():
-            value = getattr(event, field, None)
+        for field in _people_fields(type(event)) if people is not None else ():
+            value = getattr(event, field)
             if isinstance(value, Sheet):
                 value = value.id
             for who in value if isinstance(value, list) else [value]:
