@@ -276,6 +276,18 @@ Consequence = TraitLost | DamageTaken | GrappleStarted | GrappleBroken | Knocked
 """What resolving a challenge did to the characters (what a ruling may undo)."""
 
 
+class Terms(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """The rarer terms of a declaration."""
+
+    range: int | None = None
+    """Steps to the target (bns)."""
+    maneuver: str | None = None
+    """The combat maneuver the attack uses (bns)."""
+    gate: bool = False
+    """A test before the one that causes its action's effect: not counted as a challenge of its
+    category against the target, never a mob (camarilla:multiple-tests-type)."""
+
+
 class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     id: str
     kind: Literal["contested", "static", "simple"]
@@ -296,11 +308,9 @@ class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     surprise: bool = False
     ranged: bool = False
     darkness: str | None = None
-    range: int | None = None
-    maneuver: str | None = None
-    gate: bool = False
-    """A test before the one that causes its action's effect: not counted as a challenge of its
-    category against the target, never a mob (camarilla:multiple-tests-type)."""
+    terms: Terms | None = None
+    """What few challenges declare (a range, a maneuver, a gate): one slot, kept apart so that the
+    many copies of a challenge as it moves on stay small."""
     chosen: str | None = None
     """Whose victory condition a winning mob applied."""
     status: Status = "awaiting_response"
@@ -316,6 +326,18 @@ class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """Before a ruling corrected it."""
     rulings: tuple[int, ...] = ()
     """The seqs of the rulings that corrected the outcome."""
+
+    @property
+    def range(self) -> int | None:
+        return self.terms.range if self.terms else None
+
+    @property
+    def maneuver(self) -> str | None:
+        return self.terms.maneuver if self.terms else None
+
+    @property
+    def gate(self) -> bool:
+        return self.terms.gate if self.terms else False
 
     def role_of(self, who: str) -> Role | None:
         if who == self.challenger.who:

@@ -27,7 +27,7 @@ from domain.events import (
 )
 from domain.log import Place
 from domain.pools import ASSISTED
-from domain.state import NARRATOR, Call, Challenge, Outcome, RetestEntry, Side, TestRecord
+from domain.state import NARRATOR, Call, Challenge, Outcome, RetestEntry, Side, Terms, TestRecord
 
 NOTHING_COMPARED: dict[str, int] = {}
 """The counts of a test decided by its signs alone: one empty mapping for them all (never changed)."""
@@ -69,9 +69,9 @@ def _declared(s: Change, e: ChallengeDeclared, r: Place) -> None:
             surprise=e.surprise,
             ranged=e.ranged,
             darkness=e.darkness,
-            range=e.range,
-            maneuver=name(e.maneuver) if e.maneuver else None,
-            gate=e.gate,
+            terms=Terms(range=e.range, maneuver=name(e.maneuver) if e.maneuver else None, gate=e.gate)
+            if e.range is not None or e.maneuver or e.gate
+            else None,
             status="awaiting_response" if e.kind == "contested" else "throwing",
         )
     )
