@@ -50,7 +50,8 @@ before = service.state("b")
 handled = service.handle(parse_command(msgspec.json.encode({"id": "r", "scene": "b", **P.RETEST})))
 state, records = service.state("b"), handled.records
 befores = befores_of(records, before)
-for label, viewer, words in (("spectator", "*", None), ("Storyteller, words", "st", befores), ("player, moves", "ann", None)):
+viewers = (("spectator", "*", None), ("Storyteller, words", "st", befores), ("player, moves", "ann", None))
+for label, viewer, words in viewers:
     out[f"frame: {label}, us"] = min(P.per_call(lambda: after_commit(state, records, viewer, words), 500, 30))
 store, _ = brawl(1000)
 rows = list(store.read("brawl"))
