@@ -177,6 +177,9 @@ class Changes(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknow
     set_conditions: Annotated[list[ConditionName], Meta(max_length=10)] = []
     """Situational conditions the ST rules (``no_exit``, ``incapacitated``, ``blinded`` …)."""
     clear_conditions: Annotated[list[ConditionName], Meta(max_length=10)] = []
+    fail_escape: bool = False
+    """Fail the character's fair escape, declared or held (bns: a Mental or Social challenge against
+    its Physical attribute, which the engine does not tell apart; bns:fair-escape-blocked)."""
 
 
 class Adjust(Command, frozen=True, kw_only=True, tag="adjust"):

@@ -14,6 +14,7 @@ from domain.events import (
     CharacterRemoved,
     ConditionCleared,
     ConditionSet,
+    FairEscapeFailed,
     SceneClosed,
     SceneOpened,
 )
@@ -93,6 +94,10 @@ def adjust(d: Draft, cmd: Adjust) -> None:
             for name in cmd.changes.clear_conditions
         ),
     )
+    if cmd.changes.fail_escape:
+        d.add(
+            FairEscapeFailed(character=cmd.character, why=f"{why}: the escape fails.", rule="bns:fair-escape-blocked")
+        )
 
 
 def waits_on(state: Scene, target: str, now: datetime) -> list[str]:
@@ -132,6 +137,8 @@ def check_changes(character: Character, changes: Changes) -> None:
     for name in changes.clear_conditions:
         if name not in held:
             problems.append(f"{character.name} is not {name.replace('_', ' ')}")
+    if changes.fail_escape and character.conditions.fair_escape not in ("declared", "held"):
+        problems.append(f"{character.name} is not trying to fair escape")
     if problems:
         raise Rejected("bad_adjustment", f"Cannot adjust {character.name}: {'; '.join(problems)}.")
 

@@ -395,6 +395,21 @@ class TestFairEscape:
         events = act(t, "edward", "fair_escape")
         assert events[-1].rule == "bns:fair-escape-blocked"
 
+    def test_the_storyteller_fails_it_for_a_challenge_against_a_physical_attribute(self) -> None:
+        """bns:fair-escape-blocked: "Mental and Social Challenges versus your Physical attribute also
+        block an attempt to fair escape": the engine cannot tell them apart, so the ST rules it."""
+        t = fight()
+        done(t, "julian")
+        act(t, "edward", "fair_escape")
+        t.do("st", "intend_attack", character="mook", target="edward")
+        done(t, "edward")
+        events = t.do(
+            "st", "adjust", character="edward", changes={"fail_escape": True}, reason="the Dread Gaze roots him"
+        )
+        assert types(events)[-1] == "fair_escape_failed" and events[-1].rule == "bns:fair-escape-blocked"
+        assert t.character("edward").conditions.fair_escape == "failed"
+        t.refused("st", "adjust", character="julian", changes={"fail_escape": True}, reason="x", code="bad_adjustment")
+
     def test_held_through_the_round_escapes_when_it_ends(self) -> None:
         """bns:fair-escape-hold, AMB (3): held and not attacked, it succeeds when the universal round
         ends (option escape_resolves=round), or only when the whole turn ends (turn)."""
