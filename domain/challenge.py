@@ -92,7 +92,7 @@ def declare(d: Draft, cmd: Declare) -> None:
             pool=declaration.pool,
             unseen=cmd.unseen,
             range=cmd.range,
-            maneuver=cmd.maneuver,
+            maneuver=(names[0] if len(names := cmd.maneuvers) == 1 else names) or None,
             gate=declaration.gate,
         ),
         *declaration.then,

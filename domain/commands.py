@@ -229,8 +229,13 @@ class Declare(ChallengeCommand, frozen=True, kw_only=True, tag="declare"):
     """The challenger cannot see the target (bns:line-of-sight)."""
     range: Annotated[int, Meta(ge=0, le=200)] | None = None
     """Steps between the attacker and the target, as the players agree (bns: reach, prone)."""
-    maneuver: Maneuver | None = None
-    """A combat maneuver the attack uses (bns:maneuvers)."""
+    maneuver: Maneuver | Annotated[list[Maneuver], Meta(min_length=1, max_length=2)] | None = None
+    """A combat maneuver the attack uses (bns:maneuvers), or two: one an Assist Attacker pays for,
+    the other a Willpower (bns:assist-attacker)."""
+
+    @property
+    def maneuvers(self) -> list[str]:
+        return [self.maneuver] if isinstance(self.maneuver, str) else list(self.maneuver or [])
 
 
 class Join(ChallengeCommand, frozen=True, kw_only=True, tag="join"):

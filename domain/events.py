@@ -96,8 +96,8 @@ class ChallengeDeclared(Event, frozen=True, kw_only=True, tag="challenge_declare
     unseen: bool = False
     range: int | None = None
     """Steps to the target, as declared (bns)."""
-    maneuver: str | None = None
-    """The combat maneuver the attack uses (bns)."""
+    maneuver: str | list[str] | None = None
+    """The combat maneuver the attack uses, or two (bns)."""
     gate: bool = False
     """A test an action needs before the one that causes its effect (camarilla: the Social test
     against Majesty before a punch, a touch before a Quell): part of the action, not a challenge

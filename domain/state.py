@@ -281,8 +281,8 @@ class Terms(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 
     range: int | None = None
     """Steps to the target (bns)."""
-    maneuver: str | None = None
-    """The combat maneuver the attack uses (bns)."""
+    maneuvers: tuple[str, ...] = ()
+    """The combat maneuvers the attack uses (bns: one, or two with an assist's)."""
     gate: bool = False
     """A test before the one that causes its action's effect: not counted as a challenge of its
     category against the target, never a mob (camarilla:multiple-tests-type)."""
@@ -332,8 +332,8 @@ class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True):
         return self.terms.range if self.terms else None
 
     @property
-    def maneuver(self) -> str | None:
-        return self.terms.maneuver if self.terms else None
+    def maneuvers(self) -> tuple[str, ...]:
+        return self.terms.maneuvers if self.terms else ()
 
     @property
     def gate(self) -> bool:

@@ -122,7 +122,7 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
                     ("unseen", event.unseen),
                     ("a gate test, before the action's effect", event.gate),
                     (f"from {event.range} steps", event.range is not None),
-                    (f"maneuver: {(event.maneuver or '').replace('_', ' ')}", bool(event.maneuver)),
+                    (f"maneuver: {_maneuvers(event.maneuver)}", bool(event.maneuver)),
                 )
                 if on
             ]
@@ -268,6 +268,10 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
         ):
             return event.why or event.type_name()
     return event.type_name()
+
+
+def _maneuvers(given: str | list[str] | None) -> str:
+    return " + ".join(m.replace("_", " ") for m in ([given] if isinstance(given, str) else given or []))
 
 
 def _action(state: Scene, action: Action) -> str:

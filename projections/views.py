@@ -165,7 +165,9 @@ class ChallengeView(msgspec.Struct, frozen=True, omit_defaults=True):
     range: int | None = None
     """Steps to the target, as declared (bns)."""
     maneuver: str | None = None
-    """The combat maneuver the attack uses (bns)."""
+    """The combat maneuver the attack uses (bns), the first of two."""
+    maneuvers: list[str] = []
+    """Both, when an attack uses two (bns:assist-attacker)."""
     leads: dict[str, str] = {}
     mob: dict[str, list[str]] = {}
     """A mob's members other than the champion, with the Traits each lent."""
@@ -280,7 +282,8 @@ def challenge_view(ch: Challenge, viewer: str = NARRATOR, moves: dict[str, Moves
         defense=ch.defense,
         round=ch.round,
         range=ch.range,
-        maneuver=ch.maneuver,
+        maneuver=ch.maneuvers[0] if ch.maneuvers else None,
+        maneuvers=list(ch.maneuvers) if len(ch.maneuvers) > 1 else NONE,
         leads={side.who: side.lead for side in sides if side.lead},
         mob={h.who: list(h.bids) for h in ch.challenger.helpers},
         chosen=ch.chosen,

@@ -139,7 +139,7 @@ def _check_damage(records: list[Recorded], state: Scene) -> None:
             continue
         ch = state.challenges[event.challenge]
         base = ch.effect.amount if ch.effect is not None and hasattr(ch.effect, "amount") else 0
-        reduction = MANEUVERS[ch.maneuver].reduction if ch.maneuver else 0
+        reduction = sum(MANEUVERS[name].reduction for name in ch.maneuvers)
         exceptional = 1 if resolved[event.challenge].exceptional else 0
         if ch.rulings:
             continue

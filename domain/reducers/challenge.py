@@ -69,7 +69,7 @@ def _declared(s: Change, e: ChallengeDeclared, r: Place) -> None:
             surprise=e.surprise,
             ranged=e.ranged,
             darkness=e.darkness,
-            terms=Terms(range=e.range, maneuver=name(e.maneuver) if e.maneuver else None, gate=e.gate)
+            terms=Terms(range=e.range, maneuvers=_maneuvers(e.maneuver), gate=e.gate)
             if e.range is not None or e.maneuver or e.gate
             else None,
             status="awaiting_response" if e.kind == "contested" else "throwing",
@@ -88,6 +88,10 @@ def _declared(s: Change, e: ChallengeDeclared, r: Place) -> None:
     if e.gate or (challenger is not None and challenger.gate is not None and not e.immediate):
         # a gate waits for the action's next test; that test (declared next, in turn) ends the wait
         s.character(e.challenger, lambda c: replace(c, gate=e.challenge if e.gate else None))
+
+
+def _maneuvers(given: str | list[str] | None) -> tuple[str, ...]:
+    return names(given) if isinstance(given, str) else names(*(given or ()))
 
 
 @on(BidPlaced)

@@ -131,14 +131,14 @@ class Bns(Ruleset):
     def check_declare(self, state: Scene, cmd: Declare, who: str, now: datetime) -> Declaration:
         self._check_flags(cmd)
         me = state.characters[who]
-        if cmd.surprise and cmd.maneuver != "knock_out":
+        if cmd.surprise and "knock_out" not in cmd.maneuvers:
             raise Rejected(
                 "unsupported",
                 "bns plays surprise only for Knock Out; otherwise say it in the victory condition or as the wild "
                 "card, and let the Storyteller judge.",
                 "bns:knock-out",
             )
-        if cmd.unseen and cmd.maneuver != "fighting_blind":
+        if cmd.unseen and "fighting_blind" not in cmd.maneuvers:
             raise Rejected(
                 "line_of_sight",
                 f"{me.name} cannot see the target: to attack one you cannot see, use the Fighting Blind maneuver.",

@@ -21,19 +21,39 @@ from domain.rules.bns_combat import (
     ANIMAL_FORMS,
     MANEUVERS,
     UNCONSCIOUS_MINUTES,
+    Maneuver,
 )
 from domain.rules.bns_turn import rated, spend
 from domain.state import Challenge, Character, RoundState, Scene
 
 
-def check_maneuver(state: Scene, cmd: Declare, who: str) -> list[SceneEvent]:
+def check_maneuvers(state: Scene, cmd: Declare, who: str) -> list[SceneEvent]:
+    """The maneuvers of an attack: one (paid with an assist, a free use or Willpower), or two,
+    one an accepted Assist Attacker pays for and the other a Willpower (bns:assist-attacker)."""
+    chosen = cmd.maneuvers
+    if len(chosen) == 1:
+        return check_maneuver(state, cmd, who, chosen[0])
+    me = state.characters[who]
+    rule = "bns:assist-attacker"
+    if chosen[0] == chosen[1]:
+        raise Rejected("same_maneuver", "Two maneuvers on one attack must be two different ones.", rule)
+    if not any((a.benefit, a.status) == ("maneuver", "accepted") for a in me.aids):
+        raise Rejected(
+            "one_maneuver",
+            f"{me.name} may use a second maneuver on one attack only with an Assist Attacker's free one.",
+            rule,
+        )
+    first = check_maneuver(state, cmd, who, chosen[0])
+    return [*first, *check_maneuver(state, cmd, who, chosen[1], pay="willpower")]
+
+
+def check_maneuver(state: Scene, cmd: Declare, who: str, maneuver: str, *, pay: str = "any") -> list[SceneEvent]:
     """A maneuver with an attack: it fits the attack, the target is not immune, one a round; paid
-    with Willpower, a free use, or an assist."""
-    assert cmd.maneuver is not None
-    m = MANEUVERS[cmd.maneuver]
+    with Willpower, a free use, or an assist (``pay``: ``willpower`` for the second of two)."""
+    m = MANEUVERS[maneuver]
     me = state.characters[who]
     attack = cmd.pool.attack if cmd.pool else None
-    if cmd.category != "physical" and cmd.maneuver != "fighting_blind":
+    if cmd.category != "physical" and maneuver != "fighting_blind":
         raise Rejected(
             "maneuvers_physical",
             f"{m.title} cannot go with a {cmd.category.capitalize()} action; only Fighting Blind goes with any.",
@@ -56,7 +76,7 @@ def check_maneuver(state: Scene, cmd: Declare, who: str) -> list[SceneEvent]:
             f"{target.name}'s Stamina is more than {me.name}'s Strength: {m.title} cannot work on them.",
             m.rule,
         )
-    if cmd.maneuver == "knock_out":
+    if maneuver == "knock_out":
         if r is not None and not r.first:
             raise Rejected("not_first_round", "Knock Out is only for the first round of combat.", m.rule)
         if not cmd.surprise:
@@ -65,7 +85,7 @@ def check_maneuver(state: Scene, cmd: Declare, who: str) -> list[SceneEvent]:
             )
         if target is not None and (target.sheet.creature or "").lower() == "vampire":
             raise Rejected("cannot_knock_out", f"{target.name}, a vampire, cannot be knocked unconscious.", m.rule)
-    if cmd.maneuver == "pierce_the_heart" and target is not None and not target.conditions.marked("incapacitated"):
+    if maneuver == "pierce_the_heart" and target is not None and not target.conditions.marked("incapacitated"):
         raise Rejected(
             "not_incapacitated",
             f"{target.name}'s wounds are not in the Incapacitated track (the ST marks it with `adjust`).",
@@ -73,13 +93,15 @@ def check_maneuver(state: Scene, cmd: Declare, who: str) -> list[SceneEvent]:
         )
     acting = r if r is not None and r.phase == "acting" else None
     leap: list[SceneEvent] = []
-    if cmd.maneuver == "savage_leap" and acting is not None:  # the leap takes the simple action too
+    if maneuver == "savage_leap" and acting is not None:  # the leap takes the simple action too
         spend(me, "both", m.rule)
         leap.append(ActionTaken(character=who, spent="simple", why=f"{me.name} leaps up to six steps.", rule=m.rule))
-    return [*paid(state, me, cmd.maneuver, cmd.challenge, round_=acting), *leap]
+    return [*paid(state, me, maneuver, cmd.challenge, round_=acting, pay=pay), *leap]
 
 
-def paid(state: Scene, me: Character, maneuver: str, challenge: str, *, round_: RoundState | None) -> list[SceneEvent]:
+def paid(
+    state: Scene, me: Character, maneuver: str, challenge: str, *, round_: RoundState | None, pay: str = "any"
+) -> list[SceneEvent]:
     m = MANEUVERS[maneuver]
     if m.feral and (me.sheet.form or "").lower() not in ANIMAL_FORMS:
         raise Rejected(
@@ -88,7 +110,7 @@ def paid(state: Scene, me: Character, maneuver: str, challenge: str, *, round_: 
     if round_ is not None and me.maneuver_round == round_.number:
         raise Rejected("one_maneuver", f"{me.name} has used a combat maneuver this round.", "bns:maneuvers")
     title = m.title
-    if any((a.benefit, a.status) == ("maneuver", "accepted") for a in me.aids):
+    if pay == "any" and any((a.benefit, a.status) == ("maneuver", "accepted") for a in me.aids):
         by = next(a.by for a in me.aids if (a.benefit, a.status) == ("maneuver", "accepted"))
         why = f"{me.name} uses {title}, free: {state.name_of(by)} assists."
         return [
@@ -101,7 +123,7 @@ def paid(state: Scene, me: Character, maneuver: str, challenge: str, *, round_: 
                 rule="bns:assist-attacker",
             )
         ]
-    free = _free_list(state, me, m.free)
+    free = _free_list(state, me, m.free) if pay == "any" else None
     if free is not None:
         why = f"{me.name} uses {title}, free once this fight ({free.capitalize()} 4 or more)."
         rule = "bns:feral-maneuvers" if m.feral else "bns:free-maneuvers"
@@ -133,23 +155,26 @@ def _free_list(state: Scene, me: Character, lists: frozenset[str]) -> str | None
 
 
 def reduced(state: Scene, ch: Challenge, amount: int) -> int:
-    """The damage left once the maneuver's reduction is taken away (minimum 0)."""
-    m = MANEUVERS.get(ch.maneuver or "")
-    if m is None:
+    """The damage left once the maneuvers' reductions are taken away (minimum 0)."""
+    used = [MANEUVERS[name] for name in ch.maneuvers]
+    if not used:
         return amount
-    if m.plain_damage and options(state).maneuver_damage == "none":
+    if any(m.plain_damage for m in used) and options(state).maneuver_damage == "none":
         return 0
-    if ch.maneuver == "pierce_the_heart":
+    if "pierce_the_heart" in ch.maneuvers:
         target = state.characters.get(ch.targets[0]) if ch.targets else None
         if target is not None and (target.sheet.creature or "").lower() in SHAPESHIFTERS:
             amount += 1
-    return max(0, amount - m.reduction)
+    return max(0, amount - sum(m.reduction for m in used))
 
 
 def maneuver_effects(state: Scene, ch: Challenge) -> list[SceneEvent]:
-    """What a successful maneuver leaves on its target."""
-    m = MANEUVERS.get(ch.maneuver or "")
-    if m is None or m.condition is None or not ch.targets:
+    """What the successful maneuvers leave on their target."""
+    return [event for name in ch.maneuvers for event in _effect(state, ch, MANEUVERS[name])]
+
+
+def _effect(state: Scene, ch: Challenge, m: Maneuver) -> list[SceneEvent]:
+    if m.condition is None or not ch.targets:
         return []
     target, me = ch.targets[0], ch.challenger.who
     t, c = state.name_of(target), state.name_of(me)

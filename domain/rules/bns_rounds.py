@@ -35,7 +35,7 @@ from domain.rules.bns_combat import (
     WITH_ACTION,
 )
 from domain.rules.bns_escape import escape, fails_escape
-from domain.rules.bns_maneuvers import check_maneuver, paid
+from domain.rules.bns_maneuvers import check_maneuvers, paid
 from domain.rules.bns_turn import BUDGET, awake, check_turn, holders, rated, released, spend, turn_of
 from domain.rules.catalog import BEATS, SIGNS
 from domain.state import Challenge, Character, Scene
@@ -283,11 +283,10 @@ def in_round(state: Scene, cmd: Declare, who: str, now: datetime) -> tuple[list[
             )
         )
     modifiers: list[Modifier] = []
-    if cmd.maneuver is not None:
-        events += check_maneuver(state, cmd, who)
-        m = MANEUVERS[cmd.maneuver]
-        if m.modifier:
-            modifiers.append(Modifier(value=m.modifier, why=m.title, rule=m.rule))
+    if cmd.maneuvers:
+        events += check_maneuvers(state, cmd, who)
+        used = [MANEUVERS[name] for name in cmd.maneuvers]
+        modifiers += [Modifier(value=m.modifier, why=m.title, rule=m.rule) for m in used if m.modifier]
     if physical:
         for aid in me.aids:
             if (aid.benefit, aid.status) == ("plus_one", "accepted"):
@@ -307,7 +306,7 @@ def check_reach(state: Scene, cmd: Declare, attack: str | None) -> None:
     reach = REACH.get(attack or "")
     if cmd.range is None or reach is None:
         return
-    lunge = MANEUVERS[cmd.maneuver].reach if cmd.maneuver else 0
+    lunge = sum(MANEUVERS[name].reach for name in cmd.maneuvers)
     if cmd.range > reach + lunge:
         rule = {"thrown": "bns:thrown", "melee": "bns:melee"}.get(attack or "", "bns:unarmed")
         raise Rejected(

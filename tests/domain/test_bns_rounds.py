@@ -512,7 +512,7 @@ class TestManeuvers:
             code="line_of_sight",
         )
         attack(t, "edward", "mook", unseen=True, maneuver="fighting_blind")
-        assert t.challenge("hit").maneuver == "fighting_blind"
+        assert t.challenge("hit").maneuvers == ("fighting_blind",)
 
     def test_free_once_a_fight_with_four_dots(self) -> None:
         """bns:free-maneuvers: Strength 4, one of Disarm, Grapple, Knock Down, Knock Out, Pierce the
@@ -906,6 +906,57 @@ class TestMassCombat:
         events = attack(t, "mook", "julian", maneuver="targeted_attack")
         used = events[-1]
         assert isinstance(used, ManeuverUsed) and used.paid == "assist"
+
+    def test_two_maneuvers_with_an_assist_and_a_willpower(self) -> None:
+        """bns:assist-attacker: "It is possible for a single attack to make use of two standard combat
+        maneuvers if the target of an Assist Attacker takes that benefit and then also spends a
+        willpower point to apply another combat maneuver." Both modify the pool, both reduce the
+        damage, both leave their condition."""
+        t = fight()
+        done(t, "julian")
+        t.refused(
+            "edward",
+            "declare",
+            challenge="x",
+            kind="contested",
+            targets=["mook"],
+            category="physical",
+            pool={"attack": "unarmed"},
+            maneuver=["targeted_attack", "hamstring"],
+            code="one_maneuver",
+            rule="bns:assist-attacker",
+        )
+        t.do("edward", "assist", kind="attacker", to="mook", benefit="maneuver")
+        t.do("st", "answer_assist", character="mook", offer=t.state.version, accept=True)
+        done(t, "edward")
+        t.refused(
+            "st",
+            "declare",
+            character="mook",
+            challenge="x",
+            kind="contested",
+            targets=["edward"],
+            category="physical",
+            pool={"attack": "unarmed"},
+            maneuver=["hamstring", "hamstring"],
+            code="same_maneuver",
+            rule="bns:assist-attacker",
+        )
+        events = attack(
+            t,
+            "mook",
+            "edward",
+            maneuver=["hamstring", "targeted_attack"],
+            effect={"kind": "damage", "amount": 5, "type": "bashing"},
+        )
+        used = [(e.maneuver, e.paid) for e in events if isinstance(e, ManeuverUsed)]
+        assert used == [("hamstring", "assist"), ("targeted_attack", "willpower")]
+        assert t.character("mook").willpower == 1
+        pool = t.challenge("hit").challenger.pool
+        assert pool is not None and pool.total == 4 + 3 - 3 and pool.modifiers[0].rule == "bns:targeted-attack"
+        events = give_in(t, "edward")
+        assert [e.amount for e in events if isinstance(e, DamageTaken)] == [5 - 3]
+        assert t.character("edward").conditions.marked("hamstrung") is not None
 
     def test_assist_defender(self) -> None:
         """bns:assist-defender: a simple action, once a round, before the first throw; the shield
