@@ -3,6 +3,7 @@ stored alone or interleaved with other scenes, loaded with a snapshot, and any s
 against plain sqlite3 + msgspec decoding the same rows, measured right beside it.
 
     .venv/bin/python -m benchmarks.replay [--runs 3] [--events 100000] [--others 3] [--no-explain]
+        [--ruleset lotn|bns|bns-fight]
 
 Two copies of the same brawl (``benchmarks.scenes``: same script, same dice) are played through
 the real command path into one SQLite file, with snapshots saved as the server saves them (every
@@ -79,18 +80,23 @@ def service(store: SqliteStore, snapshots: bool, seed: int) -> SceneService:
     return SceneService(store, honour_at=True, entropy=entropy, snapshots=Snapshots(store) if snapshots else None)
 
 
-def build(path: Path, events: int, others: int) -> SqliteStore:
-    """The brawl alone, then the same brawl interleaved command by command with ``others`` more."""
+def build(path: Path, events: int, others: int, ruleset: str = "lotn") -> SqliteStore:
+    """The brawl alone, then the same brawl interleaved command by command with ``others`` more
+    (``ruleset``: a lotn brawl, a bns one, or a bns fight in rounds)."""
     store = SqliteStore(path)
     store.db.execute("PRAGMA synchronous=OFF")  # only to build fast
     started = time.perf_counter()
-    for _ in playing(events, scene=ALONE, service=service(store, True, 11)):
+    for _ in playing(events, scene=ALONE, service=service(store, True, 11), ruleset=ruleset):
         pass
     print(f"# {ALONE}: {store.head(ALONE)[0]:,} events in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     started = time.perf_counter()
     companions = service(store, False, 12)
-    players: list[Iterator[int]] = [playing(events, scene=INTERLEAVED, service=service(store, True, 11))]
-    players += [playing(events, seed=8 + n, scene=f"other{n}", service=companions) for n in range(others)]
+    players: list[Iterator[int]] = [
+        playing(events, scene=INTERLEAVED, service=service(store, True, 11), ruleset=ruleset)
+    ]
+    players += [
+        playing(events, seed=8 + n, scene=f"other{n}", service=companions, ruleset=ruleset) for n in range(others)
+    ]
     while players:
         for player in list(players):
             if next(player, None) is None:
@@ -221,12 +227,15 @@ def main() -> None:
     p.add_argument("--events", type=int, default=100_000)
     p.add_argument("--others", type=int, default=3, help="scenes interleaved with the second copy (default 3)")
     p.add_argument("--no-explain", action="store_true", help="skip explaining every step (10 s a run)")
+    p.add_argument(
+        "--ruleset", choices=("lotn", "bns", "bns-fight"), default="lotn", help="the scene: a brawl, or a bns fight"
+    )
     args = p.parse_args()
-    header(f"replay of a {args.events:,}-event scene, {args.runs} runs")
+    header(f"replay of a {args.events:,}-event {args.ruleset} scene, {args.runs} runs")
     where = workdir(args)
     try:
         path = where / "replay.db"
-        store = build(path, args.events, args.others)
+        store = build(path, args.events, args.others, args.ruleset)
         plain = Plain(path)
         head = {scene: store.head(scene)[0] for scene in (ALONE, INTERLEAVED)}
         steps: dict[str, list[int]] = {}
