@@ -39,6 +39,9 @@ where the scene plays test pools (bns):
   retest [ID] willpower   or   retest [ID] overbid
   declare … range=N maneuver=NAME [: victory…]   from N steps; a maneuver (1 Willpower, or free)
                          e.g. declare trip rosa unarmed range=1 maneuver=knock_down : down she goes
+  declare … maneuver=FIRST,SECOND   two maneuvers on one attack, with an accepted free maneuver
+                         from an assist: it pays for the first, 1 Willpower for the second
+                         e.g. declare cut rosa melee maneuver=hamstring,targeted_attack : her leg
 in a round where each acts on their own turn (bns):
   escape                 a fair escape: first thing on your turn
   intend TARGET          say you will attack the one escaping (only if you have not acted yet)
@@ -227,6 +230,17 @@ def shieldable(view: dict[str, Any], ch: dict[str, Any], me: str) -> bool:
     return me not in (ch["challenger"], *ch["targets"])
 
 
+def attack_details(ch: dict[str, Any]) -> str:
+    """``from 1 step · Hamstring + Targeted attack``: the range and the maneuvers (one, or two with
+    an assist) an attack was declared with, as the pages say them; empty when none."""
+    steps = ch.get("range")
+    used = ch.get("maneuvers") or ([ch["maneuver"]] if ch.get("maneuver") else [])
+    parts = [f"from {steps} step{'' if steps == 1 else 's'}"] if isinstance(steps, int) else []
+    if used:
+        parts.append(" + ".join(name.replace("_", " ").capitalize() for name in used))
+    return " · ".join(parts)
+
+
 def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
     names = _names(view)
     lines = []
@@ -242,6 +256,8 @@ def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
             f"[{cid}] {names.get(ch['challenger'])} → {against} · {ch['category']} {ch['kind']} · "
             f"{ch['status']}" + (f" · bids {bids}" if bids else "")
         )
+        if details := attack_details(ch):
+            lines.append(f"    {details}")
         for test in ch.get("tests", []):
             signs = " vs ".join(test.get("signs", {}).values())
             lines.append(f"    test {test['number']}: {signs} — {test.get('why') or test.get('result')}")
@@ -473,7 +489,10 @@ def _declare_pool(args: list[str]) -> dict[str, Any]:
             raise Unclear(f"range=N: a number of steps, not {settings['range']!r}.")
         body["range"] = int(settings["range"])
     if "maneuver" in settings:
-        body["maneuver"] = settings["maneuver"]
+        chosen = [name for name in settings["maneuver"].split(",") if name]
+        if not 1 <= len(chosen) <= 2:
+            raise Unclear("maneuver=NAME, or maneuver=FIRST,SECOND (two, with an assist's free maneuver).")
+        body["maneuver"] = chosen if len(chosen) == 2 else chosen[0]
     return body
 
 

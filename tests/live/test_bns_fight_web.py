@@ -4,8 +4,10 @@ Edward presses Escape on his turn; Rosa, who has not acted, presses "I will atta
 his turn and every phone reads that his escape is held by Rosa; Rosa's attack (a Knock Down, free
 with her Strength 4) fails the escape on every phone; Edward, knocked down, stands up out of turn
 and offers Rosa his help, which she accepts. Then a third character shields the defender of an
-attack and answers it; Quick Draw, Burst of Speed and the feral maneuvers go with an action. No
-control sticks out of its card at phone width. Phone-sized screenshots go to ``tests/artifacts/``."""
+attack and answers it; Quick Draw, Burst of Speed and the feral maneuvers go with an action; an
+assist's free maneuver and a Willpower put two maneuvers on one attack, and the Storyteller fails
+a held escape from the console. No control sticks out of its card at phone width. Phone-sized
+screenshots go to ``tests/artifacts/``."""
 
 from __future__ import annotations
 
@@ -361,3 +363,92 @@ async def test_maneuvers_that_go_with_an_action(live: Running, tokens: dict[str,
     await expect(wolf).to_contain_text("Actions left: 0 standard, 0 simple.")
     await expect(fenris.locator("#me")).to_contain_text("Willpower 2")
     await expect(fenris.locator("#timeline")).to_contain_text("Feral Dash")
+
+
+async def test_two_maneuvers_with_an_assist_and_an_escape_the_storyteller_fails(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    """Julian offers Rosa a free maneuver from his phone and she accepts: her declare form now
+    offers a second maneuver for a Willpower (bns:assist-attacker). Edward escapes, Rosa says she
+    will attack, the escape is held; the Storyteller rules that a Mental challenge against Edward's
+    Physical attribute stops him, and fails the escape from the console's round table: every phone
+    reads that it failed (bns:fair-escape-blocked). Rosa then attacks him with Hamstring, paid by
+    the assist, and a Targeted Attack, paid by a Willpower: every card shows both."""
+    st_token = await bns_scene(live, tokens, "pier", JULIAN, EDWARD, ROSA)
+    st = await phone(browser, f"{live.web}/st#token={st_token}")
+    julian = await phone(browser, await invite(st, "Julian"))
+    edward = await phone(browser, await invite(st, "Edward"))
+    rosa = await phone(browser, await invite(st, "Rosa"))
+    phones = (julian, edward, rosa)
+    await st.get_by_role("button", name="Start round 1").click()
+
+    # Julian's turn: he offers Rosa a free maneuver; she accepts
+    round_ = julian.locator("#round")
+    await expect(round_).to_contain_text("Your turn.")
+    await round_.get_by_text("Assist another's attack").click()
+    await round_.get_by_label("Whose attack").select_option(label="Rosa")
+    await round_.get_by_label("With", exact=True).select_option("maneuver")
+    await round_.get_by_label("How (optional)").fill("I pin his arm")
+    await round_.get_by_role("button", name="Offer help").click()
+    offer = rosa.locator("#round .offer")
+    await expect(offer).to_contain_text("Julian offers you a free maneuver.")
+    declare = rosa.locator("#declare")
+    await expect(declare.get_by_label("Second maneuver (1 Willpower)")).to_have_count(0)  # not yet accepted
+    await offer.get_by_role("button", name="Accept Julian's help").click()
+    await expect(rosa.locator("#round")).to_contain_text("Julian's help (a free maneuver): accepted.")
+    await expect(round_).to_contain_text("Actions left: 0 standard, 1 simple.")
+    second = declare.get_by_label("Second maneuver (1 Willpower)")
+    await expect(second).to_be_visible()
+    first = declare.get_by_label("Maneuver", exact=True)
+    await expect(first.locator("option[value=hamstring]")).to_have_text("Hamstring (free: assisted)")
+    await expect(second.locator("option[value=targeted_attack]")).to_have_text("Targeted Attack")
+    await expect(julian.locator("#declare").get_by_label("Second maneuver (1 Willpower)")).to_have_count(0)
+    await round_.get_by_role("button", name="End my turn").click()
+
+    # Edward escapes; Rosa will attack; his escape is held
+    await edward.locator("#round").get_by_role("button", name="Escape", exact=True).click()
+    await rosa.locator("#round").get_by_role("button", name="I will attack Edward").click()
+    await edward.locator("#round").get_by_role("button", name="End my turn").click()
+    for page in (*phones, st):
+        await expect(page.locator("#round")).to_contain_text("Edward's escape is held by Rosa.")
+
+    # The Storyteller fails it: a Mental challenge against his Physical attribute, which the
+    # engine cannot tell from the others
+    table = st.locator("#round table")
+    fail = table.get_by_role("button", name="Fail Edward's escape")
+    await expect(fail).to_be_visible()
+    await expect(table.get_by_role("button", name=re.compile("^Fail (Julian|Rosa)"))).to_have_count(0)
+    reason = table.get_by_label("Why Edward's escape fails (kept in the log)")
+    await reason.fill("Julian's Dominate: Stay")
+    await accessible(st)
+    await shots(st, "bns-console-fail-escape")
+    await fail.click()
+    for page in (*phones, st):
+        await expect(page.locator("#round")).to_contain_text("Edward's escape failed.")
+    await expect(fail).to_have_count(0)
+    await expect(edward.locator("#timeline")).to_contain_text("Julian's Dominate: Stay")
+    await shots(edward, "bns-escape-failed-by-st")
+
+    # Rosa's turn: Hamstring, free with Julian's help, and a Targeted Attack for a Willpower
+    await expect(rosa.locator("#round")).to_contain_text("Your turn.")
+    await expect(rosa.locator("#me")).to_contain_text("Willpower 3")
+    await declare.get_by_label("Target", exact=True).select_option(label="Edward")
+    await first.select_option("hamstring")
+    await expect(second.locator("option[value=hamstring]")).to_be_disabled()  # two different ones
+    await second.select_option("targeted_attack")
+    await declare.get_by_label("Victory condition").fill("I cut his leg")
+    await accessible(rosa)
+    await shots(rosa, "bns-declare-two-maneuvers", "declare")
+    await declare.get_by_role("button", name="Declare", exact=True).click()
+    await expect(declare).to_contain_text("Declared.")
+    await expect(rosa.locator("#me")).to_contain_text("Willpower 2")
+    await expect(declare.get_by_label("Second maneuver (1 Willpower)")).to_have_count(0)  # the assist is spent
+    for page in (edward, rosa, st):
+        card = page.locator("#challenges article").filter(has_text="Rosa → Edward")
+        await expect(card.locator(".attack-details")).to_have_text("Hamstring + Targeted attack")
+    pool = "Rosa's unarmed pool: Strength 4 + Brawl 3 - 3 (Targeted Attack) = 4"  # the maneuver's part, shown
+    pools = st.locator("#challenges article").filter(has_text="Rosa → Edward").locator(".pools")
+    await expect(pools).to_have_text(pool)
+    await expect(rosa.locator("#timeline")).to_contain_text("Targeted Attack")
+    await shots(edward, "bns-two-maneuvers", "challenges")
+    await shots(st, "bns-two-maneuvers-console", "round", "challenges")

@@ -221,3 +221,68 @@ async def test_a_shield_and_a_quick_draw_at_the_terminal() -> None:
         assert "ok (declare_action)" in out and "Willpower 3" in out
         assert "Actions left: 0 standard, 1 simple" in out  # the attack took the standard; the draw nothing
         assert "0 standard, 0 simple" not in out
+
+
+async def test_two_maneuvers_on_one_attack_at_the_terminal() -> None:
+    """Julian offers Rosa a free maneuver and she accepts; Edward, with no such help, is refused a
+    second maneuver; on her turn Rosa declares an attack with two, ``maneuver=hamstring,
+    targeted_attack``: the assist pays for the first, a Willpower for the second, and her challenge
+    line names both (bns:assist-attacker)."""
+    backend = open_backend(None)
+    service = SceneService(backend.store)
+    setup = [{"type": "open_scene", "ruleset": "bns"}] + [
+        {"type": "add_character", "character": sheet} for sheet in (JULIAN, EDWARD, ROSA)
+    ]
+    setup += [
+        {"type": "start_round"},
+        {"type": "assist", "character": "julian", "kind": "attacker", "to": "rosa", "benefit": "maneuver"},
+    ]
+    for n, body in enumerate(setup):
+        command = parse_command(msgspec.json.encode({"id": f"s{n}", "scene": "w", "actor": "st", **body}))
+        assert service.handle(command).error is None
+    tokens = {who: backend.tokens.issue("w", "player", who)[0] for who in ("julian", "edward", "rosa")}
+
+    async with running(backend) as live:
+
+        async def terminal(who: str, moves: str) -> str:
+            with anyio.fail_after(20):
+                done = await anyio.run_process(
+                    [sys.executable, "-m", "clients.cli", "join", live.url, "--token", tokens[who]],
+                    input=moves.encode(),
+                    check=False,
+                )
+            assert done.returncode == 0, done.stderr.decode()
+            return str(done.stdout.decode())
+
+        out = await terminal("rosa", "view\nquit\n")
+        offer = re.search(r"\[(\d+)\] Julian offers you a free maneuver: accept \1 or refuse \1", out)
+        assert offer is not None, out
+        out = await terminal("rosa", f"accept {offer[1]}\nquit\n")
+        assert "ok (answer_assist)" in out and "Julian's help (a free maneuver): accepted" in out
+        out = await terminal("julian", "end\nquit\n")
+        assert "ok (end_turn)" in out
+
+        two = "maneuver=hamstring,targeted_attack"
+        out = await terminal("edward", f"declare jab rosa unarmed {two} : ribs\nend\nquit\n")
+        assert (
+            "refused: Edward may use a second maneuver on one attack only with an Assist Attacker's free one. "
+            "[bns:assist-attacker]"
+        ) in out
+        assert "ok (end_turn)" in out
+
+        moves = (
+            "help\n"
+            "declare cut edward unarmed maneuver=hamstring,targeted_attack,disarm : no\n"
+            "declare cut edward unarmed maneuver=hamstring,hamstring : no\n"
+            f"declare cut edward unarmed range=1 {two} : his leg\n"
+            "view\nquit\n"
+        )
+        out = await terminal("rosa", moves)
+        assert "declare … maneuver=FIRST,SECOND   two maneuvers on one attack" in out
+        assert "maneuver=NAME, or maneuver=FIRST,SECOND (two, with an assist's free maneuver)." in out
+        assert "refused: Two maneuvers on one attack must be two different ones. [bns:assist-attacker]" in out
+        assert "ok (declare)" in out
+        assert "[cut] Rosa → Edward · physical contested · awaiting_response" in out
+        assert "    from 1 step · Hamstring + Targeted attack" in out
+        assert "Willpower 2 · Health" in out  # 3, less the second maneuver's; the assist paid the first
+        assert "Julian's help (a free maneuver)" not in out.rpartition("ok (declare)")[2]  # spent

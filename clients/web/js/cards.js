@@ -70,10 +70,12 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
   );
 }
 
-/** "From 1 step · Knock down": the range and maneuver an attack was declared with (null: none). */
+/** "From 1 step · Knock down", "Hamstring + Targeted attack": the range and the maneuvers (one, or
+ * two with an assist) an attack was declared with (null: none). */
 function attackDetails(ch) {
   const ranged = typeof ch.range === "number";
-  const parts = [ranged && `From ${ch.range} step${ch.range === 1 ? "" : "s"}`, ch.maneuver && title(markName(ch.maneuver))].filter(Boolean);
+  const maneuvers = ch.maneuvers?.length ? ch.maneuvers : [ch.maneuver].filter(Boolean);
+  const parts = [ranged && `From ${ch.range} step${ch.range === 1 ? "" : "s"}`, maneuvers.map((m) => title(markName(m))).join(" + ")].filter(Boolean);
   return parts.length ? h("p", { class: "attack-details" }, parts.join(" · ")) : null;
 }
 

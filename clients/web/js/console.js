@@ -78,7 +78,8 @@ function start(live) {
       fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
     );
     const npcs = Object.values(view.characters).filter((c) => c.npc && c.present);
-    region(regions.challenges.querySelector(".npc-declare"), JSON.stringify([view.status, npcs.map((c) => [c.id, c.sheet]), people(view)]), () =>
+    const assists = (c) => (c.aids || []).filter((a) => a.benefit === "maneuver" && a.status === "accepted").length; // a second maneuver
+    region(regions.challenges.querySelector(".npc-declare"), JSON.stringify([view.status, npcs.map((c) => [c.id, c.sheet, assists(c)]), people(view)]), () =>
       fill(regions.challenges.querySelector(".npc-declare"), view.status === "open" && npcs.length > 0 && npcDeclare(live, view, npcs)),
     );
     const all = Object.values(view.challenges);
@@ -293,12 +294,18 @@ function people(view) {
   return Object.values(view.characters).map((c) => [c.id, c.name, c.present]);
 }
 
+let npcChosen = null; // the NPC the declare form was last for, kept when it is drawn anew
+let npcOpen = false; // and whether it was open
+
 /** Declare a challenge for an NPC: the same form a player has, sent with `character`. */
 function npcDeclare(live, view, npcs) {
   const who = select("npc", npcs.map((c) => [c.id, c.name]));
-  const form = h("div", {}, declareForm(live, view, npcs[0].id, { forCharacter: true }));
-  who.addEventListener("change", () => fill(form, declareForm(live, view, who.value, { forCharacter: true })));
-  return h("details", {}, h("summary", {}, "Declare a challenge for an NPC"), field("For", who), form);
+  if (npcs.some((c) => c.id === npcChosen)) who.value = npcChosen;
+  const form = h("div", {}, declareForm(live, view, who.value, { forCharacter: true }));
+  who.addEventListener("change", () => ((npcChosen = who.value), fill(form, declareForm(live, view, who.value, { forCharacter: true }))));
+  const details = h("details", { open: npcOpen }, h("summary", {}, "Declare a challenge for an NPC"), field("For", who), form);
+  details.addEventListener("toggle", () => (npcOpen = details.open));
+  return details;
 }
 
 /** One character's row, hidden parts included, with its adjust form. */
@@ -383,7 +390,7 @@ function roundPanel(live, view) {
   if (!r || r.phase === "over") return startRound(view, r, send, out);
   const who = Object.values(view.characters).filter((c) => c.present);
   const turns = budgeted(view); // a standard and a simple action each, on one's turn: no declarations
-  const rows = who.map((c) => (turns ? turnRow(view, c, send) : actionRow(view, c, send)));
+  const rows = who.map((c) => (turns ? [turnRow(view, c, send), failEscape(live, view, c)] : actionRow(view, c, send)));
   const columns = turns ? ["Character", "Actions left", "Turn"] : ["Character", "Action", "Initiative", "Actions left", "Turn", ""];
   const ties = r.order.filter((group) => group.length > 1);
   const undeclared = who.filter((c) => !c.action);
@@ -423,15 +430,44 @@ function turnRow(view, c, send) {
   const r = view.round;
   const acting = r.turn.includes(c.id) && !c.turn_done;
   const escape = escapeLine(view, c);
+  const escaping = ["declared", "held"].includes(c.conditions?.fair_escape); // the ST's call follows, in the next row
   return h(
     "tr",
-    { class: acting ? "your-turn" : "" },
+    { class: [acting && "your-turn", escaping && "escaping"].filter(Boolean).join(" ") },
     h("th", { scope: "row" }, c.name, escape && h("div", { class: `escape ${c.conditions.fair_escape}` }, escape), markBadges(view, c)),
     h("td", {}, actionsLeft(c) || "–", c.rage ? h("div", {}, `then ${rageRounds(c)}`) : ""),
     h(
       "td",
       {},
       c.conditions?.fair_escape === "escaped" ? "escaped" : c.turn_done ? "done" : acting ? h("button", { type: "button", class: "quiet", onclick: () => send({ type: "end_turn", character: c.id }) }, `End ${c.name}'s turn`) : "—",
+    ),
+  );
+}
+
+/** Under an escaping character's row, the Storyteller's call: the escape fails (`adjust`
+ * `fail_escape`), for a Mental or Social challenge won against the escaper's Physical attribute,
+ * which the engine cannot tell from the rest (bns:fair-escape-blocked). Null: not escaping. */
+function failEscape(live, view, c) {
+  if (!["declared", "held"].includes(c.conditions?.fair_escape)) return null;
+  const out = outcome(`fail-escape-${c.id}`);
+  const reason = h("input", { name: "reason", autocomplete: "off", required: true, maxlength: 200, placeholder: "Dominate: he stays" });
+  const submit = (e) => {
+    e.preventDefault();
+    sender(live, out)({ type: "adjust", character: c.id, changes: { fail_escape: true }, reason: reason.value.trim() });
+  };
+  return h(
+    "tr",
+    { class: "escape-call" },
+    h(
+      "td",
+      { colspan: 3 },
+      h(
+        "form",
+        { class: "row compact", "aria-label": `Fail ${c.name}'s escape`, onsubmit: submit },
+        field(`Why ${c.name}'s escape fails (kept in the log)`, reason, "A Mental or Social challenge won against their Physical attribute"),
+        h("button", { type: "submit" }, `Fail ${c.name}'s escape`),
+      ),
+      out,
     ),
   );
 }

@@ -194,26 +194,46 @@ function attackFields(live, view, who, forCharacter) {
 
 /** A combat maneuver with its cost, and the range in steps, where the rules' flags have them. The
  * cost shown is a guess the server makes good: free once a fight with 4 dots in the attribute of
- * a list not used yet, or with an assist; else 1 Willpower. */
+ * a list not used yet, or with an assist; else 1 Willpower. With an accepted Assist Attacker's
+ * free maneuver, a second maneuver for a Willpower (bns:assist-attacker): `maneuver` is then a
+ * list of two, the assisted one first. */
 function fightFields(view, c) {
   const flags = view.rules?.flags || [];
   const animal = animalForm(c);
   const offered = MANEUVERS.filter(([, , , feral]) => !feral || animal);
   const maneuver = flags.includes("maneuver") && select("maneuver", [["", "None"], ...offered.map(([value, name, lists]) => [value, `${name} (${maneuverCost(c, lists)})`])]);
+  const second = maneuver && assisted(c) && select("second_maneuver", [["", "None"], ...offered.map(([value, name]) => [value, name])]);
+  if (second) {
+    // two different ones: the first chosen is not on offer again
+    maneuver.addEventListener("change", () => {
+      for (const option of second.options) option.disabled = option.value !== "" && option.value === maneuver.value;
+      if (second.value === maneuver.value) second.value = "";
+    });
+  }
   const range = flags.includes("range") && h("input", { type: "number", name: "range", min: 0, max: 200, inputmode: "numeric" });
   const fields = () => {
     const out = {};
-    if (maneuver?.value) out.maneuver = maneuver.value;
+    const chosen = [maneuver?.value, second?.value].filter(Boolean);
+    if (chosen.length) out.maneuver = chosen.length > 1 ? chosen : chosen[0];
     if (range && range.value !== "") out.range = Number(range.value);
     return out;
   };
-  const controls = [maneuver && field("Maneuver", maneuver, "One a round"), range && field("Range (steps)", range, "How far the target is; needed when they are prone")];
+  const controls = [
+    maneuver && field("Maneuver", maneuver, second ? "One a round; the assist pays for it" : "One a round"),
+    second && field("Second maneuver (1 Willpower)", second, "Only with an assist: a different one on the same attack"),
+    range && field("Range (steps)", range, "How far the target is; needed when they are prone"),
+  ];
   return { controls, fields };
+}
+
+/** Whether an accepted Assist Attacker pays for a maneuver of `c`'s this round. */
+export function assisted(c) {
+  return (c?.aids || []).some((a) => a.benefit === "maneuver" && a.status === "accepted");
 }
 
 /** What a maneuver on these free lists would cost `c` now: "free: assisted", "free" or "1 Willpower". */
 export function maneuverCost(c, lists) {
-  if ((c?.aids || []).some((a) => a.benefit === "maneuver" && a.status === "accepted")) return "free: assisted";
+  if (assisted(c)) return "free: assisted";
   const used = c?.free_used || [];
   const ratings = c?.attributes || c?.sheet?.attributes || {};
   const free = lists.some((list) => !used.includes(list) && (ratings[list.split(" ").at(-1)] || 0) >= 4);

@@ -21,7 +21,8 @@ export function sourceLabel(source) {
   return title(source.category);
 }
 
-/** A test pool as recorded, part by part: "Physical 7 + Firearms 3 + 2 (shotgun) = 12". */
+/** A test pool as recorded, part by part: "Physical 7 + Firearms 3 + 2 (shotgun) - 3 (Targeted Attack) = 9",
+ * as `Pool.describe` says it. */
 export function describePool(pool) {
   const parts = [];
   if (pool.attribute) parts.push([title(pool.attribute), pool.attribute_rating || 0]);
@@ -29,6 +30,7 @@ export function describePool(pool) {
   if (pool.willpower) parts.push(["Willpower", pool.willpower]);
   if (pool.weapon) parts.push([pool.weapon, pool.weapon_bonus || 0]);
   if (pool.wildcard) parts.push([pool.why ? `(${pool.why})` : "", pool.wildcard]);
+  for (const m of pool.modifiers || []) parts.push([`(${m.why})`, m.value]); // a maneuver's -3, an assist's +1
   const text = parts
     .map(([what, n], i) => {
       const sign = i === 0 ? (n < 0 ? "- " : "") : n < 0 ? " - " : " + ";
