@@ -25,6 +25,7 @@ from domain.context import Draft
 from domain.errors import Rejected
 from domain.events import (
     ActionDeclared,
+    ActionTaken,
     GrappleBroken,
     InitiativeSet,
     RoundEnded,
@@ -179,7 +180,10 @@ def assist(d: Draft, cmd: Assist) -> None:
 def answer_assist(d: Draft, cmd: AnswerAssist) -> None:
     rules = _rounds(d)
     who = _who(d, cmd.character)
-    d.add(*rules.answer_assist(d.state, who, cmd.offer, cmd.accept))
+    events = rules.answer_assist(d.state, who, cmd.offer, cmd.accept)
+    d.add(*events)
+    for helper in {e.character for e in events if isinstance(e, ActionTaken)}:  # its last action, maybe
+        spent(d, helper)
 
 
 def spend_blood(d: Draft, cmd: SpendBlood) -> None:

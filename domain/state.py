@@ -408,6 +408,16 @@ class RoundState(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     extra: int = 0
     escape_window: str | None = None
     """Whose fair escape is open to intents to attack, until that character's turn ends (bns)."""
+    phase_seq: int = 0
+    """The seq at which the universal round, or the Rage round under way, began (bns)."""
+    interrupt: str | None = None
+    """One whose fair escape an attack just failed: it may act now, out of turn, until the next
+    turn starts (bns)."""
+
+    @property
+    def key(self) -> int:
+        """The universal round or Rage round under way, as one number (a maneuver a round)."""
+        return self.number * 100 + (self.extra if self.turn_phase == "extra" else 0)
 
 
 class DisputeRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):

@@ -26,7 +26,8 @@ def spent(d: Draft, who: str) -> None:
     me = d.state.characters[who]
     if r is None or r.phase != "acting" or not r.turn or who not in r.turn or me.turn_done:
         return
-    if me.budget and not any(me.budget.values()) and me.conditions.fair_escape not in ("declared",):
+    gone = me.conditions.fair_escape == "escaped"
+    if gone or (me.budget and not any(me.budget.values()) and me.conditions.fair_escape != "declared"):
         turn_over(d, who)
 
 
@@ -72,5 +73,9 @@ def next_turn(d: Draft) -> None:
 
 
 def _in_round(d: Draft, who: str) -> bool:
+    """Whether ``who`` gets a turn: present, not escaped, not unconscious."""
     c = d.state.characters.get(who)
-    return c is not None and c.present and c.conditions.fair_escape != "escaped"
+    if c is None or not c.present or c.conditions.fair_escape == "escaped":
+        return False
+    out = c.conditions.marked("unconscious")
+    return out is None or (out.until is not None and out.until <= d.ctx.now)

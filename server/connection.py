@@ -373,7 +373,8 @@ class Connection:
             raise Refusal("unknown_character", f"There is no character {who!r} in this scene.")
         ch = state.challenges.get(asked.challenge) if asked.challenge else None
         try:
-            found = ruleset_for(state.ruleset).pool(state, who, asked.pool, asked.category, ch)
+            maneuvers = [asked.maneuver] if isinstance(asked.maneuver, str) else list(asked.maneuver or [])
+            found = ruleset_for(state.ruleset).pool(state, who, asked.pool, asked.category, ch, maneuvers)
         except Rejected as refused:
             return PoolPreview(error=ErrorBody(refused.code, refused.message, refused.rule))
         return PoolPreview(pool=found)

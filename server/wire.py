@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from domain.commands import AnyCommand, Options
+from domain.commands import AnyCommand, Maneuver, Options
 from domain.evolve import evolve
 from domain.log import Recorded, Wire
 from domain.pools import Pool, PoolSpec
@@ -150,6 +150,8 @@ class PoolRequest(_In, frozen=True, kw_only=True, tag="pool"):
     category: Category = "physical"
     challenge: Ident | None = None
     character: Ident | None = None
+    maneuver: Maneuver | Annotated[list[Maneuver], Meta(min_length=1, max_length=2)] | None = None
+    """The maneuvers the attack would use: their pool modifiers count (bns)."""
 
 
 Control = (

@@ -127,7 +127,8 @@ def _initiative_set(s: Change, e: InitiativeSet, r: Place) -> None:
     assert s.round is not None
     order = tuple(tuple(group) for group in e.order)
     turn = next((g for g in order if set(g) == set(s.round.turn)), s.round.turn)  # the ST's order
-    s.round = replace(s.round, phase="acting", order=order, values=dict(e.values), turn=turn)
+    seq = s.round.phase_seq or r.seq
+    s.round = replace(s.round, phase="acting", order=order, values=dict(e.values), turn=turn, phase_seq=seq)
 
 
 @on(TurnStarted)
@@ -136,7 +137,16 @@ def _turn_started(s: Change, e: TurnStarted, r: Place) -> None:
     order = s.round.order
     group = next((i for i, g in enumerate(order) if e.characters and e.characters[0] in g), s.round.group + 1)
     group = group if e.phase == "initiative" else s.round.group
-    s.round = replace(s.round, turn=tuple(e.characters), turn_phase=e.phase, extra=e.extra, group=group)
+    new_phase = e.phase != s.round.turn_phase or e.extra != s.round.extra
+    s.round = replace(
+        s.round,
+        turn=tuple(e.characters),
+        turn_phase=e.phase,
+        extra=e.extra,
+        group=group,
+        phase_seq=r.seq if new_phase else s.round.phase_seq,
+        interrupt=None,
+    )
     fresh = e.budget
     for who in e.characters:
         s.character(who, lambda c: replace(c, turn_done=False, acted=False, gate=None, budget=dict(fresh) or c.budget))
@@ -222,7 +232,7 @@ def _condition_cleared(s: Change, e: ConditionCleared, r: Place) -> None:
 
 @on(ManeuverUsed)
 def _maneuver_used(s: Change, e: ManeuverUsed, r: Place) -> None:
-    number = s.round.number if s.round is not None else 0
+    number = s.round.key if s.round is not None else 0
 
     def used(c: Character) -> Character:
         aids = c.aids
@@ -270,6 +280,8 @@ def _escape_succeeded(s: Change, e: FairEscapeSucceeded, r: Place) -> None:
 def _escape_failed(s: Change, e: FairEscapeFailed, r: Place) -> None:
     s.conditions(e.character, fair_escape="failed")
     _close_window(s, e.character)
+    if s.round is not None and e.challenge and e.character not in s.round.turn:  # it acts now, out of turn
+        s.round = replace(s.round, interrupt=e.character)
 
 
 def _close_window(s: Change, who: str) -> None:

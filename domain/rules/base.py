@@ -9,7 +9,7 @@ explains how a new ruleset plugs in.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import ClassVar, Literal
 
@@ -116,9 +116,18 @@ class Ruleset(ABC):
         """The defender's answer: what it bids (``check_response``), or refused."""
         return Answer(lead=self.check_response(state, ch, who, cmd.bid))
 
-    def pool(self, state: Scene, who: str, spec: PoolSpec, category: Category, ch: Challenge | None) -> Pool:
-        """The pool ``spec`` asks for, from ``who``'s sheet: an attack in ``category``, or a defence
-        against ``ch``; or refused, naming the rule (what a page shows before sending)."""
+    def pool(
+        self,
+        state: Scene,
+        who: str,
+        spec: PoolSpec,
+        category: Category,
+        ch: Challenge | None,
+        maneuvers: Sequence[str] = (),
+    ) -> Pool:
+        """The pool ``spec`` asks for, from ``who``'s sheet: an attack in ``category`` (with the
+        ``maneuvers`` it would use), or a defence against ``ch``; or refused, naming the rule (what a
+        page shows before sending)."""
         raise Rejected("no_pools", f"{self.name} bids Traits, not test pools.")
 
     def defenses(self, state: Scene, ch: Challenge, who: str) -> dict[DefenseKind, Pool]:

@@ -316,10 +316,18 @@ class Bns(Ruleset):
             modifiers=(prone,) if prone else (),
         )
 
-    def pool(self, state: Scene, who: str, spec: PoolSpec, category: Category, ch: Challenge | None) -> Pool:
+    def pool(
+        self,
+        state: Scene,
+        who: str,
+        spec: PoolSpec,
+        category: Category,
+        ch: Challenge | None,
+        maneuvers: Sequence[str] = (),
+    ) -> Pool:
         me = state.characters[who]
         if spec.defense is None:
-            return self.attack_pool(me, category, spec)
+            return self.attack_pool(me, category, spec, rounds.attack_modifiers(state, me, category, maneuvers))
         if ch is None:
             raise Rejected("defense_pool", "A defence is against a challenge: name it (`challenge`).")
         return self.defense_pool(me, ch, spec)

@@ -17,7 +17,7 @@ from domain.events import (
     SceneEvent,
 )
 from domain.rules.bns_catalog import options
-from domain.rules.bns_turn import holders, turn_of
+from domain.rules.bns_turn import awake, holders, still_to_act, turn_of
 from domain.state import Character, Scene
 
 
@@ -34,8 +34,15 @@ def escape(state: Scene, who: str) -> list[SceneEvent]:
     turn ends."""
     me = state.characters[who]
     r = turn_of(state)
+    awake(me, state.last_at)
     if me.conditions.fair_escape in ("declared", "held", "escaped"):
         raise Rejected("escaping", f"{me.name} is already escaping.", "bns:fair-escape-declare")
+    if me.conditions.fair_escape == "failed":
+        raise Rejected(
+            "escape_failed",
+            f"{me.name}'s fair escape has failed this round; try again next round.",
+            "bns:fair-escape-hold",
+        )
     if me.id not in r.turn or me.turn_done:
         raise Rejected(
             "not_your_turn",
@@ -58,7 +65,7 @@ def escape(state: Scene, who: str) -> list[SceneEvent]:
             FairEscapeFailed(character=who, why=f"{me.name} cannot leave: {why}.", rule="bns:fair-escape-no-exit"),
         ]
     attacked = next(
-        (ch for ch in state.in_order() if ch.round == r.number and who in ch.targets and ch.category == "physical"),
+        (ch for ch in state.in_order() if ch.seq >= r.phase_seq and who in ch.targets and ch.category == "physical"),
         None,
     )
     if attacked is not None:
@@ -75,24 +82,26 @@ def escape(state: Scene, who: str) -> list[SceneEvent]:
 
 
 def could_intend(state: Scene, target: str) -> list[str]:
-    """Who has not acted yet this round, and so may declare intent to attack ``target``."""
-    r = state.round
-    if r is None:
-        return []
-    order = [w for g in r.order for w in g]
-    now = [order.index(w) for w in r.turn if w in order]
-    later = order[max(now) + 1 :] if now else []
-    if r.turn_phase == "extra":  # in a Rage round, those still to act in it
-        later = [w for w in later if state.characters[w].rage >= r.extra]
+    """Who has not acted yet this round (or this Rage round), and so may declare intent to attack
+    ``target``: still to act, awake, free, still in the fight."""
     return [
-        w
-        for w in later
-        if w != target
-        and (c := state.characters[w]).present
-        and not c.acted
-        and c.conditions.fair_escape != "escaped"
-        and c.budget.get("standard", 0) > 0
+        c.id
+        for c in state.roster()
+        if c.id != target
+        and c.present
+        and still_to_act(state, c.id)
+        and c.conditions.fair_escape not in ("escaped", "declared", "held")
+        and not c.conditions.grappled_by
+        and not _out(c, state)
     ]
+
+
+def _out(c: Character, state: Scene) -> bool:
+    try:
+        awake(c, state.last_at)
+    except Rejected:
+        return True
+    return False
 
 
 def intend(state: Scene, who: str, target: str) -> AttackIntended:

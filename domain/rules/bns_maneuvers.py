@@ -77,7 +77,7 @@ def check_maneuver(state: Scene, cmd: Declare, who: str, maneuver: str, *, pay: 
             m.rule,
         )
     if maneuver == "knock_out":
-        if r is not None and not r.first:
+        if r is not None and (not r.first or r.phase == "over" or r.turn_phase == "extra"):
             raise Rejected("not_first_round", "Knock Out is only for the first round of combat.", m.rule)
         if not cmd.surprise:
             raise Rejected(
@@ -107,7 +107,7 @@ def paid(
         raise Rejected(
             "not_animal_form", f"{m.title} is a feral maneuver: only in Lupus or Hispo form.", "bns:feral-maneuvers"
         )
-    if round_ is not None and me.maneuver_round == round_.number:
+    if round_ is not None and me.maneuver_round == round_.key:
         raise Rejected("one_maneuver", f"{me.name} has used a combat maneuver this round.", "bns:maneuvers")
     title = m.title
     if pay == "any" and any((a.benefit, a.status) == ("maneuver", "accepted") for a in me.aids):

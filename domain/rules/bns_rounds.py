@@ -6,7 +6,7 @@ mass combat tactics in ``bns_mass``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Literal
 
@@ -36,7 +36,7 @@ from domain.rules.bns_combat import (
 )
 from domain.rules.bns_escape import escape, fails_escape
 from domain.rules.bns_maneuvers import check_maneuvers, paid
-from domain.rules.bns_turn import BUDGET, awake, check_turn, holders, rated, released, spend, turn_of
+from domain.rules.bns_turn import BUDGET, awake, check_turn, holders, rated, released, spend, still_to_act, turn_of
 from domain.rules.catalog import BEATS, SIGNS
 from domain.state import Challenge, Character, Scene
 
@@ -126,7 +126,8 @@ def extra_turn(state: Scene) -> TurnStarted | None:
     while k <= most:
         for who in order[after:]:
             c = state.characters.get(who)
-            if c is not None and c.present and c.rage >= k and c.conditions.fair_escape != "escaped":
+            busy = c is not None and c.conditions.fair_escape in ("escaped", "declared", "held")
+            if c is not None and c.present and c.rage >= k and not busy and not _knocked_out(state, c):
                 return TurnStarted(
                     phase="extra",
                     characters=[who],
@@ -137,6 +138,11 @@ def extra_turn(state: Scene) -> TurnStarted | None:
                 )
         k, after = k + 1, 0
     return None
+
+
+def _knocked_out(state: Scene, c: Character) -> bool:
+    out = c.conditions.marked("unconscious")
+    return out is not None and (out.until is None or state.last_at is None or state.last_at < out.until)
 
 
 def act(state: Scene, who: str, action: Action, now: datetime) -> list[SceneEvent]:
@@ -159,10 +165,18 @@ def act(state: Scene, who: str, action: Action, now: datetime) -> list[SceneEven
             f"{MANEUVERS[action.maneuver].title} has no logical way into a {action.kind}.",
             "bns:maneuver-logic",
         )
-    check_turn(state, me, early=action.maneuver == "burst_of_speed" and not me.acted)
+    burst = action.maneuver == "burst_of_speed"
+    if burst and not still_to_act(state, who):
+        raise Rejected(
+            "burst_of_speed", "Burst of Speed takes one's simple action before one's initiative.", "bns:burst-of-speed"
+        )
+    check_turn(state, me, early=burst)
     awake(me, now)
+    if spec.spends == "standard" and action.using == "simple":
+        what = action.kind.replace("_", " ")
+        raise Rejected("standard_action", f"A {what} takes the standard action, not a simple one.", spec.rule)
     spends: str | None = action.using or spec.spends
-    rule = spec.rule
+    rule = "bns:burst-of-speed" if burst else spec.rule
     steps = spec.steps
     if action.maneuver in ("quick_draw", "snap_shot"):
         spends = None
@@ -177,10 +191,14 @@ def act(state: Scene, who: str, action: Action, now: datetime) -> list[SceneEven
     c = me.conditions
     hamstrung = c.marked("hamstrung")
     if hamstrung is not None and action.steps >= steps > 0:
-        raise Rejected("hamstrung", f"{me.name} is hamstrung: one step fewer until it is cleared.", "bns:hamstring")
+        raise Rejected(
+            "hamstrung",
+            f"{me.name} is hamstrung: at most {steps - 1} step(s) with this action, until two simple actions clear it.",
+            "bns:hamstring",
+        )
     if action.steps and (c.grappled_by or holders(state, who)):
         raise Rejected("grappled", f"{me.name} is grappled and cannot move.", "bns:grapple")
-    if action.kind == "move" and c.prone:
+    if action.kind in ("move", "advanced_move") and c.prone:
         raise Rejected("prone", f"{me.name} is prone: crawl a step, or stand and move one.", "bns:prone")
     if spec.needs_prone and not c.prone:
         raise Rejected("not_prone", f"{me.name} is not lying prone.", "bns:prone")
@@ -196,6 +214,11 @@ def act(state: Scene, who: str, action: Action, now: datetime) -> list[SceneEven
     if action.blocked_by is not None:
         if action.kind not in ("move", "advanced_move", "crawl", "stand"):
             raise Rejected("not_moving", "Only a move can be blocked.", "bns:blocking")
+        blocker = state.characters.get(action.blocked_by)
+        if blocker is None or not blocker.present:
+            raise Rejected("unknown_character", f"There is no character {action.blocked_by!r} here to block.")
+        if blocker.conditions.prone or blocker.conditions.grappled_by or holders(state, blocker.id):
+            raise Rejected("cannot_block", f"{blocker.name} is prone or grappled, and blocks nobody.", "bns:blocking")
         why += f", then blocked by {state.name_of(action.blocked_by)} (the Storyteller's call)"
         rule = "bns:blocking"
     if spends is None:
@@ -223,12 +246,13 @@ def _after_act(state: Scene, me: Character, action: Action) -> list[SceneEvent]:
             mark = c.marked(action.clears or "")
             if action.clears not in CLEARABLE or mark is None:
                 held = ", ".join(m.name for m in c.marks if m.name in CLEARABLE) or "nothing"
-                raise Rejected("nothing_to_clear", f"{me.name} has {held} to clear.", "bns:blinding-attack")
+                rule = CLEARABLE.get(action.clears or "", "bns:blinding-attack")
+                raise Rejected("nothing_to_clear", f"{me.name} has {held} to clear.", rule)
             if mark.clears_after <= 1:
                 rule = CLEARABLE[mark.name]
                 return [ConditionCleared(character=who, name=mark.name, why=f"{me.name} is rid of it.", rule=rule)]
-        case "move" if action.steps > 1:
-            return released(state, me, "moves more than one step")
+    if action.steps and c.moved_steps + action.steps > 1:  # counted over the round
+        return released(state, me, "moves more than one step this round")
     return []
 
 
@@ -282,16 +306,22 @@ def in_round(state: Scene, cmd: Declare, who: str, now: datetime) -> tuple[list[
                 rule="bns:fair-escape-hold",
             )
         )
-    modifiers: list[Modifier] = []
     if cmd.maneuvers:
         events += check_maneuvers(state, cmd, who)
-        used = [MANEUVERS[name] for name in cmd.maneuvers]
-        modifiers += [Modifier(value=m.modifier, why=m.title, rule=m.rule) for m in used if m.modifier]
-    if physical:
-        for aid in me.aids:
-            if (aid.benefit, aid.status) == ("plus_one", "accepted"):
-                modifiers.append(Modifier(value=1, why=f"assisted by {state.name_of(aid.by)}", rule=ASSISTED))
-    return events, modifiers
+    return events, attack_modifiers(state, me, cmd.category, cmd.maneuvers)
+
+
+def attack_modifiers(state: Scene, me: Character, category: str, maneuvers: Sequence[str]) -> list[Modifier]:
+    """What the maneuvers take off an attack pool, and what accepted assists add to a physical one."""
+    used = [MANEUVERS[name] for name in maneuvers if name in MANEUVERS]
+    modifiers = [Modifier(value=m.modifier, why=m.title, rule=m.rule) for m in used if m.modifier]
+    if category == "physical":
+        modifiers += [
+            Modifier(value=1, why=f"assisted by {state.name_of(aid.by)}", rule=ASSISTED)
+            for aid in me.aids
+            if (aid.benefit, aid.status) == ("plus_one", "accepted")
+        ]
+    return modifiers
 
 
 def check_reach(state: Scene, cmd: Declare, attack: str | None) -> None:

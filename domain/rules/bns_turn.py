@@ -41,14 +41,13 @@ def check_turn(state: Scene, me: Character, *, early: bool = False) -> RoundStat
             f"{me.name} is trying to fair escape: no other action until the attempt fails.",
             "bns:fair-escape-hold",
         )
-    if (me.id in r.turn and not me.turn_done) or escape == "failed" or early:
+    if (me.id in r.turn and not me.turn_done) or r.interrupt == me.id or early:
         return r
     now = ", ".join(state.name_of(w) for w in r.turn) or "nobody"
-    raise Rejected(
-        "not_your_turn",
-        f"It is not {me.name}'s turn: now acting {now}; {me.name} acts on {r.values.get(me.id, '-')}.",
-        "bns:round",
-    )
+    order = [w for g in r.order for w in g]
+    later = me.id in order and r.turn and r.turn[0] in order and order.index(me.id) > order.index(r.turn[0])
+    when = f"{me.name} acts on initiative {r.values.get(me.id, '-')}" if later else f"{me.name} has had this turn"
+    raise Rejected("not_your_turn", f"It is not {me.name}'s turn: now acting {now}; {when}.", "bns:round")
 
 
 def spend(me: Character, spends: str, rule: str) -> None:
@@ -61,9 +60,21 @@ def spend(me: Character, spends: str, rule: str) -> None:
         raise Rejected("no_action_left", f"{me.name} has no {spends} action left this round{hint}.", rule)
 
 
-def awake(me: Character, now: datetime) -> None:
+def still_to_act(state: Scene, who: str) -> bool:
+    """Whether ``who`` has its turn still to come in the universal round or Rage round under way."""
+    r = state.round
+    if r is None or r.phase != "acting" or who in r.turn:
+        return False
+    order = [w for g in r.order for w in g]
+    now = [order.index(w) for w in r.turn if w in order]
+    if who not in order or not now or order.index(who) <= max(now):
+        return False
+    return r.turn_phase != "extra" or state.characters[who].rage >= r.extra
+
+
+def awake(me: Character, now: datetime | None) -> None:
     out = me.conditions.marked("unconscious")
-    if out is not None and (out.until is None or now < out.until):
+    if out is not None and (out.until is None or now is None or now < out.until):
         raise Rejected("unconscious", f"{me.name} is unconscious.", "bns:knock-out")
 
 

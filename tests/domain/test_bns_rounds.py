@@ -375,7 +375,9 @@ class TestFairEscape:
         for who in ("julian", "edward", "mook"):
             done(t, who)
         events = act(t, "wolf", "fair_escape")
-        assert types(events)[-1] == "fair_escape_succeeded" and events[-1].rule == "bns:fair-escape-automatic"
+        succeeded = next(e for e in events if isinstance(e, FairEscapeSucceeded))
+        assert succeeded.rule == "bns:fair-escape-automatic"
+        assert types(events)[-1] == "turn_ended"  # gone: its turn ends with it
 
     def test_no_way_out_grappled_or_ruled(self) -> None:
         """bns:fair-escape-no-exit: grappled, or the ST's no_exit: declared, then failed."""
@@ -534,8 +536,7 @@ class TestManeuvers:
             done(w, "wolf")
             w.do("st", "end_round")
             w.do("st", "start_round")
-            for who in ("julian", "edward", "mook"):
-                done(w, who)
+            done(w, "julian")  # the wolf moves before its initiative
             events = act(w, "wolf", "move", steps=3, maneuver="burst_of_speed")
             assert next(e for e in events if isinstance(e, ManeuverUsed)).paid == second
 
@@ -655,7 +656,8 @@ class TestManeuvers:
         t.do("st", "end_round")
         t.do("st", "start_round")
         done(t, "julian")
-        t.refused("edward", "declare_action", action={"kind": "draw"}, code="unconscious", rule="bns:knock-out")
+        assert turn(t) == ["mook"]  # unconscious, Edward's turn is passed over
+        t.refused("edward", "declare_action", action={"kind": "draw"}, code="not_your_turn")
 
     def test_pierce_the_heart(self) -> None:
         """bns:pierce-the-heart: -3, only into the Incapacitated track; a vampire staked; a

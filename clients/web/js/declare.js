@@ -83,7 +83,8 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
   const category = select("category", CATEGORIES.map((cat) => [cat, title(cat)]));
   const bid = select("bid", traitsLeft(c, "physical"));
   category.addEventListener("change", () => fill(bid, traitsLeft(c, category.value).map(([v, t]) => h("option", { value: v }, t))));
-  const attack = attackFields(live, view, who, forCharacter);
+  const fight = fightFields(view, c);
+  const attack = attackFields(live, view, who, forCharacter, () => fight.fields().maneuver);
   const victory = h("input", { name: "victory", autocomplete: "off", placeholder: "I punch him in the jaw", required: true });
   const effect = select("effect", [["", "No mechanical effect"], ["damage", "Damage"], ["grapple", "Grapple"], ["knock_down", "Knock down"]]);
   const amount = h("input", { type: "number", name: "amount", min: 0, max: 10, value: 1, inputmode: "numeric" });
@@ -92,7 +93,6 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
   const power = select("power", [["", "No power"], ...powers.map((p) => [p, p])]);
   const difficulty = h("input", { type: "number", name: "difficulty", min: 0, max: 99, value: 3, inputmode: "numeric" });
   const flags = (view.rules?.flags || []).filter((f) => f in FLAGS).map((f) => [f, h("input", { type: "checkbox", name: f })]);
-  const fight = fightFields(view, c);
   const submit = async (e) => {
     e.preventDefault();
     const body = { type: "declare", challenge: `c-${newId().slice(0, 6)}`, kind: kind.value, victory: victory.value.trim() };
@@ -118,7 +118,7 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
   };
   return h(
     "form",
-    { class: "stack", onsubmit: submit },
+    { class: "stack", onsubmit: submit, onchange: (e) => ["maneuver", "second_maneuver"].includes(e.target.name) && attack.refresh?.() },
     field("Kind", kind),
     field("Target", target),
     fight.controls,
@@ -141,7 +141,7 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
 }
 
 /** An attack pool's controls, and the pool as the server computes it, shown as they change. */
-function attackFields(live, view, who, forCharacter) {
+function attackFields(live, view, who, forCharacter, maneuver = () => undefined) {
   const sheet = view.characters[who]?.sheet || {};
   const kind = select("attack", ATTACKS);
   const attribute = select("attribute", [["", "The attack's own"], ...Object.keys(sheet.attributes || {}).map((a) => [a, title(a)])]);
@@ -164,7 +164,9 @@ function attackFields(live, view, who, forCharacter) {
   let asked = 0;
   const preview = async () => {
     const mine = ++asked;
-    const reply = await live.request({ type: "pool", ...fields(), ...(forCharacter ? { character: who } : {}) }, "pool");
+    const chosen = maneuver(); // the maneuvers' penalties count in the pool shown
+    const ask = { type: "pool", ...fields(), ...(chosen ? { maneuver: chosen } : {}), ...(forCharacter ? { character: who } : {}) };
+    const reply = await live.request(ask, "pool");
     if (mine !== asked) return; // a later change asked again
     if (reply.pool) shown.replaceChildren("Your pool: ", h("strong", {}, describePool(reply.pool)));
     else shown.replaceChildren(refusal(reply.error || reply));
@@ -189,7 +191,7 @@ function attackFields(live, view, who, forCharacter) {
     field("Why the wild card", why),
     shown,
   ];
-  return { controls, fields };
+  return { controls, fields, refresh: changed };
 }
 
 /** A combat maneuver with its cost, and the range in steps, where the rules' flags have them. The
