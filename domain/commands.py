@@ -58,6 +58,9 @@ class BnsOptions(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unk
     free_maneuvers: Literal["per_list", "one"] = "per_list"
     """Free maneuvers per fight with Strength or Dexterity 4: one from each list the character
     qualifies for (``per_list``), or one in all (``one``) (bns:free-maneuvers)."""
+    damage_floor: Literal["after", "before"] = "after"
+    """Damage with maneuvers: the amount, the exceptional point and the reductions summed, then
+    floored at 0 (``after``); or the reductions floored at 0 first, then the point (``before``)."""
     maneuver_damage: Literal["normal", "none"] = "normal"
     """Disarm and Knock Out, whose words state no damage reduction: the attack's damage as usual,
     or none (bns:disarm)."""

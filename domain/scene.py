@@ -84,9 +84,12 @@ def adjust(d: Draft, cmd: Adjust) -> None:
         raise Rejected("bad_adjustment", f"No challenge against {character.name} is waiting to be repeated.")
     d.add(CharacterAdjusted(character=cmd.character, changes=cmd.changes, reason=cmd.reason, lifted=lifted))
     why = f"The Storyteller rules: {cmd.reason}"
+    rules = ruleset_for(d.state.ruleset)
     d.add(
         *(
-            ConditionSet(character=cmd.character, name=name, by=NARRATOR, why=why, rule="")
+            ConditionSet(
+                character=cmd.character, name=name, by=NARRATOR, clears_after=rules.clears_after(name), why=why, rule=""
+            )
             for name in cmd.changes.set_conditions
         ),
         *(

@@ -136,7 +136,11 @@ def _grapple_broken(s: Change, e: GrappleBroken, r: Place) -> None:
             c, conditions=replace(c.conditions, grappling=tuple(v for v in c.conditions.grappling if v != e.victim))
         ),
     )
-    s.conditions(e.victim, grappled_by=None)
+    victim: Character | None = s.characters.get(e.victim)
+    if victim is not None and victim.conditions.grappled_by == e.grappler:  # another may hold it too
+        ids = [who for who in s.base.characters if who != e.grappler]
+        still = next((w for w in ids if e.victim in s.characters[w].conditions.grappling), None)
+        s.conditions(e.victim, grappled_by=still)
     consequence(s, e)
 
 

@@ -248,6 +248,10 @@ class Ruleset(ABC):
         """Refuse a declared action, or return what it causes at once (a grapple let go)."""
         return []
 
+    def clears_after(self, condition: str) -> int:
+        """Simple actions a condition takes to clear (0: not that way)."""
+        return 0
+
     def round_budget(self, state: Scene, who: str) -> dict[str, int]:
         """A character's actions this round by kind (rulesets that count them so), or empty."""
         return {}

@@ -63,6 +63,7 @@ from domain.rules.bns_catalog import (
     rating,
     skill_rating,
 )
+from domain.rules.bns_combat import CLEARS_AFTER
 from domain.rules.catalog import BEATS, SIGNS
 from domain.sheets import Category, Sheet, Weapon
 from domain.state import NARRATOR, Challenge, Character, Helper, RetestEntry, Scene
@@ -138,10 +139,12 @@ class Bns(Ruleset):
                 "card, and let the Storyteller judge.",
                 "bns:knock-out",
             )
-        if cmd.unseen and "fighting_blind" not in cmd.maneuvers:
+        blinded = me.conditions.marked("blinded") is not None and bool(cmd.targets)
+        if (cmd.unseen or blinded) and "fighting_blind" not in cmd.maneuvers:
+            why = "is blinded" if blinded else "cannot see the target"
             raise Rejected(
                 "line_of_sight",
-                f"{me.name} cannot see the target: to attack one you cannot see, use the Fighting Blind maneuver.",
+                f"{me.name} {why}: to attack one you cannot see, use the Fighting Blind maneuver.",
                 "bns:line-of-sight",
             )
         if cmd.kind == "simple":
@@ -604,9 +607,10 @@ class Bns(Ruleset):
         pool = ch.challenger.pool
         if pool is not None and pool.attack in LETHAL and effect.type == "bashing":
             effect = Damage(amount=effect.amount, type="lethal")  # bns:tooth-and-claw
-        if ch.outcome is not None and ch.outcome.exceptional:
-            effect = Damage(amount=effect.amount + 1, type=effect.type)  # bns:exceptional-damage
-        return Damage(amount=maneuvers.reduced(state, ch, effect.amount), type=effect.type)  # a maneuver's reduction
+        exceptional = 1 if ch.outcome is not None and ch.outcome.exceptional else 0  # bns:exceptional-damage
+        if options(state).damage_floor == "before":  # the reduction floored at 0 first, then the point
+            return Damage(amount=maneuvers.reduced(state, ch, effect.amount) + exceptional, type=effect.type)
+        return Damage(amount=maneuvers.reduced(state, ch, effect.amount + exceptional), type=effect.type)
 
     def settled(self, state: Scene, ch: Challenge, winner: Leader) -> list[SceneEvent]:
         return maneuvers.maneuver_effects(state, ch) if winner == "challenger" else []
@@ -615,6 +619,9 @@ class Bns(Ruleset):
 
     def round_budget(self, state: Scene, who: str) -> dict[str, int]:
         return dict(turn.BUDGET)
+
+    def clears_after(self, condition: str) -> int:
+        return CLEARS_AFTER.get(condition, 0)
 
     def rage_rounds(self, state: Scene, who: str, ruled: Mapping[str, int]) -> int:
         return ruled.get(who, state.characters[who].sheet.rage_rounds)

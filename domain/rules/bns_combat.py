@@ -164,5 +164,9 @@ CLEARABLE: dict[str, str] = {
     "armor_mangled": "bns:mangle-fur",
 }
 """Conditions a character clears with simple actions, and the rule that says how many."""
+CLEARS_AFTER: dict[str, int] = {
+    name: m.clears_after for m in MANEUVERS.values() if m.condition is not None and (name := m.condition)
+}
+"""Simple actions each condition takes to clear (whoever sets it: a maneuver, or the ST)."""
 FERAL_DASH_STEPS = 9
 """Both actions' movement (six steps) plus three (bns:feral-dash)."""

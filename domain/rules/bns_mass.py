@@ -11,13 +11,14 @@ from domain.events import (
     AssistOffered,
     SceneEvent,
 )
-from domain.rules.bns_turn import check_turn, spend, turn_of
+from domain.rules.bns_turn import awake, check_turn, holders, released, spend, turn_of
 from domain.state import Character, RoundState, Scene
 
 
 def assist(state: Scene, who: str, cmd: Assist) -> list[SceneEvent]:
     me = state.characters[who]
     r = turn_of(state)
+    awake(me, state.last_at)
     if cmd.kind == "defender":
         return _shield(state, me, cmd, r)
     if cmd.to is None or cmd.benefit is None:
@@ -38,7 +39,9 @@ def assist(state: Scene, who: str, cmd: Assist) -> list[SceneEvent]:
             "once_a_round", f"{them.name} already has a free maneuver from an assist this round.", "bns:assist-attacker"
         )
     offer = "a free combat maneuver" if cmd.benefit == "maneuver" else "+1 on a physical attack"
+    let_go = released(state, me, f"helps {them.name}") if cmd.to not in me.conditions.grappling else []
     return [
+        *let_go,
         AssistOffered(
             character=who,
             kind="attacker",
@@ -47,7 +50,7 @@ def assist(state: Scene, who: str, cmd: Assist) -> list[SceneEvent]:
             how=cmd.how,
             why=f"{me.name} offers to assist {them.name}'s attack: {offer}.",
             rule="bns:assist-attacker",
-        )
+        ),
     ]
 
 
@@ -81,6 +84,7 @@ def answer_assist(state: Scene, who: str, offer: int, accept: bool) -> list[Scen
 def _shield(state: Scene, me: Character, cmd: Assist, r: RoundState) -> list[SceneEvent]:
     rule = "bns:assist-defender"
     ch = state.challenges.get(cmd.challenge or "")
+    awake(me, state.last_at)
     if ch is None or not ch.open:
         raise Rejected("unknown_challenge", "Name the open attack to shield a defender from (`challenge`).", rule)
     if ch.category != "physical":
@@ -93,9 +97,12 @@ def _shield(state: Scene, me: Character, cmd: Assist, r: RoundState) -> list[Sce
         raise Rejected("escaping", f"{me.name} is escaping.", "bns:fair-escape-hold")
     if me.shielded == r.number:
         raise Rejected("once_a_round", f"{me.name} has shielded someone this round already.", rule)
+    if me.conditions.prone or me.conditions.grappled_by or holders(state, me.id):
+        raise Rejected("cannot_move", f"{me.name} is prone or grappled and cannot move to shield anyone.", rule)
     spend(me, "simple", rule)
     attacker, was = state.name_of(ch.challenger.who), state.name_of(ch.defender.who)
     return [
+        *released(state, me, "moves to shield another"),
         ActionTaken(
             character=me.id, spent="simple", challenge=ch.id, why=f"{me.name} moves up to three steps.", rule=rule
         ),

@@ -308,14 +308,18 @@ def in_round(state: Scene, cmd: Declare, who: str, now: datetime) -> tuple[list[
         )
     if cmd.maneuvers:
         events += check_maneuvers(state, cmd, who)
-    return events, attack_modifiers(state, me, cmd.category, cmd.maneuvers)
+    attacking = cmd.kind == "contested" and not escaping
+    return events, attack_modifiers(state, me, cmd.category, cmd.maneuvers, attacking=attacking)
 
 
-def attack_modifiers(state: Scene, me: Character, category: str, maneuvers: Sequence[str]) -> list[Modifier]:
-    """What the maneuvers take off an attack pool, and what accepted assists add to a physical one."""
+def attack_modifiers(
+    state: Scene, me: Character, category: str, maneuvers: Sequence[str], *, attacking: bool = True
+) -> list[Modifier]:
+    """What the maneuvers take off an attack pool, and what accepted assists add to a physical
+    attack (not to a static test, nor to breaking a grapple)."""
     used = [MANEUVERS[name] for name in maneuvers if name in MANEUVERS]
     modifiers = [Modifier(value=m.modifier, why=m.title, rule=m.rule) for m in used if m.modifier]
-    if category == "physical":
+    if category == "physical" and attacking:
         modifiers += [
             Modifier(value=1, why=f"assisted by {state.name_of(aid.by)}", rule=ASSISTED)
             for aid in me.aids

@@ -86,7 +86,7 @@ EDWARD_FIRST = (ROCK, SCISSORS) + (0,) * 14
 
 def fight(entropy: tuple[int, ...] = EDWARD_FIRST, rage: dict[str, int] | None = None, **options: Any) -> Table:
     """Julian (6, Wits 4), then Edward and Mook (6, Wits 3, Dexterity 3: a test), then the wolf (5)."""
-    t = Table("bns", {"bns": {"relent_exceptional": False, **options}})
+    t = Table("bns", {"bns": {"relent_exceptional": False, **options}})  # a relent: a plain success
     for sheet in (EDWARD, JULIAN, MOOK, WOLF):
         t.do("st", "add_character", character=sheet)
     t.entropy = entropy
@@ -1044,3 +1044,163 @@ class TestEdwardAndJulian:
         assert ch.status == "resolved" and ch.outcome is not None and ch.outcome.winner == "challenger"
         assert len(ch.tests) == 2 and ch.outcome.exceptional  # the greater pool, and every test won
         assert t.character("julian").wounds.aggravated == 3  # bns:exceptional-damage
+
+
+class TestTurnEdges:
+    """Edges a table meets: who may act when, and what a round keeps track of."""
+
+    def test_a_failed_escaper_acts_only_until_the_next_turn_and_escapes_no_more(self) -> None:
+        """bns:fair-escape-hold (AMB 4): right after the attack that failed it; not again this round."""
+        t = fight()
+        done(t, "julian")
+        act(t, "edward", "fair_escape")
+        t.do("st", "intend_attack", character="mook", target="edward")
+        done(t, "edward")
+        attack(t, "mook", "edward")
+        act(t, "edward", "draw", item="Knife")  # out of turn, at once
+        done(t, "mook")
+        t.refused("edward", "declare_action", action={"kind": "move", "steps": 1}, code="not_your_turn")
+        t.do("st", "end_round")
+        t.do("st", "start_round")
+        done(t, "julian")
+        act(t, "edward", "fair_escape")  # a new round: a new attempt
+        assert t.character("edward").conditions.fair_escape in ("declared", "escaped")
+
+    def test_an_escape_that_failed_is_not_declared_again_that_round(self) -> None:
+        t = fight()
+        t.do("st", "adjust", character="julian", changes={"set_conditions": ["no_exit"]}, reason="a locked room")
+        act(t, "julian", "fair_escape")
+        t.refused("julian", "declare_action", action={"kind": "fair_escape"}, code="escape_failed")
+
+    def test_in_a_rage_round_those_still_to_act_in_it_may_intend(self) -> None:
+        """bns:fair-escape-intent in a Rage round: the wolf acted in the universal round, but has its
+        Rage turn still to come."""
+        t = fight(rage={"edward": 1, "wolf": 1})
+        for who in ("julian", "edward", "mook"):
+            done(t, who)
+        act(t, "wolf", "draw", item="nothing")
+        act(t, "wolf", "move", steps=3, using="standard")
+        assert turn(t) == ["edward"] and t.state.round is not None and t.state.round.turn_phase == "extra"
+        act(t, "edward", "fair_escape")
+        assert t.character("edward").conditions.fair_escape == "declared"
+        t.do("st", "intend_attack", character="wolf", target="edward")
+
+    def test_a_standard_action_is_not_paid_with_a_simple_one(self) -> None:
+        """bns:advanced-movement: climbing takes the standard action; `using` cannot lower it."""
+        t = fight()
+        t.refused(
+            "julian",
+            "declare_action",
+            action={"kind": "advanced_move", "steps": 3, "using": "simple"},
+            code="standard_action",
+            rule="bns:advanced-movement",
+        )
+
+    def test_a_helpers_last_action_ends_its_turn(self) -> None:
+        t = fight()
+        act(t, "julian", "draw", item="stake")
+        t.do("julian", "assist", kind="attacker", to="mook", benefit="plus_one")
+        t.do("st", "answer_assist", character="mook", offer=t.state.version, accept=True)
+        assert turn(t) == ["edward"]
+
+    def test_a_grappler_lets_go_over_two_short_moves(self) -> None:
+        """bns:grapple-release: "more than one step a round", counted over the round."""
+        t = TestGrapple().grappled()
+        done(t, "edward")
+        assert not any(isinstance(e, GrappleBroken) for e in act(t, "mook", "move", steps=1))
+        events = act(t, "mook", "move", steps=1, using="standard")
+        assert any(isinstance(e, GrappleBroken) for e in events)
+
+    def test_the_prone_neither_climb_nor_shield(self) -> None:
+        """bns:prone limits movement: no advanced move; bns:assist-defender needs three steps."""
+        t = fight()
+        act(t, "julian", "prone")
+        t.refused("julian", "declare_action", action={"kind": "advanced_move", "steps": 1}, code="prone")
+        done(t, "julian")
+        attack(t, "edward", "mook")
+        t.refused("julian", "assist", kind="defender", challenge="hit", code="cannot_move", rule="bns:assist-defender")
+
+    def test_a_blinded_attacker_needs_fighting_blind(self) -> None:
+        """bns:line-of-sight: a blinded attacker cannot see the target."""
+        t = fight()
+        t.do("st", "adjust", character="julian", changes={"set_conditions": ["blinded"]}, reason="sand in his eyes")
+        mark = t.character("julian").conditions.marked("blinded")
+        assert mark is not None and mark.clears_after == 2  # bns:blinding-attack, whoever sets it
+        t.refused(
+            "julian",
+            "declare",
+            challenge="x",
+            kind="contested",
+            targets=["mook"],
+            category="physical",
+            pool={"attack": "unarmed"},
+            code="line_of_sight",
+            rule="bns:line-of-sight",
+        )
+        attack(t, "julian", "mook", maneuver="fighting_blind")
+
+    def test_a_maneuver_a_round_rage_rounds_included(self) -> None:
+        """bns:maneuvers: one a round; a Rage round is a round."""
+        t = fight(rage={"julian": 1})
+        attack(t, "julian", "mook", maneuver="targeted_attack")
+        give_in(t, "mook")
+        done(t, "julian")
+        for who in ("edward", "mook", "wolf"):
+            done(t, who)
+        assert turn(t) == ["julian"]
+        attack(t, "julian", "mook", "again", maneuver="targeted_attack")
+
+    def test_burst_of_speed_only_before_ones_initiative(self) -> None:
+        """bns:burst-of-speed: "take your simple action immediately, out of order, and then your
+        standard action on your normal initiative"."""
+        t = fight()
+        done(t, "julian")
+        done(t, "edward")
+        t.refused(
+            "julian",
+            "declare_action",
+            action={"kind": "move", "steps": 1, "maneuver": "burst_of_speed"},
+            code="burst_of_speed",
+            rule="bns:burst-of-speed",
+        )
+
+    def test_a_second_grappler_still_holds(self) -> None:
+        """bns:grapple-several: when one grappler lets go, the other still holds, and it shows."""
+        t = TestGrapple().grappled()
+        done(t, "edward")
+        done(t, "mook")
+        attack(t, "wolf", "edward", "maul", attack_kind="bite", maneuver="grapple")
+        give_in(t, "edward", "maul")
+        t.do("st", "let_go", character="mook")
+        assert t.character("edward").conditions.grappled_by == "wolf"
+
+    def test_an_assists_plus_one_is_for_an_attack(self) -> None:
+        """bns:assist-attacker: +1 "on a single normal physical attack": not a static test."""
+        t = fight()
+        done(t, "julian")
+        t.do("edward", "assist", kind="attacker", to="mook", benefit="plus_one")
+        t.do("st", "answer_assist", character="mook", offer=t.state.version, accept=True)
+        done(t, "edward")
+        t.do(
+            "st",
+            "declare",
+            character="mook",
+            challenge="climb",
+            kind="static",
+            category="physical",
+            difficulty=5,
+            pool={"attack": "unarmed"},
+        )
+        pool = t.challenge("climb").challenger.pool
+        assert pool is not None and pool.modifiers == () and len(t.character("mook").aids) == 1
+
+    def test_the_damage_floor_both_ways(self) -> None:
+        """Damage with maneuvers, AMB: the exceptional point and the reductions summed, then floored
+        (damage_floor=after), or the reductions floored first (before)."""
+        for floor, dealt in (("after", []), ("before", [1])):
+            t = fight(damage_floor=floor, relent_exceptional=True)
+            for who in ("julian", "edward"):
+                done(t, who)
+            attack(t, "mook", "julian", maneuver="grapple", effect={"kind": "damage", "amount": 1, "type": "bashing"})
+            events = give_in(t, "julian")  # a lower pool relents: exceptional
+            assert [e.amount for e in events if isinstance(e, DamageTaken)] == dealt, floor
