@@ -40,6 +40,11 @@ from domain.turns import next_turn, spent, turn_over
 ORDER = "camarilla:order-of-actions"
 
 
+def _order(d: Draft) -> str:
+    """The rule of the order of a round, in this scene's ruleset."""
+    return ruleset_for(d.state.ruleset).cites.get("order", ORDER)
+
+
 def _rounds(d: Draft) -> Ruleset:
     rules = ruleset_for(d.state.ruleset)
     if not rules.has_rounds:
@@ -50,7 +55,7 @@ def _rounds(d: Draft) -> Ruleset:
 def _open_round(d: Draft) -> RoundState:
     r = d.state.round
     if r is None or r.phase == "over":
-        raise Rejected("no_round", "No round is under way: the Storyteller starts one.", ORDER)
+        raise Rejected("no_round", "No round is under way: the Storyteller starts one.", _order(d))
     return r
 
 
@@ -65,11 +70,11 @@ def _who(d: Draft, character: str | None) -> str:
 
 def start_round(d: Draft, cmd: StartRound) -> None:
     if d.actor != NARRATOR:
-        raise Rejected("forbidden", "Only the Storyteller starts a round.", ORDER)
+        raise Rejected("forbidden", "Only the Storyteller starts a round.", _order(d))
     rules = _rounds(d)
     r = d.state.round
     if r is not None and r.phase != "over":
-        raise Rejected("round_open", f"Round {r.number} is still under way; end it first.", ORDER)
+        raise Rejected("round_open", f"Round {r.number} is still under way; end it first.", _order(d))
     for who in cmd.rage:
         present(d.state, who)
     present_ = [c.id for c in d.state.roster() if c.present]
@@ -85,7 +90,7 @@ def start_round(d: Draft, cmd: StartRound) -> None:
 
 def end_round(d: Draft, cmd: EndRound) -> None:
     if d.actor != NARRATOR:
-        raise Rejected("forbidden", "Only the Storyteller ends a round.", ORDER)
+        raise Rejected("forbidden", "Only the Storyteller ends a round.", _order(d))
     r = _open_round(d)
     d.add(*ruleset_for(d.state.ruleset).round_ending(d.state))
     d.add(RoundEnded(number=r.number))
@@ -130,12 +135,12 @@ def _set_initiative(d: Draft, rules: Ruleset) -> None:
 
 def order(d: Draft, cmd: Order) -> None:
     if d.actor != NARRATOR:
-        raise Rejected("forbidden", "Only the Storyteller orders characters of equal initiative.", ORDER)
+        raise Rejected("forbidden", "Only the Storyteller orders characters of equal initiative.", _order(d))
     r = _open_round(d)
     group = next((list(g) for g in r.order if set(g) == set(cmd.characters)), None)
     if group is None or len(cmd.characters) != len(group):
         ties = "; ".join(", ".join(g) for g in r.order if len(g) > 1) or "none"
-        raise Rejected("not_tied", f"Order only characters of one equal initiative (ties now: {ties}).", ORDER)
+        raise Rejected("not_tied", f"Order only characters of one equal initiative (ties now: {ties}).", _order(d))
     rules = ruleset_for(d.state.ruleset)
     ordered = [list(cmd.characters)] if rules.declares_actions else [[w] for w in cmd.characters]  # bns: in turn
     new_order = [row for g in r.order for row in (ordered if list(g) == group else [list(g)])]
@@ -157,9 +162,9 @@ def end_turn(d: Draft, cmd: EndTurn) -> None:
     r = _open_round(d)
     who = _who(d, cmd.character)
     if who not in r.turn:
-        raise Rejected("not_your_turn", f"It is not {d.state.name_of(who)}'s turn.", ORDER)
+        raise Rejected("not_your_turn", f"It is not {d.state.name_of(who)}'s turn.", _order(d))
     if d.state.characters[who].turn_done:
-        raise Rejected("already_done", f"{d.state.name_of(who)} has already ended this turn.", ORDER)
+        raise Rejected("already_done", f"{d.state.name_of(who)} has already ended this turn.", _order(d))
     turn_over(d, who)
 
 
@@ -195,7 +200,8 @@ def let_go(d: Draft, cmd: LetGo) -> None:
     who = _who(d, cmd.character)
     victims = d.state.characters[who].conditions.grappling
     if not victims:
-        raise Rejected("not_grappling", f"{d.state.name_of(who)} holds nobody.", "camarilla:grapple")
+        rule = ruleset_for(d.state.ruleset).cites.get("grapple", "camarilla:grapple")
+        raise Rejected("not_grappling", f"{d.state.name_of(who)} holds nobody.", rule)
     d.add(*(GrappleBroken(grappler=who, victim=v, why=f"{d.state.name_of(who)} lets go.") for v in victims))
 
 

@@ -102,6 +102,7 @@ class Bns(Ruleset):
         "pools": "bns:attack-pool",
         "order": "bns:round",
         "ties": "bns:initiative-ties",
+        "grapple": "bns:grapple-release",
     }
 
     # -- sheets and declarations ------------------------------------------------------------

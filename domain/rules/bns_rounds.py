@@ -76,31 +76,42 @@ def order_round(state: Scene, choose: Callable[[tuple[str, ...]], str]) -> Initi
 
 
 def _thrown(group: list[str], choose: Callable[[tuple[str, ...]], str], tests: list[InitiativeTest]) -> list[list[str]]:
-    """Order a group tied on every count pairwise by tests (retests on ties): each winner goes
-    before the rest. Throws that run out leave the rest tied, for the ST."""
+    """Order a group tied on every count by tests (retests on ties): whoever wins against each of the
+    others in turn goes first, then the same among the rest. Throws that run out leave the rest
+    tied, for the ST."""
     rest, ordered = list(group), list[list[str]]()
     while len(rest) > 1:
-        a, b = rest[0], rest[1]
-        signs: list[dict[str, str]] = []
-        first = None
-        for _ in range(TIE_TESTS):
-            try:
-                thrown = {a: choose(SIGNS), b: choose(SIGNS)}
-            except Rejected:
-                break
-            signs.append(thrown)
-            if thrown[b] in BEATS[thrown[a]]:
-                first = a
-            elif thrown[a] in BEATS[thrown[b]]:
-                first = b
-            if first:
-                break
-        tests.append(InitiativeTest(between=[a, b], signs=signs, first=first))
-        if first is None:
-            return [*ordered, rest]
+        first: str | None = rest[0]
+        for other in rest[1:]:
+            assert first is not None
+            first = _test(first, other, choose, tests)
+            if first is None:
+                return [*ordered, rest]
+        assert first is not None
         ordered.append([first])
         rest.remove(first)
     return [*ordered, rest]
+
+
+def _test(a: str, b: str, choose: Callable[[tuple[str, ...]], str], tests: list[InitiativeTest]) -> str | None:
+    """One test between two tied characters, retested on ties: who goes first, or None when the
+    throws run out."""
+    signs: list[dict[str, str]] = []
+    first = None
+    for _ in range(TIE_TESTS):
+        try:
+            thrown = {a: choose(SIGNS), b: choose(SIGNS)}
+        except Rejected:
+            break
+        signs.append(thrown)
+        if thrown[b] in BEATS[thrown[a]]:
+            first = a
+        elif thrown[a] in BEATS[thrown[b]]:
+            first = b
+        if first:
+            break
+    tests.append(InitiativeTest(between=[a, b], signs=signs, first=first))
+    return first
 
 
 def _told(state: Scene, t: InitiativeTest) -> str:

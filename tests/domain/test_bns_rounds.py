@@ -155,6 +155,22 @@ class TestInitiative:
         test = next(r.event for r in t.log if isinstance(r.event, InitiativeSet)).tests[0]
         assert len(test.signs) == 2 and test.first == "edward"
 
+    def test_three_tied_the_one_who_beats_each_other_goes_first(self) -> None:
+        """bns:initiative-ties, three tied: the winner of Edward and Mook's test throws against the
+        twin, and whoever wins goes first; then the other two throw again."""
+        t = Table("bns", {"bns": {"relent_exceptional": False}})
+        for sheet in (EDWARD, JULIAN, MOOK, WOLF, {**EDWARD, "id": "twin", "name": "The twin"}):
+            t.do("st", "add_character", character=sheet)
+        t.entropy = (ROCK, SCISSORS, SCISSORS, ROCK, PAPER, ROCK) + (0,) * 10
+        t.do("st", "start_round")
+        order = next(r.event for r in t.log if isinstance(r.event, InitiativeSet))
+        assert order.order == [["julian"], ["twin"], ["edward"], ["mook"], ["wolf"]]
+        assert [(x.between, x.first) for x in order.tests] == [
+            (["edward", "mook"], "edward"),
+            (["edward", "twin"], "twin"),
+            (["edward", "mook"], "edward"),
+        ]
+
     def test_the_table_throws_and_the_storyteller_orders(self) -> None:
         """bns:initiative-ties, AMB: option initiative_tests=table leaves the tie to the ST."""
         t = fight(initiative_tests="table")
