@@ -263,6 +263,18 @@ class TestActions:
         assert t.character("wolf").budget["standard"] == 0
 
 
+def test_rage_rounds_from_the_sheet() -> None:
+    """bns:rage-rounds, AMB: the sheet's `rage_rounds`, unless the ST rules otherwise at `start_round`."""
+    t = Table("bns", {"bns": {"relent_exceptional": False}})
+    for sheet in (EDWARD, {**JULIAN, "rage_rounds": 1}, MOOK, WOLF):
+        t.do("st", "add_character", character=sheet)
+    t.do("st", "start_round")
+    assert t.character("julian").rage == 1 and t.character("edward").rage == 0
+    t.do("st", "end_round")
+    t.do("st", "start_round", rage={"julian": 0, "edward": 2})
+    assert t.character("julian").rage == 0 and t.character("edward").rage == 2
+
+
 class TestProne:
     def test_drop_crawl_stand(self) -> None:
         """bns:prone: a simple action to drop; crawl one step, or stand and move one."""

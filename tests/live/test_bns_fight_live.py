@@ -1,8 +1,9 @@
-"""The bns fight of examples/bns-fight.jsonl on a real server: the Storyteller (who plays the ghoul
-and the mook), Julian's and Edward's players and a spectator, each on its own connection, each
-command sent by its own player. Every client sees the round, the hold on Julian's escape and its
-failure as they happen (bns:fair-escape-hold); no pool reaches another side before its test; the
-log replays at every step as each player, and the audit verifies it."""
+"""The bns fight of examples/bns-fight.jsonl on a real server: the Storyteller (who plays the mook),
+three players (Julian's, Edward's, and the ghoul's, an NPC the ST hands to a player for the
+night) and a spectator, each on its own connection, each command sent by its own player. Every
+client sees the round, the hold on Julian's escape and its failure as they happen
+(bns:fair-escape-hold); no pool reaches another side before its test; the log replays at every
+step as each player, and the audit verifies it."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from tests.live.test_bns_table import pool_leaks
 
 pytestmark = pytest.mark.anyio
 SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "bns-fight.jsonl"
-PLAYERS = ("julian", "edward")
+PLAYERS = ("julian", "edward", "ghoul")
 
 
 def _commands() -> list[dict[str, Any]]:
@@ -54,7 +55,7 @@ async def test_the_bns_fight_live() -> None:
         held_seen: dict[str, bool] = {}
         last = 0
         for body in play:
-            who = body["actor"]
+            who = "ghoul" if body.get("character") == "ghoul" else body["actor"]  # the ghoul's player
             frame = {k: v for k, v in body.items() if k not in ("id", "scene", "actor", "at")}
             result = await c[who].send(frame)
             if body["id"] == "f-48":  # the mook's late attack on Julian, who has escaped
@@ -70,7 +71,7 @@ async def test_the_bns_fight_live() -> None:
                         ["ghoul"],
                         ["mook"],
                     )
-        assert held_seen == {"julian": True, "edward": True, "st": True, "*": True}
+        assert held_seen == {"julian": True, "edward": True, "ghoul": True, "st": True, "*": True}
         for viewer, client in c.items():
             view = await at_version(client, last)
             assert view["characters"]["julian"]["conditions"]["fair_escape"] == "escaped", viewer
