@@ -32,6 +32,7 @@ from domain.events import (
 )
 from domain.pools import Pool
 from domain.rules import ruleset_for
+from domain.rules.base import ManeuverOffer
 from domain.sheets import CATEGORIES, Sheet, in_order
 from domain.state import (
     NARRATOR,
@@ -139,6 +140,8 @@ class CharacterView(msgspec.Struct, frozen=True, omit_defaults=True):
     turn_done: bool | None = None
     free_used: list[str] | None = None
     """The lists of free maneuvers used this fight (bns; its player and the ST)."""
+    maneuvers: list[ManeuverOffer] | None = None
+    """The combat maneuvers it could use now, each with its cost (bns; its player and the ST)."""
     maneuver_round: int | None = None
     sheet: Sheet | None = None
 
@@ -205,7 +208,7 @@ class StateView(msgspec.Struct, frozen=True):
     """Decided challenges a whole view leaves out (the oldest): ask for them with ``challenges``."""
 
 
-def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
+def character_view(c: Character, viewer: str = NARRATOR, offers: list[ManeuverOffer] | None = None) -> CharacterView:
     held = c.conditions
     conditions = ConditionsView(
         grappled_by=held.grappled_by,
@@ -247,6 +250,7 @@ def character_view(c: Character, viewer: str = NARRATOR) -> CharacterView:
             "aggravated": c.wounds.aggravated,
         },
         free_used=list(c.free_used) or None,
+        maneuvers=offers or None,
         maneuver_round=c.maneuver_round or None,
         sheet=c.sheet if viewer == NARRATOR else msgspec.structs.replace(c.sheet, notes=""),
     )
@@ -439,6 +443,7 @@ def view(
         people = only[0]
         around = None if turned or people is None else set(people)
         cids = list(dict.fromkeys([*only[1], *_acting_in(state, viewer, around)]))
+    rules = ruleset_for(state.ruleset)
     return StateView(
         scene=state.id,
         title=state.title,
@@ -449,7 +454,7 @@ def view(
         viewer=viewer,
         round=round_view(state.round),
         characters={
-            who: character_view(c, viewer)
+            who: character_view(c, viewer, rules.maneuvers(state, who) if knows(viewer, who) else None)
             for who in (people if people is not None else [c.id for c in state.roster()])
             if (c := state.characters.get(who))
         },

@@ -102,3 +102,21 @@ def test_retests_are_offered_only_when_the_rules_allow() -> None:
     hunter = offered(t, "hunter", "shot")
     assert hunter is not None
     assert [msgspec.to_builtins(s) for s in hunter.retest] == [{"category": "overbid", "bid": []}]
+
+
+def test_a_player_sees_the_maneuvers_it_could_use_and_their_cost() -> None:
+    """bns:free-maneuvers, bns:maneuvers: the page never restates the tables; the view says what a
+    maneuver would cost now (free, Willpower, an assist's), to the character's player and the ST."""
+    from tests.domain.test_bns_rounds import attack, done, fight
+
+    t = fight()
+    for who in ("julian", "edward"):
+        done(t, who)
+    offers = {m.name: m.cost for m in view(t.state, "st").characters["mook"].maneuvers or []}
+    assert offers["knock_down"] == "free" and offers["targeted_attack"] == "willpower"
+    assert "mangle_fur" not in offers  # feral: the mook is no wolf
+    wolf = {m.name: (m.cost, m.with_action) for m in view(t.state, "st").characters["wolf"].maneuvers or []}
+    assert wolf["mangle_fur"] == ("free", False) and wolf["burst_of_speed"] == ("free", True)
+    assert view(t.state, "julian").characters["mook"].maneuvers is None  # not Julian's to know
+    attack(t, "mook", "julian", maneuver="knock_down")
+    assert view(t.state, "st").characters["mook"].maneuvers is None  # one a round

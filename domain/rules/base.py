@@ -69,6 +69,16 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True):
     """A relent's: the defence the relenting side would have used."""
 
 
+class ManeuverOffer(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """A combat maneuver a character could use now, and what it would cost (a page shows it)."""
+
+    name: str
+    title: str
+    cost: Literal["assist", "free", "willpower"]
+    with_action: bool = False
+    """It goes with an action (Quick Draw, Burst of Speed …), not an attack."""
+
+
 Family = Literal["traits", "pools", "dice"]
 
 
@@ -246,6 +256,10 @@ class Ruleset(ABC):
 
     def check_action(self, state: Scene, who: str, action: Action) -> list[SceneEvent]:
         """Refuse a declared action, or return what it causes at once (a grapple let go)."""
+        return []
+
+    def maneuvers(self, state: Scene, who: str) -> list[ManeuverOffer]:
+        """The combat maneuvers ``who`` could use now, each with its cost (pool rulesets)."""
         return []
 
     def clears_after(self, condition: str) -> int:

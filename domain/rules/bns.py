@@ -45,7 +45,7 @@ from domain.rules import bns_maneuvers as maneuvers
 from domain.rules import bns_mass as mass
 from domain.rules import bns_rounds as rounds
 from domain.rules import bns_turn as turn
-from domain.rules.base import Answer, Declaration, Ruleset, Verdict
+from domain.rules.base import Answer, Declaration, ManeuverOffer, Ruleset, Verdict
 from domain.rules.bns_catalog import (
     ATTACKS,
     ATTRIBUTES,
@@ -620,6 +620,9 @@ class Bns(Ruleset):
 
     def round_budget(self, state: Scene, who: str) -> dict[str, int]:
         return dict(turn.BUDGET)
+
+    def maneuvers(self, state: Scene, who: str) -> list[ManeuverOffer]:
+        return maneuvers.offers(state, state.characters[who])
 
     def clears_after(self, condition: str) -> int:
         return CLEARS_AFTER.get(condition, 0)

@@ -5,6 +5,7 @@ condition it leaves. The maneuvers themselves are data, in ``bns_combat``."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Literal
 
 from domain.commands import Declare
 from domain.errors import Rejected
@@ -16,6 +17,7 @@ from domain.events import (
     SceneEvent,
     WillpowerSpent,
 )
+from domain.rules.base import ManeuverOffer
 from domain.rules.bns_catalog import SHAPESHIFTERS, options
 from domain.rules.bns_combat import (
     ANIMAL_FORMS,
@@ -110,7 +112,7 @@ def paid(
     if round_ is not None and me.maneuver_round == round_.key:
         raise Rejected("one_maneuver", f"{me.name} has used a combat maneuver this round.", "bns:maneuvers")
     title = m.title
-    if pay == "any" and any((a.benefit, a.status) == ("maneuver", "accepted") for a in me.aids):
+    if pay == "any" and not m.feral and any((a.benefit, a.status) == ("maneuver", "accepted") for a in me.aids):
         by = next(a.by for a in me.aids if (a.benefit, a.status) == ("maneuver", "accepted"))
         why = f"{me.name} uses {title}, free: {state.name_of(by)} assists."
         return [
@@ -141,6 +143,29 @@ def paid(
             character=me.id, maneuver=maneuver, paid="willpower", challenge=challenge, why=why, rule="bns:maneuvers"
         ),
     ]
+
+
+def offers(state: Scene, me: Character) -> list[ManeuverOffer]:
+    """The maneuvers ``me`` could use now, each with what it would cost: none once one was used
+    this round; feral ones only in animal form; Willpower ones only with Willpower left."""
+    r = state.round
+    if r is not None and r.phase == "acting" and me.maneuver_round == r.key:
+        return []
+    animal = (me.sheet.form or "").lower() in ANIMAL_FORMS
+    assisted = any((a.benefit, a.status) == ("maneuver", "accepted") for a in me.aids)
+    found = []
+    for name, m in MANEUVERS.items():
+        if m.feral and not animal:
+            continue
+        cost: Literal["assist", "free", "willpower"] = "willpower"
+        if assisted and not m.feral:
+            cost = "assist"
+        elif _free_list(state, me, m.free) is not None:
+            cost = "free"
+        if cost == "willpower" and me.willpower < 1:
+            continue
+        found.append(ManeuverOffer(name=name, title=m.title, cost=cost, with_action=not m.attacks))
+    return found
 
 
 def _free_list(state: Scene, me: Character, lists: frozenset[str]) -> str | None:

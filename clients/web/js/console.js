@@ -74,12 +74,12 @@ function start(live) {
       fill(regions.characters, h("h2", { id: "chars-h" }, "Characters"), sheetFiles(live), h("div", { class: "scroll" }, h("table", {}, h("thead", {}, head), rows)));
     }
     keyed(rows, Object.values(view.characters).map((c) => [JSON.stringify(c), () => characterRow(live, view, c)]));
-    region(regions.round, JSON.stringify([view.round, Object.values(view.characters).map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids])]), () =>
+    region(regions.round, JSON.stringify([view.round, Object.values(view.characters).map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.maneuvers])]), () =>
       fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
     );
     const npcs = Object.values(view.characters).filter((c) => c.npc && c.present);
     const assists = (c) => (c.aids || []).filter((a) => a.benefit === "maneuver" && a.status === "accepted").length; // a second maneuver
-    region(regions.challenges.querySelector(".npc-declare"), JSON.stringify([view.status, npcs.map((c) => [c.id, c.sheet, assists(c)]), people(view)]), () =>
+    region(regions.challenges.querySelector(".npc-declare"), JSON.stringify([view.status, npcs.map((c) => [c.id, c.sheet, assists(c), c.maneuvers]), people(view)]), () =>
       fill(regions.challenges.querySelector(".npc-declare"), view.status === "open" && npcs.length > 0 && npcDeclare(live, view, npcs)),
     );
     const all = Object.values(view.challenges);

@@ -24,24 +24,8 @@ const ATTACKS = [
   ["social", "A Social attack"],
 ];
 const ATTACK_CATEGORY = { mental: "mental", social: "social" };
-/** The maneuvers an attack may use: [value, name, the free lists it is on]; feral ones need an
- * animal form. Those that go with an action (Quick Draw, Burst of Speed …) are the turn's
- * (turns.js). */
-const MANEUVERS = [
-  ["targeted_attack", "Targeted Attack", []],
-  ["knock_down", "Knock Down", ["strength"]],
-  ["knock_back", "Knock Back", []],
-  ["knock_out", "Knock Out", ["strength"]],
-  ["grapple", "Grapple", ["strength"]],
-  ["disarm", "Disarm", ["strength", "dexterity"]],
-  ["blinding_attack", "Blinding Attack", []],
-  ["hamstring", "Hamstring", []],
-  ["lunging_attack", "Lunging Attack", []],
-  ["fighting_blind", "Fighting Blind", ["dexterity"]],
-  ["pierce_the_heart", "Pierce the Heart", ["strength"]],
-  ["mangle_fur", "Mangle Fur", ["feral strength"], true],
-  ["savage_leap", "Savage Leap", ["feral strength"], true],
-];
+/** What a maneuver would cost, as the server says in the character's view (`maneuvers`). */
+const COSTS = { assist: "free: assisted", free: "free", willpower: "1 Willpower" };
 /** The forms in which feral maneuvers can be used (bns:feral-maneuvers). */
 export const ANIMAL_FORMS = ["lupus", "hispo"];
 
@@ -201,10 +185,9 @@ function attackFields(live, view, who, forCharacter, maneuver = () => undefined)
  * list of two, the assisted one first. */
 function fightFields(view, c) {
   const flags = view.rules?.flags || [];
-  const animal = animalForm(c);
-  const offered = MANEUVERS.filter(([, , , feral]) => !feral || animal);
-  const maneuver = flags.includes("maneuver") && select("maneuver", [["", "None"], ...offered.map(([value, name, lists]) => [value, `${name} (${maneuverCost(c, lists)})`])]);
-  const second = maneuver && assisted(c) && select("second_maneuver", [["", "None"], ...offered.map(([value, name]) => [value, name])]);
+  const offered = (c.maneuvers || []).filter((m) => !m.with_action);
+  const maneuver = flags.includes("maneuver") && select("maneuver", [["", "None"], ...offered.map((m) => [m.name, `${m.title} (${COSTS[m.cost]})`])]);
+  const second = maneuver && assisted(c) && select("second_maneuver", [["", "None"], ...offered.map((m) => [m.name, m.title])]);
   if (second) {
     // two different ones: the first chosen is not on offer again
     maneuver.addEventListener("change", () => {
@@ -233,11 +216,9 @@ export function assisted(c) {
   return (c?.aids || []).some((a) => a.benefit === "maneuver" && a.status === "accepted");
 }
 
-/** What a maneuver on these free lists would cost `c` now: "free: assisted", "free" or "1 Willpower". */
-export function maneuverCost(c, lists) {
-  if (assisted(c)) return "free: assisted";
-  const used = c?.free_used || [];
-  const ratings = c?.attributes || c?.sheet?.attributes || {};
-  const free = lists.some((list) => !used.includes(list) && (ratings[list.split(" ").at(-1)] || 0) >= 4);
-  return free ? "free" : "1 Willpower";
+/** What a maneuver would cost `c` now, as its view says: "free: assisted", "free", "1 Willpower",
+ * or "not now" (one already used this round, no Willpower, not in animal form). */
+export function maneuverCost(c, name) {
+  const offer = (c?.maneuvers || []).find((m) => m.name === name);
+  return offer ? COSTS[offer.cost] : "not now";
 }

@@ -55,7 +55,7 @@ function start(live) {
     }
     round.hidden = !view.round;
     const actions = Object.values(view.characters).map((c) => [c.id, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids]);
-    region(round, JSON.stringify([view.round, actions, names(view), mine?.sheet, mine?.free_used]), () => fill(round, roundPanel(live, view, who)));
+    region(round, JSON.stringify([view.round, actions, names(view), mine?.sheet, mine?.free_used, mine?.maneuvers]), () => fill(round, roundPanel(live, view, who)));
     // an attack on someone else is in front of me too while I may shield its defender
     const shields = (ch) => who !== "*" && mayShield(view, ch, who);
     const all = Object.values(view.challenges).filter((ch) => who === "*" || involves(ch, who) || Object.keys(ch.moves || {}).length || shields(ch));
@@ -69,7 +69,7 @@ function start(live) {
     none.hidden = open.length > 0;
     recentHeading.hidden = recent.length === 0;
     if (who !== "*" && view.status === "open") {
-      region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost, mine?.sheet, mine?.free_used, maneuverAids(mine)]), () =>
+      region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost, mine?.sheet, mine?.free_used, mine?.maneuvers, maneuverAids(mine)]), () =>
         fill(declare, h("h2", { id: "declare-h" }, "Declare a challenge"), declareForm(live, view, who)),
       );
     } else {

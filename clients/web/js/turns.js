@@ -9,14 +9,13 @@ import { nameOf, refusal, title } from "./words.js";
 
 const CLEARABLE = ["blinded", "hamstrung", "armor_mangled"];
 const BENEFITS = { plus_one: "+1 on an attack", maneuver: "a free maneuver" };
-/** The maneuvers that go with an action (not an attack): their names and the free lists they are
- * on (bns:quick-draw, bns:snap-shot, bns:burst-of-speed, bns:dart-behind, bns:feral-dash). */
+/** The names of the maneuvers that go with an action (not an attack); their cost is the view's. */
 const WITH_ACTION = {
-  quick_draw: ["Quick Draw", ["dexterity"]],
-  snap_shot: ["Snap Shot", ["dexterity"]],
-  burst_of_speed: ["Burst of Speed", ["dexterity"]],
-  dart_behind: ["Dart Behind", ["feral dexterity"]],
-  feral_dash: ["Feral Dash", ["feral dexterity"]],
+  quick_draw: "Quick Draw",
+  snap_shot: "Snap Shot",
+  burst_of_speed: "Burst of Speed",
+  dart_behind: "Dart Behind",
+  feral_dash: "Feral Dash",
 };
 const FERAL_DASH_STEPS = 9;
 const STEPS = [["3", "3 steps"], ["2", "2 steps"], ["1", "1 step"]];
@@ -24,8 +23,8 @@ const STEPS = [["3", "3 steps"], ["2", "2 steps"], ["1", "1 step"]];
 /** "Quick Draw (free)", "Snap Shot: nock (1 Willpower)": a button's words, with the cost as the
  * declare form shows it (the server makes it good, or refuses). */
 function withCost(c, maneuver, text) {
-  const [name, lists] = WITH_ACTION[maneuver];
-  return [`${name}${text ? `: ${text}` : ""} `, h("span", { class: "cost" }, `(${maneuverCost(c, lists)})`)];
+  const name = WITH_ACTION[maneuver];
+  return [`${name}${text ? `: ${text}` : ""} `, h("span", { class: "cost" }, `(${maneuverCost(c, maneuver)})`)];
 }
 
 /** Whether the round gives each character a standard and a simple action (no declarations). */
