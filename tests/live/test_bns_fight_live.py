@@ -52,6 +52,10 @@ async def test_the_bns_fight_live() -> None:
         c = {who: await stack.enter_async_context(Client(live.url, token, keep=True)) for who, token in tokens.items()}
         for client in c.values():
             await client.subscribe()
+        # the pool a page previews counts the maneuver's penalty: Strength 3 + Brawl 2 - 3 = 2
+        ask = {"type": "pool", "pool": {"attack": "unarmed"}, "maneuver": "targeted_attack"}
+        preview = await c["edward"].request(ask, "pool")
+        assert preview["pool"]["total"] == 2 and preview["pool"]["modifiers"][0]["rule"] == "bns:targeted-attack"
         held_seen: dict[str, bool] = {}
         last = 0
         for body in play:
