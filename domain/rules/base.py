@@ -165,6 +165,25 @@ class Ruleset(ABC):
     def call_negative(self, state: Scene, ch: Challenge, role: Role, trait: str) -> NegativeTraitCalled:
         """Judge a Negative Trait call, or refuse it."""
 
+    def refuse_flags(self, cmd: Declare) -> None:
+        """Refuse the declaration flags this ruleset has no rule for (those not in ``flags``),
+        naming them all."""
+        given = {
+            "defense": cmd.defense is not None,
+            "surprise": cmd.surprise,
+            "ranged": cmd.ranged,
+            "darkness": cmd.darkness is not None,
+            "immediate": cmd.immediate,
+        }
+        unsupported = [flag for flag, on in given.items() if on and flag not in self.flags]
+        if unsupported:
+            raise Rejected(
+                "unsupported",
+                f"{self.name} has no rule for {', '.join(unsupported)}; say it in the victory condition and "
+                "let the Storyteller judge.",
+                self.cites["adjudication"],
+            )
+
     # -- tests ------------------------------------------------------------------------------
 
     @abstractmethod
@@ -276,8 +295,16 @@ class Ruleset(ABC):
 
     def order_round(self, state: Scene, choose: Callable[[tuple[str, ...]], str]) -> InitiativeSet:
         """The order of a round that opens without declarations, ties broken as the ruleset says
-        (``choose`` draws the signs of any test it throws)."""
-        raise NotImplementedError
+        (``choose`` draws the signs of any test it throws). By default everyone present acts at
+        once, in one turn (a ruleset without initiative)."""
+        present = [c.id for c in state.roster() if c.present]
+        values = dict.fromkeys(present, 0)
+        return InitiativeSet(
+            order=[present],
+            values=values,
+            why="Everyone acts at once.",
+            rule=self.cites.get("order", self.cites["adjudication"]),
+        )
 
     def act(self, state: Scene, who: str, action: Action, now: datetime) -> list[SceneEvent]:
         """An action taken on one's turn (no declaration phase): refused, or what it records."""

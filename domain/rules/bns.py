@@ -131,7 +131,7 @@ class Bns(Ruleset):
             raise Rejected("bad_sheet", "; ".join(problems) + ".", "bns:attack-pool")
 
     def check_declare(self, state: Scene, cmd: Declare, who: str, now: datetime) -> Declaration:
-        self._check_flags(cmd)
+        self.refuse_flags(cmd)
         me = state.characters[who]
         if cmd.surprise and "knock_out" not in cmd.maneuvers:
             raise Rejected(
@@ -185,22 +185,6 @@ class Bns(Ruleset):
             pool = self.attack_pool(me, cmd.category, cmd.pool, modifiers)
         r = state.round
         return Declaration(pool=pool, then=then, round=r.number if r is not None and r.phase == "acting" else None)
-
-    def _check_flags(self, cmd: Declare) -> None:
-        flags = {
-            "defense": cmd.defense is not None,
-            "ranged": cmd.ranged,
-            "darkness": cmd.darkness is not None,
-            "immediate": cmd.immediate,
-        }
-        unsupported = [flag for flag, on in flags.items() if on]
-        if unsupported:
-            raise Rejected(
-                "unsupported",
-                f"bns plays no {', '.join(unsupported)} flag on a declaration; say it in the victory condition, or "
-                "as the wild card, and let the Storyteller judge.",
-                "bns:victory-condition",
-            )
 
     def _check_immunity(self, state: Scene, who: str, target: str, what: str | None, now: datetime) -> None:
         until = state.failures.get(immunity_key(who, target, what))

@@ -103,27 +103,9 @@ class Lotn(Ruleset):
                 )
 
     def check_declare(self, state: Scene, cmd: Declare, who: str, now: datetime) -> Declaration:
-        self._check_flags(cmd)
+        self.refuse_flags(cmd)
         self._check_kind(state, cmd, who, now)
         return Declaration()
-
-    def _check_flags(self, cmd: Declare) -> None:
-        """Laws of the Night has no mixed challenges, surprise, range or darkness rules."""
-        flags = {
-            "defense": cmd.defense is not None,
-            "surprise": cmd.surprise,
-            "ranged": cmd.ranged,
-            "darkness": cmd.darkness is not None,
-            "immediate": cmd.immediate,
-        }
-        unsupported = [flag for flag, on in flags.items() if on]
-        if unsupported:
-            raise Rejected(
-                "unsupported",
-                f"{self.name} has no rule for {', '.join(unsupported)}; say it in the victory condition and "
-                "let the Narrator judge.",
-                "lotn:adjudication",
-            )
 
     def _check_kind(self, state: Scene, cmd: Declare, who: str, now: datetime) -> None:
         """The declaration's kind, targets, bid, difficulty, effect, power and wait."""

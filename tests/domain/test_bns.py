@@ -1022,3 +1022,40 @@ class TestOptions:
         table.do("vincent", "retest", challenge="shot", source={"category": "willpower"})
         events = throws(table, "shot", "rock", "scissors")
         assert next(e for e in events if isinstance(e, TestRevealed)).pools == {}
+
+
+def test_flags_a_ruleset_has_no_rule_for_are_refused_by_name() -> None:
+    """A declaration flag the ruleset does not take (``flags``) is refused, all of them named, with
+    the ruleset's adjudication rule; nothing is appended."""
+    t = bns()
+    before = len(t.log)
+    e = t.refused(
+        "vincent",
+        "declare",
+        challenge="x",
+        kind="contested",
+        targets=["brute"],
+        category="physical",
+        pool={"attack": "unarmed"},
+        ranged=True,
+        darkness="both",
+        code="unsupported",
+        rule="bns:victory-condition",
+    )
+    assert "ranged, darkness" in e.message and len(t.log) == before
+    lotn = Table("lotn")
+    lotn.add("sam", {"Brawny": 2})
+    lotn.add("juan", {"Quick": 2})
+    e = lotn.refused(
+        "sam",
+        "declare",
+        challenge="y",
+        kind="contested",
+        targets=["juan"],
+        category="physical",
+        bid=["Brawny"],
+        surprise=True,
+        code="unsupported",
+        rule="lotn:adjudication",
+    )
+    assert "lotn has no rule for surprise" in e.message
