@@ -125,6 +125,25 @@ def attack(t: Table, who: str, target: str, cid: str = "hit", attack_kind: str =
     )
 
 
+def refused_attack(t: Table, who: str, target: str, **fields: Any) -> Any:
+    """A physical attack ``who`` declares on ``target`` (unarmed unless a ``pool`` is given), refused
+    with ``code`` (and ``rule``)."""
+    actor = "st" if t.character(who).sheet.npc else who
+    pool = fields.pop("pool", {"attack": "unarmed"})
+    challenge = fields.pop("challenge", "x")
+    return t.refused(
+        actor,
+        "declare",
+        character=who,
+        challenge=challenge,
+        kind="contested",
+        targets=[target],
+        category="physical",
+        pool=pool,
+        **fields,
+    )
+
+
 def give_in(t: Table, target: str, cid: str = "hit") -> list[Any]:
     """The target relents (dodging, as it would have): the attack succeeds without a test."""
     actor = "st" if t.character(target).sheet.npc else target
@@ -218,17 +237,7 @@ class TestActions:
         t = fight()
         act(t, "julian", "trade")
         assert t.character("julian").budget == {"standard": 0, "simple": 2}
-        e = t.refused(
-            "julian",
-            "declare",
-            challenge="x",
-            kind="contested",
-            targets=["mook"],
-            category="physical",
-            pool={"attack": "unarmed"},
-            code="no_action_left",
-            rule="bns:standard-action",
-        )
+        e = refused_attack(t, "julian", "mook", code="no_action_left", rule="bns:standard-action")
         assert "cannot be traded for a standard one" in e.message
 
     def test_movement_three_steps_an_action_six_with_both(self) -> None:
@@ -299,13 +308,11 @@ class TestProne:
         t = fight()
         act(t, "julian", "prone")
         done(t, "julian")
-        t.refused(
+        refused_attack(
+            t,
             "edward",
-            "declare",
+            "julian",
             challenge="arrow",
-            kind="contested",
-            targets=["julian"],
-            category="physical",
             pool={"attack": "archery", "weapon": "Bow"},
             code="range_required",
             rule="bns:prone-defense",
@@ -324,18 +331,7 @@ class TestProne:
     def test_reach(self) -> None:
         """bns:unarmed: within two steps; bns:thrown: ten; bns:lunging-attack: two more."""
         t = fight()
-        t.refused(
-            "julian",
-            "declare",
-            challenge="x",
-            kind="contested",
-            targets=["mook"],
-            category="physical",
-            pool={"attack": "unarmed"},
-            range=3,
-            code="out_of_reach",
-            rule="bns:unarmed",
-        )
+        refused_attack(t, "julian", "mook", range=3, code="out_of_reach", rule="bns:unarmed")
         t.do(
             "julian",
             "declare",
@@ -379,17 +375,7 @@ class TestFairEscape:
         done(t, "julian")
         assert isinstance(t.log[-2].event, FairEscapeSucceeded)
         assert turn(t) == ["edward"]
-        t.refused(
-            "edward",
-            "declare",
-            challenge="x",
-            kind="contested",
-            targets=["julian"],
-            category="physical",
-            pool={"attack": "unarmed"},
-            code="escaped",
-            rule="bns:fair-escape-hold",
-        )
+        refused_attack(t, "edward", "julian", code="escaped", rule="bns:fair-escape-hold")
         for who in ("edward", "mook", "wolf"):
             done(t, who)
         t.do("st", "end_round")
@@ -506,13 +492,10 @@ class TestManeuvers:
         goes with a Social or Mental action; bns:fighting-blind lets one attack the unseen."""
         t = fight()
         done(t, "julian")
-        t.refused(
+        refused_attack(
+            t,
             "edward",
-            "declare",
-            challenge="x",
-            kind="contested",
-            targets=["mook"],
-            category="physical",
+            "mook",
             pool={"attack": "archery", "weapon": "Bow"},
             maneuver="grapple",
             code="maneuver_logic",
@@ -530,17 +513,7 @@ class TestManeuvers:
             code="maneuvers_physical",
             rule="bns:maneuvers-physical",
         )
-        t.refused(
-            "edward",
-            "declare",
-            challenge="x",
-            kind="contested",
-            targets=["mook"],
-            category="physical",
-            pool={"attack": "unarmed"},
-            unseen=True,
-            code="line_of_sight",
-        )
+        refused_attack(t, "edward", "mook", unseen=True, code="line_of_sight")
         attack(t, "edward", "mook", unseen=True, maneuver="fighting_blind")
         assert t.challenge("hit").maneuvers == ("fighting_blind",)
 
@@ -610,18 +583,7 @@ class TestManeuvers:
     def test_sturdy_targets(self) -> None:
         """bns:knock-down: more Stamina than the attacker's Strength, and it cannot be done."""
         t = fight()
-        t.refused(
-            "julian",
-            "declare",
-            challenge="x",
-            kind="contested",
-            targets=["mook"],
-            category="physical",
-            pool={"attack": "unarmed"},
-            maneuver="knock_down",
-            code="sturdy",
-            rule="bns:knock-down",
-        )
+        refused_attack(t, "julian", "mook", maneuver="knock_down", code="sturdy", rule="bns:knock-down")
 
     def test_disarm_and_picking_it_up(self) -> None:
         """bns:disarm: -2; the target drops it; picking it up is a standard action. AMB: damage as usual
@@ -650,33 +612,10 @@ class TestManeuvers:
         t = fight()
         for who in ("julian", "edward"):
             done(t, who)
-        t.refused(
-            "st",
-            "declare",
-            character="mook",
-            challenge="x",
-            kind="contested",
-            targets=["julian"],
-            category="physical",
-            pool={"attack": "unarmed"},
-            maneuver="knock_out",
-            surprise=True,
-            code="cannot_knock_out",
-            rule="bns:knock-out",
+        refused_attack(
+            t, "mook", "julian", maneuver="knock_out", surprise=True, code="cannot_knock_out", rule="bns:knock-out"
         )
-        t.refused(
-            "st",
-            "declare",
-            character="mook",
-            challenge="x",
-            kind="contested",
-            targets=["edward"],
-            category="physical",
-            pool={"attack": "unarmed"},
-            maneuver="knock_out",
-            code="not_surprised",
-            rule="bns:knock-out",
-        )
+        refused_attack(t, "mook", "edward", maneuver="knock_out", code="not_surprised", rule="bns:knock-out")
         attack(t, "mook", "edward", maneuver="knock_out", surprise=True)
         give_in(t, "edward")
         mark = t.character("edward").conditions.marked("unconscious")
@@ -692,13 +631,10 @@ class TestManeuvers:
         shapeshifter takes a point more."""
         t = fight()
         done(t, "julian")
-        t.refused(
+        refused_attack(
+            t,
             "edward",
-            "declare",
-            challenge="x",
-            kind="contested",
-            targets=["wolf"],
-            category="physical",
+            "wolf",
             pool={"attack": "melee", "weapon": "Knife"},
             maneuver="pierce_the_heart",
             code="not_incapacitated",
@@ -792,17 +728,7 @@ class TestGrapple:
         challenges normally."""
         t = self.grappled()
         t.refused("edward", "declare_action", action={"kind": "move", "steps": 1}, code="grappled", rule="bns:grapple")
-        t.refused(
-            "edward",
-            "declare",
-            challenge="x",
-            kind="contested",
-            targets=["mook"],
-            category="physical",
-            pool={"attack": "unarmed"},
-            code="grappled",
-            rule="bns:grapple",
-        )
+        refused_attack(t, "edward", "mook", code="grappled", rule="bns:grapple")
         t.do(
             "edward",
             "declare",
@@ -881,17 +807,8 @@ class TestGrapple:
         )
         assert t.character("edward").conditions.grappled_by == "mook"
         done(t, "edward")
-        t.refused(
-            "st",
-            "declare",
-            character="mook",
-            challenge="z",
-            kind="contested",
-            targets=["edward"],
-            category="physical",
-            pool={"attack": "thrown"},
-            maneuver="grapple",
-            code="not_throwable",
+        refused_attack(
+            t, "mook", "edward", challenge="z", pool={"attack": "thrown"}, maneuver="grapple", code="not_throwable"
         )
 
 
@@ -944,14 +861,10 @@ class TestMassCombat:
         damage, both leave their condition."""
         t = fight()
         done(t, "julian")
-        t.refused(
+        refused_attack(
+            t,
             "edward",
-            "declare",
-            challenge="x",
-            kind="contested",
-            targets=["mook"],
-            category="physical",
-            pool={"attack": "unarmed"},
+            "mook",
             maneuver=["targeted_attack", "hamstring"],
             code="one_maneuver",
             rule="bns:assist-attacker",
@@ -959,18 +872,8 @@ class TestMassCombat:
         t.do("edward", "assist", kind="attacker", to="mook", benefit="maneuver")
         t.do("st", "answer_assist", character="mook", offer=t.state.version, accept=True)
         done(t, "edward")
-        t.refused(
-            "st",
-            "declare",
-            character="mook",
-            challenge="x",
-            kind="contested",
-            targets=["edward"],
-            category="physical",
-            pool={"attack": "unarmed"},
-            maneuver=["hamstring", "hamstring"],
-            code="same_maneuver",
-            rule="bns:assist-attacker",
+        refused_attack(
+            t, "mook", "edward", maneuver=["hamstring", "hamstring"], code="same_maneuver", rule="bns:assist-attacker"
         )
         events = attack(
             t,
@@ -1154,17 +1057,7 @@ class TestTurnEdges:
         t.do("st", "adjust", character="julian", changes={"set_conditions": ["blinded"]}, reason="sand in his eyes")
         mark = t.character("julian").conditions.marked("blinded")
         assert mark is not None and mark.clears_after == 2  # bns:blinding-attack, whoever sets it
-        t.refused(
-            "julian",
-            "declare",
-            challenge="x",
-            kind="contested",
-            targets=["mook"],
-            category="physical",
-            pool={"attack": "unarmed"},
-            code="line_of_sight",
-            rule="bns:line-of-sight",
-        )
+        refused_attack(t, "julian", "mook", code="line_of_sight", rule="bns:line-of-sight")
         attack(t, "julian", "mook", maneuver="fighting_blind")
 
     def test_a_maneuver_a_round_rage_rounds_included(self) -> None:
