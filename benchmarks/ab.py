@@ -31,7 +31,7 @@ from server.wire import after_commit, befores_of
 out = {}
 for ruleset in ("lotn", "bns"):
     rng = random.Random(7)
-    dice = lambda: tuple(rng.getrandbits(32) for _ in range(16))
+    dice = lambda: rng.getrandbits(256)
     service = SceneService(MemoryStore(), honour_at=True, entropy=dice)
     for _ in playing(20000, scene="x", service=service, rng=random.Random(7), ruleset=ruleset):
         pass

@@ -76,7 +76,7 @@ def timed(work: Callable[[], T]) -> tuple[float, T]:
 
 def service(store: SqliteStore, snapshots: bool, seed: int) -> SceneService:
     dice = random.Random(seed)
-    entropy = lambda: tuple(dice.getrandbits(32) for _ in range(16))  # noqa: E731
+    entropy = lambda: dice.getrandbits(256)  # noqa: E731
     return SceneService(store, honour_at=True, entropy=entropy, snapshots=Snapshots(store) if snapshots else None)
 
 

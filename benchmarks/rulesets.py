@@ -33,8 +33,8 @@ RULESETS = ("lotn", "bns", "bns-fight")
 """The scenes compared: a lotn brawl, a bns brawl, a bns fight in rounds (scene ids as named)."""
 
 
-def dice(rng: random.Random) -> Callable[[], tuple[int, ...]]:
-    return lambda: tuple(rng.getrandbits(32) for _ in range(16))
+def dice(rng: random.Random) -> Callable[[], int]:
+    return lambda: rng.getrandbits(256)
 
 
 def build(path: Path, events: int) -> SqliteStore:

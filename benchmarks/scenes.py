@@ -314,7 +314,7 @@ def brawl(
     ``service`` (default: a new one on an in-memory store)."""
     rng = random.Random(seed)  # the script's choices and, in memory, the dice: one stream, as always
     if service is None:
-        entropy = lambda: tuple(rng.getrandbits(32) for _ in range(16))  # noqa: E731
+        entropy = lambda: rng.getrandbits(256)  # noqa: E731
         service = SceneService(MemoryStore(), honour_at=True, entropy=entropy)
     for _ in playing(events, scene=scene, service=service, rng=rng):
         pass
@@ -413,7 +413,7 @@ def build(db: Path, scenes: dict[str, int | None], *, challenges: bool = True, q
     store = SqliteStore(db)
     store.db.execute("PRAGMA synchronous=OFF")  # only to build fast; the runs copy the file
     dice = random.Random(11)
-    entropy = lambda: tuple(dice.getrandbits(32) for _ in range(16))  # noqa: E731
+    entropy = lambda: dice.getrandbits(256)  # noqa: E731
     service = SceneService(store, honour_at=True, entropy=entropy, snapshots=Snapshots(store))
     players: dict[str, list[str]] = {}
     for scene, events in scenes.items():

@@ -3,23 +3,37 @@ events being decided (each applied at once, so later steps see the state earlier
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterator
 from datetime import datetime
+from itertools import count
 
 import msgspec
 
-from domain.errors import Rejected
 from domain.events import SceneEvent
 from domain.evolve import evolve
 from domain.log import Recorded
 from domain.state import Scene
 
-ENTROPY_SIZE = 16
-"""Draws the shell makes for every command, each uniform in [0, 2**32)."""
+ENTROPY_BITS = 256
+"""The one random value the shell draws for every command, however many draws it needs."""
+
+
+def draws(entropy: int) -> Iterator[int]:
+    """As many draws as a command asks for, each uniform in [0, 2**64): SHA-256 of the command's
+    entropy and a counter, four draws per block. The values live in the events, so a replay never
+    draws; and there is no per-scene seed that a reader of the log could use to predict a roll."""
+    seed = entropy.to_bytes(ENTROPY_BITS // 8, "big")
+    for block in count():
+        digest = hashlib.sha256(seed + block.to_bytes(8, "big")).digest()
+        for i in range(0, 32, 8):
+            yield int.from_bytes(digest[i : i + 8], "big")
 
 
 class Context(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     now: datetime
-    entropy: tuple[int, ...] = ()
+    entropy: int = 0
+    """The command's random value, in [0, 2**256)."""
     subject: Recorded | None = None
     """The event a ``dispute`` or ``rule`` names, read from the log by the shell."""
 
@@ -33,7 +47,7 @@ class Draft:
         self.actor = actor
         self.command = command
         self.events: list[SceneEvent] = []
-        self._draws = iter(ctx.entropy)
+        self._draws = draws(ctx.entropy)
 
     def add(self, *events: SceneEvent) -> None:
         for event in events:
@@ -49,8 +63,9 @@ class Draft:
             self.events.append(event)
 
     def choose(self, options: tuple[str, ...]) -> str:
-        """One of ``options``, uniformly, from the shell's draws."""
-        draw = next(self._draws, None)
-        if draw is None:
-            raise Rejected("no_randomness", "The server made no random draw for this command.")
-        return options[draw % len(options)]
+        """One of ``options``, uniformly (to within 2**-60), from the command's draws."""
+        return options[next(self._draws) % len(options)]
+
+    def die(self, sides: int) -> int:
+        """One roll of a ``sides``-sided die, 1 to ``sides``."""
+        return 1 + next(self._draws) % sides

@@ -35,7 +35,7 @@ from domain.commands import (
     WillpowerSource,
     Withdraw,
 )
-from domain.context import ENTROPY_SIZE, Context
+from domain.context import Context
 from domain.decide import decide
 from domain.errors import Rejected
 from domain.pools import Pool, PoolSpec
@@ -173,7 +173,7 @@ class _Probe:
 
     def __init__(self, state: Scene, ch: Challenge, who: str) -> None:
         self.state, self.ch, self.who = state, ch, who
-        self.ctx = Context(now=state.last_at or datetime(2000, 1, 1, tzinfo=UTC), entropy=(0,) * ENTROPY_SIZE)
+        self.ctx = Context(now=state.last_at or datetime(2000, 1, 1, tzinfo=UTC))
 
     def __call__(self, kind: Callable[..., AnyCommand], **fields: object) -> bool:
         try:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import struct
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
@@ -24,7 +23,7 @@ import msgspec
 import structlog
 
 from domain.commands import AnyCommand, Dispute, Rule
-from domain.context import ENTROPY_SIZE, Context
+from domain.context import ENTROPY_BITS, Context
 from domain.decide import decide
 from domain.errors import Rejected
 from domain.events import SceneEvent
@@ -106,9 +105,9 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def draw_entropy() -> tuple[int, ...]:
-    """The command's random draws, from one read of the system's randomness."""
-    return struct.unpack(f"<{ENTROPY_SIZE}I", os.urandom(4 * ENTROPY_SIZE))
+def draw_entropy() -> int:
+    """The command's random value, from one read of the system's randomness."""
+    return int.from_bytes(os.urandom(ENTROPY_BITS // 8), "big")
 
 
 def digest(command: AnyCommand) -> str:
@@ -149,7 +148,7 @@ class SceneService:
         store: EventStore,
         *,
         clock: Callable[[], datetime] = utc_now,
-        entropy: Callable[[], tuple[int, ...]] = draw_entropy,
+        entropy: Callable[[], int] = draw_entropy,
         honour_at: bool = False,
         snapshots: Snapshots | None = None,
         writer: Writer | None = None,

@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from domain.commands import parse_command
-from domain.context import ENTROPY_SIZE, Context
+from domain.context import Context, draws
 from domain.decide import decide
 from domain.errors import Rejected
 from domain.events import SceneEvent
@@ -19,6 +19,17 @@ from domain.log import GENESIS, Recorded, seal
 from domain.state import Challenge, Character, Scene
 
 T0 = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
+
+
+def entropy_for(*picks: int, among: int = 3) -> int:
+    """A command entropy whose first draws pick ``picks`` from ``among`` options each (an index, or a
+    die's face less one): found by search, so a test names the throws or dice it wants exactly and
+    the server's one mechanism (``domain.context.draws``) stays the only one."""
+    for entropy in range(among ** (len(picks) + 4)):
+        drawn = draws(entropy)
+        if all(next(drawn) % among == pick for pick in picks):
+            return entropy
+    raise AssertionError(f"no entropy below {among ** (len(picks) + 4)} draws {picks}")
 
 
 def types(events: list[SceneEvent]) -> list[str]:
@@ -38,7 +49,7 @@ class Table:
         self.state = Scene()
         self.log: list[Recorded] = []
         self.now = T0
-        self.entropy: tuple[int, ...] = (0,) * ENTROPY_SIZE
+        self.entropy = 0
         self._n = 0
         self.do("st", "open_scene", ruleset=ruleset, title="test", options=options or {})
 

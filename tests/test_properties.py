@@ -195,7 +195,7 @@ def next_move(draw: st.DrawFn, state: Scene) -> dict[str, Any]:
     return body
 
 
-Move = tuple[dict[str, Any], int, tuple[int, ...]]
+Move = tuple[dict[str, Any], int, int]
 
 
 @st.composite
@@ -206,7 +206,7 @@ def game(draw: st.DrawFn, ruleset: str = "lotn") -> list[Move]:
     for _ in range(draw(st.integers(0, 80))):
         body = draw(next_move(service.state("s")))
         seconds = draw(st.sampled_from([1, 1, 1, 400]))
-        entropy = tuple(draw(st.lists(st.integers(0, 2**32 - 1), min_size=16, max_size=16)))
+        entropy = draw(st.integers(0, 2**256 - 1))
         moves.append((body, seconds, entropy))
         _apply(service, len(moves), body, entropy, AT0 + timedelta(seconds=sum(m[1] for m in moves)))
     return moves
@@ -222,15 +222,15 @@ def _setup(ruleset: str) -> list[dict[str, Any]]:
 
 
 def _new_service(ruleset: str = "lotn") -> SceneService:
-    draws: list[tuple[int, ...]] = [tuple(range(16))]
+    draws: list[int] = [0]
     service = SceneService(MemoryStore(), honour_at=True, entropy=lambda: draws[0])
     service.draws = draws  # type: ignore[attr-defined]
     for n, body in enumerate(_setup(ruleset)):
-        _apply(service, -n - 1, body, tuple(range(16)), AT0 - timedelta(seconds=10 - n))
+        _apply(service, -n - 1, body, 0, AT0 - timedelta(seconds=10 - n))
     return service
 
 
-def _apply(service: SceneService, n: int, body: dict[str, Any], entropy: tuple[int, ...], at: datetime) -> Any:
+def _apply(service: SceneService, n: int, body: dict[str, Any], entropy: int, at: datetime) -> Any:
     service.draws[0] = entropy  # type: ignore[attr-defined]
     fields = {k: v for k, v in body.items() if v is not None}
     command = parse_command(msgspec.json.encode({"id": f"m{n}", "scene": "s", "at": at, **fields}))
@@ -314,12 +314,12 @@ def test_random_games_reach_deep_states() -> None:
                 "bid": ["Brawny"],
             },
             1,
-            (0,) * 16,
+            0,
         ),
-        ({"type": "bid", "actor": "b", "challenge": "x", "bid": ["Quick"]}, 1, (0,) * 16),
-        ({"type": "throw", "actor": "a", "challenge": "x", "sign": "random"}, 1, (0,) * 16),
-        ({"type": "throw", "actor": "st", "challenge": "x", "sign": "scissors"}, 1, (0,) * 16),
-        ({"type": "pass", "actor": "st", "challenge": "x"}, 1, (0,) * 16),
+        ({"type": "bid", "actor": "b", "challenge": "x", "bid": ["Quick"]}, 1, 0),
+        ({"type": "throw", "actor": "a", "challenge": "x", "sign": "random"}, 1, 0),
+        ({"type": "throw", "actor": "st", "challenge": "x", "sign": "scissors"}, 1, 0),
+        ({"type": "pass", "actor": "st", "challenge": "x"}, 1, 0),
     ]
     service, _ = _play(moves)
     assert service.state("s").challenges["x"].status == "resolved"

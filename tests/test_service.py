@@ -24,7 +24,7 @@ def handle(service: SceneService, command: Any) -> Result:
 
 @pytest.fixture
 def service() -> SceneService:
-    s = SceneService(MemoryStore(), clock=lambda: datetime(2026, 11, 29, 20, 0, tzinfo=UTC), entropy=lambda: (1,) * 16)
+    s = SceneService(MemoryStore(), clock=lambda: datetime(2026, 11, 29, 20, 0, tzinfo=UTC), entropy=lambda: 1)
     assert handle(s, cmd("o", "st", "open_scene", ruleset="lotn")).ok
     for who in ("a", "b"):
         sheet = {"id": who, "name": who.upper(), "traits": {"physical": {"Brawny": 2}}}
@@ -88,9 +88,7 @@ class TestIdempotency:
         row: a re-sent id whose row was deleted gets its first result, and nothing is appended twice."""
         store = SqliteStore(tmp_path / "j.db")
         sheet = {"id": "a", "name": "A", "traits": {"physical": {"Brawny": 2}}}
-        service = SceneService(
-            store, clock=lambda: datetime(2026, 11, 29, 20, 0, tzinfo=UTC), entropy=lambda: (1,) * 16
-        )
+        service = SceneService(store, clock=lambda: datetime(2026, 11, 29, 20, 0, tzinfo=UTC), entropy=lambda: 1)
         assert handle(service, cmd("o", "st", "open_scene", ruleset="lotn")).ok
         added = handle(service, cmd("a1", "st", "add_character", character=sheet))
         store.db.conn.execute("DELETE FROM commands WHERE id = 'a1'")

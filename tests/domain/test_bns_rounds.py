@@ -23,8 +23,9 @@ from domain.events import (
     ManeuverUsed,
     WillpowerSpent,
 )
+from domain.rules.bns_rounds import TIE_TESTS
 from domain.rules.catalog import SIGNS
-from tests.table import Table, types
+from tests.table import Table, entropy_for, types
 
 
 def nine(strength: int, dexterity: int, stamina: int, wits: int, **rest: int) -> dict[str, int]:
@@ -80,18 +81,18 @@ WOLF: dict[str, Any] = {
 PUNCH = {"kind": "damage", "amount": 1, "type": "bashing"}
 DODGE = {"defense": "dodge"}
 ROCK, PAPER, SCISSORS = (SIGNS.index(s) for s in ("rock", "paper", "scissors"))
-EDWARD_FIRST = (ROCK, SCISSORS) + (0,) * 14
+EDWARD_FIRST = entropy_for(ROCK, SCISSORS)
 """The server's draws for the Edward-Mook tie: Edward rock, Mook scissors."""
 
 
-def fight(entropy: tuple[int, ...] = EDWARD_FIRST, rage: dict[str, int] | None = None, **options: Any) -> Table:
+def fight(entropy: int = EDWARD_FIRST, rage: dict[str, int] | None = None, **options: Any) -> Table:
     """Julian (6, Wits 4), then Edward and Mook (6, Wits 3, Dexterity 3: a test), then the wolf (5)."""
     t = Table("bns", {"bns": {"relent_exceptional": False, **options}})  # a relent: a plain success
     for sheet in (EDWARD, JULIAN, MOOK, WOLF):
         t.do("st", "add_character", character=sheet)
     t.entropy = entropy
     t.do("st", "start_round", rage=rage or {})
-    t.entropy = (0,) * 16
+    t.entropy = 0
     return t
 
 
@@ -170,7 +171,7 @@ class TestInitiative:
 
     def test_a_tie_retests_until_one_wins(self) -> None:
         """bns:initiative-ties: "retest on ties"."""
-        t = fight(entropy=(ROCK, ROCK, PAPER, ROCK) + (0,) * 12)
+        t = fight(entropy=entropy_for(ROCK, ROCK, PAPER, ROCK))
         test = next(r.event for r in t.log if isinstance(r.event, InitiativeSet)).tests[0]
         assert len(test.signs) == 2 and test.first == "edward"
 
@@ -180,7 +181,7 @@ class TestInitiative:
         t = Table("bns", {"bns": {"relent_exceptional": False}})
         for sheet in (EDWARD, JULIAN, MOOK, WOLF, {**EDWARD, "id": "twin", "name": "The twin"}):
             t.do("st", "add_character", character=sheet)
-        t.entropy = (ROCK, SCISSORS, SCISSORS, ROCK, PAPER, ROCK) + (0,) * 10
+        t.entropy = entropy_for(ROCK, SCISSORS, SCISSORS, ROCK, PAPER, ROCK)
         t.do("st", "start_round")
         order = next(r.event for r in t.log if isinstance(r.event, InitiativeSet))
         assert order.order == [["julian"], ["twin"], ["edward"], ["mook"], ["wolf"]]
@@ -204,7 +205,7 @@ class TestInitiative:
         assert turn(t) == ["edward"]
 
     def test_throws_that_run_out_leave_the_tie_to_the_storyteller(self) -> None:
-        t = fight(entropy=(0,) * 16)  # rock against rock, every time
+        t = fight(entropy=entropy_for(*(ROCK,) * 2 * TIE_TESTS))  # rock against rock, every time
         r = t.state.round
         assert r is not None and r.order[1] == ("edward", "mook")
         assert (

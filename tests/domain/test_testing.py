@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from domain.state import Character
-from tests.table import Table, types
+from tests.table import Table, entropy_for, types
 
 
 def duel(**sam: object) -> Table:
@@ -62,7 +62,7 @@ class TestRockPaperScissors:
     def test_random_throw_is_drawn_by_the_shell_and_kept(self) -> None:
         """A random throw takes the shell's draw and stores the sign in the event."""
         t = duel()
-        t.entropy = (2,) * 16  # index 2: scissors
+        t.entropy = entropy_for(2)  # index 2: scissors
         (sealed,) = t.do("sam", "throw", challenge="c", sign="random")
         assert sealed.sign == "scissors" and sealed.random  # type: ignore[union-attr]
 
