@@ -19,6 +19,7 @@ from domain.commands import (
     RecordTest,
     Relent,
     Retest,
+    Roll,
     Throw,
     Withdraw,
 )
@@ -30,10 +31,11 @@ from domain.events import (
     ChallengeDeclared,
     ChallengeResolved,
     ChallengeWithdrawn,
-    DamageTaken,
+    DiceRolled,
     GrappleBroken,
     GrappleStarted,
     KnockedDown,
+    Leader,
     Passed,
     Relented,
     RetestCancelled,
@@ -107,13 +109,25 @@ def bid(d: Draft, cmd: BidTraits) -> None:
         if role != "defender":
             raise _waiting_for(d.state, ch.defender.who, "to bid or relent")
         _in_kind(rules, bool(cmd.bid), cmd.pool is not None)
+        if cmd.effect is not None and not rules.defender_victory:
+            raise Rejected(
+                "no_defender_effect",
+                f"In {rules.name} a defender who wins only stops the challenge: leave out the effect.",
+                rules.cites["adjudication"],
+            )
         answer = rules.answer(d.state, ch, who, cmd)
         d.add(
             BidPlaced(
-                challenge=ch.id, character=who, traits=cmd.bid, victory=cmd.victory, lead=answer.lead, pool=answer.pool
+                challenge=ch.id,
+                character=who,
+                traits=cmd.bid,
+                victory=cmd.victory,
+                lead=answer.lead,
+                pool=answer.pool,
+                effect=cmd.effect,
             )
         )
-    elif ch.status == "bidding" and ch.side(role).owed:
+    elif ch.status == "bidding" and ch.side(role).owed and cmd.effect is None:
         rules.check_owed_bid(d.state, ch, role, cmd.bid)
         d.add(BidPlaced(challenge=ch.id, character=who, traits=cmd.bid, owed=True))
     else:
@@ -168,6 +182,7 @@ def call_negative(d: Draft, cmd: CallNegative) -> None:
 def throw(d: Draft, cmd: Throw) -> None:
     ch, who, role = acting(d, cmd)
     rules = ruleset_for(d.state.ruleset)
+    _signs_only(rules)
     _ready_to_throw(d.state, ch, rules)
     if ch.side(role).throw is not None:
         raise Rejected("already_thrown", f"{d.state.name_of(who)} has already thrown for this test.")
@@ -185,6 +200,7 @@ def record_test(d: Draft, cmd: RecordTest) -> None:
         raise Rejected("forbidden", "Only the Storyteller records a test seen at the table.")
     ch = open_challenge(d.state, cmd.challenge)
     rules = ruleset_for(d.state.ruleset)
+    _signs_only(rules)
     _ready_to_throw(d.state, ch, rules)
     if ch.challenger.throw is not None or ch.defender.throw is not None:
         raise Rejected("throws_in", "A sealed throw is already in for this test; let both sides throw.")
@@ -211,6 +227,42 @@ def record_test(d: Draft, cmd: RecordTest) -> None:
         )
     )
     _settle(d, ch.id)
+
+
+def roll(d: Draft, cmd: Roll) -> None:
+    ch, who, role = acting(d, cmd)
+    rules = ruleset_for(d.state.ruleset)
+    if rules.family != "dice":
+        raise Rejected("no_dice", f"{rules.name} throws signs: send a throw.", rules.cites["test"])
+    _ready_to_throw(d.state, ch, rules)
+    if who == NARRATOR:
+        raise Rejected("narrator_rolls", "The Narrator rolls no dice: its side is the difficulty.", rules.cites["test"])
+    if ch.side(role).rolled is not None:
+        raise Rejected("already_rolled", f"{d.state.name_of(who)} has already rolled for this test.")
+    dice = rules.dice(d.state, ch, role, cmd.retests)
+    if cmd.values is None:
+        values = [d.die(3) for _ in range(dice.count)]
+    else:
+        rules.check_entered(d.state, d.actor, who)
+        if len(cmd.values) != dice.count:
+            raise Rejected(
+                "wrong_dice",
+                f"{d.state.name_of(who)} rolls {dice.count} d3s ({dice.why}); enter {dice.count} values.",
+                rules.cites["test"],
+            )
+        values = list(cmd.values)
+    d.add(
+        DiceRolled(
+            challenge=ch.id,
+            test=len(ch.tests) + 1,
+            character=who,
+            dice=values,
+            retests=list(cmd.retests),
+            why=dice.why,
+            entered_by=d.actor if cmd.values is not None else None,
+        )
+    )
+    _settle(d, ch.id, rerolls=cmd.rerolls)
 
 
 def declare_traits(d: Draft, cmd: DeclareTraits) -> None:
@@ -317,13 +369,15 @@ def pass_(d: Draft, cmd: Pass) -> None:
 # -- what happens by itself --------------------------------------------------------------------
 
 
-def _settle(d: Draft, cid: str) -> None:
+def _settle(d: Draft, cid: str, *, rerolls: list[int] | None = None) -> None:
     """Take every step that needs nobody's decision: reveal, compare, resolve."""
     rules = ruleset_for(d.state.ruleset)
     while True:
         ch = d.state.challenges[cid]
         test = ch.test
-        if ch.status == "throwing" and ch.challenger.throw and ch.defender.throw:
+        if ch.status == "throwing" and ch.challenger.rolled and (ch.defender.rolled or ch.defender.who == NARRATOR):
+            d.add(rules.reveal(d.state, ch, lambda: d.die(3), rerolls), *rules.spent(d.state, ch))
+        elif ch.status == "throwing" and ch.challenger.throw and ch.defender.throw:
             signs = {ch.challenger.who: ch.challenger.throw, ch.defender.who: ch.defender.throw}
             result = rules.compare_signs(ch.challenger.throw, ch.defender.throw)
             d.add(
@@ -381,24 +435,29 @@ def _resolve(d: Draft, cid: str, verdict: Verdict, *, losses: bool = True) -> No
     if losses:
         d.add(*rules.losses(d.state, ch, winner))
     d.add(*rules.settled(d.state, ch, winner))
-    if winner == "challenger" and not choosing:
-        d.add(*effects(d.state, d.state.challenges[cid]))
+    if not choosing:
+        d.add(*effects(d.state, d.state.challenges[cid], winner))
 
 
-def effects(state: Scene, ch: Challenge) -> list[SceneEvent]:
+def effects(state: Scene, ch: Challenge, winner: Leader) -> list[SceneEvent]:
     """The winning victory condition, applied to each target (PROTOCOL section 4): the challenger's,
-    or, for a mob, the one its champion chose."""
-    attacker = ch.challenger.member(ch.chosen or ch.challenger.who)
+    or, for a mob, the one its champion chose; or, where the ruleset says so, a winning defender's
+    own, applied to the challenger (kony:resolution)."""
+    rules = ruleset_for(state.ruleset)
+    if winner == "challenger":
+        attacker, targets = ch.challenger.member(ch.chosen or ch.challenger.who), ch.targets
+    elif winner == "defender" and rules.defender_victory and ch.defender.effect is not None:
+        attacker, targets = ch.defender.member(ch.defender.who), (ch.challenger.who,)
+    else:
+        return []
     me, effect = attacker.who, attacker.effect
     events: list[SceneEvent] = []
-    for target in ch.targets:
+    for target in targets:
         match effect:
             case Damage():
-                dealt = ruleset_for(state.ruleset).damage(state, ch, attacker, effect)
+                dealt = rules.damage(state, ch, attacker, effect)
                 if dealt.amount > 0:  # all of it taken away (a maneuver's reduction): nothing happens
-                    events.append(
-                        DamageTaken(character=target, amount=dealt.amount, damage=dealt.type, challenge=ch.id)
-                    )
+                    events.extend(rules.wounds(state, ch, target, dealt))
             case Grapple():
                 events.append(GrappleStarted(grappler=me, victim=target, challenge=ch.id))
             case KnockDown():
@@ -491,6 +550,15 @@ _PHASES = {
     "tie_declaring": "the sides are declaring their Traits",
     "retest_window": "the test is in; the side behind may retest or pass",
 }
+
+
+def _signs_only(rules: Ruleset) -> None:
+    if rules.family == "dice":
+        raise Rejected(
+            "roll_dice",
+            f"{rules.name} rolls d3s instead of throwing signs: send a roll (the ST enters dice rolled by hand).",
+            rules.cites["test"],
+        )
 
 
 def _in_kind(rules: Ruleset, bid: bool, pool: bool) -> None:

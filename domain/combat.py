@@ -15,6 +15,8 @@ from domain.commands import (
     DeclareAction,
     EndRound,
     EndTurn,
+    ExpendituresDone,
+    Feed,
     IntendAttack,
     LetGo,
     Order,
@@ -26,12 +28,14 @@ from domain.errors import Rejected
 from domain.events import (
     ActionDeclared,
     ActionTaken,
+    ExpendituresOpened,
     GrappleBroken,
     InitiativeSet,
     RoundEnded,
     RoundStarted,
     TurnStarted,
 )
+from domain.events import ExpendituresDone as ExpendituresDoneEvent
 from domain.rules import ruleset_for
 from domain.rules.base import Ruleset
 from domain.state import NARRATOR, RoundState, Scene
@@ -82,7 +86,18 @@ def start_round(d: Draft, cmd: StartRound) -> None:
     budget = {who: b for who in present_ if (b := rules.round_budget(d.state, who))}
     rage = {who: n for who in present_ if (n := rules.rage_rounds(d.state, who, cmd.rage))}
     first = r is None or cmd.new_fight
-    d.add(RoundStarted(number=(r.number if r else 0) + 1, first=first, actions=actions, budget=budget, rage=rage))
+    if cmd.narrative:
+        rules.check_narrative(d.state)
+    d.add(
+        RoundStarted(
+            number=(r.number if r else 0) + 1,
+            first=first,
+            actions=actions,
+            budget=budget,
+            rage=rage,
+            narrative=cmd.narrative,
+        )
+    )
     if not rules.declares_actions:
         d.add(rules.order_round(d.state, d.choose))
         next_turn(d)
@@ -113,7 +128,34 @@ def declare_action(d: Draft, cmd: DeclareAction) -> None:
         raise Rejected("no_category", 'Say the category of the test ("category"), or "categories" for several.')
     d.add(ActionDeclared(character=who, action=action), *rules.check_action(d.state, who, action))
     waiting = [c.id for c in d.state.roster() if c.present and c.action is None]
-    if not waiting:
+    if waiting:
+        return
+    if rules.has_expenditures:
+        names = ", ".join(d.state.name_of(w) for w in _spenders(d.state))
+        why = f"Every action is declared: expenditures now ({names} each say done), then initiative."
+        d.add(ExpendituresOpened(why=why, rule=rules.cites["expenditures"]))
+        if not _spenders(d.state):
+            _set_initiative(d, rules)
+    else:
+        _set_initiative(d, rules)
+
+
+def _spenders(state: Scene) -> list[str]:
+    """Who still has to say it is done with its expenditures (kony:expenditures)."""
+    return [c.id for c in state.roster() if c.present and not c.expended and c.conditions.fair_escape != "escaped"]
+
+
+def expenditures_done(d: Draft, cmd: ExpendituresDone) -> None:
+    rules = _rounds(d)
+    r = _open_round(d)
+    who = _who(d, cmd.character)
+    rule = rules.cites.get("expenditures", _order(d))
+    if r.phase != "expending":
+        raise Rejected("wrong_phase", "Expenditures are declared once every action is, before initiative.", rule)
+    if d.state.characters[who].expended:
+        raise Rejected("already_done", f"{d.state.name_of(who)} has already declared its expenditures.", rule)
+    d.add(ExpendituresDoneEvent(character=who))
+    if not _spenders(d.state):
         _set_initiative(d, rules)
 
 
@@ -129,7 +171,11 @@ def _set_initiative(d: Draft, rules: Ruleset) -> None:
         else:
             groups.append([who])
     why = "; ".join(" = ".join(f"{state.name_of(w)} {values[w]}" for w in group) for group in groups)
-    d.add(InitiativeSet(order=groups, values=values, why=f"Initiative by base Traits: {why}.", rule=ORDER))
+    broken = rules.break_ties(state, groups, values, lambda: d.die(10))
+    if broken is not None:
+        d.add(broken)
+    else:
+        d.add(InitiativeSet(order=groups, values=values, why=f"Initiative by base Traits: {why}.", rule=ORDER))
     next_turn(d)
 
 
@@ -137,6 +183,7 @@ def order(d: Draft, cmd: Order) -> None:
     if d.actor != NARRATOR:
         raise Rejected("forbidden", "Only the Storyteller orders characters of equal initiative.", _order(d))
     r = _open_round(d)
+    ruleset_for(d.state.ruleset).check_order(d.state)
     group = next((list(g) for g in r.order if set(g) == set(cmd.characters)), None)
     if group is None or len(cmd.characters) != len(group):
         ties = "; ".join(", ".join(g) for g in r.order if len(g) > 1) or "none"
@@ -196,6 +243,13 @@ def spend_blood(d: Draft, cmd: SpendBlood) -> None:
     d.add(ruleset_for(d.state.ruleset).blood(d.state, who, cmd.kind))
 
 
+def feed(d: Draft, cmd: Feed) -> None:
+    rules = ruleset_for(d.state.ruleset)
+    who = _who(d, cmd.character)
+    present(d.state, cmd.target)
+    d.add(*rules.feed(d.state, who, cmd.target, cmd.blood))
+
+
 def let_go(d: Draft, cmd: LetGo) -> None:
     who = _who(d, cmd.character)
     victims = d.state.characters[who].conditions.grappling
@@ -212,6 +266,8 @@ __all__ = [
     "declare_action",
     "end_round",
     "end_turn",
+    "expenditures_done",
+    "feed",
     "intend_attack",
     "let_go",
     "order",

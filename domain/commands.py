@@ -66,6 +66,29 @@ class BnsOptions(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unk
     or none (bns:disarm)."""
 
 
+class KonyOptions(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """How a ``kony`` scene reads what its document leaves open (docs/rulesets.md)."""
+
+    dice: Literal["server", "players"] = "server"
+    """Who may enter dice rolled by hand: the ST only, for any side (``server``: players' dice are
+    drawn by the server), or each player for their own side too (``players``) (kony:d3-test)."""
+    ties: Literal["draw", "traits", "per_die"] = "draw"
+    """Equal successes: a draw (the words; the trait pool decides overbids only), the larger pool
+    wins (``traits``), or each 2 rolled counts as a success for the side with the larger pool
+    (``per_die``) (kony:draw)."""
+    extra_actions: Literal["after_everyman", "on_turn"] = "after_everyman"
+    """Extra actions after everyone's first action (the end-of-round rule), or all on one's turn
+    (kony:actions). Narrative rounds are always ``on_turn``."""
+    narrative_equal: Literal["loss", "win"] = "loss"
+    """A 2 in a narrative test, with a trait total equal to the difficulty (kony:narrative-test)."""
+    blind_fighting: Literal["hold", "spend"] = "hold"
+    """Holding the Blind Fighting ability negates darkness, or spending a level does
+    (kony:blind-fighting)."""
+    escape: Literal["round", "fight"] = "round"
+    """Fair escape before any declaration of this round, or only before the fight's first
+    (kony:fair-escape)."""
+
+
 class Options(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
     """House rules a scene opts into: common ones, and each ruleset's own (only for a scene of that
     ruleset)."""
@@ -73,6 +96,7 @@ class Options(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknow
     cross_category_bids: bool = False
     """Both players agree to bid Traits of another category (lotn:categories)."""
     bns: BnsOptions | None = None
+    kony: KonyOptions | None = None
 
 
 # -- retest sources (the ``source`` of ``retest`` and ``cancel_retest``) ----------------------
@@ -118,7 +142,20 @@ class DarknessSource(_Source, frozen=True, tag="darkness"):
     pass
 
 
-Source = AbilitySource | PowerSource | MeritSource | WillpowerSource | OverbidSource | SurpriseSource | DarknessSource
+class SheetSource(_Source, frozen=True, tag="sheet"):
+    """One of the retests an NPC combat sheet lists (``retests``) (kony:npc-sheets)."""
+
+
+Source = (
+    AbilitySource
+    | PowerSource
+    | MeritSource
+    | WillpowerSource
+    | OverbidSource
+    | SurpriseSource
+    | DarknessSource
+    | SheetSource
+)
 
 
 # -- the envelope ------------------------------------------------------------------------------
@@ -162,6 +199,7 @@ ConditionName = Literal[
     "no_exit",
     "incapacitated",
     "staked",
+    "majesty_dropped",
 ]
 """The conditions a scene keeps as marks (``conditions.marks``; ``prone`` is its own flag)."""
 
@@ -180,6 +218,9 @@ class Changes(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknow
     set_conditions: Annotated[list[ConditionName], Meta(max_length=10)] = []
     """Situational conditions the ST rules (``no_exit``, ``incapacitated``, ``blinded`` …)."""
     clear_conditions: Annotated[list[ConditionName], Meta(max_length=10)] = []
+    down_traits: int = 0
+    """Trait penalties (down Traits) from the environment or a power, added to those already set
+    (kony:environment); negative to lift them."""
     fail_escape: bool = False
     """Fail the character's fair escape, declared or held (bns: a Mental or Social challenge against
     its Physical attribute, which the engine does not tell apart; bns:fair-escape-blocked)."""
@@ -268,6 +309,8 @@ class BidTraits(ChallengeCommand, frozen=True, kw_only=True, tag="bid"):
 
     bid: Bid = []
     victory: Text = ""
+    effect: Effect | None = None
+    """The defender's own victory condition, applied to the challenger if the defender wins (kony)."""
     pool: PoolSpec | None = None
 
 
@@ -287,6 +330,20 @@ class CallNegative(ChallengeCommand, frozen=True, kw_only=True, tag="call_negati
 
 class Throw(ChallengeCommand, frozen=True, kw_only=True, tag="throw"):
     sign: Sign
+
+
+Die = Annotated[int, Meta(ge=1, le=3)]
+
+
+class Roll(ChallengeCommand, frozen=True, kw_only=True, tag="roll"):
+    """A side rolls its d3s (kony): one, plus one for each retest source it names (each spent),
+    plus ranged and surprise, less darkness. ``values`` are dice rolled by hand, entered by the ST
+    (or by a player where ``options.kony.dice`` allows); ``rerolls`` the hand-rolled dice a narrative
+    test's rerolls asked for."""
+
+    retests: Annotated[list[Source], Meta(max_length=10)] = []
+    values: Annotated[list[Die], Meta(min_length=1, max_length=20)] | None = None
+    rerolls: Annotated[list[Die], Meta(max_length=20)] | None = None
 
 
 class RecordTest(ChallengeCommand, frozen=True, kw_only=True, tag="record_test"):
@@ -388,6 +445,8 @@ class StartRound(Command, frozen=True, kw_only=True, tag="start_round"):
     """A new fight in the scene: its first round again (surprise is possible)."""
     rage: dict[Ident, Annotated[int, Meta(ge=0, le=5)]] = {}
     """Rage rounds this turn, by character, as the ST rules (bns:rage-rounds); otherwise the sheet's."""
+    narrative: bool = False
+    """A narrative round (kony:narrative): PvE only, tests against the ST's difficulty."""
 
 
 class EndRound(Command, frozen=True, kw_only=True, tag="end_round"):
@@ -416,6 +475,20 @@ class SpendBlood(Command, frozen=True, kw_only=True, tag="spend_blood"):
 
     character: Ident | None = None
     kind: Literal["strength", "dexterity", "stamina"]
+
+
+class ExpendituresDone(Command, frozen=True, kw_only=True, tag="expenditures_done"):
+    """A character has declared its Trait expenditures for the round (kony:expenditures)."""
+
+    character: Ident | None = None
+
+
+class Feed(Command, frozen=True, kw_only=True, tag="feed"):
+    """The grappler feeds on the one it holds (kony:feeding)."""
+
+    character: Ident | None = None
+    target: Ident
+    blood: Annotated[int, Meta(ge=1, le=3)] = 1
 
 
 class LetGo(Command, frozen=True, kw_only=True, tag="let_go"):
@@ -513,6 +586,9 @@ AnyCommand = (
     | EndTurn
     | SpendBlood
     | LetGo
+    | Roll
+    | ExpendituresDone
+    | Feed
     | IntendAttack
     | Assist
     | AnswerAssist

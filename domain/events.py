@@ -115,6 +115,8 @@ class BidPlaced(Event, frozen=True, kw_only=True, tag="bid_placed"):
     owed: bool = False
     pool: Pool | None = None
     lead: str | None = None
+    effect: Effect | None = None
+    """The defender's own victory condition (kony:resolution)."""
 
 
 class Relented(Event, frozen=True, kw_only=True, tag="relented"):
@@ -154,19 +156,42 @@ class ThrowSealed(Event, frozen=True, kw_only=True, tag="throw_sealed"):
     random: bool = False
 
 
-class TestRevealed(Event, frozen=True, kw_only=True, tag="test_revealed"):
-    """Both signs shown; ``result`` is from the challenger's side."""
+class DiceRolled(Event, frozen=True, kw_only=True, tag="dice_rolled"):
+    """A side's d3s, sealed like a throw: nobody but the roller and the ST sees the dice, the count or
+    the retests named until both sides have rolled (kony:d3-test)."""
+
+    challenge: str
+    test: int
+    character: str
+    dice: list[int]
+    retests: list[Source] = []
+    why: str = ""
+    """How many dice, and why (1 + retests + ranged + surprise - darkness)."""
+    entered_by: str | None = None
+    """Who entered dice rolled by hand (None: the server rolled them)."""
+
+
+class TestRevealed(Event, frozen=True, kw_only=True, omit_defaults=True, tag="test_revealed"):
+    """Both signs (or both sides' dice) shown; ``result`` is from the challenger's side."""
 
     __test__ = False  # not a pytest test class
 
     challenge: str
     test: int
-    signs: dict[str, str]
+    signs: dict[str, str] = {}
     result: Result
     recorded_by: str | None = None
     rule: str
     pools: dict[str, Pool] = {}
     """Each side's test pool, made public with the first test (bns)."""
+    dice: dict[str, list[int]] = {}
+    """Each side's dice, as rolled (kony)."""
+    rerolled: list[int] = []
+    """A narrative test's dice after the NPC's rerolls (kony:narrative-rerolls)."""
+    successes: dict[str, int] = {}
+    """Each side's count of 1s (kony:successes)."""
+    retests: dict[str, list[Source]] = {}
+    """The retest sources each side named for its dice (kony)."""
 
 
 class DeclarationsOpened(Event, frozen=True, kw_only=True, tag="declarations_opened"):
@@ -282,6 +307,16 @@ class DamageTaken(Event, frozen=True, kw_only=True, tag="damage_taken"):
     challenge: str
 
 
+class ArmorDamaged(Event, frozen=True, kw_only=True, tag="armor_damaged"):
+    """Damage armour took before the character (kony:damage-order)."""
+
+    character: str
+    amount: int
+    challenge: str
+    why: str
+    rule: str
+
+
 class GrappleStarted(Event, frozen=True, kw_only=True, tag="grapple_started"):
     grappler: str
     victim: str
@@ -344,6 +379,14 @@ class TraitRestored(Event, frozen=True, kw_only=True, tag="trait_restored"):
     why: str
 
 
+class ArmorRestored(Event, frozen=True, kw_only=True, tag="armor_restored"):
+    """A ruling gives back armour a challenge's damage destroyed."""
+
+    character: str
+    amount: int
+    challenge: str
+
+
 class DamageHealed(Event, frozen=True, kw_only=True, tag="damage_healed"):
     character: str
     amount: int
@@ -403,6 +446,8 @@ class RoundStarted(Event, frozen=True, kw_only=True, tag="round_started"):
     """Each character's actions this round by kind, ``{"standard": 1, "simple": 1}`` (bns)."""
     rage: dict[str, int] = {}
     """Rage rounds each character has this turn, after the universal round (bns)."""
+    narrative: bool = False
+    """A narrative round (kony:narrative)."""
 
 
 class ActionDeclared(Event, frozen=True, kw_only=True, tag="action_declared"):
@@ -429,6 +474,8 @@ class InitiativeSet(Event, frozen=True, kw_only=True, tag="initiative_set"):
     rule: str
     tests: list[InitiativeTest] = []
     """The tests thrown between characters tied on every count (bns)."""
+    rolls: dict[str, list[int]] = {}
+    """The d10s each tied character rolled, rerolls included (kony:initiative-ties)."""
 
 
 class TurnStarted(Event, frozen=True, kw_only=True, tag="turn_started"):
@@ -456,6 +503,34 @@ class BloodSpent(Event, frozen=True, kw_only=True, tag="blood_spent"):
     trait: str
     kind: str
     lasts: Literal["scene", "challenge"]
+    why: str
+    rule: str
+
+
+class ExpendituresOpened(Event, frozen=True, kw_only=True, tag="expenditures_opened"):
+    """Every action is declared: now each side declares its Trait expenditures (kony:expenditures)."""
+
+    why: str
+    rule: str
+
+
+class ExpendituresDone(Event, frozen=True, kw_only=True, tag="expenditures_done"):
+    character: str
+
+
+class NormalActionsEnded(Event, frozen=True, kw_only=True, tag="normal_actions_ended"):
+    """Everyone's first action is done: "end of the round" powers act now, before extra actions
+    (kony:end-of-round)."""
+
+    number: int
+    why: str
+    rule: str
+
+
+class Fed(Event, frozen=True, kw_only=True, tag="fed"):
+    character: str
+    target: str
+    blood: int
     why: str
     rule: str
 
@@ -603,6 +678,7 @@ SceneEvent = (
     | ChallengeResolved
     | TraitLost
     | DamageTaken
+    | ArmorDamaged
     | GrappleStarted
     | GrappleBroken
     | KnockedDown
@@ -611,6 +687,7 @@ SceneEvent = (
     | OutcomeCorrected
     | TraitRestored
     | DamageHealed
+    | ArmorRestored
     | ProneCleared
     | MobJoined
     | ChampionChosen
@@ -635,4 +712,9 @@ SceneEvent = (
     | FairEscapeFailed
     | AssistOffered
     | AssistAnswered
+    | DiceRolled
+    | ExpendituresOpened
+    | ExpendituresDone
+    | NormalActionsEnded
+    | Fed
 )

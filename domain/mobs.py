@@ -80,4 +80,4 @@ def choose_victory(d: Draft, cmd: ChooseVictory) -> None:
     if cmd.of not in ch.challenger.members:
         raise Rejected("not_in_mob", "Choose the victory condition of the champion or of one who lent a Trait.", rule)
     d.add(VictoryChosen(challenge=ch.id, of=cmd.of, by=d.actor))
-    d.add(*effects(d.state, d.state.challenges[ch.id]))
+    d.add(*effects(d.state, d.state.challenges[ch.id], "challenger"))

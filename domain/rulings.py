@@ -21,6 +21,8 @@ from domain.commands import Dispute, Rule
 from domain.context import Draft
 from domain.errors import Rejected
 from domain.events import (
+    ArmorDamaged,
+    ArmorRestored,
     CharacterAdjusted,
     ConditionCleared,
     ConditionSet,
@@ -177,8 +179,7 @@ def _correct(
     rules = ruleset_for(d.state.ruleset)
     d.add(*rules.losses(d.state, corrected, winner))
     d.add(*rules.settled(d.state, corrected, winner))
-    if winner == "challenger":
-        d.add(*effects(d.state, corrected))
+    d.add(*effects(d.state, corrected, winner))
 
 
 def _undo(state: Scene, ch: Challenge) -> list[SceneEvent]:
@@ -192,6 +193,10 @@ def _undo(state: Scene, ch: Challenge) -> list[SceneEvent]:
                     undone.append(
                         TraitRestored(character=who, trait=trait, category=category, challenge=ch.id, why=why)
                     )
+            case ArmorDamaged(character=who, amount=amount):
+                if state.characters[who].armor_lost:
+                    lost = min(amount, state.characters[who].armor_lost)
+                    undone.append(ArmorRestored(character=who, amount=lost, challenge=ch.id))
             case DamageTaken(character=who, amount=amount, damage=kind):
                 taken = getattr(state.characters[who].wounds, kind)
                 if taken:

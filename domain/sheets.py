@@ -107,6 +107,18 @@ class Sheet(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_
     blood: Level = 0
     trait_max: Level | None = None
     """The generational maximum of Physical Traits: blood beyond it lasts one challenge (camarilla)."""
+    armor: Level = 0
+    """Armour (supernatural forms included): it takes damage first (kony:damage-order)."""
+    extra_actions: Level = 0
+    """Extra actions each round (kony: Celerity's, or an NPC combat sheet's)."""
+    escape_powers: Names = []
+    """Powers that let the character leave the scene at any time (kony:fair-escape)."""
+    combat_sheet: bool = False
+    """An NPC combat sheet (kony:npc-sheets): the ST acts for it outside the order."""
+    retests: Level = 0
+    """Retests an NPC combat sheet lists, each named ``{"category": "sheet"}`` in a roll (kony)."""
+    rerolls: Level = 0
+    """Dice a narrative test against this NPC rerolls upon a success (kony:narrative-rerolls)."""
     # pool rulesets (bns)
     attributes: Levels = {}
     """The nine (``strength`` … ``resolve``) or the three category ratings (``physical`` …)."""

@@ -15,6 +15,7 @@ import msgspec
 from domain.commands import Action, Options, Source
 from domain.effects import Effect
 from domain.events import (
+    ArmorDamaged,
     ConditionSet,
     DamageTaken,
     GrappleBroken,
@@ -135,6 +136,14 @@ class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     turn_done: bool = False
     acted: bool = False
     """Whether the character has used a test action this turn."""
+    down_traits: int = 0
+    """Trait penalties the ST set (kony:environment, kony:down-traits)."""
+    armor_lost: int = 0
+    """Levels of armour destroyed (kony:damage-order)."""
+    expended: bool = False
+    """Whether the character has declared its expenditures this round (kony:expenditures)."""
+    drained: dict[str, int] = {}
+    """Blood each feeder has taken from this character this round (kony:feeding)."""
     gate: str | None = None
     """The gate test (its challenge) of this turn's multi-test action while the action's next
     test is still to come: that test needs no action of its own (camarilla:multiple-tests-turn)."""
@@ -195,6 +204,15 @@ class Helper(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """Its attack pool (pool rulesets)."""
 
 
+class Rolled(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """A side's sealed d3s, and the retest sources it named for them (kony)."""
+
+    dice: tuple[int, ...]
+    retests: tuple[Source, ...] = ()
+    entered: bool = False
+    """Rolled by hand and entered (then so are a narrative test's rerolls)."""
+
+
 class Side(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """One side of a challenge: a character (a mob's champion), or the narrator of a static or
     simple test."""
@@ -219,6 +237,10 @@ class Side(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """The rest of a mob; the side's ``who`` is its champion."""
     pool: Pool | None = None
     """The side's test pool (bns), frozen when set."""
+    rolled: Rolled | None = None
+    """The sealed dice for the current test (kony)."""
+    named: tuple[str, ...] = ()
+    """The retest sources named for dice in this challenge, by key: each once (kony:d3-test)."""
 
     @property
     def members(self) -> tuple[str, ...]:
@@ -238,6 +260,8 @@ class TestRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defau
 
     number: int
     signs: dict[str, str] = {}
+    dice: dict[str, tuple[int, ...]] = {}
+    """Each side's d3s (kony)."""
     result: Result | None = None
     leader: Leader | None = None
     why: str = ""
@@ -272,7 +296,7 @@ class Outcome(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     rule: str = ""
 
 
-Consequence = TraitLost | DamageTaken | GrappleStarted | GrappleBroken | KnockedDown | ConditionSet
+Consequence = TraitLost | DamageTaken | ArmorDamaged | GrappleStarted | GrappleBroken | KnockedDown | ConditionSet
 """What resolving a challenge did to the characters (what a ruling may undo)."""
 
 
@@ -397,7 +421,7 @@ class RoundState(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     number: int
     first: bool = True
     """The first round of a fight: the only one with surprise."""
-    phase: Literal["declaring", "acting", "over"] = "declaring"
+    phase: Literal["declaring", "expending", "acting", "over"] = "declaring"
     order: tuple[tuple[str, ...], ...] = ()
     """Groups acting at the same time, fastest first (within a group, the ST's order)."""
     values: dict[str, int] = {}
@@ -413,6 +437,8 @@ class RoundState(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     interrupt: str | None = None
     """One whose fair escape an attack just failed: it may act now, out of turn, until the next
     turn starts (bns)."""
+    narrative: bool = False
+    """A narrative round (kony:narrative)."""
 
     @property
     def key(self) -> int:

@@ -4,7 +4,7 @@ Viewers: ``"st"`` (the Storyteller, sees everything), a character id (a player),
 spectator). Hidden from a viewer:
 
 - ``throw_sealed``: the sign, unless it is the viewer's own throw (the reveal, ``test_revealed``,
-  is public);
+  is public); ``dice_rolled`` likewise: the dice, the retests named and how many dice and why;
 - ``character_added``: another character's sheet beyond id, name and NPC; the ST's ``notes`` even
   from the character's own player;
 - ``character_adjusted``: the changes and the reason, except to the ST and that character;
@@ -23,7 +23,15 @@ from typing import Any
 
 import msgspec
 
-from domain.events import BidPlaced, ChallengeDeclared, CharacterAdded, CharacterAdjusted, MobJoined, ThrowSealed
+from domain.events import (
+    BidPlaced,
+    ChallengeDeclared,
+    CharacterAdded,
+    CharacterAdjusted,
+    DiceRolled,
+    MobJoined,
+    ThrowSealed,
+)
 from domain.log import Recorded, Wire, to_wire
 from domain.pools import Pool
 from domain.state import NARRATOR
@@ -43,6 +51,8 @@ def hidden_fields(record: Recorded, viewer: str) -> dict[str, Any]:
     match record.event:
         case ThrowSealed(character=who) if who != viewer:
             return {"sign": None}
+        case DiceRolled(character=who) if who != viewer:
+            return {"dice": None, "retests": None, "why": None}
         case CharacterAdded(character=sheet):
             if sheet.id != viewer:
                 return {"character": {"id": sheet.id, "name": sheet.name, "npc": sheet.npc}}

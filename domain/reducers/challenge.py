@@ -13,6 +13,7 @@ from domain.events import (
     ChallengeResolved,
     ChallengeWithdrawn,
     DeclarationsOpened,
+    DiceRolled,
     NegativeTraitCalled,
     OverbidFailed,
     OverbidSucceeded,
@@ -27,8 +28,10 @@ from domain.events import (
 )
 from domain.log import Place
 from domain.pools import ASSISTED
-from domain.state import NARRATOR, Call, Challenge, Outcome, RetestEntry, Side, Terms, TestRecord
+from domain.state import NARRATOR, Call, Challenge, Outcome, RetestEntry, Rolled, Side, Terms, TestRecord
 
+NO_DICE: dict[str, tuple[int, ...]] = {}
+"""The dice of a test thrown with signs: one empty mapping for them all (never changed)."""
 NOTHING_COMPARED: dict[str, int] = {}
 """The counts of a test decided by its signs alone: one empty mapping for them all (never changed)."""
 
@@ -107,7 +110,9 @@ def _bid_placed(s: Change, e: BidPlaced, r: Place) -> None:
         lead = character.category_of(e.traits[0], side.category or ch.category) if character and e.traits else None
         category = lead or side.category or ch.category
         bids = names(*e.traits)
-        return replace(side, bids=bids, category=category, victory=name(e.victory), lead=e.lead, pool=e.pool)
+        return replace(
+            side, bids=bids, category=category, victory=name(e.victory), lead=e.lead, pool=e.pool, effect=e.effect
+        )
 
     s.side(e.challenge, e.character, answered)
     s.challenge(e.challenge, lambda ch: replace(ch, status="bidding"))
@@ -122,7 +127,7 @@ def _withdrawn(s: Change, e: ChallengeWithdrawn, r: Place) -> None:
 def _called(s: Change, e: NegativeTraitCalled, r: Place) -> None:
     call = Call(by=e.by, against=e.against, trait=e.trait, correct=e.correct, owed_by=e.owed_by, matched=e.matched)
     s.challenge(e.challenge, lambda ch: replace(ch, calls=(*ch.calls, call)))
-    if e.matched:
+    if e.matched and e.owed_by:  # (a wrong kony call costs nobody anything)
         s.side(e.challenge, e.owed_by, lambda ch, side: replace(side, owed=side.owed + 1))
 
 
@@ -133,12 +138,26 @@ def _sealed(s: Change, e: ThrowSealed, r: Place) -> None:
     s.put(replace(ch, status="throwing"))
 
 
+@on(DiceRolled)
+def _rolled(s: Change, e: DiceRolled, r: Place) -> None:
+    ch: Challenge = s.challenges[e.challenge]
+    rolled = Rolled(dice=tuple(e.dice), retests=tuple(e.retests), entered=e.entered_by is not None)
+    named = tuple(source.key for source in e.retests)
+    ch = replace_side(
+        ch, ch.role_of(e.character), lambda side: replace(side, rolled=rolled, named=(*side.named, *named))
+    )
+    s.put(replace(ch, status="throwing"))
+
+
 @on(TestRevealed)
 def _revealed(s: Change, e: TestRevealed, r: Place) -> None:
     signs = {name(who): name(sign) for who, sign in e.signs.items()}
-    test = TestRecord(number=e.test, signs=signs, result=e.result, compared=NOTHING_COMPARED)
+    dice = {name(who): tuple(rolled) for who, rolled in e.dice.items()} if e.dice else NO_DICE
+    if e.rerolled:  # a narrative test: its dice after the NPC's rerolls
+        dice = {who: tuple(e.rerolled) for who in dice}
+    test = TestRecord(number=e.test, signs=signs, dice=dice, result=e.result, compared=NOTHING_COMPARED)
     s.challenge(e.challenge, lambda ch: sides(
-        replace(ch, tests=(*ch.tests, test), status="throwing"), lambda side: replace(side, throw=None)
+        replace(ch, tests=(*ch.tests, test), status="throwing"), lambda side: replace(side, throw=None, rolled=None)
     ))  # fmt: skip
 
 
@@ -245,7 +264,7 @@ def _close_retest(ch: Challenge, status: str) -> Challenge:
 
 def _new_test(ch: Challenge) -> Challenge:
     ch = replace(ch, status="throwing", declaring=None)
-    return sides(ch, lambda s: replace(s, throw=None, declared=None, passed=False))
+    return sides(ch, lambda s: replace(s, throw=None, rolled=None, declared=None, passed=False))
 
 
 def _passed(ch: Challenge, who: str) -> Challenge:

@@ -17,13 +17,17 @@ from domain.events import (
     ChampionChosen,
     ConditionCleared,
     ConditionSet,
+    ExpendituresDone,
+    ExpendituresOpened,
     FairEscapeDeclared,
     FairEscapeFailed,
     FairEscapeHeld,
     FairEscapeSucceeded,
+    Fed,
     InitiativeSet,
     ManeuverUsed,
     MobJoined,
+    NormalActionsEnded,
     RoundEnded,
     RoundStarted,
     TurnEnded,
@@ -84,7 +88,7 @@ def _bonus_expired(s: Change, e: BonusExpired, r: Place) -> None:
 
 @on(RoundStarted)
 def _round_started(s: Change, e: RoundStarted, r: Place) -> None:
-    s.round = RoundState(number=e.number, first=e.first)
+    s.round = RoundState(number=e.number, first=e.first, narrative=e.narrative)
     fresh = e.first  # a new fight: free maneuvers again, and the escaped are back in it
 
     def started(c: Character) -> Character:
@@ -100,6 +104,8 @@ def _round_started(s: Change, e: RoundStarted, r: Place) -> None:
             turn_done=False,
             acted=False,
             gate=None,
+            expended=False,
+            drained={},
             conditions=replace(
                 c.conditions,
                 moved_steps=0,
@@ -349,3 +355,42 @@ def _champion(ch: Challenge, who: str) -> Challenge:
         helpers=helpers,
     )
     return replace(ch, challenger=champion)
+
+
+# -- kony: expenditures, feeding ---------------------------------------------------------------
+
+
+@on(ExpendituresOpened)
+def _expenditures_opened(s: Change, e: ExpendituresOpened, r: Place) -> None:
+    assert s.round is not None
+    s.round = replace(s.round, phase="expending")
+
+
+@on(ExpendituresDone)
+def _expenditures_done(s: Change, e: ExpendituresDone, r: Place) -> None:
+    s.character(e.character, lambda c: replace(c, expended=True))
+
+
+@on(Fed)
+def _fed(s: Change, e: Fed, r: Place) -> None:
+    s.character(
+        e.target,
+        lambda c: replace(
+            c,
+            blood_spent=c.blood_spent + e.blood,
+            drained={**c.drained, e.character: c.drained.get(e.character, 0) + e.blood},
+        ),
+    )
+    s.character(
+        e.character,
+        lambda c: replace(
+            c,
+            blood_spent=max(0, c.blood_spent - e.blood),
+            actions_left=None if c.actions_left is None else max(0, c.actions_left - 1),
+        ),
+    )
+
+
+@on(NormalActionsEnded)
+def _normal_actions_ended(s: Change, e: NormalActionsEnded, r: Place) -> None:
+    """A marker in the log: what "end of the round" powers do follows it as its own events."""

@@ -10,6 +10,8 @@ from msgspec.structs import replace
 from domain.change import Change, name, on
 from domain.commands import Changes
 from domain.events import (
+    ArmorDamaged,
+    ArmorRestored,
     CharacterAdded,
     CharacterAdjusted,
     CharacterRemoved,
@@ -95,7 +97,7 @@ def _kept(e: Consequence) -> Consequence:
         case TraitLost():
             kept = {"character": name(e.character), "trait": name(e.trait), "rule": name(e.rule), "why": ""}
             return replace(e, challenge=name(e.challenge), **kept)
-        case DamageTaken() | KnockedDown():
+        case DamageTaken() | KnockedDown() | ArmorDamaged():
             return replace(e, character=name(e.character), challenge=name(e.challenge))
         case GrappleStarted():
             return replace(e, grappler=name(e.grappler), victim=name(e.victim), challenge=name(e.challenge))
@@ -116,6 +118,17 @@ def _trait_lost(s: Change, e: TraitLost, r: Place) -> None:
 def _damage_taken(s: Change, e: DamageTaken, r: Place) -> None:
     s.character(e.character, lambda c: replace(c, wounds=_wounded(c, e.damage, e.amount)))
     consequence(s, e)
+
+
+@on(ArmorDamaged)
+def _armor_damaged(s: Change, e: ArmorDamaged, r: Place) -> None:
+    s.character(e.character, lambda c: replace(c, armor_lost=c.armor_lost + e.amount))
+    consequence(s, e)
+
+
+@on(ArmorRestored)
+def _armor_restored(s: Change, e: ArmorRestored, r: Place) -> None:
+    s.character(e.character, lambda c: replace(c, armor_lost=max(0, c.armor_lost - e.amount)))
 
 
 @on(GrappleStarted)
@@ -241,4 +254,5 @@ def _adjusted(c: Character, changes: Changes) -> Character:
         abilities=abilities,
         wounds=wounds,
         lost=tuple(lost),
+        down_traits=max(0, c.down_traits + changes.down_traits),
     )

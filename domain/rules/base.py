@@ -20,6 +20,7 @@ from domain.effects import Damage
 from domain.errors import Rejected
 from domain.events import (
     BloodSpent,
+    DamageTaken,
     DeclarationsOpened,
     InitiativeSet,
     Leader,
@@ -28,6 +29,7 @@ from domain.events import (
     Role,
     SceneEvent,
     TestResolved,
+    TestRevealed,
     TurnStarted,
 )
 from domain.pools import DefenseKind, Pool, PoolSpec
@@ -69,6 +71,13 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True):
     """A relent's: the defence the relenting side would have used."""
 
 
+class Dice(msgspec.Struct, frozen=True, kw_only=True):
+    """How many dice a side rolls, and why (kony:d3-test)."""
+
+    count: int
+    why: str
+
+
 class ManeuverOffer(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """A combat maneuver a character could use now, and what it would cost (a page shows it)."""
 
@@ -106,6 +115,12 @@ class Ruleset(ABC):
 
     has_blood: ClassVar[bool] = False
     """Whether blood buys Physical Traits (``spend_blood``)."""
+
+    has_expenditures: ClassVar[bool] = False
+    """Whether a round has an expenditures phase between declarations and initiative (kony)."""
+
+    defender_victory: ClassVar[bool] = False
+    """Whether a winning defender's own victory condition applies to the challenger (kony)."""
 
     # -- sheets and declarations ------------------------------------------------------------
 
@@ -210,6 +225,27 @@ class Ruleset(ABC):
     def settle_declarations(self, state: Scene, ch: Challenge) -> list[SceneEvent]:
         """Every count is in: who leads after a tie, or whether an overbid earns a new test."""
 
+    # -- dice (the ``dice`` family) ----------------------------------------------------------
+
+    def dice(self, state: Scene, ch: Challenge, role: Role, retests: Sequence[Source]) -> Dice:
+        """How many d3s a side rolls with the retest ``retests`` it names, or refused."""
+        raise Rejected("no_dice", f"{self.name} throws signs, not dice.", self.cites["test"])
+
+    def check_entered(self, state: Scene, actor: str, who: str) -> None:
+        """Refuse dice rolled by hand from ``actor`` for ``who``'s side."""
+        raise Rejected("no_dice", f"{self.name} throws signs, not dice.", self.cites["test"])
+
+    def reveal(
+        self, state: Scene, ch: Challenge, die: Callable[[], int], rerolls: Sequence[int] | None
+    ) -> TestRevealed:
+        """Both sides' dice shown: the test's result (a narrative test's rerolls drawn with ``die``,
+        or taken from ``rerolls`` entered by hand)."""
+        raise Rejected("no_dice", f"{self.name} throws signs, not dice.", self.cites["test"])
+
+    def spent(self, state: Scene, ch: Challenge) -> list[SceneEvent]:
+        """What the retests named for the dice just revealed cost (Ability levels)."""
+        return []
+
     # -- retests ----------------------------------------------------------------------------
 
     @abstractmethod
@@ -254,6 +290,10 @@ class Ruleset(ABC):
         the mob member whose victory condition was chosen (its powers may add to it or change its
         type, its grade add a point)."""
         return effect
+
+    def wounds(self, state: Scene, ch: Challenge, target: str, dealt: Damage) -> list[SceneEvent]:
+        """The damage a target takes from a won attack (kony: armour first)."""
+        return [DamageTaken(character=target, amount=dealt.amount, damage=dealt.type, challenge=ch.id)]
 
     def stands(self, source: Source) -> bool:
         """Whether a retest from ``source`` stands at once, uncancellable (no wait for a pass)."""
@@ -305,6 +345,24 @@ class Ruleset(ABC):
             why="Everyone acts at once.",
             rule=self.cites.get("order", self.cites["adjudication"]),
         )
+
+    def break_ties(
+        self, state: Scene, groups: list[list[str]], values: Mapping[str, int], d10: Callable[[], int]
+    ) -> InitiativeSet | None:
+        """The order with its ties broken by the ruleset (kony's d10s), or None: the ST orders them."""
+        return None
+
+    def check_order(self, state: Scene) -> None:
+        """Refuse the ST's ``order`` where the ruleset's dice order ties (kony)."""
+        return None
+
+    def check_narrative(self, state: Scene) -> None:
+        """Refuse a narrative round (kony:narrative)."""
+        raise Rejected("no_narrative", f"{self.name} has no narrative rounds.", self.cites["adjudication"])
+
+    def feed(self, state: Scene, who: str, target: str, blood: int) -> list[SceneEvent]:
+        """Feeding on a grappled target in combat (kony:feeding), or refused."""
+        raise Rejected("no_feeding", f"{self.name} has no rule for feeding in combat.", self.cites["adjudication"])
 
     def act(self, state: Scene, who: str, action: Action, now: datetime) -> list[SceneEvent]:
         """An action taken on one's turn (no declaration phase): refused, or what it records."""

@@ -75,7 +75,9 @@ class Camarilla(Lotn):
     has_rounds = True
     has_mobs = True
     has_blood = True
-    flags = ("surprise", "ranged", "darkness", "defense", "immediate")
+    flags: ClassVar[tuple[str, ...]] = ("surprise", "ranged", "darkness", "defense", "immediate")
+    surprise_any_round: ClassVar[bool] = False
+    """Surprise in any round, not only the first (kony:surprise)."""
     cites: ClassVar[Mapping[str, str]] = {
         **Lotn.cites,
         "relent": "camarilla:relent",
@@ -140,7 +142,7 @@ class Camarilla(Lotn):
         assert r is not None
         me = state.characters[who]
         target = cmd.targets[0] if cmd.targets else None
-        if cmd.surprise and not r.first and not cmd.ranged:
+        if cmd.surprise and not r.first and not cmd.ranged and not self.surprise_any_round:
             raise Rejected(
                 "not_first_round",
                 "Surprise is only in the first round of combat; a ranged attack the target cannot answer is the "
