@@ -9,7 +9,7 @@ from pathlib import Path
 from domain.rules.texts import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
-RULE_ID = re.compile(r"\b(lotn|camarilla|bns|kony):[a-z][a-z-]*[a-z]\b")
+RULE_ID = re.compile(r"\b(lotn|camarilla|bns|kony):[a-z][a-z0-9-]*[a-z0-9]\b")
 
 
 def _normal(text: str) -> str:

@@ -6,9 +6,10 @@ from domain.errors import Rejected
 from domain.rules.base import Ruleset
 from domain.rules.bns import Bns
 from domain.rules.camarilla import Camarilla
+from domain.rules.kony import Kony
 from domain.rules.lotn import Lotn
 
-RULESETS: dict[str, Ruleset] = {ruleset.name: ruleset for ruleset in (Lotn(), Camarilla(), Bns())}
+RULESETS: dict[str, Ruleset] = {ruleset.name: ruleset for ruleset in (Lotn(), Camarilla(), Bns(), Kony())}
 
 
 def ruleset_for(name: str) -> Ruleset:

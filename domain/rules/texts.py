@@ -1,10 +1,11 @@
 """The rule table: every rule id a ruling or a refusal cites, with the rule's own words and the
 document they come from (``docs/rules/``). A test checks each quote against its document. The
-lotn and camarilla rules are here; each later ruleset keeps its own (``bns_texts``)."""
+lotn and camarilla rules are here; each later ruleset keeps its own (``bns_texts``, ``kony_texts``)."""
 
 from __future__ import annotations
 
 from domain.rules.bns_texts import BNS
+from domain.rules.kony_texts import KONY
 from domain.rules.words import Rule
 
 LOTN = "laws-of-the-night-challenges.txt"
@@ -465,7 +466,7 @@ _TABLE += [
     ),
 ]
 
-RULES: dict[str, Rule] = {rule.id: rule for rule in (*_TABLE, *BNS)}
+RULES: dict[str, Rule] = {rule.id: rule for rule in (*_TABLE, *BNS, *KONY)}
 
 
 def rule_text(rule_id: str) -> Rule | None:
