@@ -58,7 +58,10 @@ def _declared(s: Change, e: ChallengeDeclared, r: Place) -> None:
                 power=e.power,
                 pool=e.pool,
             ),
-            defender=Side(who=name(e.targets[0]) if e.targets else NARRATOR, category=e.defense or e.category),
+            defender=Side(  # a static test is against the Narrator, even when it names a target (kony)
+                who=name(e.targets[0]) if e.targets and e.kind == "contested" else NARRATOR,
+                category=e.defense or e.category,
+            ),
             targets=names(*e.targets),
             victory=name(e.victory),
             effect=e.effect,

@@ -78,6 +78,9 @@ class Camarilla(Lotn):
     flags: ClassVar[tuple[str, ...]] = ("surprise", "ranged", "darkness", "defense", "immediate")
     surprise_any_round: ClassVar[bool] = False
     """Surprise in any round, not only the first (kony:surprise)."""
+    one_per_target: ClassVar[bool] = True
+    """One challenge of each type against a target a round (camarilla:one-per-round; kony has no
+    such rule)."""
     cites: ClassVar[Mapping[str, str]] = {
         **Lotn.cites,
         "relent": "camarilla:relent",
@@ -201,7 +204,9 @@ class Camarilla(Lotn):
             raise Rejected(
                 "full_round", f"{cmd.power} takes the full turn: declare a full_round action.", "camarilla:full-round"
             )
-        if target is not None and cmd.kind == "contested" and not is_gate:  # a gate is not of its category
+        if (
+            target is not None and cmd.kind == "contested" and not is_gate and self.one_per_target
+        ):  # (a gate is not of its category)
             taken = [
                 ch.id
                 for ch in state.in_order()

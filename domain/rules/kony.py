@@ -52,6 +52,7 @@ class Kony(Camarilla):
     has_expenditures = True
     defender_victory = True
     surprise_any_round = True
+    one_per_target = False
     flags: ClassVar[tuple[str, ...]] = ("surprise", "ranged", "darkness", "immediate")
     cites: ClassVar[Mapping[str, str]] = {
         **Lotn.cites,
@@ -133,28 +134,10 @@ class Kony(Camarilla):
         assert r is not None
         if cmd.actor == NARRATOR and me.sheet.combat_sheet:  # an NPC combat sheet acts outside the order
             return Declaration(round=r.number)
-        if cmd.power and them is not None and not me.sheet.npc:
-            self._check_carrier(state, me, r.number)
+        # one Carrier Attack per action holds by construction: a declaration names one power, and
+        # every declaration in a round spends an action (kony:carrier-attacks)
         declaration = self._check_turn(state, cmd, who, cmd.category, Declaration())
         return replace(declaration, gate=False)
-
-    def _check_carrier(self, state: Scene, me: Character, number: int) -> None:
-        carriers = sum(
-            1
-            for ch in state.challenges.values()
-            if ch.round == number
-            and ch.challenger.who == me.id
-            and ch.power
-            and ch.targets
-            and ch.status != "withdrawn"
-        )
-        used = self.round_actions(state, me.id) - (me.actions_left or 0)
-        if carriers > used:
-            raise Rejected(
-                "carrier_used",
-                f"{me.name} has used a Carrier Attack for each action taken ({carriers}): one per action.",
-                "kony:carrier-attacks",
-            )
 
     def _check_initial(self, state: Scene, who: str, category: Category, bid: list[str], rule: str) -> None:
         me = state.characters[who]
