@@ -117,8 +117,12 @@ def count(state: Scene, ch: Challenge, role: Role, retests: Sequence[Source]) ->
         seen.add(key)
         match source:
             case AbilitySource(name=ability):
-                if c.abilities.get(ability, 0) < 1:
-                    raise Rejected("no_ability", f"{c.name} has no {ability} left to spend.", "kony:d3-test")
+                if c.abilities.get(ability, 0) - sealed_levels(state, c.id, ability) < 1:
+                    raise Rejected(
+                        "no_ability",
+                        f"{c.name} has no {ability} left to spend (levels named in dice still sealed count).",
+                        "kony:d3-test",
+                    )
                 if spends_blind and ability in BLIND_FIGHTING and blind(state, ch, role):
                     continue  # spent to negate darkness, not a die (kony:blind-fighting)
                 if not ability_fits(ability, category):
@@ -152,6 +156,19 @@ def count(state: Scene, ch: Challenge, role: Role, retests: Sequence[Source]) ->
         why.append("- 1 darkness (kony:blind-fighting)")
     dice = max(1, dice)
     return Dice(count=dice, why=f"{' '.join(why)} = {dice} d3")
+
+
+def sealed_levels(state: Scene, who: str, ability: str) -> int:
+    """Levels of an Ability named in ``who``'s dice still sealed, in any challenge: spent at the
+    reveal, so not to be named twice meanwhile."""
+    return sum(
+        1
+        for ch in (state.challenges[cid] for cid in state.undecided)
+        for side in (ch.challenger, ch.defender)
+        if side.who == who and side.rolled is not None
+        for source in side.rolled.retests
+        if isinstance(source, AbilitySource) and source.name == ability
+    )
 
 
 def reveal(

@@ -118,6 +118,15 @@ class TestDice:
         ]
         assert t.character("sam").abilities["Brawl"] == 1
 
+    def test_a_level_named_in_sealed_dice_cannot_be_named_again_before_the_reveal(self) -> None:
+        """kony:d3-test: Ability levels are spent; one named in dice not yet shown is taken."""
+        t = duel(sam={"abilities": {"Brawl": 1}})
+        t.add("rosa", {"Quick": 1})
+        attack(t)
+        attack(t, "d", target="rosa", bid=["Quick"], answer=["Quick"])
+        roll(t, "sam", [3, 3], retests=[BRAWL])
+        t.refused("st", "roll", challenge="d", character="sam", retests=[BRAWL], values=[3, 3], code="no_ability")
+
     def test_the_server_rolls_from_the_commands_entropy(self) -> None:
         """kony:d3-test: without values, the server rolls each d3 from the command's entropy."""
         t = duel()
