@@ -21,7 +21,10 @@ from domain.commands import (
     CallNegative,
     CancelRetest,
     ChooseVictory,
+    DeclareAction,
     DeclareTraits,
+    ExpendituresDone,
+    Feed,
     Join,
     MeritSource,
     OverbidSource,
@@ -29,6 +32,8 @@ from domain.commands import (
     PowerSource,
     Relent,
     Retest,
+    Roll,
+    SheetSource,
     Source,
     SurpriseSource,
     Throw,
@@ -41,7 +46,7 @@ from domain.errors import Rejected
 from domain.pools import Pool, PoolSpec
 from domain.rules import ruleset_for
 from domain.sheets import Category
-from domain.state import Challenge, Character, Scene
+from domain.state import NARRATOR, Challenge, Character, Scene
 
 MOST_BIDS = 5
 """The most Traits one answer bids (a mob's target: one per attacker, at most five)."""
@@ -71,6 +76,24 @@ class Moves(msgspec.Struct, frozen=True, omit_defaults=True):
     defenses: dict[str, Pool] = {}
     """The defence pools the player may answer (or relent) with, each with its parts and total
     (pool rulesets)."""
+    dice: int = 0
+    """How many d3s a ``roll`` naming no retest would roll (dice rulesets); one more for each
+    source named."""
+    dice_why: str = ""
+    """How that count is made (1 + retests + ranged + surprise - darkness)."""
+    roll_sources: list[Source] = []
+    """The retest sources the roll may name, each good for one more die (dice rulesets)."""
+    enter: bool = False
+    """Whether the player may enter dice rolled by hand (``values``) for its side."""
+
+
+class RoundMoves(msgspec.Struct, frozen=True, omit_defaults=True):
+    """What a character may do in the round outside any challenge now (dice rulesets)."""
+
+    verbs: list[str] = []
+    """Of ``expenditures_done``, ``fair_escape`` (a ``declare_action`` of that kind), ``feed``."""
+    feed: dict[str, int] = {}
+    """Whom the character may feed on now, with the most blood Traits it may take."""
 
 
 def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
@@ -115,6 +138,13 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
     ]
     if signs:
         verbs.append("throw")
+    dice, dice_why, roll_sources, enter = 0, "", [], False
+    if "throw" in phase and rules.family == "dice" and probe(Roll):
+        verbs.append("roll")
+        found = rules.dice(state, ch, role, [])
+        dice, dice_why = found.count, found.why
+        roll_sources = [s for s in _roll_sources(me) if probe(Roll, retests=[s])]
+        enter = probe(Roll, values=[1] * dice)
     most = rules.max_declare(state, ch, role) if "declare" in phase and probe(DeclareTraits, count=0) else None
     if most is not None:
         verbs.append("declare_traits")
@@ -140,7 +170,57 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
         retest=retest,
         cancel=cancel,
         defenses=defenses,
+        dice=dice,
+        dice_why=dice_why,
+        roll_sources=roll_sources,
+        enter=enter,
     )
+
+
+FEED_MOST = 3
+"""The most blood Traits one ``feed`` takes (the command's own bound)."""
+
+
+def round_moves(state: Scene, who: str) -> RoundMoves | None:
+    """What ``who`` may do in the round outside a challenge now, each put to ``decide``: say its
+    expenditures are done, declare a fair escape, feed on one it holds (dice rulesets). The
+    Storyteller tries them for an NPC, a player for its own character."""
+    me = state.characters.get(who)
+    r = state.round
+    if me is None or r is None or r.phase == "over" or not me.present:
+        return None
+    actor = NARRATOR if me.sheet.npc else who
+    verbs: list[str] = []
+    if r.phase == "expending" and not me.expended and _accepted(state, ExpendituresDone, actor=actor, character=who):
+        verbs.append("expenditures_done")
+    escape = {"kind": "fair_escape"}
+    if r.phase == "declaring" and _accepted(state, DeclareAction, actor=actor, character=who, action=escape):
+        verbs.append("fair_escape")
+    feed: dict[str, int] = {}
+    for target in me.conditions.grappling:
+        most = next(
+            (
+                n
+                for n in range(FEED_MOST, 0, -1)
+                if _accepted(state, Feed, actor=actor, character=who, target=target, blood=n)
+            ),
+            0,
+        )
+        if most:
+            feed[target] = most
+    if feed:
+        verbs.append("feed")
+    return RoundMoves(verbs=verbs, feed=feed) if verbs else None
+
+
+def _accepted(state: Scene, kind: Callable[..., AnyCommand], **fields: object) -> bool:
+    """Whether ``decide`` would accept one command outside a challenge now (appending nothing)."""
+    try:
+        command = msgspec.convert({"id": "probe", "scene": state.id, **fields}, kind)
+        decide(state, command, Context(now=state.last_at or datetime(2000, 1, 1, tzinfo=UTC)))
+    except (Rejected, msgspec.ValidationError, TypeError):
+        return False
+    return True
 
 
 def phases(ch: Challenge) -> set[str]:
@@ -189,6 +269,16 @@ def _pool(me: Character, category: Category) -> list[str]:
     traits = me.sheet.traits
     names = [*(traits.of(category) if traits else {}), *(b.trait for b in me.bonuses if category == "physical")]
     return [name for name in dict.fromkeys(names) for _ in range(max(0, me.left(name, category)))]
+
+
+def _roll_sources(me: Character) -> list[Source]:
+    """Every source ``me`` might name for a die: Abilities with levels left, powers, merits, and a
+    combat sheet's retests (``decide`` says which fit this challenge)."""
+    sources: list[Source] = [AbilitySource(name=a) for a, level in me.abilities.items() if level > 0]
+    sources += [PowerSource(name=p) for p in me.sheet.powers]
+    sources += [MeritSource(name=m) for m in me.sheet.merits]
+    sources += [SheetSource() for _ in range(me.sheet.retests)]
+    return sources
 
 
 def _sources(me: Character, pool: list[str], bid: tuple[str, ...]) -> list[Source]:

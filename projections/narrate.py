@@ -7,6 +7,8 @@ from domain.events import (
     AbilitySpent,
     ActionDeclared,
     ActionTaken,
+    ArmorDamaged,
+    ArmorRestored,
     AssistAnswered,
     AssistOffered,
     AttackIntended,
@@ -25,11 +27,15 @@ from domain.events import (
     DamageHealed,
     DamageTaken,
     DeclarationsOpened,
+    DiceRolled,
     DisputeOpened,
+    ExpendituresDone,
+    ExpendituresOpened,
     FairEscapeDeclared,
     FairEscapeFailed,
     FairEscapeHeld,
     FairEscapeSucceeded,
+    Fed,
     GrappleBroken,
     GrappleStarted,
     InitiativeSet,
@@ -37,6 +43,7 @@ from domain.events import (
     ManeuverUsed,
     MobJoined,
     NegativeTraitCalled,
+    NormalActionsEnded,
     OutcomeCorrected,
     OverbidFailed,
     OverbidSucceeded,
@@ -156,6 +163,23 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             how = "at random" if event.random else ""
             sign = f" {event.sign}" if knows(viewer, event.character) else ""
             return f"{name(event.character)} throws{sign} {how} (sealed until both are in).".replace("  ", " ")
+        case DiceRolled():
+            if not knows(viewer, event.character):
+                return f"{name(event.character)} rolls (sealed until both are in)."
+            named = f", naming {', '.join(source_label(s) for s in event.retests)}" if event.retests else ""
+            by = f" (rolled by hand, entered by {_entered(before, event.entered_by)})" if event.entered_by else ""
+            sealed = "sealed until both are in"
+            return f"{name(event.character)} rolls {_faces(event.dice)}{by}{named}: {event.why} ({sealed})."
+        case TestRevealed() if event.dice:
+            ch = before.challenges.get(event.challenge)
+            order = [ch.challenger.who, ch.defender.who] if ch else list(event.dice)
+            shown = "; ".join(
+                f"{name(who)} {_faces(event.dice[who])} ({event.successes.get(who, 0)} success(es))"
+                for who in order
+                if who in event.dice
+            )
+            rerolled = f", after the rerolls {_faces(event.rerolled)}" if event.rerolled else ""
+            return f"Test {event.test}, the dice: {shown}{rerolled}."
         case TestRevealed():
             ch = before.challenges.get(event.challenge)
             order = [ch.challenger.who, ch.defender.who] if ch else list(event.signs)
@@ -236,6 +260,8 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
         case RoundStarted() if event.budget:
             rage = "; Rage rounds: " + ", ".join(f"{name(w)} {n}" for w, n in event.rage.items()) if event.rage else ""
             return f"Round {event.number} begins: each acts on initiative, a standard and a simple action{rage}."
+        case RoundStarted() if event.narrative:
+            return f"Round {event.number} begins, a narrative round: each rolls against the Storyteller's difficulty."
         case RoundStarted():
             return f"Round {event.number} begins: everyone declares an action."
         case ActionDeclared():
@@ -248,8 +274,12 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             return f"{name(event.character)} ends their turn."
         case RoundEnded():
             return f"Round {event.number} ends."
-        case BloodSpent():
+        case BloodSpent() | ExpendituresOpened() | NormalActionsEnded() | Fed() | ArmorDamaged():
             return event.why
+        case ExpendituresDone():
+            return f"{name(event.character)} is done with their expenditures."
+        case ArmorRestored():
+            return f"{name(event.character)}'s armour is restored by {event.amount} by the ruling."
         case BonusExpired():
             return f"{name(event.character)}'s {event.trait} fades after the challenge."
         case AttackIntended():
@@ -268,6 +298,14 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
         ):
             return event.why or event.type_name()
     return event.type_name()
+
+
+def _faces(dice: list[int]) -> str:
+    return ", ".join(str(v) for v in dice) or "nothing"
+
+
+def _entered(state: Scene, actor: str) -> str:
+    return "the Storyteller" if actor == NARRATOR else state.name_of(actor)
 
 
 def _maneuvers(given: str | list[str] | None) -> str:

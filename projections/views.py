@@ -15,15 +15,18 @@ from typing import Any
 
 import msgspec
 
-from domain.commands import Action
+from domain.commands import Action, Source
 from domain.effects import Effect
 from domain.events import (
     ActionDeclared,
+    ExpendituresDone,
+    ExpendituresOpened,
     FairEscapeDeclared,
     FairEscapeFailed,
     FairEscapeHeld,
     FairEscapeSucceeded,
     InitiativeSet,
+    NormalActionsEnded,
     RoundEnded,
     RoundStarted,
     SceneClosed,
@@ -33,6 +36,7 @@ from domain.events import (
 from domain.pools import Pool
 from domain.rules import ruleset_for
 from domain.rules.base import ManeuverOffer
+from domain.rules.kony_dice import POOL_CAP, trait_pool
 from domain.sheets import CATEGORIES, Sheet, in_order
 from domain.state import (
     NARRATOR,
@@ -50,7 +54,7 @@ from domain.state import (
     TestRecord,
     undecided,
 )
-from projections.moves import Moves, moves
+from projections.moves import Moves, RoundMoves, moves, round_moves
 from projections.redact import knows
 
 SPECTATOR = "*"
@@ -143,7 +147,31 @@ class CharacterView(msgspec.Struct, frozen=True, omit_defaults=True):
     maneuvers: list[ManeuverOffer] | None = None
     """The combat maneuvers it could use now, each with its cost (bns; its player and the ST)."""
     maneuver_round: int | None = None
+    armor: int | None = None
+    """Armour left (kony:damage-order): to its player and the ST."""
+    down_traits: int | None = None
+    """Trait penalties the ST set (kony:down-traits)."""
+    expended: bool | None = None
+    """Whether the character has said its expenditures are done this round (kony:expenditures);
+    public, so the table sees who the round waits for."""
+    round_moves: RoundMoves | None = None
+    """What it may do in the round outside a challenge now (kony; its player and the ST)."""
     sheet: Sheet | None = None
+
+
+class TraitPool(msgspec.Struct, frozen=True):
+    """A side's Trait Pool for ties and overbids (kony:trait-pool), with its cap."""
+
+    total: int
+    why: str
+    cap: int = POOL_CAP
+
+
+class SealedRoll(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A side's own dice, before the reveal (kony): only its player and the ST see them."""
+
+    dice: list[int]
+    retests: list[Source] = []
 
 
 class ChallengeView(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -187,6 +215,14 @@ class ChallengeView(msgspec.Struct, frozen=True, omit_defaults=True):
     moves: dict[str, Moves] = {}
     """What each character the viewer acts for may do in it now: a player's own moves; for the
     Storyteller, those of the NPCs in it."""
+    rolled: list[str] = []
+    """Who has rolled for the current test (dice rulesets): public, the dice are not."""
+    rolls: dict[str, SealedRoll] = {}
+    """The sealed dice the viewer may see: its own (the ST: all), until the reveal."""
+    trait_pools: dict[str, TraitPool] = {}
+    """Each side's Trait Pool the viewer may know: its own (the ST: both) (kony:trait-pool)."""
+    defender_effect: Effect | None = None
+    """The defender's own victory condition (kony:resolution)."""
 
 
 class StateView(msgspec.Struct, frozen=True):
@@ -208,7 +244,12 @@ class StateView(msgspec.Struct, frozen=True):
     """Decided challenges a whole view leaves out (the oldest): ask for them with ``challenges``."""
 
 
-def character_view(c: Character, viewer: str = NARRATOR, offers: list[ManeuverOffer] | None = None) -> CharacterView:
+def character_view(
+    c: Character,
+    viewer: str = NARRATOR,
+    offers: list[ManeuverOffer] | None = None,
+    round_offers: RoundMoves | None = None,
+) -> CharacterView:
     held = c.conditions
     conditions = ConditionsView(
         grappled_by=held.grappled_by,
@@ -232,6 +273,7 @@ def character_view(c: Character, viewer: str = NARRATOR, offers: list[ManeuverOf
         aids=list(c.aids) if c.aids else None,
         action=c.action,
         turn_done=c.turn_done if c.actions_left is not None or c.budget else None,
+        expended=c.expended or None,
     )
     if not knows(viewer, c.id):
         return public
@@ -252,14 +294,29 @@ def character_view(c: Character, viewer: str = NARRATOR, offers: list[ManeuverOf
         free_used=list(c.free_used) or None,
         maneuvers=offers or None,
         maneuver_round=c.maneuver_round or None,
+        armor=c.sheet.armor - c.armor_lost if c.sheet.armor else None,
+        down_traits=c.down_traits or None,
+        round_moves=round_offers,
         sheet=c.sheet if viewer == NARRATOR else msgspec.structs.replace(c.sheet, notes=""),
     )
 
 
-def challenge_view(ch: Challenge, viewer: str = NARRATOR, moves: dict[str, Moves] | None = None) -> ChallengeView:
+def challenge_view(
+    ch: Challenge, viewer: str = NARRATOR, moves: dict[str, Moves] | None = None, state: Scene | None = None
+) -> ChallengeView:
+    """``state`` (the scene the challenge is in) adds each side's Trait Pool where the ruleset rolls
+    dice."""
     sides = (ch.challenger, ch.defender)
     shown = bool(ch.tests) or not ch.open
     return ChallengeView(
+        rolled=[side.who for side in sides if side.rolled is not None],
+        rolls={
+            side.who: SealedRoll(dice=list(side.rolled.dice), retests=list(side.rolled.retests))
+            for side in sides
+            if side.rolled is not None and knows(viewer, side.who)
+        },
+        trait_pools=_trait_pools(state, ch, viewer) if state is not None and ch.open else {},
+        defender_effect=ch.defender.effect,
         moves=moves or {},
         id=ch.id,
         kind=ch.kind,
@@ -300,6 +357,19 @@ def challenge_view(ch: Challenge, viewer: str = NARRATOR, moves: dict[str, Moves
     )
 
 
+def _trait_pools(state: Scene, ch: Challenge, viewer: str) -> dict[str, TraitPool]:
+    """The Trait Pools of the sides the viewer knows, in a dice ruleset's open challenge."""
+    if ruleset_for(state.ruleset).family != "dice":
+        return {}
+    out: dict[str, TraitPool] = {}
+    for role in ("challenger", "defender"):
+        who = ch.side(role).who
+        if who != NARRATOR and who in state.characters and knows(viewer, who):
+            total, why = trait_pool(state, ch, role)
+            out[who] = TraitPool(total=total, why=why)
+    return out
+
+
 _PEOPLE_FIELDS = (
     "character",
     "characters",
@@ -313,7 +383,7 @@ _PEOPLE_FIELDS = (
     "to",
     "target",
 )
-_EVERYONE = (RoundStarted, RoundEnded)
+_EVERYONE = (RoundStarted, RoundEnded, ExpendituresOpened, NormalActionsEnded)
 """Events that change every character (actions, declared actions, movement)."""
 
 
@@ -329,6 +399,9 @@ _TURNS = (
     FairEscapeHeld,
     FairEscapeSucceeded,
     FairEscapeFailed,
+    ExpendituresOpened,
+    ExpendituresDone,
+    NormalActionsEnded,
 )
 """Events after which anyone may act differently (whose turn it is, whether the scene is open)."""
 
@@ -409,6 +482,12 @@ def _acting_in(state: Scene, viewer: str, around: set[str] | None = None) -> lis
     return out
 
 
+def _acts_for(state: Scene, viewer: str, who: str) -> bool:
+    """Whether ``viewer`` acts for ``who``: its own character, or the ST for an NPC."""
+    c = state.characters.get(who)
+    return c is not None and (viewer == who or (viewer == NARRATOR and c.sheet.npc))
+
+
 def _moves(state: Scene, ch: Challenge, viewer: str) -> dict[str, Moves]:
     """The moves of whoever ``viewer`` acts for in ``ch``: a player, or the ST's NPCs."""
     if viewer == NARRATOR:
@@ -444,6 +523,9 @@ def view(
         around = None if turned or people is None else set(people)
         cids = list(dict.fromkeys([*only[1], *_acting_in(state, viewer, around)]))
     rules = ruleset_for(state.ruleset)
+    dice = rules.family == "dice"
+    if dice and turned:  # what one may do in the round (escape, feed, expenditures) moved for everyone
+        people = None
     return StateView(
         scene=state.id,
         title=state.title,
@@ -454,12 +536,17 @@ def view(
         viewer=viewer,
         round=round_view(state.round),
         characters={
-            who: character_view(c, viewer, rules.maneuvers(state, who) if knows(viewer, who) else None)
+            who: character_view(
+                c,
+                viewer,
+                rules.maneuvers(state, who) if knows(viewer, who) else None,
+                round_moves(state, who) if dice and _acts_for(state, viewer, who) else None,
+            )
             for who in (people if people is not None else [c.id for c in state.roster()])
             if (c := state.characters.get(who))
         },
         challenges={
-            cid: challenge_view(ch, viewer, _moves(state, ch, viewer))
+            cid: challenge_view(ch, viewer, _moves(state, ch, viewer), state)
             for cid in cids
             if (ch := state.challenges.get(cid))
         },
