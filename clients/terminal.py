@@ -57,7 +57,16 @@ in a round where each acts on their own turn (bns):
   assist TO plus_one|maneuver [how…]   help another's attack (your standard action, once accepted)
   shield CHALLENGE [how…]   take a Physical attack in its defender's place before the first throw:
                          you become its target and answer it (your simple action, once a round)
-  accept OFFER · refuse OFFER          answer help offered to you (OFFER: the number shown)"""
+  accept OFFER · refuse OFFER          answer help offered to you (OFFER: the number shown)
+where the scene rolls d3s (kony):
+  roll [ID] [SOURCE…] [values=1,3]   roll your d3s: one, plus one for each retest source named
+                         SOURCE: ability:NAME power:NAME merit:NAME (a space in a name: _) or sheet
+                         (a combat sheet's retest); values= dice you rolled by hand, where allowed
+                         e.g. roll ability:Brawl power:Potence · roll c ability:Blind_Fighting
+  retest [ID] overbid TRAIT   after losing the dice, with a Trait Pool double the other's
+  escape                 a fair escape, before anyone declares this round
+  done                   your expenditures are declared (the expenditures phase)
+  feed TARGET [N]        feed on the one you hold in a grapple: N blood Traits (1 to 3)"""
 
 ATTACKS = ("unarmed", "melee", "thrown", "archery", "firearms", "bite", "claw", "mental", "social")
 DEFENSES = ("dodge", "parry", "soak", "mental", "social")
@@ -77,6 +86,30 @@ def viewer(welcome: dict[str, Any]) -> str:
 
 def _pools(view: dict[str, Any]) -> bool:
     return bool((view.get("rules") or {}).get("family") == "pools")
+
+
+def _dice(view: dict[str, Any]) -> bool:
+    return bool((view.get("rules") or {}).get("family") == "dice")
+
+
+def source_word(source: dict[str, Any]) -> str:
+    """A retest source as the terminal types it: ``ability:Brawl``, ``sheet``."""
+    name = str(source.get("name") or "").replace(" ", "_")
+    return f"{source['category']}:{name}" if name else str(source["category"])
+
+
+def parse_source(word: str) -> dict[str, Any]:
+    """``ability:Brawl`` (or ``sheet``) as a retest source named for a die."""
+    category, _, name = word.partition(":")
+    if category == "sheet" and not name:
+        return {"category": "sheet"}
+    if category not in ("ability", "power", "merit") or not name:
+        raise Unclear(f"{word!r}: a source is ability:NAME, power:NAME, merit:NAME or sheet.")
+    return {"category": category, "name": name.replace("_", " ")}
+
+
+def _faces(dice: list[int]) -> str:
+    return ", ".join(str(v) for v in dice) or "nothing"
 
 
 def describe(pool: dict[str, Any]) -> str:
@@ -169,6 +202,15 @@ def round_lines(view: dict[str, Any], me: str) -> list[str]:
             lines.append(escape)
         if marks := mark_words(view, c):
             lines.append(f"{c['name']}: {', '.join(marks)}")
+    if r["phase"] == "expending":
+        waiting = [c["name"] for c in people.values() if c.get("present", True) and not c.get("expended")]
+        lines.append(f"Expenditures: waiting for {', '.join(waiting) or 'nobody'}")
+    offered = mine.get("round_moves") or {}
+    if offered:
+        words = {"expenditures_done": "done", "fair_escape": "escape"}
+        found = [words[v] for v in offered.get("verbs", []) if v in words]
+        found += [f"feed {t} [1-{n}]" for t, n in (offered.get("feed") or {}).items()]
+        lines.append(f"you may: {' · '.join(found)}")
     escaper = r.get("escape_window")
     if escaper and escaper != me and mine.get("actions") and not mine.get("turn_done"):
         lines.append(f"{names.get(escaper, escaper)} is escaping: intend {escaper} to say you will attack")
@@ -197,6 +239,16 @@ def moves(ch: dict[str, Any], me: str, names: dict[str, str]) -> str:
         return "bid TRAIT, or relent" if mine == "defender" else f"wait for {other} (or withdraw)"
     if ch.get("owed", {}).get(me):
         return f"bid {ch['owed'][me]} more Trait(s)"
+    offer = ch.get("moves", {}).get(me) or {}
+    if "roll" in offer.get("verbs", []):
+        sources = " ".join(source_word(x) for x in offer.get("roll_sources") or [])
+        n = offer.get("dice", 1)
+        extra = f"; sources, one more die each: {sources}" if sources else ""
+        enter = " [values=…]" if offer.get("enter") else ""
+        call = " (or call TRAIT)" if "call_negative" in offer.get("verbs", []) else ""
+        return f"roll [SOURCE…]{enter} ({n} d3 as it stands{extra}){call}"
+    if status in ("bidding", "throwing") and me in ch.get("rolled", []):
+        return f"wait for {other} to roll"
     if status in ("bidding", "throwing"):
         if me in ch.get("thrown", []):
             return f"wait for {other} to throw"
@@ -209,6 +261,9 @@ def moves(ch: dict[str, Any], me: str, names: dict[str, str]) -> str:
         if pending:
             return f"wait for {other}" if pending["by"] == me else "cancel CATEGORY NAME, or pass (let it stand)"
         behind = leader == "none" or (leader is not None and leader != mine)
+        if "retest" in offer.get("verbs", []) and offer.get("retest"):
+            trait = (offer["retest"][0].get("bid") or ["TRAIT"])[0]
+            return f"retest overbid {trait}, or pass"
         return "retest …, or pass" if behind else f"wait for {other} to retest or pass"
     return str(status)
 
@@ -258,7 +313,10 @@ def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
         )
         if details := attack_details(ch):
             lines.append(f"    {details}")
-        for test in ch.get("tests", []):
+        for test in ch.get("tests", []) if _dice(view) else []:
+            dice = " vs ".join(f"{names.get(w, w)} {_faces(d)}" for w, d in (test.get("dice") or {}).items())
+            lines.append(f"    test {test['number']}: {dice} — {test.get('why') or test.get('result')}")
+        for test in ch.get("tests", []) if not _dice(view) else []:
             signs = " vs ".join(test.get("signs", {}).values())
             lines.append(f"    test {test['number']}: {signs} — {test.get('why') or test.get('result')}")
         for who, pool in ch.get("pools", {}).items():
@@ -267,6 +325,16 @@ def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
         if outcome.get("exceptional") or outcome.get("critical"):
             grade = "exceptional success" if outcome.get("exceptional") else ""
             lines.append(f"    {grade or 'critical failure: ' + names.get(outcome['critical'], outcome['critical'])}")
+        for who, pool in ch.get("trait_pools", {}).items():
+            whose = "your" if who == me else names.get(who, who) + "'s"
+            lines.append(f"    {whose} Trait Pool: {pool['total']} (at most {pool['cap']}): {pool['why']}")
+        rolled = [w for w in ch.get("rolled", []) if w not in ch.get("rolls", {})]
+        if rolled:
+            lines.append(f"    rolled (sealed): {', '.join(names.get(w, w) for w in rolled)}")
+        for who, roll in ch.get("rolls", {}).items():
+            named = f", naming {' '.join(source_word(x) for x in roll['retests'])}" if roll.get("retests") else ""
+            whose = "your" if who == me else names.get(who, who) + "'s"
+            lines.append(f"    {whose} sealed dice: {_faces(roll['dice'])}{named}")
         for who, sign in ch.get("sealed", {}).items():
             lines.append(f"    {'your' if who == me else names.get(who, who) + chr(39) + 's'} sealed throw: {sign}")
         if shield:
@@ -274,7 +342,27 @@ def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
             lines.append(f"    you may: shield {cid} [how…] (take it for {defender}: your simple action)")
         elif me not in ("st", "*"):
             lines.append(f"    you may: {moves(ch, me, names)}")
-    return lines or ["No open challenge involves you." if me not in ("st", "*") else "No open challenge."]
+    lines = lines or ["No open challenge involves you." if me not in ("st", "*") else "No open challenge."]
+    return lines + (_last_roll(view, me) if _dice(view) else [])
+
+
+def _last_roll(view: dict[str, Any], me: str) -> list[str]:
+    """The dice of the newest resolved challenge ``me`` was in (dice rulesets): both sides' dice, and
+    why it ended so."""
+    names = _names(view)
+    done = [
+        (cid, ch)
+        for cid, ch in view.get("challenges", {}).items()
+        if ch["status"] == "resolved"
+        and ch.get("tests")
+        and (me in ("st", "*") or me in (ch["challenger"], *ch["targets"]))
+    ]
+    if not done:
+        return []
+    cid, ch = done[-1]
+    test = ch["tests"][-1]
+    dice = " vs ".join(f"{names.get(w, w)} {_faces(d)}" for w, d in (test.get("dice") or {}).items())
+    return [f"Just resolved [{cid}]: test {test['number']}: {dice} — {(ch.get('outcome') or {}).get('why', '')}"]
 
 
 def status(view: dict[str, Any], welcome: dict[str, Any]) -> str:
@@ -352,6 +440,16 @@ def parse(line: str, view: dict[str, Any], me: str) -> dict[str, Any]:
     if verb == "call":
         cid = challenge()
         return {"type": "call_negative", "challenge": cid, "trait": " ".join(args)}
+    if verb == "roll":
+        cid = challenge()
+        words, settings = _settings(args, ("values", "rerolls"))
+        body: dict[str, Any] = {"type": "roll", "challenge": cid, "retests": [parse_source(w) for w in words]}
+        for key, value in settings.items():
+            try:
+                body[key] = [int(v) for v in value.split(",") if v]
+            except ValueError:
+                raise Unclear(f"{key}=1,3: the faces of the d3s rolled by hand.") from None
+        return body
     if verb == "throw":
         cid = challenge()
         return {"type": "throw", "challenge": cid, "sign": args[0] if args else "random"}
@@ -370,7 +468,7 @@ def parse(line: str, view: dict[str, Any], me: str) -> dict[str, Any]:
     raise Unclear(f"Unknown move {verb!r}; type help.")
 
 
-ROUND_VERBS = ("escape", "intend", "act", "end", "assist", "shield", "accept", "refuse")
+ROUND_VERBS = ("escape", "intend", "act", "end", "assist", "shield", "accept", "refuse", "done", "feed")
 
 
 def _character(view: dict[str, Any], word: str) -> str:
@@ -399,6 +497,12 @@ def _round_move(verb: str, args: list[str], view: dict[str, Any]) -> dict[str, A
         return {"type": "declare_action", "action": {"kind": "fair_escape"}}
     if verb == "end":
         return {"type": "end_turn"}
+    if verb == "done":
+        return {"type": "expenditures_done"}
+    if verb == "feed":
+        if not args or len(args) > 2 or (len(args) == 2 and not args[1].isdigit()):
+            raise Unclear("feed TARGET [N]: the one you hold, and 1 to 3 blood Traits.")
+        return {"type": "feed", "target": _character(view, args[0]), "blood": int(args[1]) if len(args) == 2 else 1}
     if verb == "intend":
         if len(args) != 1:
             raise Unclear("intend TARGET: the one trying to escape.")
