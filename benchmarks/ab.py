@@ -22,6 +22,7 @@ import gc, json, random, sys, time, tracemalloc
 import msgspec
 from benchmarks import pages as P
 from benchmarks.scenes import brawl, playing
+import domain.context as C
 from domain.commands import parse_command
 from domain.evolve import fold
 from server.service import SceneService
@@ -31,7 +32,10 @@ from server.wire import after_commit, befores_of
 out = {}
 for ruleset in ("lotn", "bns"):
     rng = random.Random(7)
-    dice = lambda: rng.getrandbits(256)
+    if hasattr(C, "ENTROPY_BITS"):  # one 256-bit value a command (since 464368e)
+        dice = lambda: rng.getrandbits(256)
+    else:  # sixteen 32-bit draws a command, before
+        dice = lambda: tuple(rng.getrandbits(32) for _ in range(16))
     service = SceneService(MemoryStore(), honour_at=True, entropy=dice)
     for _ in playing(20000, scene="x", service=service, rng=random.Random(7), ruleset=ruleset):
         pass
