@@ -11,6 +11,9 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
   const sealed = Object.entries(ch.sealed || {});
   const moves = Object.entries(ch.moves || {});
   const pools = Object.entries(ch.pools || {});
+  const traitPools = Object.entries(ch.trait_pools || {});
+  const rolls = Object.entries(ch.rolls || {});
+  const rolledOnly = (ch.rolled || []).filter((w) => !(w in (ch.rolls || {})));
   const grade = gradeLine(view, ch);
   return h(
     "article",
@@ -25,6 +28,21 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
         "ul",
         { class: "pools", "aria-label": "Test pools" },
         pools.map(([who, pool]) => h("li", {}, `${who === me ? "Your" : `${nameOf(view, who)}'s`} ${pool.attack || pool.defense || ""} pool: `, h("strong", {}, describePool(pool)))),
+      ),
+    traitPools.length > 0 &&
+      h(
+        "ul",
+        { class: "pools trait-pools", "aria-label": "Trait pools" },
+        traitPools.map(([who, pool]) => h("li", {}, `${who === me ? "Your" : `${nameOf(view, who)}'s`} Trait Pool: `, h("strong", {}, `${pool.total}`), ` (at most ${pool.cap}) — ${pool.why}`)),
+      ),
+    (rolls.length > 0 || rolledOnly.length > 0) &&
+      h(
+        "p",
+        { class: "sealed rolled" },
+        [
+          ...rolls.map(([who, roll]) => `${who === me ? "Your" : `${nameOf(view, who)}'s`} sealed dice: ${roll.dice.join(", ")}${roll.retests?.length ? ` (naming ${roll.retests.map(sourceLabel).join(", ")})` : ""}`),
+          ...rolledOnly.map((who) => `${nameOf(view, who)} has rolled (sealed)`),
+        ].join(" · "),
       ),
     Object.keys(ch.mob || {}).length > 0 &&
       h("p", {}, "Mob: ", Object.entries(ch.mob).map(([who, traits]) => `${nameOf(view, who)} lends ${traits.join(", ")}`).join(" · ")),
@@ -44,6 +62,7 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
             {},
             `Test ${t.number}: `,
             Object.entries(t.signs || {}).map(([who, sign]) => `${nameOf(view, who)} ${sign}`).join(" vs "),
+            diceLine(view, t),
             t.why ? ` — ${t.why}` : "",
           ),
         ),
@@ -67,6 +86,22 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
       ),
     ),
     extra,
+  );
+}
+
+/** "Sam ⚀ 1 · 2 (1 success) vs Juan 3 (0)": both sides' dice once shown, with the successes (1s). */
+function diceLine(view, t) {
+  const sides = Object.entries(t.dice || {});
+  if (!sides.length) return null;
+  return h(
+    "span",
+    { class: "dice" },
+    sides.map(([who, dice], i) => [
+      i > 0 && " vs ",
+      `${nameOf(view, who)} `,
+      dice.map((d) => h("span", { class: `die d${d}`, "aria-label": `a ${d}` }, String(d))),
+      ` (${dice.filter((d) => d === 1).length} success${dice.filter((d) => d === 1).length === 1 ? "" : "es"})`,
+    ]),
   );
 }
 

@@ -34,6 +34,7 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
       ),
     );
   }
+  if (verbs.has("roll")) parts.push(rollForm(moves, forCharacter, act));
   if (defending) parts.push(defenseForm(moves, verbs.has("relent"), act));
   else if (verbs.has("bid") || verbs.has("join")) parts.push(bidForm(moves, verbs.has("join"), (fields) => act(verbs.has("join") ? "join" : "bid", fields)));
   if (verbs.has("declare_traits")) {
@@ -93,6 +94,42 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
     );
   }
   return h("div", { class: "moves" }, parts, note);
+}
+
+/** Roll the d3s (dice rulesets): tick the retest sources to name, each one more die; the button
+ * says how many dice and what they spend. Dice rolled by hand may be entered where allowed (the
+ * Storyteller always may, for an NPC). */
+function rollForm(moves, forCharacter, act) {
+  const base = moves.dice || 1;
+  const ticks = (moves.roll_sources || []).map((source) => ({ source, box: h("input", { type: "checkbox", name: "source" }) }));
+  const button = h("button", { type: "submit", class: "primary roll" });
+  const handEntered = h("input", { name: "values", autocomplete: "off", inputmode: "numeric", placeholder: "1 3", pattern: "[1-3 ,]*" });
+  const label = () => {
+    const named = ticks.filter((t) => t.box.checked).map((t) => sourceLabel(t.source));
+    const n = base + named.length;
+    button.textContent = `Roll ${n} d3${n === 1 ? "" : "s"}${named.length ? ` · spends ${named.join(", ")}` : ""}`;
+  };
+  ticks.forEach((t) => t.box.addEventListener("change", label));
+  label();
+  const send = (e) => {
+    const retests = ticks.filter((t) => t.box.checked).map((t) => t.source);
+    const values = handEntered.value.split(/[\s,]+/).filter(Boolean).map(Number);
+    return act("roll", values.length ? { retests, values } : { retests })(e);
+  };
+  return h(
+    "form",
+    { class: "roll stack", onsubmit: send },
+    h("p", { class: "hint" }, `${moves.dice_why}. Each retest named adds a die.`),
+    ticks.length > 0 &&
+      h(
+        "fieldset",
+        { class: "sources" },
+        h("legend", {}, "Retests to name (each one more die)"),
+        ticks.map((t) => h("label", { class: "check" }, t.box, ` ${sourceLabel(t.source)}`)),
+      ),
+    (moves.enter || forCharacter) && field("Dice rolled by hand (optional)", handEntered, "Leave empty and the server rolls"),
+    button,
+  );
 }
 
 /** Pick `bid_count` Traits (one select each) and, answering or joining, a victory condition. */

@@ -54,7 +54,7 @@ function start(live) {
       region(me, JSON.stringify(mine), () => fill(me, h("h2", { id: "me-h" }, "My character"), sheetCard(view, who), sheetActions(live, view, who)));
     }
     round.hidden = !view.round;
-    const actions = Object.values(view.characters).map((c) => [c.id, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids]);
+    const actions = Object.values(view.characters).map((c) => [c.id, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.expended, c.round_moves]);
     region(round, JSON.stringify([view.round, actions, names(view), mine?.sheet, mine?.free_used, mine?.maneuvers]), () => fill(round, roundPanel(live, view, who)));
     // an attack on someone else is in front of me too while I may shield its defender
     const shields = (ch) => who !== "*" && mayShield(view, ch, who);
@@ -136,7 +136,12 @@ function roundPanel(live, view, who) {
   if (r.phase === "declaring") {
     const waiting = Object.values(view.characters).filter((c) => c.present && !c.action).map((c) => c.name);
     parts.push(h("p", {}, `Everyone declares an action. Waiting for: ${waiting.join(", ") || "nobody"}.`));
+    parts.push(roundMoves(view, who, send));
     if (mine && !mine.action) parts.push(actionForm(view, who, send));
+  } else if (r.phase === "expending") {
+    const waiting = Object.values(view.characters).filter((c) => c.present && !c.expended && c.conditions?.fair_escape !== "escaped").map((c) => c.name);
+    parts.push(h("p", {}, `Expenditures: each says what they spend, then initiative. Waiting for: ${waiting.join(", ") || "nobody"}.`));
+    parts.push(roundMoves(view, who, send));
   } else if (budgeted(view)) {
     parts.push(h("p", {}, `Order: ${order.join(" → ")}`));
     parts.push(turnLine(view, r, who));
@@ -152,9 +157,35 @@ function roundPanel(live, view, who) {
   } else {
     parts.push(h("p", {}, `Order: ${order.join(" → ")}`));
     parts.push(turnLine(view, r, who));
+    parts.push(roundMoves(view, who, send));
     if (r.turn.includes(who) && mine && !mine.turn_done) parts.push(h("button", { type: "button", onclick: () => send({ type: "end_turn" }) }, "End my turn"));
   }
   return h("div", {}, parts, out);
+}
+
+/** What the server says I may do in the round outside a challenge (dice rulesets): a fair escape
+ * before anyone declares, "done" with my expenditures, feeding on the one I hold. */
+function roundMoves(view, who, send) {
+  const offered = view.characters[who]?.round_moves;
+  if (!offered) return null;
+  const verbs = new Set(offered.verbs || []);
+  const parts = [];
+  const buttons = [];
+  if (verbs.has("fair_escape")) buttons.push(h("button", { type: "button", class: "primary", onclick: () => send({ type: "declare_action", action: { kind: "fair_escape" } }) }, "Escape"));
+  if (verbs.has("expenditures_done")) buttons.push(h("button", { type: "button", class: "primary", onclick: () => send({ type: "expenditures_done" }) }, "Done with my expenditures"));
+  if (buttons.length) parts.push(h("div", { class: "choices" }, buttons));
+  for (const [target, most] of Object.entries(offered.feed || {})) {
+    const blood = select("blood", Array.from({ length: most }, (_, i) => [String(i + 1), `${i + 1} blood`]));
+    parts.push(
+      h(
+        "form",
+        { class: "row compact feed", onsubmit: (e) => (e.preventDefault(), send({ type: "feed", target, blood: Number(blood.value) })) },
+        field(`Feed on ${nameOf(view, target)}`, blood),
+        h("button", { type: "submit" }, `Feed on ${nameOf(view, target)}`),
+      ),
+    );
+  }
+  return h("div", { class: "round-moves" }, parts);
 }
 
 function turnLine(view, r, who) {

@@ -18,6 +18,7 @@ export function title(word) {
 export function sourceLabel(source) {
   if (source.category === "overbid") return source.bid?.length ? `Overbid (risking ${source.bid.join(", ")})` : "Overbid (free)";
   if (source.name) return `${source.name} (${source.category})`;
+  if (source.category === "sheet") return "Combat sheet retest";
   return title(source.category);
 }
 
@@ -63,10 +64,13 @@ export function challengeLine(view, ch) {
 
 const WAITING = {
   awaiting_response: (v, ch) => `waiting for ${nameOf(v, defenderOf(ch))} to answer`,
-  bidding: () => "both sides are in: throw",
+  bidding: (v, ch) => (v.rules?.family === "dice" ? WAITING.throwing(v, ch) : "both sides are in: throw"),
   throwing: (v, ch) => {
-    const missing = [ch.challenger, defenderOf(ch)].filter((w) => !ch.thrown.includes(w));
-    return missing.length ? `waiting for ${missing.map((w) => nameOf(v, w)).join(" and ")} to throw` : "throwing";
+    const dice = v.rules?.family === "dice";
+    const done = dice ? ch.rolled || [] : ch.thrown;
+    const missing = [ch.challenger, defenderOf(ch)].filter((w) => w !== "st" && !done.includes(w));
+    const verb = dice ? "roll" : "throw";
+    return missing.length ? `waiting for ${missing.map((w) => nameOf(v, w)).join(" and ")} to ${verb}` : `${verb}ing`;
   },
   tie_declaring: (v, ch) => {
     const missing = [ch.challenger, defenderOf(ch)].filter((w) => !(w in (ch.declared || {})));

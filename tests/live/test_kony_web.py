@@ -1,0 +1,124 @@
+"""A kony roll on two phones (Playwright driving Debian's Chromium against a real server on
+loopback): Sam's challenge is answered on Juan's phone; Sam's phone shows his Trait Pool with its
+cap and a Roll button that counts the dice and names the retests ticked; Juan's phone shows only
+that Sam has rolled, never his dice; once Juan rolls, both phones show both sides' dice and the
+successes (kony:d3-test, kony:trait-pool). Then a round: Escape is offered before anyone declares,
+and "Done with my expenditures" once everyone has. Phone-sized screenshots go to
+``tests/artifacts/``."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Browser, expect
+
+from clients.client import Client
+from server.app import Running
+from tests.live.test_bns_fight_web import OVERFLOWING
+from tests.live.test_web import PHONE, accessible, browser, invite, phone, shot
+
+pytestmark = pytest.mark.anyio
+__all__ = ["browser"]  # the fixture, from the other browser tests
+
+SAM = {
+    "id": "sam",
+    "name": "Sam",
+    "traits": {"physical": {"Brawny": 3, "Quick": 2}},
+    "abilities": {"Brawl": 2, "Occult": 1},
+    "powers": ["Potence"],
+    "blood": 10,
+}
+JUAN = {"id": "juan", "name": "Juan", "traits": {"physical": {"Strong": 4}}, "blood": 10}
+
+
+async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    async with Client(live.url, tokens["st"]) as st_client:
+        opened = await st_client.request(
+            {"type": "create_scene", "ruleset": "kony", "title": "Kings of New York", "scene": "kony"}, "scene_created"
+        )
+    async with Client(live.url, opened["token"]) as st_client:
+        for character in (SAM, JUAN):
+            assert (await st_client.send({"type": "add_character", "character": character}))["ok"]
+    st = await phone(browser, f"{live.web}/st#token={opened['token']}")
+    sam_link = await invite(st, "Sam")
+    sam = await phone(browser, sam_link)
+    juan = await phone(browser, await invite(st, "Juan"))
+
+    async with Client(live.url, sam_link.split("#token=")[1]) as sam_client:
+        declared = await sam_client.send(
+            {
+                "type": "declare",
+                "challenge": "c",
+                "kind": "contested",
+                "targets": ["juan"],
+                "category": "physical",
+                "bid": ["Brawny"],
+                "victory": "I knock him down",
+            }
+        )
+        assert declared["ok"], declared
+    juan_card = juan.locator("#challenges article").filter(has_text="Sam → Juan")
+    await juan_card.get_by_role("button", name="Bid", exact=True).click()
+
+    card = sam.locator("#challenges article").filter(has_text="Sam → Juan")
+    await expect(card).to_contain_text("Your Trait Pool: 5 (at most 30) — Sam's pool of 5 (5 physical)")
+    roll = card.get_by_role("button", name="Roll 1 d3", exact=True)
+    await expect(roll).to_be_visible()
+    await expect(card.locator("fieldset.sources")).to_contain_text("Brawl (ability)")
+    await expect(card.locator("fieldset.sources")).to_contain_text("Potence (power)")
+    await expect(card.locator("fieldset.sources")).not_to_contain_text("Occult")  # not a Physical Ability
+    await card.get_by_label("Brawl (ability)").check()
+    await expect(card.get_by_role("button", name="Roll 2 d3s · spends Brawl (ability)")).to_be_visible()
+    assert await sam.evaluate(OVERFLOWING) == []
+    assert await sam.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    await accessible(sam)
+    await shot(sam, "kony-roll")
+    await card.get_by_role("button", name="Roll 2 d3s · spends Brawl (ability)").click()
+
+    await expect(card).to_contain_text("Your sealed dice:")
+    await expect(card).to_contain_text("(naming Brawl (ability))")
+    await expect(juan_card).to_contain_text("Sam has rolled (sealed)")
+    await expect(juan_card).not_to_contain_text("sealed dice")
+    await expect(juan_card).not_to_contain_text("Brawl")
+    await expect(juan_card).to_contain_text("waiting for Juan to roll")
+    await expect(juan_card).to_contain_text("Your Trait Pool: 4")
+    await expect(juan_card).not_to_contain_text("pool of 5")  # Sam's pool is his
+    await juan_card.get_by_role("button", name="Roll 1 d3", exact=True).click()
+
+    for page in (sam, juan):
+        tests = page.locator("#challenges").filter(has_text="Sam → Juan").locator("ol.tests").first
+        await expect(tests).to_contain_text("Test 1:")
+        await expect(tests.locator(".die")).to_have_count(3)  # Sam's two, Juan's one
+        await expect(tests).to_contain_text("success")
+    await expect(st.locator("#challenges")).to_contain_text("Sam rolled")
+    assert await sam.evaluate(OVERFLOWING) == []
+    await shot(sam, "kony-dice")
+    await shot(juan, "kony-dice-defender")
+
+
+async def test_escape_and_expenditures_on_a_phone(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    async with Client(live.url, tokens["st"]) as st_client:
+        opened = await st_client.request(
+            {"type": "create_scene", "ruleset": "kony", "title": "Kings of New York", "scene": "kony2"}, "scene_created"
+        )
+    async with Client(live.url, opened["token"]) as st_client:
+        for character in (SAM, JUAN):
+            assert (await st_client.send({"type": "add_character", "character": character}))["ok"]
+        assert (await st_client.send({"type": "start_round"}))["ok"]
+    st = await phone(browser, f"{live.web}/st#token={opened['token']}")
+    sam = await phone(browser, await invite(st, "Sam"))
+    juan = await phone(browser, await invite(st, "Juan"))
+    round_ = sam.locator("#round")
+    await expect(round_.get_by_role("button", name="Escape", exact=True)).to_be_visible()
+    await juan.locator("#round").get_by_role("button", name="Declare my action").click()
+    await expect(round_.get_by_role("button", name="Escape", exact=True)).to_have_count(0)  # too late now
+    await round_.get_by_role("button", name="Declare my action").click()
+    for page in (sam, juan):
+        await expect(page.locator("#round")).to_contain_text("Expenditures: each says what they spend")
+        await expect(page.locator("#round")).to_contain_text("Waiting for: Sam, Juan.")
+    await round_.get_by_role("button", name="Done with my expenditures").click()
+    await expect(juan.locator("#round")).to_contain_text("Waiting for: Juan.")
+    assert await sam.evaluate(OVERFLOWING) == []
+    await shot(juan, "kony-expenditures")
+    await juan.locator("#round").get_by_role("button", name="Done with my expenditures").click()
+    for page in (sam, juan):
+        await expect(page.locator("#round")).to_contain_text("Order:")
