@@ -38,6 +38,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m benchmarks.append --runs 5
 	$(BIN)/python -m benchmarks.replay --runs 3
 	$(BIN)/python -m benchmarks.replay --runs 3 --ruleset bns-fight --no-explain
+	$(BIN)/python -m benchmarks.replay --runs 3 --ruleset kony --no-explain
 	$(BIN)/python -m benchmarks.rulesets --runs 5
 	$(BIN)/python -m benchmarks.live all --runs 3
 	$(BIN)/python -m benchmarks.join --runs 3

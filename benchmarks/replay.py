@@ -3,7 +3,7 @@ stored alone or interleaved with other scenes, loaded with a snapshot, and any s
 against plain sqlite3 + msgspec decoding the same rows, measured right beside it.
 
     .venv/bin/python -m benchmarks.replay [--runs 3] [--events 100000] [--others 3] [--no-explain]
-        [--ruleset lotn|bns|bns-fight]
+        [--ruleset lotn|bns|bns-fight|kony]
 
 Two copies of the same brawl (``benchmarks.scenes``: same script, same dice) are played through
 the real command path into one SQLite file, with snapshots saved as the server saves them (every
@@ -82,7 +82,7 @@ def service(store: SqliteStore, snapshots: bool, seed: int) -> SceneService:
 
 def build(path: Path, events: int, others: int, ruleset: str = "lotn") -> SqliteStore:
     """The brawl alone, then the same brawl interleaved command by command with ``others`` more
-    (``ruleset``: a lotn brawl, a bns one, or a bns fight in rounds)."""
+    (``ruleset``: a lotn brawl, a bns one, a bns fight in rounds, or a kony fight in rounds)."""
     store = SqliteStore(path)
     store.db.execute("PRAGMA synchronous=OFF")  # only to build fast
     started = time.perf_counter()
@@ -228,7 +228,10 @@ def main() -> None:
     p.add_argument("--others", type=int, default=3, help="scenes interleaved with the second copy (default 3)")
     p.add_argument("--no-explain", action="store_true", help="skip explaining every step (10 s a run)")
     p.add_argument(
-        "--ruleset", choices=("lotn", "bns", "bns-fight"), default="lotn", help="the scene: a brawl, or a bns fight"
+        "--ruleset",
+        choices=("lotn", "bns", "bns-fight", "kony"),
+        default="lotn",
+        help="the scene: a brawl, a bns fight, or a kony fight",
     )
     args = p.parse_args()
     header(f"replay of a {args.events:,}-event {args.ruleset} scene, {args.runs} runs")

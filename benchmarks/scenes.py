@@ -22,7 +22,7 @@ import msgspec
 from benchmarks.common import ROOT
 from domain.commands import parse_command
 from domain.sheets import Category
-from domain.state import Scene
+from domain.state import Character, Scene
 from server.backend import open_backend
 from server.service import SceneService
 from server.snapshots import Snapshots
@@ -256,6 +256,95 @@ def _bns_fight_script(rng: random.Random, now: Callable[[], Scene]) -> Iterator[
                 yield {"type": "adjust", "actor": "st", "character": who, "reason": "a new night"}
 
 
+KONY_SOURCES: list[dict[str, Any]] = [
+    {"category": "ability", "name": "Brawl"},
+    {"category": "ability", "name": "Dodge"},
+    {"category": "merit", "name": "Lucky"},
+]
+
+
+def _kony_sheet(who: str) -> dict[str, Any]:
+    """Half the fighters at the pool cap, half at a third of it: the strong may overbid the weak."""
+    sheet = _sheet(who)
+    if PEOPLE.index(who) % 2:
+        sheet["traits"] = {category: dict.fromkeys(names, 4) for category, names in TRAITS.items()}
+    return sheet
+
+
+def _kony_bid(c: Character, rng: random.Random) -> str | None:
+    """A Physical Trait the character still has tonight."""
+    traits = c.sheet.traits.of("physical") if c.sheet.traits else {}
+    left = [name for name, n in traits.items() if n > sum(1 for lost in c.lost if lost.trait == name)]
+    return rng.choice(left) if left else None
+
+
+def _kony_fight_script(rng: random.Random, now: Callable[[], Scene]) -> Iterator[dict[str, Any]]:
+    """A kony fight in rounds, forever: everyone declares, says its expenditures are done (a blood
+    now and then), initiative (ties on d10s); each turn, the one acting attacks someone (range,
+    surprise, darkness at random), both sides roll d3s the server draws, naming retests, and the
+    loser overbids when its pool allows; every five rounds a new fight, Traits and wounds restored."""
+    n = rounds = 0
+    while True:
+        rounds += 1
+        new = rounds % 5 == 1
+        yield {"type": "start_round", "actor": "st", "new_fight": new}
+        for who in PEOPLE:
+            action = {"kind": "challenge", "category": "physical"} if rng.random() < 0.8 else {"kind": "none"}
+            yield {"type": "declare_action", "actor": "st", "character": who, "action": action}
+        for who in PEOPLE:
+            yield {"type": "expenditures_done", "actor": "st", "character": who}
+        for _ in range(40):  # turns of the round
+            r = now().round
+            if r is None or r.phase != "acting" or not r.turn:
+                break
+            who = r.turn[0]
+            me = {"actor": "st", "character": who}
+            declared = now().characters[who].action
+            if declared is not None and declared.kind == "challenge":
+                n += 1
+                cid = f"k{n}"
+                target = rng.choice([p for p in PEOPLE if p != who])
+                people = now().characters
+                trait, answer = _kony_bid(people[who], rng), _kony_bid(people[target], rng)
+                if trait is None or answer is None:
+                    yield {"type": "end_turn", **me}
+                    continue
+                yield {
+                    "type": "declare",
+                    **me,
+                    "challenge": cid,
+                    "kind": "contested",
+                    "targets": [target],
+                    "category": "physical",
+                    "bid": [trait],
+                    "ranged": rng.random() < 0.2,
+                    "surprise": rng.random() < 0.2,
+                    "darkness": rng.choice([None, None, None, "challenger", "both"]),
+                    "victory": "hurt you",
+                    "effect": {"kind": "damage", "amount": rng.choice([1, 2])},
+                }
+                yield {"type": "bid", "actor": "st", "character": target, "challenge": cid, "bid": [answer]}
+                for _test in range(2):
+                    for side in (who, target):
+                        named = rng.sample(KONY_SOURCES, rng.randint(0, 1))
+                        yield {"type": "roll", "actor": "st", "character": side, "challenge": cid, "retests": named}
+                    ch = now().challenges.get(cid)
+                    if ch is None or ch.status == "resolved" or ch.test is None:
+                        break
+                    loser = ch.defender.who if ch.test.leader == "challenger" else ch.challenger.who
+                    source = {"category": "overbid", "bid": [_kony_bid(now().characters[loser], rng)]}
+                    yield {"type": "retest", "actor": "st", "character": loser, "challenge": cid, "source": source}
+                    ch = now().challenges.get(cid)
+                    if ch is not None and ch.status != "resolved" and len(ch.retests) == 0:
+                        for side in (who, target):
+                            yield {"type": "pass", "actor": "st", "character": side, "challenge": cid}
+            yield {"type": "end_turn", **me}
+        yield {"type": "end_round", "actor": "st"}
+        if new:
+            for who in PEOPLE:
+                yield {"type": "adjust", "actor": "st", "character": who, "reason": "a new night"}
+
+
 def playing(
     events: int,
     *,
@@ -268,20 +357,23 @@ def playing(
     """Play a brawl of at least ``events`` events into ``service``, one command at a time
     (refusals skipped), yielding the scene's version after each: several scenes can be played
     in turn, their commands interleaved on disk as a live server writes them. ``ruleset``:
-    ``lotn``, ``bns``, or ``bns-fight`` (bns in rounds: actions, maneuvers, escapes)."""
+    ``lotn``, ``bns``, ``bns-fight`` (bns in rounds: actions, maneuvers, escapes) or ``kony`` (kony in
+    rounds: expenditures, d10 ties, d3s drawn by the server, overbids)."""
     rng = rng or random.Random(seed)
     store = service.store
     now = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
     pools = ruleset.startswith("bns")
-    title = "The long fight" if ruleset == "bns-fight" else "The long brawl"
+    title = "The long fight" if ruleset in ("bns-fight", "kony") else "The long brawl"
     setup: list[dict[str, Any]] = [
         {"type": "open_scene", "actor": "st", "ruleset": "bns" if pools else ruleset, "title": title}
     ]
-    sheet = _bns_sheet if pools else _sheet
+    sheet = _bns_sheet if pools else _kony_sheet if ruleset == "kony" else _sheet
     setup += [{"type": "add_character", "actor": "st", "character": sheet(who)} for who in PEOPLE]
     commands = iter(setup)
     if ruleset == "bns-fight":
         script = _bns_fight_script(rng, lambda: service.state(scene))
+    elif ruleset == "kony":
+        script = _kony_fight_script(rng, lambda: service.state(scene))
     else:
         script = _bns_script(rng) if pools else _script(rng)
     n = 0
