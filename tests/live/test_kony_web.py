@@ -119,6 +119,25 @@ async def test_escape_and_expenditures_on_a_phone(live: Running, tokens: dict[st
     await expect(juan.locator("#round")).to_contain_text("Waiting for: Juan.")
     assert await sam.evaluate(OVERFLOWING) == []
     await shot(juan, "kony-expenditures")
-    await juan.locator("#round").get_by_role("button", name="Done with my expenditures").click()
+    await expect(st.locator("#round")).to_contain_text("Expenditures: waiting for Juan; then initiative.")
+    await st.locator("#round").get_by_role("button", name="Juan is done").click()  # the ST says it for him
     for page in (sam, juan):
         await expect(page.locator("#round")).to_contain_text("Order:")
+
+    # the Storyteller enters dice rolled by hand at the table, for each side
+    async with Client(live.url, opened["token"]) as st_client:
+        for body in (
+            {"type": "declare", "character": "sam", "challenge": "h", "kind": "contested", "targets": ["juan"],
+             "category": "physical", "bid": ["Brawny"], "victory": "down"},
+            {"type": "bid", "character": "juan", "challenge": "h", "bid": ["Strong"]},
+        ):  # fmt: skip
+            assert (await st_client.send(body))["ok"]
+    entry = st.locator("#challenges").get_by_role("form", name="Sam's dice")
+    await entry.get_by_label("Sam rolled (d3 faces)").fill("1")
+    await entry.get_by_role("button", name="Enter Sam's dice").click()
+    await expect(juan.locator("#challenges")).to_contain_text("Sam has rolled (sealed)")
+    entry = st.locator("#challenges").get_by_role("form", name="Juan's dice")
+    await entry.get_by_label("Juan rolled (d3 faces)").fill("3")
+    await shot(st, "kony-console")
+    await entry.get_by_role("button", name="Enter Juan's dice").click()
+    await expect(sam.locator("#challenges")).to_contain_text("Sam rolled 1, Juan rolled 3")

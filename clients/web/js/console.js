@@ -74,7 +74,7 @@ function start(live) {
       fill(regions.characters, h("h2", { id: "chars-h" }, "Characters"), sheetFiles(live), h("div", { class: "scroll" }, h("table", {}, h("thead", {}, head), rows)));
     }
     keyed(rows, Object.values(view.characters).map((c) => [JSON.stringify(c), () => characterRow(live, view, c)]));
-    region(regions.round, JSON.stringify([view.round, Object.values(view.characters).map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.maneuvers])]), () =>
+    region(regions.round, JSON.stringify([view.round, Object.values(view.characters).map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.maneuvers, c.expended, c.round_moves])]), () =>
       fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
     );
     const npcs = Object.values(view.characters).filter((c) => c.npc && c.present);
@@ -146,7 +146,11 @@ function scenePanel(live, view) {
 
 /** Open another scene; its console link holds its own Storyteller key. */
 function newScene(live) {
-  const ruleset = select("ruleset", [["lotn", "Laws of the Night"], ["camarilla", "Camarilla combat"], ["bns", "By Night Studios (test pools)"]]);
+  const ruleset = select("ruleset", [["lotn", "Laws of the Night"], ["camarilla", "Camarilla combat"], ["bns", "By Night Studios (test pools)"], ["kony", "Kings of New York (d3s)"]]);
+  const konyDice = select("dice", [["server", "The server rolls (the ST may enter dice rolled by hand)"], ["players", "Players may enter their own dice"]]);
+  const konyTies = select("ties", [["draw", "A draw"], ["traits", "The larger Trait Pool wins"], ["per_die", "Each 2 counts for the larger pool"]]);
+  const konyRules = h("fieldset", { class: "house-rules", hidden: true }, h("legend", {}, "House rules (kony)"), field("Dice", konyDice), field("Equal successes", konyTies));
+  ruleset.addEventListener("change", () => (konyRules.hidden = ruleset.value !== "kony"));
   const houseRules = Object.entries(BNS_OPTIONS).map(([option, [text, on]]) => [option, h("input", { type: "checkbox", name: option, checked: on }), text]);
   const bnsRules = h("fieldset", { class: "house-rules", hidden: true }, h("legend", {}, "House rules (bns)"), houseRules.map(([, box, text]) => h("label", { class: "check" }, box, ` ${text}`)));
   ruleset.addEventListener("change", () => (bnsRules.hidden = ruleset.value !== "bns"));
@@ -164,6 +168,7 @@ function newScene(live) {
           e.preventDefault();
           const body = { type: "create_scene", ruleset: ruleset.value, title: newTitle.value.trim() };
           if (ruleset.value === "bns") body.options = { bns: Object.fromEntries(houseRules.map(([option, box]) => [option, box.checked])) };
+          if (ruleset.value === "kony") body.options = { kony: { dice: konyDice.value, ties: konyTies.value } };
           const reply = await live.request(body, "scene_created");
           if (reply.type === "error") return created.replaceChildren(refusal(reply));
           const link = `${location.origin}/st#token=${reply.token}`;
@@ -172,6 +177,7 @@ function newScene(live) {
       },
       field("Rules", ruleset),
       bnsRules,
+      konyRules,
       field("Title", newTitle),
       h("button", { type: "submit" }, "Create"),
     ),
@@ -394,14 +400,22 @@ function roundPanel(live, view) {
   const columns = turns ? ["Character", "Actions left", "Turn"] : ["Character", "Action", "Initiative", "Actions left", "Turn", ""];
   const ties = r.order.filter((group) => group.length > 1);
   const undeclared = who.filter((c) => !c.action);
-  const phase = r.phase === "declaring" ? "declaring actions" : r.turn_phase === "extra" ? (turns ? `Rage round ${r.extra}` : `extra action ${r.extra}`) : r.turn_phase === "end_of_turn" ? "end of turn" : "initiative";
+  const spending = r.phase === "expending" ? who.filter((c) => !c.expended && c.conditions?.fair_escape !== "escaped") : [];
+  const phase = r.phase === "declaring" ? "declaring actions" : r.phase === "expending" ? "expenditures" : r.turn_phase === "extra" ? (turns ? `Rage round ${r.extra}` : `extra action ${r.extra}`) : r.turn_phase === "end_of_turn" ? "end of turn" : "initiative";
   return h(
     "div",
     {},
-    h("p", {}, `Round ${r.number}${r.first ? " (first of the fight)" : ""}: ${phase}. Now acting: ${r.turn.map((w) => nameOf(view, w)).join(", ") || "—"}.`),
+    h("p", {}, `Round ${r.number}${r.first ? " (first of the fight)" : ""}${r.narrative ? " (narrative)" : ""}: ${phase}. Now acting: ${r.turn.map((w) => nameOf(view, w)).join(", ") || "—"}.`),
     r.order.length > 0 && h("p", {}, `Order: ${r.order.map((g) => g.map((w) => `${nameOf(view, w)} ${r.initiative[w]}`).join(" = ")).join(" → ")}`),
     ties.map((group) => tieForm(view, group, send)),
     r.phase === "declaring" && undeclared.length > 0 && actionFor(view, undeclared, send),
+    r.phase === "expending" &&
+      h(
+        "div",
+        { class: "expenditures" },
+        h("p", {}, `Expenditures: waiting for ${spending.map((c) => c.name).join(", ") || "nobody"}; then initiative.`),
+        h("div", { class: "choices" }, spending.map((c) => h("button", { type: "button", class: "quiet", onclick: () => send({ type: "expenditures_done", character: c.id }) }, `${c.name} is done`))),
+      ),
     h("div", { class: "scroll" }, h("table", {}, h("tr", {}, columns.map((t) => h("th", { scope: "col" }, t))), rows)),
     turns && npcTurns(view, send),
     h("button", { type: "button", onclick: () => send({ type: "end_round" }) }, `End round ${r.number}`),
@@ -475,6 +489,7 @@ function failEscape(live, view, c) {
 /** Start the next round: a new fight or not, and Rage rounds by character (optional). */
 function startRound(view, r, send, out) {
   const newFight = h("input", { type: "checkbox", name: "new_fight" });
+  const narrative = view.rules?.family === "dice" && h("input", { type: "checkbox", name: "narrative" });
   const present = Object.values(view.characters).filter((c) => c.present);
   const rage = present.map((c) => [c.id, h("input", { type: "number", name: `rage-${c.id}`, min: 0, max: 5, value: 0, inputmode: "numeric" }), c.name]);
   const submit = (e) => {
@@ -482,6 +497,7 @@ function startRound(view, r, send, out) {
     const body = { type: "start_round", new_fight: newFight.checked };
     const rounds = Object.fromEntries(rage.filter(([, box]) => Number(box.value) > 0).map(([id, box]) => [id, Number(box.value)]));
     if (Object.keys(rounds).length) body.rage = rounds;
+    if (narrative?.checked) body.narrative = true;
     send(body);
   };
   return h(
@@ -492,6 +508,7 @@ function startRound(view, r, send, out) {
       "form",
       { class: "row", onsubmit: submit },
       h("label", { class: "check" }, newFight, " A new fight (surprise possible again)"),
+      narrative && h("label", { class: "check" }, narrative, " A narrative round (against NPCs: each rolls against your difficulty)"),
       present.length > 0 && h("details", { class: "rage" }, h("summary", {}, "Rage rounds (optional)"), h("div", { class: "pair" }, rage.map(([, box, name]) => field(`${name}'s Rage rounds`, box)))),
       h("button", { type: "submit" }, `Start round ${(r?.number || 0) + 1}`),
     ),
@@ -563,10 +580,12 @@ function stControls(live, view, ch) {
   const signs = Object.keys(SIGN_LABELS).filter((s) => s !== "random");
   const picks = sides.map((w) => select(`sign-${w}`, signs.map((s) => [s, SIGN_LABELS[s]])));
   const recordable = ["bidding", "throwing"].includes(ch.status);
+  const dice = view.rules?.family === "dice";
   return h(
     "section",
     { class: "st-controls", "aria-label": `Storyteller's controls for ${ch.id}` },
-    recordable &&
+    dice && recordable && diceForms(view, ch, send),
+    !dice && recordable &&
       h(
         "form",
         {
@@ -578,6 +597,37 @@ function stControls(live, view, ch) {
       ),
     h("button", { type: "button", class: "quiet", onclick: () => send({ type: "withdraw", challenge: ch.id }) }, `Withdraw ${ch.id}`),
     out,
+  );
+}
+
+/** Dice rolled by hand at the table (dice rulesets): the faces for each side still to roll, entered
+ * for it; a narrative test's difficulty, and the rerolls its NPC makes on a success. */
+function diceForms(view, ch, send) {
+  const sides = [ch.challenger, defenderOf(ch)].filter((w) => w !== "st" && !(ch.rolled || []).includes(w));
+  const npc = ch.kind === "static" && ch.targets[0] ? view.characters[ch.targets[0]] : null;
+  const rerolls = npc?.sheet?.rerolls || 0;
+  const parse = (text) => text.split(/[\s,]+/).filter(Boolean).map(Number);
+  return h(
+    "div",
+    { class: "dice-entry" },
+    ch.difficulty !== undefined && ch.difficulty !== null && h("p", {}, `Difficulty ${ch.difficulty}${npc ? ` (${npc.name}${rerolls ? `: rerolls ${rerolls} success${rerolls === 1 ? "" : "es"}` : ""})` : ""}.`),
+    sides.map((w) => {
+      const values = h("input", { name: `values-${w}`, autocomplete: "off", inputmode: "numeric", required: true, placeholder: "1 3", pattern: "[1-3 ,]+" });
+      const again = rerolls ? h("input", { name: `rerolls-${w}`, autocomplete: "off", inputmode: "numeric", placeholder: "2" }) : null;
+      const submit = (e) => {
+        e.preventDefault();
+        const body = { type: "roll", challenge: ch.id, character: w, values: parse(values.value) };
+        if (again && again.value.trim()) body.rerolls = parse(again.value);
+        send(body);
+      };
+      return h(
+        "form",
+        { class: "row compact", "aria-label": `${nameOf(view, w)}'s dice`, onsubmit: submit },
+        field(`${nameOf(view, w)} rolled (d3 faces)`, values, "Rolled by hand at the table"),
+        again && field("Its rerolls", again),
+        h("button", { type: "submit" }, `Enter ${nameOf(view, w)}'s dice`),
+      );
+    }),
   );
 }
 
