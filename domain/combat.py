@@ -38,7 +38,7 @@ from domain.events import (
 from domain.events import ExpendituresDone as ExpendituresDoneEvent
 from domain.rules import ruleset_for
 from domain.rules.base import Ruleset
-from domain.state import NARRATOR, RoundState, Scene
+from domain.state import NARRATOR, Character, RoundState, Scene
 from domain.turns import next_turn, spent, turn_over
 
 ORDER = "camarilla:order-of-actions"
@@ -127,7 +127,7 @@ def declare_action(d: Draft, cmd: DeclareAction) -> None:
     if action.kind == "challenge" and not (action.category or action.categories):
         raise Rejected("no_category", 'Say the category of the test ("category"), or "categories" for several.')
     d.add(ActionDeclared(character=who, action=action), *rules.check_action(d.state, who, action))
-    waiting = [c.id for c in d.state.roster() if c.present and c.action is None]
+    waiting = [c.id for c in d.state.roster() if _fighting(c) and c.action is None]
     if waiting:
         return
     if rules.has_expenditures:
@@ -140,9 +140,14 @@ def declare_action(d: Draft, cmd: DeclareAction) -> None:
         _set_initiative(d, rules)
 
 
+def _fighting(c: Character) -> bool:
+    """Present and not gone by a fair escape: one the round waits for."""
+    return c.present and c.conditions.fair_escape != "escaped"
+
+
 def _spenders(state: Scene) -> list[str]:
     """Who still has to say it is done with its expenditures (kony:expenditures)."""
-    return [c.id for c in state.roster() if c.present and not c.expended and c.conditions.fair_escape != "escaped"]
+    return [c.id for c in state.roster() if _fighting(c) and not c.expended]
 
 
 def expenditures_done(d: Draft, cmd: ExpendituresDone) -> None:
@@ -161,7 +166,7 @@ def expenditures_done(d: Draft, cmd: ExpendituresDone) -> None:
 
 def _set_initiative(d: Draft, rules: Ruleset) -> None:
     state = d.state
-    acting = {c.id: c for c in state.roster() if c.present and c.action is not None}
+    acting = {c.id: c for c in state.roster() if _fighting(c) and c.action is not None}
     values = {w: rules.initiative(state, w, c.action) for w, c in acting.items() if c.action is not None}
     in_order = [w for w in values if acting[w].action is not None and acting[w].action.kind != "end_of_turn"]  # type: ignore[union-attr]
     groups: list[list[str]] = []

@@ -10,7 +10,6 @@ import random
 from typing import Any
 
 import msgspec
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -253,12 +252,9 @@ def test_sealed_dice_never_reach_the_other_side(mine: list[int], theirs: list[in
         assert set(wire["data"]["dice"]) == {"a", "b"}
 
 
-@pytest.mark.xfail(strict=True, reason="an escaped kony character still blocks the next round's declarations")
 def test_an_escaped_character_does_not_hold_up_the_next_round() -> None:
     """kony:fair-escape: "declare the fair escape condition and leave the scene". Once escaped (and
-    not a new fight), the next round's declarations should not wait on the one who left; today
-    ``combat.declare_action`` waits on every present character whose action is None, escaped or not
-    (``_spenders`` already leaves the escaped out of the expenditures)."""
+    not a new fight), the next round's declarations do not wait on the one who left."""
     t = table()
     t.do("st", "start_round")
     t.do("a", "declare_action", action={"kind": "fair_escape"})

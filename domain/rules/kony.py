@@ -88,7 +88,7 @@ class Kony(Camarilla):
                 f"A narrative round is for fights against NPCs; {them.name} is a player's character.",
                 "kony:narrative",
             )
-        if narrative and cmd.kind == "contested" and them is not None:
+        if narrative and cmd.kind == "contested" and them is not None and not me.sheet.npc:
             raise Rejected(
                 "narrative_test",
                 f"In a narrative round you roll against the Storyteller's difficulty: declare a static challenge "

@@ -584,6 +584,17 @@ class TestNarrative:
         t.refused("sam", "declare", challenge="x", kind="static", category="physical", targets=["juan"],
                   bid=["Brawny"], difficulty=3, code="not_pve", rule="kony:narrative")  # fmt: skip
 
+    def test_an_npc_attacks_a_player_as_a_contested_challenge(self) -> None:
+        """kony:narrative-test covers the players' challenges; an NPC's attack on a player is a
+        contested challenge, both sides rolling (the player's defence is not a static test)."""
+        t = self.narrative()
+        t.do("st", "declare", character="beast", challenge="b", kind="contested", category="physical",
+             targets=["rosa"], bid=["Monstrous"], effect=PUNCH)  # fmt: skip
+        t.do("rosa", "bid", challenge="b", bid=["Quick"])
+        roll(t, "beast", [1], cid="b")
+        roll(t, "rosa", [3], cid="b")
+        assert resolved(t, "b").winner == "challenger" and t.character("rosa").wounds.bashing == 2
+
     def test_initiative_counts_the_traits_bid_and_celerity(self) -> None:
         """kony:narrative-initiative: "This equals your Total Traits bid in the challenge you intend to
         throw and your levels of celerity 1-5"."""
