@@ -319,7 +319,10 @@ def _action(state: Scene, action: Action) -> str:
         "none": "no action",
         "full_round": "a full-round action",
         "end_of_turn": "an end-of-turn action",
-    }[action.kind]
+        "fair_escape": "a fair escape",
+    }.get(action.kind) or (
+        f"an action: {action.what}" if action.what else f"an action ({action.kind.replace('_', ' ')})"
+    )
     target = f" against {state.name_of(action.target)}" if action.target else ""
     steps = f", {action.steps} step(s)" if action.steps else ""
     drag = f" dragging {state.name_of(action.drag)}" if action.drag else ""
