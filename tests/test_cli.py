@@ -199,16 +199,9 @@ class TestPlay:
         code, _ = run(capsys, "verify", "--db", db)
         assert code == 0
 
-    @pytest.mark.xfail(
-        strict=True,
-        raises=KeyError,
-        reason="projections/narrate.py _action has no words for a kony declare_action of kind fair_escape",
-    )
     def test_the_kony_example_replays_and_audits(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-        """The replay tells the kony fight in words with its rules, and the audit verifies it. Fails
-        today: Sal's ``declare_action`` ``fair_escape`` (a kony round declares actions) has no entry in
-        ``narrate._action`` (KeyError), so ``replay`` and ``audit`` of any kony scene with an escape
-        crash."""
+        """The replay tells the kony fight in words with its rules (Sal's fair escape among them), and
+        the audit verifies it."""
         db = str(tmp_path / "k.db")
         run(capsys, "play", str(KONY), "--db", db)
         code, words = run(capsys, "replay", "--db", db, "docks")

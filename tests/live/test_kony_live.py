@@ -126,14 +126,9 @@ async def test_the_kony_fight_live() -> None:
     assert sum(1 for r in records if r.event.type_name() == "initiative_set") == 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=KeyError,
-    reason="projections/narrate.py _action has no words for a kony declare_action of kind fair_escape",
-)
 async def test_the_kony_fight_replays_and_audits() -> None:
-    """Replayed as each player and the spectator, every step explained; the audit's chain holds.
-    Fails today on Sal's fair escape (narrate._action, KeyError 'fair_escape')."""
+    """Replayed as each player and the spectator, every step explained (Sal's fair escape among
+    them); the audit's chain holds."""
     records = await play_live()
     for viewer in (*PLAYERS, "*"):
         steps = list(replay(records, viewer))
