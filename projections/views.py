@@ -35,8 +35,7 @@ from domain.events import (
 )
 from domain.pools import Pool
 from domain.rules import ruleset_for
-from domain.rules.base import ManeuverOffer
-from domain.rules.kony_dice import POOL_CAP, trait_pool
+from domain.rules.base import ManeuverOffer, TraitPool
 from domain.sheets import CATEGORIES, Sheet, in_order
 from domain.state import (
     NARRATOR,
@@ -157,14 +156,6 @@ class CharacterView(msgspec.Struct, frozen=True, omit_defaults=True):
     round_moves: RoundMoves | None = None
     """What it may do in the round outside a challenge now (kony; its player and the ST)."""
     sheet: Sheet | None = None
-
-
-class TraitPool(msgspec.Struct, frozen=True):
-    """A side's Trait Pool for ties and overbids (kony:trait-pool), with its cap."""
-
-    total: int
-    why: str
-    cap: int = POOL_CAP
 
 
 class SealedRoll(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -358,15 +349,16 @@ def challenge_view(
 
 
 def _trait_pools(state: Scene, ch: Challenge, viewer: str) -> dict[str, TraitPool]:
-    """The Trait Pools of the sides the viewer knows, in a dice ruleset's open challenge."""
-    if ruleset_for(state.ruleset).family != "dice":
-        return {}
+    """The Trait Pools of the sides the viewer knows, where the ruleset computes them (kony)."""
+    rules = ruleset_for(state.ruleset)
     out: dict[str, TraitPool] = {}
     for role in ("challenger", "defender"):
         who = ch.side(role).who
         if who != NARRATOR and who in state.characters and knows(viewer, who):
-            total, why = trait_pool(state, ch, role)
-            out[who] = TraitPool(total=total, why=why)
+            pool = rules.trait_pool(state, ch, role)
+            if pool is None:
+                return {}
+            out[who] = pool
     return out
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from domain.commands import AbilitySource, MeritSource, OverbidSource, PowerSource, SheetSource
+from domain.rules.base import TraitPool
 from domain.state import NARRATOR
 from projections.moves import Moves, RoundMoves
 from projections.narrate import narrate
-from projections.views import TraitPool, view
+from projections.views import view
 from server.wire import after_commit
 from tests.table import Table, entropy_for, sheet
 
@@ -123,7 +124,7 @@ def test_ones_own_trait_pool_with_its_cap() -> None:
     assert mine == {"sam": TraitPool(total=30, why="Sam's pool of 30 (35 physical, capped at 30)", cap=30)}
     assert set(view(t.state, NARRATOR).challenges["c"].trait_pools) == {"sam", "juan"}
     assert view(t.state, "juan").challenges["c"].trait_pools == {
-        "juan": TraitPool(total=4, why="Juan's pool of 4 (4 physical)")
+        "juan": TraitPool(total=4, why="Juan's pool of 4 (4 physical)", cap=30)
     }
     assert view(t.state, "*").challenges["c"].trait_pools == {}
 

@@ -78,6 +78,14 @@ class Dice(msgspec.Struct, frozen=True, kw_only=True):
     why: str
 
 
+class TraitPool(msgspec.Struct, frozen=True):
+    """A side's Trait Pool for ties and overbids, with its cap (kony:trait-pool)."""
+
+    total: int
+    why: str
+    cap: int
+
+
 class ManeuverOffer(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """A combat maneuver a character could use now, and what it would cost (a page shows it)."""
 
@@ -241,6 +249,11 @@ class Ruleset(ABC):
         """Both sides' dice shown: the test's result (a narrative test's rerolls drawn with ``die``,
         or taken from ``rerolls`` entered by hand)."""
         raise Rejected("no_dice", f"{self.name} throws signs, not dice.", self.cites["test"])
+
+    def trait_pool(self, state: Scene, ch: Challenge, role: Role) -> TraitPool | None:
+        """A side's Trait Pool for ties and overbids, where the ruleset computes one (kony), with the
+        words that say how and its cap; None where sides declare their counts."""
+        return None
 
     def spent(self, state: Scene, ch: Challenge) -> list[SceneEvent]:
         """What the retests named for the dice just revealed cost (Ability levels)."""

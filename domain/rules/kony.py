@@ -38,7 +38,7 @@ from domain.events import (
     TurnStarted,
 )
 from domain.rules import kony_dice, kony_rounds
-from domain.rules.base import Declaration, Dice, Verdict
+from domain.rules.base import Declaration, Dice, TraitPool, Verdict
 from domain.rules.camarilla import Camarilla
 from domain.rules.lotn import Lotn
 from domain.sheets import Category
@@ -207,6 +207,10 @@ class Kony(Camarilla):
 
     def after_reveal(self, state: Scene, ch: Challenge) -> TestResolved | DeclarationsOpened:
         return kony_dice.resolved(state, ch)
+
+    def trait_pool(self, state: Scene, ch: Challenge, role: Role) -> TraitPool:
+        total, why = kony_dice.trait_pool(state, ch, role)
+        return TraitPool(total=total, why=why, cap=kony_dice.POOL_CAP)
 
     def max_declare(self, state: Scene, ch: Challenge, role: Role) -> int:
         return kony_dice.trait_pool(state, ch, role)[0]
