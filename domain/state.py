@@ -439,6 +439,8 @@ class RoundState(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     turn starts (bns)."""
     narrative: bool = False
     """A narrative round (kony:narrative)."""
+    normal_over: bool = False
+    """Everyone's normal action is done: "end of the round" has come (kony:end-of-round)."""
 
     @property
     def key(self) -> int:

@@ -393,4 +393,5 @@ def _fed(s: Change, e: Fed, r: Place) -> None:
 
 @on(NormalActionsEnded)
 def _normal_actions_ended(s: Change, e: NormalActionsEnded, r: Place) -> None:
-    """A marker in the log: what "end of the round" powers do follows it as its own events."""
+    assert s.round is not None
+    s.round = replace(s.round, normal_over=True)

@@ -41,7 +41,7 @@ from domain.rules import kony_dice, kony_rounds
 from domain.rules.base import Declaration, Dice, TraitPool, Verdict
 from domain.rules.camarilla import Camarilla
 from domain.rules.lotn import Lotn
-from domain.sheets import Category
+from domain.sheets import Category, Sheet
 from domain.state import NARRATOR, Challenge, Character, RetestEntry, Scene
 
 
@@ -70,7 +70,12 @@ class Kony(Camarilla):
         "grapple": "camarilla:grapple",
     }
 
-    # -- declarations -----------------------------------------------------------------------
+    # -- sheets and declarations ------------------------------------------------------------
+
+    def check_sheet(self, sheet: Sheet) -> None:
+        super().check_sheet(sheet)
+        if sheet.combat_sheet and not sheet.npc:
+            raise Rejected("bad_sheet", "`character.combat_sheet`: only an NPC has a combat sheet.", "kony:npc-sheets")
 
     def check_declare(self, state: Scene, cmd: Declare, who: str, now: datetime) -> Declaration:
         self.refuse_flags(cmd)
@@ -82,6 +87,13 @@ class Kony(Camarilla):
         narrative = in_round and r is not None and r.narrative
         if cmd.defense is not None:
             raise Rejected("no_defense", "kony has no mixed challenges.", "kony:declaration")
+        if cmd.kind == "simple":
+            raise Rejected(
+                "unsupported",
+                "kony has no simple tests: declare a contested challenge, or a static one against the "
+                "Storyteller's difficulty.",
+                "kony:d3-test",
+            )
         if narrative and them is not None and not me.sheet.npc and not them.sheet.npc:
             raise Rejected(
                 "not_pve",
@@ -385,8 +397,13 @@ class Kony(Camarilla):
     def turn_ended(self, state: Scene, who: str) -> list[SceneEvent]:
         return []
 
+    def round_ending(self, state: Scene) -> list[SceneEvent]:
+        """A round the ST ends before everyone's normal action is done still reaches its end."""
+        r = state.round
+        return [] if r is None or r.normal_over else kony_rounds.normal_actions_ended(state)
+
     def phase_ended(self, state: Scene) -> list[SceneEvent]:
         r = state.round
-        if r is None or r.turn_phase == "extra":
+        if r is None or r.turn_phase == "extra" or r.normal_over:
             return []
         return kony_rounds.normal_actions_ended(state)

@@ -51,14 +51,15 @@ def blind(state: Scene, ch: Challenge, role: Role) -> bool:
     return ch.darkness == "both" or role == "challenger"
 
 
-def sees(state: Scene, c: Character, named: Sequence[Source] = ()) -> bool:
+def sees(state: Scene, c: Character, named: Sequence[str] = ()) -> bool:
     """Whether darkness is negated: Auspex 1, Protean 1, or the Blind Fighting ability (held; or,
-    with ``blind_fighting=spend``, a level named in the roll)."""
+    with ``blind_fighting=spend``, a level named in this challenge's dice: ``named`` are the keys of
+    the sources named, ``ability:Blind Fighting``)."""
     if any(level(c, power) >= 1 for power in SEES_IN_DARKNESS):
         return True
     if options(state).blind_fighting == "hold":
         return any(c.sheet.abilities.get(a, 0) >= 1 for a in BLIND_FIGHTING)
-    return any(isinstance(s, AbilitySource) and s.name in BLIND_FIGHTING for s in named)
+    return any(f"ability:{a}" in named for a in BLIND_FIGHTING)
 
 
 def trait_pool(state: Scene, ch: Challenge, role: Role) -> tuple[int, str]:
@@ -73,7 +74,7 @@ def trait_pool(state: Scene, ch: Challenge, role: Role) -> tuple[int, str]:
     bonus = {b.trait for b in c.bonuses}
     base = c.total(category) - sum(1 for lost in c.lost if lost.category == category and lost.trait not in bonus)
     extra = len(c.bonuses) if category == "physical" else 0
-    down = c.down_traits + (DARKNESS_PENALTY if blind(state, ch, role) and not sees(state, c) else 0)
+    down = c.down_traits + (DARKNESS_PENALTY if blind(state, ch, role) and not sees(state, c, side.named) else 0)
     total = base + extra - down
     pool = max(0, min(POOL_CAP, total))
     parts = [f"{base} {category}"]
@@ -151,7 +152,7 @@ def count(state: Scene, ch: Challenge, role: Role, retests: Sequence[Source]) ->
     if role == "challenger" and ch.surprise:
         dice += 1
         why.append("+ 1 surprise (kony:surprise)")
-    if blind(state, ch, role) and not sees(state, c, retests):
+    if blind(state, ch, role) and not sees(state, c, [*side.named, *(s.key for s in retests)]):
         dice -= 1
         why.append("- 1 darkness (kony:blind-fighting)")
     dice = max(1, dice)

@@ -333,13 +333,16 @@ class TestModifiers:
         assert roll(t, "sam", [3])[0].why == "1 + 0 retest(s) = 1 d3"
         assert "darkness" in roll(t, "juan", [3])[0].why
         held = {"abilities": {"Brawl": 2, "Blind Fighting": 1}}
-        t = duel(sam=held)
+        t = duel({"ties": "traits"}, sam=held)
         attack(t, darkness="challenger")
         assert roll(t, "sam", [3])[0].why == "1 + 0 retest(s) = 1 d3"
-        t = duel({"blind_fighting": "spend"}, sam=held)
+        t = duel({"blind_fighting": "spend", "ties": "traits"}, sam=held)
         attack(t, darkness="challenger")
         sealed = roll(t, "sam", [3, 3], retests=[BRAWL, {"category": "ability", "name": "Blind Fighting"}])[0]
         assert sealed.why == "1 + 1 retest(s) = 2 d3"
+        roll(t, "juan", [3])
+        assert last(t, TestResolved).compared["sam pool"] == 3  # spent: not down 2 either
+        assert t.character("sam").abilities == {"Brawl": 1, "Blind Fighting": 0}
 
     def test_one_held_must_bid_an_additional_trait(self) -> None:
         """kony:grapple: "If a target is immobilized but still struggling, he must bid an additional
@@ -477,6 +480,32 @@ class TestRounds:
         assert events.index(ended) < events.index(cleared) < events.index(extra)
         assert cleared.name == "majesty_dropped" and cleared.rule == "kony:end-of-round"
         assert t.character("rosa").conditions.marked("majesty_dropped") is None and extra.characters == ["sam"]
+
+    def test_a_round_ended_early_still_reaches_its_end(self) -> None:
+        """kony:end-of-round: the ST ends the round before everyone's normal action: what lasts until
+        the end of the round ends then, once."""
+        t = fight()
+        t.do("st", "start_round")
+        declared(t, sam="juan", juan="sam", rosa="juan")
+        spent_all(t, "sam", "juan", "rosa")
+        t.do("st", "adjust", character="rosa", changes={"set_conditions": ["majesty_dropped"]}, reason="Rosa attacks")
+        events = t.do("st", "end_round")
+        assert types(events) == ["normal_actions_ended", "condition_cleared", "round_ended"]
+        t = fight()
+        t.do("st", "start_round")
+        declared(t, sam="juan", juan="sam", rosa="juan")
+        spent_all(t, "sam", "juan", "rosa")
+        for who in ("rosa", "sam", "juan"):
+            t.do(who, "end_turn")
+        assert types(t.do("st", "end_round")) == ["round_ended"]
+
+    def test_no_simple_tests_and_combat_sheets_are_npcs(self) -> None:
+        """kony:d3-test: kony has no simple tests; kony:npc-sheets: a combat sheet is an NPC's."""
+        t = duel()
+        t.refused("sam", "declare", challenge="s", kind="simple", category="physical", code="unsupported",
+                  rule="kony:d3-test")  # fmt: skip
+        t.refused("st", "add_character", character=sheet("x", {"Quick": 1}, combat_sheet=True), code="bad_sheet",
+                  rule="kony:npc-sheets")  # fmt: skip
 
     def test_option_on_turn_takes_every_action_at_once(self) -> None:
         """kony:actions, AMB extra_actions=on_turn: "they will take all their actions one after the
