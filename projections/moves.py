@@ -42,6 +42,7 @@ from domain.commands import (
 )
 from domain.context import Context
 from domain.decide import decide
+from domain.effects import Narrative
 from domain.errors import Rejected
 from domain.pools import Pool, PoolSpec
 from domain.rules import ruleset_for
@@ -85,6 +86,18 @@ class Moves(msgspec.Struct, frozen=True, omit_defaults=True):
     """The retest sources the roll may name, each good for one more die (dice rulesets)."""
     enter: bool = False
     """Whether the player may enter dice rolled by hand (``values``) for its side."""
+    effect: bool = False
+    """Whether the answer (``bid``) may carry the defender's own victory condition, ``effect``,
+    applied to the challenger if the defender wins (kony:resolution)."""
+
+
+class RollOffer(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A side still to roll, as the Storyteller entering its dice rolled by hand sees it (dice
+    rulesets): how many d3s, why, and the retest sources it may name (each one more die)."""
+
+    dice: int
+    why: str
+    sources: list[Source] = []
 
 
 class RoundMoves(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -126,6 +139,7 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
     }
     if bid_count or defenses:
         verbs.append("bid")
+    effect = bool(bid_count) and role == "defender" and probe(BidTraits, bid=pool[:bid_count], effect=Narrative())
     first = next(iter(offered), None)
     if "answer" in phase and (probe(Relent) or (first is not None and probe(Relent, pool=PoolSpec(defense=first)))):
         verbs.append("relent")
@@ -174,7 +188,23 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
         dice_why=dice_why,
         roll_sources=roll_sources,
         enter=enter,
+        effect=effect,
     )
+
+
+def roll_offer(state: Scene, ch: Challenge, who: str) -> RollOffer | None:
+    """What ``who``'s side may roll now in ``ch`` (dice rulesets), each source put to ``decide`` as
+    the Storyteller entering the dice would send it; None when it may not roll."""
+    me = state.characters.get(who)
+    role = ch.role_of(who)
+    if me is None or role is None or "throw" not in phases(ch):
+        return None
+    probe = _Probe(state, ch, NARRATOR, character=who)
+    if not probe(Roll):
+        return None
+    found = ruleset_for(state.ruleset).dice(state, ch, role, [])
+    sources = [s for s in _roll_sources(me) if probe(Roll, retests=[s])]
+    return RollOffer(dice=found.count, why=found.why, sources=sources)
 
 
 FEED_MOST = 3
@@ -251,13 +281,13 @@ def _outsider(probe: _Probe, me: Character) -> Moves | None:
 class _Probe:
     """Asks ``decide`` whether one command would be accepted now, appending nothing."""
 
-    def __init__(self, state: Scene, ch: Challenge, who: str) -> None:
-        self.state, self.ch, self.who = state, ch, who
+    def __init__(self, state: Scene, ch: Challenge, who: str, **also: object) -> None:
+        self.state, self.ch, self.who, self.also = state, ch, who, also
         self.ctx = Context(now=state.last_at or datetime(2000, 1, 1, tzinfo=UTC))
 
     def __call__(self, kind: Callable[..., AnyCommand], **fields: object) -> bool:
         try:
-            command = kind(id="probe", scene=self.state.id, actor=self.who, challenge=self.ch.id, **fields)
+            command = kind(id="probe", scene=self.state.id, actor=self.who, challenge=self.ch.id, **self.also, **fields)
             decide(self.state, command, self.ctx)
         except (Rejected, msgspec.ValidationError, TypeError):
             return False

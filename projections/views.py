@@ -53,7 +53,7 @@ from domain.state import (
     TestRecord,
     undecided,
 )
-from projections.moves import Moves, RoundMoves, moves, round_moves
+from projections.moves import Moves, RollOffer, RoundMoves, moves, roll_offer, round_moves
 from projections.redact import knows
 
 SPECTATOR = "*"
@@ -214,6 +214,9 @@ class ChallengeView(msgspec.Struct, frozen=True, omit_defaults=True):
     """Each side's Trait Pool the viewer may know: its own (the ST: both) (kony:trait-pool)."""
     defender_effect: Effect | None = None
     """The defender's own victory condition (kony:resolution)."""
+    to_roll: dict[str, RollOffer] = {}
+    """The Storyteller's view (dice rulesets): each side still to roll, with its dice and the
+    retest sources it may name, for entering dice rolled by hand at the table."""
 
 
 class StateView(msgspec.Struct, frozen=True):
@@ -296,10 +299,11 @@ def challenge_view(
     ch: Challenge, viewer: str = NARRATOR, moves: dict[str, Moves] | None = None, state: Scene | None = None
 ) -> ChallengeView:
     """``state`` (the scene the challenge is in) adds each side's Trait Pool where the ruleset rolls
-    dice."""
+    dice, and for the Storyteller what each side still to roll may roll."""
     sides = (ch.challenger, ch.defender)
     shown = bool(ch.tests) or not ch.open
     return ChallengeView(
+        to_roll=_to_roll(state, ch) if state is not None and viewer == NARRATOR and ch.open else {},
         rolled=[side.who for side in sides if side.rolled is not None],
         rolls={
             side.who: SealedRoll(dice=list(side.rolled.dice), retests=list(side.rolled.retests))
@@ -472,6 +476,14 @@ def _acting_in(state: Scene, viewer: str, around: set[str] | None = None) -> lis
         if mine:
             out.append(cid)
     return out
+
+
+def _to_roll(state: Scene, ch: Challenge) -> dict[str, RollOffer]:
+    """Each side of ``ch`` still to roll, with what it may roll (dice rulesets)."""
+    if ruleset_for(state.ruleset).family != "dice" or ch.status not in ("bidding", "throwing"):
+        return {}
+    sides = (ch.challenger.who, ch.defender.who)
+    return {who: found for who in sides if who != NARRATOR and (found := roll_offer(state, ch, who)) is not None}
 
 
 def _acts_for(state: Scene, viewer: str, who: str) -> bool:

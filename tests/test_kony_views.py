@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.commands import AbilitySource, MeritSource, OverbidSource, PowerSource, SheetSource
+from domain.effects import Damage
 from domain.rules.base import TraitPool
 from domain.state import NARRATOR
 from projections.moves import Moves, RoundMoves
@@ -178,3 +179,41 @@ def test_round_moves_escape_expenditures_feed() -> None:
     assert view(t.state, "juan").characters["sam"].round_moves is None
     t.do("sam", "feed", target="juan", blood=2)
     assert view(t.state, "sam").characters["sam"].round_moves is None  # its action is spent
+
+
+def test_the_defender_is_offered_its_own_victory_condition_and_everyone_sees_it() -> None:
+    t = kony()
+    t.do("sam", "declare", challenge="c", kind="contested", targets=["juan"], category="physical", bid=["Brawny"],
+         victory="I punch him")  # fmt: skip
+    answer = offered(t, "juan")
+    assert answer is not None and "bid" in answer.verbs and answer.effect
+    assert not (offered(t, "sam") or Moves()).effect  # the challenger declared its own
+    t.do("juan", "bid", challenge="c", bid=["Strong"], effect={"kind": "damage", "amount": 2, "type": "lethal"})
+    for viewer in ("sam", "juan", "*", NARRATOR):
+        assert view(t.state, viewer).challenges["c"].defender_effect == Damage(amount=2, type="lethal")
+
+
+def test_the_defender_is_not_offered_an_effect_where_the_ruleset_has_none() -> None:
+    t = Table("lotn")
+    for s in (SAM, JUAN):
+        t.do("st", "add_character", character=s)
+    t.do("sam", "declare", challenge="c", kind="contested", targets=["juan"], category="physical", bid=["Brawny"],
+         victory="I punch him")  # fmt: skip
+    answer = offered(t, "juan")
+    assert answer is not None and "bid" in answer.verbs and not answer.effect
+
+
+def test_the_storyteller_sees_what_each_side_still_to_roll_may_name() -> None:
+    t = kony()
+    punch(t)
+    st = view(t.state, NARRATOR).challenges["c"].to_roll
+    assert st["sam"].dice == 1 and st["sam"].sources == [
+        AbilitySource(name="Brawl"),
+        PowerSource(name="Potence"),
+        MeritSource(name="Lucky"),
+    ]
+    assert st["juan"].sources == [AbilitySource(name="Brawl")]
+    assert view(t.state, "sam").challenges["c"].to_roll == {}  # the Storyteller's alone
+    t.entropy = entropy_for(0, 1)
+    t.do("st", "roll", challenge="c", character="sam", retests=[BRAWL], values=[1, 3])
+    assert list(view(t.state, NARRATOR).challenges["c"].to_roll) == ["juan"]
