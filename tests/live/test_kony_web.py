@@ -27,7 +27,7 @@ SAM = {
     "powers": ["Potence"],
     "blood": 10,
 }
-JUAN = {"id": "juan", "name": "Juan", "traits": {"physical": {"Strong": 4}}, "blood": 10}
+JUAN = {"id": "juan", "name": "Juan", "traits": {"physical": {"Strong": 4}}, "blood": 10, "armor": 2}
 
 
 async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], browser: Browser) -> None:
@@ -38,6 +38,8 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
     async with Client(live.url, opened["token"]) as st_client:
         for character in (SAM, JUAN):
             assert (await st_client.send({"type": "add_character", "character": character}))["ok"]
+        down = {"type": "adjust", "character": "juan", "changes": {"down_traits": 1}, "reason": "the smoke"}
+        assert (await st_client.send(down))["ok"]
     st = await phone(browser, f"{live.web}/st#token={opened['token']}")
     sam_link = await invite(st, "Sam")
     sam = await phone(browser, sam_link)
@@ -53,11 +55,29 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
                 "category": "physical",
                 "bid": ["Brawny"],
                 "victory": "I knock him down",
+                "effect": {"kind": "knock_down"},
             }
         )
         assert declared["ok"], declared
+    sheet = juan.get_by_role("region", name="Juan's sheet")
+    await expect(sheet).to_contain_text("Armour 2 left (it takes damage first)")  # his own, and the ST's
+    await expect(sheet).to_contain_text("Down 1 Trait (off your Trait Pool)")
+    await expect(sam.get_by_role("region", name="Sam's sheet")).not_to_contain_text("Armour")  # none on his sheet
+    # the defender's own victory condition (kony:resolution), offered like the declaration's effect
     juan_card = juan.locator("#challenges article").filter(has_text="Sam → Juan")
+    await juan_card.get_by_label("Your victory condition (if you win)").fill("I break his arm")
+    await juan_card.locator("details.defender-effect summary").click()
+    await juan_card.get_by_label("Effect", exact=True).select_option("damage")
+    await juan_card.get_by_label("Damage", exact=True).fill("2")
+    await juan_card.get_by_label("Damage type").select_option("lethal")
+    assert await juan.evaluate(OVERFLOWING) == []
+    await accessible(juan)
+    await shot(juan, "kony-answer-effect")
     await juan_card.get_by_role("button", name="Bid", exact=True).click()
+    for page in (sam, juan, st):
+        await expect(page.locator("#challenges article").filter(has_text="Sam → Juan").first).to_contain_text(
+            "If Sam wins: knocked down · If Juan wins: 2 lethal damage"
+        )
 
     card = sam.locator("#challenges article").filter(has_text="Sam → Juan")
     await expect(card).to_contain_text("Your Trait Pool: 5 (at most 30) — Sam's pool of 5 (5 physical)")
@@ -80,7 +100,7 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
     await expect(juan_card).not_to_contain_text("sealed dice")
     await expect(juan_card).not_to_contain_text("Brawl")
     await expect(juan_card).to_contain_text("waiting for Juan to roll")
-    await expect(juan_card).to_contain_text("Your Trait Pool: 4")
+    await expect(juan_card).to_contain_text("Your Trait Pool: 3")  # down 1
     await expect(juan_card).not_to_contain_text("pool of 5")  # Sam's pool is his
     await juan_card.get_by_role("button", name="Roll 1 d3", exact=True).click()
 

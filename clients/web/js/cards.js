@@ -2,7 +2,7 @@
 import { h } from "./dom.js";
 import { movesPanel } from "./moves.js";
 import { markName } from "./turns.js";
-import { CATEGORIES, SIGN_LABELS, challengeLine, describePool, gradeLine, nameOf, ruleNote, sourceLabel, title, waitingFor } from "./words.js";
+import { CATEGORIES, SIGN_LABELS, challengeLine, defenderOf, describePool, effectWords, gradeLine, nameOf, ruleNote, sourceLabel, title, waitingFor } from "./words.js";
 
 /** A challenge, with the moves of each character the viewer acts for (`actFor`: the ST's NPCs). */
 export function challengeCard(live, view, ch, { forCharacter = false, extra = null } = {}) {
@@ -21,6 +21,12 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
     h("h3", { id: `ch-${ch.id}` }, challengeLine(view, ch), " ", h("span", { class: "cid" }, ch.id)),
     attackDetails(ch),
     ch.victory && h("p", { class: "victory" }, `“${ch.victory}”`, ch.defender_victory && ` — answered: “${ch.defender_victory}”`),
+    ch.defender_effect &&
+      h(
+        "p",
+        { class: "effects" },
+        [ch.effect && `If ${nameOf(view, ch.challenger)} wins: ${effectWords(ch.effect)}`, `If ${nameOf(view, defenderOf(ch))} wins: ${effectWords(ch.defender_effect)}`].filter(Boolean).join(" · "),
+      ),
     bids.length > 0 &&
       h("p", {}, "Bids: ", bids.map(([who, traits]) => `${nameOf(view, who)}: ${traits.join(", ")}`).join(" · ")),
     pools.length > 0 &&
@@ -136,7 +142,9 @@ export function sheetCard(view, who) {
     {},
     `Willpower ${c.willpower ?? "–"} · Health ${c.health ?? "–"}`,
     damage.length > 0 && ` (damage: ${damage.map(([k, n]) => `${n} ${k}`).join(", ")})`,
+    c.armor !== undefined && c.armor !== null && [" · ", h("span", { class: "armor" }, `Armour ${c.armor} left (it takes damage first)`)],
   );
+  const down = c.down_traits ? h("p", { class: "down-traits" }, `Down ${c.down_traits} Trait${c.down_traits === 1 ? "" : "s"} (off your Trait Pool)`) : null;
   const state = h("p", {}, "Conditions: ", held.length ? h("span", { class: "marks" }, held.map((w) => h("span", { class: "mark" }, w))) : "none");
   const actions = c.actions_left !== undefined && c.actions_left !== null && h("p", {}, `Actions left this round: ${c.actions_left}`);
   if (view.rules?.family === "pools") {
@@ -176,6 +184,7 @@ export function sheetCard(view, who) {
       `Abilities: ${Object.entries(c.abilities || {}).map(([a, n]) => `${a} ${n}`).join(", ") || "none"}`,
     ),
     vitals,
+    down,
     state,
     actions,
   );

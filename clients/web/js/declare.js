@@ -70,9 +70,7 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
   const fight = fightFields(view, c);
   const attack = attackFields(live, view, who, forCharacter, () => fight.fields().maneuver);
   const victory = h("input", { name: "victory", autocomplete: "off", placeholder: "I punch him in the jaw", required: true });
-  const effect = select("effect", [["", "No mechanical effect"], ["damage", "Damage"], ["grapple", "Grapple"], ["knock_down", "Knock down"]]);
-  const amount = h("input", { type: "number", name: "amount", min: 0, max: 10, value: 1, inputmode: "numeric" });
-  const damageType = select("type", [["bashing", "Bashing"], ["lethal", "Lethal"], ["aggravated", "Aggravated"]]);
+  const effect = effectFields();
   const powers = Array.isArray(c.sheet?.powers) ? c.sheet.powers : Object.keys(c.sheet?.powers || {});
   const power = select("power", [["", "No power"], ...powers.map((p) => [p, p])]);
   const difficulty = h("input", { type: "number", name: "difficulty", min: 0, max: 99, value: 3, inputmode: "numeric" });
@@ -88,8 +86,8 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
       if (kind.value !== "simple" && bid.value) body.bid = [bid.value];
     }
     if (kind.value === "static") body.difficulty = Number(difficulty.value);
-    if (effect.value === "damage") body.effect = { kind: "damage", amount: Number(amount.value), type: damageType.value };
-    else if (effect.value) body.effect = { kind: effect.value };
+    const chosen = effect.value();
+    if (chosen) body.effect = chosen;
     if (power.value) body.power = power.value;
     for (const [flag, box] of flags) if (box.checked) body[flag] = true;
     Object.assign(body, fight.fields());
@@ -112,9 +110,7 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
       "details",
       {},
       h("summary", {}, "More: effect, power, difficulty", flags.length ? ", " + flags.map(([f]) => f).join(", ") : ""),
-      field("Effect", effect),
-      field("Damage", amount),
-      field("Damage type", damageType),
+      effect.controls,
       field("Power", power),
       field("Difficulty (static)", difficulty),
       flags.map(([flag, box]) => h("label", { class: "check" }, box, ` ${FLAGS[flag]}`)),
@@ -122,6 +118,17 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
     h("button", { type: "submit", class: "primary" }, "Declare"),
     out,
   );
+}
+
+/** A structured victory condition (protocol section 4): the kind, and for damage how much and of
+ * what type; `value()` is the `effect` to send (null: none). The challenger's declaration and,
+ * where the ruleset lets a defender win its own way (kony:resolution), the defender's answer. */
+export function effectFields() {
+  const kind = select("effect", [["", "No mechanical effect"], ["damage", "Damage"], ["grapple", "Grapple"], ["knock_down", "Knock down"], ["narrative", "Narrative (the Storyteller applies it)"]]);
+  const amount = h("input", { type: "number", name: "amount", min: 0, max: 10, value: 1, inputmode: "numeric" });
+  const damageType = select("type", [["bashing", "Bashing"], ["lethal", "Lethal"], ["aggravated", "Aggravated"]]);
+  const value = () => (kind.value === "damage" ? { kind: "damage", amount: Number(amount.value), type: damageType.value } : kind.value ? { kind: kind.value } : null);
+  return { controls: [field("Effect", kind), field("Damage", amount), field("Damage type", damageType)], value };
 }
 
 /** An attack pool's controls, and the pool as the server computes it, shown as they change. */

@@ -1,6 +1,7 @@
 // The moves one character has in one challenge, as controls: only what the server says the rules
 // allow now (`challenge.moves[who]`), each sent as a protocol command; a refusal shows the
 // server's reason and the rule.
+import { effectFields } from "./declare.js";
 import { field, h, select, uid } from "./dom.js";
 import { SIGN_LABELS, describePool, nameOf, refusal, sourceLabel, title } from "./words.js";
 
@@ -36,7 +37,7 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
   }
   if (verbs.has("roll")) parts.push(rollForm(moves, forCharacter, act));
   if (defending) parts.push(defenseForm(moves, verbs.has("relent"), act));
-  else if (verbs.has("bid") || verbs.has("join")) parts.push(bidForm(moves, verbs.has("join"), (fields) => act(verbs.has("join") ? "join" : "bid", fields)));
+  else if (verbs.has("bid") || verbs.has("join")) parts.push(bidForm(moves, verbs.has("join"), moves.effect, (fields) => act(verbs.has("join") ? "join" : "bid", fields)));
   if (verbs.has("declare_traits")) {
     const count = h("input", { type: "number", name: "count", min: 0, max: moves.most, value: moves.most, inputmode: "numeric" });
     parts.push(
@@ -132,8 +133,9 @@ function rollForm(moves, forCharacter, act) {
   );
 }
 
-/** Pick `bid_count` Traits (one select each) and, answering or joining, a victory condition. */
-function bidForm(moves, joining, send) {
+/** Pick `bid_count` Traits (one select each) and, answering or joining, a victory condition; where
+ * the rules let the defender win its own way (`moves.effect`, kony:resolution), its effect too. */
+function bidForm(moves, joining, withEffect, send) {
   const options = Object.entries(moves.traits).map(([trait, left]) => [trait, `${trait} (${left} left)`]);
   const pool = Object.entries(moves.traits).flatMap(([trait, left]) => Array(left).fill(trait));
   const picks = Array.from({ length: moves.bid_count }, (_, i) => {
@@ -142,12 +144,20 @@ function bidForm(moves, joining, send) {
     return field(moves.bid_count > 1 ? `Trait ${i + 1} of ${moves.bid_count}` : "Trait to bid", choice);
   });
   const victory = h("input", { name: "victory", autocomplete: "off", placeholder: joining ? "I grab his arm" : "I dodge aside" });
+  const effect = withEffect && effectFields();
   const chosen = (form) => [...form.querySelectorAll("select[name=trait]")].map((s) => s.value);
+  const fields = (form) => {
+    const out = { bid: chosen(form), victory: victory.value.trim() };
+    const won = effect?.value();
+    if (won) out.effect = won;
+    return out;
+  };
   return h(
     "form",
-    { class: "bid", onsubmit: (e) => send({ bid: chosen(e.currentTarget), victory: victory.value.trim() })(e) },
+    { class: "bid", onsubmit: (e) => send(fields(e.currentTarget))(e) },
     picks,
-    field(joining ? "Your victory condition" : "Your response (optional)", victory),
+    field(joining ? "Your victory condition" : withEffect ? "Your victory condition (if you win)" : "Your response (optional)", victory),
+    effect && h("details", { class: "defender-effect" }, h("summary", {}, "If you win: an effect on them"), effect.controls),
     h("button", { type: "submit" }, joining ? "Join the attack" : moves.bid_count > 1 ? `Bid ${moves.bid_count} Traits` : "Bid"),
   );
 }

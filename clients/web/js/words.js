@@ -51,6 +51,13 @@ export function gradeLine(view, ch) {
   return parts.length ? parts.join(" · ") : null;
 }
 
+/** A structured victory condition in words: "2 lethal damage", "a grapple", "knock down". */
+export function effectWords(effect) {
+  if (!effect) return "";
+  if (effect.kind === "damage") return `${effect.amount ?? 1} ${effect.type || "bashing"} damage`;
+  return { grapple: "a grapple", escape_grapple: "breaking free", knock_down: "knocked down", narrative: "as the Storyteller narrates" }[effect.kind] || effect.kind;
+}
+
 export function defenderOf(ch) {
   return ch.targets[0] || "st";
 }
