@@ -19,7 +19,9 @@ from clients.client import Client, ClientError
 from domain.pools import Pool
 
 HELP = """moves (the challenge id may be left out when you are in only one open challenge):
-  declare ID TARGET CATEGORY TRAIT [victory…]   challenge someone (category: physical/social/mental)
+  declare ID TARGET CATEGORY TRAIT [effect=EFFECT] [victory…]   challenge someone (category:
+                         physical/social/mental); EFFECT: damage[:N[:TYPE]] grapple knock_down narrative
+                         (TYPE: bashing lethal aggravated), e.g. declare c juan physical Brawny effect=damage:2:lethal
   bid [ID] TRAIT…        answer a challenge, or bid what a Negative Trait call made you owe
   relent [ID]            give in without risking a Trait      withdraw [ID]   take back your challenge
   call [ID] TRAIT        call a Negative Trait on your opponent
@@ -63,6 +65,8 @@ where the scene rolls d3s (kony):
                          SOURCE: ability:NAME power:NAME merit:NAME (a space in a name: _) or sheet
                          (a combat sheet's retest); values= dice you rolled by hand, where allowed
                          e.g. roll ability:Brawl power:Potence · roll c ability:Blind_Fighting
+  bid [ID] TRAIT… [effect=EFFECT] [: victory…]   answer with your own victory condition, applied
+                         to the challenger if you win, e.g. bid Strong effect=grapple : I pin him
   retest [ID] overbid TRAIT   after losing the dice, with a Trait Pool double the other's
   escape                 a fair escape, before anyone declares this round
   done                   your expenditures are declared (the expenditures phase)
@@ -108,6 +112,34 @@ def parse_source(word: str) -> dict[str, Any]:
     return {"category": category, "name": name.replace("_", " ")}
 
 
+EFFECTS = ("damage", "grapple", "escape_grapple", "knock_down", "narrative")
+DAMAGE_TYPES = ("bashing", "lethal", "aggravated")
+
+
+def parse_effect(word: str) -> dict[str, Any]:
+    """``damage:2:lethal`` (``damage`` alone: 1 bashing), ``grapple``, ``knock_down``, ``narrative``:
+    a victory condition's effect (protocol section 4)."""
+    kind, *rest = word.split(":")
+    if kind not in EFFECTS or (rest and kind != "damage") or len(rest) > 2:
+        raise Unclear(f"effect={word}: damage[:N[:TYPE]], grapple, escape_grapple, knock_down or narrative.")
+    if kind != "damage":
+        return {"kind": kind}
+    amount, kind_of = [*rest, "1", "bashing"][: len(rest)] + ["1", "bashing"][len(rest) :]
+    if not amount.isdigit() or kind_of not in DAMAGE_TYPES:
+        raise Unclear(f"effect={word}: damage:N:TYPE, N a number, TYPE bashing, lethal or aggravated.")
+    return {"kind": "damage", "amount": int(amount), "type": kind_of}
+
+
+def effect_words(effect: dict[str, Any] | None) -> str:
+    """An effect as the pages say it: ``2 lethal damage``, ``a grapple``."""
+    if not effect:
+        return ""
+    if effect["kind"] == "damage":
+        return f"{effect.get('amount', 1)} {effect.get('type', 'bashing')} damage"
+    words = {"grapple": "a grapple", "escape_grapple": "breaking free", "knock_down": "knocked down"}
+    return words.get(effect["kind"], "as the Storyteller narrates")
+
+
 def _faces(dice: list[int]) -> str:
     return ", ".join(str(v) for v in dice) or "nothing"
 
@@ -138,10 +170,12 @@ def sheet_lines(view: dict[str, Any], me: str) -> list[str]:
     conditions = mine.get("conditions", {})
     held = [f"grappled by {conditions['grappled_by']}"] if conditions.get("grappled_by") else []
     held += ["prone"] if conditions.get("prone") else []
+    armor = f" · Armour {mine['armor']} left" if mine.get("armor") is not None else ""
+    down = f" · down {mine['down_traits']} Trait(s)" if mine.get("down_traits") else ""
     return [
-        f"Traits: {traits} (lost tonight: {lost})",
+        f"Traits: {traits} (lost tonight: {lost}){down}",
         f"Abilities: {abilities} · Willpower {mine.get('willpower')} · Health {mine.get('health')} "
-        f"(damage: {damage}) · Conditions: {', '.join(held) or 'none'}",
+        f"(damage: {damage}){armor} · Conditions: {', '.join(held) or 'none'}",
     ]
 
 
@@ -236,7 +270,10 @@ def moves(ch: dict[str, Any], me: str, names: dict[str, str]) -> str:
         offered = ", ".join(f"{kind} {pool['total']}" for kind, pool in defenses.items())
         return f"defend DEFENSE [±N REASON] ({offered}), or relent DEFENSE"
     if status == "awaiting_response":
-        return "bid TRAIT, or relent" if mine == "defender" else f"wait for {other} (or withdraw)"
+        if mine != "defender":
+            return f"wait for {other} (or withdraw)"
+        own = (ch.get("moves", {}).get(me) or {}).get("effect")
+        return "bid TRAIT [effect=EFFECT] [: victory…], or relent" if own else "bid TRAIT, or relent"
     if ch.get("owed", {}).get(me):
         return f"bid {ch['owed'][me]} more Trait(s)"
     offer = ch.get("moves", {}).get(me) or {}
@@ -313,6 +350,11 @@ def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
         )
         if details := attack_details(ch):
             lines.append(f"    {details}")
+        if ch.get("defender_effect"):
+            defender = ch["targets"][0] if ch["targets"] else "st"
+            won = [f"if {names.get(ch['challenger'])} wins: {effect_words(ch['effect'])}"] if ch.get("effect") else []
+            won.append(f"if {names.get(defender, defender)} wins: {effect_words(ch['defender_effect'])}")
+            lines.append(f"    {' · '.join(won)}")
         for test in ch.get("tests", []) if _dice(view) else []:
             dice = " vs ".join(f"{names.get(w, w)} {_faces(d)}" for w, d in (test.get("dice") or {}).items())
             lines.append(f"    test {test['number']}: {dice} — {test.get('why') or test.get('result')}")
@@ -420,10 +462,11 @@ def parse(line: str, view: dict[str, Any], me: str) -> dict[str, Any]:
         pool = {"defense": args.pop(0), **_wildcard(args)}
         return {"type": "bid" if verb == "defend" else "relent", "challenge": cid, "pool": pool}
     if verb == "declare":
+        args, settings = _settings(args, ("effect",))
         if len(args) < 4:
-            raise Unclear("declare ID TARGET CATEGORY TRAIT [victory…]")
+            raise Unclear("declare ID TARGET CATEGORY TRAIT [effect=EFFECT] [victory…]")
         cid, target, category, trait, *victory = args
-        return {
+        declared = {
             "type": "declare",
             "challenge": cid,
             "kind": "contested",
@@ -432,11 +475,17 @@ def parse(line: str, view: dict[str, Any], me: str) -> dict[str, Any]:
             "bid": [trait],
             "victory": " ".join(victory),
         }
+        return declared | ({"effect": parse_effect(settings["effect"])} if "effect" in settings else {})
     if verb in ("relent", "withdraw", "pass"):
         return {"type": verb, "challenge": challenge()}
     if verb == "bid":
         cid = challenge()
-        return {"type": "bid", "challenge": cid, "bid": args}
+        at = next((i for i, word in enumerate(args) if word.startswith(":")), len(args))
+        traits, settings = _settings(args[:at], ("effect",))
+        answer: dict[str, Any] = {"type": "bid", "challenge": cid, "bid": traits}
+        if at < len(args):
+            answer["victory"] = " ".join(args[at:])[1:].strip()
+        return answer | ({"effect": parse_effect(settings["effect"])} if "effect" in settings else {})
     if verb == "call":
         cid = challenge()
         return {"type": "call_negative", "challenge": cid, "trait": " ".join(args)}

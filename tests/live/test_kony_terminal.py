@@ -12,7 +12,7 @@ import anyio
 import msgspec
 import pytest
 
-from clients.terminal import parse, parse_source, source_word
+from clients.terminal import Unclear, parse, parse_effect, parse_source, source_word
 from domain.commands import parse_command
 from server.app import running
 from server.backend import open_backend
@@ -28,7 +28,7 @@ SAM = {
     "powers": ["Potence"],
     "blood": 10,
 }
-JUAN = {"id": "juan", "name": "Juan", "traits": {"physical": {"Strong": 4}}, "blood": 10}
+JUAN = {"id": "juan", "name": "Juan", "traits": {"physical": {"Strong": 4}}, "blood": 10, "armor": 2}
 
 
 def test_sources_and_verbs_parse() -> None:
@@ -43,6 +43,22 @@ def test_sources_and_verbs_parse() -> None:
         "retests": [{"category": "ability", "name": "Brawl"}],
         "values": [1, 3],
     }
+    answering = {"status": "awaiting_response", "challenger": "sam", "targets": ["juan"]}
+    asked = {"characters": {"sam": {"name": "Sam"}}, "challenges": {"g": answering}}
+    assert parse("bid Strong effect=damage:2:lethal : I break his arm", asked, "juan") == {
+        "type": "bid",
+        "challenge": "g",
+        "bid": ["Strong"],
+        "victory": "I break his arm",
+        "effect": {"kind": "damage", "amount": 2, "type": "lethal"},
+    }
+    assert parse("bid g Strong effect=grapple", asked, "juan")["effect"] == {"kind": "grapple"}
+    assert parse("declare c juan physical Brawny effect=knock_down down he goes", asked, "sam")["effect"] == {
+        "kind": "knock_down"
+    }
+    assert parse_effect("damage") == {"kind": "damage", "amount": 1, "type": "bashing"}
+    with pytest.raises(Unclear):
+        parse_effect("damage:1:wet")
     assert parse("feed Juan 2", view, "sam") == {"type": "feed", "target": "juan", "blood": 2}
     assert parse("done", view, "sam") == {"type": "expenditures_done"}
     assert parse("escape", view, "sam") == {"type": "declare_action", "action": {"kind": "fair_escape"}}
@@ -53,6 +69,7 @@ async def test_a_kony_roll_at_the_terminal() -> None:
     service = SceneService(backend.store)
     setup = [{"type": "open_scene", "ruleset": "kony", "options": {"kony": {"dice": "players"}}}]
     setup += [{"type": "add_character", "character": c} for c in (SAM, JUAN)]
+    setup += [{"type": "adjust", "character": "juan", "changes": {"down_traits": 1}, "reason": "smoke"}]
     setup += [{"type": "start_round"}]
     for n, body in enumerate(setup):
         command = parse_command(msgspec.json.encode({"id": f"s{n}", "scene": "k", "actor": "st", **body}))
@@ -84,10 +101,13 @@ async def test_a_kony_roll_at_the_terminal() -> None:
         assert "you may: done" in out
         assert "ok (expenditures_done)" in out and "Expenditures: waiting for Sam" in out
 
-        out = await terminal("sam", "done\ndeclare g juan physical Brawny I hold him\nquit\n")
+        out = await terminal("sam", "done\ndeclare g juan physical Brawny effect=knock_down I hold him\nquit\n")
         assert "ok (expenditures_done)" in out and "ok (declare)" in out
-        out = await terminal("juan", "view\nbid Strong\nquit\n")
-        assert "you may: bid TRAIT, or relent" in out and "ok (bid)" in out
+        assert "if Sam wins" not in out  # Juan has not answered with his own yet
+        out = await terminal("juan", "view\nbid Strong effect=damage:2:lethal : I break his arm\nquit\n")
+        assert "you may: bid TRAIT [effect=EFFECT] [: victory…], or relent" in out and "ok (bid)" in out
+        assert "if Sam wins: knocked down · if Juan wins: 2 lethal damage" in out
+        assert "Armour 2 left" in out and "down 1 Trait(s)" in out
 
         moves = "view\nroll ability:Occult\nroll ability:Brawl values=1\nroll ability:Brawl values=1,1\nquit\n"
         out = await terminal("sam", moves)
