@@ -14,7 +14,7 @@ from playwright.async_api import Browser, expect
 from clients.client import Client
 from server.app import Running
 from tests.live.test_bns_fight_web import OVERFLOWING
-from tests.live.test_web import PHONE, accessible, browser, invite, phone, shot
+from tests.live.test_web import ARTIFACTS, PHONE, accessible, browser, invite, phone, shot
 
 pytestmark = pytest.mark.anyio
 __all__ = ["browser"]  # the fixture, from the other browser tests
@@ -153,11 +153,78 @@ async def test_escape_and_expenditures_on_a_phone(live: Running, tokens: dict[st
         ):  # fmt: skip
             assert (await st_client.send(body))["ok"]
     entry = st.locator("#challenges").get_by_role("form", name="Sam's dice")
-    await entry.get_by_label("Sam rolled (d3 faces)").fill("1")
+    await expect(entry).to_contain_text("1 d3 to enter (1 + 0 retest(s) = 1 d3; each retest named adds one)")
+    await expect(entry.locator("fieldset.sources")).not_to_contain_text("Occult")  # not a Physical Ability
+    await entry.get_by_label("Brawl (ability)").check()  # a retest Sam names at the table
+    await expect(entry).to_contain_text("2 d3s to enter")
+    await entry.get_by_label("Sam rolled (d3 faces)").fill("1 2")
+    assert await st.evaluate(OVERFLOWING) == []
+    await entry.screenshot(path=ARTIFACTS / "kony-console-sources.png")
     await entry.get_by_role("button", name="Enter Sam's dice").click()
     await expect(juan.locator("#challenges")).to_contain_text("Sam has rolled (sealed)")
     entry = st.locator("#challenges").get_by_role("form", name="Juan's dice")
     await entry.get_by_label("Juan rolled (d3 faces)").fill("3")
     await shot(st, "kony-console")
     await entry.get_by_role("button", name="Enter Juan's dice").click()
-    await expect(sam.locator("#challenges")).to_contain_text("Sam rolled 1, Juan rolled 3")
+    await expect(sam.locator("#challenges")).to_contain_text("Sam rolled 1, 2, Juan rolled 3")
+    await expect(sam.get_by_role("region", name="Sam's sheet")).to_contain_text("Brawl 1")  # the level named is spent
+
+
+RAT = {"id": "rat", "name": "Rat", "npc": True, "traits": {"physical": {"Quick": 3}}, "blood": 5}
+
+
+async def test_the_console_offers_kony_options_and_npc_round_moves(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    async with Client(live.url, tokens["st"]) as st_client:
+        opened = await st_client.request(
+            {"type": "create_scene", "ruleset": "kony", "title": "Kings of New York", "scene": "kony3"}, "scene_created"
+        )
+    async with Client(live.url, opened["token"]) as st_client:
+        for character in (SAM, RAT):
+            assert (await st_client.send({"type": "add_character", "character": character}))["ok"]
+        assert (await st_client.send({"type": "start_round"}))["ok"]
+    st = await phone(browser, f"{live.web}/st#token={opened['token']}")
+    # the NPC's round moves, as the server offers them: a fair escape before anyone declares
+    rat = st.locator("#round").get_by_role("region", name="Rat's round moves")
+    await expect(rat.get_by_role("button", name="Rat escapes")).to_be_visible()
+    assert await st.evaluate(OVERFLOWING) == []
+    await rat.screenshot(path=ARTIFACTS / "kony-console-round.png")
+    await rat.get_by_role("button", name="Rat escapes").click()
+    await expect(st.locator("#round")).to_contain_text("Rat")
+    await expect(st.locator("#round").get_by_role("button", name="Rat escapes")).to_have_count(0)
+
+    # a new scene with every kony option, each with its help
+    tools = st.locator("#tools")
+    await tools.get_by_text("Start a new scene").click()
+    await tools.get_by_label("Rules").select_option("kony")
+    chosen = {
+        "Dice": "players",
+        "Equal successes": "per_die",
+        "Extra actions": "on_turn",
+        "Narrative test, equal pool": "win",
+        "Blind Fighting in darkness": "spend",
+        "Fair escape": "fight",
+    }
+    for label, value in chosen.items():
+        await tools.get_by_label(label, exact=True).select_option(value)
+    await expect(tools).to_contain_text("When a character may leave without a test")
+    await tools.get_by_label("Title").fill("Options")
+    assert await st.evaluate(OVERFLOWING) == []
+    await accessible(st)
+    await shot(st, "kony-console-options")
+    await tools.get_by_role("button", name="Create").click()
+    link = tools.get_by_role("link", name="open its console")
+    await expect(link).to_be_visible()
+    token = (await link.get_attribute("href") or "").split("#token=")[1]
+    async with Client(live.url, token) as st_client:
+        history = await st_client.request({"type": "history", "before": 2, "limit": 1}, "history")
+    options = next(e for e in history["events"] if e["type"] == "scene_opened")["data"]["options"]
+    assert options["kony"] == {
+        "dice": "players",
+        "ties": "per_die",
+        "extra_actions": "on_turn",
+        "narrative_equal": "win",
+        "blind_fighting": "spend",
+        "escape": "fight",
+    }

@@ -5,8 +5,8 @@ import { challengeCard } from "./cards.js";
 import { declareForm } from "./declare.js";
 import { download, field, fill, h, keyed, regions as redraws, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
-import { actionsLeft, actsNow, assistForm, budgeted, escapeLine, intendButton, markBadges, markWords, mayIntend, mayShield, offers, rageRounds, shieldControls, turnControls } from "./turns.js";
-import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, timeline, title } from "./words.js";
+import { actionsLeft, actsNow, assistForm, budgeted, escapeLine, intendButton, markBadges, markWords, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
+import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, sourceLabel, timeline, title } from "./words.js";
 
 const app = document.getElementById("app");
 const token = tokenFromPage("/st");
@@ -147,9 +147,8 @@ function scenePanel(live, view) {
 /** Open another scene; its console link holds its own Storyteller key. */
 function newScene(live) {
   const ruleset = select("ruleset", [["lotn", "Laws of the Night"], ["camarilla", "Camarilla combat"], ["bns", "By Night Studios (test pools)"], ["kony", "Kings of New York (d3s)"]]);
-  const konyDice = select("dice", [["server", "The server rolls (the ST may enter dice rolled by hand)"], ["players", "Players may enter their own dice"]]);
-  const konyTies = select("ties", [["draw", "A draw"], ["traits", "The larger Trait Pool wins"], ["per_die", "Each 2 counts for the larger pool"]]);
-  const konyRules = h("fieldset", { class: "house-rules", hidden: true }, h("legend", {}, "House rules (kony)"), field("Dice", konyDice), field("Equal successes", konyTies));
+  const konyChoices = Object.entries(KONY_OPTIONS).map(([option, [label, choices, help]]) => [option, select(option, choices), label, help]);
+  const konyRules = h("fieldset", { class: "house-rules", hidden: true }, h("legend", {}, "House rules (kony; the first choice of each is the default)"), konyChoices.map(([, choice, label, help]) => field(label, choice, help)));
   ruleset.addEventListener("change", () => (konyRules.hidden = ruleset.value !== "kony"));
   const houseRules = Object.entries(BNS_OPTIONS).map(([option, [text, on]]) => [option, h("input", { type: "checkbox", name: option, checked: on }), text]);
   const bnsRules = h("fieldset", { class: "house-rules", hidden: true }, h("legend", {}, "House rules (bns)"), houseRules.map(([, box, text]) => h("label", { class: "check" }, box, ` ${text}`)));
@@ -168,7 +167,7 @@ function newScene(live) {
           e.preventDefault();
           const body = { type: "create_scene", ruleset: ruleset.value, title: newTitle.value.trim() };
           if (ruleset.value === "bns") body.options = { bns: Object.fromEntries(houseRules.map(([option, box]) => [option, box.checked])) };
-          if (ruleset.value === "kony") body.options = { kony: { dice: konyDice.value, ties: konyTies.value } };
+          if (ruleset.value === "kony") body.options = { kony: Object.fromEntries(konyChoices.map(([option, choice]) => [option, choice.value])) };
           const reply = await live.request(body, "scene_created");
           if (reply.type === "error") return created.replaceChildren(refusal(reply));
           const link = `${location.origin}/st#token=${reply.token}`;
@@ -184,6 +183,16 @@ function newScene(live) {
     created,
   );
 }
+
+/** Every kony option (docs/rulesets.md): its label, its choices (the default first), one line of help. */
+const KONY_OPTIONS = {
+  dice: ["Dice", [["server", "The server rolls"], ["players", "Players may enter their own"]], "Who may enter dice rolled by hand: the Storyteller always may"],
+  ties: ["Equal successes", [["draw", "A draw: both lose their bids"], ["traits", "The larger Trait Pool wins"], ["per_die", "Each 2 to the larger pool"]], "What equal numbers of 1s do; per die: each 2 counts as a 1 for the larger Trait Pool (kony:draw)"],
+  extra_actions: ["Extra actions", [["after_everyman", "After everyone's first action"], ["on_turn", "All on one's own turn"]], "When Celerity's and combat sheets' extra actions come (narrative rounds: on one's turn)"],
+  narrative_equal: ["Narrative test, equal pool", [["loss", "A loss"], ["win", "A win"]], "A narrative test that comes down to a 2 with the Trait Pool equal to the difficulty"],
+  blind_fighting: ["Blind Fighting in darkness", [["hold", "Holding it negates darkness"], ["spend", "Spent when named"]], "How the Ability negates darkness; spent: named in the roll, it adds no die (kony:blind-fighting)"],
+  escape: ["Fair escape", [["round", "Each round, first"], ["fight", "Only as the fight starts"]], "When a character may leave without a test: before any declaration of the round, or of the fight (kony:fair-escape)"],
+};
 
 const BNS_OPTIONS = {
   static_tests: ["Static challenges against a difficulty", true],
@@ -416,11 +425,22 @@ function roundPanel(live, view) {
         h("p", {}, `Expenditures: waiting for ${spending.map((c) => c.name).join(", ") || "nobody"}; then initiative.`),
         h("div", { class: "choices" }, spending.map((c) => h("button", { type: "button", class: "quiet", onclick: () => send({ type: "expenditures_done", character: c.id }) }, `${c.name} is done`))),
       ),
+    npcRoundMoves(view, send),
     h("div", { class: "scroll" }, h("table", {}, h("tr", {}, columns.map((t) => h("th", { scope: "col" }, t))), rows)),
     turns && npcTurns(view, send),
     h("button", { type: "button", onclick: () => send({ type: "end_round" }) }, `End round ${r.number}`),
     out,
   );
+}
+
+/** What the NPCs may do in the round outside a challenge, as the server offers it (dice rulesets):
+ * a fair escape, feeding on the one held (their expenditures are done through the list above). */
+function npcRoundMoves(view, send) {
+  const found = Object.values(view.characters)
+    .filter((c) => c.npc && c.present)
+    .map((c) => [c, roundMoves(view, c.id, send, { forCharacter: true })])
+    .filter(([, moves]) => moves);
+  return found.length ? h("div", { class: "npc-round-moves" }, found.map(([c, moves]) => h("section", { "aria-label": `${c.name}'s round moves` }, h("h3", {}, `${c.name} may`), moves))) : null;
 }
 
 /** A character in a round of declared actions: the action, initiative, actions left, its turn. */
@@ -614,16 +634,35 @@ function diceForms(view, ch, send) {
     sides.map((w) => {
       const values = h("input", { name: `values-${w}`, autocomplete: "off", inputmode: "numeric", required: true, placeholder: "1 3", pattern: "[1-3 ,]+" });
       const again = rerolls ? h("input", { name: `rerolls-${w}`, autocomplete: "off", inputmode: "numeric", placeholder: "2" }) : null;
+      const offer = ch.to_roll?.[w];
+      const ticks = (offer?.sources || []).map((source) => ({ source, box: h("input", { type: "checkbox", name: `source-${w}` }) }));
+      const count = h("small", { class: "hint" });
+      const counted = () => {
+        const n = (offer?.dice || 1) + ticks.filter((t) => t.box.checked).length;
+        count.textContent = `${n} d3${n === 1 ? "" : "s"} to enter${offer ? ` (${offer.why}; each retest named adds one)` : ""}`;
+      };
+      ticks.forEach((t) => t.box.addEventListener("change", counted));
+      counted();
       const submit = (e) => {
         e.preventDefault();
         const body = { type: "roll", challenge: ch.id, character: w, values: parse(values.value) };
+        const retests = ticks.filter((t) => t.box.checked).map((t) => t.source);
+        if (retests.length) body.retests = retests;
         if (again && again.value.trim()) body.rerolls = parse(again.value);
         send(body);
       };
       return h(
         "form",
         { class: "row compact", "aria-label": `${nameOf(view, w)}'s dice`, onsubmit: submit },
+        ticks.length > 0 &&
+          h(
+            "fieldset",
+            { class: "sources" },
+            h("legend", {}, `Retests ${nameOf(view, w)} names (each one more die)`),
+            ticks.map((t) => h("label", { class: "check" }, t.box, ` ${sourceLabel(t.source)}`)),
+          ),
         field(`${nameOf(view, w)} rolled (d3 faces)`, values, "Rolled by hand at the table"),
+        count,
         again && field("Its rerolls", again),
         h("button", { type: "submit" }, `Enter ${nameOf(view, w)}'s dice`),
       );

@@ -4,7 +4,7 @@ import { challengeCard, sheetCard } from "./cards.js";
 import { declareForm, others } from "./declare.js";
 import { field, fill, h, keyed, regions, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
-import { actionsLeft, actsNow, assistForm, budgeted, burstForm, fightLines, intendButton, mayBurst, mayIntend, mayShield, offers, rageRounds, shieldControls, turnControls } from "./turns.js";
+import { actionsLeft, actsNow, assistForm, budgeted, burstForm, fightLines, intendButton, mayBurst, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
 import { CATEGORIES, connection, grow, nameOf, refusal, timeline, title } from "./words.js";
 
 const app = document.getElementById("app");
@@ -161,31 +161,6 @@ function roundPanel(live, view, who) {
     if (r.turn.includes(who) && mine && !mine.turn_done) parts.push(h("button", { type: "button", onclick: () => send({ type: "end_turn" }) }, "End my turn"));
   }
   return h("div", {}, parts, out);
-}
-
-/** What the server says I may do in the round outside a challenge (dice rulesets): a fair escape
- * before anyone declares, "done" with my expenditures, feeding on the one I hold. */
-function roundMoves(view, who, send) {
-  const offered = view.characters[who]?.round_moves;
-  if (!offered) return null;
-  const verbs = new Set(offered.verbs || []);
-  const parts = [];
-  const buttons = [];
-  if (verbs.has("fair_escape")) buttons.push(h("button", { type: "button", class: "primary", onclick: () => send({ type: "declare_action", action: { kind: "fair_escape" } }) }, "Escape"));
-  if (verbs.has("expenditures_done")) buttons.push(h("button", { type: "button", class: "primary", onclick: () => send({ type: "expenditures_done" }) }, "Done with my expenditures"));
-  if (buttons.length) parts.push(h("div", { class: "choices" }, buttons));
-  for (const [target, most] of Object.entries(offered.feed || {})) {
-    const blood = select("blood", Array.from({ length: most }, (_, i) => [String(i + 1), `${i + 1} blood`]));
-    parts.push(
-      h(
-        "form",
-        { class: "row compact feed", onsubmit: (e) => (e.preventDefault(), send({ type: "feed", target, blood: Number(blood.value) })) },
-        field(`Feed on ${nameOf(view, target)}`, blood),
-        h("button", { type: "submit" }, `Feed on ${nameOf(view, target)}`),
-      ),
-    );
-  }
-  return h("div", { class: "round-moves" }, parts);
 }
 
 function turnLine(view, r, who) {

@@ -326,3 +326,33 @@ export function offers(view, who, send, { forCharacter = false } = {}) {
     }),
   );
 }
+
+/** What the server says `who` may do in the round outside a challenge (dice rulesets): a fair
+ * escape before anyone declares, "done" with the expenditures, feeding on the one held. The phone
+ * shows its player's; the console its NPCs' (`forCharacter` sends `character`, and leaves "done"
+ * to the console's own list of who the expenditures wait for). */
+export function roundMoves(view, who, send, { forCharacter = false } = {}) {
+  const offered = view.characters[who]?.round_moves;
+  if (!offered) return null;
+  const name = nameOf(view, who);
+  const mine = forCharacter ? { character: who } : {};
+  const verbs = new Set(offered.verbs || []);
+  const parts = [];
+  const buttons = [];
+  if (verbs.has("fair_escape")) buttons.push(h("button", { type: "button", class: "primary", onclick: () => send({ type: "declare_action", ...mine, action: { kind: "fair_escape" } }) }, forCharacter ? `${name} escapes` : "Escape"));
+  if (verbs.has("expenditures_done") && !forCharacter) buttons.push(h("button", { type: "button", class: "primary", onclick: () => send({ type: "expenditures_done" }) }, "Done with my expenditures"));
+  if (buttons.length) parts.push(h("div", { class: "choices" }, buttons));
+  for (const [target, most] of Object.entries(offered.feed || {})) {
+    const blood = select("blood", Array.from({ length: most }, (_, i) => [String(i + 1), `${i + 1} blood`]));
+    const feeding = forCharacter ? `${name} feeds on ${nameOf(view, target)}` : `Feed on ${nameOf(view, target)}`;
+    parts.push(
+      h(
+        "form",
+        { class: "row compact feed", onsubmit: (e) => (e.preventDefault(), send({ type: "feed", ...mine, target, blood: Number(blood.value) })) },
+        field(forCharacter ? `Blood ${name} takes from ${nameOf(view, target)}` : `Feed on ${nameOf(view, target)}`, blood),
+        h("button", { type: "submit" }, feeding),
+      ),
+    );
+  }
+  return parts.length ? h("div", { class: "round-moves" }, parts) : null;
+}
