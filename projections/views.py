@@ -89,6 +89,10 @@ class RoundView(msgspec.Struct, frozen=True):
     extra: int
     escape_window: str | None = None
     """Whose fair escape is open to ``intend_attack`` now (bns)."""
+    narrative: bool = False
+    """A narrative round (kony:narrative): players roll against the Storyteller's difficulty."""
+    normal_over: bool = False
+    """Everyone's normal action is done: "end of the round" has come (kony:end-of-round)."""
 
 
 class RulesView(msgspec.Struct, frozen=True):
@@ -453,6 +457,8 @@ def round_view(r: RoundState | None) -> RoundView | None:
         turn_phase=r.turn_phase,
         extra=r.extra,
         escape_window=r.escape_window,
+        narrative=r.narrative,
+        normal_over=r.normal_over,
     )
 
 

@@ -217,3 +217,21 @@ def test_the_storyteller_sees_what_each_side_still_to_roll_may_name() -> None:
     t.entropy = entropy_for(0, 1)
     t.do("st", "roll", challenge="c", character="sam", retests=[BRAWL], values=[1, 3])
     assert list(view(t.state, NARRATOR).challenges["c"].to_roll) == ["juan"]
+
+
+def test_the_round_view_says_narrative_and_when_the_end_of_round_has_come() -> None:
+    """kony:narrative and kony:end-of-round, as every viewer's round view shows them."""
+    beast = sheet("beast", {"Monstrous": 9}, npc=True, combat_sheet=True)
+    t = kony(SAM, JUAN, beast)
+    t.do("st", "start_round", narrative=True)
+    for who in ("sam", "juan"):
+        t.do(who, "declare_action", action={"kind": "challenge", "category": "physical", "target": "beast"})
+    t.do("st", "declare_action", character="beast", action={"kind": "none"})
+    for who in ("sam", "juan", "beast"):
+        t.do("st", "expenditures_done", character=who)
+    r = view(t.state, "*").round
+    assert r is not None and r.narrative and not r.normal_over and r.phase == "acting"
+    for who in ("beast", "sam", "juan"):
+        t.do("st", "end_turn", character=who)
+    r = view(t.state, "sam").round
+    assert r is not None and r.normal_over
