@@ -299,22 +299,38 @@ def character_view(
     )
 
 
+NOBODY: list[str] = []
+NO_ROLLS: dict[str, SealedRoll] = {}
+NO_POOLS: dict[str, TraitPool] = {}
+NO_OFFERS: dict[str, RollOffer] = {}
+NO_MOB: dict[str, list[str]] = {}
+NO_POOL: dict[str, Pool] = {}
+"""Shared empty values for what a challenge has none of (never changed)."""
+
+
 def challenge_view(
     ch: Challenge, viewer: str = NARRATOR, moves: dict[str, Moves] | None = None, state: Scene | None = None
 ) -> ChallengeView:
-    """``state`` (the scene the challenge is in) adds each side's Trait Pool where the ruleset rolls
-    dice, and for the Storyteller what each side still to roll may roll."""
+    """``state`` (the scene the challenge is in, given where the ruleset rolls dice) adds each side's
+    Trait Pool, and for the Storyteller what each side still to roll may roll."""
     sides = (ch.challenger, ch.defender)
     shown = bool(ch.tests) or not ch.open
+    rolling = ch.challenger.rolled is not None or ch.defender.rolled is not None
+    dice = state is not None and ch.open
+    helpers = ch.challenger.helpers
+    pooled = ch.challenger.pool is not None or ch.defender.pool is not None or helpers
+    maneuvers = ch.maneuvers
     return ChallengeView(
-        to_roll=_to_roll(state, ch) if state is not None and viewer == NARRATOR and ch.open else {},
-        rolled=[side.who for side in sides if side.rolled is not None],
+        to_roll=_to_roll(state, ch) if dice and state is not None and viewer == NARRATOR else NO_OFFERS,
+        rolled=[side.who for side in sides if side.rolled is not None] if rolling else NOBODY,
         rolls={
             side.who: SealedRoll(dice=list(side.rolled.dice), retests=list(side.rolled.retests))
             for side in sides
             if side.rolled is not None and knows(viewer, side.who)
-        },
-        trait_pools=_trait_pools(state, ch, viewer) if state is not None and ch.open else {},
+        }
+        if rolling
+        else NO_ROLLS,
+        trait_pools=_trait_pools(state, ch, viewer) if dice and state is not None else NO_POOLS,
         defender_effect=ch.defender.effect,
         moves=moves or {},
         id=ch.id,
@@ -342,17 +358,19 @@ def challenge_view(
         defense=ch.defense,
         round=ch.round,
         range=ch.range,
-        maneuver=ch.maneuvers[0] if ch.maneuvers else None,
-        maneuvers=list(ch.maneuvers) if len(ch.maneuvers) > 1 else NONE,
+        maneuver=maneuvers[0] if maneuvers else None,
+        maneuvers=list(maneuvers) if len(maneuvers) > 1 else NONE,
         leads={side.who: side.lead for side in sides if side.lead},
-        mob={h.who: list(h.bids) for h in ch.challenger.helpers},
+        mob={h.who: list(h.bids) for h in helpers} if helpers else NO_MOB,
         chosen=ch.chosen,
         outcome=ch.outcome,
         pools={
             who: pool
-            for who, pool in [*((s.who, s.pool) for s in sides), *((h.who, h.pool) for h in ch.challenger.helpers)]
+            for who, pool in [*((s.who, s.pool) for s in sides), *((h.who, h.pool) for h in helpers)]
             if pool is not None and (shown or knows(viewer, who))
-        },
+        }
+        if pooled
+        else NO_POOL,
     )
 
 
@@ -556,7 +574,7 @@ def view(
             if (c := state.characters.get(who))
         },
         challenges={
-            cid: challenge_view(ch, viewer, _moves(state, ch, viewer), state)
+            cid: challenge_view(ch, viewer, _moves(state, ch, viewer), state if dice else None)
             for cid in cids
             if (ch := state.challenges.get(cid))
         },
