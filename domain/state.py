@@ -11,6 +11,7 @@ from typing import Literal
 
 import immutables
 import msgspec
+from msgspec.structs import replace
 
 from domain.commands import Action, Options, Source
 from domain.effects import Effect
@@ -105,6 +106,23 @@ class Bonus(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     lasts: Literal["scene", "challenge"]
 
 
+class Worn(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """What a kony fight has done to a character, kept apart so that the many copies of a character
+    as it changes stay small in the rulesets that never touch it."""
+
+    down_traits: int = 0
+    """Trait penalties the ST set (kony:environment, kony:down-traits)."""
+    armor_lost: int = 0
+    """Levels of armour destroyed (kony:damage-order)."""
+    expended: bool = False
+    """Whether the character has declared its expenditures this round (kony:expenditures)."""
+    drained: dict[str, int] = {}
+    """Blood each feeder has taken from this character this round (kony:feeding)."""
+
+
+NOBODY_DRAINED: dict[str, int] = {}
+
+
 class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     sheet: Sheet
     seq: int = 0
@@ -136,14 +154,8 @@ class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     turn_done: bool = False
     acted: bool = False
     """Whether the character has used a test action this turn."""
-    down_traits: int = 0
-    """Trait penalties the ST set (kony:environment, kony:down-traits)."""
-    armor_lost: int = 0
-    """Levels of armour destroyed (kony:damage-order)."""
-    expended: bool = False
-    """Whether the character has declared its expenditures this round (kony:expenditures)."""
-    drained: dict[str, int] = {}
-    """Blood each feeder has taken from this character this round (kony:feeding)."""
+    worn: Worn | None = None
+    """What a kony fight has done to the character (one slot, None until something has)."""
     gate: str | None = None
     """The gate test (its challenge) of this turn's multi-test action while the action's next
     test is still to come: that test needs no action of its own (camarilla:multiple-tests-turn)."""
@@ -151,6 +163,26 @@ class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     @property
     def id(self) -> str:
         return self.sheet.id
+
+    @property
+    def down_traits(self) -> int:
+        return self.worn.down_traits if self.worn else 0
+
+    @property
+    def armor_lost(self) -> int:
+        return self.worn.armor_lost if self.worn else 0
+
+    @property
+    def expended(self) -> bool:
+        return self.worn.expended if self.worn else False
+
+    @property
+    def drained(self) -> dict[str, int]:
+        return self.worn.drained if self.worn else NOBODY_DRAINED
+
+    def wearing(self, **fields: object) -> Worn:
+        """``worn`` with ``fields`` changed."""
+        return replace(self.worn or Worn(), **fields)
 
     @property
     def name(self) -> str:
@@ -213,6 +245,15 @@ class Rolled(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """Rolled by hand and entered (then so are a narrative test's rerolls)."""
 
 
+class SideDice(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """A side's dice in a challenge (kony)."""
+
+    sealed: Rolled | None = None
+    """The dice of the current test, until it is shown."""
+    named: tuple[str, ...] = ()
+    """The retest sources named for dice in this challenge, by key: each once (kony:d3-test)."""
+
+
 class Side(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """One side of a challenge: a character (a mob's champion), or the narrator of a static or
     simple test."""
@@ -237,10 +278,22 @@ class Side(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """The rest of a mob; the side's ``who`` is its champion."""
     pool: Pool | None = None
     """The side's test pool (bns), frozen when set."""
-    rolled: Rolled | None = None
-    """The sealed dice for the current test (kony)."""
-    named: tuple[str, ...] = ()
-    """The retest sources named for dice in this challenge, by key: each once (kony:d3-test)."""
+    dice: SideDice | None = None
+    """Its dice (kony): one slot, None where a ruleset throws signs."""
+
+    @property
+    def rolled(self) -> Rolled | None:
+        """The sealed dice for the current test (kony)."""
+        return self.dice.sealed if self.dice else None
+
+    @property
+    def named(self) -> tuple[str, ...]:
+        """The retest sources named for dice in this challenge, by key: each once (kony:d3-test)."""
+        return self.dice.named if self.dice else ()
+
+    def unsealed(self) -> SideDice | None:
+        """``dice`` once the test is shown: nothing sealed, the sources named kept."""
+        return None if self.dice is None or self.dice.sealed is None else replace(self.dice, sealed=None)
 
     @property
     def members(self) -> tuple[str, ...]:

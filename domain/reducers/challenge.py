@@ -28,7 +28,7 @@ from domain.events import (
 )
 from domain.log import Place
 from domain.pools import ASSISTED
-from domain.state import NARRATOR, Call, Challenge, Outcome, RetestEntry, Rolled, Side, Terms, TestRecord
+from domain.state import NARRATOR, Call, Challenge, Outcome, RetestEntry, Rolled, Side, SideDice, Terms, TestRecord
 
 NO_DICE: dict[str, tuple[int, ...]] = {}
 """The dice of a test thrown with signs: one empty mapping for them all (never changed)."""
@@ -147,7 +147,9 @@ def _rolled(s: Change, e: DiceRolled, r: Place) -> None:
     rolled = Rolled(dice=tuple(e.dice), retests=tuple(e.retests), entered=e.entered_by is not None)
     named = tuple(source.key for source in e.retests)
     ch = replace_side(
-        ch, ch.role_of(e.character), lambda side: replace(side, rolled=rolled, named=(*side.named, *named))
+        ch,
+        ch.role_of(e.character),
+        lambda side: replace(side, dice=SideDice(sealed=rolled, named=(*side.named, *named))),
     )
     s.put(replace(ch, status="throwing"))
 
@@ -160,7 +162,8 @@ def _revealed(s: Change, e: TestRevealed, r: Place) -> None:
         dice = {who: tuple(e.rerolled) for who in dice}
     test = TestRecord(number=e.test, signs=signs, dice=dice, result=e.result, compared=NOTHING_COMPARED)
     s.challenge(e.challenge, lambda ch: sides(
-        replace(ch, tests=(*ch.tests, test), status="throwing"), lambda side: replace(side, throw=None, rolled=None)
+        replace(ch, tests=(*ch.tests, test), status="throwing"),
+        lambda side: replace(side, throw=None, dice=side.unsealed()),
     ))  # fmt: skip
 
 
@@ -267,7 +270,7 @@ def _close_retest(ch: Challenge, status: str) -> Challenge:
 
 def _new_test(ch: Challenge) -> Challenge:
     ch = replace(ch, status="throwing", declaring=None)
-    return sides(ch, lambda s: replace(s, throw=None, rolled=None, declared=None, passed=False))
+    return sides(ch, lambda s: replace(s, throw=None, dice=s.unsealed(), declared=None, passed=False))
 
 
 def _passed(ch: Challenge, who: str) -> Challenge:

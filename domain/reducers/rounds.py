@@ -104,8 +104,7 @@ def _round_started(s: Change, e: RoundStarted, r: Place) -> None:
             turn_done=False,
             acted=False,
             gate=None,
-            expended=False,
-            drained={},
+            worn=c.worn and replace(c.worn, expended=False, drained={}),
             conditions=replace(
                 c.conditions,
                 moved_steps=0,
@@ -368,7 +367,7 @@ def _expenditures_opened(s: Change, e: ExpendituresOpened, r: Place) -> None:
 
 @on(ExpendituresDone)
 def _expenditures_done(s: Change, e: ExpendituresDone, r: Place) -> None:
-    s.character(e.character, lambda c: replace(c, expended=True))
+    s.character(e.character, lambda c: replace(c, worn=c.wearing(expended=True)))
 
 
 @on(Fed)
@@ -378,7 +377,7 @@ def _fed(s: Change, e: Fed, r: Place) -> None:
         lambda c: replace(
             c,
             blood_spent=c.blood_spent + e.blood,
-            drained={**c.drained, e.character: c.drained.get(e.character, 0) + e.blood},
+            worn=c.wearing(drained={**c.drained, e.character: c.drained.get(e.character, 0) + e.blood}),
         ),
     )
     s.character(

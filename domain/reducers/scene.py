@@ -122,13 +122,13 @@ def _damage_taken(s: Change, e: DamageTaken, r: Place) -> None:
 
 @on(ArmorDamaged)
 def _armor_damaged(s: Change, e: ArmorDamaged, r: Place) -> None:
-    s.character(e.character, lambda c: replace(c, armor_lost=c.armor_lost + e.amount))
+    s.character(e.character, lambda c: replace(c, worn=c.wearing(armor_lost=c.armor_lost + e.amount)))
     consequence(s, e)
 
 
 @on(ArmorRestored)
 def _armor_restored(s: Change, e: ArmorRestored, r: Place) -> None:
-    s.character(e.character, lambda c: replace(c, armor_lost=max(0, c.armor_lost - e.amount)))
+    s.character(e.character, lambda c: replace(c, worn=c.wearing(armor_lost=max(0, c.armor_lost - e.amount))))
 
 
 @on(GrappleStarted)
@@ -254,5 +254,5 @@ def _adjusted(c: Character, changes: Changes) -> Character:
         abilities=abilities,
         wounds=wounds,
         lost=tuple(lost),
-        down_traits=max(0, c.down_traits + changes.down_traits),
+        worn=c.wearing(down_traits=max(0, c.down_traits + changes.down_traits)) if changes.down_traits else c.worn,
     )
