@@ -139,7 +139,12 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
     }
     if bid_count or defenses:
         verbs.append("bid")
-    effect = bool(bid_count) and role == "defender" and probe(BidTraits, bid=pool[:bid_count], effect=Narrative())
+    effect = (
+        rules.defender_victory
+        and bool(bid_count)
+        and role == "defender"
+        and probe(BidTraits, bid=pool[:bid_count], effect=Narrative())
+    )
     first = next(iter(offered), None)
     if "answer" in phase and (probe(Relent) or (first is not None and probe(Relent, pool=PoolSpec(defense=first)))):
         verbs.append("relent")
