@@ -8,7 +8,8 @@ rows.
 
 Goal (issue 11): a 100,000-event bns scene replays at no less than 90% of lotn's events per second.
 Also measured (issue 12): a bns fight in rounds of the same length (actions, maneuvers, conditions,
-fair escapes), beside them.
+fair escapes), beside them; and (issue 13) a kony fight in rounds (expenditures, d10 ties, d3s with
+retests, range, surprise, darkness, overbids).
 Every figure: the median and the range (min-max) over ``--runs`` runs; the ratio is taken run by
 run (each run measures both, one right after the other).
 """
@@ -29,7 +30,7 @@ from server.service import SceneService
 from server.store import SqliteStore
 
 GOAL = 0.9
-RULESETS = ("lotn", "bns", "bns-fight")
+RULESETS = ("lotn", "bns", "bns-fight", "kony")
 """The scenes compared: a lotn brawl, a bns brawl, a bns fight in rounds (scene ids as named)."""
 
 
@@ -70,7 +71,7 @@ def main() -> None:
     p = parser(__doc__.splitlines()[0], runs=5)
     p.add_argument("--events", type=int, default=100_000)
     args = p.parse_args()
-    header(f"lotn and bns replay of {args.events:,}-event scenes, {args.runs} runs")
+    header(f"lotn, bns and kony replay of {args.events:,}-event scenes, {args.runs} runs")
     work = workdir(args)
     path = work / "rulesets.db"
     try:
@@ -80,6 +81,7 @@ def main() -> None:
         times: dict[str, list[float]] = {f"{r} {k}": [] for r in RULESETS for k in ("fold", "plain")}
         ratios: list[float] = []
         fights: list[float] = []
+        konys: list[float] = []
         for run in range(1, args.runs + 1):
             rates = {}
             for ruleset in RULESETS if run % 2 else reversed(RULESETS):  # alternate which goes first
@@ -89,6 +91,7 @@ def main() -> None:
                 rates[ruleset] = counts[ruleset] / took
             ratios.append(rates["bns"] / rates["lotn"])
             fights.append(rates["bns-fight"] / rates["lotn"])
+            konys.append(rates["kony"] / rates["lotn"])
             print(f"# run {run}: " + ", ".join(f"{r} {rates[r]:,.0f} events/s" for r in RULESETS))
         rows = []
         for ruleset in RULESETS:
@@ -107,6 +110,7 @@ def main() -> None:
         verdict = "met" if sorted(ratios)[args.runs // 2] >= GOAL else "NOT met"
         print(f"\nbns / lotn events per second, run by run: {spread(ratios, '.2f')} (goal at least {GOAL}: {verdict})")
         print(f"bns-fight / lotn events per second, run by run: {spread(fights, '.2f')}")
+        print(f"kony / lotn events per second, run by run: {spread(konys, '.2f')}")
     finally:
         cleanup(work)
 
