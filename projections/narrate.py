@@ -163,23 +163,8 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             how = "at random" if event.random else ""
             sign = f" {event.sign}" if knows(viewer, event.character) else ""
             return f"{name(event.character)} throws{sign} {how} (sealed until both are in).".replace("  ", " ")
-        case DiceRolled():
-            if not knows(viewer, event.character):
-                return f"{name(event.character)} rolls (sealed until both are in)."
-            named = f", naming {', '.join(source_label(s) for s in event.retests)}" if event.retests else ""
-            by = f" (rolled by hand, entered by {_entered(before, event.entered_by)})" if event.entered_by else ""
-            sealed = "sealed until both are in"
-            return f"{name(event.character)} rolls {_faces(event.dice)}{by}{named}: {event.why} ({sealed})."
         case TestRevealed() if event.dice:
-            ch = before.challenges.get(event.challenge)
-            order = [ch.challenger.who, ch.defender.who] if ch else list(event.dice)
-            shown = "; ".join(
-                f"{name(who)} {_faces(event.dice[who])} ({event.successes.get(who, 0)} success(es))"
-                for who in order
-                if who in event.dice
-            )
-            rerolled = f", after the rerolls {_faces(event.rerolled)}" if event.rerolled else ""
-            return f"Test {event.test}, the dice: {shown}{rerolled}."
+            return _dice_shown(before, event)
         case TestRevealed():
             ch = before.challenges.get(event.challenge)
             order = [ch.challenger.who, ch.defender.who] if ch else list(event.signs)
@@ -297,7 +282,28 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             | AssistAnswered()
         ):
             return event.why or event.type_name()
+        case DiceRolled():  # (kony: rare beside the rest, so late in the match)
+            if not knows(viewer, event.character):
+                return f"{name(event.character)} rolls (sealed until both are in)."
+            named = f", naming {', '.join(source_label(s) for s in event.retests)}" if event.retests else ""
+            by = f" (rolled by hand, entered by {_entered(before, event.entered_by)})" if event.entered_by else ""
+            sealed = "sealed until both are in"
+            return f"{name(event.character)} rolls {_faces(event.dice)}{by}{named}: {event.why} ({sealed})."
     return event.type_name()
+
+
+def _dice_shown(before: Scene, event: TestRevealed) -> str:
+    """Both sides' dice, shown (kony)."""
+    name = before.name_of
+    ch = before.challenges.get(event.challenge)
+    order = [ch.challenger.who, ch.defender.who] if ch else list(event.dice)
+    shown = "; ".join(
+        f"{name(who)} {_faces(event.dice[who])} ({event.successes.get(who, 0)} success(es))"
+        for who in order
+        if who in event.dice
+    )
+    rerolled = f", after the rerolls {_faces(event.rerolled)}" if event.rerolled else ""
+    return f"Test {event.test}, the dice: {shown}{rerolled}."
 
 
 def _faces(dice: list[int]) -> str:
