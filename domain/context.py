@@ -47,7 +47,7 @@ class Draft:
         self.actor = actor
         self.command = command
         self.events: list[SceneEvent] = []
-        self._draws = draws(ctx.entropy)
+        self._draws: Iterator[int] | None = None  # made on the first draw: most commands draw nothing
 
     def add(self, *events: SceneEvent) -> None:
         for event in events:
@@ -62,10 +62,16 @@ class Draft:
             self.state = evolve(self.state, record)
             self.events.append(event)
 
+    def draw(self) -> int:
+        """The command's next draw, uniform in [0, 2**64)."""
+        if self._draws is None:
+            self._draws = draws(self.ctx.entropy)
+        return next(self._draws)
+
     def choose(self, options: tuple[str, ...]) -> str:
         """One of ``options``, uniformly (to within 2**-60), from the command's draws."""
-        return options[next(self._draws) % len(options)]
+        return options[self.draw() % len(options)]
 
     def die(self, sides: int) -> int:
         """One roll of a ``sides``-sided die, 1 to ``sides``."""
-        return 1 + next(self._draws) % sides
+        return 1 + self.draw() % sides
