@@ -265,6 +265,12 @@ class Kony(Camarilla):
             kony_dice.trait_pool(state, ch, role),
             kony_dice.trait_pool(state, ch, ch.other(role)),
         )
+        if not self.may_retest(state, ch):  # (the pools may have changed since the window opened)
+            raise Rejected(
+                "no_overbid",
+                f"An overbid needs double the other's pool, once a challenge: {mine_text} against {theirs_text}.",
+                "kony:overbid",
+            )
         lost = self._lose(state, ch, role, self._at_risk(ch, role), "it lost the test and overbids", "kony:trait-loss")
         other = ch.side(ch.other(role)).who
         return [
@@ -290,8 +296,6 @@ class Kony(Camarilla):
 
     def outcome(self, state: Scene, ch: Challenge) -> Verdict:
         verdict = super().outcome(state, ch)
-        test = ch.test
-        assert test is not None
         if verdict.winner == "defender" and ch.kind == "contested" and ch.defender.effect is not None:
             return replace(verdict, why=f"{verdict.why} Its own victory condition is met.", rule="kony:resolution")
         return verdict

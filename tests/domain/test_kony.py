@@ -230,6 +230,16 @@ class TestOverbid:
         roll(t, "juan", [1])
         assert resolved(t).winner == "challenger" and t.lost("juan") == ["Tough"]
 
+    def test_an_overbid_is_refused_once_the_pool_is_no_longer_double(self) -> None:
+        """kony:overbid: the window opened at double; the ST's down Traits since take it away."""
+        t = duel(sam={"physical": {"Brawny": 4}})
+        attack(t)
+        roll(t, "sam", [3])
+        roll(t, "juan", [1])
+        t.do("st", "adjust", character="sam", changes={"down_traits": 1}, reason="the mud")
+        t.refused("sam", "retest", challenge="c", source={"category": "overbid", "bid": ["Brawny"]},
+                  code="no_overbid", rule="kony:overbid")  # fmt: skip
+
     def test_no_overbid_without_double_on_a_draw_or_twice(self) -> None:
         """kony:overbid: less than double resolves at once; a draw has no loser to overbid."""
         t = duel()
