@@ -70,7 +70,7 @@ class Mark(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=Tr
     rule: str = ""
 
 
-class Conditions(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+class Conditions(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     grappled_by: str | None = None
     grappling: tuple[str, ...] = ()
     prone: bool = False
@@ -106,7 +106,7 @@ class Bonus(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     lasts: Literal["scene", "challenge"]
 
 
-class Worn(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+class Worn(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """What a kony fight has done to a character, kept apart so that the many copies of a character
     as it changes stay small in the rulesets that never touch it."""
 
@@ -123,7 +123,7 @@ class Worn(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 NOBODY_DRAINED: dict[str, int] = {}
 
 
-class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     sheet: Sheet
     seq: int = 0
     """The seq of its ``character_added``: characters are listed in the order they were added."""
@@ -222,7 +222,7 @@ class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True):
         return [lost.trait for lost in self.lost]
 
 
-class Helper(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+class Helper(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """A mob member lending a Trait to the champion (camarilla)."""
 
     who: str
@@ -236,7 +236,7 @@ class Helper(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """Its attack pool (pool rulesets)."""
 
 
-class Rolled(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+class Rolled(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """A side's sealed d3s, and the retest sources it named for them (kony)."""
 
     dice: tuple[int, ...]
@@ -245,7 +245,7 @@ class Rolled(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """Rolled by hand and entered (then so are a narrative test's rerolls)."""
 
 
-class SideDice(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+class SideDice(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """A side's dice in a challenge (kony)."""
 
     sealed: Rolled | None = None
@@ -254,7 +254,7 @@ class SideDice(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """The retest sources named for dice in this challenge, by key: each once (kony:d3-test)."""
 
 
-class Side(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+class Side(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """One side of a challenge: a character (a mob's champion), or the narrator of a static or
     simple test."""
 
@@ -353,7 +353,7 @@ Consequence = TraitLost | DamageTaken | ArmorDamaged | GrappleStarted | GrappleB
 """What resolving a challenge did to the characters (what a ruling may undo)."""
 
 
-class Terms(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+class Terms(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """The rarer terms of a declaration."""
 
     range: int | None = None
@@ -365,7 +365,7 @@ class Terms(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     category against the target, never a mob (camarilla:multiple-tests-type)."""
 
 
-class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     id: str
     kind: Literal["contested", "static", "simple"]
     category: Category
