@@ -12,21 +12,30 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+import msgspec
+
 from domain.evolve import fold_rows
+from domain.log import GENESIS
 from domain.state import Scene
 from server.room import CHUNK
 from server.snapshots import WORTH, Snapshots
 from server.store import EventStore
+from server.store.base import Checked, verified
 from server.wire import commit_frames
 from server.writer import Worker
 
 
 def fold_to(store: EventStore, snapshots: Snapshots | None, scene: str, upto: int) -> Scene:
     """The scene's state after event ``upto``: from the snapshot at or before it, if one saves
-    enough folding, then folded from the log."""
+    enough folding, then folded from the log, checked as it is read (``SceneCorrupt`` at the first
+    event that is not sound)."""
     start = snapshots.load(scene, at_most=upto, worth=WORTH) if snapshots and upto >= WORTH else None
-    state = start.state if start is not None else None
-    return fold_rows(scene, store.rows(scene, after=state.version if state else 0, upto=upto), state)
+    after, prev = (start.state.version, start.hash) if start is not None else (0, GENESIS)
+    rows = Checked(scene, store.read_wire(scene, after=after, upto=upto), after=after, prev=prev)
+    try:
+        return fold_rows(scene, rows, start.state if start is not None else None)
+    except (msgspec.DecodeError, msgspec.ValidationError) as err:
+        raise rows.unreadable(err) from None
 
 
 async def state_at(worker: Worker, store: EventStore, snapshots: Snapshots | None, scene: str, since: int) -> Scene:
@@ -35,9 +44,15 @@ async def state_at(worker: Worker, store: EventStore, snapshots: Snapshots | Non
 
 
 def _chunk(
-    store: EventStore, scene: str, viewer: str, after: int, upto: int, base: Scene | None
-) -> tuple[list[bytes], Scene | None]:
-    return commit_frames(list(store.read(scene, after=after, upto=upto)), viewer, base)
+    store: EventStore, scene: str, viewer: str, after: int, upto: int, base: Scene | None, prev: str
+) -> tuple[list[bytes], Scene | None, str]:
+    """One chunk's frames, its events checked as they are read (``prev``: the hash of event
+    ``after``); and the hash of its last event."""
+    if prev == "":  # the first chunk: the hash of the event it follows
+        prev = next((w.hash for w in store.read_wire(scene, after=after - 1, upto=after)), GENESIS)
+    records = list(verified(scene, store.read_wire(scene, after=after, upto=upto), after=after, prev=prev))
+    frames, base = commit_frames(records, viewer, base)
+    return frames, base, records[-1].hash if records else prev
 
 
 async def stream(
@@ -52,11 +67,12 @@ async def stream(
 ) -> Scene | None:
     """Send the viewer's frames of events ``since+1..upto``, a chunk at a time, each built on a
     worker thread and sent (and drained) before the next is read; with ``base`` (the state at
-    ``since``), in words too. Returns the state at ``upto`` when given ``base``."""
-    at = since
+    ``since``), in words too; every event checked as it is read (``SceneCorrupt`` at the first that
+    is not sound). Returns the state at ``upto`` when given ``base``."""
+    at, prev = since, ""
     while at < upto:
         end = min(upto, at + CHUNK)
-        frames, base = await worker.run(_chunk, store, scene, viewer, at, end, base)
+        frames, base, prev = await worker.run(_chunk, store, scene, viewer, at, end, base, prev)
         for frame in frames:
             await send(frame)
         at = end

@@ -50,9 +50,9 @@ from server.catchup import fold_to, state_at, stream
 from server.documents import audit_document, export_document
 from server.history import fork_wires
 from server.hub import Hub, SceneUnavailable
-from server.room import Behind, Joined, JoinRefused, Subscriber
+from server.room import Behind, Joined, JoinRefused, Subscriber, unavailable
 from server.service import STORAGE_UNAVAILABLE, ErrorBody, Result, utc_now
-from server.store import StorageUnavailable, StoreError
+from server.store import SceneCorrupt, StorageUnavailable, StoreError
 from server.tokens import Grant
 from server.wire import (
     COMMAND_TYPES,
@@ -313,7 +313,11 @@ class Connection:
                 message = msgspec.convert(body, Control)
             except msgspec.ValidationError as err:
                 raise Refusal("malformed", f"Bad {kind} message: {err}") from None
-            await self.control(message)
+            try:
+                await self.control(message)
+            except SceneCorrupt as err:  # a replay, a page of history, a catch-up met a bad event
+                failed = unavailable(err.scene, str(err))
+                raise Refusal(failed.code, failed.message) from None
         elif is_command:
             try:
                 await self.command(body, command_id)
@@ -542,11 +546,22 @@ class Connection:
                         raise Refusal(code, message)
                     case Behind(version=version):
                         since = since or 0
-                        if summaries and base is None:
-                            base = await state_at(self.hub.worker, store, snapshots, grant.scene, since)
-                        base = await stream(
-                            self.hub.worker, self._send_frame, store, grant.scene, grant.viewer, since, version, base
-                        )
+                        try:
+                            if summaries and base is None:
+                                base = await state_at(self.hub.worker, store, snapshots, grant.scene, since)
+                            base = await stream(
+                                self.hub.worker,
+                                self._send_frame,
+                                store,
+                                grant.scene,
+                                grant.viewer,
+                                since,
+                                version,
+                                base,
+                            )
+                        except SceneCorrupt as err:  # found on the way: refused, as a load would be
+                            failed = unavailable(grant.scene, str(err))
+                            raise Refusal(failed.code, failed.message) from None
                         since = version
         finally:
             self.joining = False

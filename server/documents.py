@@ -12,9 +12,6 @@ on a machine with few cores the server's loop still gets its turn first.
 
 from __future__ import annotations
 
-import contextlib
-import os
-
 import anyio
 
 from projections.audit import audit
@@ -22,7 +19,7 @@ from projections.audit_render import MEDIA_TYPES, Format, render
 from server.history import export_text
 from server.store import EventStore, SqliteStore
 from server.wire import Document, encode
-from server.writer import Worker
+from server.writer import Worker, lower_priority
 
 
 def audit_text(store: EventStore, scene: str, fmt: Format) -> str:
@@ -40,20 +37,8 @@ def export_frame(store: EventStore, scene: str) -> bytes:
     return encode(Document(name=f"{scene}.jsonl", media_type="application/jsonl", text=export_text(store, scene)))
 
 
-def _yielding() -> None:
-    """The document's process gives way to the server's on a busy machine (once per process)."""
-    global _NICE
-    if not _NICE:
-        _NICE = True
-        with contextlib.suppress(OSError):
-            os.nice(10)
-
-
-_NICE = False
-
-
 def _audit_of_file(path: str, scene: str, fmt: Format) -> bytes:
-    _yielding()
+    lower_priority()
     store = SqliteStore(path, readonly=True)
     try:
         return audit_frame(store, scene, fmt)
@@ -62,7 +47,7 @@ def _audit_of_file(path: str, scene: str, fmt: Format) -> bytes:
 
 
 def _export_of_file(path: str, scene: str) -> bytes:
-    _yielding()
+    lower_priority()
     store = SqliteStore(path, readonly=True)
     try:
         return export_frame(store, scene)

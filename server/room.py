@@ -36,7 +36,8 @@ from domain.evolve import fold
 from domain.log import Recorded
 from domain.state import Scene
 from server.service import ErrorBody, Handled, SceneService
-from server.store import SceneCorrupt, StorageUnavailable
+from server.snapshots import WORTH, distrust
+from server.store import SceneCorrupt, SqliteStore, StorageUnavailable
 from server.tokens import Grant
 from server.wire import (
     ErrorMessage,
@@ -141,7 +142,18 @@ class Inspect:
     reply: MemoryObjectSendStream[Scene | ErrorBody]
 
 
-Job = Submit | Join | Leave | SendView | Inspect
+class Distrusted(Exception):
+    """What a load took on trust failed its check (``server.snapshots.distrust``)."""
+
+
+@dataclass
+class Fault:
+    """A check made beside the room found the scene unsound: the room stops as if a job had failed."""
+
+    error: Exception
+
+
+Job = Submit | Join | Leave | SendView | Inspect | Fault
 
 
 def unavailable(scene: str, cause: str) -> ErrorBody:
@@ -207,10 +219,27 @@ class Room:
                 self._fail(err)
 
     async def _load(self) -> None:
-        """Load (and check) the scene off the event loop."""
+        """Load (and check) the scene off the event loop; what a load from a snapshot took on trust
+        (the log before it, the snapshot itself) is checked beside the room (``_distrust``)."""
         state = await self.worker.run(self.service.load, self.scene)
         self.service.adopt(self.scene, state)
         self._remember(state)
+        store = self.service.store
+        if self.service.snapshots is not None and isinstance(store, SqliteStore) and state.version >= WORTH:
+            self.tg.start_soon(self._distrust, store.path)
+
+    async def _distrust(self, path: str) -> None:
+        """Check, in a process of its own, the log before the snapshot the scene was loaded from,
+        and the snapshot against it; if either fails, drop the scene's snapshots (the next load folds
+        the log from its first event, checked) and stop the room, naming what failed."""
+        problem = await anyio.to_process.run_sync(distrust, path, self.scene, cancellable=True)
+        if problem is None or self.failure is not None:
+            return
+        snapshots = self.service.snapshots
+        assert snapshots is not None
+        await self.service.writer.run(lambda: snapshots.discard_all(self.scene))
+        with contextlib.suppress(anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            self.jobs.send_nowait(Fault(Distrusted(problem)))
 
     def _together(self, first: Submit) -> list[Submit]:
         """The commands waiting now, to decide in turn and commit in one group (up to ``GROUP``);
@@ -246,6 +275,8 @@ class Room:
                 self._send([sub], joined_frames(self.state, self.state.version, sub.viewer)[:-1])
             case Inspect(reply=reply):
                 reply.send_nowait(self.state)
+            case Fault(error=error):
+                raise error
 
     async def submit(self, jobs: list[Submit]) -> None:
         """Apply commands that arrived together (one group commit); push what each appended, in
@@ -370,7 +401,7 @@ class Room:
 
     def _fail(self, err: Exception) -> None:
         """Stop this room alone: tell its subscribers and every waiting job why, and log it."""
-        known = isinstance(err, SceneCorrupt | StorageUnavailable)
+        known = isinstance(err, SceneCorrupt | StorageUnavailable | Distrusted)
         cause = str(err) if known else f"an unexpected error in the server ({type(err).__name__})"
         self.failure = unavailable(self.scene, cause)
         log.error("scene failed", scene=self.scene, cause=cause, exc_info=err)

@@ -23,8 +23,11 @@ import immutables
 import msgspec
 import structlog
 
+from domain.evolve import fold_rows
 from domain.state import Scene
+from server.store.base import Checked, SceneCorrupt
 from server.store.sqlite import SqliteStore
+from server.writer import lower_priority
 
 FORMAT = 5
 """Bump when the state's shape changes: older snapshots are then ignored and rebuilt."""
@@ -153,6 +156,12 @@ class Snapshots:
         log.warning("snapshot discarded", scene=scene, version=version, why=why)
         return None
 
+    def discard_all(self, scene: str) -> None:
+        """Drop every snapshot of ``scene`` (its log or a snapshot failed a check): the next load
+        folds the log from its first event, checked all the way."""
+        self.store.db.conn.execute("DELETE FROM snapshots WHERE scene = ?", [scene])
+        log.warning("snapshots discarded", scene=scene)
+
     def due(self, state: Scene, appended: int) -> bool:
         """Whether the append that brought ``state`` crossed a multiple of ``every``."""
         return state.version // self.every != (state.version - appended) // self.every
@@ -174,3 +183,29 @@ class Snapshots:
         kept |= set(first_of_span.values())
         for version in set(versions) - kept:
             conn.execute("DELETE FROM snapshots WHERE scene = ? AND version = ?", [state.id, version])
+
+
+def distrust(path: str, scene: str) -> str | None:
+    """What a load from ``scene``'s latest snapshot took on trust, checked: the log before it
+    (every link and hash, every event readable) and the snapshot itself (it must equal the fold of
+    that log). The problem, in words, or None. Made in a process of its own that opens the file
+    read-only (``server.room``), so a long scene's check never competes with the server's loop."""
+    lower_priority()
+    store = SqliteStore(path, readonly=True)
+    try:
+        start = Snapshots(store).load(scene, worth=WORTH)
+        if start is None:
+            return None
+        version = start.state.version
+        rows = Checked(scene, store.read_wire(scene, upto=version))
+        try:
+            folded = fold_rows(scene, rows)
+        except (msgspec.DecodeError, msgspec.ValidationError) as err:
+            return str(rows.unreadable(err))
+        except SceneCorrupt as err:
+            return str(err)
+        if folded != start.state:
+            return f"scene {scene!r}: its snapshot at event {version} does not match the fold of its log"
+        return None
+    finally:
+        store.close()

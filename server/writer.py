@@ -11,7 +11,9 @@ transaction is durable. A store in memory is written inline.
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -102,3 +104,16 @@ def _uncollected(job: Callable[..., T], args: tuple[Any, ...]) -> T:
     finally:
         if paused:
             gc.enable()
+
+
+def lower_priority() -> None:
+    """A helper process (documents, checks) gives way to the server's on a busy machine (once per
+    process)."""
+    global _NICE
+    if not _NICE:
+        _NICE = True
+        with contextlib.suppress(OSError):
+            os.nice(10)
+
+
+_NICE = False
