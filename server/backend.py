@@ -8,9 +8,11 @@ that serves it (many processes serve one database through PostgreSQL, not SQLite
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import socket
+import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO
@@ -29,7 +31,7 @@ class Backend:
     store: EventStore
     tokens: Tokens
     snapshots: Snapshots | None
-    lock: IO[str] | None = field(default=None, repr=False)
+    lock: Held | None = field(default=None, repr=False)
 
     def close(self) -> None:
         self.store.close()
@@ -51,41 +53,71 @@ def open_backend(db: str | None, *, snapshot_every: int = 1000, lock: bool = Fal
         raise
 
 
-def hold(db: str) -> IO[str]:
-    """Take the writer lock of ``db`` (a ``.lock`` file beside it), or raise ``DatabaseBusy``
-    naming the process that holds it. The lock ends with the process, however it ends."""
-    path = f"{db}.lock"
-    try:
-        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the server's life
-    except OSError as err:
-        raise StoreError(f"cannot open {path}: {err.strerror}") from err
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read().strip() or "another process"
-        handle.close()
-        raise DatabaseBusy(
-            f"{db} is already served by {holder}; stop that server first, or serve another file"
-        ) from None
-    handle.seek(0)
-    handle.truncate()
+class Held:
+    """The writer locks of a database file, held for the server's life."""
+
+    def __init__(self, handles: list[IO[str]]) -> None:
+        self.handles = handles
+
+    def close(self) -> None:
+        for handle in self.handles:
+            handle.close()
+
+
+def lock_paths(db: str) -> list[str]:
+    """Where the writer lock of ``db`` lives: a ``.lock`` file beside the file itself (a symlink
+    resolved), which says who holds it; and, once the file exists (``hold`` makes it), one named for
+    its inode in the system's temporary folder, which a hard link to the same file shares."""
+    real = os.path.realpath(db)
+    paths = [f"{real}.lock"]
+    with contextlib.suppress(OSError):
+        found = os.stat(real)
+        paths.append(os.path.join(tempfile.gettempdir(), f"justicar-{found.st_dev}-{found.st_ino}.lock"))
+    return paths
+
+
+def hold(db: str) -> Held:
+    """Take the writer lock of ``db``, or raise ``DatabaseBusy`` naming the process that holds it.
+    The lock ends with the process, however it ends."""
+    handles: list[IO[str]] = []
     started = datetime.now(UTC).isoformat(timespec="seconds")
-    handle.write(f"process {os.getpid()} on {socket.gethostname()} (since {started})\n")
-    handle.flush()
-    return handle
+    with contextlib.suppress(OSError):  # an empty file is a new database to SQLite; it has an inode now
+        open(os.path.realpath(db), "a").close()
+    for path in lock_paths(db):
+        try:
+            handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the server's life
+        except OSError as err:
+            Held(handles).close()
+            raise StoreError(f"cannot open {path}: {err.strerror}") from err
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            Held(handles).close()
+            raise DatabaseBusy(
+                f"{db} is already served by {holder}; stop that server first, or serve another file"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"process {os.getpid()} on {socket.gethostname()} (since {started})\n")
+        handle.flush()
+        handles.append(handle)
+    return Held(handles)
 
 
 def busy(db: str) -> str | None:
     """Who holds the writer lock of ``db`` now, if anyone (for commands that must not write under a
     running server)."""
-    try:
-        handle = open(f"{db}.lock", encoding="utf-8")  # noqa: SIM115
-    except OSError:
-        return None
-    with handle:
+    for path in lock_paths(db):
         try:
-            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return handle.read().strip() or "another process"
-        return None
+            handle = open(path, encoding="utf-8")  # noqa: SIM115
+        except OSError:
+            continue
+        with handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return handle.read().strip() or "another process"
+    return None

@@ -85,6 +85,19 @@ class TestOneServerPerFile:
         assert "Traceback" not in done.stderr
         assert open_backend(str(tmp_path / "j.db")).store.head("demo") == before
 
+    @pytest.mark.parametrize("link", ["symlink", "hard link"])
+    def test_another_name_for_the_same_file_is_refused_too(
+        self, demo_server: Server, tmp_path: Path, link: str
+    ) -> None:
+        """A symlink or a hard link to the served file is the same database: refused, naming the
+        process that serves it."""
+        other = tmp_path / "elsewhere" / "other.db"
+        other.parent.mkdir()
+        (os.symlink if link == "symlink" else os.link)(tmp_path / "j.db", other)
+        done = justicar("serve", "--db", str(other), "--port", str(free_port()))
+        assert done.returncode == 2, done.stderr
+        assert f"process {demo_server.proc.pid}" in done.stderr and "already served" in done.stderr
+
     def test_play_into_a_served_file_is_refused(self, demo_server: Server, tmp_path: Path) -> None:
         """Commands go through the server that holds the file, not behind its back."""
         done = justicar("play", str(DEMO), "--db", str(tmp_path / "j.db"))
