@@ -108,6 +108,7 @@ async def running(
             compression=None,
             ping_interval=20,
             ping_timeout=20,
+            close_timeout=CLOSE,  # a peer that never answers the closing handshake is cut, not awaited
             process_request=process_request,
         ) as server:
             bound = sock.getsockname()[1]

@@ -179,6 +179,22 @@ class TestShutdown:
         refused = {message["error"]["code"] for message in answered.values() if not message["ok"]}  # type: ignore[index]
         assert refused <= {"shutting_down", "rate_limited"}
 
+    def test_sigterm_does_not_wait_for_a_client_that_stopped_answering(self, demo_server: Server) -> None:
+        """A client that upgraded to a websocket and then went silent (a frozen phone, a stopped
+        process) never answers the closing handshake: the server exits within about two seconds
+        anyway, not after the handshake's own ten."""
+        with socket.create_connection(("127.0.0.1", demo_server.port)) as frozen:
+            frozen.sendall(
+                b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            )
+            assert frozen.recv(4096).startswith(b"HTTP/1.1 101")  # upgraded; it reads nothing more
+            demo_server.proc.send_signal(signal.SIGTERM)
+            stopped = time.monotonic()
+            code = demo_server.proc.wait(timeout=15)
+            took = time.monotonic() - stopped
+        assert code == 0 and took < 2.5, took
+
 
 class TestFilesAndLinks:
     def test_make_run_keeps_what_was_played(self, tmp_path: Path) -> None:
