@@ -15,12 +15,12 @@ from collections.abc import Awaitable, Callable
 import msgspec
 
 from domain.evolve import fold_rows
-from domain.log import GENESIS
+from domain.log import GENESIS, ChainProblem, Recorded, from_wire
 from domain.state import Scene
 from server.room import CHUNK
 from server.snapshots import WORTH, Snapshots
 from server.store import EventStore
-from server.store.base import Checked, verified
+from server.store.base import Checked, SceneCorrupt
 from server.wire import commit_frames
 from server.writer import Worker
 
@@ -46,13 +46,28 @@ async def state_at(worker: Worker, store: EventStore, snapshots: Snapshots | Non
 def _chunk(
     store: EventStore, scene: str, viewer: str, after: int, upto: int, base: Scene | None, prev: str
 ) -> tuple[list[bytes], Scene | None, str]:
-    """One chunk's frames, its events checked as they are read (``prev``: the hash of event
-    ``after``); and the hash of its last event."""
+    """One chunk's frames, and the hash of its last event. Its events are read linked (seq without
+    gaps, each ``prev`` the hash before it: ``prev`` is event ``after``'s) and readable; their own
+    hashes are not recomputed here: the room's load checks them (``server.service.load``, and beside
+    the room what a snapshot took on trust)."""
     if prev == "":  # the first chunk: the hash of the event it follows
         prev = next((w.hash for w in store.read_wire(scene, after=after - 1, upto=after)), GENESIS)
-    records = list(verified(scene, store.read_wire(scene, after=after, upto=upto), after=after, prev=prev))
+    records: list[Recorded] = []
+    expected = after + 1
+    for wire in store.read_wire(scene, after=after, upto=upto):
+        if wire.seq != expected:
+            raise SceneCorrupt(
+                scene, ChainProblem(wire.seq, wire.type, f"expected event {expected} here, found {wire.seq}")
+            )
+        if wire.prev != prev:
+            raise SceneCorrupt(scene, ChainProblem(wire.seq, wire.type, "its prev does not match the hash before it"))
+        try:
+            records.append(from_wire(wire))
+        except (msgspec.DecodeError, msgspec.ValidationError) as err:
+            raise SceneCorrupt(scene, ChainProblem(wire.seq, wire.type, f"it cannot be read: {err}")) from None
+        prev, expected = wire.hash, expected + 1
     frames, base = commit_frames(records, viewer, base)
-    return frames, base, records[-1].hash if records else prev
+    return frames, base, prev
 
 
 async def stream(

@@ -142,6 +142,10 @@ class Inspect:
     reply: MemoryObjectSendStream[Scene | ErrorBody]
 
 
+TRUST_AFTER = 1.0
+"""Seconds after a load from a snapshot before what it took on trust is checked (``_distrust``)."""
+
+
 class Distrusted(Exception):
     """What a load took on trust failed its check (``server.snapshots.distrust``)."""
 
@@ -232,6 +236,7 @@ class Room:
         """Check, in a process of its own, the log before the snapshot the scene was loaded from,
         and the snapshot against it; if either fails, drop the scene's snapshots (the next load folds
         the log from its first event, checked) and stop the room, naming what failed."""
+        await anyio.sleep(TRUST_AFTER)  # the join that loaded the scene goes first
         problem = await anyio.to_process.run_sync(distrust, path, self.scene, cancellable=True)
         if problem is None or self.failure is not None:
             return
