@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 import msgspec
 
 from domain.evolve import fold_rows
-from domain.log import GENESIS, ChainProblem, Recorded, from_wire
+from domain.log import GENESIS, ChainProblem, from_wire
 from domain.state import Scene
 from server.room import CHUNK
 from server.snapshots import WORTH, Snapshots
@@ -52,22 +52,31 @@ def _chunk(
     the room what a snapshot took on trust)."""
     if prev == "":  # the first chunk: the hash of the event it follows
         prev = next((w.hash for w in store.read_wire(scene, after=after - 1, upto=after)), GENESIS)
-    records: list[Recorded] = []
+    try:
+        records = list(store.read(scene, after=after, upto=upto))
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        raise _unreadable(store, scene, after, upto) from None
     expected = after + 1
-    for wire in store.read_wire(scene, after=after, upto=upto):
-        if wire.seq != expected:
-            raise SceneCorrupt(
-                scene, ChainProblem(wire.seq, wire.type, f"expected event {expected} here, found {wire.seq}")
-            )
-        if wire.prev != prev:
-            raise SceneCorrupt(scene, ChainProblem(wire.seq, wire.type, "its prev does not match the hash before it"))
-        try:
-            records.append(from_wire(wire))
-        except (msgspec.DecodeError, msgspec.ValidationError) as err:
-            raise SceneCorrupt(scene, ChainProblem(wire.seq, wire.type, f"it cannot be read: {err}")) from None
-        prev, expected = wire.hash, expected + 1
+    for record in records:
+        if record.seq != expected:
+            problem = f"expected event {expected} here, found {record.seq}"
+            raise SceneCorrupt(scene, ChainProblem(record.seq, record.type, problem))
+        if record.prev != prev:
+            problem = "its prev does not match the hash before it"
+            raise SceneCorrupt(scene, ChainProblem(record.seq, record.type, problem))
+        prev, expected = record.hash, expected + 1
     frames, base = commit_frames(records, viewer, base)
     return frames, base, prev
+
+
+def _unreadable(store: EventStore, scene: str, after: int, upto: int) -> SceneCorrupt:
+    """The first event of a chunk that cannot be read, named (read again one at a time)."""
+    for wire in store.read_wire(scene, after=after, upto=upto):
+        try:
+            from_wire(wire)
+        except (msgspec.DecodeError, msgspec.ValidationError) as err:
+            return SceneCorrupt(scene, ChainProblem(wire.seq, wire.type, f"it cannot be read: {err}"))
+    return SceneCorrupt(scene, ChainProblem(after + 1, "", "an event after it cannot be read"))
 
 
 async def stream(

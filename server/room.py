@@ -144,6 +144,8 @@ class Inspect:
 
 TRUST_AFTER = 1.0
 """Seconds after a load from a snapshot before what it took on trust is checked (``_distrust``)."""
+_CHECKS = anyio.CapacityLimiter(1)
+"""One such check at a time, whatever the number of scenes loading: the machine stays the loop's."""
 
 
 class Distrusted(Exception):
@@ -237,7 +239,7 @@ class Room:
         and the snapshot against it; if either fails, drop the scene's snapshots (the next load folds
         the log from its first event, checked) and stop the room, naming what failed."""
         await anyio.sleep(TRUST_AFTER)  # the join that loaded the scene goes first
-        problem = await anyio.to_process.run_sync(distrust, path, self.scene, cancellable=True)
+        problem = await anyio.to_process.run_sync(distrust, path, self.scene, cancellable=True, limiter=_CHECKS)
         if problem is None or self.failure is not None:
             return
         snapshots = self.service.snapshots
