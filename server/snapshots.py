@@ -27,7 +27,6 @@ from domain.evolve import fold_rows
 from domain.state import Scene
 from server.store.base import Checked, SceneCorrupt
 from server.store.sqlite import SqliteStore
-from server.writer import lower_priority
 
 FORMAT = 5
 """Bump when the state's shape changes: older snapshots are then ignored and rebuilt."""
@@ -190,7 +189,6 @@ def distrust(path: str, scene: str) -> str | None:
     (every link and hash, every event readable) and the snapshot itself (it must equal the fold of
     that log). The problem, in words, or None. Made in a process of its own that opens the file
     read-only (``server.room``), so a long scene's check never competes with the server's loop."""
-    lower_priority()
     store = SqliteStore(path, readonly=True)
     try:
         start = Snapshots(store).load(scene, worth=WORTH)
@@ -209,3 +207,9 @@ def distrust(path: str, scene: str) -> str | None:
         return None
     finally:
         store.close()
+
+
+if __name__ == "__main__":  # the room's check, in a process of its own: ``python -m server.snapshots FILE SCENE``
+    import sys
+
+    print(distrust(sys.argv[1], sys.argv[2]) or "")
