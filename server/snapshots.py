@@ -187,8 +187,9 @@ class Snapshots:
 def distrust(path: str, scene: str) -> str | None:
     """What a load from ``scene``'s latest snapshot took on trust, checked: the log before it
     (every link and hash, every event readable) and the snapshot itself (it must equal the fold of
-    that log). The problem, in words, or None. Made in a process of its own that opens the file
-    read-only (``server.room``), so a long scene's check never competes with the server's loop."""
+    that log). The problem, in words, or None. Run by the room as a process of its own, under
+    ``nice``, that opens the file read-only (``server.room``): a long scene's check takes a core at
+    a lower priority, never the server's loop."""
     store = SqliteStore(path, readonly=True)
     try:
         start = Snapshots(store).load(scene, worth=WORTH)
