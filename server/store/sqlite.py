@@ -91,7 +91,17 @@ class SqliteStore:
                 self._create()
             self._check_schema()
         except sqlite3.DatabaseError as err:
-            raise StoreError(f"{self.path} is not a Justicar database: {err}") from err
+            raise StoreError(self._unreadable(err)) from err
+
+    def _unreadable(self, err: sqlite3.DatabaseError) -> str:
+        wal, shm = self.path + "-wal", self.path + "-shm"
+        if self.readonly and os.path.exists(wal) and not os.path.exists(shm):
+            return (
+                f"cannot read {self.path}: its write-ahead log ({wal}) may hold events not yet in the file, and"
+                f" SQLite must create {shm} beside it to read them, which it could not ({err}); copy the"
+                " database with its -wal file to a directory you can write to, or open it once where it was written"
+            )
+        return f"{self.path} is not a Justicar database: {err}"
 
     def _create(self) -> None:
         conn = self.db.conn

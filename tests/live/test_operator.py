@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -220,6 +222,26 @@ class TestFilesAndLinks:
             assert main([*verb, "--db", str(db), *scene]) == 0, verb
         capsys.readouterr()
         assert {p.name: p.stat().st_mtime_ns for p in tmp_path.iterdir()} == before
+
+    def test_a_copy_whose_log_cannot_be_read_says_why(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """A copy with its ``-wal`` but where SQLite cannot create the ``-shm`` beside it (a read-only
+        directory; here a link into nowhere) is named as such, not called "not a Justicar database"."""
+        db = tmp_path / "j.db"
+        writer = sqlite3.connect(db)
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        writer.execute("CREATE TABLE held (x)")
+        writer.commit()
+        copy = tmp_path / "copy"
+        copy.mkdir()
+        shutil.copy(db, copy / "j.db")
+        shutil.copy(f"{db}-wal", copy / "j.db-wal")
+        writer.close()
+        (copy / "j.db-shm").symlink_to(tmp_path / "nowhere" / "shm")
+        assert main(["verify", "--db", str(copy / "j.db")]) == 2
+        err = capsys.readouterr().err
+        assert "write-ahead log" in err and "copy the database with its -wal file" in err, err
+        assert "not a Justicar database" not in err
 
     def test_a_truncated_export_is_refused(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         """An export ends with its count and head; a file cut short, or not the head expected, is
