@@ -45,6 +45,7 @@ from domain.state import (
     Character,
     DisputeRecord,
     Mark,
+    Origin,
     Outcome,
     RetestEntry,
     RoundState,
@@ -240,6 +241,8 @@ class StateView(msgspec.Struct, frozen=True):
     rulings: list[RulingRecord]
     older: int = 0
     """Decided challenges a whole view leaves out (the oldest): ask for them with ``challenges``."""
+    forked_from: Origin | None = None
+    """A what-if: the scene and the event it was forked after, so that its pages say so."""
 
 
 def character_view(
@@ -581,6 +584,7 @@ def view(
         disputes=list(state.disputes),
         rulings=list(state.rulings),
         older=state.decided - len(state.recent),
+        forked_from=state.forked_from,
     )
 
 
