@@ -6,7 +6,8 @@ justicar verify --db PATH [SCENE]               walk the hash chain; exit 1 at t
 justicar replay --db PATH SCENE                 every step: what happened, what changed, which rule
 justicar serve [--db PATH] [--host H] [--port P] [--load SCRIPT]    the live server
 justicar scene new|invite|tokens|revoke …       scenes and who may join them
-justicar join URL --token T                     a player's terminal
+justicar join LINK                              a player's terminal (LINK: the one serve prints, …#token=…)
+justicar join URL --token T                     the same, from the socket's URL and a token
 """
 
 from __future__ import annotations

@@ -1,8 +1,12 @@
-"""``justicar join URL --token T``: a player's terminal at the table.
+"""``justicar join LINK`` (or ``justicar join URL --token T``): a player's terminal at the table.
 
-It shows your sheet and the challenges you are in, with the moves the rules allow you now, and
-reads one move per line (``help`` lists them). A refused move prints the server's reason and the
-rule it cites. The connection reconnects by itself and catches up.
+LINK is the page link ``justicar serve`` prints (``http://HOST:PORT/play#token=…``): the socket
+and the token are read from it. The terminal shows your sheet and the challenges you are in, with
+the moves the rules allow you now, and reads one move per line (``help`` lists them). What happens
+at the table is printed as it happens, in the server's words (``» Juan throws (sealed until both
+are in).``), and a challenge you are in ends with its result said to you (``» Result [c]: you lost
+to Juan: Brawny is gone for the night.``). A refused move prints the server's reason and the rule
+it cites. The connection reconnects by itself and catches up.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import argparse
 import sys
 from collections.abc import AsyncIterator
 from typing import Any, TextIO
+from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 import anyio
 import msgspec
@@ -379,18 +384,22 @@ def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
             lines.append(f"    {whose} sealed dice: {_faces(roll['dice'])}{named}")
         for who, sign in ch.get("sealed", {}).items():
             lines.append(f"    {'your' if who == me else names.get(who, who) + chr(39) + 's'} sealed throw: {sign}")
+        if hidden := [names.get(w, w) for w in ch.get("thrown", []) if w != me and w not in ch.get("sealed", {})]:
+            lines.append(
+                f"    {' and '.join(hidden)} {'has' if len(hidden) == 1 else 'have'} thrown (sealed until both are in)"
+            )
         if shield:
             defender = names.get(ch["targets"][0], ch["targets"][0])
             lines.append(f"    you may: shield {cid} [how…] (take it for {defender}: your simple action)")
         elif me not in ("st", "*"):
             lines.append(f"    you may: {moves(ch, me, names)}")
     lines = lines or ["No open challenge involves you." if me not in ("st", "*") else "No open challenge."]
-    return lines + (_last_roll(view, me) if _dice(view) else [])
+    return lines + _last_outcome(view, me)
 
 
-def _last_roll(view: dict[str, Any], me: str) -> list[str]:
-    """The dice of the newest resolved challenge ``me`` was in (dice rulesets): both sides' dice, and
-    why it ended so."""
+def _last_outcome(view: dict[str, Any], me: str) -> list[str]:
+    """The newest resolved challenge ``me`` was in, so that a terminal joining after it still reads
+    how it ended: why (and, where the scene rolls d3s, both sides' dice)."""
     names = _names(view)
     done = [
         (cid, ch)
@@ -402,9 +411,83 @@ def _last_roll(view: dict[str, Any], me: str) -> list[str]:
     if not done:
         return []
     cid, ch = done[-1]
+    why = (ch.get("outcome") or {}).get("why", "")
+    if not _dice(view):
+        return [f"Just resolved [{cid}]: {why}"]
     test = ch["tests"][-1]
     dice = " vs ".join(f"{names.get(w, w)} {_faces(d)}" for w, d in (test.get("dice") or {}).items())
-    return [f"Just resolved [{cid}]: test {test['number']}: {dice} — {(ch.get('outcome') or {}).get('why', '')}"]
+    return [f"Just resolved [{cid}]: test {test['number']}: {dice} — {why}"]
+
+
+def _sides(ch: dict[str, Any], winner: str | None) -> tuple[str, str, str | None, str | None]:
+    """A challenge's challenger and defender, and who won and lost it (``None``: nobody)."""
+    challenger = str(ch.get("challenger") or "st")
+    defender = str((ch.get("targets") or ["st"])[0])
+    won = {"challenger": challenger, "defender": defender}.get(winner or "")
+    lost = None if won is None else defender if won == challenger else challenger
+    return challenger, defender, won, lost
+
+
+def _cost(event: dict[str, Any], me: str, names: dict[str, str]) -> str | None:
+    """One consequence of a challenge in words, to ``me`` in the second person; ``None`` for an
+    event that is no consequence."""
+    data = event.get("data") or {}
+    who = data.get("character") or data.get("victim")
+    you = who == me
+    name = "you" if you else names.get(who, who)
+    match event.get("type"):
+        case "trait_lost":
+            trait = data.get("trait") or "a Trait"
+            return f"{trait} is gone for the night" if you else f"{name} loses {trait} for the night"
+        case "damage_taken":
+            return f"{name} take{'' if you else 's'} {data.get('amount')} {data.get('damage')} damage"
+        case "armor_damaged":
+            return f"{'your' if you else name + chr(39) + 's'} armour takes {data.get('amount')}"
+        case "knocked_down":
+            return f"{name} {'are' if you else 'is'} knocked down"
+        case "grapple_started":
+            holder = "you" if data.get("grappler") == me else names.get(data.get("grappler"), data.get("grappler"))
+            return f"{holder} grapple{'' if holder == 'you' else 's'} {'you' if you else name}"
+        case "condition_set":
+            return f"{name} {'are' if you else 'is'} {str(data.get('name') or 'marked').replace('_', ' ')}"
+    return None
+
+
+def result_lines(view: dict[str, Any], events: list[dict[str, Any]], me: str) -> list[str]:
+    """Each challenge these events resolve, once, in words: who won, and what it cost whom; on a
+    player's own terminal said to them (``» Result [c]: you lost to Juan: Brawny is gone for the
+    night.``). The view is the one after the events (it names the sides)."""
+    names = _names(view)
+    lines = []
+    for event in events:
+        if event.get("type") != "challenge_resolved":
+            continue
+        data = event.get("data") or {}
+        cid = data.get("challenge")
+        ch = view.get("challenges", {}).get(cid) or {}
+        challenger, defender, won, lost = _sides(ch, data.get("winner"))
+        if won is None:
+            head = f"nobody wins {'your' if me in (challenger, defender) else 'the'} challenge"
+        elif me == won:
+            head = f"you won against {names.get(lost, lost)}"
+        elif me == lost:
+            head = f"you lost to {names.get(won, won)}"
+        else:
+            head = f"{names.get(won, won)} won against {names.get(lost, lost)}"
+        costs = [
+            said
+            for other in events
+            if (other.get("data") or {}).get("challenge") == cid and (said := _cost(other, me, names))
+        ]
+        lines.append(f"» Result [{cid}]: {head}" + (f": {'; '.join(costs)}." if costs else "."))
+    return lines
+
+
+def news_lines(message: dict[str, Any], view: dict[str, Any], me: str) -> list[str]:
+    """What a live commit did, as this viewer may know it: the server's words for each event (a
+    sealed throw says only that it is in), then each result said to the viewer."""
+    said = [f"» {text}" for text in message.get("summaries") or []]
+    return said + result_lines(view, message.get("events") or [], me)
 
 
 def status(view: dict[str, Any], welcome: dict[str, Any]) -> str:
@@ -659,7 +742,7 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO) -> int:
         print(text, file=out, flush=True)
 
     try:
-        async with Client(url, token) as table:
+        async with Client(url, token, summaries=True) as table:
             me = viewer(table.welcome)
             say(f"Connected to {url} as {table.welcome.get('character') or table.welcome.get('role')}.")
             await table.subscribe()
@@ -667,11 +750,17 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO) -> int:
 
             async def follow() -> None:
                 shown = table.view.get("version")
+                live = False  # the catch-up before the first `subscribed` is the past: the view says it
                 async for message in table.messages():
-                    if message.get("type") in ("view", "commit") and table.view.get("version") != shown:
+                    kind = message.get("type")
+                    if kind in ("view", "commit") and table.view.get("version") != shown:
                         shown = table.view.get("version")
                         say(status(table.view, table.welcome))
-                    elif message.get("type") == "goodbye":
+                    if kind == "commit" and live:
+                        say("\n".join(news_lines(message, table.view, me)))
+                    elif kind == "subscribed":
+                        live = True  # from here (and after a reconnect's catch-up too) each commit is news
+                    elif kind == "goodbye":
                         say(f"The server says goodbye: {message.get('reason')}")
 
             async with anyio.create_task_group() as tg:
@@ -706,12 +795,41 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO) -> int:
     return 0
 
 
+def address(link: str, token: str | None = None) -> tuple[str, str]:
+    """The socket URL and the token ``join`` was given: the page link ``justicar serve`` prints
+    (``http://HOST:PORT/play#token=…``, ``https`` giving ``wss``), whose page path does not matter
+    (the socket is the server's root); or a socket URL (``ws://HOST:PORT``) with ``--token``."""
+    parts = urlsplit(link.strip())
+    found = (parse_qs(parts.fragment).get("token") or [None])[0]
+    if parts.scheme in ("http", "https") and parts.netloc:
+        url = urlunsplit(("wss" if parts.scheme == "https" else "ws", parts.netloc, "/", "", ""))
+    elif parts.scheme in ("ws", "wss") and parts.netloc:
+        url = urlunsplit((parts.scheme, parts.netloc, parts.path, parts.query, ""))
+    else:
+        raise Unclear(f"{link!r} is neither a page link (http://HOST:PORT/play#token=…) nor a socket (ws://HOST:PORT).")
+    if token and found and token != found:
+        raise Unclear("The link holds one token and --token gives another: give one of them.")
+    if not (token or found):
+        raise Unclear(f"No token: give the whole link (…#token=…), or {link} --token TOKEN.")
+    return url, str(token or found)
+
+
 def join(args: argparse.Namespace, out: TextIO) -> int:
-    return anyio.run(run, args.url, args.token, sys.stdin, out)
+    try:
+        url, token = address(args.url, args.token)
+    except Unclear as unclear:
+        print(f"justicar join: {unclear}", file=sys.stderr)
+        return 2
+    return anyio.run(run, url, token, sys.stdin, out)
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("join", help="a player's terminal at a live scene")
-    p.add_argument("url", metavar="URL", help="the server, e.g. ws://127.0.0.1:8765")
-    p.add_argument("--token", required=True, help="your token (from the Storyteller)")
+    p.add_argument(
+        "url",
+        metavar="LINK",
+        help="the link `justicar serve` printed for you (http://HOST:PORT/play#token=…), "
+        "or the server's socket, e.g. ws://127.0.0.1:8765, with --token",
+    )
+    p.add_argument("--token", help="your token (from the Storyteller), when LINK does not hold it")
     p.set_defaults(run=join)

@@ -9,8 +9,10 @@ from pathlib import Path
 import anyio
 import msgspec
 import pytest
+from anyio.abc import Process
 
 from clients.client import Client
+from clients.terminal import Unclear, address
 from domain.commands import parse_command
 from server.app import Running, running
 from server.backend import open_backend
@@ -286,3 +288,92 @@ async def test_two_maneuvers_on_one_attack_at_the_terminal() -> None:
         assert "    from 1 step · Hamstring + Targeted attack" in out
         assert "Willpower 2 · Health" in out  # 3, less the second maneuver's; the assist paid the first
         assert "Julian's help (a free maneuver)" not in out.rpartition("ok (declare)")[2]  # spent
+
+
+class Terminal:
+    """``justicar join`` left running, typed into line by line, its output read as it comes."""
+
+    def __init__(self, process: Process) -> None:
+        self.process = process
+        self.raw = b""
+
+    @property
+    def out(self) -> str:
+        return self.raw.decode(errors="replace")
+
+    async def type(self, line: str) -> None:
+        assert self.process.stdin is not None
+        await self.process.stdin.send(f"{line}\n".encode())
+
+    async def expect(self, text: str, seconds: float = 10) -> str:
+        """Read until ``text`` shows; return what came after it."""
+        assert self.process.stdout is not None
+        with anyio.fail_after(seconds):
+            while text not in self.out:
+                self.raw += await self.process.stdout.receive()
+        return self.out.split(text, 1)[1]
+
+
+async def terminal(*args: str) -> Terminal:
+    return Terminal(await anyio.open_process([sys.executable, "-m", "clients.cli", "join", *args]))
+
+
+async def test_the_other_side_s_throw_and_the_result_show_at_the_terminal(
+    live: Running, tokens: dict[str, str]
+) -> None:
+    """Sam joins with the link ``serve`` prints, the Storyteller with the console's link, Juan the old
+    way: Sam reads that Juan has thrown, never what, until he throws himself; when the challenge
+    resolves each terminal says who won and what was lost, to Sam in the second person."""
+    sam = await terminal(f"{live.web}/play#token={tokens['sam']}")
+    st = await terminal(f"{live.web}/st#token={tokens['st']}")
+    juan = await terminal(live.url, "--token", tokens["juan"])
+    try:
+        await sam.expect("── Sam (player) · scene s1")
+        await st.expect("── the Narrator (st) · scene s1")
+        await juan.expect("── Juan (player) · scene s1")
+        await sam.type("declare c juan physical Brawny down you go")
+        await juan.expect("[c] Sam → Juan")
+        await juan.type("bid Quick")
+        await juan.type("throw rock")
+        await juan.expect("your sealed throw: rock")
+        await sam.expect("» Juan throws (sealed until both are in).")
+        await sam.expect("    Juan has thrown (sealed until both are in)")
+        await st.expect("Juan's sealed throw: rock")
+        assert "rock" not in sam.out  # that Juan threw, never what
+        await sam.type("throw scissors")
+        await sam.expect("» Test 1: Sam scissors, Juan rock: Juan wins.")
+        await sam.type("pass")
+        after = await sam.expect("» Result [c]: you lost to Juan: Brawny is gone for the night.")
+        assert "Just resolved [c]: Juan wins the challenge." in sam.out
+        assert "Result [c]" not in after  # said once
+        await juan.expect("» Result [c]: you won against Sam: Sam loses Brawny for the night.")
+        await st.expect("» Result [c]: Juan won against Sam: Sam loses Brawny for the night.")
+        for side in (sam, st, juan):
+            await side.type("quit")
+            with anyio.fail_after(10):
+                assert await side.process.wait() == 0
+    finally:
+        for side in (sam, st, juan):
+            if side.process.returncode is None:
+                side.process.kill()
+            await side.process.aclose()
+
+
+def test_join_reads_the_link_serve_prints() -> None:
+    """The page link gives the socket (the server's root) and the token; https gives wss; the old
+    socket URL with --token still works; a link without a token, or two tokens, is refused."""
+    assert address("http://192.168.1.20:8765/play#token=jt_abc") == ("ws://192.168.1.20:8765/", "jt_abc")
+    assert address("https://table.example/st#token=jt_st") == ("wss://table.example/", "jt_st")
+    assert address("ws://127.0.0.1:8765", "jt_x") == ("ws://127.0.0.1:8765", "jt_x")
+    assert address("http://h:1/play#token=jt_a", "jt_a") == ("ws://h:1/", "jt_a")
+    for link, token in (("http://h:1/play", None), ("http://h:1/play#token=jt_a", "jt_b"), ("h:1", "jt_a")):
+        with pytest.raises(Unclear):
+            address(link, token)
+
+
+async def test_a_link_without_a_token_is_a_clear_error() -> None:
+    done = await anyio.run_process(
+        [sys.executable, "-m", "clients.cli", "join", "http://127.0.0.1:9/play"], check=False
+    )
+    assert done.returncode == 2
+    assert "No token: give the whole link (…#token=…)" in done.stderr.decode()
