@@ -419,12 +419,12 @@ def _last_outcome(view: dict[str, Any], me: str) -> list[str]:
     return [f"Just resolved [{cid}]: test {test['number']}: {dice} — {why}"]
 
 
-def _sides(ch: dict[str, Any], winner: str | None) -> tuple[str, str, str | None, str | None]:
-    """A challenge's challenger and defender, and who won and lost it (``None``: nobody)."""
+def _sides(ch: dict[str, Any], winner: str | None) -> tuple[str, str, str, str]:
+    """A challenge's challenger and defender, and who won and lost it (empty: nobody)."""
     challenger = str(ch.get("challenger") or "st")
     defender = str((ch.get("targets") or ["st"])[0])
-    won = {"challenger": challenger, "defender": defender}.get(winner or "")
-    lost = None if won is None else defender if won == challenger else challenger
+    won = {"challenger": challenger, "defender": defender}.get(winner or "", "")
+    lost = "" if not won else defender if won == challenger else challenger
     return challenger, defender, won, lost
 
 
@@ -432,7 +432,7 @@ def _cost(event: dict[str, Any], me: str, names: dict[str, str]) -> str | None:
     """One consequence of a challenge in words, to ``me`` in the second person; ``None`` for an
     event that is no consequence."""
     data = event.get("data") or {}
-    who = data.get("character") or data.get("victim")
+    who = str(data.get("character") or data.get("victim") or "")
     you = who == me
     name = "you" if you else names.get(who, who)
     match event.get("type"):
@@ -446,7 +446,8 @@ def _cost(event: dict[str, Any], me: str, names: dict[str, str]) -> str | None:
         case "knocked_down":
             return f"{name} {'are' if you else 'is'} knocked down"
         case "grapple_started":
-            holder = "you" if data.get("grappler") == me else names.get(data.get("grappler"), data.get("grappler"))
+            grappler = str(data.get("grappler") or "")
+            holder = "you" if grappler == me else names.get(grappler, grappler)
             return f"{holder} grapple{'' if holder == 'you' else 's'} {'you' if you else name}"
         case "condition_set":
             return f"{name} {'are' if you else 'is'} {str(data.get('name') or 'marked').replace('_', ' ')}"
@@ -466,7 +467,7 @@ def result_lines(view: dict[str, Any], events: list[dict[str, Any]], me: str) ->
         cid = data.get("challenge")
         ch = view.get("challenges", {}).get(cid) or {}
         challenger, defender, won, lost = _sides(ch, data.get("winner"))
-        if won is None:
+        if not won:
             head = f"nobody wins {'your' if me in (challenger, defender) else 'the'} challenge"
         elif me == won:
             head = f"you won against {names.get(lost, lost)}"
@@ -800,7 +801,7 @@ def address(link: str, token: str | None = None) -> tuple[str, str]:
     (``http://HOST:PORT/play#token=…``, ``https`` giving ``wss``), whose page path does not matter
     (the socket is the server's root); or a socket URL (``ws://HOST:PORT``) with ``--token``."""
     parts = urlsplit(link.strip())
-    found = (parse_qs(parts.fragment).get("token") or [None])[0]
+    found = (parse_qs(parts.fragment).get("token") or [""])[0]
     if parts.scheme in ("http", "https") and parts.netloc:
         url = urlunsplit(("wss" if parts.scheme == "https" else "ws", parts.netloc, "/", "", ""))
     elif parts.scheme in ("ws", "wss") and parts.netloc:
