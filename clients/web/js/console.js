@@ -5,6 +5,7 @@ import { challengeCard } from "./cards.js";
 import { declareForm } from "./declare.js";
 import { download, field, fill, h, keyed, regions as redraws, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
+import { sheetForm } from "./sheetform.js";
 import { actionsLeft, actsNow, assistForm, budgeted, escapeLine, intendButton, markBadges, markWords, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
 import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, sourceLabel, timeline, title } from "./words.js";
 
@@ -28,15 +29,13 @@ function start(live) {
     tools: h("section", { id: "tools", "aria-labelledby": "tools-h" }),
     timeline: h("section", { id: "timeline", "aria-labelledby": "tl-h" }),
   };
-  const nav = h(
-    "nav",
-    { class: "sections", "aria-label": "Console sections" },
-    Object.entries({ scene: "Scene", invitations: "Invitations", characters: "Characters", round: "Round", challenges: "Challenges", disputes: "Disputes", tools: "What-if & downloads", timeline: "Timeline" }).map(([id, text]) =>
-      h("a", { href: `#${id}` }, text),
-    ),
+  const links = Object.fromEntries(
+    Object.entries({ scene: "Scene", invitations: "Invitations", characters: "Characters", round: "Round", challenges: "Challenges", disputes: "Disputes", tools: "What-if & downloads", timeline: "Timeline" }).map(([id, text]) => [id, h("a", { href: `#${id}` }, text)]),
   );
+  const nav = h("nav", { class: "sections", "aria-label": "Console sections" }, Object.values(links));
+  const banner = h("div", { class: "what-if-banner", role: "note", hidden: true });
   const problems = h("div", { class: "problems" });
-  fill(app, header, nav, problems, h("main", {}, Object.values(regions)));
+  fill(app, banner, header, nav, problems, h("main", {}, Object.values(regions)));
   const region = redraws(); // what changed, never under the Storyteller's fingers
   live.addEventListener("problem", (e) => fill(problems, refusal(e.error)));
   const openCards = h("div", { class: "cards" });
@@ -53,12 +52,16 @@ function start(live) {
       connection(live),
     );
     if (!view) return;
+    whatIf(banner, view);
+    const disputed = view.disputes.filter((d) => d.status === "open").length;
+    fill(links.disputes, "Disputes", disputed > 0 && h("span", { class: "count" }, ` (${disputed} open)`));
+    links.disputes.classList.toggle("waiting", disputed > 0);
     if (!built) {
       built = true;
       fill(regions.invitations, h("h2", { id: "inv-h" }, "Invitations"), invitations(live));
       fill(regions.tools, h("h2", { id: "tools-h" }, "What-if, new scenes & downloads"), tools(live, view), newScene(live));
       fill(regions.timeline, h("h2", { id: "tl-h" }, "Timeline"), h("p", {}, h("a", { href: replayLink(live), target: "_blank" }, "Step through it in the replay viewer")), timeline([], null, live));
-      fill(regions.challenges, h("h2", { id: "chal-h" }, "Challenges"), h("div", { class: "npc-declare" }), h("p", { class: "none" }, "No open challenge."), openCards, h("details", { class: "done" }, h("summary", {}, ""), doneCards, h("button", { type: "button", class: "quiet older", onclick: () => live.olderChallenges() }, "Show older challenges")));
+      fill(regions.challenges, h("h2", { id: "chal-h" }, "Challenges"), h("div", { class: "npc-declare" }), outcome("challenges"), h("p", { class: "none" }, "No open challenge."), openCards, h("details", { class: "done" }, h("summary", {}, ""), doneCards, h("button", { type: "button", class: "quiet older", onclick: () => live.olderChallenges() }, "Show older challenges")));
     }
     const players = Object.values(view.characters).filter((c) => !c.npc && c.present).map((c) => [c.id, c.name]);
     region(regions.invitations.querySelector("select[name=character]"), JSON.stringify(players), () => {
@@ -67,14 +70,14 @@ function start(live) {
       fill(choice, players.map(([id, name]) => h("option", { value: id }, name)));
       if (players.some(([id]) => id === kept)) choice.value = kept;
     });
-    region(regions.scene, JSON.stringify([view.status, view.title, live.presence]), () => fill(regions.scene, h("h2", { id: "scene-h" }, "Scene"), scenePanel(live, view)));
+    region(regions.scene, JSON.stringify([view.status, view.title, live.presence, openChallenges(view)]), () => fill(regions.scene, h("h2", { id: "scene-h" }, "Scene"), scenePanel(live, view)));
     if (!regions.characters.firstChild) {
       const columns = view.rules?.family === "pools" ? ["Character", "Attributes", "Skills", "Health", "Willpower", "Conditions", "Adjust"] : ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"];
       const head = h("tr", {}, columns.map((t) => h("th", { scope: "col" }, t)));
-      fill(regions.characters, h("h2", { id: "chars-h" }, "Characters"), sheetFiles(live), h("div", { class: "scroll" }, h("table", {}, h("thead", {}, head), rows)));
+      fill(regions.characters, h("h2", { id: "chars-h" }, "Characters"), h("div", { class: "scroll" }, h("table", { class: "stacked" }, h("thead", {}, head), rows)), sheetForm(live), sheetFiles(live));
     }
-    keyed(rows, Object.values(view.characters).map((c) => [JSON.stringify(c), () => characterRow(live, view, c)]));
-    region(regions.round, JSON.stringify([view.round, Object.values(view.characters).map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.maneuvers, c.expended, c.round_moves])]), () =>
+    keyed(rows, Object.values(view.characters).map((c) => [JSON.stringify([c, removable(view, c)]), () => characterRow(live, view, c)]));
+    region(regions.round, JSON.stringify([view.round, [...orderedTies(live)], openChallenges(view), Object.values(view.characters).map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.maneuvers, c.expended, c.round_moves])]), () =>
       fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
     );
     const npcs = Object.values(view.characters).filter((c) => c.npc && c.present);
@@ -94,7 +97,8 @@ function start(live) {
     const older = (view.older || 0) - Object.keys(live.older).length;
     regions.challenges.querySelector("details.done summary").textContent = `${done.length + Math.max(0, older)} resolved or withdrawn`;
     regions.challenges.querySelector("button.older").hidden = older <= 0 || live.olderNext === null;
-    region(regions.disputes, JSON.stringify([view.disputes, view.rulings]), () => fill(regions.disputes, h("h2", { id: "disp-h" }, "Disputes and rulings"), disputes(live, view)));
+    const context = view.disputes.filter((d) => d.status === "open").map((d) => [disputedStep(live, d.event)?.summary, challengeOf(live, view, disputedStep(live, d.event))?.outcome]);
+    region(regions.disputes, JSON.stringify([view.disputes, view.rulings, context]), () => fill(regions.disputes, h("h2", { id: "disp-h" }, "Disputes and rulings"), disputes(live, view), outcome("disputes")));
     grow(regions.timeline.querySelector("ol"), live.timeline);
   };
   live.addEventListener("change", draw);
@@ -106,10 +110,24 @@ const notes = new Map(); // what a control last said, by key: kept when its sect
 
 /** An outcome line for `key`, showing what it last said. */
 function outcome(key) {
-  const out = h("div", { class: "outcome", dataset: { key } });
+  const out = h("div", { class: "outcome", "aria-live": "polite", dataset: { key } });
   const last = notes.get(key);
-  if (last) out.append(last.error ? refusal(last.error) : last.ok);
+  if (last) out.append(last.error ? refusal(last.error) : done(last.ok));
   return out;
+}
+
+/** A command's confirmation: what it did, in the timeline's words. */
+function done(text) {
+  return text ? h("p", { class: "done", role: "status" }, "✓ ", text) : "";
+}
+
+/** What the events of a command's result were, in the timeline's words (the commit carrying them
+ * may come a moment after the result: wait for it, briefly). */
+async function said(live, reply) {
+  const seqs = (reply.events || []).map((e) => e.seq).filter(Boolean);
+  const missing = () => seqs.some((seq) => !live.timeline.some((t) => t.seq === seq));
+  for (let i = 0; i < 40 && missing(); i++) await new Promise((r) => setTimeout(r, 25));
+  return seqs.map((seq) => live.timeline.find((t) => t.seq === seq)?.summary).filter(Boolean).join(" ");
 }
 
 /** The replay viewer with this console's key (and a step to open at). */
@@ -117,17 +135,54 @@ function replayLink(live, step) {
   return `/replay#token=${encodeURIComponent(live.token)}${step ? `&step=${step}` : ""}`;
 }
 
-/** Send a command and show the outcome in `out` (kept by its key across redraws). */
+/** Send a command and show the outcome in `out` (kept by its key across redraws): a refusal, or a
+ * confirmation that says what it did (`ok` first, then the events it made, in words). */
 function sender(live, out, ok = "") {
   return async (body) => {
     const reply = await live.send(body);
-    const note = reply.ok ? { ok } : { error: reply.error };
-    notes.set(out.dataset.key, note);
+    const text = reply.ok ? [ok, await said(live, reply)].filter(Boolean).join(" ") || "Done." : "";
+    notes.set(out.dataset.key, reply.ok ? { ok: text } : { error: reply.error });
     // the section may have been redrawn meanwhile: write to the outcome line on the page now
     const current = document.querySelector(`.outcome[data-key="${CSS.escape(out.dataset.key)}"]`) || out;
-    current.replaceChildren(reply.ok ? ok : refusal(reply.error));
+    current.replaceChildren(reply.ok ? done(text) : refusal(reply.error));
     return reply;
   };
+}
+
+/** Say what `out` last confirmed on the outcome line `key` too (one that outlasts `out`'s section). */
+function echo(out, key) {
+  const text = notes.get(out.dataset.key)?.ok;
+  notes.set(key, { ok: text });
+  document.querySelector(`.outcome[data-key="${key}"]`)?.replaceChildren(done(text));
+}
+
+/** A button for what cannot be undone: the first tap asks, with what it will do; "Confirm …" acts,
+ * "Cancel" puts the button back and nothing is sent. */
+function confirmButton(label, confirmLabel, act, warning = "") {
+  const box = h("div", { class: "confirm" });
+  const first = h("button", { type: "button", class: "quiet" }, label);
+  const back = () => (fill(box, first), first.focus());
+  first.addEventListener("click", () => {
+    const yes = h("button", { type: "button", class: "danger", onclick: () => (fill(box, first), act()) }, confirmLabel);
+    fill(box, h("p", { class: "warn" }, warning || `${label}?`), h("div", { class: "choices" }, yes, h("button", { type: "button", class: "quiet", onclick: back }, "Cancel")));
+    yes.focus();
+  });
+  return fill(box, first);
+}
+
+/** A what-if looks unlike the live scene: a banner naming where it was forked, another accent. */
+function whatIf(banner, view) {
+  const origin = view.forked_from;
+  document.body.classList.toggle("what-if", Boolean(origin));
+  banner.hidden = !origin;
+  if (!origin) return;
+  document.title = `What-if · ${view.title || view.scene} · Justicar`;
+  fill(banner, h("strong", {}, "What-if: "), `a fork of ${origin.scene} at event ${origin.seq} — nothing here changes the real scene.`);
+}
+
+/** How many challenges are open (the scene closes only when none is). */
+function openChallenges(view) {
+  return Object.values(view.challenges).filter((ch) => !["resolved", "withdrawn"].includes(ch.status)).length;
 }
 
 function scenePanel(live, view) {
@@ -138,8 +193,8 @@ function scenePanel(live, view) {
     "div",
     {},
     h("p", {}, `Connected: ${present.join(", ") || "nobody yet"}`),
-    view.status === "open" &&
-      h("button", { type: "button", class: "quiet", onclick: () => confirm("Close the scene? Only disputes and rulings go on.") && send({ type: "close_scene" }) }, "Close the scene"),
+    view.status === "open" && openChallenges(view) === 0 && confirmButton("Close the scene", "Confirm: close the scene", () => send({ type: "close_scene" }), "Close the scene? Nothing more can be played in it; only disputes and rulings go on."),
+    view.status === "open" && openChallenges(view) > 0 && h("p", { class: "hint" }, "The scene can be closed once no challenge is open."),
     out,
   );
 }
@@ -208,6 +263,12 @@ function invitations(live) { // built once: the invitations made stay on the pag
   const list = h("div", {});
   const tokens = h("div", {});
   const character = select("character", []); // filled, and kept current, by the console's draw
+  const who = (g) => `${g.role === "player" ? `${nameOf(live.view, g.character)}'s` : `the ${g.role}'s`} link ${g.token_id}`;
+  const revoke = async (g) => {
+    const reply = await live.request({ type: "revoke", token_id: g.token_id }, "revoked");
+    await showTokens();
+    tokens.prepend(reply.type === "error" ? refusal(reply) : done(`Revoked ${who(g)}.`));
+  };
   const showTokens = async () => {
     const reply = await live.request({ type: "tokens" }, "tokens");
     if (reply.type === "error") return tokens.replaceChildren(refusal(reply));
@@ -235,7 +296,7 @@ function invitations(live) { // built once: the invitations made stay on the pag
                   ? "revoked"
                   : g.token_id === live.welcome?.token_id
                     ? "this console"
-                    : h("button", { type: "button", class: "quiet", onclick: async () => (await live.request({ type: "revoke", token_id: g.token_id }, "revoked"), showTokens()) }, `Revoke ${g.token_id}`),
+                    : confirmButton(`Revoke ${who(g)}`, `Confirm: revoke ${who(g)}`, () => revoke(g), `Revoke ${who(g)}? Their page stops at once and the link never works again.`),
               ),
             ),
           ),
@@ -331,13 +392,29 @@ function characterRow(live, view, c) {
     "tr",
     { class: c.present ? "" : "gone" },
     h("th", { scope: "row" }, c.name, c.npc ? ` (NPC${c.sheet?.auto ? ", auto" : ""})` : ""),
-    pools ? h("td", {}, ratings(c.attributes)) : h("td", {}, CATEGORIES.map((cat) => `${title(cat)[0]} ${c.traits?.[cat] ?? 0}`).join(" · ")),
-    pools ? h("td", {}, ratings(c.skills)) : h("td", {}, (c.traits_lost || []).join(", ") || "—"),
-    h("td", {}, `${c.health ?? "–"} (${Object.entries(c.damage || {}).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(", ") || "unhurt"})`),
-    h("td", {}, String(c.willpower ?? "–")),
-    h("td", {}, conditionText(view, c)),
-    h("td", {}, adjustForm(live, c)),
+    pools ? cell("Attributes", ratings(c.attributes)) : cell("Traits left", CATEGORIES.map((cat) => `${title(cat)} ${c.traits?.[cat] ?? 0}`).join(" · ")),
+    pools ? cell("Skills", ratings(c.skills)) : cell("Lost tonight", (c.traits_lost || []).join(", ") || "—"),
+    cell("Health", `${c.health ?? "–"} (${Object.entries(c.damage || {}).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(", ") || "unhurt"})`),
+    cell("Willpower", String(c.willpower ?? "–")),
+    cell("Conditions", conditionText(view, c)),
+    h("td", { class: "controls" }, adjustForm(live, c), removable(view, c) && removeButton(live, c)),
   );
+}
+
+/** Whether `remove_character` would take the character: present, and in no open challenge. */
+function removable(view, c) {
+  const open = Object.values(view.challenges).filter((ch) => !["resolved", "withdrawn"].includes(ch.status));
+  return c.present && !open.some((ch) => [ch.challenger, ...(ch.targets || []), ...Object.keys(ch.mob || {})].includes(c.id));
+}
+
+function removeButton(live, c) {
+  const out = outcome(`remove-${c.id}`);
+  return h("div", {}, confirmButton(`Remove ${c.name}`, `Confirm: remove ${c.name}`, () => sender(live, out)({ type: "remove_character", character: c.id }), `Remove ${c.name} from the scene? They leave it for good; what they did stays in the log.`), out);
+}
+
+/** A table cell that says what it is when the table is stacked on a phone. */
+function cell(label, ...children) {
+  return h("td", { "data-label": label }, ...children);
 }
 
 function conditionText(view, c) {
@@ -366,6 +443,9 @@ function adjustForm(live, c) {
   const change = select("condition_change", [["set", "Set it"], ["clear", "Clear it"]]);
   const list = (text) => text.split(",").map((t) => t.trim()).filter(Boolean);
   return h(
+    "div",
+    {},
+    h(
     "details",
     {},
     h("summary", {}, `Adjust ${c.name}`),
@@ -391,6 +471,7 @@ function adjustForm(live, c) {
       field("Reason (kept in the log)", reason),
       h("button", { type: "submit" }, "Adjust"),
     ),
+    ),
     out,
   );
 }
@@ -407,6 +488,7 @@ function roundPanel(live, view) {
   const turns = budgeted(view); // a standard and a simple action each, on one's turn: no declarations
   const rows = who.map((c) => (turns ? [turnRow(view, c, send), failEscape(live, view, c)] : actionRow(view, c, send)));
   const columns = turns ? ["Character", "Actions left", "Turn"] : ["Character", "Action", "Initiative", "Actions left", "Turn", ""];
+  const ordered = orderedTies(live);
   const ties = r.order.filter((group) => group.length > 1);
   const undeclared = who.filter((c) => !c.action);
   const spending = r.phase === "expending" ? who.filter((c) => !c.expended && c.conditions?.fair_escape !== "escaped") : [];
@@ -415,8 +497,12 @@ function roundPanel(live, view) {
     "div",
     {},
     h("p", {}, `Round ${r.number}${r.first ? " (first of the fight)" : ""}${r.narrative ? " (narrative)" : ""}: ${phase}. Now acting: ${r.turn.map((w) => nameOf(view, w)).join(", ") || "—"}.`),
-    r.order.length > 0 && h("p", {}, `Order: ${r.order.map((g) => g.map((w) => `${nameOf(view, w)} ${r.initiative[w]}`).join(" = ")).join(" → ")}`),
-    ties.map((group) => tieForm(view, group, send)),
+    r.order.length > 0 && h("p", {}, `Order: ${r.order.map((g) => g.map((w) => `${nameOf(view, w)} ${r.initiative[w]}`).join(ordered.has(tieKey(g)) ? ", then " : " = ")).join(" → ")}`),
+    ties.map((group) =>
+      ordered.has(tieKey(group))
+        ? h("details", { class: "reorder" }, h("summary", {}, `You ordered the tie at ${r.initiative[group[0]]}: change it`), tieForm(view, group, send))
+        : tieForm(view, group, send),
+    ),
     r.phase === "declaring" && undeclared.length > 0 && actionFor(view, undeclared, send),
     r.phase === "expending" &&
       h(
@@ -426,11 +512,38 @@ function roundPanel(live, view) {
         h("div", { class: "choices" }, spending.map((c) => h("button", { type: "button", class: "quiet", onclick: () => send({ type: "expenditures_done", character: c.id }) }, `${c.name} is done`))),
       ),
     npcRoundMoves(view, send),
-    h("div", { class: "scroll" }, h("table", {}, h("tr", {}, columns.map((t) => h("th", { scope: "col" }, t))), rows)),
+    h("div", { class: "scroll" }, h("table", { class: "stacked" }, h("tr", { class: "head" }, columns.map((t) => h("th", { scope: "col" }, t))), rows)),
     turns && npcTurns(view, send),
-    h("button", { type: "button", onclick: () => send({ type: "end_round" }) }, `End round ${r.number}`),
+    confirmButton(`End round ${r.number}`, `Confirm: end round ${r.number}`, () => send({ type: "end_round" }), endingWords(view, who)),
     out,
   );
+}
+
+/** What ending the round now cuts short: who has not finished. */
+function endingWords(view, who) {
+  const r = view.round;
+  const left = who.filter((c) => !c.turn_done && c.conditions?.fair_escape !== "escaped" && (r.phase !== "declaring" || !c.action)).map((c) => c.name);
+  const open = openChallenges(view);
+  return [`End round ${r.number} for everyone?`, left.length && `Not done yet: ${left.join(", ")}.`, open && `${open} challenge${open === 1 ? " is" : "s are"} still open.`].filter(Boolean).join(" ");
+}
+
+/** A tie's members, however ordered. */
+function tieKey(group) {
+  return [...group].sort().join(" ");
+}
+
+/** The ties the Storyteller has ordered this round (by `tieKey`), from the timeline: each
+ * `initiative_set` since the round started whose words say the Storyteller ordered it. */
+function orderedTies(live) {
+  const found = new Set();
+  for (let i = live.timeline.length - 1; i >= 0; i--) {
+    const step = live.timeline[i];
+    if (step.type === "round_started") break;
+    if (step.type !== "initiative_set" || !String(step.data?.why || "").startsWith("The Storyteller orders the tie")) continue;
+    const why = step.data.why;
+    for (const group of step.data.order || []) if (group.length > 1 && why.includes(group.map((w) => nameOf(live.view, w)).join(", then "))) found.add(tieKey(group));
+  }
+  return found;
 }
 
 /** What the NPCs may do in the round outside a challenge, as the server offers it (dice rulesets):
@@ -443,6 +556,8 @@ function npcRoundMoves(view, send) {
   return found.length ? h("div", { class: "npc-round-moves" }, found.map(([c, moves]) => h("section", { "aria-label": `${c.name}'s round moves` }, h("h3", {}, `${c.name} may`), moves))) : null;
 }
 
+const ACTION_WORDS = { none: "nothing (defends)", challenge: "a test", move: "moves", full_round: "a full-round action", end_of_turn: "an end-of-turn action" };
+
 /** A character in a round of declared actions: the action, initiative, actions left, its turn. */
 function actionRow(view, c, send) {
   const r = view.round;
@@ -451,11 +566,11 @@ function actionRow(view, c, send) {
     "tr",
     { class: r.turn.includes(c.id) ? "your-turn" : "" },
     h("th", { scope: "row" }, c.name),
-    h("td", {}, a ? `${a.kind}${a.category ? ` (${a.category})` : ""}${a.target ? ` → ${nameOf(view, a.target)}` : ""}${a.steps ? `, ${a.steps} steps` : ""}` : "not declared"),
-    h("td", {}, String(r.initiative[c.id] ?? "–")),
-    h("td", {}, String(c.actions_left ?? "–")),
-    h("td", {}, c.turn_done ? "done" : r.turn.includes(c.id) ? "acting" : "—"),
-    h("td", {}, r.turn.includes(c.id) && !c.turn_done ? h("button", { type: "button", class: "quiet", onclick: () => send({ type: "end_turn", character: c.id }) }, `End ${c.name}'s turn`) : ""),
+    cell("Action", a ? `${ACTION_WORDS[a.kind] || a.kind}${a.category ? ` (${a.category})` : ""}${a.target ? ` → ${nameOf(view, a.target)}` : ""}${a.steps ? `, ${a.steps} steps` : ""}` : "not declared"),
+    cell("Initiative", String(r.initiative[c.id] ?? "–")),
+    cell("Actions left", String(c.actions_left ?? "–")),
+    cell("Turn", c.turn_done ? "done" : r.turn.includes(c.id) ? "acting" : "—"),
+    h("td", { class: "controls" }, r.turn.includes(c.id) && !c.turn_done ? h("button", { type: "button", class: "quiet", onclick: () => send({ type: "end_turn", character: c.id }) }, `End ${c.name}'s turn`) : ""),
   );
 }
 
@@ -469,10 +584,10 @@ function turnRow(view, c, send) {
     "tr",
     { class: [acting && "your-turn", escaping && "escaping"].filter(Boolean).join(" ") },
     h("th", { scope: "row" }, c.name, escape && h("div", { class: `escape ${c.conditions.fair_escape}` }, escape), markBadges(view, c)),
-    h("td", {}, actionsLeft(c) || "–", c.rage ? h("div", {}, `then ${rageRounds(c)}`) : ""),
+    cell("Actions left", actionsLeft(c) || "–", c.rage ? h("div", {}, `then ${rageRounds(c)}`) : ""),
     h(
       "td",
-      {},
+      { "data-label": "Turn", class: "controls" },
       c.conditions?.fair_escape === "escaped" ? "escaped" : c.turn_done ? "done" : acting ? h("button", { type: "button", class: "quiet", onclick: () => send({ type: "end_turn", character: c.id }) }, `End ${c.name}'s turn`) : "—",
     ),
   );
@@ -595,12 +710,20 @@ function tieForm(view, group, send) {
 /** Record a test seen at the table in one step; withdraw. */
 function stControls(live, view, ch) {
   const out = outcome(`challenge-${ch.id}`);
-  const send = sender(live, out);
+  const send = async (body) => {
+    const reply = await sender(live, out)(body);
+    if (reply.ok) echo(out, "challenges"); // the card may leave the open ones: say it above them too
+    return reply;
+  };
   const sides = [ch.challenger, defenderOf(ch)];
+  if (ch.status === "resolved" || ch.status === "withdrawn") return null;
   const signs = Object.keys(SIGN_LABELS).filter((s) => s !== "random");
   const picks = sides.map((w) => select(`sign-${w}`, signs.map((s) => [s, SIGN_LABELS[s]])));
-  const recordable = ["bidding", "throwing"].includes(ch.status);
   const dice = view.rules?.family === "dice";
+  // as record_test accepts it: both have bid, no Trait is owed, and no sealed throw is in yet
+  const ready = ["bidding", "throwing"].includes(ch.status) && Object.keys(ch.owed || {}).length === 0;
+  const recordable = ready && (dice || (ch.thrown || []).length === 0);
+  const pair = `${nameOf(view, ch.challenger)}${ch.targets?.length ? ` → ${ch.targets.map((w) => nameOf(view, w)).join(", ")}` : ""}`;
   return h(
     "section",
     { class: "st-controls", "aria-label": `Storyteller's controls for ${ch.id}` },
@@ -615,7 +738,8 @@ function stControls(live, view, ch) {
         sides.map((w, i) => field(`${nameOf(view, w)} threw`, picks[i])),
         h("button", { type: "submit" }, "Record the test"),
       ),
-    h("button", { type: "button", class: "quiet", onclick: () => send({ type: "withdraw", challenge: ch.id }) }, `Withdraw ${ch.id}`),
+    !dice && ready && !recordable && h("p", { class: "hint" }, `A sealed throw is in: ${ch.thrown.map((w) => nameOf(view, w)).join(" and ")} threw on their phone, so the test is thrown there, not recorded here.`),
+    confirmButton(`Withdraw ${pair}`, `Confirm: withdraw ${pair}`, () => send({ type: "withdraw", challenge: ch.id }), `Withdraw ${pair}? It stops where it is, and cannot be taken back.`),
     out,
   );
 }
@@ -670,7 +794,32 @@ function diceForms(view, ch, send) {
   );
 }
 
-/** Open disputes with a ruling form each; the rulings made. */
+const steps = new Map(); // event seq -> its step ({seq, type, data, summary}), fetched once for a dispute
+
+/** The step an event was, in the timeline's own words: from the timeline on the page, else asked
+ * of the server (`history`), then drawn into every place waiting for it. */
+function disputedStep(live, seq) {
+  const known = steps.get(seq) || live.timeline.find((t) => t.seq === seq);
+  if (known) return known;
+  if (!steps.has(seq)) {
+    steps.set(seq, null);
+    live.request({ type: "history", before: seq + 1, limit: 1 }, "history").then((page) => {
+      const i = (page.events || []).findIndex((e) => e.seq === seq);
+      if (i < 0) return;
+      steps.set(seq, { ...page.events[i], summary: page.summaries?.[i] || page.events[i].type });
+      live.changed();
+    });
+  }
+  return null;
+}
+
+/** The challenge an event belongs to, as this console holds it. */
+function challengeOf(live, view, step) {
+  const cid = step?.data?.challenge;
+  return cid ? view.challenges[cid] || live.older[cid] || null : null;
+}
+
+/** Open disputes, each with the step in words and a ruling form naming the sides; the rulings made. */
 function disputes(live, view) {
   const open = view.disputes.filter((d) => d.status === "open");
   return h(
@@ -679,13 +828,29 @@ function disputes(live, view) {
     open.length === 0 && h("p", {}, "No open dispute."),
     open.map((d) => {
       const out = outcome(`dispute-${d.id}`);
-      const decision = select("decision", [["uphold", "Uphold (it stands)"], ["overturn", "Overturn (the other side wins)"], ["amend", "Amend (name the winner)"]]);
-      const winner = select("winner", [["challenger", "Challenger wins"], ["defender", "Defender wins"], ["none", "Nobody (a draw)"]]);
-      const reason = h("input", { name: "reason", autocomplete: "off", required: true });
+      const step = disputedStep(live, d.event);
+      const ch = challengeOf(live, view, step);
+      const decided = ch && ch.status === "resolved";
+      const names = ch ? { challenger: nameOf(view, ch.challenger), defender: nameOf(view, defenderOf(ch)) } : null;
+      const winnerNow = ch?.outcome?.winner;
+      const other = winnerNow === "challenger" ? "defender" : winnerNow === "defender" ? "challenger" : null;
+      const decisions = [["uphold", "Uphold: it stands"]];
+      if (decided && other) decisions.push(["overturn", `Overturn: ${names[other]} wins instead`]);
+      if (decided) decisions.push(["amend", "Amend: name the winner"]);
+      const decision = select("decision", decisions);
+      const winner = decided && select("winner", [["challenger", `${names.challenger} wins`], ["defender", `${names.defender} wins`], ["none", "Nobody (a draw)"]]);
+      const winnerField = winner && field("Winner", winner);
+      if (winnerField) {
+        winnerField.hidden = true;
+        decision.addEventListener("change", () => (winnerField.hidden = decision.value !== "amend"));
+      }
+      const reason = h("input", { name: "reason", autocomplete: "off", required: true, placeholder: "The throw stands" });
       return h(
         "article",
-        { class: "challenge open" },
-        h("h3", {}, `Dispute #${d.id} on event #${d.event}`),
+        { class: "challenge open dispute" },
+        h("h3", {}, `${nameOf(view, d.by)} disputes step ${d.event}`),
+        h("blockquote", { class: "step" }, step ? step.summary : "Fetching the step…"),
+        ch && h("p", { class: "hint" }, `In the challenge ${names.challenger} → ${ch.targets?.length ? names.defender : "a difficulty"}${ch.outcome ? `: ${ch.outcome.winner === "none" ? "a draw" : `${names[ch.outcome.winner]} won`}` : ""}.`),
         h("p", {}, `${nameOf(view, d.by)}: “${d.reason}”`),
         h("p", {}, h("a", { href: replayLink(live, d.event), target: "_blank" }, "See it in the replay")),
         h(
@@ -696,18 +861,18 @@ function disputes(live, view) {
               e.preventDefault();
               const body = { type: "rule", event: d.event, decision: decision.value, reason: reason.value.trim() };
               if (decision.value === "amend") body.correction = { winner: winner.value };
-              sender(live, out, "Ruled.")(body);
+              sender(live, out, "Ruled.")(body).then((reply) => reply.ok && echo(out, "disputes"));
             },
           },
           field("Ruling", decision),
-          field("Winner (amend)", winner),
+          winnerField,
           field("Reason (kept in the log)", reason),
           h("button", { type: "submit" }, "Rule"),
         ),
         out,
       );
     }),
-    view.rulings.length > 0 && h("ul", {}, view.rulings.map((r) => h("li", {}, `Ruling #${r.id} on #${r.event}: ${r.decision} — ${r.why || r.reason}`))),
+    view.rulings.length > 0 && h("ul", {}, view.rulings.map((r) => h("li", {}, `Ruling on step ${r.event}: ${r.decision} — ${r.why || r.reason}`))),
   );
 }
 

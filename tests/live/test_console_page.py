@@ -1,0 +1,205 @@
+"""The Storyteller's console at a real table, on a phone (Playwright driving Debian's Chromium against
+a real server on loopback): it fits a 390 px screen, asks before anything that cannot be undone (and
+a cancel leaves the log as it was), confirms every action with what it did, offers only what the
+server would accept, writes sheets with a form, gives disputes their context, and shows a what-if
+unlike the live scene."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import Browser, Page, expect
+
+from clients.client import Client
+from server.app import Running
+from server.backend import Backend
+from tests.live.test_web import ARTIFACTS, accessible, browser, invite, phone, shot
+
+pytestmark = pytest.mark.anyio
+__all__ = ["browser"]
+
+WIDE = "() => document.documentElement.scrollWidth"
+RULESETS = ("lotn", "camarilla", "bns", "kony")
+
+
+def log(backend: Backend, scene: str = "s1") -> list[str]:
+    """The scene's log, event types in order."""
+    return [r.type for r in backend.store.read(scene)]
+
+
+async def fits(page: Page, name: str) -> None:
+    """Nothing runs off a 390 px screen; the screenshot is saved to look at."""
+    assert await page.evaluate(WIDE) <= 390, f"{name}: the page is wider than the phone"
+    await shot(page, name)
+
+
+async def part(locator: Any, name: str) -> None:
+    """One section of a page as a screenshot of its own, to look at closely."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    await locator.screenshot(path=ARTIFACTS / f"{name}.png")
+
+
+async def right_edge(page: Page, locator: Any) -> float:
+    box = await locator.bounding_box()
+    assert box is not None
+    return box["x"] + box["width"]
+
+
+async def swing(live: Running, tokens: dict[str, str], challenge: str = "c1") -> None:
+    """Sam swings at Juan and Juan answers: both have bid, nobody has thrown."""
+    async with Client(live.url, tokens["sam"]) as sam, Client(live.url, tokens["juan"]) as juan:
+        declared = await sam.send(
+            {"type": "declare", "challenge": challenge, "kind": "contested", "targets": ["juan"],
+             "category": "physical", "bid": ["Brawny"], "victory": "A swing at his jaw"}
+        )  # fmt: skip
+        assert declared["ok"], declared
+        assert (await juan.send({"type": "bid", "challenge": challenge, "bid": ["Quick"]}))["ok"]
+
+
+async def test_the_console_asks_before_it_destroys_and_a_cancel_sends_nothing(
+    live: Running, tokens: dict[str, str], browser: Browser, backend: Backend
+) -> None:
+    """Withdraw, Revoke, Remove and Close the scene each ask first; Cancel leaves the log as it was,
+    Confirm does it and says so."""
+    await swing(live, tokens)
+    st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    card = st.locator("#challenges article").filter(has_text="Sam → Juan").first
+    await expect(card.get_by_role("button", name="Withdraw Sam → Juan")).to_be_visible()
+    await fits(st, "console-phone")
+
+    # the scene cannot be closed while a challenge is open: not offered, and says why
+    await expect(st.locator("#scene").get_by_role("button", name="Close the scene")).to_have_count(0)
+    await expect(st.locator("#scene")).to_contain_text("once no challenge is open")
+    # Sam is in the open challenge: no Remove for him; the Guard may go
+    await expect(st.locator("#characters").get_by_role("button", name="Remove Sam")).to_have_count(0)
+
+    before = log(backend)
+    await card.get_by_role("button", name="Withdraw Sam → Juan").click()
+    await expect(card).to_contain_text("Withdraw Sam → Juan? It stops where it is")
+    await expect(card.get_by_role("button", name="Confirm: withdraw Sam → Juan")).to_be_focused()
+    await shot(st, "console-confirm-withdraw")
+    await part(card, "console-confirm-withdraw-card")
+    await card.get_by_role("button", name="Cancel").click()
+    await expect(card.get_by_role("button", name="Withdraw Sam → Juan")).to_be_focused()
+    assert log(backend) == before, "a cancel sends nothing"
+    await card.get_by_role("button", name="Withdraw Sam → Juan").click()
+    await card.get_by_role("button", name="Confirm: withdraw Sam → Juan").click()
+    await expect(st.locator("#challenges .outcome[data-key=challenges]")).to_contain_text("withdraw")
+    assert log(backend) == [*before, "challenge_withdrawn"]
+
+    # revoking a player's link
+    await invite(st, "Sam")
+    issued = (await st.locator("#invitations .invite p").first.inner_text()).removeprefix("Token id ")
+    tokens_table = st.locator("#invitations table")
+    revoke = tokens_table.get_by_role("button", name=f"Revoke Sam's link {issued}")
+    await expect(revoke).to_be_visible()
+    await revoke.click()
+    await tokens_table.get_by_role("button", name="Cancel").click()
+    async with Client(live.url, tokens["st"]) as st_client:
+        listed = await st_client.request({"type": "tokens"}, "tokens")
+        assert not any(g["revoked"] for g in listed["tokens"]), "a cancel revokes nothing"
+    await revoke.click()
+    await tokens_table.get_by_role("button", name=f"Confirm: revoke Sam's link {issued}").click()
+    await expect(st.locator("#invitations")).to_contain_text("Revoked Sam's link")
+    async with Client(live.url, tokens["st"]) as st_client:
+        listed = await st_client.request({"type": "tokens"}, "tokens")
+        assert [g["token_id"] for g in listed["tokens"] if g["revoked"]] == [issued]
+
+    # removing the Guard: asked, cancelled, then done
+    remove = st.locator("#characters").get_by_role("button", name="Remove Guard")
+    await remove.click()
+    await st.locator("#characters").get_by_role("button", name="Cancel").click()
+    assert "character_removed" not in log(backend)
+    await remove.click()
+    await st.locator("#characters").get_by_role("button", name="Confirm: remove Guard").click()
+    await expect(st.locator("#characters")).to_contain_text("left the scene")
+    assert log(backend)[-1] == "character_removed"
+
+    # closing the scene, now that nothing is open
+    close = st.locator("#scene").get_by_role("button", name="Close the scene")
+    await close.click()
+    await expect(st.locator("#scene")).to_contain_text("Nothing more can be played in it")
+    await st.locator("#scene").get_by_role("button", name="Cancel").click()
+    assert "scene_closed" not in log(backend)
+    await close.click()
+    await st.locator("#scene").get_by_role("button", name="Confirm: close the scene").click()
+    await expect(st.locator("header.top")).to_contain_text("closed")
+    assert log(backend)[-1] == "scene_closed"
+    await accessible(st)
+
+
+ROUND_SHEETS = [
+    {"id": "mark", "name": "Mark", "traits": {"physical": {"Brawny": 9}}},
+    {"id": "joe", "name": "Joe", "traits": {"physical": {"Wiry": 5}}},
+    {"id": "thug", "name": "Thug", "npc": True, "traits": {"physical": {"Tough": 5}}},
+    {"id": "maria", "name": "Maria Villanueva de la Cruz", "traits": {"physical": {"Quick": 3}}},
+    {"id": "fred", "name": "Frederick the Unready", "npc": True, "traits": {"physical": {"Lithe": 2}}},
+]
+
+
+async def camarilla_round(live: Running, tokens: dict[str, str]) -> str:
+    """A camarilla scene with five characters in round 1, every action declared: Mark 9, then
+    Joe and Thug tied at 5, then Maria and Frederick. Returns the console's token."""
+    async with Client(live.url, tokens["st"]) as st:
+        opened = await st.request({"type": "create_scene", "ruleset": "camarilla", "title": "The docks"}, "scene_created")
+    async with Client(live.url, opened["token"]) as st:
+        for sheet in ROUND_SHEETS:
+            assert (await st.send({"type": "add_character", "character": sheet}))["ok"]
+        assert (await st.send({"type": "start_round"}))["ok"]
+        targets = {"mark": "thug", "joe": "mark", "thug": "mark", "maria": "fred", "fred": "maria"}
+        for who, target in targets.items():
+            action = {"kind": "challenge", "category": "physical", "target": target, "steps": 0}
+            reply = await st.send({"type": "declare_action", "character": who, "action": action})
+            assert reply["ok"], reply
+    return str(opened["token"])
+
+
+async def test_a_round_fits_a_phone_and_every_action_is_confirmed(
+    live: Running, tokens: dict[str, str], browser: Browser, backend: Backend
+) -> None:
+    """Five characters in a round: no sideways scroll, each End turn button on the screen; ordering
+    the tie confirms it and the order no longer reads as a tie; ending a turn says so; End round
+    asks first and a cancel sends nothing."""
+    st = await phone(browser, f"{live.web}/st#token={await camarilla_round(live, tokens)}")
+    round_ = st.locator("#round")
+    await expect(round_).to_contain_text("Order: Mark 9 → Joe 5 = Thug 5")
+    await expect(st.locator("#characters")).to_contain_text("Maria Villanueva de la Cruz")
+    await fits(st, "console-round-phone")
+    end_turn = round_.get_by_role("button", name="End Mark's turn")
+    await end_turn.scroll_into_view_if_needed()
+    assert await right_edge(st, end_turn) <= 390, "End turn is on the screen, not cut off"
+
+    await round_.get_by_label("1st to resolve").select_option(label="Thug")
+    await round_.get_by_label("2nd to resolve").select_option(label="Joe")
+    await round_.get_by_role("button", name="Order the tie at 5").click()
+    await expect(round_.get_by_role("status")).to_contain_text("The Storyteller orders the tie: Thug, then Joe.")
+    await expect(round_).to_contain_text("Order: Mark 9 → Thug 5, then Joe 5")
+    await expect(round_).not_to_contain_text("Thug 5 = Joe 5")
+    await expect(round_.get_by_role("button", name="Order the tie at 5")).to_be_hidden()  # folded away
+    await expect(round_).to_contain_text("You ordered the tie at 5: change it")
+    await shot(st, "console-tie-ordered")
+    await part(round_, "console-tie-ordered-round")
+
+    await end_turn.click()
+    await expect(round_.get_by_role("status")).to_contain_text("Mark")
+    mark_row = round_.locator("tr").filter(has_text=re.compile("^Mark"))
+    await expect(mark_row).to_contain_text("done")
+
+    scene = (await st.locator("header .scene").inner_text()).split(" · ")[1]
+    before = log(backend, scene)
+    await round_.get_by_role("button", name="End round 1").click()
+    await expect(round_).to_contain_text("End round 1 for everyone? Not done yet:")
+    await fits(st, "console-confirm-end-round")
+    await part(round_.locator(".confirm"), "console-confirm-end-round-part")
+    await round_.get_by_role("button", name="Cancel").click()
+    assert log(backend, scene) == before, "a cancel sends nothing"
+    await round_.get_by_role("button", name="End round 1").click()
+    await round_.get_by_role("button", name="Confirm: end round 1").click()
+    await expect(round_).to_contain_text("Round 1 is over.")
+    await expect(round_.get_by_role("status")).to_contain_text("Round 1 ends")
+    assert log(backend, scene)[-1] == "round_ended"
+    await accessible(st)
