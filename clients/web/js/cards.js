@@ -2,24 +2,17 @@
 import { h } from "./dom.js";
 import { movesPanel } from "./moves.js";
 import { markName } from "./turns.js";
-import { CATEGORIES, SIGN_LABELS, challengeLine, defenderOf, describePool, effectWords, gradeLine, nameOf, ruleNote, sourceLabel, title, waitingFor } from "./words.js";
+import { CATEGORIES, SIGN_LABELS, challengeLine, defenderOf, describePool, effectWords, gradeLine, nameOf, ruleWords, sourceLabel, title, waitingFor } from "./words.js";
 
-/** A challenge, with the moves of each character the viewer acts for (`actFor`: the ST's NPCs). */
-export function challengeCard(live, view, ch, { forCharacter = false, extra = null } = {}) {
-  const me = view.viewer;
-  const bids = Object.entries(ch.bids || {}).filter(([, traits]) => traits.length);
-  const sealed = Object.entries(ch.sealed || {});
+/** A challenge, with the moves of each character the viewer acts for (`actFor`: the ST's NPCs).
+ * Once decided, its outcome reads at arm's length: "You lost: Brawny is gone for the night" for a
+ * side, said once, with how it was decided and the rule's words one tap away; `dispute` (a player's
+ * page) adds a way to dispute the result. */
+export function challengeCard(live, view, ch, { forCharacter = false, extra = null, dispute = null } = {}) {
   const moves = Object.entries(ch.moves || {});
-  const pools = Object.entries(ch.pools || {});
-  const traitPools = Object.entries(ch.trait_pools || {});
-  const rolls = Object.entries(ch.rolls || {});
-  const rolledOnly = (ch.rolled || []).filter((w) => !(w in (ch.rolls || {})));
   const grade = gradeLine(view, ch);
-  return h(
-    "article",
-    { class: `challenge ${ch.outcome ? "resolved" : "open"}`, "aria-labelledby": `ch-${ch.id}` },
-    h("h3", { id: `ch-${ch.id}` }, challengeLine(view, ch), " ", h("span", { class: "cid" }, ch.id)),
-    attackDetails(ch),
+  const decided = Boolean(ch.outcome) || ch.status === "withdrawn";
+  const story = [
     ch.victory && h("p", { class: "victory" }, `“${ch.victory}”`, ch.defender_victory && ` — answered: “${ch.defender_victory}”`),
     ch.defender_effect &&
       h(
@@ -27,72 +20,145 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
         { class: "effects" },
         [ch.effect && `If ${nameOf(view, ch.challenger)} wins: ${effectWords(ch.effect)}`, `If ${nameOf(view, defenderOf(ch))} wins: ${effectWords(ch.defender_effect)}`].filter(Boolean).join(" · "),
       ),
-    bids.length > 0 &&
-      h("p", {}, "Bids: ", bids.map(([who, traits]) => `${nameOf(view, who)}: ${traits.join(", ")}`).join(" · ")),
+  ];
+  const head = h("h3", { id: `ch-${ch.id}` }, challengeLine(view, ch));
+  if (decided) {
+    return h(
+      "article",
+      { class: "challenge resolved", "aria-labelledby": `ch-${ch.id}`, dataset: { challenge: ch.id } },
+      head,
+      verdict(live, view, ch),
+      grade && h("p", { class: "grade" }, h("strong", {}, title(grade))),
+      h(
+        "details",
+        { class: "how" },
+        h("summary", {}, "How it was decided, and the rule"),
+        attackDetails(ch),
+        story,
+        progress(view, ch),
+        ch.outcome && h("p", { class: "why" }, ch.outcome.why),
+        ch.outcome && ruleWords(ch.outcome.rule),
+      ),
+      moves.map(([who, found]) => movesSection(live, view, ch, who, found, forCharacter)),
+      dispute && dispute(ch),
+      extra,
+    );
+  }
+  return h(
+    "article",
+    { class: "challenge open", "aria-labelledby": `ch-${ch.id}`, dataset: { challenge: ch.id } },
+    head,
+    attackDetails(ch),
+    story,
+    progress(view, ch),
+    h("p", { class: "waiting" }, h("strong", {}, "Now: "), waitingFor(view, ch)),
+    moves.map(([who, found]) => movesSection(live, view, ch, who, found, forCharacter)),
+    extra,
+  );
+}
+
+function movesSection(live, view, ch, who, found, forCharacter) {
+  return h(
+    "section",
+    { class: "your-moves", "aria-label": `${nameOf(view, who)}'s moves` },
+    forCharacter && h("h4", {}, `Acting for ${nameOf(view, who)}`),
+    movesPanel(live, view, ch, who, found, { forCharacter }),
+  );
+}
+
+/** Bids, pools, sealed throws and dice, the tests and the retests so far. */
+function progress(view, ch) {
+  const me = view.viewer;
+  const bids = Object.entries(ch.bids || {}).filter(([, traits]) => traits.length);
+  const sealed = Object.entries(ch.sealed || {});
+  const pools = Object.entries(ch.pools || {});
+  const traitPools = Object.entries(ch.trait_pools || {});
+  const rolls = Object.entries(ch.rolls || {});
+  const rolledOnly = (ch.rolled || []).filter((w) => !(w in (ch.rolls || {})));
+  const whose = (who) => (who === me ? "Your" : `${nameOf(view, who)}'s`);
+  const said = (why) => (ch.outcome?.why || "").includes(why); // the outcome says it: not twice
+  return [
+    bids.length > 0 && h("p", {}, "Bids: ", bids.map(([who, traits]) => `${who === me ? "You" : nameOf(view, who)}: ${traits.join(", ")}`).join(" · ")),
     pools.length > 0 &&
       h(
         "ul",
         { class: "pools", "aria-label": "Test pools" },
-        pools.map(([who, pool]) => h("li", {}, `${who === me ? "Your" : `${nameOf(view, who)}'s`} ${pool.attack || pool.defense || ""} pool: `, h("strong", {}, describePool(pool)))),
+        pools.map(([who, pool]) => h("li", {}, `${whose(who)} ${pool.attack || pool.defense || ""} pool: `, h("strong", {}, describePool(pool)))),
       ),
     traitPools.length > 0 &&
       h(
         "ul",
         { class: "pools trait-pools", "aria-label": "Trait pools" },
-        traitPools.map(([who, pool]) => h("li", {}, `${who === me ? "Your" : `${nameOf(view, who)}'s`} Trait Pool: `, h("strong", {}, `${pool.total}`), ` (at most ${pool.cap}) — ${pool.why}`)),
+        traitPools.map(([who, pool]) => h("li", {}, `${whose(who)} Trait Pool: `, h("strong", {}, `${pool.total}`), ` (at most ${pool.cap}) — ${pool.why}`)),
       ),
     (rolls.length > 0 || rolledOnly.length > 0) &&
       h(
         "p",
         { class: "sealed rolled" },
         [
-          ...rolls.map(([who, roll]) => `${who === me ? "Your" : `${nameOf(view, who)}'s`} sealed dice: ${roll.dice.join(", ")}${roll.retests?.length ? ` (naming ${roll.retests.map(sourceLabel).join(", ")})` : ""}`),
+          ...rolls.map(([who, roll]) => `${whose(who)} sealed dice: ${roll.dice.join(", ")}${roll.retests?.length ? ` (naming ${roll.retests.map(sourceLabel).join(", ")})` : ""}`),
           ...rolledOnly.map((who) => `${nameOf(view, who)} has rolled (sealed)`),
         ].join(" · "),
       ),
-    Object.keys(ch.mob || {}).length > 0 &&
-      h("p", {}, "Mob: ", Object.entries(ch.mob).map(([who, traits]) => `${nameOf(view, who)} lends ${traits.join(", ")}`).join(" · ")),
-    sealed.length > 0 &&
-      h(
-        "p",
-        { class: "sealed" },
-        sealed.map(([who, sign]) => `${who === me ? "Your" : `${nameOf(view, who)}'s`} sealed throw: ${SIGN_LABELS[sign] || sign}`).join(" · "),
-      ),
+    Object.keys(ch.mob || {}).length > 0 && h("p", {}, "Mob: ", Object.entries(ch.mob).map(([who, traits]) => `${nameOf(view, who)} lends ${traits.join(", ")}`).join(" · ")),
+    sealed.length > 0 && h("p", { class: "sealed" }, sealed.map(([who, sign]) => `${whose(who)} sealed throw: ${SIGN_LABELS[sign] || sign}`).join(" · ")),
     ch.tests.length > 0 &&
       h(
         "ol",
         { class: "tests", "aria-label": "Tests" },
-        ch.tests.map((t) =>
-          h(
-            "li",
-            {},
-            `Test ${t.number}: `,
-            Object.entries(t.signs || {}).map(([who, sign]) => `${nameOf(view, who)} ${sign}`).join(" vs "),
-            diceLine(view, t),
-            t.why ? ` — ${t.why}` : "",
-          ),
-        ),
+        ch.tests.map((t) => h("li", {}, `Test ${t.number}: `, Object.entries(t.signs || {}).map(([who, sign]) => `${nameOf(view, who)} ${sign}`).join(" vs "), diceLine(view, t), t.why && !said(t.why) ? ` — ${t.why}` : "")),
       ),
-    ch.retests.length > 0 &&
-      h(
-        "p",
-        {},
-        "Retests: ",
-        ch.retests.map((r) => `${nameOf(view, r.by)}: ${sourceLabel(r.source)} (${r.status})`).join(" · "),
-      ),
-    h("p", { class: "waiting" }, h("strong", {}, ch.outcome ? "Outcome: " : "Now: "), waitingFor(view, ch)),
-    grade && h("p", { class: "grade" }, h("strong", {}, title(grade))),
-    ch.outcome && ruleNote(ch.outcome.rule),
-    moves.map(([who, found]) =>
-      h(
-        "section",
-        { class: "your-moves", "aria-label": `${nameOf(view, who)}'s moves` },
-        forCharacter && h("h4", {}, `Acting for ${nameOf(view, who)}`),
-        movesPanel(live, view, ch, who, found, { forCharacter }),
-      ),
-    ),
-    extra,
-  );
+    ch.retests.length > 0 && h("p", {}, "Retests: ", ch.retests.map((r) => `${nameOf(view, r.by)}: ${sourceLabel(r.source)} (${r.status})`).join(" · ")),
+  ];
+}
+
+/** Which side `who` is on in `ch` (null: neither). */
+export function sideOf(ch, who) {
+  if (!who || who === "*" || who === "st") return null;
+  if (ch.challenger === who || who in (ch.mob || {})) return "challenger";
+  if (ch.targets.includes(who)) return "defender";
+  return null;
+}
+
+/** What the challenge cost each character, from the timeline: {who: ["Brawny", "2 lethal damage"]}. */
+function costs(live, ch) {
+  const out = {};
+  for (const step of live?.timeline || []) {
+    const d = step.data || {};
+    if (d.challenge !== ch.id || !d.character) continue;
+    if (step.type === "trait_lost") (out[d.character] ??= { traits: [], hurt: [] }).traits.push(d.trait);
+    if (step.type === "damage_taken") (out[d.character] ??= { traits: [], hurt: [] }).hurt.push(`${d.amount} ${d.damage} damage`);
+  }
+  return out;
+}
+
+/** "You lost: Brawny is gone for the night", "You won: Juan loses Quick", "Juan won": the outcome
+ * once, large, in the second person for a side. */
+function verdict(live, view, ch) {
+  const o = ch.outcome;
+  if (!o) return h("p", { class: "verdict" }, ch.status === "withdrawn" ? `${ch.challenger === view.viewer ? "You" : nameOf(view, ch.challenger)} withdrew the challenge` : "Decided");
+  const side = sideOf(ch, view.viewer);
+  const winner = o.winner === "challenger" ? ch.challenger : o.winner === "defender" ? defenderOf(ch) : null;
+  const cost = costs(live, ch);
+  const mine = cost[view.viewer];
+  const theirs = Object.entries(cost).filter(([who]) => who !== view.viewer);
+  const lossWords = (c) => [c.traits.length && `${c.traits.join(" and ")} ${c.traits.length === 1 ? "is" : "are"} gone for the night`, ...c.hurt.map((x) => `you take ${x}`)].filter(Boolean).join("; ");
+  const theirWords = theirs.map(([who, c]) => [c.traits.length && `${nameOf(view, who)} loses ${c.traits.join(" and ")}`, ...c.hurt.map((x) => `${nameOf(view, who)} takes ${x}`)].filter(Boolean).join("; ")).filter(Boolean).join("; ");
+  let text;
+  let tone;
+  if (o.winner === "none") {
+    text = "A draw: nobody wins";
+    tone = "draw";
+  } else if (side) {
+    const won = side === o.winner;
+    tone = won ? "won" : "lost";
+    const detail = won ? theirWords : mine ? lossWords(mine) : "";
+    text = `${won ? "You won" : "You lost"}${detail ? `: ${detail}` : ""}`;
+  } else {
+    tone = "other";
+    text = `${nameOf(view, winner)} won${theirWords ? `: ${theirWords}` : ""}`;
+  }
+  return h("p", { class: `verdict ${tone}` }, text);
 }
 
 /** "Sam ⚀ 1 · 2 (1 success) vs Juan 3 (0)": both sides' dice once shown, with the successes (1s). */

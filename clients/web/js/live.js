@@ -37,7 +37,17 @@ export class Live extends EventTarget {
     this.authed = false; // this socket has been welcomed
     this.backoff = 500;
     this.ws = null;
+    this.retry = null; // the reconnect waiting its turn
     this.open();
+    // a phone going offline: drop the socket at once (commands wait, and say so); back online:
+    // reconnect now rather than at the end of the backoff
+    window.addEventListener("offline", () => this.drop("You are offline; commands wait until you're back."));
+    window.addEventListener("online", () => this.again());
+  }
+
+  /** Whether a command sent now goes out at once. */
+  get ready() {
+    return Boolean(this.ws && this.ws.readyState === WebSocket.OPEN && this.authed);
   }
 
   get viewer() {
@@ -53,6 +63,8 @@ export class Live extends EventTarget {
   }
 
   open() {
+    clearTimeout(this.retry);
+    this.retry = null;
     const ws = new WebSocket(socketUrl());
     this.ws = ws;
     ws.onopen = () => ws.send(JSON.stringify({ type: "hello", token: this.token }));
@@ -63,17 +75,51 @@ export class Live extends EventTarget {
       this.authed = false;
       if (this.status === "refused") return;
       if (e.code === REVOKED) return this.setStatus("refused", "Your invitation has been revoked.");
-      this.setStatus("reconnecting", `Connection lost; trying again in ${Math.round(this.backoff / 100) / 10} s.`);
-      setTimeout(() => this.open(), this.backoff);
-      this.backoff = Math.min(this.backoff * 2, 10000);
+      this.later(`Connection lost; trying again in ${Math.round(this.backoff / 100) / 10} s.`);
     };
   }
 
-  /** A command: resolves with its result ({ok, events} or {ok: false, error}). */
+  /** Try again after the backoff. */
+  later(reason) {
+    this.setStatus("reconnecting", reason);
+    clearTimeout(this.retry);
+    this.retry = setTimeout(() => this.open(), this.backoff);
+    this.backoff = Math.min(this.backoff * 2, 10000);
+  }
+
+  /** Let the socket go now (the network is gone): its close is not waited for. */
+  drop(reason) {
+    const ws = this.ws;
+    if (!ws || this.status === "refused") return;
+    this.ws = null;
+    this.authed = false;
+    try {
+      ws.close();
+    } catch {
+      /* already gone */
+    }
+    this.later(reason);
+  }
+
+  /** Back online: connect now if not connected. */
+  again() {
+    if (this.ws || this.status === "refused") return;
+    this.backoff = 500;
+    this.open();
+  }
+
+  /** A command: resolves with its result ({ok, events} or {ok: false, error}). Sent while the
+   * connection is down, it waits (a "queued" event says so) and goes when it is back; its result
+   * is also dispatched as a "result" event ({body, reply}), so a page can confirm every command. */
   send(body) {
     const command = { id: newId(), ...body };
     return new Promise((resolve) => {
-      this.pending.set(command.id, { body: command, resolve });
+      const done = (reply) => {
+        resolve(reply);
+        this.dispatchEvent(Object.assign(new Event("result"), { body: command, reply }));
+      };
+      this.pending.set(command.id, { body: command, resolve: done });
+      if (!this.ready) this.dispatchEvent(Object.assign(new Event("queued"), { body: command }));
       this.raw(command);
     });
   }
@@ -111,7 +157,7 @@ export class Live extends EventTarget {
   }
 
   raw(body) {
-    if (this.ws && this.ws.readyState === WebSocket.OPEN && this.authed) this.ws.send(JSON.stringify(body));
+    if (this.ready) this.ws.send(JSON.stringify(body));
   }
 
   receive(message) {

@@ -5,7 +5,8 @@ import { declareForm, others } from "./declare.js";
 import { field, fill, h, keyed, regions, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
 import { actionsLeft, actsNow, assistForm, budgeted, burstForm, fightLines, intendButton, mayBurst, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
-import { CATEGORIES, connection, grow, nameOf, refusal, timeline, title } from "./words.js";
+import { confirmations, quietSwitch, yourMove } from "./notice.js";
+import { CATEGORIES, connection, grow, nameOf, refusal, rulesetName, timeline, title } from "./words.js";
 
 const app = document.getElementById("app");
 const RECENT = 2; // resolved challenges still shown, newest first
@@ -27,17 +28,23 @@ function start(live) {
   const me = h("section", { id: "me", "aria-labelledby": "me-h" });
   const round = h("section", { id: "round", "aria-label": "Round" });
   const challenges = h("section", { id: "challenges", "aria-labelledby": "ch-h" });
-  const declare = h("section", { id: "declare", "aria-labelledby": "declare-h" });
+  const declare = h("section", { id: "declare", "aria-labelledby": "declare-h", hidden: true });
   const steps = h("section", { id: "timeline", "aria-labelledby": "tl-h" });
   const openList = h("div", { class: "cards" });
   const none = h("p", {}, "No open challenge involves you.");
   const recentHeading = h("h3", {}, "Just resolved");
   const recentList = h("div", { class: "cards" });
-  const problems = h("div", { class: "problems" });
+  const problems = h("div", { class: "problems", hidden: true });
+  const notice = yourMove();
+  const quiet = quietSwitch();
   fill(challenges, h("h2", { id: "ch-h" }, "Challenges in front of me"), openList, none, recentHeading, recentList);
-  fill(app, header, problems, h("main", {}, round, me, challenges, declare, steps));
+  fill(app, header, notice.banner, problems, h("main", {}, round, me, challenges, declare, steps), confirmations(live));
   const region = regions(); // redraws what changed, never under someone's fingers
-  live.addEventListener("problem", (e) => fill(problems, refusal(e.error)));
+  live.addEventListener("problem", (e) => {
+    fill(problems, refusal(e.error));
+    problems.hidden = false;
+  });
+  let known = null; // the open challenges already shown: a new one of mine is brought into view
 
   const draw = () => {
     const view = live.view;
@@ -46,43 +53,74 @@ function start(live) {
     fill(
       header,
       h("h1", {}, mine ? mine.name : who === "*" ? "Spectator" : "Justicar"),
-      h("p", { class: "scene" }, view ? `${view.title || view.scene} · ${view.ruleset}${view.status === "closed" ? " · closed" : ""}` : ""),
+      h("p", { class: "scene" }, view ? `${view.title || view.scene} · ${rulesetName(view.ruleset)}${view.status === "closed" ? " · closed" : ""}` : ""),
       connection(live),
+      who && who !== "*" && quiet,
     );
     if (!view) return;
+    me.hidden = who === "*";
     if (who !== "*") {
       region(me, JSON.stringify(mine), () => fill(me, h("h2", { id: "me-h" }, "My character"), sheetCard(view, who), sheetActions(live, view, who)));
     }
     round.hidden = !view.round;
     const actions = Object.values(view.characters).map((c) => [c.id, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.expended, c.round_moves]);
-    region(round, JSON.stringify([view.round, actions, names(view), mine?.sheet, mine?.free_used, mine?.maneuvers]), () => fill(round, roundPanel(live, view, who)));
+    keepFocus(round, () => region(round, JSON.stringify([view.round, actions, names(view), mine?.sheet, mine?.free_used, mine?.maneuvers]), () => fill(round, roundPanel(live, view, who))));
     // an attack on someone else is in front of me too while I may shield its defender
     const shields = (ch) => who !== "*" && mayShield(view, ch, who);
     const all = Object.values(view.challenges).filter((ch) => who === "*" || involves(ch, who) || Object.keys(ch.moves || {}).length || shields(ch));
     const open = all.filter((ch) => (!ch.outcome && ch.status !== "withdrawn") || Object.keys(ch.moves || {}).length);
     const recent = all.filter((ch) => !open.includes(ch)).slice(-RECENT).reverse();
-    const card = (ch) => [JSON.stringify([ch, names(view), shields(ch)]), () => challengeCard(live, view, ch, { extra: shields(ch) && shieldControls(live, view, ch, [who]) })];
+    const dispute = who === "*" ? null : (ch) => resultDispute(live, ch);
+    const costs = (ch) => live.timeline.filter((s) => s.data?.challenge === ch.id && (s.type === "trait_lost" || s.type === "damage_taken" || s.type === "challenge_resolved")).map((s) => s.seq);
+    const card = (ch) => [JSON.stringify([ch, names(view), shields(ch), costs(ch)]), () => challengeCard(live, view, ch, { extra: shields(ch) && shieldControls(live, view, ch, [who]), dispute })];
     challenges.querySelector("h2").textContent = who === "*" ? "Challenges" : "Challenges in front of me";
     none.textContent = who === "*" ? "No open challenge." : "No open challenge involves you.";
-    keyed(openList, open.map(card)); // each card kept as it is (picks and all) until it changes
-    keyed(recentList, recent.map(card));
+    keepFocus(challenges, () => {
+      keyed(openList, open.map(card)); // each card kept as it is (picks and all) until it changes
+      keyed(recentList, recent.map(card));
+    });
     none.hidden = open.length > 0;
     recentHeading.hidden = recent.length === 0;
     if (who !== "*" && view.status === "open") {
+      declare.hidden = false;
       region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost, mine?.sheet, mine?.free_used, mine?.maneuvers, maneuverAids(mine)]), () =>
         fill(declare, h("h2", { id: "declare-h" }, "Declare a challenge"), declareForm(live, view, who)),
       );
     } else {
       fill(declare);
+      declare.hidden = true;
     }
     if (!steps.firstChild) {
-      fill(steps, h("h2", { id: "tl-h" }, "Timeline"), timeline([], who === "*" ? null : (step) => disputeButton(live, step), live));
+      fill(steps, h("h2", { id: "tl-h" }, "Timeline"), timeline([], who === "*" ? null : stepMenu(live), live));
     }
     grow(steps.querySelector("ol"), live.timeline);
+    // a challenge of mine that just appeared (I declared it) is brought into view, not left above
+    const ids = open.map((ch) => ch.id);
+    const fresh = known ? open.filter((ch) => !known.has(ch.id) && ch.challenger === who) : [];
+    known = new Set(ids);
+    const scrolled = notice.update(view, who);
+    if (fresh.length && !scrolled) document.getElementById(`ch-${fresh.at(-1).id}`)?.closest("article")?.scrollIntoView({ block: "start" });
   };
   live.addEventListener("change", draw);
   live.addEventListener("status", draw);
   draw();
+}
+
+/** Run `redraw`; if it took the focused control away (a move's button, once the move is made),
+ * put the focus on the same card's first control, or its heading: never lost to <body>. */
+function keepFocus(area, redraw) {
+  const active = document.activeElement;
+  const inside = active && active !== document.body && area.contains(active);
+  const card = inside && active.closest("article[data-challenge]")?.dataset.challenge;
+  redraw();
+  if (!inside || active.isConnected) return;
+  const again = (card && area.querySelector(`article[data-challenge="${CSS.escape(card)}"]`)) || area;
+  const control = again.querySelector("button:not([disabled]), select, input:not([type=hidden]), summary");
+  const heading = again.querySelector("h2, h3");
+  const target = control || heading;
+  if (!target) return;
+  if (!control) target.setAttribute("tabindex", "-1");
+  target.focus({ preventScroll: true });
 }
 
 function names(view) {
@@ -198,27 +236,63 @@ function actionForm(view, who, send) {
   );
 }
 
-/** Dispute a step of the timeline: the ST rules on it later. */
-function disputeButton(live, step) {
-  const reason = h("input", { name: "reason", autocomplete: "off", required: true, placeholder: "I had Dodge left" });
-  const out = h("span", { class: "outcome" });
+/** The form that sends a dispute of step `seq` (the ST rules on it later), saying what the step was. */
+function disputeForm(live, seq, what, label) {
+  const reason = h("input", { name: "reason", autocomplete: "off", required: true, maxlength: 500, placeholder: "I had Dodge left" });
+  const out = h("div", { class: "outcome" });
   return h(
-    "details",
-    { class: "dispute" },
-    h("summary", {}, "Dispute"),
-    h(
-      "form",
-      {
-        class: "row",
-        onsubmit: async (e) => {
-          e.preventDefault();
-          const reply = await live.send({ type: "dispute", event: step.seq, reason: reason.value.trim() });
-          out.replaceChildren(reply.ok ? "Sent to the Storyteller." : refusal(reply.error));
-        },
+    "form",
+    {
+      class: "stack dispute-form",
+      onsubmit: async (e) => {
+        e.preventDefault();
+        const reply = await live.send({ type: "dispute", event: seq, reason: reason.value.trim() });
+        out.replaceChildren(reply.ok ? h("p", {}, "Sent to the Storyteller.") : refusal(reply.error));
+        if (reply.ok) reason.value = "";
       },
-      field(`Why event #${step.seq} is wrong`, reason),
-      h("button", { type: "submit" }, "Dispute"),
-    ),
+    },
+    what && h("p", { class: "disputed" }, what),
+    field(label, reason),
+    h("button", { type: "submit" }, "Send the dispute"),
     out,
   );
+}
+
+/** The step that decided `ch` (its latest outcome), from the timeline this page holds. */
+function decidingStep(live, ch) {
+  return live.timeline.filter((s) => s.data?.challenge === ch.id && (s.type === "challenge_resolved" || s.type === "outcome_corrected")).at(-1);
+}
+
+/** "Dispute this result", on the result card of a challenge (null: its deciding step is not on
+ * this page). */
+function resultDispute(live, ch) {
+  const step = decidingStep(live, ch);
+  if (!step) return null;
+  return h("details", { class: "dispute" }, h("summary", {}, "Dispute this result"), disputeForm(live, step.seq, null, "Why the result is wrong"));
+}
+
+/** The timeline's steps open a menu: the step number is its button; one menu at a time, under the
+ * step, to dispute it. */
+function stepMenu(live) {
+  let open = null; // {button, menu}
+  const close = () => {
+    if (!open) return;
+    open.button.setAttribute("aria-expanded", "false");
+    open.menu.remove();
+    open = null;
+  };
+  return (step) => {
+    const button = h("button", { type: "button", class: "seq step-menu", "aria-expanded": "false", "aria-label": `Step ${step.seq}: options` }, `#${step.seq}`);
+    button.addEventListener("click", () => {
+      const again = open?.button === button;
+      close();
+      if (again) return;
+      const menu = h("div", { class: "step-options" }, disputeForm(live, step.seq, `Step #${step.seq}: ${step.summary}`, "Why this step is wrong"));
+      button.closest("li").append(menu);
+      button.setAttribute("aria-expanded", "true");
+      open = { button, menu };
+      menu.querySelector("input")?.focus();
+    });
+    return button;
+  };
 }

@@ -62,32 +62,58 @@ export function defenderOf(ch) {
   return ch.targets[0] || "st";
 }
 
-/** "Sam → Juan · physical contested". */
+/** The rulesets by name, as a table says them (never the id a file uses). */
+export const RULESETS = { lotn: "Laws of the Night", camarilla: "Camarilla", bns: "By Night Studios", kony: "Kings of New York" };
+
+export function rulesetName(id) {
+  return RULESETS[id] || title(id);
+}
+
+/** "a Physical challenge", "a static Mental challenge (difficulty 5)": the kind in plain words. */
+export function challengeKind(ch) {
+  const category = title(ch.category);
+  if (ch.kind === "contested") return `a ${category} challenge`;
+  const extra = ch.kind === "static" && ch.difficulty !== undefined ? ` (difficulty ${ch.difficulty})` : "";
+  return `a ${ch.kind} ${category} challenge${extra}`;
+}
+
+/** "Sam → Juan · a Physical challenge". */
 export function challengeLine(view, ch) {
   const against = ch.targets.map((t) => nameOf(view, t)).join(", ") || "the Narrator";
-  const extra = ch.kind === "static" ? ` (difficulty ${ch.difficulty})` : "";
-  return `${nameOf(view, ch.challenger)} → ${against} · ${ch.category} ${ch.kind}${extra}`;
+  return `${nameOf(view, ch.challenger)} → ${against} · ${challengeKind(ch)}`;
+}
+
+/** "you and Juan", "Sam and Juan": the viewer in the second person on their own page. */
+function whoWords(v, whos) {
+  return whos.map((w) => (w === v.viewer ? "you" : nameOf(v, w))).join(" and ");
+}
+
+/** "Your throw is due" when only the viewer is awaited, else "waiting for you and Juan to throw". */
+function awaiting(v, whos, verb, noun) {
+  if (whos.length === 1 && whos[0] === v.viewer) return `Your ${noun} is due`;
+  return `waiting for ${whoWords(v, whos)} to ${verb}`;
 }
 
 const WAITING = {
-  awaiting_response: (v, ch) => `waiting for ${nameOf(v, defenderOf(ch))} to answer`,
+  awaiting_response: (v, ch) => awaiting(v, [defenderOf(ch)], "answer", "answer"),
   bidding: (v, ch) => (v.rules?.family === "dice" ? WAITING.throwing(v, ch) : "both sides are in: throw"),
   throwing: (v, ch) => {
     const dice = v.rules?.family === "dice";
     const done = dice ? ch.rolled || [] : ch.thrown;
     const missing = [ch.challenger, defenderOf(ch)].filter((w) => w !== "st" && !done.includes(w));
     const verb = dice ? "roll" : "throw";
-    return missing.length ? `waiting for ${missing.map((w) => nameOf(v, w)).join(" and ")} to ${verb}` : `${verb}ing`;
+    return missing.length ? awaiting(v, missing, verb, verb) : `${verb}ing`;
   },
   tie_declaring: (v, ch) => {
     const missing = [ch.challenger, defenderOf(ch)].filter((w) => !(w in (ch.declared || {})));
-    return `a tie: waiting for ${missing.map((w) => nameOf(v, w)).join(" and ")} to declare Traits`;
+    return `a tie: ${awaiting(v, missing, "declare Traits", "count of Traits").replace(/^Your/, "your")}`;
   },
   retest_window: (v, ch) => {
     const pending = ch.retests.find((r) => r.status === "pending");
-    if (pending) return `${nameOf(v, pending.by)} retests with ${sourceLabel(pending.source)}: cancel it or let it stand`;
+    if (pending) return pending.by === v.viewer ? `You retest with ${sourceLabel(pending.source)}: the other side may cancel it or let it stand` : `${nameOf(v, pending.by)} retests with ${sourceLabel(pending.source)}: cancel it or let it stand`;
     const leader = ch.tests.at(-1)?.leader;
     const behind = leader === "challenger" ? defenderOf(ch) : leader === "defender" ? ch.challenger : null;
+    if (behind === v.viewer) return "You may retest, or pass";
     return behind ? `${nameOf(v, behind)} may retest, or pass` : "either side may retest, or pass";
   },
 };
@@ -109,6 +135,17 @@ export function ruleNote(ruleId) {
   return details;
 }
 
+/** The rule's own words and its source, shown open (inside a disclosure of their own). */
+export function ruleWords(ruleId) {
+  const out = h("div", { class: "rule-words" }, h("p", { class: "rule-id" }, `Rule ${ruleId}`));
+  if (!ruleId) return null;
+  ruleTable().then((table) => {
+    const rule = table[ruleId];
+    if (rule) out.append(h("blockquote", {}, rule.words), h("cite", {}, rule.source));
+  });
+  return out;
+}
+
 /** A refused move: the server's reason, and the rule's own words. */
 export function refusal(error) {
   const fields = Object.entries(error.fields || {});
@@ -122,8 +159,8 @@ export function refusal(error) {
   );
 }
 
-/** The timeline as this viewer saw it, newest last, growing as steps arrive; `extra(step)` adds
- * controls to a step; with `live`, a button fetches earlier steps a page at a time. Returns the
+/** The timeline as this viewer saw it, newest last, growing as steps arrive; `extra(step)` makes
+ * the control that stands for a step's number (a menu); with `live`, a button fetches earlier steps a page at a time. Returns the
  * list; `grow(list, steps)` puts in the steps it lacks, in order. */
 export function timeline(steps, extra, live) {
   const list = h("ol", { class: "timeline", "aria-label": "Timeline" });
@@ -149,11 +186,10 @@ export function grow(list, steps) {
     const item = h(
       "li",
       { id: `step-${step.seq}`, dataset: { seq: String(step.seq) } },
-      h("span", { class: "seq" }, `#${step.seq}`),
+      list.extra ? list.extra(step) : h("span", { class: "seq" }, `#${step.seq}`),
       " ",
       step.summary,
       ruleNote(step.data?.rule),
-      list.extra && list.extra(step),
     );
     const last = list.lastElementChild;
     const after = !last || Number(last.dataset.seq) < step.seq ? null : [...list.children].find((li) => Number(li.dataset.seq) > step.seq);

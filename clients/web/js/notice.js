@@ -1,0 +1,244 @@
+// Your move finds you: what the player must do now, named in the second person in a banner that
+// stays in sight, the card brought into view, a buzz and a short tone (unless Quiet), the tab's
+// title marked, and the screen kept awake during a fight. And every command's fate, said once in
+// a toast: queued while offline, then done ("Thrown.") or refused.
+import { h } from "./dom.js";
+import { actsNow, budgeted, mayIntend } from "./turns.js";
+import { nameOf, title } from "./words.js";
+
+const QUIET = "justicar:quiet";
+const MARKED = "● Your move · Justicar";
+
+/** Whether the player asked for no sound and no vibration (kept in this browser). */
+export function isQuiet() {
+  try {
+    return localStorage.getItem(QUIET) === "1";
+  } catch {
+    return false;
+  }
+}
+
+/** The Quiet switch: a labelled checkbox kept in localStorage. */
+export function quietSwitch() {
+  const box = h("input", { type: "checkbox", name: "quiet", checked: isQuiet() });
+  box.addEventListener("change", () => {
+    try {
+      localStorage.setItem(QUIET, box.checked ? "1" : "0");
+    } catch {
+      /* private mode: the switch holds for this page only */
+    }
+  });
+  return h("label", { class: "check quiet-switch" }, box, " Quiet (no sound or vibration)");
+}
+
+/** "a Physical Trait", "2 Social Traits". */
+function traitsWanted(ch, moves) {
+  const n = moves.bid_count || 1;
+  return n > 1 ? `${n} ${title(ch.category)} Traits` : `a ${title(ch.category)} Trait`;
+}
+
+/** What `who` must do in one challenge, in the second person (null: nothing due). */
+function challengeDue(view, ch, who) {
+  const moves = ch.moves?.[who];
+  if (!moves) return null;
+  const verbs = new Set(moves.verbs || []);
+  const by = nameOf(view, ch.challenger);
+  const pending = (ch.retests || []).find((r) => r.status === "pending");
+  let text = null;
+  if (Object.keys(moves.defenses || {}).length) text = `${by} attacks you: choose your defence`;
+  else if (verbs.has("bid") && ch.challenger !== who) text = `${by} challenges you: bid ${traitsWanted(ch, moves)}`;
+  else if (verbs.has("throw")) text = "Throw now";
+  else if (verbs.has("roll")) text = "Roll now";
+  else if (verbs.has("declare_traits")) text = "A tie: declare your Traits";
+  else if (verbs.has("cancel_retest") && pending) text = `${nameOf(view, pending.by)} retests: cancel it or let it stand`;
+  else if (verbs.has("retest")) text = "Retest or pass";
+  else if (verbs.has("pass") && pending) text = `${nameOf(view, pending.by)} retests: let it stand`;
+  else if (verbs.has("choose_victory")) text = "Choose whose victory condition applies";
+  if (!text) return null;
+  const key = `ch:${ch.id}:${ch.status}:${(ch.tests || []).length}:${(ch.retests || []).length}:${[...verbs].sort().join(",")}`;
+  return { key, text, target: () => document.getElementById(`ch-${ch.id}`)?.closest("article") };
+}
+
+/** What `who` must do in the round, in the second person (null: nothing due). */
+function roundDue(view, who) {
+  const r = view.round;
+  const mine = view.characters?.[who];
+  if (!r || !mine || r.phase === "over") return null;
+  const target = () => document.getElementById("round");
+  const key = (what) => ({ key: `round:${r.number}:${r.phase}:${(r.turn || []).join(",")}:${r.turn_phase || ""}:${what}`, target });
+  if (r.phase === "declaring" && mine.present && !mine.action) return { ...key("declare"), text: "Declare your action for the round" };
+  if (r.phase === "expending" && (mine.round_moves?.verbs || []).includes("expenditures_done")) return { ...key("spend"), text: "Say what you spend, then tap Done" };
+  if (r.phase !== "acting") return null;
+  if (mayIntend(view, who)) return { ...key("intend"), text: `${nameOf(view, r.escape_window)} is escaping: will you attack?` };
+  if (budgeted(view)) return actsNow(view, who) ? { ...key("act"), text: "Your turn: choose your action" } : null;
+  if ((r.turn || []).includes(who) && !mine.turn_done) return { ...key("turn"), text: "Your turn: declare your action" };
+  return null;
+}
+
+/** Help offered to `who`, waiting for an answer. */
+function offerDue(view, who) {
+  const offered = (view.characters?.[who]?.aids || []).filter((a) => a.status === "offered");
+  if (!offered.length) return null;
+  return { key: `aid:${offered.map((a) => a.offer).join(",")}`, text: `${nameOf(view, offered[0].by)} offers you help: accept or refuse`, target: () => document.getElementById("round") };
+}
+
+/** Every move due from `who` now, most pressing first. */
+export function dueMoves(view, who) {
+  if (!view || !who || who === "*" || who === "st") return [];
+  const challenges = Object.values(view.challenges || {}).map((ch) => challengeDue(view, ch, who));
+  return [...challenges, roundDue(view, who), offerDue(view, who)].filter(Boolean);
+}
+
+/** Whether a fight is on: an open challenge, or a round under way. */
+export function fighting(view) {
+  if (!view) return false;
+  const open = Object.values(view.challenges || {}).some((ch) => !ch.outcome && ch.status !== "withdrawn");
+  return open || Boolean(view.round && view.round.phase !== "over");
+}
+
+/** Whether the player is typing or choosing: the page is not scrolled from under them. */
+function busy() {
+  const active = document.activeElement;
+  return Boolean(active && active.matches?.("input:not([type=checkbox]):not([type=radio]), select, textarea"));
+}
+
+let audio = null;
+function tone() {
+  try {
+    audio ??= new AudioContext();
+    if (audio.state !== "running") return audio.resume().catch(() => {});
+    const osc = audio.createOscillator();
+    const gain = audio.createGain();
+    osc.frequency.value = 660;
+    gain.gain.setValueAtTime(0.15, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.25);
+    osc.connect(gain).connect(audio.destination);
+    osc.start();
+    osc.stop(audio.currentTime + 0.25);
+  } catch {
+    /* no sound here */
+  }
+}
+
+/** The banner and its friends. `update(view, who)` after each draw. */
+export function yourMove() {
+  const base = document.title;
+  const text = h("span", { class: "due-text" }, "Your move");
+  const more = h("span", { class: "due-more" });
+  const banner = h("button", { type: "button", class: "due", hidden: true }, text, more);
+  let shown = new Set();
+  let first = null;
+  banner.addEventListener("click", () => first?.target()?.scrollIntoView({ block: "start", behavior: "smooth" }));
+  const lock = wakeLock();
+
+  const update = (view, who) => {
+    const due = dueMoves(view, who);
+    lock(fighting(view) && view?.status !== "closed");
+    first = due[0] || null;
+    banner.hidden = !first;
+    document.title = first ? MARKED : base;
+    if (!first) {
+      shown = new Set();
+      return false;
+    }
+    text.textContent = first.text;
+    more.textContent = due.length > 1 ? ` (and ${due.length - 1} more)` : "";
+    const fresh = due.filter((d) => !shown.has(d.key));
+    shown = new Set(due.map((d) => d.key));
+    if (!fresh.length) return false;
+    if (!isQuiet()) {
+      try {
+        navigator.vibrate?.([120, 60, 120]);
+      } catch {
+        /* not here */
+      }
+      tone();
+    }
+    const card = busy() ? null : fresh[0].target();
+    card?.scrollIntoView({ block: "start" });
+    return Boolean(card);
+  };
+  return { banner, update };
+}
+
+/** Hold the screen awake while `on` (where the browser allows; failures are ignored), and take it
+ * again when the page comes back into sight (the browser lets it go when hidden). */
+function wakeLock() {
+  let want = false;
+  let held = null;
+  let asking = false;
+  const take = async () => {
+    if (held || asking || !want || !navigator.wakeLock || document.visibilityState !== "visible") return;
+    asking = true;
+    try {
+      held = await navigator.wakeLock.request("screen");
+      held.addEventListener?.("release", () => (held = null));
+      if (!want) release();
+    } catch {
+      held = null;
+    } finally {
+      asking = false;
+    }
+  };
+  const release = () => {
+    const lock = held;
+    held = null;
+    lock?.release?.().catch?.(() => {});
+  };
+  document.addEventListener("visibilitychange", () => take());
+  return (on) => {
+    want = on;
+    if (on) take();
+    else release();
+  };
+}
+
+const DONE = {
+  declare: "Declared.",
+  bid: "Answered.",
+  join: "Joined the attack.",
+  throw: "Thrown.",
+  roll: "Rolled.",
+  declare_traits: "Traits declared.",
+  retest: "Retest called.",
+  cancel_retest: "Retest cancelled.",
+  pass: "Passed.",
+  relent: "Relented.",
+  withdraw: "Challenge withdrawn.",
+  call_negative: "Negative Trait called.",
+  choose_victory: "Chosen.",
+  end_turn: "Turn ended.",
+  dispute: "Dispute sent to the Storyteller.",
+  spend_blood: "Blood spent.",
+  let_go: "Let go.",
+  assist: "Help offered.",
+  intend_attack: "You will attack.",
+  expenditures_done: "Done with your expenditures.",
+  feed: "Fed.",
+};
+
+/** "Thrown.", "Turn ended.": what a command did, once it is done. */
+export function doneWords(body) {
+  if (body.type === "declare_action") return body.action?.kind === "move" ? "Moved." : "Action declared.";
+  if (body.type === "answer_assist") return body.accept ? "Help accepted." : "Help refused.";
+  return DONE[body.type] || "Done.";
+}
+
+/** The toast: every command the page sends, said once — queued while offline, then its result. */
+export function confirmations(live) {
+  const toast = h("div", { class: "toast", "aria-live": "polite", hidden: true });
+  let timer = null;
+  const say = (words, tone, stay = false) => {
+    clearTimeout(timer);
+    toast.className = `toast ${tone}`;
+    toast.textContent = words;
+    toast.hidden = false;
+    if (!stay) timer = setTimeout(() => (toast.hidden = true), 6000);
+  };
+  live.addEventListener("queued", () => say("Queued: will be sent when you're back online", "queued", true));
+  live.addEventListener("result", (e) => {
+    if (e.reply.ok) say(doneWords(e.body), "ok");
+    else say(`Refused: ${e.reply.error?.message || "the server said no"}`, "bad");
+  });
+  return toast;
+}

@@ -1,0 +1,259 @@
+"""The player's page at a real table (issue 14), on 390x844 phones in Debian's Chromium against a
+real server: the move due finds its player (banner, title, the card in view, a buzz unless Quiet,
+the screen kept awake during a fight); a result reads once, large, in the second person, with the
+rule one tap away; every command is confirmed, also one sent while offline; the controls are those
+the server accepts; disputes come from the result or a step's menu; the spectator's page has no
+empty boxes."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.async_api import Browser, Page, expect
+
+from domain.events import ChallengeResolved, DisputeOpened, TraitLost
+from server.app import Running
+from tests.live.test_web import PHONE, accessible, browser, shot
+
+pytestmark = pytest.mark.anyio
+__all__ = ["browser"]  # the fixture, from the other browser tests
+
+# navigator.vibrate and the Wake Lock, recorded (the page uses them where the browser allows)
+SENSORS = """
+window.__buzz = [];
+navigator.vibrate = (pattern) => (window.__buzz.push(pattern), true);
+window.__locks = [];
+Object.defineProperty(navigator, "wakeLock", { configurable: true, value: { request: async (kind) => {
+  window.__locks.push("taken");
+  const lock = new EventTarget();
+  lock.release = async () => { window.__locks.push("released"); };
+  return lock;
+} } });
+"""
+
+IN_VIEW = """(el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight; }"""
+
+PLACEHOLDERS = """() => {
+  const rgb = (c) => c.match(/\\d+(\\.\\d+)?/g).slice(0, 3).map(Number);
+  const lum = (c) => { const [r, g, b] = rgb(c).map((v) => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  return [...document.querySelectorAll('input[placeholder]')].map((el) =>
+    ratio(getComputedStyle(el, '::placeholder').color, getComputedStyle(el).backgroundColor));
+}"""
+
+
+async def player(browser: Browser, url: str, sensors: bool = False) -> Page:
+    context = await browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    if sensors:
+        await context.add_init_script(SENSORS)
+    page = await context.new_page()
+    await page.goto(url)
+    await expect(page.get_by_role("status").filter(has_text="Live")).to_be_visible()
+    return page
+
+
+async def swing(sam: Page, at: str = "Juan", trait: str = "Brawny") -> None:
+    """Sam declares a Physical challenge from his phone's form."""
+    declare = sam.locator("#declare")
+    await declare.get_by_label("Target").select_option(label=at)
+    await declare.get_by_label("Category").select_option("physical")
+    await declare.get_by_label("Trait to bid").select_option(trait)
+    await declare.get_by_label("Victory condition").fill("A Brawny swing at his jaw")
+    await declare.get_by_role("button", name="Declare", exact=True).click()
+
+
+async def test_your_move_finds_you(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    sam = await player(browser, f"{live.web}/play#token={tokens['sam']}", sensors=True)
+    juan = await player(browser, f"{live.web}/play#token={tokens['juan']}", sensors=True)
+    banner = juan.locator("button.due")
+    await expect(banner).to_be_hidden()
+    assert await juan.title() == "Justicar · Player"
+    await juan.locator("#timeline").scroll_into_view_if_needed()  # Juan is reading the timeline
+    await swing(sam)
+
+    # after declaring, Sam's own card is in view, not far above the form
+    mine = sam.locator("#challenges article").filter(has_text="Sam → Juan")
+    await expect(mine).to_be_in_viewport()
+    assert await mine.evaluate(IN_VIEW)
+    await expect(sam.locator(".toast")).to_have_text("Declared.")
+
+    # Juan: a banner naming the move, the title marked, his card brought into view, a buzz, awake
+    await expect(banner).to_have_text("Sam challenges you: bid a Physical Trait")
+    await expect(juan).to_have_title("● Your move · Justicar")
+    card = juan.locator("#challenges article").filter(has_text="Sam → Juan")
+    await expect(card).to_be_in_viewport()
+    assert await card.evaluate(IN_VIEW)
+    await expect(card).to_contain_text("Your answer is due")
+    await expect(sam.locator("#challenges article")).to_contain_text("waiting for Juan to answer")
+    assert await juan.evaluate("window.__buzz.length") == 1
+    assert await juan.evaluate("window.__locks") == ["taken"]
+    await expect(banner).to_be_in_viewport()
+    await shot(juan, "player-your-move")
+
+    # Quiet: the next move is named, but nothing buzzes
+    await juan.get_by_label("Quiet (no sound or vibration)").check()
+    assert await juan.evaluate("localStorage.getItem('justicar:quiet')") == "1"
+    await card.get_by_label("Trait to bid").select_option("Quick")
+    await card.get_by_role("button", name="Bid", exact=True).click()
+    await expect(juan.locator(".toast")).to_have_text("Answered.")
+    await expect(banner).to_have_text("Throw now")
+    await expect(sam.locator("button.due")).to_have_text("Throw now")
+    assert await juan.evaluate("window.__buzz.length") == 1  # quiet: no second buzz
+    assert await sam.evaluate("window.__buzz.length") == 1  # Sam's page is not quiet: one for "Throw now"
+
+    await sam.locator("#challenges").get_by_role("button", name="Rock", exact=True).click()
+    await expect(sam.locator(".toast")).to_have_text("Thrown.")
+    await expect(sam.locator("button.due")).to_be_hidden()
+    await expect(sam).to_have_title("Justicar · Player")
+    await juan.locator("#challenges").get_by_role("button", name="Paper", exact=True).click()
+    await expect(sam.locator("button.due")).to_have_text("Retest or pass")
+    await expect(juan.locator("button.due")).to_be_hidden()
+    await sam.locator("#challenges").get_by_role("button", name="Pass: no retest").click()
+    await expect(sam.locator(".toast")).to_have_text("Passed.")
+
+    # nothing due and nothing open: the titles restored, the screen let go
+    for page in (sam, juan):
+        await expect(page.locator("button.due")).to_be_hidden()
+        await expect(page).to_have_title("Justicar · Player")
+    assert await juan.evaluate("window.__locks") == ["taken", "released"]
+
+
+async def test_a_result_reads_at_arms_length(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    sam = await player(browser, f"{live.web}/play#token={tokens['sam']}")
+    juan = await player(browser, f"{live.web}/play#token={tokens['juan']}")
+    await expect(sam.locator("header")).to_contain_text("The alley · Laws of the Night")
+    await swing(sam)
+    card = juan.locator("#challenges article").filter(has_text="Sam → Juan")
+    await expect(card.get_by_role("heading")).to_have_text("Sam → Juan · a Physical challenge")
+    await card.get_by_label("Trait to bid").select_option("Quick")
+    await card.get_by_role("button", name="Bid", exact=True).click()
+    await sam.locator("#challenges").get_by_role("button", name="Rock", exact=True).click()
+    await card.get_by_role("button", name="Paper", exact=True).click()
+    await sam.locator("#challenges").get_by_role("button", name="Pass: no retest").click()
+
+    lost = sam.locator("#challenges article").filter(has_text="Sam → Juan")
+    await expect(lost.locator(".verdict")).to_have_text("You lost: Brawny is gone for the night")
+    await expect(card.locator(".verdict")).to_have_text("You won: Sam loses Brawny")
+    # the outcome's sentence is in the card once, folded with the rule's own words
+    why = "Sam threw rock, Juan threw paper"
+    await expect(lost.get_by_text(why)).to_have_count(1)
+    await expect(lost.get_by_text(why)).to_be_hidden()
+    await lost.get_by_text("How it was decided, and the rule").click()
+    await expect(lost.get_by_text(why)).to_be_visible()
+    await expect(lost.locator(".rule-words blockquote")).to_be_visible()
+    await expect(lost.locator(".rule-words")).to_contain_text("Rule lotn:rps")
+    # names and plain words: no ids, no ruleset ids, no "contested", nobody in the third person
+    for page, name in ((sam, "Sam"), (juan, "Juan")):
+        text = await page.locator("#challenges").inner_text()
+        assert not re.search(r"\bc-[0-9a-f]{4,}", text), text
+        assert "contested" not in text and "lotn" not in await page.locator("header").inner_text()
+        assert f"waiting for {name}" not in text
+    await accessible(sam)
+    await accessible(juan)
+    await shot(sam, "player-lost")
+    await shot(juan, "player-won")
+
+
+async def test_a_tap_while_offline_is_queued_then_confirmed(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    sam = await player(browser, f"{live.web}/play#token={tokens['sam']}")
+    await sam.context.set_offline(True)
+    await expect(sam.get_by_role("status").filter(has_text="offline")).to_be_visible()
+    await swing(sam)
+    toast = sam.locator(".toast")
+    await expect(toast).to_have_text("Queued: will be sent when you're back online")
+    await shot(sam, "player-queued")
+    assert not [r for r in live.hub.backend.store.read("s1") if r.event.__class__.__name__ == "ChallengeDeclared"]
+    await sam.context.set_offline(False)
+    await expect(toast).to_have_text("Declared.")
+    await expect(sam.locator("#challenges article").filter(has_text="Sam → Juan")).to_be_in_viewport()
+    declared = [r for r in live.hub.backend.store.read("s1") if r.event.__class__.__name__ == "ChallengeDeclared"]
+    assert len(declared) == 1  # sent once, when back
+
+
+async def test_the_controls_are_those_the_server_accepts(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    sam = await player(browser, f"{live.web}/play#token={tokens['sam']}")
+    juan = await player(browser, f"{live.web}/play#token={tokens['juan']}")
+    await swing(sam)
+    card = juan.locator("#challenges article").filter(has_text="Sam → Juan")
+    # by keyboard: Juan bids; the focus stays in his card (on the throw), not lost to <body>
+    await card.get_by_label("Trait to bid").select_option("Quick")
+    await card.get_by_role("button", name="Bid", exact=True).focus()
+    await juan.keyboard.press("Enter")
+    throws = card.get_by_role("group", name="Throw")
+    await expect(throws.get_by_role("button")).to_have_text(["Rock", "Paper", "Scissors", "At random"])  # no Bomb
+    in_card = "() => document.activeElement.closest('article[data-challenge]')?.textContent.includes('Sam → Juan')"
+    assert await juan.evaluate(in_card)  # the card was drawn anew: the focus moved into the new one
+    await expect(throws.get_by_role("button", name="Rock")).to_be_focused()
+    await juan.keyboard.press("Tab")
+    await juan.keyboard.press("Enter")  # Paper, by keyboard
+    await expect(card).to_contain_text("Your sealed throw: Paper")
+    assert await juan.evaluate(in_card)
+    # Scissors fits its button on one line at 390 px
+    scissors = sam.locator("#challenges").get_by_role("button", name="Scissors", exact=True)
+    fits = """(b) => { const r = document.createRange(); r.selectNodeContents(b);
+      return b.scrollWidth <= b.clientWidth && r.getClientRects().length === 1; }"""
+    assert await scissors.evaluate(fits)
+    assert min(await sam.evaluate(PLACEHOLDERS)) >= 4.5
+    await shot(sam, "player-throw")
+
+
+async def test_disputes_from_the_result_and_a_steps_menu(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    sam = await player(browser, f"{live.web}/play#token={tokens['sam']}")
+    juan = await player(browser, f"{live.web}/play#token={tokens['juan']}")
+    await swing(sam)
+    card = juan.locator("#challenges article").filter(has_text="Sam → Juan")
+    await card.get_by_role("button", name="Bid", exact=True).click()
+    await sam.locator("#challenges").get_by_role("button", name="Rock", exact=True).click()
+    await card.get_by_role("button", name="Paper", exact=True).click()
+    await sam.locator("#challenges").get_by_role("button", name="Pass: no retest").click()
+    result = sam.locator("#challenges article").filter(has_text="Sam → Juan")
+    await expect(result.locator(".verdict")).to_contain_text("You lost")
+
+    steps = sam.locator("#timeline")
+    await expect(steps.get_by_text("Dispute", exact=True)).to_have_count(0)  # no toggle on every line
+    await result.get_by_text("Dispute this result").click()
+    await result.get_by_label("Why the result is wrong").fill("Juan was asleep")
+    await result.get_by_role("button", name="Send the dispute").click()
+    await expect(result).to_contain_text("Sent to the Storyteller.")
+    await expect(sam.locator(".toast")).to_have_text("Dispute sent to the Storyteller.")
+
+    records = list(live.hub.backend.store.read("s1"))
+    resolved = next(r.seq for r in records if isinstance(r.event, ChallengeResolved))
+    lost = next(r.seq for r in records if isinstance(r.event, TraitLost))
+    disputes = [r.event for r in records if isinstance(r.event, DisputeOpened)]
+    assert [(d.event, d.reason) for d in disputes] == [(resolved, "Juan was asleep")]
+
+    # a step's menu: the step number opens it, saying what the step was
+    step = steps.locator(f"#step-{lost}")
+    await step.get_by_role("button", name=f"Step {lost}: options").click()
+    await expect(step.locator(".disputed")).to_contain_text(f"Step #{lost}: Sam loses Brawny")
+    await expect(step.get_by_label("Why this step is wrong")).to_be_focused()
+    await step.get_by_label("Why this step is wrong").fill("Brawny was not bid")
+    await step.get_by_role("button", name="Send the dispute").click()
+    await expect(step).to_contain_text("Sent to the Storyteller.")
+    records = list(live.hub.backend.store.read("s1"))
+    disputes = [r.event for r in records if isinstance(r.event, DisputeOpened)]
+    assert [(d.event, d.reason) for d in disputes][-1] == (lost, "Brawny was not bid")
+    await accessible(sam)
+    await shot(sam, "player-dispute")
+
+
+async def test_the_spectators_page_has_no_empty_boxes(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    watcher = await player(browser, f"{live.web}/play#token={tokens['spectator']}")
+    await expect(watcher.get_by_role("heading", name="Spectator")).to_be_visible()
+    for box in ("#me", "#declare", ".problems"):
+        await expect(watcher.locator(box)).to_be_hidden()
+    assert await watcher.locator("button.due").is_hidden()
+    assert await watcher.get_by_label("Quiet (no sound or vibration)").count() == 0
+    no_scroll = "() => document.documentElement.scrollWidth <= innerWidth"
+    assert await watcher.evaluate(no_scroll)
+    await accessible(watcher)
+    await shot(watcher, "spectator")
