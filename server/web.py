@@ -4,7 +4,8 @@ websockets' ``process_request``. Nothing is built: the pages are plain modules a
 
 Pages: ``/`` (join with a link or token), ``/play`` (a player's phone), ``/st`` (the Storyteller's
 console), ``/replay`` (the replay viewer). Tokens travel in the link's fragment (``#token=…``),
-which browsers never send to a server.
+which browsers never send to a server. ``/static/manifest.webmanifest`` and its icons
+(``/static/icons/``) let a phone add the player's page to its home screen.
 """
 
 from __future__ import annotations
@@ -24,7 +25,17 @@ from domain.rules.texts import RULES
 ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
 PAGES = {"/": "page.html", "/play": "page.html", "/st": "page.html", "/replay": "page.html"}
 """One document for every page: its module (``js/main.js``) draws the page the path names."""
-TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html", ".svg": "image/svg+xml"}
+TYPES = {
+    ".js": "text/javascript",
+    ".css": "text/css",
+    ".html": "text/html",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".webmanifest": "application/manifest+json",
+}
+"""What each file is; ``.webmanifest`` by name, since Python's own table may not know it."""
+UNSERVED = frozenset({".py"})
+"""The repository's tools kept beside the pages (``icons/make.py`` draws the icons): not pages."""
 POLICY = (
     "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
     "style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'"
@@ -55,7 +66,8 @@ def _file(path: str) -> Path | None:
         return None
     try:
         file = (ROOT / name).resolve()
-        return file if file.is_relative_to(ROOT) and file.is_file() else None
+        served = file.is_relative_to(ROOT) and file.is_file() and file.suffix not in UNSERVED
+        return file if served else None
     except (OSError, ValueError):  # a name the file system cannot hold: there is no such file
         return None
 
