@@ -9,7 +9,7 @@ the ``rule`` they applied and the numbers they ``compared``, so a replay explain
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import ClassVar, Literal
 
 import msgspec
 
@@ -300,11 +300,21 @@ class TraitLost(Event, frozen=True, kw_only=True, tag="trait_lost"):
     rule: str
 
 
-class DamageTaken(Event, frozen=True, kw_only=True, tag="damage_taken"):
+class DamageTaken(Event, frozen=True, kw_only=True, omit_defaults=True, tag="damage_taken"):
+    """Damage a character takes from a won attack. ``why`` says how the amount and type came from
+    what was declared ("1 lethal declared; Feral Claws makes it aggravated.", or "1 lethal, as
+    declared."), ``rule`` the rule of the first change (empty: as declared). Both default to empty
+    and are left out when empty, so logs written before them decode and hash as they did."""
+
+    LATE: ClassVar[tuple[str, ...]] = ("why", "rule")
+    """Fields added after logs were written: left out of the canonical data when empty."""
+
     character: str
     amount: int
     damage: DamageType
     challenge: str
+    why: str = ""
+    rule: str = ""
 
 
 class ArmorDamaged(Event, frozen=True, kw_only=True, tag="armor_damaged"):

@@ -99,8 +99,14 @@ def parse_at(text: str) -> datetime:
 
 
 def event_data(event: Event) -> bytes:
-    """The canonical ``data`` of an event: its fields, keys sorted."""
-    return _encoder.encode(msgspec.structs.asdict(event))
+    """The canonical ``data`` of an event: its fields, keys sorted; a field an event type gained
+    after logs were written (``LATE``) is left out while empty, so those logs encode as they were
+    written and their hashes hold."""
+    fields = msgspec.structs.asdict(event)
+    for name in getattr(event, "LATE", ()):
+        if not fields[name]:
+            del fields[name]
+    return _encoder.encode(fields)
 
 
 def decode_event(type_: str, data: bytes | str) -> SceneEvent:

@@ -208,8 +208,9 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             return f"{event.why}{critical}{wait}"
         case TraitLost():  # a consequence kept on its challenge has its names, not its words
             return event.why or f"{name(event.character)} loses {event.trait}."
-        case DamageTaken():
-            return f"{name(event.character)} takes {event.amount} {event.damage} damage."
+        case DamageTaken():  # how it came from what was declared, where the log says (a rule: changed)
+            how = f": {event.why}" if event.rule else ", as declared." if event.why else "."
+            return f"{name(event.character)} takes {event.amount} {event.damage} damage{how}"
         case GrappleStarted():
             return f"{name(event.grappler)} grapples {name(event.victim)}."
         case GrappleBroken():

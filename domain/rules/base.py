@@ -16,7 +16,7 @@ from typing import ClassVar, Literal
 import msgspec
 
 from domain.commands import Action, Assist, BidTraits, Declare, Join, Relent, Source
-from domain.effects import Damage
+from domain.effects import Damage, Dealt
 from domain.errors import Rejected
 from domain.events import (
     BloodSpent,
@@ -35,6 +35,13 @@ from domain.events import (
 from domain.pools import DefenseKind, Pool, PoolSpec
 from domain.sheets import Category, Sheet
 from domain.state import Challenge, Helper, RetestEntry, Scene
+
+
+def taken(target: str, ch: Challenge, dealt: Dealt) -> DamageTaken:
+    """The ``damage_taken`` of ``dealt`` on ``target``, with how it came from what was declared."""
+    return DamageTaken(
+        character=target, amount=dealt.amount, damage=dealt.type, challenge=ch.id, why=dealt.why(), rule=dealt.rule
+    )
 
 
 class Declaration(msgspec.Struct, frozen=True, kw_only=True):
@@ -298,15 +305,15 @@ class Ruleset(ABC):
         """What follows any resolution, a relent's included (a grapple the victim broke by winning)."""
         return []
 
-    def damage(self, state: Scene, ch: Challenge, attacker: Helper, effect: Damage) -> Damage:
+    def damage(self, state: Scene, ch: Challenge, attacker: Helper, effect: Damage) -> Dealt:
         """The damage a winning attacker deals in the resolved challenge ``ch``: the challenger, or
         the mob member whose victory condition was chosen (its powers may add to it or change its
-        type, its grade add a point)."""
-        return effect
+        type, its grade add a point), with each change from ``effect`` in words and its rule."""
+        return Dealt.of(effect)
 
-    def wounds(self, state: Scene, ch: Challenge, target: str, dealt: Damage) -> list[SceneEvent]:
-        """The damage a target takes from a won attack (kony: armour first)."""
-        return [DamageTaken(character=target, amount=dealt.amount, damage=dealt.type, challenge=ch.id)]
+    def wounds(self, state: Scene, ch: Challenge, target: str, dealt: Dealt) -> list[SceneEvent]:
+        """The damage a target takes from a won attack (kony: armour first), saying how it came."""
+        return [taken(target, ch, dealt)]
 
     def stands(self, source: Source) -> bool:
         """Whether a retest from ``source`` stands at once, uncancellable (no wait for a pass)."""

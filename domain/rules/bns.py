@@ -25,7 +25,7 @@ from domain.commands import (
     Source,
     WillpowerSource,
 )
-from domain.effects import Damage, Narrative
+from domain.effects import Damage, Dealt, Narrative
 from domain.errors import Rejected
 from domain.events import (
     DeclarationsOpened,
@@ -63,7 +63,7 @@ from domain.rules.bns_catalog import (
     rating,
     skill_rating,
 )
-from domain.rules.bns_combat import CLEARS_AFTER
+from domain.rules.bns_combat import CLEARS_AFTER, MANEUVERS
 from domain.rules.catalog import BEATS, SIGNS
 from domain.sheets import Category, Sheet, Weapon
 from domain.state import NARRATOR, Challenge, Character, Helper, RetestEntry, Scene
@@ -588,14 +588,20 @@ class Bns(Ruleset):
             return None  # a failed Physical attack may be tried again next initiative (bns:retry-physical)
         return immunity_key(ch.challenger.who, ch.targets[0], what), now + timedelta(minutes=IMMUNITY_MINUTES)
 
-    def damage(self, state: Scene, ch: Challenge, attacker: Helper, effect: Damage) -> Damage:
+    def damage(self, state: Scene, ch: Challenge, attacker: Helper, effect: Damage) -> Dealt:
+        """A bite or claw is lethal (bns:tooth-and-claw), an exceptional success adds a point
+        (bns:exceptional-damage), the maneuvers take theirs away (option ``damage_floor``: the
+        reduction floored at 0 before the point, or after)."""
+        dealt = Dealt.of(effect)
         pool = ch.challenger.pool
         if pool is not None and pool.attack in LETHAL and effect.type == "bashing":
-            effect = Damage(amount=effect.amount, type="lethal")  # bns:tooth-and-claw
-        exceptional = 1 if ch.outcome is not None and ch.outcome.exceptional else 0  # bns:exceptional-damage
-        if options(state).damage_floor == "before":  # the reduction floored at 0 first, then the point
-            return Damage(amount=maneuvers.reduced(state, ch, effect.amount) + exceptional, type=effect.type)
-        return Damage(amount=maneuvers.reduced(state, ch, effect.amount + exceptional), type=effect.type)
+            dealt = dealt.then(f"a {pool.attack} is lethal", "bns:tooth-and-claw", type="lethal")
+        exceptional = ch.outcome is not None and ch.outcome.exceptional
+        if options(state).damage_floor == "before":
+            dealt = _reduced(state, ch, dealt)
+        if exceptional:
+            dealt = dealt.then("an exceptional success adds 1", "bns:exceptional-damage", amount=dealt.amount + 1)
+        return dealt if options(state).damage_floor == "before" else _reduced(state, ch, dealt)
 
     def settled(self, state: Scene, ch: Challenge, winner: Leader) -> list[SceneEvent]:
         return maneuvers.maneuver_effects(state, ch) if winner == "challenger" else []
@@ -646,3 +652,16 @@ def immunity_key(challenger: str, target: str, what: str | None) -> str:
     """What a failed Mental or Social challenge makes its target immune to: this power or action
     of this challenger's (bns:retry-immunity)."""
     return f"bns:{challenger}>{target}:{what or ''}"
+
+
+def _reduced(state: Scene, ch: Challenge, dealt: Dealt) -> Dealt:
+    """``dealt`` less what the attack's maneuvers take away, naming them and citing the first."""
+    left = maneuvers.reduced(state, ch, dealt.amount)
+    if left == dealt.amount:
+        return dealt
+    used = [MANEUVERS[name] for name in ch.maneuvers]
+    names = " and ".join(m.title for m in used)
+    rule = next((m.rule for m in used if m.reduction or m.plain_damage), used[0].rule)
+    if left > dealt.amount:  # Pierce the Heart on a shapeshifter
+        return dealt.then(f"{names} adds {left - dealt.amount}", rule, amount=left)
+    return dealt.then(f"{names} {'takes' if len(used) == 1 else 'take'} {dealt.amount - left} away", rule, amount=left)

@@ -26,7 +26,7 @@ from domain.commands import (
     SurpriseSource,
     WillpowerSource,
 )
-from domain.effects import Damage
+from domain.effects import Damage, Dealt
 from domain.errors import Rejected
 from domain.events import (
     AbilitySpent,
@@ -543,17 +543,21 @@ class Camarilla(Lotn):
                     events.append(BonusExpired(character=who, trait=bonus.trait, challenge=ch.id))
         return events
 
-    def damage(self, state: Scene, ch: Challenge, attacker: Helper, effect: Damage) -> Damage:
+    def damage(self, state: Scene, ch: Challenge, attacker: Helper, effect: Damage) -> Dealt:
+        """A power used in the attack may change its type (Feral Claws); each power of the sheet that
+        adds damage and fits the lead adds its own (camarilla:stacking)."""
+        dealt = Dealt.of(effect)
         c = state.characters.get(attacker.who)
         if c is None:
-            return effect
-        extra = sum(
-            power(name).extra_damage
-            for name in c.sheet.powers
-            if power(name).extra_damage and power(name).lead in (None, attacker.lead)
-        )
+            return dealt
         kind = power(attacker.power).damage_type if attacker.power else None
-        return Damage(amount=effect.amount + extra, type=kind or effect.type)
+        if kind:
+            dealt = dealt.then(f"{attacker.power} makes it {kind}", "camarilla:stacking", type=kind)
+        for name in c.sheet.powers:
+            extra = power(name).extra_damage
+            if extra and power(name).lead in (None, attacker.lead):
+                dealt = dealt.then(f"{name} adds {extra}", "camarilla:stacking", amount=dealt.amount + extra)
+        return dealt
 
     def blood(self, state: Scene, who: str, kind: str) -> BloodSpent:
         c = state.characters[who]

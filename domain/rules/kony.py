@@ -18,13 +18,12 @@ from typing import ClassVar
 from msgspec.structs import replace
 
 from domain.commands import AbilitySource, Action, Declare, OverbidSource, Source
-from domain.effects import Damage
+from domain.effects import Dealt
 from domain.errors import Rejected
 from domain.events import (
     AbilitySpent,
     ArmorDamaged,
     BloodSpent,
-    DamageTaken,
     DeclarationsOpened,
     InitiativeSet,
     Leader,
@@ -38,7 +37,7 @@ from domain.events import (
     TurnStarted,
 )
 from domain.rules import kony_dice, kony_rounds
-from domain.rules.base import Declaration, Dice, TraitPool, Verdict
+from domain.rules.base import Declaration, Dice, TraitPool, Verdict, taken
 from domain.rules.camarilla import Camarilla
 from domain.rules.lotn import Lotn
 from domain.sheets import Category, Sheet
@@ -315,7 +314,7 @@ class Kony(Camarilla):
     def wait(self, state: Scene, ch: Challenge, winner: Leader, now: datetime) -> tuple[str, datetime] | None:
         return None
 
-    def wounds(self, state: Scene, ch: Challenge, target: str, dealt: Damage) -> list[SceneEvent]:
+    def wounds(self, state: Scene, ch: Challenge, target: str, dealt: Dealt) -> list[SceneEvent]:
         """Armour (supernatural forms included) takes damage first, before any power resists it; no
         power protects armour (kony:damage-order)."""
         c = state.characters[target]
@@ -328,9 +327,8 @@ class Kony(Camarilla):
                 ArmorDamaged(character=target, amount=soaked, challenge=ch.id, why=why, rule="kony:damage-order")
             )
         if dealt.amount > soaked:
-            events.append(
-                DamageTaken(character=target, amount=dealt.amount - soaked, damage=dealt.type, challenge=ch.id)
-            )
+            rest = dealt.then(f"armour takes {soaked} first", "kony:damage-order", amount=dealt.amount - soaked)
+            events.append(taken(target, ch, rest))
         return events
 
     def blood(self, state: Scene, who: str, kind: str) -> BloodSpent:
