@@ -137,6 +137,8 @@ class CharacterView(msgspec.Struct, frozen=True, omit_defaults=True):
     willpower: int | None = None
     health: int | None = None
     damage: dict[str, int] | None = None
+    blood: int | None = None
+    """Blood left, of the sheet's ``blood`` (its player and the ST; only when the sheet has blood)."""
     actions_left: int | None = None
     actions: dict[str, int] | None = None
     """Actions left this round by kind, ``{"standard": 1, "simple": 1}`` (bns)."""
@@ -292,6 +294,7 @@ def character_view(
             "lethal": c.wounds.lethal,
             "aggravated": c.wounds.aggravated,
         },
+        blood=c.sheet.blood - c.blood_spent if c.sheet.blood else None,
         free_used=list(c.free_used) or None,
         maneuvers=offers or None,
         maneuver_round=c.maneuver_round or None,
