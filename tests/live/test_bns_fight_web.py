@@ -160,6 +160,7 @@ async def test_a_fair_escape_held_and_failed_on_three_phones(
     for page in phones:
         await expect(page.locator("#round .marked").filter(has_text="Julian")).to_contain_text("no exit")
     await st.get_by_role("button", name="End round 1").click()
+    await st.get_by_role("button", name="Confirm: end round 1").click()  # it asks first
     await expect(julian.locator("#round")).to_contain_text("Round 1 is over.")
     await st.locator("#round details.rage summary").click()
     await st.get_by_label("Julian's Rage rounds").fill("1")
@@ -223,6 +224,7 @@ async def test_the_console_plays_an_npc_in_a_round(live: Running, tokens: dict[s
     await accessible(st)
     await shots(st, "bns-console-npc")
     await round_.get_by_role("button", name="End round 1").click()
+    await round_.get_by_role("button", name="Confirm: end round 1").click()  # it asks first
     await round_.get_by_role("button", name="Start round 2").click()
     await expect(round_).to_contain_text("Order: Edward 6 → Rosa 5 → Mook 4")
 
@@ -282,7 +284,7 @@ async def test_a_third_character_shields_the_defender_and_answers(
     await expect(rosa.locator("#round")).to_contain_text("Actions left: 1 standard, 0 simple.")
     await expect(rosa.locator("#timeline")).to_contain_text("Rosa shields Edward")
     mine = rosa.locator("#challenges article").filter(has_text="Julian → Rosa")
-    await expect(mine).to_contain_text("waiting for Rosa to answer")
+    await expect(mine).to_contain_text("Your answer is due")  # her own page: in the second person
     await expect(mine.get_by_role("group", name="Defend with")).to_be_visible()
     await expect(mine.get_by_role("button", name=re.compile("^Shield"))).to_have_count(0)  # she is in it now
     console_card = st.locator("#challenges article").filter(has_text="Julian → Rosa")
@@ -291,7 +293,7 @@ async def test_a_third_character_shields_the_defender_and_answers(
     await expect(attack).to_contain_text("Withdraw the challenge")  # he may, losing the action
     await shots(rosa, "bns-shield-answer", "challenges")
     await mine.get_by_role("button", name="Defend", exact=True).click()
-    await expect(mine).not_to_contain_text("waiting for Rosa to answer")
+    await expect(mine).not_to_contain_text("Your answer is due")
     await expect(attack).not_to_contain_text("waiting for Rosa to answer")
     await accessible(rosa)
     await shots(rosa, "bns-shield-answered", "challenges")

@@ -6,11 +6,13 @@ browser. Every page is saved as a phone-sized screenshot in ``tests/artifacts/``
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from axe_playwright_python.async_playwright import Axe
 from playwright.async_api import Browser, Page, async_playwright, expect
 
 from clients.client import Client
@@ -49,6 +51,23 @@ CONTRAST = """() => {
   });
 }"""
 
+PLACEHOLDERS = """() => {
+  const rgba = (c) => { const v = c.match(/\\d+(\\.\\d+)?/g).map(Number);
+    return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const ground = (el) => { for (; el; el = el.parentElement) { const c = rgba(getComputedStyle(el).backgroundColor);
+    if (c[3] > 0) return c; } return rgba(getComputedStyle(document.documentElement).backgroundColor); };
+  return [...document.querySelectorAll('input[placeholder], textarea[placeholder]')].map((el) => {
+    const style = getComputedStyle(el, '::placeholder'), bg = ground(el), fg = rgba(style.color);
+    const a = fg[3] * Number(style.opacity || 1), seen = fg.slice(0, 3).map((v, i) => v * a + bg[i] * (1 - a));
+    const [x, y] = [lum(seen), lum(bg)].sort((p, q) => q - p);
+    return [el.getAttribute('placeholder'), Math.round((x + 0.05) / (y + 0.05) * 100) / 100];
+  });
+}"""
+"""Each placeholder's contrast on its field's own background (its colour and opacity blended in)."""
+
 
 @pytest.fixture
 async def browser() -> AsyncIterator[Browser]:
@@ -73,9 +92,26 @@ async def shot(page: Page, name: str) -> None:
 
 
 async def accessible(page: Page) -> None:
-    """Every control has a name; the text reads in a dim room (WCAG AAA, 7:1, on the dark theme)."""
+    """Every control has a name; the text reads in a dim room (WCAG AAA, 7:1, on the dark theme);
+    every placeholder at least 4.5:1; and axe-core finds nothing serious or critical."""
     assert await page.evaluate(UNNAMED_CONTROLS) == []
     assert min(await page.evaluate(CONTRAST)) >= 7
+    faint = [(words, ratio) for words, ratio in await page.evaluate(PLACEHOLDERS) if ratio < 4.5]
+    assert faint == [], f"placeholders under 4.5:1: {faint}"
+    findings = await axe_findings(page)
+    assert findings == [], "axe-core, serious or critical:\n" + "\n".join(findings)
+
+
+async def axe_findings(page: Page) -> list[str]:
+    """axe-core's serious and critical findings on the page as it is now, one line each: the rule,
+    its help, and the elements (at most eight) it found them on."""
+    results = await Axe().run(page)
+    found = []
+    for rule in results.response["violations"]:
+        if rule["impact"] in ("serious", "critical"):
+            nodes = "; ".join(f"{' '.join(map(str, n['target']))} {n['html'][:120]}" for n in rule["nodes"][:8])
+            found.append(f"{rule['id']} ({rule['impact']}): {rule['help']} [{rule['helpUrl']}] — {nodes}")
+    return found
 
 
 async def invite(st: Page, name: str) -> str:
@@ -141,7 +177,7 @@ async def test_a_tie_and_a_retest_at_a_table_of_phones(live: Running, tokens: di
     fight = sam.locator("#challenges")
     await fight.get_by_role("button", name="Rock", exact=True).click()
     await expect(fight).to_contain_text("Your sealed throw: Rock")
-    await expect(answer).to_contain_text("waiting for Juan to throw")
+    await expect(answer).to_contain_text("Your throw is due")  # Juan's own page: in the second person
     await expect(answer.locator(".sealed")).to_have_count(0)
     await expect(st.locator("#challenges")).to_contain_text("Sam's sealed throw: Rock")
     await expect(fight.get_by_role("button", name="Rock", exact=True)).to_have_count(0)  # thrown: no second throw
@@ -295,7 +331,7 @@ async def test_the_console_runs_a_camarilla_round(
     await st.get_by_label("1st to resolve").select_option(label="Thug")
     await st.get_by_label("2nd to resolve").select_option(label="Joe")
     await st.get_by_role("button", name="Order the tie at 5").click()
-    await expect(st.locator("#round")).to_contain_text("Order: Mark 9 → Thug 5 = Joe 5")
+    await expect(st.locator("#round")).to_contain_text("Order: Mark 9 → Thug 5, then Joe 5")  # no longer a tie
     await shot(st, "storyteller-round")
 
     await expect(mark.locator("#round")).to_contain_text("Your turn.")
@@ -311,9 +347,9 @@ async def test_the_console_runs_a_camarilla_round(
     await expect(mark.locator("#challenges")).to_contain_text("Test 1: Mark rock vs Thug")
 
     first_test = mark.locator("#timeline li").filter(has_text="Test 1: Mark rock")
-    await first_test.locator("details.dispute summary").click()
-    await first_test.get_by_label("Why event", exact=False).fill("Thug was asleep")
-    await first_test.get_by_role("button", name="Dispute", exact=True).click()
+    await first_test.get_by_role("button", name=re.compile(r"^Step \d+: options$")).click()  # the step's menu
+    await first_test.get_by_label("Why this step is wrong").fill("Thug was asleep")
+    await first_test.get_by_role("button", name="Send the dispute").click()
     await expect(first_test).to_contain_text("Sent to the Storyteller.")
     dispute = st.locator("#disputes article")
     await expect(dispute).to_contain_text("Mark: “Thug was asleep”")
@@ -353,7 +389,7 @@ async def test_a_pool_challenge_on_two_phones(live: Running, tokens: dict[str, s
     await accessible(vincent)
 
     card = brute.locator("#challenges article")
-    await expect(card).to_contain_text("Vincent → Brute · social contested")
+    await expect(card).to_contain_text("Vincent → Brute · a Social challenge")
     await expect(card).not_to_contain_text("Intimidation")  # Vincent's pool stays his until the test
     defenses = card.locator("fieldset.defenses")
     await expect(defenses).to_contain_text("Social: Composure 2 + Willpower 3 = 5")
