@@ -203,3 +203,55 @@ async def test_a_round_fits_a_phone_and_every_action_is_confirmed(
     await expect(round_.get_by_role("status")).to_contain_text("Round 1 ends")
     assert log(backend, scene)[-1] == "round_ended"
     await accessible(st)
+
+
+async def test_record_the_test_is_offered_only_while_the_server_would_take_it(
+    live: Running, tokens: dict[str, str], browser: Browser, backend: Backend
+) -> None:
+    """Once a sealed throw is in, "Record the test" goes (record_test would be refused) and the card
+    says why; a test recorded, an adjustment and an NPC's declaration each confirm what they did."""
+    await swing(live, tokens, "first")
+    await swing(live, tokens, "second")
+    st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    first = st.locator("#challenges article").filter(has_text="Sam → Juan").first
+    second = st.locator("#challenges article").filter(has_text="Sam → Juan").last
+    await expect(first.get_by_role("button", name="Record the test")).to_be_visible()
+    await expect(second.get_by_role("button", name="Record the test")).to_be_visible()
+
+    async with Client(live.url, tokens["sam"]) as sam:  # Sam throws for the second on his phone
+        assert (await sam.send({"type": "throw", "challenge": "second", "sign": "rock"}))["ok"]
+    await expect(second.get_by_role("button", name="Record the test")).to_have_count(0)
+    await expect(second).to_contain_text("A sealed throw is in: Sam threw on their phone")
+    async with Client(live.url, tokens["st"]) as st_client:  # as the server says
+        refused = await st_client.send({"type": "record_test", "challenge": "second", "signs": {"sam": "rock", "juan": "paper"}})
+        assert refused["error"]["code"] == "throws_in"
+
+    # the first, recorded from the table: the confirmation says what the test came to
+    await first.get_by_label("Sam threw").select_option("rock")
+    await first.get_by_label("Juan threw").select_option("scissors")
+    await first.get_by_role("button", name="Record the test").click()
+    said = st.locator("#challenges .outcome[data-key=challenges]")
+    await expect(said).to_contain_text("✓")
+    await expect(said).to_contain_text("Test 1")
+    assert "test_revealed" in log(backend)
+
+    # an adjustment: confirmed, and the row shows the new Willpower
+    adjust = st.locator("#characters details").filter(has_text="Adjust Sam")
+    await adjust.locator("summary").click()
+    await adjust.get_by_label("Willpower (+/-)").fill("-1")
+    await adjust.get_by_label("Reason (kept in the log)").fill("a retest")
+    await adjust.get_by_role("button", name="Adjust", exact=True).click()
+    sam_row = st.locator("#characters tr").filter(has_text=re.compile("^Sam"))
+    await expect(sam_row.get_by_role("status")).to_contain_text("Adjusted.")
+    await expect(sam_row.get_by_role("cell", name="Willpower: 1")).to_be_visible()  # it was 2
+
+    # the Guard swings at Sam, declared from the console: confirmed, and the card is there
+    npc = st.locator("#challenges .npc-declare")
+    await npc.get_by_text("Declare a challenge for an NPC").click()
+    await npc.get_by_label("Target", exact=True).select_option(label="Sam")
+    await npc.get_by_label("Victory condition").fill("Out you go")
+    await npc.get_by_role("button", name="Declare", exact=True).click()
+    await expect(npc.get_by_role("status").filter(has_text="Declared.")).to_be_visible()
+    await expect(st.locator("#challenges article").filter(has_text="Guard → Sam")).to_be_visible()
+    await fits(st, "console-recorded")
+    await accessible(st)
