@@ -2,9 +2,9 @@
 // the category, the victory condition, and what the side puts in: a Trait bid, or a test pool the
 // server computes from the sheet and shows before anything is sent (`pool` request). The ruleset
 // is read from `view.rules`, never from its name.
-import { field, fill, h, select } from "./dom.js";
+import { field, fill, h, select, uid } from "./dom.js";
 import { newId } from "./live.js";
-import { CATEGORIES, describePool, refusal, title } from "./words.js";
+import { CATEGORIES, describePool, nameOf, refusal, title } from "./words.js";
 
 const FLAGS = {
   surprise: "Surprise (they did not see it coming)",
@@ -66,11 +66,28 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
   const target = select("target", others(view, who));
   const category = select("category", CATEGORIES.map((cat) => [cat, title(cat)]));
   const bid = select("bid", traitsLeft(c, "physical"));
-  category.addEventListener("change", () => fill(bid, traitsLeft(c, category.value).map(([v, t]) => h("option", { value: v }, t))));
+  const intent = roundIntent(view, c);
+  if (intent?.target && [...target.options].some((o) => o.value === intent.target)) target.value = intent.target;
+  if (intent?.category) category.value = intent.category;
+  const victory = h("input", { name: "victory", autocomplete: "off", required: true });
+  const effect = victoryFields(view, victory, () => (pools ? attack.fields().category : category.value), () => target.value, kind);
+  const offerCategories = () => {
+    // a category with no Trait left to bid is not offered for a test that needs a bid
+    for (const option of category.options) {
+      const empty = !pools && kind.value !== "simple" && traitsLeft(c, option.value).length === 0;
+      option.disabled = empty;
+      option.textContent = empty ? `${title(option.value)} (no Traits left to bid)` : title(option.value);
+    }
+    if (category.selectedOptions[0]?.disabled) category.value = [...category.options].find((o) => !o.disabled)?.value ?? category.value;
+    fill(bid, traitsLeft(c, category.value).map(([v, t]) => h("option", { value: v }, t)));
+    effect.categoryChanged();
+  };
+  category.addEventListener("change", offerCategories);
+  kind.addEventListener("change", offerCategories);
+  target.addEventListener("change", () => effect.sayIt());
   const fight = fightFields(view, c);
-  const attack = attackFields(live, view, who, forCharacter, () => fight.fields().maneuver);
-  const victory = h("input", { name: "victory", autocomplete: "off", placeholder: "I punch him in the jaw", required: true });
-  const effect = effectFields();
+  const attack = attackFields(live, view, who, forCharacter, () => fight.fields().maneuver, () => effect.categoryChanged());
+  offerCategories();
   const powers = Array.isArray(c.sheet?.powers) ? c.sheet.powers : Object.keys(c.sheet?.powers || {});
   const power = select("power", [["", "No power"], ...powers.map((p) => [p, p])]);
   const difficulty = h("input", { type: "number", name: "difficulty", min: 0, max: 99, value: 3, inputmode: "numeric" });
@@ -100,17 +117,18 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
   };
   return h(
     "form",
-    { class: "stack", onsubmit: submit, onchange: (e) => ["maneuver", "second_maneuver"].includes(e.target.name) && attack.refresh?.() },
+    { class: "stack declare-form", onsubmit: submit, onchange: (e) => ["maneuver", "second_maneuver"].includes(e.target.name) && attack.refresh?.() },
+    intent && h("p", { class: "intent" }, `From ${forCharacter ? "their" : "your"} action this round: ${title(intent.category || "")}${intent.target ? ` against ${nameOf(view, intent.target)}` : ""}.`),
     field("Kind", kind),
     field("Target", target),
     fight.controls,
     pools ? attack.controls : [field("Category", category), field("Trait to bid", bid)],
-    field("Victory condition", victory),
+    effect.controls,
+    field("Victory condition", victory, "In words, what happens when you win"),
     h(
       "details",
       {},
-      h("summary", {}, "More: effect, power, difficulty", flags.length ? ", " + flags.map(([f]) => f).join(", ") : ""),
-      effect.controls,
+      h("summary", {}, "More: power, difficulty", flags.length ? ", " + flags.map(([f]) => f).join(", ") : ""),
       field("Power", power),
       field("Difficulty (static)", difficulty),
       flags.map(([flag, box]) => h("label", { class: "check" }, box, ` ${FLAGS[flag]}`)),
@@ -118,6 +136,80 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
     h("button", { type: "submit", class: "primary" }, "Declare"),
     out,
   );
+}
+
+/** The action `c` declared for this round with a test (round intents): its category and target,
+ * carried into the challenge form (null: none declared, or one without a test). */
+function roundIntent(view, c) {
+  const action = view.round && c?.action;
+  if (!action || !["challenge", "end_of_turn", "full_round"].includes(action.kind)) return null;
+  const category = action.category || action.categories?.[0] || null;
+  return category || action.target ? { category, target: action.target || null } : null;
+}
+
+const EXAMPLES = {
+  damage: "I punch him in the jaw",
+  grapple: "I grab her and pin her arms",
+  knock_down: "I sweep his legs out from under him",
+  narrative: "I talk my way past the guard",
+};
+
+/** What winning does, asked up front (protocol section 4): damage (how much, of what type), a
+ * grapple, knocking down, or narrative only (no mechanical effect), with the victory in words
+ * beside it. Physical challenges start at 1 bashing damage, the others at narrative only: the
+ * choice is always in sight, never a silent none. `value()` is the `effect` to send. */
+function victoryFields(view, victory, categoryOf, targetOf, kind) {
+  const name = uid("effect");
+  const choices = [
+    ["damage", "Damage"],
+    ["grapple", "Grapple"],
+    ["knock_down", "Knock down"],
+    ["narrative", "Narrative only (no mechanical effect)"],
+  ];
+  const radios = choices.map(([value]) => h("input", { type: "radio", name, value, class: "effect-choice" }));
+  const amount = h("input", { type: "number", name: "amount", min: 0, max: 10, value: 1, inputmode: "numeric" });
+  const damageType = select("type", [["bashing", "Bashing"], ["lethal", "Lethal"], ["aggravated", "Aggravated"]]);
+  const damage = h("div", { class: "row damage-fields" }, field("How much", amount), field("Type of damage", damageType));
+  const sentence = h("p", { class: "victory-sentence", role: "status", "aria-live": "polite" });
+  const chosen = () => radios.find((r) => r.checked)?.value || "narrative";
+  let touched = false;
+  const sayIt = () => {
+    const who = kind.value === "contested" ? nameOf(view, targetOf()) : "the target";
+    const n = Number(amount.value);
+    const words = {
+      damage: `${who} takes ${n} ${damageType.value} damage`,
+      grapple: `you grapple ${who}`,
+      knock_down: `${who} is knocked down`,
+      narrative: "nothing mechanical: the Storyteller narrates it",
+    }[chosen()];
+    damage.hidden = chosen() !== "damage";
+    victory.placeholder = EXAMPLES[chosen()];
+    sentence.replaceChildren("If you win: ", h("strong", {}, words), ".");
+  };
+  const pick = (value) => {
+    for (const r of radios) r.checked = r.value === value;
+    sayIt();
+  };
+  for (const r of radios) r.addEventListener("change", () => ((touched = true), sayIt()));
+  for (const control of [amount, damageType]) {
+    control.addEventListener("input", sayIt);
+    control.addEventListener("change", sayIt);
+  }
+  const categoryChanged = () => touched || pick(categoryOf() === "physical" ? "damage" : "narrative");
+  const value = () => {
+    const kindOf = chosen();
+    return kindOf === "damage" ? { kind: "damage", amount: Number(amount.value), type: damageType.value } : { kind: kindOf };
+  };
+  const controls = h(
+    "fieldset",
+    { class: "effect-choices" },
+    h("legend", {}, "What winning does"),
+    choices.map(([, text], i) => h("label", { class: "check" }, radios[i], ` ${text}`)),
+    damage,
+    sentence,
+  );
+  pick("damage");
+  return { controls, value, categoryChanged, sayIt };
 }
 
 /** A structured victory condition (protocol section 4): the kind, and for damage how much and of
@@ -132,7 +224,7 @@ export function effectFields() {
 }
 
 /** An attack pool's controls, and the pool as the server computes it, shown as they change. */
-function attackFields(live, view, who, forCharacter, maneuver = () => undefined) {
+function attackFields(live, view, who, forCharacter, maneuver = () => undefined, attackChanged = () => {}) {
   const sheet = view.characters[who]?.sheet || {};
   const kind = select("attack", ATTACKS);
   const attribute = select("attribute", [["", "The attack's own"], ...Object.keys(sheet.attributes || {}).map((a) => [a, title(a)])]);
@@ -171,6 +263,7 @@ function attackFields(live, view, who, forCharacter, maneuver = () => undefined)
     control.addEventListener("input", changed);
     control.addEventListener("change", changed);
   }
+  kind.addEventListener("change", attackChanged); // a Mental or Social attack: narrative to start with
   setTimeout(preview, 0);
   const controls = [
     field("Attack", kind),

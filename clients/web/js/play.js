@@ -1,6 +1,7 @@
 // The player's page: my character, the challenges in front of me with only the moves the rules
 // allow now, declaring a challenge, the round, and the timeline as I saw it.
-import { challengeCard, sheetCard } from "./cards.js";
+import { challengeCard } from "./cards.js";
+import { sheetCard } from "./sheet.js";
 import { declareForm, others } from "./declare.js";
 import { field, fill, h, keyed, regions, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
@@ -83,7 +84,7 @@ function start(live) {
     recentHeading.hidden = recent.length === 0;
     if (who !== "*" && view.status === "open") {
       declare.hidden = false;
-      region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost, mine?.sheet, mine?.free_used, mine?.maneuvers, maneuverAids(mine)]), () =>
+      region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost, mine?.sheet, mine?.free_used, mine?.maneuvers, maneuverAids(mine), mine?.action, !!view.round]), () =>
         fill(declare, h("h2", { id: "declare-h" }, "Declare a challenge"), declareForm(live, view, who)),
       );
     } else {
