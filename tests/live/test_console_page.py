@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from playwright.async_api import Browser, Page, expect
 
@@ -255,3 +256,89 @@ async def test_record_the_test_is_offered_only_while_the_server_would_take_it(
     await expect(st.locator("#challenges article").filter(has_text="Guard → Sam")).to_be_visible()
     await fits(st, "console-recorded")
     await accessible(st)
+
+
+async def test_a_sheet_written_in_the_form_joins_the_scene_and_the_players_page(
+    live: Running, tokens: dict[str, str], browser: Browser, backend: Backend
+) -> None:
+    """The Storyteller writes Rosa's sheet in the form; each bad value is refused beside its field
+    (the server's words), then she joins the scene with all of it, and her player's page shows her."""
+    st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    form = st.get_by_role("form", name="A new character's sheet")
+    await st.locator("details.sheet-form summary").click()
+    await form.get_by_label("Name", exact=True).fill("Rosa Vega")
+    await form.get_by_label("Willpower").fill("300")
+    await form.get_by_label("Health levels").fill("7")
+    await form.get_by_label("Blood").fill("10")
+    await form.get_by_label("Physical Traits").fill("Quick 2, Brawny, Nimble ×3")
+    await form.get_by_label("Mental Traits").fill("Alert, Quick")
+    await form.get_by_label("Physical Negative Traits").fill("Clumsy")
+    await form.get_by_label("Abilities").fill("Brawl 2, Dodge")
+    await form.get_by_label("Powers (with levels)").fill("Celerity 2, Potence 1")
+    await form.get_by_label("Merits").fill("Lucky")
+    await form.get_by_role("button", name="Add the character").click()
+    willpower = form.locator(".field").filter(has=st.get_by_label("Willpower"))
+    await expect(willpower.get_by_role("alert")).to_contain_text("willpower: at most 99")
+    await part(form, "console-sheet-refused")
+    assert "character_added" not in log(backend)[4:]
+
+    await form.get_by_label("Willpower").fill("3")
+    await form.get_by_role("button", name="Add the character").click()
+    mental = form.locator(".field").filter(has=st.get_by_label("Mental Traits", exact=True))
+    await expect(mental.get_by_role("alert")).to_contain_text("Quick is already a Physical Trait")
+    await expect(willpower.get_by_role("alert")).to_have_count(0)  # that one is right now
+
+    await form.get_by_label("Mental Traits", exact=True).fill("Alert, Clever")
+    await form.get_by_role("button", name="Add the character").click()
+    await expect(st.locator("#characters").get_by_role("status")).to_contain_text("Rosa Vega joins the scene")
+    await expect(st.locator("#characters tr").filter(has_text=re.compile("^Rosa Vega"))).to_be_visible()
+    added = [r for r in backend.store.read("s1") if r.type == "character_added"][-1]
+    sheet = msgspec.to_builtins(added.event)["character"]
+    assert sheet["id"] == "rosa-vega" and sheet["willpower"] == 3 and sheet["blood"] == 10
+    assert sheet["traits"]["physical"] == {"Quick": 2, "Brawny": 1, "Nimble": 3}
+    assert sheet["negative_traits"]["physical"] == ["Clumsy"]
+    assert sheet["powers"] == {"Celerity": 2, "Potence": 1} and sheet["merits"] == ["Lucky"]
+    assert sheet["abilities"] == {"Brawl": 2, "Dodge": 1}
+    await fits(st, "console-sheet-added")
+
+    rosa = await phone(browser, await invite(st, "Rosa Vega"))
+    await expect(rosa.get_by_role("heading", name="Rosa Vega", exact=True)).to_be_visible()
+    await expect(rosa.locator("body")).to_contain_text("Nimble")
+    await shot(rosa, "player-sheet-from-form")
+    await accessible(st)
+
+
+async def test_each_ruleset_has_a_template_sheet_the_server_accepts(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    """The console links a template sheet for its ruleset; each of the four, downloaded as the page
+    offers it, is a sheet the server takes in a scene of that ruleset; the bns form asks for
+    attributes and skills, the kony form for armour and extra actions."""
+    async with Client(live.url, tokens["st"]) as st_client:
+        for ruleset in RULESETS:
+            opened = await st_client.request({"type": "create_scene", "ruleset": ruleset}, "scene_created")
+            st = await phone(browser, f"{live.web}/st#token={opened['token']}")
+            await st.locator("details.sheet-form summary").click()
+            link = st.get_by_role("link", name="Download a template sheet")
+            assert await link.get_attribute("href") == f"/static/templates/{ruleset}.json"
+            async with st.expect_download() as downloading:
+                await link.click()
+            template = json.loads(Path(await (await downloading.value).path()).read_text())
+            async with Client(live.url, opened["token"]) as console:
+                added = await console.send({"type": "add_character", "character": template})
+                assert added["ok"], (ruleset, added)
+            form = st.get_by_role("form", name="A new character's sheet")
+            if ruleset == "bns":
+                await expect(form.get_by_label("Wits")).to_have_value("2")
+                await form.get_by_label("Name", exact=True).fill("Vincent")
+                await form.get_by_label("Wits").fill("4")
+                await form.get_by_label("Skills").fill("dodge 2, intimidation 5")
+                await form.get_by_role("button", name="Add the character").click()
+                await expect(st.locator("#characters tr").filter(has_text=re.compile("^Vincent"))).to_contain_text("Wits 4")
+                await part(form, "console-sheet-bns")
+            if ruleset == "kony":
+                await expect(form.get_by_label("Armour")).to_be_visible()
+                await expect(form.get_by_label("Extra actions each round")).to_be_visible()
+                await form.get_by_label("An NPC").check()
+                await expect(form.get_by_label("A combat sheet")).to_be_visible()
+            await st.context.close()

@@ -50,10 +50,28 @@ function namedFields(error) {
   return paths.map((p) => p.replace(/^\$\./, "").replace(/^character\./, ""));
 }
 
+/** A decoder's complaint in plain words ("Expected `int` <= 99" → "at most 99"). */
+export function plain(what) {
+  const rules = [
+    [/Expected `int` <= (\d+)/, (m) => `at most ${m[1]}`],
+    [/Expected `int` >= (\d+)/, (m) => `at least ${m[1]}`],
+    [/Expected `int`, got `str`/, () => "a whole number, not words"],
+    [/Expected `int`, got `float`/, () => "a whole number"],
+    [/Expected `str` of length >= 1/, () => "cannot be empty"],
+    [/Expected `str` of length <= (\d+)/, (m) => `at most ${m[1]} characters`],
+    [/Expected `str` matching regex/, () => "letters, digits, dots, dashes and underscores only"],
+  ];
+  for (const [pattern, say] of rules) {
+    const m = what.match(pattern);
+    if (m) return say(m);
+  }
+  return what.replace(/`/g, "");
+}
+
 /** What the refusal says of one field: its `fields` entry, or the sentence of the message naming it. */
 function wordsFor(error, path) {
   const exact = Object.entries(error.fields || {}).find(([p]) => p.replace(/^\$\.|^character\./g, "") === path);
-  if (exact) return `${path}: ${exact[1]}`;
+  if (exact) return `${path}: ${plain(exact[1])}`;
   const sentence = (error.message || "").split(/;\s+/).find((s) => s.includes(path));
   return (sentence || error.message || "").replace(/`/g, "");
 }
@@ -74,26 +92,26 @@ export function sheetForm(live) {
   const number = (name, value) => h("input", { type: "number", name, value, inputmode: "numeric" });
   const box = (name) => h("input", { type: "checkbox", name });
 
-  const name = h("input", { name: "name", autocomplete: "off", required: true, placeholder: "Old Tom" });
+  const name = h("input", { name: "name", autocomplete: "off", required: true, placeholder: "e.g. Old Tom" });
   const npc = box("npc");
   const auto = box("auto");
   const willpower = number("willpower", 3);
   const health = number("health", family === "pools" ? 6 : 7);
   const blood = number("blood", 0);
-  const traits = Object.fromEntries(CATEGORIES.map((c) => [c, text(`traits-${c}`, { physical: "Brawny 2, Quick", social: "Charismatic 2", mental: "Alert, Clever" }[c])]));
-  const negative = Object.fromEntries(CATEGORIES.map((c) => [c, text(`negative-${c}`, { physical: "Clumsy", social: "Callous", mental: "Forgetful" }[c])]));
-  const abilities = text("abilities", "Brawl 2, Dodge");
-  const powers = text("powers", "Celerity 2, Potence 1");
-  const merits = text("merits", "Lucky");
+  const traits = Object.fromEntries(CATEGORIES.map((c) => [c, text(`traits-${c}`, { physical: "e.g. Brawny 2, Quick", social: "e.g. Charismatic 2", mental: "e.g. Alert, Clever" }[c])]));
+  const negative = Object.fromEntries(CATEGORIES.map((c) => [c, text(`negative-${c}`, { physical: "e.g. Clumsy", social: "e.g. Callous", mental: "e.g. Forgetful" }[c])]));
+  const abilities = text("abilities", "e.g. Brawl 2, Dodge");
+  const powers = text("powers", "e.g. Celerity 2, Potence 1");
+  const merits = text("merits", "e.g. Lucky");
   const bomb = box("bomb");
   const attributes = Object.fromEntries(Object.values(ATTRIBUTES).flat().map((a) => [a, number(`attr-${a}`, 2)]));
-  const skills = text("skills", "brawl 2, dodge 1");
+  const skills = text("skills", "e.g. brawl 2, dodge 1");
   const armor = number("armor", 0);
   const extra = number("extra_actions", 0);
   const retests = number("retests", 0);
   const rerolls = number("rerolls", 0);
   const combat = box("combat_sheet");
-  const escapes = text("escape_powers", "Obfuscate");
+  const escapes = text("escape_powers", "e.g. Obfuscate");
   const notes = h("textarea", { name: "notes", rows: 2, placeholder: "What only you see" });
   const general = h("div", { class: "outcome", "aria-live": "polite" });
   const npcOnly = h("div", { class: "npc-only", hidden: true }, npcParts());
