@@ -342,3 +342,46 @@ async def test_each_ruleset_has_a_template_sheet_the_server_accepts(
                 await form.get_by_label("An NPC").check()
                 await expect(form.get_by_label("A combat sheet")).to_be_visible()
             await st.context.close()
+
+
+async def test_a_dispute_shows_the_step_in_words_and_the_sides_by_name(
+    live: Running, tokens: dict[str, str], browser: Browser, backend: Backend
+) -> None:
+    """Juan disputes the test he lost: the console counts the open dispute in its navigation, shows
+    the disputed step in the timeline's words and the challenge it was in, and its ruling form names
+    Sam and Juan (never "Challenger" or "Defender"); the ruling is confirmed and the count goes."""
+    await swing(live, tokens)
+    async with Client(live.url, tokens["sam"]) as sam, Client(live.url, tokens["juan"]) as juan:
+        assert (await sam.send({"type": "throw", "challenge": "c1", "sign": "rock"}))["ok"]
+        assert (await juan.send({"type": "throw", "challenge": "c1", "sign": "scissors"}))["ok"]
+        assert (await juan.send({"type": "pass", "challenge": "c1"}))["ok"]
+        revealed = next(r.seq for r in backend.store.read("s1") if r.type == "test_revealed")
+        disputed = await juan.send({"type": "dispute", "event": revealed, "reason": "He threw late"})
+        assert disputed["ok"], disputed
+    st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    nav = st.get_by_role("navigation", name="Console sections")
+    await expect(nav.get_by_role("link", name="Disputes (1 open)")).to_be_visible()
+    dispute = st.locator("#disputes article")
+    await expect(dispute.get_by_role("heading")).to_have_text(f"Juan disputes step {revealed}")
+    await expect(dispute.locator("blockquote")).to_contain_text("Test 1: Sam rock")
+    await expect(dispute).to_contain_text("In the challenge Sam → Juan: Sam won.")
+    await expect(dispute).to_contain_text("Juan: “He threw late”")
+    ruling = dispute.get_by_label("Ruling")
+    options = await ruling.locator("option").all_inner_texts()
+    assert options == ["Uphold: it stands", "Overturn: Juan wins instead", "Amend: name the winner"]
+    await ruling.select_option("amend")
+    winner = dispute.get_by_label("Winner")
+    assert await winner.locator("option").all_inner_texts() == ["Sam wins", "Juan wins", "Nobody (a draw)"]
+    text = await st.locator("#disputes").inner_text()
+    assert "Challenger" not in text and "Defender" not in text
+    await part(st.locator("#disputes"), "console-dispute")
+    await fits(st, "console-dispute-page")
+
+    await ruling.select_option("overturn")
+    await expect(winner).to_be_hidden()  # only an amendment names a winner
+    await dispute.get_by_label("Reason (kept in the log)").fill("Juan threw in time")
+    await dispute.get_by_role("button", name="Rule", exact=True).click()
+    await expect(st.locator("#disputes .outcome[data-key=disputes]")).to_contain_text("Ruled.")
+    await expect(nav.get_by_role("link", name="Disputes", exact=True)).to_be_visible()
+    assert log(backend)[-1] != "dispute_opened" and "ruling_issued" in log(backend)
+    await accessible(st)
