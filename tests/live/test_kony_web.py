@@ -99,7 +99,7 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
     await expect(juan_card).to_contain_text("Sam has rolled (sealed)")
     await expect(juan_card).not_to_contain_text("sealed dice")
     await expect(juan_card).not_to_contain_text("Brawl")
-    await expect(juan_card).to_contain_text("waiting for Juan to roll")
+    await expect(juan_card).to_contain_text("Your roll is due")
     await expect(juan_card).to_contain_text("Your Trait Pool: 3")  # down 1
     await expect(juan_card).not_to_contain_text("pool of 5")  # Sam's pool is his
     await juan_card.get_by_role("button", name="Roll 1 d3", exact=True).click()

@@ -116,7 +116,8 @@ function keepFocus(area, redraw) {
   redraw();
   if (!inside || active.isConnected) return;
   const again = (card && area.querySelector(`article[data-challenge="${CSS.escape(card)}"]`)) || area;
-  const control = again.querySelector("button:not([disabled]), select, input:not([type=hidden]), summary");
+  // a button, never a field: a focused field holds the region's redraws back (dom.js, regions)
+  const control = again.querySelector("button:not([disabled]), summary");
   const heading = again.querySelector("h2, h3");
   const target = control || heading;
   if (!target) return;
