@@ -385,3 +385,39 @@ async def test_a_dispute_shows_the_step_in_words_and_the_sides_by_name(
     await expect(nav.get_by_role("link", name="Disputes", exact=True)).to_be_visible()
     assert log(backend)[-1] != "dispute_opened" and "ruling_issued" in log(backend)
     await accessible(st)
+
+
+async def test_a_what_if_console_looks_unlike_the_live_one(
+    live: Running, tokens: dict[str, str], browser: Browser, backend: Backend
+) -> None:
+    """The Storyteller forks a what-if from the console: its console carries a banner naming the
+    scene and the event it was forked at, and another accent; the live console has neither, and
+    nothing done in the what-if reaches the live scene's log."""
+    st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    banner = st.get_by_role("note").filter(has_text="What-if")
+    await expect(banner).to_have_count(0)
+    live_accent = await st.locator("#scene h2").evaluate("(el) => getComputedStyle(el).color")
+    await st.get_by_label("Fork a what-if after event #").fill("3")
+    await st.get_by_role("button", name="Fork", exact=True).click()
+    opened = st.get_by_role("link", name="Open its console")
+    await expect(opened).to_be_visible()
+    href = await opened.get_attribute("href")
+    assert href
+    fork = await phone(browser, f"{live.web}{href}")
+    what_if = fork.get_by_role("note")
+    await expect(what_if).to_have_text("What-if: a fork of s1 at event 3 — nothing here changes the real scene.")
+    assert await fork.locator("#scene h2").evaluate("(el) => getComputedStyle(el).color") != live_accent
+    assert (await fork.title()).startswith("What-if")
+    await expect(fork.locator("#characters")).to_contain_text("Juan")
+    await expect(fork.locator("#characters")).not_to_contain_text("Guard")  # added after event 3
+    await fits(fork, "console-what-if")
+    await part(fork.locator("body > #app > .what-if-banner, header.top").first, "console-what-if-banner")
+    await accessible(fork)
+
+    before = log(backend)
+    remove = fork.locator("#characters").get_by_role("button", name="Remove Juan")
+    await remove.click()
+    await fork.locator("#characters").get_by_role("button", name="Confirm: remove Juan").click()
+    await expect(fork.locator("#characters")).to_contain_text("left the scene")
+    assert log(backend) == before  # the live scene never hears of it
+    await expect(banner).to_have_count(0)  # and its console still looks live

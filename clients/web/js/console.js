@@ -48,7 +48,7 @@ function start(live) {
     fill(
       header,
       h("h1", {}, "Storyteller"),
-      h("p", { class: "scene" }, view ? `${view.title || view.scene} · ${view.scene} · ${view.ruleset}${view.status === "closed" ? " · closed" : ""}` : ""),
+      h("p", { class: "scene" }, view ? `${view.title || view.scene} · ${view.scene} · ${RULESETS[view.ruleset] || view.ruleset}${view.status === "closed" ? " · closed" : ""}` : ""),
       connection(live),
     );
     if (!view) return;
@@ -105,6 +105,9 @@ function start(live) {
   live.addEventListener("status", draw);
   draw();
 }
+
+/** Each ruleset's name, as a table knows it. */
+const RULESETS = { lotn: "Laws of the Night", camarilla: "Camarilla combat", bns: "By Night Studios", kony: "Kings of New York" };
 
 const notes = new Map(); // what a control last said, by key: kept when its section is redrawn
 
@@ -201,7 +204,7 @@ function scenePanel(live, view) {
 
 /** Open another scene; its console link holds its own Storyteller key. */
 function newScene(live) {
-  const ruleset = select("ruleset", [["lotn", "Laws of the Night"], ["camarilla", "Camarilla combat"], ["bns", "By Night Studios (test pools)"], ["kony", "Kings of New York (d3s)"]]);
+  const ruleset = select("ruleset", Object.entries(RULESETS).map(([id, name]) => [id, `${name}${{ bns: " (test pools)", kony: " (d3s)" }[id] || ""}`]));
   const konyChoices = Object.entries(KONY_OPTIONS).map(([option, [label, choices, help]]) => [option, select(option, choices), label, help]);
   const konyRules = h("fieldset", { class: "house-rules", hidden: true }, h("legend", {}, "House rules (kony; the first choice of each is the default)"), konyChoices.map(([, choice, label, help]) => field(label, choice, help)));
   ruleset.addEventListener("change", () => (konyRules.hidden = ruleset.value !== "kony"));
@@ -482,7 +485,7 @@ function roundPanel(live, view) {
   const out = outcome("round");
   const send = sender(live, out);
   const r = view.round;
-  if (!view.rules?.rounds) return h("p", {}, `${view.ruleset} has no combat rounds here: challenges are declared as they come.`);
+  if (!view.rules?.rounds) return h("p", {}, `${RULESETS[view.ruleset] || view.ruleset} has no combat rounds here: challenges are declared as they come.`);
   if (!r || r.phase === "over") return startRound(view, r, send, out);
   const who = Object.values(view.characters).filter((c) => c.present);
   const turns = budgeted(view); // a standard and a simple action each, on one's turn: no declarations
