@@ -12,12 +12,16 @@ import re
 import pytest
 from playwright.async_api import Browser, Page, expect
 
+from clients.client import Client
 from domain.events import ChallengeResolved, DisputeOpened, TraitLost
 from server.app import Running
-from tests.live.test_web import PHONE, accessible, browser, shot
+from tests.live.test_web import ARTIFACTS, PHONE, accessible, browser, shot
 
 pytestmark = pytest.mark.anyio
 __all__ = ["browser"]  # the fixture, from the other browser tests
+
+MARK = {"id": "mark", "name": "Mark", "traits": {"physical": {"Brawny": 5, "Quick": 4}}}
+JOE = {"id": "joe", "name": "Joe", "traits": {"physical": {"Wiry": 5}}}
 
 # navigator.vibrate and the Wake Lock, recorded (the page uses them where the browser allows)
 SENSORS = """
@@ -52,6 +56,12 @@ async def player(browser: Browser, url: str, sensors: bool = False) -> Page:
     await page.goto(url)
     await expect(page.get_by_role("status").filter(has_text="Live")).to_be_visible()
     return page
+
+
+async def screen(page: Page, name: str) -> None:
+    """What the phone's screen shows now (not the whole page): what the player sees."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    await page.screenshot(path=ARTIFACTS / f"{name}.png")
 
 
 async def swing(sam: Page, at: str = "Juan", trait: str = "Brawny") -> None:
@@ -90,7 +100,7 @@ async def test_your_move_finds_you(live: Running, tokens: dict[str, str], browse
     assert await juan.evaluate("window.__buzz.length") == 1
     assert await juan.evaluate("window.__locks") == ["taken"]
     await expect(banner).to_be_in_viewport()
-    await shot(juan, "player-your-move")
+    await screen(juan, "player-your-move")
 
     # Quiet: the next move is named, but nothing buzzes
     await juan.get_by_label("Quiet (no sound or vibration)").check()
@@ -257,3 +267,35 @@ async def test_the_spectators_page_has_no_empty_boxes(live: Running, tokens: dic
     assert await watcher.evaluate(no_scroll)
     await accessible(watcher)
     await shot(watcher, "spectator")
+
+
+async def test_a_round_calls_each_player_on_their_turn(live: Running, browser: Browser) -> None:
+    """Camarilla: the round asks for the action, then says whose turn it is; ending the turn is
+    confirmed, and the screen is kept awake while the round is on."""
+    backend = live.hub.backend
+    st_token = backend.tokens.issue("s1", "st")[0]
+    async with Client(live.url, st_token) as st:
+        opened = await st.request({"type": "create_scene", "ruleset": "camarilla", "scene": "docks"}, "scene_created")
+    async with Client(live.url, opened["token"]) as st:
+        for sheet in (MARK, JOE):
+            assert (await st.send({"type": "add_character", "character": sheet}))["ok"]
+        assert (await st.send({"type": "start_round"}))["ok"]
+    mark = await player(browser, f"{live.web}/play#token={backend.tokens.issue('docks', 'player', 'mark')[0]}", True)
+    banner = mark.locator("button.due")
+    await expect(banner).to_have_text("Declare your action for the round")
+    await expect(mark).to_have_title("● Your move · Justicar")
+    assert await mark.evaluate("window.__locks") == ["taken"]
+    await mark.get_by_label("My action this round").select_option("none")
+    await mark.get_by_role("button", name="Declare my action").click()
+    await expect(mark.locator(".toast")).to_have_text("Action declared.")
+    await expect(banner).to_be_hidden()
+    async with Client(live.url, backend.tokens.issue("docks", "player", "joe")[0]) as joe:
+        assert (await joe.send({"type": "declare_action", "action": {"kind": "none"}}))["ok"]
+    await expect(banner).to_have_text("Your turn: declare your action")
+    await expect(mark.locator("#round")).to_be_in_viewport()
+    await screen(mark, "player-your-turn")
+    await mark.locator("#round").get_by_role("button", name="End my turn").click()
+    await expect(mark.locator(".toast")).to_have_text("Turn ended.")
+    await expect(banner).to_be_hidden()
+    await expect(mark).to_have_title("Justicar · Player")
+    assert await mark.evaluate("window.__locks") == ["taken"]  # the round is still on: kept awake
