@@ -13,9 +13,10 @@ import pytest
 from playwright.async_api import Browser
 
 from server.app import Running
-from tests.live.test_web import browser, phone, shot  # noqa: F401  (browser: a fixture)
+from tests.live.test_web import browser, phone, shot
 
 pytestmark = pytest.mark.anyio
+__all__ = ["browser"]  # the fixture, from the other browser tests
 
 SIZE = """async (src) => { const img = new Image(); img.src = src; await img.decode();
   return [img.naturalWidth, img.naturalHeight]; }"""
@@ -26,7 +27,7 @@ def fetch(url: str) -> tuple[int, str, bytes]:
         return response.status, response.headers["Content-Type"], response.read()
 
 
-async def test_the_page_is_installable(live: Running, tokens: dict[str, str], browser: Browser) -> None:  # noqa: F811
+async def test_the_page_is_installable(live: Running, tokens: dict[str, str], browser: Browser) -> None:
     status, kind, body = await anyio.to_thread.run_sync(fetch, live.web + "/")
     assert status == 200 and kind.startswith("text/html")
     assert b'rel="manifest"' in body and b'href="data:,"' not in body  # a real favicon
