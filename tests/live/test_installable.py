@@ -6,6 +6,7 @@ loads, at the size it claims."""
 from __future__ import annotations
 
 import json
+from urllib.error import HTTPError
 from urllib.request import urlopen
 
 import anyio
@@ -23,14 +24,19 @@ SIZE = """async (src) => { const img = new Image(); img.src = src; await img.dec
 
 
 def fetch(url: str) -> tuple[int, str, bytes]:
-    with urlopen(url, timeout=10) as response:
-        return response.status, response.headers["Content-Type"], response.read()
+    try:
+        with urlopen(url, timeout=10) as response:
+            return response.status, response.headers["Content-Type"], response.read()
+    except HTTPError as refused:
+        return refused.code, refused.headers["Content-Type"], refused.read()
 
 
 async def test_the_page_is_installable(live: Running, tokens: dict[str, str], browser: Browser) -> None:
     status, kind, body = await anyio.to_thread.run_sync(fetch, live.web + "/")
     assert status == 200 and kind.startswith("text/html")
     assert b'rel="manifest"' in body and b'href="data:,"' not in body  # a real favicon
+    status, _, _ = await anyio.to_thread.run_sync(fetch, live.web + "/static/icons/make.py")
+    assert status == 404  # the script that drew the icons is the repository's, not the page's
 
     sam = await phone(browser, f"{live.web}/play#token={tokens['sam']}")
     href = await sam.locator('link[rel="manifest"]').evaluate("(link) => link.href")
