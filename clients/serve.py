@@ -86,7 +86,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
             for who, page, token in people:
                 print(f"  {who:<15} {web}/{page}#token={token}", file=out)
         print(f"\nJusticar listens on {live.web} (pages) and {live.url} (socket).", file=out)
-        print(f"Open a link in a browser, or from a terminal: justicar join {live.url} --token TOKEN", file=out)
+        print(f"Open a link in a browser, or from a terminal: justicar join LINK ({live.url} --token TOKEN)", file=out)
         print("Ctrl-C stops the server.\n", file=out)
         out.flush()
 
