@@ -130,6 +130,12 @@ async def test_the_console_asks_before_it_destroys_and_a_cancel_sends_nothing(
     await st.locator("#scene").get_by_role("button", name="Confirm: close the scene").click()
     await expect(st.locator("header.top")).to_contain_text("closed")
     assert log(backend)[-1] == "scene_closed"
+    # only disputes and rulings go on: nothing else is offered
+    await expect(st.locator("#characters")).to_contain_text("The scene is closed: nobody joins it now.")
+    await expect(st.locator("details.sheet-form")).to_be_hidden()
+    await expect(st.locator("#characters").get_by_text("Adjust Sam")).to_have_count(0)
+    await expect(st.locator("#characters").get_by_role("button", name="Remove Sam")).to_have_count(0)
+    await expect(st.locator("#challenges .npc-declare")).to_be_empty()
     await accessible(st)
 
 

@@ -74,10 +74,12 @@ function start(live) {
     if (!regions.characters.firstChild) {
       const columns = view.rules?.family === "pools" ? ["Character", "Attributes", "Skills", "Health", "Willpower", "Conditions", "Adjust"] : ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"];
       const head = h("tr", {}, columns.map((t) => h("th", { scope: "col" }, t)));
-      fill(regions.characters, h("h2", { id: "chars-h" }, "Characters"), h("div", { class: "scroll" }, h("table", { class: "stacked" }, h("thead", {}, head), rows)), sheetForm(live), sheetFiles(live));
+      fill(regions.characters, h("h2", { id: "chars-h" }, "Characters"), h("div", { class: "scroll" }, h("table", { class: "stacked" }, h("thead", {}, head), rows)), h("div", { class: "adding" }, sheetForm(live), sheetFiles(live)), h("p", { class: "closed-note hint" }, "The scene is closed: nobody joins it now."));
     }
-    keyed(rows, Object.values(view.characters).map((c) => [JSON.stringify([c, removable(view, c)]), () => characterRow(live, view, c)]));
-    region(regions.round, JSON.stringify([view.round, [...orderedTies(live)], openChallenges(view), Object.values(view.characters).map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.maneuvers, c.expended, c.round_moves])]), () =>
+    regions.characters.querySelector(".adding").hidden = view.status !== "open"; // add_character takes an open scene only
+    regions.characters.querySelector(".closed-note").hidden = view.status !== "closed";
+    keyed(rows, Object.values(view.characters).map((c) => [JSON.stringify([c, removable(view, c), view.status]), () => characterRow(live, view, c)]));
+    region(regions.round, JSON.stringify([view.status, view.round, [...orderedTies(live)], openChallenges(view), Object.values(view.characters).map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.maneuvers, c.expended, c.round_moves])]), () =>
       fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
     );
     const npcs = Object.values(view.characters).filter((c) => c.npc && c.present);
@@ -400,7 +402,7 @@ function characterRow(live, view, c) {
     cell("Health", `${c.health ?? "–"} (${Object.entries(c.damage || {}).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(", ") || "unhurt"})`),
     cell("Willpower", String(c.willpower ?? "–")),
     cell("Conditions", conditionText(view, c)),
-    h("td", { class: "controls" }, adjustForm(live, c), removable(view, c) && removeButton(live, c)),
+    h("td", { class: "controls" }, view.status === "open" && adjustForm(live, c), view.status === "open" && removable(view, c) && removeButton(live, c)),
   );
 }
 
@@ -485,6 +487,7 @@ function roundPanel(live, view) {
   const out = outcome("round");
   const send = sender(live, out);
   const r = view.round;
+  if (view.status === "closed") return h("p", {}, "The scene is closed: no more rounds; only disputes and rulings go on.");
   if (!view.rules?.rounds) return h("p", {}, `${RULESETS[view.ruleset] || view.ruleset} has no combat rounds here: challenges are declared as they come.`);
   if (!r || r.phase === "over") return startRound(view, r, send, out);
   const who = Object.values(view.characters).filter((c) => c.present);
