@@ -364,9 +364,16 @@ async def test_a_dispute_shows_the_step_in_words_and_the_sides_by_name(
         revealed = next(r.seq for r in backend.store.read("s1") if r.type == "test_revealed")
         disputed = await juan.send({"type": "dispute", "event": revealed, "reason": "He threw late"})
         assert disputed["ok"], disputed
+    async with Client(live.url, tokens["st"]) as st_client:  # a long night since: the step is far back
+        for n in range(120):
+            body = {"type": "adjust", "character": "guard", "changes": {"willpower": 1 - 2 * (n % 2)}, "reason": "a sip"}
+            assert (await st_client.send(body))["ok"]
     st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    await expect(st.locator("#timeline")).to_contain_text("The Storyteller adjusts Guard")
+    await expect(st.locator("#timeline")).not_to_contain_text("Test 1: Sam rock")  # not among the latest
     nav = st.get_by_role("navigation", name="Console sections")
     await expect(nav.get_by_role("link", name="Disputes (1 open)")).to_be_visible()
+    await st.screenshot(path=ARTIFACTS / "console-top-disputes.png")  # the first screen, as the ST sees it
     dispute = st.locator("#disputes article")
     await expect(dispute.get_by_role("heading")).to_have_text(f"Juan disputes step {revealed}")
     await expect(dispute.locator("blockquote")).to_contain_text("Test 1: Sam rock")
