@@ -152,7 +152,9 @@ async def camarilla_round(live: Running, tokens: dict[str, str]) -> str:
     """A camarilla scene with five characters in round 1, every action declared: Mark 9, then
     Joe and Thug tied at 5, then Maria and Frederick. Returns the console's token."""
     async with Client(live.url, tokens["st"]) as st:
-        opened = await st.request({"type": "create_scene", "ruleset": "camarilla", "title": "The docks"}, "scene_created")
+        opened = await st.request(
+            {"type": "create_scene", "ruleset": "camarilla", "title": "The docks"}, "scene_created"
+        )
     async with Client(live.url, opened["token"]) as st:
         for sheet in ROUND_SHEETS:
             assert (await st.send({"type": "add_character", "character": sheet}))["ok"]
@@ -230,7 +232,9 @@ async def test_record_the_test_is_offered_only_while_the_server_would_take_it(
     await expect(second.get_by_role("button", name="Record the test")).to_have_count(0)
     await expect(second).to_contain_text("A sealed throw is in: Sam threw on their phone")
     async with Client(live.url, tokens["st"]) as st_client:  # as the server says
-        refused = await st_client.send({"type": "record_test", "challenge": "second", "signs": {"sam": "rock", "juan": "paper"}})
+        refused = await st_client.send(
+            {"type": "record_test", "challenge": "second", "signs": {"sam": "rock", "juan": "paper"}}
+        )
         assert refused["error"]["code"] == "throws_in"
 
     # the first, recorded from the table: the confirmation says what the test came to
@@ -340,7 +344,9 @@ async def test_each_ruleset_has_a_template_sheet_the_server_accepts(
                 await form.get_by_label("Wits").fill("4")
                 await form.get_by_label("Skills").fill("dodge 2, intimidation 5")
                 await form.get_by_role("button", name="Add the character").click()
-                await expect(st.locator("#characters tr").filter(has_text=re.compile("^Vincent"))).to_contain_text("Wits 4")
+                await expect(st.locator("#characters tr").filter(has_text=re.compile("^Vincent"))).to_contain_text(
+                    "Wits 4"
+                )
                 await part(form, "console-sheet-bns")
             if ruleset == "kony":
                 await expect(form.get_by_label("Armour")).to_be_visible()
@@ -366,7 +372,12 @@ async def test_a_dispute_shows_the_step_in_words_and_the_sides_by_name(
         assert disputed["ok"], disputed
     async with Client(live.url, tokens["st"]) as st_client:  # a long night since: the step is far back
         for n in range(120):
-            body = {"type": "adjust", "character": "guard", "changes": {"willpower": 1 - 2 * (n % 2)}, "reason": "a sip"}
+            body = {
+                "type": "adjust",
+                "character": "guard",
+                "changes": {"willpower": 1 - 2 * (n % 2)},
+                "reason": "a sip",
+            }
             assert (await st_client.send(body))["ok"]
     st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
     await expect(st.locator("#timeline")).to_contain_text("The Storyteller adjusts Guard")
