@@ -146,9 +146,13 @@ async def test_a_tie_and_a_retest_at_a_table_of_phones(live: Running, tokens: di
     await expect(sam.get_by_role("heading", name="Sam", exact=True)).to_be_visible()
     assert "#token" not in sam.url  # the key leaves the address bar
 
-    # a refused move says why, with the rule
+    # Sam has no Mental Trait: Mental is not offered; a page that sends it anyway is refused, with the rule
     declare = sam.locator("#declare")
-    await declare.get_by_label("Category").select_option("mental")
+    await expect(declare.get_by_label("Category").locator("option[value=mental]")).to_be_disabled()
+    await declare.get_by_label("Category").evaluate(
+        "(s) => { s.querySelector('[value=mental]').disabled = false; s.value = 'mental';"
+        " s.form.querySelector('[name=bid]').replaceChildren(); }"
+    )
     await declare.get_by_label("Victory condition").fill("I out-think him")
     await declare.get_by_role("button", name="Declare", exact=True).click()
     alert = declare.get_by_role("alert")

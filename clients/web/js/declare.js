@@ -170,7 +170,7 @@ function victoryFields(view, victory, categoryOf, targetOf, kind) {
   const amount = h("input", { type: "number", name: "amount", min: 0, max: 10, value: 1, inputmode: "numeric" });
   const damageType = select("type", [["bashing", "Bashing"], ["lethal", "Lethal"], ["aggravated", "Aggravated"]]);
   const damage = h("div", { class: "row damage-fields" }, field("How much", amount), field("Type of damage", damageType));
-  const sentence = h("p", { class: "victory-sentence", role: "status", "aria-live": "polite" });
+  const sentence = h("p", { class: "victory-sentence", "aria-live": "polite" });
   const chosen = () => radios.find((r) => r.checked)?.value || "narrative";
   let touched = false;
   const sayIt = () => {
