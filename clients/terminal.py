@@ -338,6 +338,41 @@ def attack_details(ch: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
+def kind_words(ch: dict[str, Any]) -> str:
+    """``a Physical challenge``, ``a static Mental challenge (difficulty 5)``: as the pages say it."""
+    category = str(ch.get("category") or "").capitalize()
+    if ch.get("kind") == "contested":
+        return f"a {category} challenge"
+    hard = f" (difficulty {ch['difficulty']})" if ch.get("kind") == "static" and "difficulty" in ch else ""
+    return f"a {ch.get('kind')} {category} challenge{hard}"
+
+
+def status_words(view: dict[str, Any], ch: dict[str, Any], me: str) -> str:
+    """What the challenge waits for, in words, to ``me`` in the second person: ``your answer is
+    due``, ``waiting for Juan to throw``."""
+    names = _names(view)
+    sides = [str(ch["challenger"]), str((ch.get("targets") or ["st"])[0])]
+    roll = _dice(view)
+
+    def waiting(whos: list[str], verb: str) -> str:
+        if whos == [me]:
+            return f"your {verb} is due"
+        return f"waiting for {' and '.join('you' if w == me else names.get(w, w) for w in whos)} to {verb}"
+
+    match ch["status"]:
+        case "awaiting_response":
+            return waiting(sides[1:], "answer")
+        case "bidding" | "throwing":
+            done = ch.get("rolled" if roll else "thrown") or []
+            missing = [w for w in sides if w != "st" and w not in done]
+            return waiting(missing, "roll" if roll else "throw") if missing else "throwing"
+        case "tie_declaring":
+            return "a tie: " + waiting([w for w in sides if w not in (ch.get("declared") or {})], "declare Traits")
+        case "retest_window":
+            return "a retest, or pass"
+    return str(ch["status"]).replace("_", " ")
+
+
 def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
     names = _names(view)
     lines = []
@@ -350,8 +385,8 @@ def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
         against = ", ".join(names.get(t, t) for t in ch["targets"]) or "the Narrator"
         bids = "; ".join(f"{names.get(w, w)}: {', '.join(b)}" for w, b in ch.get("bids", {}).items() if b)
         lines.append(
-            f"[{cid}] {names.get(ch['challenger'])} → {against} · {ch['category']} {ch['kind']} · "
-            f"{ch['status']}" + (f" · bids {bids}" if bids else "")
+            f"[{cid}] {names.get(ch['challenger'])} → {against} · {kind_words(ch)} · "
+            f"{status_words(view, ch, me)}" + (f" · bids {bids}" if bids else "")
         )
         if details := attack_details(ch):
             lines.append(f"    {details}")

@@ -51,7 +51,7 @@ async def test_a_player_answers_a_challenge_from_the_terminal(live: Running, tok
         assert done.returncode == 0, done.stderr.decode()
         assert "Connected to" in out and "── Juan (player) · scene s1" in out
         assert "Traits: Physical 5, Social 0, Mental 0 (lost tonight: none)" in out
-        assert "[c] Sam → Juan · physical contested · awaiting_response · bids Sam: Brawny" in out
+        assert "[c] Sam → Juan · a Physical challenge · your answer is due · bids Sam: Brawny" in out
         assert "you may: bid TRAIT, or relent" in out
         assert "refused: This is not the moment for a throw: the defender has not answered yet." in out
         assert "ok (bid)" in out
@@ -208,10 +208,10 @@ async def test_a_shield_and_a_quick_draw_at_the_terminal() -> None:
         out = await terminal("rosa", "help\nshield\nshield punch I step between them\nshield punch\nquit\n")
         assert "shield CHALLENGE [how…]   take a Physical attack in its defender's place" in out
         assert "act draw knife maneuver=quick_draw" in out  # the maneuvers that go with an action
-        assert "[punch] Julian → Edward · physical contested · awaiting_response" in out
+        assert "[punch] Julian → Edward · a Physical challenge · waiting for Edward to answer" in out
         assert "you may: shield punch [how…] (take it for Edward: your simple action)" in out
         assert "shield CHALLENGE [how…]: the id of the attack whose defender you shield." in out
-        assert "ok (assist)" in out and "[punch] Julian → Rosa · physical contested · awaiting_response" in out
+        assert "ok (assist)" in out and "[punch] Julian → Rosa · a Physical challenge · your answer is due" in out
         assert "you may: defend DEFENSE [±N REASON] (dodge 2, parry 2, soak 3), or relent DEFENSE" in out
         assert "Actions left: 1 standard, 0 simple" in out
         assert "refused: Rosa is already in that challenge. [bns:assist-defender]" in out
@@ -284,7 +284,7 @@ async def test_two_maneuvers_on_one_attack_at_the_terminal() -> None:
         assert "maneuver=NAME, or maneuver=FIRST,SECOND (two, with an assist's free maneuver)." in out
         assert "refused: Two maneuvers on one attack must be two different ones. [bns:assist-attacker]" in out
         assert "ok (declare)" in out
-        assert "[cut] Rosa → Edward · physical contested · awaiting_response" in out
+        assert "[cut] Rosa → Edward · a Physical challenge · waiting for Edward to answer" in out
         assert "    from 1 step · Hamstring + Targeted attack" in out
         assert "Willpower 2 · Health" in out  # 3, less the second maneuver's; the assist paid the first
         assert "Julian's help (a free maneuver)" not in out.rpartition("ok (declare)")[2]  # spent
@@ -305,7 +305,7 @@ class Terminal:
         assert self.process.stdin is not None
         await self.process.stdin.send(f"{line}\n".encode())
 
-    async def expect(self, text: str, seconds: float = 10) -> str:
+    async def expect(self, text: str, seconds: float = 30) -> str:
         """Read until ``text`` shows; return what came after it."""
         assert self.process.stdout is not None
         with anyio.fail_after(seconds):
@@ -338,6 +338,7 @@ async def test_the_other_side_s_throw_and_the_result_show_at_the_terminal(
         await juan.expect("your sealed throw: rock")
         await sam.expect("» Juan throws (sealed until both are in).")
         await sam.expect("    Juan has thrown (sealed until both are in)")
+        assert "· your throw is due" in sam.out.rpartition("[c] Sam → Juan")[2]
         await st.expect("Juan's sealed throw: rock")
         assert "rock" not in sam.out  # that Juan threw, never what
         await sam.type("throw scissors")
