@@ -145,6 +145,10 @@ async def test_the_round_action_is_carried_in_and_the_damage_says_why(
         await expect(step).to_have_count(1)
         await expect(step).to_contain_text("camarilla:stacking")
         assert scene(live, docks).characters["frank"].wounds.aggravated == 2
+        verdict = jimmy.locator("#challenges .verdict").first  # the result, large, says it too
+        await expect(verdict).to_have_text(
+            "You won: Frank takes 2 aggravated damage (Feral Claws makes it aggravated; Puissance adds 1)"
+        )
         await shot(jimmy, "effects-damage-explained")
         await step.screenshot(path=ARTIFACTS / "effects-damage-step.png")
     finally:

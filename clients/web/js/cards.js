@@ -2,7 +2,7 @@
 import { h } from "./dom.js";
 import { movesPanel } from "./moves.js";
 import { markName } from "./turns.js";
-import { CATEGORIES, SIGN_LABELS, challengeLine, defenderOf, describePool, effectWords, gradeLine, nameOf, ruleWords, sourceLabel, title, waitingFor } from "./words.js";
+import { CATEGORIES, SIGN_LABELS, challengeLine, defenderOf, describePool, damageWords, effectWords, gradeLine, nameOf, ruleWords, sourceLabel, title, waitingFor } from "./words.js";
 
 /** A challenge, with the moves of each character the viewer acts for (`actFor`: the ST's NPCs).
  * Once decided, its outcome reads at arm's length: "You lost: Brawny is gone for the night" for a
@@ -127,7 +127,7 @@ function costs(live, ch) {
     const d = step.data || {};
     if (d.challenge !== ch.id || !d.character) continue;
     if (step.type === "trait_lost") (out[d.character] ??= { traits: [], hurt: [] }).traits.push(d.trait);
-    if (step.type === "damage_taken") (out[d.character] ??= { traits: [], hurt: [] }).hurt.push(`${d.amount} ${d.damage} damage`);
+    if (step.type === "damage_taken") (out[d.character] ??= { traits: [], hurt: [] }).hurt.push(damageWords(d));
   }
   return out;
 }

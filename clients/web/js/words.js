@@ -58,6 +58,13 @@ export function effectWords(effect) {
   return { grapple: "a grapple", escape_grapple: "breaking free", knock_down: "knocked down", narrative: "as the Storyteller narrates" }[effect.kind] || effect.kind;
 }
 
+/** Damage taken, from its `damage_taken` step: "2 aggravated damage (Feral Claws makes it
+ * aggravated; Puissance adds 1)": what changed it from the declared damage, where something did. */
+export function damageWords(d) {
+  const changed = d.rule && d.why ? d.why.split("; ").slice(1).join("; ").replace(/\.$/, "") : "";
+  return `${d.amount} ${d.damage} damage${changed ? ` (${changed})` : ""}`;
+}
+
 export function defenderOf(ch) {
   return ch.targets[0] || "st";
 }
