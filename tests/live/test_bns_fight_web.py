@@ -88,8 +88,9 @@ async def test_a_fair_escape_held_and_failed_on_three_phones(
     round_ = edward.locator("#round")
     await expect(round_).to_contain_text("Your turn.")
     await round_.get_by_role("button", name="Escape", exact=True).click()
-    for page in (*phones, st):
+    for page in (julian, rosa, st):
         await expect(page.locator("#round")).to_contain_text("Edward is trying to escape.")
+    await expect(round_).to_contain_text("You are trying to escape.")  # his own page: in the second person
     await expect(round_).to_contain_text("You are escaping: end the turn.")
     await expect(round_.get_by_role("button", name="Drop prone")).to_have_count(0)  # escaping: nothing else
     await expect(julian.locator("#round").get_by_role("button", name="I will attack Edward")).to_have_count(0)  # acted
@@ -97,12 +98,15 @@ async def test_a_fair_escape_held_and_failed_on_three_phones(
     await expect(intend).to_be_visible()
     await shots(rosa, "bns-escape-intent")
     await intend.click()
-    for page in phones:
-        await expect(page.locator("#round")).to_contain_text("Edward is trying to escape; Rosa will attack.")
+    for page, line in ((julian, "Edward is trying"), (edward, "You are trying"), (rosa, "Edward is trying")):
+        attacker = "you" if page is rosa else "Rosa"
+        await expect(page.locator("#round")).to_contain_text(f"{line} to escape; {attacker} will attack.")
     await expect(intend).to_have_count(0)
     await round_.get_by_role("button", name="End my turn").click()
-    for page in (*phones, st):
-        await expect(page.locator("#round")).to_contain_text("Edward's escape is held by Rosa.")
+    for page, line in ((julian, "Edward's escape is held by Rosa."), (st, "Edward's escape is held by Rosa.")):
+        await expect(page.locator("#round")).to_contain_text(line)
+    await expect(edward.locator("#round")).to_contain_text("Your escape is held by Rosa.")
+    await expect(rosa.locator("#round")).to_contain_text("Edward's escape is held by you.")
     await expect(rosa.locator("#round")).to_contain_text("Your turn.")
     await accessible(edward)
     await shots(edward, "bns-escape-held")
@@ -120,8 +124,9 @@ async def test_a_fair_escape_held_and_failed_on_three_phones(
     await shots(rosa, "bns-declare-maneuver", "declare")
     await declare.get_by_role("button", name="Declare", exact=True).click()
     await expect(declare).to_contain_text("Declared.")
-    for page in (*phones, st):
+    for page in (julian, rosa, st):
         await expect(page.locator("#round")).to_contain_text("Edward's escape failed.")
+    await expect(edward.locator("#round")).to_contain_text("Your escape failed.")
     await expect(rosa.locator("#round")).to_contain_text("Actions left: 0 standard, 1 simple.")
     card = edward.locator("#challenges article").filter(has_text="Rosa → Edward")
     await expect(card).to_contain_text("From 1 step · Knock down")
@@ -157,8 +162,8 @@ async def test_a_fair_escape_held_and_failed_on_three_phones(
     await adjust.get_by_label("Reason (kept in the log)").fill("the door is barred")
     await adjust.get_by_role("button", name="Adjust", exact=True).click()
     await expect(st.locator("#characters")).to_contain_text("no exit")
-    for page in phones:
-        await expect(page.locator("#round .marked").filter(has_text="Julian")).to_contain_text("no exit")
+    for page, who in ((julian, "You"), (edward, "Julian"), (rosa, "Julian")):
+        await expect(page.locator("#round .marked").filter(has_text=f"{who}:")).to_contain_text("no exit")
     await st.get_by_role("button", name="End round 1").click()
     await st.get_by_role("button", name="Confirm: end round 1").click()  # it asks first
     await expect(julian.locator("#round")).to_contain_text("Round 1 is over.")
@@ -168,8 +173,9 @@ async def test_a_fair_escape_held_and_failed_on_three_phones(
     await expect(st.locator("#round")).to_contain_text("then 1 Rage round")
     await expect(julian.locator("#round")).to_contain_text("Actions left: 1 standard, 1 simple. Then 1 Rage round.")
     await julian.locator("#round").get_by_role("button", name="Escape", exact=True).click()
-    for page in (*phones, st):
+    for page in (edward, rosa, st):
         await expect(page.locator("#round")).to_contain_text("Julian's escape failed.")
+    await expect(julian.locator("#round")).to_contain_text("Your escape failed.")
     await accessible(st)
     await shots(julian, "bns-no-exit")
     await shots(st, "bns-console-rage")
@@ -201,7 +207,7 @@ async def test_the_console_plays_an_npc_in_a_round(live: Running, tokens: dict[s
     await edward.locator("#round").get_by_role("button", name="Escape", exact=True).click()
     await expect(round_).to_contain_text("Edward is trying to escape.")
     await npc.get_by_role("button", name="Mook will attack Edward").click()
-    await expect(edward.locator("#round")).to_contain_text("Edward is trying to escape; Mook will attack.")
+    await expect(edward.locator("#round")).to_contain_text("You are trying to escape; Mook will attack.")
     await edward.locator("#round").get_by_role("button", name="End my turn").click()
     edward_row = round_.locator("tr").filter(has_text=re.compile("^Edward"))
     await expect(edward_row).to_contain_text("Edward's escape is held by Mook.")
@@ -218,8 +224,8 @@ async def test_the_console_plays_an_npc_in_a_round(live: Running, tokens: dict[s
     await declare.get_by_label("Target", exact=True).select_option(label="Edward")
     await declare.get_by_label("Victory condition").fill("Not so fast")
     await declare.get_by_role("button", name="Declare", exact=True).click()
-    for page in (st, edward):
-        await expect(page.locator("#round")).to_contain_text("Edward's escape failed.")
+    await expect(st.locator("#round")).to_contain_text("Edward's escape failed.")
+    await expect(edward.locator("#round")).to_contain_text("Your escape failed.")
     await expect(mook_row).to_contain_text("0 standard, 0 simple")
     await accessible(st)
     await shots(st, "bns-console-npc")
@@ -381,7 +387,6 @@ async def test_two_maneuvers_with_an_assist_and_an_escape_the_storyteller_fails(
     julian = await phone(browser, await invite(st, "Julian"))
     edward = await phone(browser, await invite(st, "Edward"))
     rosa = await phone(browser, await invite(st, "Rosa"))
-    phones = (julian, edward, rosa)
     await st.get_by_role("button", name="Start round 1").click()
 
     # Julian's turn: he offers Rosa a free maneuver; she accepts
@@ -411,8 +416,10 @@ async def test_two_maneuvers_with_an_assist_and_an_escape_the_storyteller_fails(
     await edward.locator("#round").get_by_role("button", name="Escape", exact=True).click()
     await rosa.locator("#round").get_by_role("button", name="I will attack Edward").click()
     await edward.locator("#round").get_by_role("button", name="End my turn").click()
-    for page in (*phones, st):
-        await expect(page.locator("#round")).to_contain_text("Edward's escape is held by Rosa.")
+    for page, line in ((julian, "Edward's escape is held by Rosa."), (edward, "Your escape is held by Rosa.")):
+        await expect(page.locator("#round")).to_contain_text(line)
+    await expect(rosa.locator("#round")).to_contain_text("Edward's escape is held by you.")
+    await expect(st.locator("#round")).to_contain_text("Edward's escape is held by Rosa.")
 
     # The Storyteller fails it: a Mental challenge against his Physical attribute, which the
     # engine cannot tell from the others
@@ -425,8 +432,9 @@ async def test_two_maneuvers_with_an_assist_and_an_escape_the_storyteller_fails(
     await accessible(st)
     await shots(st, "bns-console-fail-escape")
     await fail.click()
-    for page in (*phones, st):
+    for page in (julian, rosa, st):
         await expect(page.locator("#round")).to_contain_text("Edward's escape failed.")
+    await expect(edward.locator("#round")).to_contain_text("Your escape failed.")
     await expect(fail).to_have_count(0)
     await expect(edward.locator("#timeline")).to_contain_text("Julian's Dominate: Stay")
     await shots(edward, "bns-escape-failed-by-st")

@@ -132,11 +132,11 @@ async def test_escape_and_expenditures_on_a_phone(live: Running, tokens: dict[st
     await juan.locator("#round").get_by_role("button", name="Declare my action").click()
     await expect(round_.get_by_role("button", name="Escape", exact=True)).to_have_count(0)  # too late now
     await round_.get_by_role("button", name="Declare my action").click()
-    for page in (sam, juan):
+    for page, waiting in ((sam, "you, Juan"), (juan, "Sam, you")):  # each reads themself as "you"
         await expect(page.locator("#round")).to_contain_text("Expenditures: each says what they spend")
-        await expect(page.locator("#round")).to_contain_text("Waiting for: Sam, Juan.")
+        await expect(page.locator("#round")).to_contain_text(f"Waiting for: {waiting}.")
     await round_.get_by_role("button", name="Done with my expenditures").click()
-    await expect(juan.locator("#round")).to_contain_text("Waiting for: Juan.")
+    await expect(juan.locator("#round")).to_contain_text("Waiting for: you.")
     assert await sam.evaluate(OVERFLOWING) == []
     await shot(juan, "kony-expenditures")
     await expect(st.locator("#round")).to_contain_text("Expenditures: waiting for Juan; then initiative.")

@@ -192,12 +192,12 @@ function roundPanel(live, view, who) {
   const order = r.order.map((group) => group.map((w) => `${nameOf(view, w)} (${r.initiative[w]})`).join(" = "));
   const parts = [h("h2", {}, `Round ${r.number}${r.first ? " (first of the fight)" : ""}`)];
   if (r.phase === "declaring") {
-    const waiting = Object.values(view.characters).filter((c) => c.present && !c.action).map((c) => c.name);
+    const waiting = Object.values(view.characters).filter((c) => c.present && !c.action).map((c) => (c.id === who ? "you" : c.name));
     parts.push(h("p", {}, `Everyone declares an action. Waiting for: ${waiting.join(", ") || "nobody"}.`));
     parts.push(roundMoves(view, who, send));
     if (mine && !mine.action) parts.push(actionForm(view, who, send));
   } else if (r.phase === "expending") {
-    const waiting = Object.values(view.characters).filter((c) => c.present && !c.expended && c.conditions?.fair_escape !== "escaped").map((c) => c.name);
+    const waiting = Object.values(view.characters).filter((c) => c.present && !c.expended && c.conditions?.fair_escape !== "escaped").map((c) => (c.id === who ? "you" : c.name));
     parts.push(h("p", {}, `Expenditures: each says what they spend, then initiative. Waiting for: ${waiting.join(", ") || "nobody"}.`));
     parts.push(roundMoves(view, who, send));
   } else if (budgeted(view)) {

@@ -48,19 +48,22 @@ export function markName(name) {
   return name.replaceAll("_", " ");
 }
 
-/** A character's fair escape in words, the same for everyone at the table (null: none). */
+/** A character's fair escape in words, the same for everyone at the table (null: none) — but in
+ * the second person on that character's own page, and on the page of whoever holds it. */
 export function escapeLine(view, c) {
   const k = c.conditions || {};
-  const by = (k.escape_held_by || []).map((w) => nameOf(view, w)).join(", ");
+  const me = view.viewer;
+  const by = (k.escape_held_by || []).map((w) => (w === me ? "you" : nameOf(view, w))).join(", ");
+  const mine = c.id === me;
   switch (k.fair_escape) {
     case "declared":
-      return by ? `${c.name} is trying to escape; ${by} will attack.` : `${c.name} is trying to escape.`;
+      return `${mine ? "You are" : `${c.name} is`} trying to escape${by ? `; ${by} will attack` : ""}.`;
     case "held":
-      return `${c.name}'s escape is held by ${by || "an attacker"}.`;
+      return `${mine ? "Your" : `${c.name}'s`} escape is held by ${by || "an attacker"}.`;
     case "escaped":
-      return `${c.name} escaped.`;
+      return `${mine ? "You" : c.name} escaped.`;
     case "failed":
-      return `${c.name}'s escape failed.`;
+      return `${mine ? "Your" : `${c.name}'s`} escape failed.`;
     default:
       return null;
   }
@@ -94,7 +97,7 @@ export function fightLines(view) {
       const badges = markBadges(view, c);
       const out = [];
       if (escape) out.push(h("p", { class: `escape ${c.conditions.fair_escape}` }, escape));
-      if (badges) out.push(h("p", { class: "marked" }, `${c.name}: `, badges));
+      if (badges) out.push(h("p", { class: "marked" }, `${c.id === view.viewer ? "You" : c.name}: `, badges));
       return out;
     });
   return lines.length ? h("div", { class: "fight" }, lines) : null;
