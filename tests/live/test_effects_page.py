@@ -91,6 +91,7 @@ async def test_a_punch_for_1_lethal_and_a_knock_down_from_the_declare_form(
     await declare.get_by_role("button", name="Declare", exact=True).click()
     await juan.get_by_role("button", name="Relent (lose without a test)").click()
     await expect(mine).to_contain_text("Knocked down (prone)")
+    await expect(mine).not_to_contain_text("Willpower")  # none on his sheet: no empty track
     await expect(mine.locator(".health")).to_contain_text("6 of 7 left")  # no damage with it
     await accessible(juan)
     await shot(juan, "effects-sheet-hurt-and-down")

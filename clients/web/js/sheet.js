@@ -140,6 +140,7 @@ function boxes(label, full, max, words) {
 function willpower(c, sheet) {
   if (c.willpower === undefined || c.willpower === null) return null;
   const max = Math.max(sheet.willpower ?? c.willpower, c.willpower);
+  if (!max) return null; // a sheet without Willpower: no empty track
   return boxes("Willpower", c.willpower, max, `${c.willpower} of ${max}${max > c.willpower ? ` (${max - c.willpower} spent)` : ""}`);
 }
 
