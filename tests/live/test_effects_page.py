@@ -14,9 +14,10 @@ from clients.client import Client
 from domain.evolve import fold
 from domain.state import Scene
 from server.app import Running
-from tests.live.test_web import ARTIFACTS, accessible, browser, phone, shot  # noqa: F401 (browser: a fixture)
+from tests.live.test_web import ARTIFACTS, accessible, browser, phone, shot
 
 pytestmark = pytest.mark.anyio
+__all__ = ["browser"]  # the fixture, from the other browser tests
 
 NO_SCROLL = "() => document.documentElement.scrollWidth <= innerWidth"
 
@@ -97,12 +98,12 @@ async def test_a_punch_for_1_lethal_and_a_knock_down_from_the_declare_form(
     await shot(juan, "effects-sheet-hurt-and-down")
 
 
-async def jimmy_at_the_docks(
-    live: Running, tokens: dict[str, str], browser: Browser
-) -> tuple[Page, Client, str, str]:
+async def jimmy_at_the_docks(live: Running, tokens: dict[str, str], browser: Browser) -> tuple[Page, Client, str, str]:
     """A camarilla scene with Jimmy (Feral Claws, Puissance, blood) and Frank, an NPC; Jimmy's page."""
     async with Client(live.url, tokens["st"]) as opener:
-        opened = await opener.request({"type": "create_scene", "ruleset": "camarilla", "title": "The docks"}, "scene_created")
+        opened = await opener.request(
+            {"type": "create_scene", "ruleset": "camarilla", "title": "The docks"}, "scene_created"
+        )
     st = Client(live.url, opened["token"])
     await st.__aenter__()
     for sheet in (JIMMY, FRANK):
@@ -127,7 +128,9 @@ async def test_the_round_action_is_carried_in_and_the_damage_says_why(
         await expect(declare.locator(".intent")).to_have_text("From your action this round: Physical against Frank.")
         await expect(declare.get_by_label("Target")).to_have_value("frank")
         await expect(declare.get_by_label("Category")).to_have_value("physical")
-        await expect(declare.get_by_role("group", name="What winning does").get_by_label("Damage", exact=True)).to_be_checked()
+        await expect(
+            declare.get_by_role("group", name="What winning does").get_by_label("Damage", exact=True)
+        ).to_be_checked()
         await expect(declare.get_by_label("Category").locator("option[value=mental]")).to_be_disabled()
         await expect(declare.get_by_label("Category").locator("option[value=social]")).to_be_enabled()
 
@@ -156,11 +159,20 @@ async def test_the_round_action_is_carried_in_and_the_damage_says_why(
         await st.__aexit__(None, None, None)
 
 
-async def test_the_players_sheet_reads_like_a_paper_one(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+async def test_the_players_sheet_reads_like_a_paper_one(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
     jimmy, st, token, _ = await jimmy_at_the_docks(live, tokens, browser)
     try:
-        changes = {"willpower": -1, "abilities": {"Brawl": -1}, "damage": {"lethal": 1, "bashing": 2}, "lose_traits": ["Quick"]}
-        assert (await st.send({"type": "adjust", "character": "jimmy", "changes": changes, "reason": "a bad night"}))["ok"]
+        changes = {
+            "willpower": -1,
+            "abilities": {"Brawl": -1},
+            "damage": {"lethal": 1, "bashing": 2},
+            "lose_traits": ["Quick"],
+        }
+        assert (await st.send({"type": "adjust", "character": "jimmy", "changes": changes, "reason": "a bad night"}))[
+            "ok"
+        ]
         async with Client(live.url, token) as me:
             assert (await me.send({"type": "spend_blood", "kind": "strength"}))["ok"]
 
