@@ -117,13 +117,15 @@ const notes = new Map(); // what a control last said, by key: kept when its sect
 function outcome(key) {
   const out = h("div", { class: "outcome", "aria-live": "polite", dataset: { key } });
   const last = notes.get(key);
-  if (last) out.append(last.error ? refusal(last.error) : done(last.ok));
+  if (last && Date.now() - last.at < FRESH) out.append(last.error ? refusal(last.error) : done(last.ok));
   return out;
 }
 
+const FRESH = 60000; // ms a confirmation or refusal is still shown when its section is drawn anew
+
 /** A command's confirmation: what it did, in the timeline's words. */
 function done(text) {
-  return text ? h("p", { class: "done", role: "status" }, "✓ ", text) : "";
+  return text ? h("p", { class: "done", role: "status" }, h("strong", {}, "✓ "), text) : "";
 }
 
 /** What the events of a command's result were, in the timeline's words (the commit carrying them
@@ -146,7 +148,7 @@ function sender(live, out, ok = "") {
   return async (body) => {
     const reply = await live.send(body);
     const text = reply.ok ? [ok, await said(live, reply)].filter(Boolean).join(" ") || "Done." : "";
-    notes.set(out.dataset.key, reply.ok ? { ok: text } : { error: reply.error });
+    notes.set(out.dataset.key, reply.ok ? { ok: text, at: Date.now() } : { error: reply.error, at: Date.now() });
     // the section may have been redrawn meanwhile: write to the outcome line on the page now
     const current = document.querySelector(`.outcome[data-key="${CSS.escape(out.dataset.key)}"]`) || out;
     current.replaceChildren(reply.ok ? done(text) : refusal(reply.error));
@@ -157,7 +159,7 @@ function sender(live, out, ok = "") {
 /** Say what `out` last confirmed on the outcome line `key` too (one that outlasts `out`'s section). */
 function echo(out, key) {
   const text = notes.get(out.dataset.key)?.ok;
-  notes.set(key, { ok: text });
+  notes.set(key, { ok: text, at: Date.now() });
   document.querySelector(`.outcome[data-key="${key}"]`)?.replaceChildren(done(text));
 }
 
