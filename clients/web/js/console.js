@@ -63,6 +63,7 @@ function start(live) {
       fill(regions.timeline, h("h2", { id: "tl-h" }, "Timeline"), h("p", {}, h("a", { href: replayLink(live), target: "_blank" }, "Step through it in the replay viewer")), timeline([], null, live));
       fill(regions.challenges, h("h2", { id: "chal-h" }, "Challenges"), h("div", { class: "npc-declare" }), outcome("challenges"), h("p", { class: "none" }, "No open challenge."), openCards, h("details", { class: "done" }, h("summary", {}, ""), doneCards, h("button", { type: "button", class: "quiet older", onclick: () => live.olderChallenges() }, "Show older challenges")));
     }
+    regions.tools.querySelector("input[name=at]").max = view.version; // a fork keeps events that exist
     const players = Object.values(view.characters).filter((c) => !c.npc && c.present).map((c) => [c.id, c.name]);
     region(regions.invitations.querySelector("select[name=character]"), JSON.stringify(players), () => {
       const choice = regions.invitations.querySelector("select[name=character]");
