@@ -28,7 +28,7 @@ export function quietSwitch() {
       /* private mode: the switch holds for this page only */
     }
   });
-  return h("label", { class: "check quiet-switch" }, box, " Quiet (no sound or vibration)");
+  return h("label", { class: "check quiet-switch", hidden: true }, box, " Quiet (no sound or vibration)");
 }
 
 /** "a Physical Trait", "2 Social Traits". */

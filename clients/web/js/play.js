@@ -37,9 +37,9 @@ function start(live) {
   const recentList = h("div", { class: "cards" });
   const problems = h("div", { class: "problems", hidden: true });
   const notice = yourMove();
-  const quiet = quietSwitch();
+  const quiet = quietSwitch(); // outside the header, which is drawn anew: a focused switch stays focused
   fill(challenges, h("h2", { id: "ch-h" }, "Challenges in front of me"), openList, none, recentHeading, recentList);
-  fill(app, header, notice.banner, problems, h("main", {}, round, me, challenges, declare, steps), confirmations(live));
+  fill(app, header, quiet, notice.banner, problems, h("main", {}, round, me, challenges, declare, steps), confirmations(live));
   const region = regions(); // redraws what changed, never under someone's fingers
   live.addEventListener("problem", (e) => {
     fill(problems, refusal(e.error));
@@ -56,8 +56,8 @@ function start(live) {
       h("h1", {}, mine ? mine.name : who === "*" ? "Spectator" : "Justicar"),
       h("p", { class: "scene" }, view ? `${view.title || view.scene} · ${rulesetName(view.ruleset)}${view.status === "closed" ? " · closed" : ""}` : ""),
       connection(live),
-      who && who !== "*" && quiet,
     );
+    quiet.hidden = !who || who === "*";
     if (!view) return;
     me.hidden = who === "*";
     if (who !== "*") {
