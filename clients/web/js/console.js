@@ -814,8 +814,7 @@ function disputedStep(live, seq) {
     steps.set(seq, null);
     live.request({ type: "history", before: seq + 1, limit: 1 }, "history").then((page) => {
       const i = (page.events || []).findIndex((e) => e.seq === seq);
-      if (i < 0) return;
-      steps.set(seq, { ...page.events[i], summary: page.summaries?.[i] || page.events[i].type });
+      steps.set(seq, i < 0 ? { seq, summary: `Step ${seq} could not be fetched: see it in the replay.` } : { ...page.events[i], summary: page.summaries?.[i] || page.events[i].type });
       live.changed();
     });
   }
