@@ -72,6 +72,7 @@ from domain.events import (
     WillpowerSpent,
 )
 from domain.pools import Pool
+from domain.rules import RULESETS
 from domain.sheets import CATEGORIES
 from domain.state import NARRATOR, Scene
 from projections.redact import knows
@@ -93,7 +94,8 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
     match event:
         case SceneOpened():
             title = f" “{event.title}”" if event.title else ""
-            return f"The Storyteller opens the scene{title} under {event.ruleset} rules."
+            rules = RULESETS[event.ruleset].title if event.ruleset in RULESETS else event.ruleset
+            return f"The Storyteller opens the scene{title} under the {rules} rules."
         case CharacterAdded(character=sheet):
             who = f"{sheet.name} (NPC)" if sheet.npc else sheet.name
             if sheet.traits is None or not knows(viewer, sheet.id):

@@ -112,6 +112,9 @@ class Ruleset(ABC):
     name: str
     """The ``ruleset`` of ``open_scene``."""
 
+    title: ClassVar[str]
+    """What players call it (the pages and the words say this, never ``name``)."""
+
     has_rounds: ClassVar[bool] = False
     """Whether the ruleset has combat rounds (``start_round`` … ``end_round``)."""
 

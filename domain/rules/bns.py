@@ -85,6 +85,7 @@ def _total(*parts: int) -> int:
 
 class Bns(Ruleset):
     name = "bns"
+    title = "By Night Studios"
     family = "pools"
     flags = ("unseen", "range", "maneuver", "surprise")
     has_rounds = True

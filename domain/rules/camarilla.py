@@ -72,6 +72,7 @@ def has(character: Character, name: str) -> bool:
 
 class Camarilla(Lotn):
     name = "camarilla"
+    title = "Camarilla combat"
     has_rounds = True
     has_mobs = True
     has_blood = True

@@ -46,6 +46,7 @@ from domain.state import NARRATOR, Challenge, Character, RetestEntry, Scene
 
 class Kony(Camarilla):
     name = "kony"
+    title = "Kings of New York"
     family = "dice"
     has_mobs = False
     has_expenditures = True

@@ -55,6 +55,7 @@ def _title(category: str) -> str:
 
 class Lotn(Ruleset):
     name = "lotn"
+    title = "Laws of the Night"
     cites: ClassVar[Mapping[str, str]] = {
         "relent": "lotn:relent",
         "test": "lotn:rps",

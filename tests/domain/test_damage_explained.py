@@ -130,3 +130,15 @@ class TestOldLogs:
         assert b'"why":"1 lethal, as declared."' in event_data(explained)
         record, data = seal(prev=GENESIS, seq=1, scene="s", at=T0, actor="st", command="c", event=event)
         assert data == old and decode_event("damage_taken", data) == record.event
+
+
+def test_the_rules_are_named_as_players_call_them() -> None:
+    """The first step names the rule system by its title, never its id ("lotn")."""
+    for ruleset, words in (
+        ("lotn", "Laws of the Night"),
+        ("camarilla", "Camarilla combat"),
+        ("kony", "Kings of New York"),
+    ):
+        t = Table(ruleset=ruleset)
+        opened = narrate(fold([]), t.log[0].event, NARRATOR)
+        assert f"under the {words} rules" in opened and f" {ruleset} " not in opened, opened

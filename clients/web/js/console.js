@@ -7,7 +7,7 @@ import { download, field, fill, h, keyed, regions as redraws, select } from "./d
 import { Live, tokenFromPage } from "./live.js";
 import { sheetForm } from "./sheetform.js";
 import { actionsLeft, actsNow, assistForm, budgeted, escapeLine, intendButton, markBadges, markWords, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
-import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, sourceLabel, timeline, title } from "./words.js";
+import { CATEGORIES, RULESETS, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, sourceLabel, timeline, title } from "./words.js";
 
 const app = document.getElementById("app");
 const token = tokenFromPage("/st");
@@ -110,7 +110,6 @@ function start(live) {
 }
 
 /** Each ruleset's name, as a table knows it. */
-const RULESETS = { lotn: "Laws of the Night", camarilla: "Camarilla combat", bns: "By Night Studios", kony: "Kings of New York" };
 
 const notes = new Map(); // what a control last said, by key: kept when its section is redrawn
 

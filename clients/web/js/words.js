@@ -70,7 +70,7 @@ export function defenderOf(ch) {
 }
 
 /** The rulesets by name, as a table says them (never the id a file uses). */
-export const RULESETS = { lotn: "Laws of the Night", camarilla: "Camarilla", bns: "By Night Studios", kony: "Kings of New York" };
+export const RULESETS = { lotn: "Laws of the Night", camarilla: "Camarilla combat", bns: "By Night Studios", kony: "Kings of New York" };
 
 export function rulesetName(id) {
   return RULESETS[id] || title(id);
