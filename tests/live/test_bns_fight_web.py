@@ -123,7 +123,7 @@ async def test_a_fair_escape_held_and_failed_on_three_phones(
     await declare.get_by_label("Victory condition").fill("He goes down")
     await shots(rosa, "bns-declare-maneuver", "declare")
     await declare.get_by_role("button", name="Declare", exact=True).click()
-    await expect(declare).to_contain_text("Declared.")
+    await expect(rosa.locator(".toast")).to_have_text("Declared.")  # confirmed once, at the foot
     for page in (julian, rosa, st):
         await expect(page.locator("#round")).to_contain_text("Edward's escape failed.")
     await expect(edward.locator("#round")).to_contain_text("Your escape failed.")
@@ -267,7 +267,7 @@ async def test_a_third_character_shields_the_defender_and_answers(
     await declare.get_by_label("Target", exact=True).select_option(label="Edward")
     await declare.get_by_label("Victory condition").fill("A fist to the ribs")
     await declare.get_by_role("button", name="Declare", exact=True).click()
-    await expect(declare).to_contain_text("Declared.")
+    await expect(julian.locator(".toast")).to_have_text("Declared.")  # confirmed once, at the foot
 
     # Rosa is not in it, but the attack is in front of her: she may take it for Edward
     card = rosa.locator("#challenges article").filter(has_text="Julian → Edward")
@@ -450,7 +450,7 @@ async def test_two_maneuvers_with_an_assist_and_an_escape_the_storyteller_fails(
     await accessible(rosa)
     await shots(rosa, "bns-declare-two-maneuvers", "declare")
     await declare.get_by_role("button", name="Declare", exact=True).click()
-    await expect(declare).to_contain_text("Declared.")
+    await expect(rosa.locator(".toast")).to_have_text("Declared.")  # confirmed once, at the foot
     await expect(rosa.locator("#me")).to_contain_text("Willpower 2")
     await expect(declare.get_by_label("Second maneuver (1 Willpower)")).to_have_count(0)  # the assist is spent
     for page in (edward, rosa, st):

@@ -71,7 +71,7 @@ async def test_a_punch_for_1_lethal_and_a_knock_down_from_the_declare_form(
     await accessible(sam)
     await shot(sam, "effects-declare-punch")
     await declare.get_by_role("button", name="Declare", exact=True).click()
-    await expect(declare).to_contain_text("Declared.")
+    await expect(sam.locator(".toast")).to_have_text("Declared.")  # confirmed once, at the foot
 
     # Juan loses (he relents): 1 lethal, as declared, on his sheet and in his timeline
     await juan.get_by_role("button", name="Relent (lose without a test)").click()
@@ -92,6 +92,8 @@ async def test_a_punch_for_1_lethal_and_a_knock_down_from_the_declare_form(
     await declare.get_by_role("button", name="Declare", exact=True).click()
     await juan.get_by_role("button", name="Relent (lose without a test)").click()
     await expect(mine).to_contain_text("Knocked down (prone)")
+    await expect(juan.locator(".verdict").filter(has_text="prone")).to_have_text("You lost: you are knocked prone")
+    await expect(sam.locator(".verdict").filter(has_text="prone")).to_have_text("You won: Juan is knocked prone")
     await expect(mine).not_to_contain_text("Willpower")  # none on his sheet: no empty track
     await expect(mine.locator(".health")).to_contain_text("6 of 7 left")  # no damage with it
     await accessible(juan)
@@ -139,7 +141,7 @@ async def test_the_round_action_is_carried_in_and_the_damage_says_why(
         await declare.locator("details summary").click()
         await declare.get_by_label("Power", exact=True).select_option("Feral Claws")
         await declare.get_by_role("button", name="Declare", exact=True).click()
-        await expect(declare).to_contain_text("Declared.")
+        await expect(jimmy.locator(".toast")).to_have_text("Declared.")  # confirmed once, at the foot
         cid = next(iter(scene(live, docks).challenges))
         assert (await st.send({"type": "relent", "character": "frank", "challenge": cid}))["ok"]
 
@@ -206,3 +208,22 @@ async def test_the_players_sheet_reads_like_a_paper_one(
         await sheet.screenshot(path=ARTIFACTS / "effects-paper-sheet-card.png")  # the sheet alone, close up
     finally:
         await st.__aexit__(None, None, None)
+
+
+async def test_spend_blood_is_offered_only_while_blood_is_left(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    """A control offered is one the server takes: the last blood spent, "Spend blood" goes."""
+    async with Client(live.url, tokens["st"]) as opener:
+        opened = await opener.request({"type": "create_scene", "ruleset": "camarilla", "title": "Ana"}, "scene_created")
+    async with Client(live.url, opened["token"]) as st:
+        ana = {"id": "ana", "name": "Ana", "blood": 1, "traits": {"physical": {"Quick": 1}}}
+        assert (await st.send({"type": "add_character", "character": ana}))["ok"]
+    token = live.hub.backend.tokens.issue(opened["scene"], "player", "ana")[0]
+    page = await phone(browser, f"{live.web}/play#token={token}")
+    spend = page.get_by_role("button", name="Spend blood")
+    await expect(spend).to_be_visible()
+    await spend.click()
+    await expect(page.locator(".toast")).to_have_text("Blood spent.")
+    await expect(spend).to_have_count(0)
+    assert scene(live, opened["scene"]).characters["ana"].blood_spent == 1

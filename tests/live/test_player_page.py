@@ -88,6 +88,7 @@ async def test_your_move_finds_you(live: Running, tokens: dict[str, str], browse
     await expect(mine).to_be_in_viewport()
     assert await mine.evaluate(IN_VIEW)
     await expect(sam.locator(".toast")).to_have_text("Declared.")
+    await expect(sam.get_by_text("Declared.", exact=True)).to_have_count(1)  # said once, not under the form too
 
     # Juan: a banner naming the move, the title marked, his card brought into view, a buzz, awake
     await expect(banner).to_have_text("Sam challenges you: bid a Physical Trait")

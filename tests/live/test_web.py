@@ -228,6 +228,9 @@ async def test_a_tie_and_a_retest_at_a_table_of_phones(live: Running, tokens: di
     await replay.get_by_label("See it as").select_option("st")  # the same step, as the Storyteller saw it
     await expect(replay.get_by_text("Step 8 of 24, as the Storyteller saw it")).to_be_visible()
     await expect(replay.locator(".step-detail")).to_contain_text("Sam throws rock (sealed until both are in).")
+    changes = replay.locator(".step-detail .changes")  # what it changed, by names, never ids or paths
+    await expect(changes).to_contain_text("the challenge › ")
+    assert not re.search(r"c-[0-9a-f]{6}|challenges\.|characters\.|_", await changes.inner_text())
     await expect(replay.locator("section").filter(has_text="The scene after #8")).to_contain_text("Sam")
     await accessible(replay)
     await shot(replay, "replay")
@@ -389,7 +392,7 @@ async def test_a_pool_challenge_on_two_phones(live: Running, tokens: dict[str, s
     await expect(declare.locator(".pool-preview")).to_have_text("Your pool: Social 10 + Intimidation 5 = 15")
     await declare.get_by_label("Victory condition").fill("He backs off")
     await declare.get_by_role("button", name="Declare", exact=True).click()
-    await expect(declare).to_contain_text("Declared.")
+    await expect(vincent.locator(".toast")).to_have_text("Declared.")  # confirmed once, at the foot
     await accessible(vincent)
 
     card = brute.locator("#challenges article")

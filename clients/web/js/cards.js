@@ -2,7 +2,7 @@
 import { h } from "./dom.js";
 import { movesPanel } from "./moves.js";
 import { markName } from "./turns.js";
-import { CATEGORIES, SIGN_LABELS, challengeLine, defenderOf, describePool, damageWords, effectWords, gradeLine, nameOf, ruleWords, sourceLabel, title, waitingFor } from "./words.js";
+import { SIGN_LABELS, challengeLine, defenderOf, describePool, damageWords, effectWords, gradeLine, nameOf, ruleWords, sourceLabel, title, waitingFor } from "./words.js";
 
 /** A challenge, with the moves of each character the viewer acts for (`actFor`: the ST's NPCs).
  * Once decided, its outcome reads at arm's length: "You lost: Brawny is gone for the night" for a
@@ -120,14 +120,18 @@ export function sideOf(ch, who) {
   return null;
 }
 
-/** What the challenge cost each character, from the timeline: {who: ["Brawny", "2 lethal damage"]}. */
+/** What the challenge cost each character, from the timeline: {who: {traits: ["Brawny"], hurt:
+ * ["2 lethal damage"], fates: ["knocked prone"]}}. */
 function costs(live, ch) {
   const out = {};
+  const of = (who) => (out[who] ??= { traits: [], hurt: [], fates: [] });
   for (const step of live?.timeline || []) {
     const d = step.data || {};
-    if (d.challenge !== ch.id || !d.character) continue;
-    if (step.type === "trait_lost") (out[d.character] ??= { traits: [], hurt: [] }).traits.push(d.trait);
-    if (step.type === "damage_taken") (out[d.character] ??= { traits: [], hurt: [] }).hurt.push(damageWords(d));
+    if (d.challenge !== ch.id) continue;
+    if (step.type === "trait_lost") of(d.character).traits.push(d.trait);
+    if (step.type === "damage_taken") of(d.character).hurt.push(damageWords(d));
+    if (step.type === "knocked_down") of(d.character).fates.push("knocked prone");
+    if (step.type === "grapple_started") of(d.victim).fates.push(`held by ${d.grappler}`);
   }
   return out;
 }
@@ -142,8 +146,9 @@ function verdict(live, view, ch) {
   const cost = costs(live, ch);
   const mine = cost[view.viewer];
   const theirs = Object.entries(cost).filter(([who]) => who !== view.viewer);
-  const lossWords = (c) => [c.traits.length && `${c.traits.join(" and ")} ${c.traits.length === 1 ? "is" : "are"} gone for the night`, ...c.hurt.map((x) => `you take ${x}`)].filter(Boolean).join("; ");
-  const theirWords = theirs.map(([who, c]) => [c.traits.length && `${nameOf(view, who)} loses ${c.traits.join(" and ")}`, ...c.hurt.map((x) => `${nameOf(view, who)} takes ${x}`)].filter(Boolean).join("; ")).filter(Boolean).join("; ");
+  const held = (fate) => fate.replace(/^held by (.+)$/, (_, by) => `held by ${by === view.viewer ? "you" : nameOf(view, by)}`);
+  const lossWords = (c) => [c.traits.length && `${c.traits.join(" and ")} ${c.traits.length === 1 ? "is" : "are"} gone for the night`, ...c.hurt.map((x) => `you take ${x}`), ...c.fates.map((f) => `you are ${held(f)}`)].filter(Boolean).join("; ");
+  const theirWords = theirs.map(([who, c]) => [c.traits.length && `${nameOf(view, who)} loses ${c.traits.join(" and ")}`, ...c.hurt.map((x) => `${nameOf(view, who)} takes ${x}`), ...c.fates.map((f) => `${nameOf(view, who)} is ${held(f)}`)].filter(Boolean).join("; ")).filter(Boolean).join("; ");
   let text;
   let tone;
   if (o.winner === "none") {

@@ -60,7 +60,7 @@ const said = new Map(); // who -> what the last declaration came to, kept when t
 export function declareForm(live, view, who, { forCharacter = false } = {}) {
   const c = view.characters[who];
   const pools = view.rules?.family === "pools";
-  const out = h("div", { class: "outcome", dataset: { declare: who } }, said.get(who)?.());
+  const out = h("div", { class: "outcome", dataset: { declare: who } }, ...(said.get(who)?.() || []));
   const kinds = [["contested", "Against someone"], ["static", "Static (against a difficulty)"], ...(pools ? [] : [["simple", "Simple test"]])];
   const kind = select("kind", kinds);
   const target = select("target", others(view, who));
@@ -109,10 +109,12 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
     for (const [flag, box] of flags) if (box.checked) body[flag] = true;
     Object.assign(body, fight.fields());
     const reply = await live.send(body);
-    const note = () => (reply.ok ? h("p", { role: "status" }, "Declared.") : refusal(reply.error));
+    // a player's page confirms every command at its foot (notice.js); the console, declaring for
+    // an NPC, says it here
+    const note = () => (reply.ok ? (forCharacter ? [h("p", { role: "status" }, "Declared.")] : []) : [refusal(reply.error)]);
     said.set(who, note);
     // what it declared may have drawn the form anew meanwhile (a free maneuver used): say it there
-    for (const box of document.querySelectorAll(`.outcome[data-declare="${CSS.escape(who)}"]`)) box.replaceChildren(note());
+    for (const box of document.querySelectorAll(`.outcome[data-declare="${CSS.escape(who)}"]`)) box.replaceChildren(...note());
     if (reply.ok) victory.value = "";
   };
   return h(

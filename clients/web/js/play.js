@@ -165,7 +165,7 @@ function sheetActions(live, view, who) {
     out.replaceChildren(reply.ok ? "" : refusal(reply.error));
   };
   const parts = [];
-  if ((c.sheet?.blood || 0) > 0 && view.rules?.blood) {
+  if ((c.blood ?? 0) > 0 && view.rules?.blood) { // blood left: none, nothing to offer
     const kind = select("kind", [["strength", "Strength"], ["dexterity", "Dexterity"], ["stamina", "Stamina"]]);
     parts.push(
       h("form", { class: "row", onsubmit: (e) => (e.preventDefault(), send({ type: "spend_blood", kind: kind.value })) }, field("Spend blood for a Physical Trait", kind), h("button", { type: "submit" }, "Spend blood")),

@@ -102,11 +102,11 @@ function start(live) {
       detail,
       h("h2", {}, `#${step.seq} ${step.type.replaceAll("_", " ")}`),
       h("p", {}, h("strong", {}, step.summary)),
-      h("p", { class: "scene" }, `${step.at.slice(0, 19).replace("T", " ")} · by ${who(step.actor)}${step.challenge ? ` · challenge ${step.challenge}` : ""}`),
+      h("p", { class: "scene" }, `${step.at.slice(0, 19).replace("T", " ")} · by ${who(step.actor)}`),
       step.compared && h("p", {}, "Compared: ", Object.entries(step.compared).map(([w, n]) => `${who(w)} ${n}`).join(" against ")),
       step.rule && h("figure", {}, h("figcaption", {}, `Rule ${step.rule}${step.source ? ` (${step.source})` : ""}`), step.words && h("blockquote", {}, step.words)),
       step.linked?.length > 0 && h("p", {}, "Linked: ", step.linked.map((seq) => h("button", { type: "button", class: "quiet", onclick: () => drawControls(seq) }, `#${seq}`))),
-      step.changes.length > 0 && h("details", { open: true }, h("summary", {}, `What it changed (${step.changes.length})`), h("div", { class: "changes" }, step.changes.map((c) => `${c.path}: ${show_(c.before)} → ${show_(c.after)}\n`))),
+      step.changes.length > 0 && h("details", { open: true }, h("summary", {}, `What it changed (${step.changes.length})`), h("div", { class: "changes" }, step.changes.map((c) => `${pathWords(c.path, who)}: ${show_(c.before)} → ${show_(c.after)}\n`))),
     );
     clearTimeout(timer);
     timer = setTimeout(() => stateAt(n), 120);
@@ -140,7 +140,7 @@ function start(live) {
           ),
         ),
       ),
-      h("ul", {}, Object.values(v.challenges).map((ch) => h("li", {}, `${ch.id}: ${challengeLine(v, ch)} — ${waitingFor(v, ch)}`))),
+      h("ul", {}, Object.values(v.challenges).map((ch) => h("li", {}, `${challengeLine(v, ch)} — ${waitingFor(v, ch)}`))),
     );
   };
 
@@ -152,6 +152,15 @@ function start(live) {
     }
   });
   drawHeader();
+}
+
+/** "characters.mark.actions_left" as "Mark › actions left", "challenges.c-3febd8" as "the
+ * challenge": names, never ids. */
+function pathWords(path, who) {
+  const [head, id, ...rest] = path.split(".");
+  const subject = head === "characters" && id ? who(id) : head === "challenges" && id ? "the challenge" : null;
+  const words = (subject ? rest : [head, id, ...rest].filter((part) => part !== undefined)).map((part) => part.replaceAll("_", " "));
+  return [subject, ...words].filter(Boolean).join(" › ");
 }
 
 function show_(value) {
