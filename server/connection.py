@@ -173,11 +173,14 @@ class Bucket:
 
 @lru_cache(maxsize=256)
 def qr_svg(text: str) -> str:
-    """An SVG QR code (with its namespace, so a page can parse it as SVG)."""
+    """An SVG QR code (with its namespace, so a page can parse it as SVG) that scales to its box: a
+    viewBox and no fixed width or height, so a page draws the whole code at any size (a code cut at
+    its edges cannot be scanned)."""
     out = BytesIO()
     segno.make(text, error="m").save(
-        out, kind="svg", xmldecl=False, svgns=True, nl=False, scale=4, dark="#000", light="#fff", border=4
-    )
+        out, kind="svg", xmldecl=False, svgns=True, nl=False, scale=4, dark="#000", light="#fff", border=4,
+        omitsize=True,
+    )  # fmt: skip
     return out.getvalue().decode()
 
 

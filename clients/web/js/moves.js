@@ -72,7 +72,8 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
     ["relent", "Relent (lose without a test)"],
     ["withdraw", "Withdraw the challenge"],
   ];
-  const buttons = simple.filter(([verb]) => verbs.has(verb) && !(defending && verb === "relent")).map(([verb, text]) => h("button", { type: "button", class: verb === "pass" ? "" : "quiet", onclick: act(verb) }, text));
+  // the console withdraws with its own control, which asks first: not a second, unasked one here
+  const buttons = simple.filter(([verb]) => verbs.has(verb) && !(defending && verb === "relent") && !(forCharacter && verb === "withdraw")).map(([verb, text]) => h("button", { type: "button", class: verb === "pass" ? "" : "quiet", onclick: act(verb) }, text));
   if (buttons.length) parts.push(h("div", { class: "choices" }, buttons));
   if (verbs.has("call_negative")) {
     const trait = h("input", { name: "trait", autocomplete: "off", required: true, placeholder: "Clumsy" });
