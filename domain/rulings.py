@@ -14,7 +14,7 @@ outcome's and are not undone.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from domain.challenge import effects
 from domain.commands import Dispute, Rule
@@ -54,7 +54,7 @@ def dispute(d: Draft, cmd: Dispute) -> None:
     subject = _subject(d, cmd.event)
     open_already = [x.id for x in d.state.disputes if x.event == subject.seq and x.by == d.actor and x.status == "open"]
     if open_already:
-        raise Rejected("already_disputed", f"You already dispute event #{subject.seq} (dispute #{open_already[0]}).")
+        raise Rejected("already_disputed", f"You already dispute {step_words(d.state, subject.seq)}.")
     d.add(DisputeOpened(event=subject.seq, by=d.actor, reason=cmd.reason))
 
 
@@ -84,7 +84,7 @@ def rule(d: Draft, cmd: Rule) -> None:
     if cmd.decision == "uphold":
         if correction is not None:
             raise Rejected("bad_correction", "An upheld event needs no correction; amend instead.", RULE)
-        d.add(issued(f"Upheld: event #{subject.seq} stands."))
+        d.add(issued(f"Upheld: {step_words(d.state, subject.seq)} stands as played."))
         return
     if cmd.decision == "overturn":
         if correction is not None:
@@ -121,14 +121,14 @@ def rule(d: Draft, cmd: Rule) -> None:
         if correction.winner is None:
             why = f"Amended: {d.state.name_of(who)} is corrected."
             d.add(issued(why))
-        reason = f"ruling #{ruling} on event #{subject.seq}: {cmd.reason}"
+        reason = f"the ruling at step {ruling} on {step_words(d.state, subject.seq)}: {cmd.reason}"
         d.add(CharacterAdjusted(character=who, changes=correction.changes, reason=reason))
 
 
 def _subject(d: Draft, seq: int) -> Recorded:
     subject = d.ctx.subject
     if seq > d.state.version or subject is None or subject.seq != seq:
-        raise Rejected("unknown_event", f"There is no event #{seq} in this scene (it has {d.state.version}).")
+        raise Rejected("unknown_event", f"There is no step {seq} in this scene (it has {d.state.version} steps).")
     return subject
 
 
@@ -138,7 +138,7 @@ def _resolved_challenge(state: Scene, subject: Recorded) -> Challenge:
     if ch is None or ch.status != "resolved":
         raise Rejected(
             "not_overturnable",
-            f"Event #{subject.seq} is not part of a resolved challenge; only an outcome can be overturned "
+            f"Step {subject.seq} is not part of a resolved challenge; only an outcome can be overturned "
             "(amend a character instead).",
             RULE,
         )
@@ -162,16 +162,11 @@ def _correct(
         and (other.resolved_seq or state.version + 1) > (ch.resolved_seq or 0)
         and people & ({other.challenger.who, other.defender.who})
     ]
-    names = {"challenger": state.name_of(ch.challenger.who), "defender": state.name_of(ch.defender.who)}
-    was = ch.outcome.winner if ch.outcome else "none"
-    now = "nobody (a draw)" if winner == "none" else names[winner]
-    before = "nobody (a draw)" if was == "none" else names[was]
-    why = f"Challenge {ch.id!r}: {now} wins, not {before}."
-    if was == winner:
-        graded = "an exceptional success" if exceptional else "a normal success"
-        why = f"Challenge {ch.id!r}: {now} wins with {graded}, not the grade first given."
+    why = f"{challenge_words(state, ch)}: {_instead(state, ch, winner, exceptional)}"
     if later:
-        why += f" Challenges since, involving them, stand as played: {', '.join(sorted(later))}."
+        since = sorted((state.challenges[cid] for cid in later), key=lambda other: other.seq)
+        listed = "; ".join(f"{challenge_words(state, other)} (step {other.seq})" for other in since)
+        why += f" Challenges since, involving them, stand as played: {listed}."
     d.add(issued(why, ch, winner, sorted(later)))
     d.add(*_undo(d.state, ch))
     d.add(OutcomeCorrected(challenge=ch.id, winner=winner, ruling=ruling, why=why, rule=RULE, exceptional=exceptional))
@@ -180,6 +175,44 @@ def _correct(
     d.add(*rules.losses(d.state, corrected, winner))
     d.add(*rules.settled(d.state, corrected, winner))
     d.add(*effects(d.state, corrected, winner))
+
+
+def challenge_words(state: Scene, ch: Challenge) -> str:
+    """A challenge named by its people ("Alice's challenge to Bob"), never by its id: the id is
+    the machine's handle, and the people at the table know a challenge by who threw it at whom."""
+    who = state.name_of(ch.challenger.who)
+    targets = ch.targets or ((ch.defender.who,) if ch.kind == "contested" and ch.defender.who else ())
+    if targets:
+        return f"{who}'s challenge to {_and(state.name_of(t) for t in targets)}"
+    return f"{who}'s {ch.category.capitalize()} test"
+
+
+def step_words(state: Scene, seq: int) -> str:
+    """A step of the log in words where the scene knows what it was (a challenge's declaration or
+    its result), else by its number: a dispute or a ruling names what it is about."""
+    for ch in state.challenges.values():
+        if ch.resolved_seq == seq:
+            return f"the result of {challenge_words(state, ch)} (step {seq})"
+        if ch.seq == seq:
+            return f"{challenge_words(state, ch)} (step {seq})"
+    return f"step {seq}"
+
+
+def _instead(state: Scene, ch: Challenge, winner: Leader, exceptional: bool) -> str:
+    """The corrected outcome against the one first given, in words ("Bob wins instead of a draw.")."""
+    names = {"challenger": state.name_of(ch.challenger.who), "defender": state.name_of(ch.defender.who)}
+    was = ch.outcome.winner if ch.outcome else "none"
+    if was == winner:
+        graded = "an exceptional success" if exceptional else "a normal success"
+        return f"{names[winner]} wins with {graded}, not the grade first given."
+    if winner == "none":
+        return f"a draw instead of a win for {names[was]}."
+    return f"{names[winner]} wins instead of {'a draw' if was == 'none' else names[was]}."
+
+
+def _and(names: Iterable[str]) -> str:
+    listed = list(names)
+    return listed[0] if len(listed) == 1 else f"{', '.join(listed[:-1])} and {listed[-1]}"
 
 
 def _undo(state: Scene, ch: Challenge) -> list[SceneEvent]:

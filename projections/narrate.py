@@ -73,6 +73,7 @@ from domain.events import (
 )
 from domain.pools import Pool
 from domain.rules import RULESETS
+from domain.rulings import challenge_words, step_words
 from domain.sheets import CATEGORIES
 from domain.state import NARRATOR, Scene
 from projections.redact import knows
@@ -110,7 +111,7 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
         case SceneClosed():
             return "The Storyteller closes the scene."
         case SceneForked():
-            return f"A what-if: this scene continues {event.scene!r} from its event #{event.seq} ({event.hash[:12]}…)."
+            return f"A what-if: this scene goes on from another scene as it stood at its step {event.seq}."
         case ChallengeDeclared():
             against = (
                 f"challenges {', '.join(name(t) for t in event.targets)}"
@@ -152,7 +153,8 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
                 return f"{name(event.character)} relents (they would have defended {would})."
             return f"{name(event.character)} relents."
         case ChallengeWithdrawn():
-            return f"{name(event.by)} withdraws challenge {event.challenge}."
+            ch = before.challenges.get(event.challenge)
+            return f"{name(event.by)} withdraws {challenge_words(before, ch) if ch else 'a challenge'}."
         case NegativeTraitCalled():
             verdict = "right" if event.correct else "wrong"
             then = (
@@ -221,12 +223,13 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
         case KnockedDown():
             return f"{name(event.character)} is knocked prone."
         case DisputeOpened():
-            return f"{name(event.by)} disputes event #{event.event}: {event.reason}"
+            return f"{name(event.by)} disputes {step_words(before, event.event)}: {_sentence(event.reason)}"
         case RulingIssued():
             verdict = {"uphold": "upholds", "overturn": "overturns", "amend": "amends"}[event.decision]
-            return f"The Storyteller {verdict} event #{event.event} ({event.reason}). {event.why}"
+            said = f"The Storyteller {verdict} {step_words(before, event.event)}: {_sentence(event.reason)}"
+            return said if event.decision == "uphold" else f"{said} {event.why}"
         case OutcomeCorrected():
-            return f"By ruling #{event.ruling}: {event.why}"
+            return f"By the ruling at step {event.ruling}: {event.why}"
         case TraitRestored():
             return event.why
         case DamageHealed():
@@ -284,7 +287,7 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             | AssistOffered()
             | AssistAnswered()
         ):
-            return event.why or event.type_name()
+            return event.why or _kind(event)
         case DiceRolled():  # (kony: rare beside the rest, so late in the match)
             if not knows(viewer, event.character):
                 return f"{name(event.character)} rolls (sealed until both are in)."
@@ -292,7 +295,18 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             by = f" (rolled by hand, entered by {_entered(before, event.entered_by)})" if event.entered_by else ""
             sealed = "sealed until both are in"
             return f"{name(event.character)} rolls {_faces(event.dice)}{by}{named}: {event.why} ({sealed})."
-    return event.type_name()
+    return _kind(event)
+
+
+def _kind(event: SceneEvent) -> str:
+    """An event without a sentence of its own, by its kind in words ("scene closed", not "scene_closed")."""
+    return event.type_name().replace("_", " ").capitalize() + "."
+
+
+def _sentence(text: str) -> str:
+    """Someone's free words as a sentence of ours: one full stop at the end."""
+    text = text.strip()
+    return text if text.endswith((".", "!", "?", "…")) else f"{text}."
 
 
 def _dice_shown(before: Scene, event: TestRevealed) -> str:

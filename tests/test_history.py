@@ -240,10 +240,11 @@ def test_rulings_show_in_the_replay_and_the_audit(db: Path, capsys: pytest.Captu
     _, out, _ = run(capsys, "replay", "--db", str(db), "demo", "--from", str(resolved), "--to", str(resolved))
     assert "see also: #62, #63" in out
     _, out, _ = run(capsys, "replay", "--db", str(db), "demo", "--from", "63", "--to", "63")
-    assert f"The Storyteller overturns event #{resolved} (Sam threw late)" in out and f"see also: #{resolved}" in out
+    assert "The Storyteller overturns the result of " in out and f"(step {resolved}): Sam threw late." in out
+    assert f"see also: #{resolved}" in out
     _, out, _ = run(capsys, "audit", "--db", str(db), "demo")
     assert "First outcome: Sam wins the challenge." in out and "(corrected by ruling #63)" in out
-    assert "Juan wins, not Sam" in out
+    assert "Juan wins instead of Sam" in out
 
 
 def test_the_audit_keeps_the_storytellers_notes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -163,7 +163,7 @@ class TestAmend:
         )
         assert types(events) == ["ruling_issued", "character_adjusted"]
         assert fight.character("sam").abilities["Brawl"] == 2
-        assert "ruling #" in events[1].reason  # type: ignore[union-attr]
+        assert "the ruling at step" in events[1].reason  # type: ignore[union-attr]
 
     @pytest.mark.parametrize(
         "correction",
@@ -204,6 +204,6 @@ class TestLaterChallenges:
             "st", "rule", event=fight.seq_of("challenge_resolved", "hit"), decision="overturn", reason="late throw"
         )
         assert ruling.later == ["again"]  # type: ignore[union-attr]
-        assert "stand as played: again" in ruling.why  # type: ignore[union-attr]
+        assert "stand as played: Juan's challenge to Sam" in ruling.why  # type: ignore[union-attr]
         assert fight.challenge("again").outcome.winner == "defender"  # type: ignore[union-attr]
         assert fight.lost("juan") == ["Quick"]  # Brutal back from the ruling; Quick lost in "again" stays

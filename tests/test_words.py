@@ -1,0 +1,107 @@
+"""The words the server says: every sentence a player reads names people and steps, never the
+machine's ids (``c-…``, ``s-…``) or raw statuses, and a rule is signed with its book's title."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from domain.events import SceneForked
+from domain.evolve import evolve
+from domain.state import Scene
+from projections.narrate import narrate
+from tests.table import Table
+
+CID = "c-0a37ff"
+LATER = "c-77b1e0"
+MACHINE = re.compile(r"\b[cs]-[0-9a-f]{4,}|_|#\d")
+
+
+def sentences(t: Table, viewer: str = "juan") -> list[str]:
+    """Each step of the log as ``viewer`` reads it, from the state just before it."""
+    state, said = Scene(), []
+    for record in t.log:
+        said.append(narrate(state, record.event, viewer))
+        state = evolve(state, record)
+    return said
+
+
+@pytest.fixture
+def fight() -> Table:
+    """Sam wins a challenge against Juan (Juan loses Brutal)."""
+    t = Table()
+    t.add("sam", {"Ferocious": 2, "Brawny": 3, "Quick": 2})
+    t.add("juan", {"Brutal": 2, "Quick": 3, "Tough": 2})
+    t.contest(CID, "sam", "juan", "Ferocious", "Brutal")
+    t.test(CID, "paper", "rock")
+    t.do("juan", "pass", challenge=CID)
+    return t
+
+
+def test_a_dispute_and_its_ruling_name_the_challenge_by_its_people(fight: Table) -> None:
+    resolved = fight.seq_of("challenge_resolved", CID)
+    fight.do("juan", "dispute", event=resolved, reason="I threw rock after Sam, not paper")
+    fight.do("st", "rule", event=resolved, decision="overturn", reason="Sam threw late")
+    said = sentences(fight)
+    assert next(s for s in said if s.startswith("Juan disputes")) == (
+        f"Juan disputes the result of Sam's challenge to Juan (step {resolved}): I threw rock after Sam, not paper."
+    )
+    ruling = next(s for s in said if s.startswith("The Storyteller overturns"))
+    assert ruling == (
+        f"The Storyteller overturns the result of Sam's challenge to Juan (step {resolved}): Sam threw late. "
+        "Sam's challenge to Juan: Juan wins instead of Sam."
+    )
+    assert (
+        f"By the ruling at step {fight.seq_of('ruling_issued')}: Sam's challenge to Juan: Juan wins instead of Sam."
+        in said
+    )
+    for sentence in said:
+        assert not MACHINE.search(sentence), sentence
+
+
+def test_a_draw_corrected_and_back_says_so_in_words(fight: Table) -> None:
+    resolved = fight.seq_of("challenge_resolved", CID)
+    (drawn, *_) = fight.do("st", "rule", event=resolved, decision="amend", reason="r", correction={"winner": "none"})
+    assert drawn.why == "Sam's challenge to Juan: a draw instead of a win for Sam."  # type: ignore[union-attr]
+    (won, *_) = fight.do(
+        "st", "rule", event=resolved, decision="amend", reason="r", correction={"winner": "challenger"}
+    )
+    assert won.why == "Sam's challenge to Juan: Sam wins instead of a draw."  # type: ignore[union-attr]
+    (upheld,) = fight.do("st", "rule", event=resolved, decision="uphold", reason="it stands now.")
+    assert upheld.why == f"Upheld: the result of Sam's challenge to Juan (step {resolved}) stands as played."  # type: ignore[union-attr]
+    assert (
+        sentences(fight)[-1]
+        == f"The Storyteller upholds the result of Sam's challenge to Juan (step {resolved}): it stands now."
+    )
+
+
+def test_later_challenges_are_listed_by_their_people_and_steps(fight: Table) -> None:
+    fight.contest(LATER, "juan", "sam", "Quick", "Brawny")
+    declared = fight.challenge(LATER).seq
+    fight.test(LATER, "paper", "rock")
+    fight.do("sam", "pass", challenge=LATER)
+    (ruling, *_) = fight.do(
+        "st", "rule", event=fight.seq_of("challenge_resolved", CID), decision="overturn", reason="late"
+    )
+    assert ruling.later == [LATER]  # type: ignore[union-attr]  (the data keeps the id for the audit)
+    assert ruling.why.endswith(  # type: ignore[union-attr]
+        f"Challenges since, involving them, stand as played: Juan's challenge to Sam (step {declared})."
+    )
+    assert LATER not in " ".join(sentences(fight))
+
+
+def test_a_withdrawn_challenge_and_a_what_if_are_named_without_ids() -> None:
+    t = Table()
+    t.add("sam", {"Ferocious": 2})
+    t.add("juan", {"Brutal": 2})
+    t.do("sam", "declare", challenge=CID, kind="contested", targets=["juan"], category="physical", bid=["Ferocious"])
+    t.do("sam", "withdraw", challenge=CID)
+    assert sentences(t)[-1] == "Sam withdraws Sam's challenge to Juan."
+    fork = SceneForked(scene="s-5e3c0d", seq=12, hash="ab" * 32)
+    assert narrate(Scene(), fork) == "A what-if: this scene goes on from another scene as it stood at its step 12."
+
+
+def test_unknown_steps_are_refused_in_steps_not_event_numbers(fight: Table) -> None:
+    error = fight.refused("juan", "dispute", event=999, reason="?", code="unknown_event")
+    assert error.message == f"There is no step 999 in this scene (it has {fight.state.version} steps)."
