@@ -334,7 +334,7 @@ class TestLogVerifyReplay:
         assert 'characters.juan.traits_lost: – → ["Brutal"]' in text
         assert "rule lotn:draw" not in text
         assert "“If you lose the test, you lose" not in text
-        assert "rule lotn:ties (laws-of-the-night-challenges.txt): “In the case of a tie" in text
+        assert "rule lotn:ties (Laws of the Night): “In the case of a tie" in text
         code, lines = run(capsys, "replay", "--db", str(db), "demo", "--json")
         steps = [json.loads(line) for line in lines]
         assert len(steps) == 61 and steps[15]["rule"] == "lotn:ties" and steps[15]["compared"] == {"sam": 9, "juan": 8}

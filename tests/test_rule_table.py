@@ -19,9 +19,9 @@ def _normal(text: str) -> str:
 def test_words_are_quoted_from_their_document() -> None:
     """Each rule's words appear verbatim in its source document ([...] marks an omission)."""
     for rule in RULES.values():
-        document = _normal((ROOT / "docs" / "rules" / rule.source).read_text(encoding="utf-8"))
+        document = _normal((ROOT / "docs" / "rules" / rule.document).read_text(encoding="utf-8"))
         for part in rule.words.split(" [...] "):
-            assert _normal(part) in document, f"{rule.id}: not in {rule.source}: {part[:60]}"
+            assert _normal(part) in document, f"{rule.id}: not in {rule.document}: {part[:60]}"
 
 
 def test_every_cited_rule_is_in_the_table() -> None:

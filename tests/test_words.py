@@ -9,8 +9,11 @@ import pytest
 
 from domain.events import SceneForked
 from domain.evolve import evolve
+from domain.rules.texts import RULES
+from domain.rules.words import BOOKS
 from domain.state import Scene
 from projections.narrate import narrate
+from projections.replay import replay
 from tests.table import Table
 
 CID = "c-0a37ff"
@@ -105,3 +108,16 @@ def test_a_withdrawn_challenge_and_a_what_if_are_named_without_ids() -> None:
 def test_unknown_steps_are_refused_in_steps_not_event_numbers(fight: Table) -> None:
     error = fight.refused("juan", "dispute", event=999, reason="?", code="unknown_event")
     assert error.message == f"There is no step 999 in this scene (it has {fight.state.version} steps)."
+
+
+def test_a_rule_is_signed_with_its_books_title_and_keeps_its_id() -> None:
+    assert RULES["lotn:rps"].source == "Laws of the Night"
+    assert RULES["lotn:rps"].id == "lotn:rps" and RULES["lotn:rps"].document == "laws-of-the-night-challenges.txt"
+    for rule in RULES.values():
+        assert rule.source in BOOKS.values() and not rule.source.endswith(".txt"), rule.id
+
+
+def test_a_replay_step_quotes_the_rule_under_the_books_title(fight: Table) -> None:
+    steps = list(replay(fight.log))
+    cited = [step for step in steps if step.rule == "lotn:trait-loss"]
+    assert cited and cited[0].source == "Laws of the Night"

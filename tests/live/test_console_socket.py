@@ -39,7 +39,7 @@ async def test_the_pages_and_the_rule_table_are_served_beside_the_socket(live: R
         assert status == 200 and kind == "text/html; charset=utf-8" and b"<html" in body, path
     status, kind, body = await anyio.to_thread.run_sync(get, live, "/rules.json")
     assert status == 200 and kind == "application/json; charset=utf-8"
-    assert msgspec.json.decode(body)["lotn:rps"]["source"] == "laws-of-the-night-challenges.txt"
+    assert msgspec.json.decode(body)["lotn:rps"]["source"] == "Laws of the Night"
     for path in ("/nowhere", "/static/../../server/app.py", "/static/%2e%2e/%2e%2e/pyproject.toml"):
         status, _, _ = await anyio.to_thread.run_sync(get, live, path)
         assert status == 404, path
