@@ -15,6 +15,7 @@ from playwright.async_api import Browser, Page, expect
 from clients.client import Client
 from domain.events import ChallengeResolved, DisputeOpened, TraitLost
 from server.app import Running
+from tests.live.conftest import at_version
 from tests.live.test_web import ARTIFACTS, PHONE, accessible, browser, shot
 
 pytestmark = pytest.mark.anyio
@@ -300,3 +301,60 @@ async def test_a_round_calls_each_player_on_their_turn(live: Running, browser: B
     await expect(banner).to_be_hidden()
     await expect(mark).to_have_title("Justicar · Player")
     assert await mark.evaluate("window.__locks") == ["taken"]  # the round is still on: kept awake
+
+
+async def draw(live: Running, tokens: dict[str, str]) -> int:
+    """Sam and Juan tie and declare as many Traits: a draw, both bids lost. Returns the seq of the
+    resolution."""
+    async with Client(live.url, tokens["sam"]) as sam, Client(live.url, tokens["juan"]) as juan:
+        body = {"type": "declare", "challenge": "alley", "kind": "contested", "targets": ["juan"]}
+        assert (await sam.send({**body, "category": "physical", "bid": ["Brawny"], "victory": "A shove"}))["ok"]
+        assert (await juan.send({"type": "bid", "challenge": "alley", "bid": ["Quick"]}))["ok"]
+        assert (await sam.send({"type": "throw", "challenge": "alley", "sign": "rock"}))["ok"]
+        assert (await juan.send({"type": "throw", "challenge": "alley", "sign": "rock"}))["ok"]
+        assert (await sam.send({"type": "declare_traits", "challenge": "alley", "count": 3}))["ok"]
+        drawn = await juan.send({"type": "declare_traits", "challenge": "alley", "count": 3})
+        assert drawn["ok"], drawn
+        passed = [await client.send({"type": "pass", "challenge": "alley"}) for client in (sam, juan)]
+        assert all(p["ok"] for p in passed), passed
+        return next(e["seq"] for e in passed[-1]["events"] if e["type"] == "challenge_resolved")
+
+
+async def amend(live: Running, tokens: dict[str, str], resolved: int) -> None:
+    """Juan disputes the draw; the Storyteller amends it to Sam's win (the draw's losses given
+    back, Juan's Quick lost)."""
+    async with Client(live.url, tokens["juan"]) as juan, Client(live.url, tokens["st"]) as st:
+        assert (await juan.send({"type": "dispute", "event": resolved, "reason": "Sam bid more"}))["ok"]
+        correction = {"winner": "challenger"}
+        ruled = await st.send(
+            {
+                "type": "rule",
+                "event": resolved,
+                "decision": "amend",
+                "correction": correction,
+                "reason": "Sam's Ferocious counts",
+            }
+        )
+        assert ruled["ok"], ruled
+
+
+async def test_a_draw_then_its_amendment_count_only_the_losses_that_stand(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    """A draw says what each side lost; amended to a win, the draw's losses given back are not
+    counted again, and the result says the Storyteller amended it."""
+    resolved = await draw(live, tokens)
+    sam = await player(browser, f"{live.web}/play#token={tokens['sam']}")
+    juan = await player(browser, f"{live.web}/play#token={tokens['juan']}")
+    watcher = await player(browser, f"{live.web}/play#token={tokens['spectator']}")
+    await expect(sam.locator("#challenges .verdict")).to_have_text("A draw: you lose Brawny; Juan loses Quick")
+    await expect(juan.locator("#challenges .verdict")).to_have_text("A draw: you lose Quick; Sam loses Brawny")
+    await expect(watcher.locator("#challenges .verdict")).to_have_text("A draw: Sam loses Brawny; Juan loses Quick")
+    await shot(juan, "player-draw")
+
+    await amend(live, tokens, resolved)
+    amended = " (amended by the Storyteller)"
+    await expect(sam.locator("#challenges .verdict")).to_have_text(f"You won: Juan loses Quick{amended}")
+    await expect(juan.locator("#challenges .verdict")).to_have_text(f"You lost: Quick is gone for the night{amended}")
+    await expect(watcher.locator("#challenges .verdict")).to_have_text(f"Sam won: Juan loses Quick{amended}")
+    await shot(juan, "player-amended")

@@ -120,24 +120,47 @@ export function sideOf(ch, who) {
   return null;
 }
 
-/** What the challenge cost each character, from the timeline: {who: {traits: ["Brawny"], hurt:
- * ["2 lethal damage"], fates: ["knocked prone"]}}. */
+/** What the challenge still costs each character, from the timeline: {who: {traits: ["Brawny"],
+ * hurt: ["2 lethal damage"], fates: ["knocked prone"]}}. A ruling's corrections (`trait_restored`,
+ * `damage_healed`, `prone_cleared`, `grapple_broken`) take their loss back: only what stands is
+ * counted, so a draw amended to a win does not show both sides' bids lost twice. */
 function costs(live, ch) {
   const out = {};
   const of = (who) => (out[who] ??= { traits: [], hurt: [], fates: [] });
+  const drop = (list, item) => {
+    const at = list.indexOf(item);
+    if (at >= 0) list.splice(at, 1);
+  };
   for (const step of live?.timeline || []) {
     const d = step.data || {};
     if (d.challenge !== ch.id) continue;
     if (step.type === "trait_lost") of(d.character).traits.push(d.trait);
-    if (step.type === "damage_taken") of(d.character).hurt.push(damageWords(d));
+    if (step.type === "trait_restored") drop(of(d.character).traits, d.trait);
+    if (step.type === "damage_taken") of(d.character).hurt.push({ key: `${d.amount} ${d.damage}`, words: damageWords(d) });
+    if (step.type === "damage_healed") {
+      const hurt = of(d.character).hurt;
+      const at = hurt.findIndex((x) => x.key === `${d.amount} ${d.damage}`);
+      if (at >= 0) hurt.splice(at, 1);
+    }
     if (step.type === "knocked_down") of(d.character).fates.push("knocked prone");
+    if (step.type === "prone_cleared") drop(of(d.character).fates, "knocked prone");
     if (step.type === "grapple_started") of(d.victim).fates.push(`held by ${d.grappler}`);
+    if (step.type === "grapple_broken") drop(of(d.victim).fates, `held by ${d.grappler}`);
   }
-  return out;
+  for (const c of Object.values(out)) c.hurt = c.hurt.map((x) => x.words);
+  return Object.fromEntries(Object.entries(out).filter(([, c]) => c.traits.length || c.hurt.length || c.fates.length));
 }
 
-/** "You lost: Brawny is gone for the night", "You won: Juan loses Quick", "Juan won": the outcome
- * once, large, in the second person for a side. */
+/** Whether the Storyteller changed this challenge's outcome by a ruling (its outcome is then the
+ * corrected one). */
+function amended(live, view, ch) {
+  if ((view.rulings || []).some((r) => r.challenge === ch.id && r.decision !== "uphold" && r.winner)) return true;
+  return (live?.timeline || []).some((s) => s.type === "outcome_corrected" && s.data?.challenge === ch.id);
+}
+
+/** "You won: Juan loses Quick", "A draw: you lose Nimble; Alice loses Brawny", "Juan won": the
+ * outcome once, large, in the second person for a side, counting only the losses that stand, and
+ * saying so when a ruling amended it. */
 function verdict(live, view, ch) {
   const o = ch.outcome;
   if (!o) return h("p", { class: "verdict" }, ch.status === "withdrawn" ? `${ch.challenger === view.viewer ? "You" : nameOf(view, ch.challenger)} withdrew the challenge` : "Decided");
@@ -148,11 +171,17 @@ function verdict(live, view, ch) {
   const theirs = Object.entries(cost).filter(([who]) => who !== view.viewer);
   const held = (fate) => fate.replace(/^held by (.+)$/, (_, by) => `held by ${by === view.viewer ? "you" : nameOf(view, by)}`);
   const lossWords = (c) => [c.traits.length && `${c.traits.join(" and ")} ${c.traits.length === 1 ? "is" : "are"} gone for the night`, ...c.hurt.map((x) => `you take ${x}`), ...c.fates.map((f) => `you are ${held(f)}`)].filter(Boolean).join("; ");
-  const theirWords = theirs.map(([who, c]) => [c.traits.length && `${nameOf(view, who)} loses ${c.traits.join(" and ")}`, ...c.hurt.map((x) => `${nameOf(view, who)} takes ${x}`), ...c.fates.map((f) => `${nameOf(view, who)} is ${held(f)}`)].filter(Boolean).join("; ")).filter(Boolean).join("; ");
+  const loses = (who, c) => {
+    const you = who === view.viewer;
+    const name = you ? "you" : nameOf(view, who);
+    return [c.traits.length && `${name} ${you ? "lose" : "loses"} ${c.traits.join(" and ")}`, ...c.hurt.map((x) => `${name} ${you ? "take" : "takes"} ${x}`), ...c.fates.map((f) => `${name} ${you ? "are" : "is"} ${held(f)}`)].filter(Boolean).join("; ");
+  };
+  const theirWords = theirs.map(([who, c]) => loses(who, c)).filter(Boolean).join("; ");
   let text;
   let tone;
   if (o.winner === "none") {
-    text = "A draw: nobody wins";
+    const all = [...(mine ? [[view.viewer, mine]] : []), ...theirs].map(([who, c]) => loses(who, c)).filter(Boolean).join("; ");
+    text = `A draw: ${all || "nobody wins"}`;
     tone = "draw";
   } else if (side) {
     const won = side === o.winner;
@@ -163,7 +192,7 @@ function verdict(live, view, ch) {
     tone = "other";
     text = `${nameOf(view, winner)} won${theirWords ? `: ${theirWords}` : ""}`;
   }
-  return h("p", { class: `verdict ${tone}` }, text);
+  return h("p", { class: `verdict ${tone}` }, text, amended(live, view, ch) && h("span", { class: "amended" }, " (amended by the Storyteller)"));
 }
 
 /** "Sam ⚀ 1 · 2 (1 success) vs Juan 3 (0)": both sides' dice once shown, with the successes (1s). */
