@@ -15,7 +15,6 @@ from playwright.async_api import Browser, Page, expect
 from clients.client import Client
 from domain.events import ChallengeResolved, DisputeOpened, TraitLost
 from server.app import Running
-from tests.live.conftest import at_version
 from tests.live.test_web import ARTIFACTS, PHONE, accessible, browser, shot
 
 pytestmark = pytest.mark.anyio
@@ -261,6 +260,7 @@ async def test_disputes_from_the_result_and_a_steps_menu(
 async def test_the_spectators_page_has_no_empty_boxes(live: Running, tokens: dict[str, str], browser: Browser) -> None:
     watcher = await player(browser, f"{live.web}/play#token={tokens['spectator']}")
     await expect(watcher.get_by_role("heading", name="Spectator")).to_be_visible()
+    await expect(watcher).to_have_title("Justicar · Spectator")
     for box in ("#me", "#declare", ".problems"):
         await expect(watcher.locator(box)).to_be_hidden()
     assert await watcher.locator("button.due").is_hidden()
@@ -358,3 +358,41 @@ async def test_a_draw_then_its_amendment_count_only_the_losses_that_stand(
     await expect(juan.locator("#challenges .verdict")).to_have_text(f"You lost: Quick is gone for the night{amended}")
     await expect(watcher.locator("#challenges .verdict")).to_have_text(f"Sam won: Juan loses Quick{amended}")
     await shot(juan, "player-amended")
+
+
+async def test_what_cannot_be_undone_asks_first(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    """Relent and Withdraw ask "Confirm: …" / "Cancel" before anything is sent; letting a retest
+    stand is confirmed in its own words."""
+    sam = await player(browser, f"{live.web}/play#token={tokens['sam']}")
+    juan = await player(browser, f"{live.web}/play#token={tokens['juan']}")
+
+    def logged(kind: str) -> int:
+        return len([r for r in live.hub.backend.store.read("s1") if type(r.event).__name__ == kind])
+
+    await swing(sam)
+    card = juan.locator("#challenges article.open")
+    await card.get_by_role("button", name="Relent (lose without a test)").click()
+    await expect(card).to_contain_text("Relent? You lose the challenge without a test.")
+    await expect(card.get_by_role("button", name="Confirm: relent and lose")).to_be_focused()
+    await screen(juan, "player-relent-asks")
+    await card.get_by_role("button", name="Cancel").click()
+    await expect(card.get_by_role("button", name="Relent (lose without a test)")).to_be_focused()
+    assert logged("Relented") == 0  # nothing sent
+
+    # withdrawing asks too, then is done and confirmed
+    mine = sam.locator("#challenges article.open")
+    await mine.get_by_role("button", name="Withdraw the challenge").click()
+    await expect(mine).to_contain_text("Withdraw the challenge? It ends with no winner.")
+    assert logged("ChallengeWithdrawn") == 0
+    await mine.get_by_role("button", name="Confirm: withdraw").click()
+    await expect(sam.locator(".toast")).to_have_text("Challenge withdrawn.")
+    assert logged("ChallengeWithdrawn") == 1
+
+    # Sam loses a throw and retests with Brawl; Juan lets it stand, told so in those words
+    await swing(sam)
+    await card.get_by_role("button", name="Bid", exact=True).click()
+    await sam.locator("#challenges article.open").get_by_role("button", name="Rock", exact=True).click()
+    await card.get_by_role("button", name="Paper", exact=True).click()
+    await sam.locator("#challenges article.open").get_by_role("button", name="Retest: Brawl (ability)").click()
+    await card.get_by_role("button", name="Let the retest stand").click()
+    await expect(juan.locator(".toast")).to_have_text("You let the retest stand.")

@@ -110,13 +110,14 @@ export class Live extends EventTarget {
 
   /** A command: resolves with its result ({ok, events} or {ok: false, error}). Sent while the
    * connection is down, it waits (a "queued" event says so) and goes when it is back; its result
-   * is also dispatched as a "result" event ({body, reply}), so a page can confirm every command. */
-  send(body) {
+   * is also dispatched as a "result" event ({body, reply, words}), so a page can confirm every
+   * command; `words` says what it did where its type alone does not ("You let the retest stand."). */
+  send(body, words = null) {
     const command = { id: newId(), ...body };
     return new Promise((resolve) => {
       const done = (reply) => {
         resolve(reply);
-        this.dispatchEvent(Object.assign(new Event("result"), { body: command, reply }));
+        this.dispatchEvent(Object.assign(new Event("result"), { body: command, reply, words }));
       };
       this.pending.set(command.id, { body: command, resolve: done });
       if (!this.ready) this.dispatchEvent(Object.assign(new Event("queued"), { body: command }));

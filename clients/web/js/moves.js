@@ -11,10 +11,10 @@ const outcomes = new Map(); // challenge id + who -> the last refusal, kept acro
 export function movesPanel(live, view, ch, who, moves, { forCharacter = false } = {}) {
   const key = `${ch.id}/${who}`;
   const note = h("div", { class: "outcome" }, outcomes.get(key) ? refusal(outcomes.get(key)) : null);
-  const act = (type, fields = {}) => async (event) => {
+  const act = (type, fields = {}, words = null) => async (event) => {
     event?.preventDefault?.();
     const body = { type, challenge: ch.id, ...fields, ...(forCharacter ? { character: who } : {}) };
-    const reply = await live.send(body);
+    const reply = await live.send(body, words);
     if (reply.ok) outcomes.delete(key);
     else outcomes.set(key, reply.error);
     note.replaceChildren(reply.ok ? "" : refusal(reply.error));
@@ -67,13 +67,12 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
       ),
     );
   }
-  const simple = [
-    ["pass", pending && pending.by !== who ? "Let the retest stand" : "Pass: no retest"],
-    ["relent", "Relent (lose without a test)"],
-    ["withdraw", "Withdraw the challenge"],
-  ];
-  // the console withdraws with its own control, which asks first: not a second, unasked one here
-  const buttons = simple.filter(([verb]) => verbs.has(verb) && !(defending && verb === "relent") && !(forCharacter && verb === "withdraw")).map(([verb, text]) => h("button", { type: "button", class: verb === "pass" ? "" : "quiet", onclick: act(verb) }, text));
+  const standing = pending && pending.by !== who;
+  const buttons = [];
+  if (verbs.has("pass")) buttons.push(h("button", { type: "button", onclick: act("pass", {}, standing ? "You let the retest stand." : null) }, standing ? "Let the retest stand" : "Pass: no retest"));
+  // what cannot be undone asks first; the console withdraws with its own control, which asks too
+  if (verbs.has("relent") && !defending) buttons.push(confirmButton("Relent (lose without a test)", "Confirm: relent and lose", act("relent"), "Relent? You lose the challenge without a test."));
+  if (verbs.has("withdraw") && !forCharacter) buttons.push(confirmButton("Withdraw the challenge", "Confirm: withdraw", act("withdraw"), "Withdraw the challenge? It ends with no winner."));
   if (buttons.length) parts.push(h("div", { class: "choices" }, buttons));
   if (verbs.has("call_negative")) {
     const trait = h("input", { name: "trait", autocomplete: "off", required: true, placeholder: "Clumsy" });
@@ -96,6 +95,27 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
     );
   }
   return h("div", { class: "moves" }, parts, note);
+}
+
+/** A button for what cannot be undone: the first tap asks, saying what it will do; "Confirm: …"
+ * acts (`act(event)`), "Cancel" puts the button back and nothing is sent. */
+export function confirmButton(label, confirmLabel, act, warning = "") {
+  const box = h("div", { class: "confirm" });
+  const first = h("button", { type: "button", class: "quiet" }, label);
+  const back = () => {
+    box.replaceChildren(first);
+    first.focus();
+  };
+  first.addEventListener("click", () => {
+    const yes = h("button", { type: "button", class: "danger", onclick: (e) => {
+        act(e); // first: it may read the form the button is in
+        box.replaceChildren(first);
+      } }, confirmLabel);
+    box.replaceChildren(h("p", { class: "warn" }, warning || `${label}?`), h("div", { class: "choices" }, yes, h("button", { type: "button", class: "quiet", onclick: back }, "Cancel")));
+    yes.focus();
+  });
+  box.replaceChildren(first);
+  return box;
 }
 
 /** Roll the d3s (dice rulesets): tick the retest sources to name, each one more die; the button
@@ -189,7 +209,7 @@ function defenseForm(moves, relent, act) {
       "div",
       { class: "choices" },
       h("button", { type: "submit" }, "Defend"),
-      relent && h("button", { type: "button", class: "quiet", onclick: (e) => act("relent", { pool: spec(e.currentTarget.form) })(e) }, "Relent (lose without a test)"),
+      relent && confirmButton("Relent (lose without a test)", "Confirm: relent and lose", (e) => act("relent", { pool: spec(e.currentTarget.form) })(e), "Relent? You lose the challenge without a test."),
     ),
   );
 }

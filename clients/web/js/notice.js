@@ -122,7 +122,7 @@ function tone() {
 
 /** The banner and its friends. `update(view, who)` after each draw. */
 export function yourMove() {
-  const base = document.title;
+  const start = document.title;
   const text = h("span", { class: "due-text" }, "Your move");
   const more = h("span", { class: "due-more" });
   const banner = h("button", { type: "button", class: "due", hidden: true }, text, more);
@@ -133,6 +133,7 @@ export function yourMove() {
 
   const update = (view, who) => {
     const due = dueMoves(view, who);
+    const base = who === "*" ? "Justicar · Spectator" : start; // the page says what it is to whoever reads it
     lock(fighting(view) && view?.status !== "closed");
     first = due[0] || null;
     banner.hidden = !first;
@@ -218,7 +219,8 @@ const DONE = {
 };
 
 /** "Thrown.", "Turn ended.": what a command did, once it is done. */
-export function doneWords(body) {
+export function doneWords(body, words = null) {
+  if (words) return words;
   if (body.type === "declare_action") return body.action?.kind === "move" ? "Moved." : "Action declared.";
   if (body.type === "answer_assist") return body.accept ? "Help accepted." : "Help refused.";
   return DONE[body.type] || "Done.";
@@ -237,7 +239,7 @@ export function confirmations(live) {
   };
   live.addEventListener("queued", () => say("Queued: will be sent when you're back online", "queued", true));
   live.addEventListener("result", (e) => {
-    if (e.reply.ok) say(doneWords(e.body), "ok");
+    if (e.reply.ok) say(doneWords(e.body, e.words), "ok");
     else say(`Refused: ${e.reply.error?.message || "the server said no"}`, "bad");
   });
   return toast;

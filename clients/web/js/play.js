@@ -6,6 +6,7 @@ import { declareForm, others } from "./declare.js";
 import { field, fill, h, keyed, regions, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
 import { actionsLeft, actsNow, assistForm, budgeted, burstForm, fightLines, intendButton, mayBurst, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
+import { confirmButton } from "./moves.js";
 import { confirmations, quietSwitch, yourMove } from "./notice.js";
 import { CATEGORIES, connection, grow, nameOf, refusal, rulesetName, timeline, title } from "./words.js";
 
@@ -168,7 +169,12 @@ function sheetActions(live, view, who) {
   if ((c.blood ?? 0) > 0 && view.rules?.blood) { // blood left: none, nothing to offer
     const kind = select("kind", [["strength", "Strength"], ["dexterity", "Dexterity"], ["stamina", "Stamina"]]);
     parts.push(
-      h("form", { class: "row", onsubmit: (e) => (e.preventDefault(), send({ type: "spend_blood", kind: kind.value })) }, field("Spend blood for a Physical Trait", kind), h("button", { type: "submit" }, "Spend blood")),
+      h(
+        "form",
+        { class: "row", onsubmit: (e) => e.preventDefault() },
+        field("Spend blood for a Physical Trait", kind),
+        confirmButton("Spend blood", "Confirm: spend blood", () => send({ type: "spend_blood", kind: kind.value }), "Spend a blood point? It cannot be taken back."),
+      ),
     );
   }
   if (c.conditions?.grappling?.length) {
