@@ -170,7 +170,7 @@ export function refusal(error) {
  * the control that stands for a step's number (a menu); with `live`, a button fetches earlier steps a page at a time. Returns the
  * list; `grow(list, steps)` puts in the steps it lacks, in order. */
 export function timeline(steps, extra, live) {
-  const list = h("ol", { class: "timeline", "aria-label": "Timeline" });
+  const list = h("ol", { class: "timeline", "aria-label": "Timeline", tabindex: 0 }); // it scrolls: reachable by keyboard
   list.extra = extra;
   grow(list, steps);
   if (!live) return list;
