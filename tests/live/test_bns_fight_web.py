@@ -134,6 +134,7 @@ async def test_a_fair_escape_held_and_failed_on_three_phones(
 
     # Edward gives in; knocked down, he stands up out of turn, and offers Rosa his help
     await card.get_by_role("button", name="Relent (lose without a test)").click()
+    await card.get_by_role("button", name="Confirm: relent and lose").click()
     for page in phones:
         await expect(page.locator("#round .marks")).to_contain_text("prone")
     await expect(edward.locator("#me")).to_contain_text("prone")
@@ -212,6 +213,7 @@ async def test_the_console_plays_an_npc_in_a_round(live: Running, tokens: dict[s
     edward_row = round_.locator("tr").filter(has_text=re.compile("^Edward"))
     await expect(edward_row).to_contain_text("Edward's escape is held by Mook.")
     await round_.get_by_role("button", name="End Rosa's turn").click()
+    await round_.get_by_role("button", name="Confirm: end Rosa's turn").click()  # the console asks first
 
     # Mook's turn: the console offers his actions; he drops prone, then attacks Edward
     await expect(npc).to_contain_text("Mook acts")

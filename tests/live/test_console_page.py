@@ -94,9 +94,13 @@ async def test_the_console_asks_before_it_destroys_and_a_cancel_sends_nothing(
 
     # revoking a player's link
     await invite(st, "Sam")
-    issued = (await st.locator("#invitations .invite p").first.inner_text()).removeprefix("Token id ")
+    async with Client(live.url, tokens["st"]) as st_client:
+        listed = await st_client.request({"type": "tokens"}, "tokens")
+        issued = [g["token_id"] for g in listed["tokens"] if g["character"] == "sam"][-1]
     tokens_table = st.locator("#invitations table")
-    revoke = tokens_table.get_by_role("button", name=f"Revoke Sam's link {issued}")
+    sams = tokens_table.locator("tr").filter(has_text=re.compile("^Sam"))
+    await expect(sams).to_have_count(2)  # the fixture's link and the one just made
+    revoke = sams.last.get_by_role("button", name=re.compile("^Revoke Sam's link at "))
     await expect(revoke).to_be_visible()
     await revoke.click()
     await tokens_table.get_by_role("button", name="Cancel").click()
@@ -104,7 +108,7 @@ async def test_the_console_asks_before_it_destroys_and_a_cancel_sends_nothing(
         listed = await st_client.request({"type": "tokens"}, "tokens")
         assert not any(g["revoked"] for g in listed["tokens"]), "a cancel revokes nothing"
     await revoke.click()
-    await tokens_table.get_by_role("button", name=f"Confirm: revoke Sam's link {issued}").click()
+    await tokens_table.get_by_role("button", name=re.compile("^Confirm: revoke Sam's link at ")).click()
     await expect(st.locator("#invitations")).to_contain_text("Revoked Sam's link")
     async with Client(live.url, tokens["st"]) as st_client:
         listed = await st_client.request({"type": "tokens"}, "tokens")
@@ -193,12 +197,20 @@ async def test_a_round_fits_a_phone_and_every_action_is_confirmed(
     await shot(st, "console-tie-ordered")
     await part(round_, "console-tie-ordered-round")
 
-    await end_turn.click()
+    scene = (await st.locator("#scene .scene-id code").inner_text()).strip()
+    header = await st.locator("header.top").inner_text()
+    assert "The docks" in header and scene not in header, "the header names the scene by its title, not its id"
+    before = log(backend, scene)
+    await end_turn.click()  # ending a turn asks first; a cancel sends nothing
+    await expect(round_).to_contain_text("End Mark's turn? It cannot be taken back.")
+    await round_.get_by_role("button", name="Cancel").click()
+    assert log(backend, scene) == before, "a cancel ends no turn"
+    await round_.get_by_role("button", name="End Mark's turn").click()
+    await round_.get_by_role("button", name="Confirm: end Mark's turn").click()
     await expect(round_.get_by_role("status")).to_contain_text("Mark")
     mark_row = round_.locator("tr").filter(has_text=re.compile("^Mark"))
     await expect(mark_row).to_contain_text("done")
 
-    scene = (await st.locator("header .scene").inner_text()).split(" · ")[1]
     before = log(backend, scene)
     await round_.get_by_role("button", name="End round 1").click()
     await expect(round_).to_contain_text("End round 1 for everyone? Not done yet:")
@@ -445,3 +457,125 @@ async def test_a_what_if_console_looks_unlike_the_live_one(
     await expect(fork.locator("#characters")).to_contain_text("left the scene")
     assert log(backend) == before  # the live scene never hears of it
     await expect(banner).to_have_count(0)  # and its console still looks live
+
+
+QR_FITS = """(box) => {
+  const svg = box.querySelector('svg');
+  const drawn = svg.querySelector('path.qrline') || svg.querySelector('path:last-of-type');
+  const r = (el) => el.getBoundingClientRect();
+  const [b, s, d] = [r(box), r(svg), r(drawn)];
+  const inside = (a, o) => a.left >= o.left - 0.5 && a.top >= o.top - 0.5
+    && a.right <= o.right + 0.5 && a.bottom <= o.bottom + 0.5;
+  return {viewBox: svg.getAttribute('viewBox'), width: svg.getAttribute('width'), svgInBox: inside(s, b),
+          codeInSvg: inside(d, s), side: s.width, square: Math.abs(s.width - s.height) < 1};
+}"""
+"""Where the QR code is drawn: the SVG inside its box, the dark modules inside the SVG (a code cut at
+its edge cannot be scanned), and the SVG sized by its viewBox, not a fixed width."""
+
+TOKEN_ID = re.compile(r"\bt-[0-9a-f]{10}\b")
+ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
+
+
+async def test_an_invitation_on_a_phone_is_whole_scannable_and_named_in_words(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    """Invite waits for a choice; a refusal goes when the next invitation succeeds; the QR code is
+    drawn whole inside its box; the links table stacks on a phone with Revoke on the screen, times in
+    words and no token ids; Copy link says it copied, or selects the link where there is no clipboard."""
+    st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    section = st.locator("#invitations")
+    button = section.get_by_role("button", name="Invite", exact=True)
+    await expect(section.get_by_label("Invite the player of")).to_have_value("")
+    await expect(button).to_be_disabled()  # nobody chosen: nothing to send
+    # a character who is not in the scene (a stale choice): refused, then cleared by a success
+    await section.get_by_label("Invite the player of").evaluate(
+        "(s) => { s.append(new Option('Ghost', 'ghost')); s.value = 'ghost'; s.dispatchEvent(new Event('change')); }"
+    )
+    await button.click()
+    await expect(section.get_by_role("alert")).to_be_visible()
+    await invite(st, "Sam")
+    await expect(section.get_by_role("alert")).to_have_count(0)
+
+    box = section.get_by_role("img", name="QR code of Sam's link")
+    qr = await box.evaluate(QR_FITS)
+    assert qr["viewBox"] and not qr["width"], qr
+    assert qr["svgInBox"] and qr["codeInSvg"] and qr["square"], f"the QR code is cut off: {qr}"
+    assert qr["side"] >= 148, qr
+
+    table = section.locator("table.tokens")
+    await expect(table.locator("tr").filter(has_text=re.compile("^Sam"))).to_have_count(2)
+    assert await table.evaluate("(t) => t.scrollWidth <= t.parentElement.clientWidth"), "the table runs off its box"
+    for revoke in await table.get_by_role("button", name=re.compile("^Revoke")).all():
+        assert await right_edge(st, revoke) <= 390, "Revoke is on the screen"
+    words = await section.inner_text()
+    assert not TOKEN_ID.search(words) and not ISO_TIME.search(words), words
+    assert re.search(r"\bat \d\d:\d\d\b", await table.inner_text()) and "never expires" in words, words
+    await expect(section.locator(".invite")).to_contain_text("Issued at ")
+
+    await st.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=live.web)
+    await section.get_by_role("button", name="Copy link").click()
+    await expect(section.locator(".invite").get_by_role("status")).to_contain_text("Copied")
+    link = await section.get_by_role("textbox", name="Sam's link").input_value()
+    assert await st.evaluate("() => navigator.clipboard.readText()") == link
+    # plain http on a LAN address has no clipboard: the link is selected to copy by hand
+    await st.evaluate("() => Object.defineProperty(navigator, 'clipboard', { value: undefined })")
+    await section.get_by_role("button", name="Copy link").click()
+    await expect(section.locator(".invite").get_by_role("status")).to_contain_text("Selected: copy it")
+    selected = "(i) => document.activeElement === i && i.selectionStart === 0 && i.selectionEnd === i.value.length"
+    assert await section.get_by_role("textbox", name="Sam's link").evaluate(selected)
+    await fits(st, "console-invitation-phone")
+    await part(section, "console-invitation-section")
+
+    # the file picker says its words whole
+    picker = st.get_by_label("Add characters from sheet files (JSON: one sheet or a list)")
+    assert (await picker.bounding_box() or {"width": 0})["width"] >= 300, "the file picker is cut short"
+    await accessible(st)
+
+
+async def test_an_npc_challenge_has_one_withdraw_and_it_asks(
+    live: Running, tokens: dict[str, str], browser: Browser, backend: Backend
+) -> None:
+    """The Guard's challenge on the console: one Withdraw (the Storyteller's, which asks first), not a
+    second one that acts at a tap."""
+    async with Client(live.url, tokens["st"]) as st_client:
+        declared = await st_client.send(
+            {"type": "declare", "challenge": "c1", "character": "guard", "kind": "contested", "targets": ["sam"],
+             "category": "physical", "bid": ["Tough"], "victory": "A shove"}
+        )  # fmt: skip
+        assert declared["ok"], declared
+    st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    card = st.locator("#challenges article").filter(has_text="Guard → Sam").first
+    await expect(card.get_by_role("button", name="Withdraw Guard → Sam")).to_be_visible()
+    await expect(card.get_by_role("button", name=re.compile("^Withdraw"))).to_have_count(1)
+    await expect(card.get_by_text("Acting for Guard")).to_be_hidden()  # nothing else the Guard may do yet
+    await part(card, "console-npc-challenge-card")
+    before = log(backend)
+    await card.get_by_role("button", name="Withdraw Guard → Sam").click()
+    assert log(backend) == before, "the first tap only asks"
+    await card.get_by_role("button", name="Confirm: withdraw Guard → Sam").click()
+    await expect(st.locator("#challenges .outcome[data-key=challenges]")).to_contain_text("withdraw")
+    assert log(backend)[-1] == "challenge_withdrawn"
+
+
+async def test_the_console_speaks_in_names_and_plain_words(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    """The header names the scene by its title (its id in small print in the scene panel); the new
+    scene form names each ruleset and its house rules in words, with no rule ids in its hints."""
+    st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    await expect(st.locator("header.top")).to_contain_text("The alley · Laws of the Night")
+    await expect(st.locator("#scene .scene-id")).to_contain_text("s1")
+    tools = st.locator("#tools")
+    await tools.locator("summary").filter(has_text="Start a new scene").click()
+    for ruleset, legend in (
+        ("bns", "House rules for By Night Studios"),
+        ("kony", "House rules for Kings of New York"),
+    ):
+        await tools.get_by_label("Rules").select_option(value=ruleset)
+        await expect(tools.locator("fieldset.house-rules:visible legend")).to_have_text(re.compile(f"^{legend}"))
+        words = await tools.inner_text()
+        assert not re.search(r"\((bns|kony|lotn)\)|\b(kony|bns|lotn):", words), words
+    await fits(st, "console-new-scene-kony")
+    await part(tools.locator("details").filter(has_text="Start a new scene"), "console-new-scene-kony-form")
+    await part(st.locator("header.top"), "console-header")
+    await part(st.locator("#scene"), "console-scene-panel")

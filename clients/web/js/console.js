@@ -48,7 +48,7 @@ function start(live) {
     fill(
       header,
       h("h1", {}, "Storyteller"),
-      h("p", { class: "scene" }, view ? `${view.title || view.scene} · ${view.scene} · ${RULESETS[view.ruleset] || view.ruleset}${view.status === "closed" ? " · closed" : ""}` : ""),
+      h("p", { class: "scene" }, view ? `${view.title || "Untitled scene"} · ${RULESETS[view.ruleset] || view.ruleset}${view.status === "closed" ? " · closed" : ""}` : ""),
       connection(live),
     );
     if (!view) return;
@@ -68,8 +68,9 @@ function start(live) {
     region(regions.invitations.querySelector("select[name=character]"), JSON.stringify(players), () => {
       const choice = regions.invitations.querySelector("select[name=character]");
       const kept = choice.value;
-      fill(choice, players.map(([id, name]) => h("option", { value: id }, name)));
-      if (players.some(([id]) => id === kept)) choice.value = kept;
+      fill(choice, h("option", { value: "" }, players.length ? "Choose a character" : "No player's character yet"), players.map(([id, name]) => h("option", { value: id }, name)));
+      choice.value = players.some(([id]) => id === kept) ? kept : "";
+      choice.dispatchEvent(new Event("filled")); // Invite waits for a choice
     });
     region(regions.scene, JSON.stringify([view.status, view.title, live.presence, openChallenges(view)]), () => fill(regions.scene, h("h2", { id: "scene-h" }, "Scene"), scenePanel(live, view)));
     if (!regions.characters.firstChild) {
@@ -200,6 +201,7 @@ function scenePanel(live, view) {
     "div",
     {},
     h("p", {}, `Connected: ${present.join(", ") || "nobody yet"}`),
+    h("p", { class: "scene-id hint" }, "Scene id (for the command line and the server's log): ", h("code", {}, view.scene)),
     view.status === "open" && openChallenges(view) === 0 && confirmButton("Close the scene", "Confirm: close the scene", () => send({ type: "close_scene" }), "Close the scene? Nothing more can be played in it; only disputes and rulings go on."),
     view.status === "open" && openChallenges(view) > 0 && h("p", { class: "hint" }, "The scene can be closed once no challenge is open."),
     out,
@@ -208,12 +210,12 @@ function scenePanel(live, view) {
 
 /** Open another scene; its console link holds its own Storyteller key. */
 function newScene(live) {
-  const ruleset = select("ruleset", Object.entries(RULESETS).map(([id, name]) => [id, `${name}${{ bns: " (test pools)", kony: " (d3s)" }[id] || ""}`]));
+  const ruleset = select("ruleset", Object.entries(RULESETS).map(([id, name]) => [id, `${name}${{ bns: " (test pools)", kony: " (three-sided dice)" }[id] || ""}`]));
   const konyChoices = Object.entries(KONY_OPTIONS).map(([option, [label, choices, help]]) => [option, select(option, choices), label, help]);
-  const konyRules = h("fieldset", { class: "house-rules", hidden: true }, h("legend", {}, "House rules (kony; the first choice of each is the default)"), konyChoices.map(([, choice, label, help]) => field(label, choice, help)));
+  const konyRules = h("fieldset", { class: "house-rules", hidden: true }, h("legend", {}, `House rules for ${RULESETS.kony} (the first choice of each is the usual one)`), konyChoices.map(([, choice, label, help]) => field(label, choice, help)));
   ruleset.addEventListener("change", () => (konyRules.hidden = ruleset.value !== "kony"));
   const houseRules = Object.entries(BNS_OPTIONS).map(([option, [text, on]]) => [option, h("input", { type: "checkbox", name: option, checked: on }), text]);
-  const bnsRules = h("fieldset", { class: "house-rules", hidden: true }, h("legend", {}, "House rules (bns)"), houseRules.map(([, box, text]) => h("label", { class: "check" }, box, ` ${text}`)));
+  const bnsRules = h("fieldset", { class: "house-rules", hidden: true }, h("legend", {}, `House rules for ${RULESETS.bns}`), houseRules.map(([, box, text]) => h("label", { class: "check" }, box, ` ${text}`)));
   ruleset.addEventListener("change", () => (bnsRules.hidden = ruleset.value !== "bns"));
   const newTitle = h("input", { name: "title", autocomplete: "off", placeholder: "Elysium, interrupted" });
   const created = h("div", { class: "outcome" });
@@ -233,7 +235,7 @@ function newScene(live) {
           const reply = await live.request(body, "scene_created");
           if (reply.type === "error") return created.replaceChildren(refusal(reply));
           const link = `${location.origin}/st#token=${reply.token}`;
-          created.replaceChildren(h("p", {}, `Scene ${reply.scene} is open: `, h("a", { href: link }, "open its console"), " (the link holds its Storyteller key: keep it)."));
+          created.replaceChildren(h("p", {}, `${body.title ? `“${body.title}”` : "The new scene"} is open: `, h("a", { href: link }, "open its console"), " (the link holds its Storyteller key: keep it)."));
         },
       },
       field("Rules", ruleset),
@@ -249,11 +251,11 @@ function newScene(live) {
 /** Every kony option (docs/rulesets.md): its label, its choices (the default first), one line of help. */
 const KONY_OPTIONS = {
   dice: ["Dice", [["server", "The server rolls"], ["players", "Players may enter their own"]], "Who may enter dice rolled by hand: the Storyteller always may"],
-  ties: ["Equal successes", [["draw", "A draw: both lose their bids"], ["traits", "The larger Trait Pool wins"], ["per_die", "Each 2 to the larger pool"]], "What equal numbers of 1s do; per die: each 2 counts as a 1 for the larger Trait Pool (kony:draw)"],
+  ties: ["Equal successes", [["draw", "A draw: both lose their bids"], ["traits", "The larger Trait Pool wins"], ["per_die", "Each 2 to the larger pool"]], "What equal numbers of 1s do; per die: each 2 counts as a 1 for the larger Trait Pool"],
   extra_actions: ["Extra actions", [["after_everyman", "After everyone's first action"], ["on_turn", "All on one's own turn"]], "When Celerity's and combat sheets' extra actions come (narrative rounds: on one's turn)"],
   narrative_equal: ["Narrative test, equal pool", [["loss", "A loss"], ["win", "A win"]], "A narrative test that comes down to a 2 with the Trait Pool equal to the difficulty"],
-  blind_fighting: ["Blind Fighting in darkness", [["hold", "Holding it negates darkness"], ["spend", "Spent when named"]], "How the Ability negates darkness; spent: named in the roll, it adds no die (kony:blind-fighting)"],
-  escape: ["Fair escape", [["round", "Each round, first"], ["fight", "Only as the fight starts"]], "When a character may leave without a test: before any declaration of the round, or of the fight (kony:fair-escape)"],
+  blind_fighting: ["Blind Fighting in darkness", [["hold", "Holding it negates darkness"], ["spend", "Spent when named"]], "How the Ability negates darkness; spent: named in the roll, it adds no die"],
+  escape: ["Fair escape", [["round", "Each round, first"], ["fight", "Only as the fight starts"]], "When a character may leave without a test: before any declaration of the round, or of the fight"],
 };
 
 const BNS_OPTIONS = {
@@ -265,42 +267,84 @@ const BNS_OPTIONS = {
   soak_overbid: ["A soaking defender may overbid", false],
 };
 
+/** When a token was issued, as a clock reads: "at 23:40" today, "on 30 Nov at 23:40" before. */
+function issuedAt(iso) {
+  const t = new Date(iso);
+  if (Number.isNaN(t.getTime())) return "";
+  const clock = t.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
+  return t.toDateString() === new Date().toDateString() ? `at ${clock}` : `on ${t.toLocaleDateString([], { day: "numeric", month: "short" })} at ${clock}`;
+}
+
+/** When a token expires, from now: "in 5 h", "in 20 min", "already", "never". */
+function expires(iso) {
+  if (!iso) return "never";
+  const left = (new Date(iso).getTime() - Date.now()) / 60000;
+  if (!(left > 0)) return "already";
+  return left < 90 ? `in ${Math.ceil(left)} min` : left < 48 * 60 ? `in ${Math.round(left / 60)} h` : `in ${Math.round(left / 1440)} days`;
+}
+
+/** The same as a phrase: "expires in 5 h", "never expires", "expired". */
+function expiry(iso) {
+  const when = expires(iso);
+  return when === "never" ? "never expires" : when === "already" ? "expired" : `expires ${when}`;
+}
+
+/** Copy a link; where the browser has no clipboard for this page (plain http on a LAN address),
+ * select the link's text and say so, for the Storyteller to copy by hand. */
+async function copyLink(shown, said) {
+  try {
+    if (!navigator.clipboard) throw new Error("no clipboard");
+    await navigator.clipboard.writeText(shown.value);
+    said.replaceChildren(done("Copied: paste it to the player."));
+  } catch {
+    shown.focus();
+    shown.select();
+    said.replaceChildren(h("p", { class: "done", role: "status" }, "Selected: copy it (this page may not use the clipboard)."));
+  }
+}
+
 /** Invitations: a link and a QR code per player's character, revocable; and spectators. */
 function invitations(live) { // built once: the invitations made stay on the page
   const list = h("div", {});
   const tokens = h("div", {});
+  const said = h("div", { class: "outcome", "aria-live": "polite" }); // the last attempt's refusal, cleared by the next
   const character = select("character", []); // filled, and kept current, by the console's draw
-  const who = (g) => `${g.role === "player" ? `${nameOf(live.view, g.character)}'s` : `the ${g.role}'s`} link ${g.token_id}`;
+  const inviteButton = h("button", { type: "submit", disabled: true }, "Invite");
+  const chosen = () => (inviteButton.disabled = !character.value); // nobody chosen: nothing to invite
+  character.addEventListener("change", chosen);
+  character.addEventListener("filled", chosen);
+  const whose = (g) => (g.role === "player" ? `${nameOf(live.view, g.character)}'s` : `the ${g.role === "st" ? "Storyteller" : g.role}'s`);
+  const who = (g) => `${whose(g)} link ${issuedAt(g.created_at)}`;
   const revoke = async (g) => {
     const reply = await live.request({ type: "revoke", token_id: g.token_id }, "revoked");
     await showTokens();
-    tokens.prepend(reply.type === "error" ? refusal(reply) : done(`Revoked ${who(g)}.`));
+    said.replaceChildren(reply.type === "error" ? refusal(reply) : done(`Revoked ${who(g)}: that page has stopped.`));
   };
   const showTokens = async () => {
     const reply = await live.request({ type: "tokens" }, "tokens");
-    if (reply.type === "error") return tokens.replaceChildren(refusal(reply));
+    if (reply.type === "error") return said.replaceChildren(refusal(reply));
     fill(
       tokens,
       h(
-        "div",
-        { class: "scroll" },
+        "table",
+        { class: "stacked tokens" },
+        h("caption", { class: "label" }, "Links to this scene"),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "For"), h("th", { scope: "col" }, "Issued"), h("th", { scope: "col" }, "Expires"), h("th", { scope: "col" }, "Revoke"))),
         h(
-          "table",
+          "tbody",
           {},
-          h("caption", { class: "label" }, "Tokens of this scene (never the keys themselves)"),
-          h("tr", {}, h("th", {}, "Id"), h("th", {}, "For"), h("th", {}, "Issued"), h("th", {}, "")),
           reply.tokens.map((g) =>
             h(
               "tr",
               {},
-              h("td", {}, h("code", {}, g.token_id)),
-              h("td", {}, g.role === "player" ? nameOf(live.view, g.character) : g.role),
-              h("td", {}, g.created_at),
+              h("th", { scope: "row" }, g.role === "player" ? nameOf(live.view, g.character) : g.role === "st" ? "Storyteller" : "Spectators"),
+              cell("Issued", issuedAt(g.created_at)),
+              cell("Expires", g.revoked ? "revoked" : expires(g.expires_at)),
               h(
                 "td",
-                {},
+                { class: "controls" },
                 g.revoked
-                  ? "revoked"
+                  ? ""
                   : g.token_id === live.welcome?.token_id
                     ? "this console"
                     : confirmButton(`Revoke ${who(g)}`, `Confirm: revoke ${who(g)}`, () => revoke(g), `Revoke ${who(g)}? Their page stops at once and the link never works again.`),
@@ -313,7 +357,8 @@ function invitations(live) { // built once: the invitations made stay on the pag
   };
   const invite = async (body) => {
     const reply = await live.request({ type: "invite", ...body }, "invited");
-    if (reply.type === "error") return list.prepend(refusal(reply));
+    if (reply.type === "error") return said.replaceChildren(refusal(reply));
+    said.replaceChildren();
     const link = `${location.origin}/play#token=${encodeURIComponent(reply.token)}`;
     const qr = await live.request({ type: "qr", text: link }, "qr");
     const who = reply.grant.role === "player" ? nameOf(live.view, reply.grant.character) : "Spectators";
@@ -321,12 +366,13 @@ function invitations(live) { // built once: the invitations made stay on the pag
     const svg = qr.svg && new DOMParser().parseFromString(qr.svg, "image/svg+xml").querySelector("svg");
     if (svg) box.append(document.importNode(svg, true));
     const shown = h("input", { readonly: true, value: link, "aria-label": `${who}'s link` });
+    const copied = h("div", { class: "outcome", "aria-live": "polite" });
     list.prepend(
       h(
         "div",
         { class: "invite" },
         box,
-        h("div", {}, h("strong", {}, who), shown, h("button", { type: "button", onclick: () => navigator.clipboard?.writeText(link) }, "Copy link"), h("p", {}, `Token id ${reply.grant.token_id}`)),
+        h("div", { class: "invite-link" }, h("strong", {}, who), shown, h("button", { type: "button", onclick: () => copyLink(shown, copied) }, "Copy link"), copied, h("p", { class: "hint" }, `Issued ${issuedAt(reply.grant.created_at)}, ${expiry(reply.grant.expires_at)}.`)),
       ),
     );
     showTokens();
@@ -336,12 +382,13 @@ function invitations(live) { // built once: the invitations made stay on the pag
     {},
     h(
       "form",
-      { class: "row", onsubmit: (e) => (e.preventDefault(), invite({ role: "player", character: character.value })) },
+      { class: "row", onsubmit: (e) => (e.preventDefault(), character.value && invite({ role: "player", character: character.value })) },
       field("Invite the player of", character),
-      h("button", { type: "submit" }, "Invite"),
+      inviteButton,
       h("button", { type: "button", class: "quiet", onclick: () => invite({ role: "spectator" }) }, "Invite spectators"),
-      h("button", { type: "button", class: "quiet", onclick: showTokens }, "List tokens"),
+      h("button", { type: "button", class: "quiet", onclick: showTokens }, "List links"),
     ),
+    said,
     list,
     tokens,
   );
@@ -433,6 +480,7 @@ function conditionText(view, c) {
     !c.present && "left the scene",
   ]
     .filter(Boolean)
+    .map((part) => part.replace(/\.$/, "")) // "Sal escaped." reads "Sal escaped, left the scene" in a list
     .join(", ") || "—";
 }
 
@@ -578,8 +626,14 @@ function actionRow(view, c, send) {
     cell("Initiative", String(r.initiative[c.id] ?? "–")),
     cell("Actions left", String(c.actions_left ?? "–")),
     cell("Turn", c.turn_done ? "done" : r.turn.includes(c.id) ? "acting" : "—"),
-    h("td", { class: "controls" }, r.turn.includes(c.id) && !c.turn_done ? h("button", { type: "button", class: "quiet", onclick: () => send({ type: "end_turn", character: c.id }) }, `End ${c.name}'s turn`) : ""),
+    h("td", { class: "controls" }, r.turn.includes(c.id) && !c.turn_done ? endTurn(c, send) : ""),
   );
+}
+
+/** End a character's turn for them: asked first (a turn ended cannot be taken back, and the button
+ * sits in a list of rows a thumb may brush). */
+function endTurn(c, send) {
+  return confirmButton(`End ${c.name}'s turn`, `Confirm: end ${c.name}'s turn`, () => send({ type: "end_turn", character: c.id }), `End ${c.name}'s turn? It cannot be taken back.`);
 }
 
 /** A character in a round of turns: its escape and marks, its actions left, its turn (to end). */
@@ -596,7 +650,7 @@ function turnRow(view, c, send) {
     h(
       "td",
       { "data-label": "Turn", class: "controls" },
-      c.conditions?.fair_escape === "escaped" ? "escaped" : c.turn_done ? "done" : acting ? h("button", { type: "button", class: "quiet", onclick: () => send({ type: "end_turn", character: c.id }) }, `End ${c.name}'s turn`) : "—",
+      c.conditions?.fair_escape === "escaped" ? "escaped" : c.turn_done ? "done" : acting ? endTurn(c, send) : "—",
     ),
   );
 }
