@@ -231,7 +231,7 @@ async def test_a_tie_and_a_retest_at_a_table_of_phones(live: Running, tokens: di
     changes = replay.locator(".step-detail .changes")  # what it changed, by names, never ids or paths
     await expect(changes).to_contain_text("the challenge › ")
     assert not re.search(r"c-[0-9a-f]{6}|challenges\.|characters\.|_", await changes.inner_text())
-    await expect(replay.locator("section").filter(has_text="The scene after #8")).to_contain_text("Sam")
+    await expect(replay.locator("section").filter(has_text="The scene after step 8")).to_contain_text("Sam")
     await accessible(replay)
     await shot(replay, "replay")
 

@@ -3,7 +3,7 @@
 // Storyteller may watch as any player saw it, and download the audit and the export.
 import { download, field, fill, h, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
-import { CATEGORIES, challengeLine, connection, nameOf, refusal, title, waitingFor } from "./words.js";
+import { CATEGORIES, challengeLine, defenderOf, nameOf, refusal, rulesetName, title, waitingFor } from "./words.js";
 
 const app = document.getElementById("app");
 const wanted = Number(new URLSearchParams(location.hash.slice(1)).get("step")) || null;
@@ -24,10 +24,13 @@ function start(live) {
   let steps = [];
   let viewer = null;
   let names = {};
+  let scene = null; // the scene's title and ruleset, from the last step's view
+  let sides = {}; // each challenge's challenger and defender, to say "Sam" for "challenger"
   let timer = null;
   let loaded = false;
 
-  const drawHeader = () => fill(header, h("h1", {}, "Replay"), h("p", { class: "scene" }, live.welcome ? `scene ${live.welcome.scene}` : ""), connection(live));
+  const drawHeader = () =>
+    fill(header, h("h1", {}, "Replay"), h("p", { class: "scene" }, scene ? [scene.title || "Untitled scene", rulesetName(scene.ruleset)].filter(Boolean).join(" · ") : ""), badge(live));
 
   let loading = 0; // a newer load makes an older one's answers moot
   const load = async (as) => {
@@ -50,6 +53,9 @@ function start(live) {
     steps = got;
     viewer = seen;
     names = Object.fromEntries(Object.values(last.view?.characters || {}).map((c) => [c.id, c.name]));
+    sides = Object.fromEntries(Object.values(last.view?.challenges || {}).map((ch) => [ch.id, { challenger: ch.challenger, defender: defenderOf(ch) }]));
+    scene = last.view ? { title: last.view.title, ruleset: last.view.ruleset } : null;
+    drawHeader();
     const current = Number(controls.querySelector("input[type=range]")?.value); // stay where the viewer was
     drawControls(Math.min(current || wanted || steps.length, steps.length));
   };
@@ -98,15 +104,16 @@ function start(live) {
   const show = (n) => {
     const step = steps[n - 1];
     const who = (id) => names[id] || nameOf(null, id);
+    const said = (value, path) => (STEP_FIELDS.test(path) && typeof value === "number" ? `step ${value}` : valueWords(value, who, sides[step.challenge]));
     fill(
       detail,
-      h("h2", {}, `#${step.seq} ${step.type.replaceAll("_", " ")}`),
-      h("p", {}, h("strong", {}, step.summary)),
-      h("p", { class: "scene" }, `${step.at.slice(0, 19).replace("T", " ")} · by ${who(step.actor)}`),
+      h("h2", {}, `Step ${step.seq}`),
+      h("p", { class: "step-summary" }, step.summary),
+      h("p", { class: "scene" }, `${step.at.slice(11, 19)} · by ${who(step.actor)}`),
       step.compared && h("p", {}, "Compared: ", Object.entries(step.compared).map(([w, n]) => `${who(w)} ${n}`).join(" against ")),
-      step.rule && h("figure", {}, h("figcaption", {}, `Rule ${step.rule}${step.source ? ` (${step.source})` : ""}`), step.words && h("blockquote", {}, step.words)),
-      step.linked?.length > 0 && h("p", {}, "Linked: ", step.linked.map((seq) => h("button", { type: "button", class: "quiet", onclick: () => drawControls(seq) }, `#${seq}`))),
-      step.changes.length > 0 && h("details", { open: true }, h("summary", {}, `What it changed (${step.changes.length})`), h("div", { class: "changes" }, step.changes.map((c) => `${pathWords(c.path, who)}: ${show_(c.before)} → ${show_(c.after)}\n`))),
+      step.rule && h("figure", {}, step.words && h("blockquote", {}, step.words), h("figcaption", {}, `— ${step.source || "the rules"} `, h("small", { class: "rule-id" }, `(${step.rule})`))),
+      step.linked?.length > 0 && h("p", {}, "See also: ", step.linked.map((seq) => h("button", { type: "button", class: "quiet", onclick: () => drawControls(seq) }, `Step ${seq}`))),
+      step.changes.length > 0 && h("details", { open: true }, h("summary", {}, `What it changed (${step.changes.length})`), h("ul", { class: "changes" }, step.changes.map((c) => h("li", {}, `${pathWords(c.path, who)}: ${c.path === "ruleset" ? rulesetName(c.after) : `${said(c.before, c.path)} → ${said(c.after, c.path)}`}`)))),
     );
     clearTimeout(timer);
     timer = setTimeout(() => stateAt(n), 120);
@@ -119,21 +126,21 @@ function start(live) {
     const v = reply.view;
     fill(
       state,
-      h("h2", { id: "state-h" }, `The scene after #${n}`),
-      v.round && h("p", {}, `Round ${v.round.number} · ${v.round.phase}${v.round.turn.length ? ` · acting: ${v.round.turn.map((w) => nameOf(v, w)).join(", ")}` : ""}`),
+      h("h2", { id: "state-h" }, `The scene after step ${n}`),
+      v.round && h("p", {}, `Round ${v.round.number} · ${words(v.round.phase)}${v.round.turn.length ? ` · acting: ${v.round.turn.map((w) => nameOf(v, w)).join(", ")}` : ""}`),
       h(
         "div",
-        { class: "scroll" },
+        { class: "scroll", tabindex: 0, role: "region", "aria-label": "The characters then" },
         h(
           "table",
           {},
-          h("tr", {}, ["Character", "Traits", "Health", "Conditions"].map((t) => h("th", { scope: "col" }, t))),
+          h("tr", {}, ["Who", "Traits", "Health", "Conditions"].map((t) => h("th", { scope: "col" }, t))),
           Object.values(v.characters).map((c) =>
             h(
               "tr",
               {},
               h("th", { scope: "row" }, c.name),
-              h("td", {}, c.traits ? CATEGORIES.map((cat) => `${title(cat)[0]} ${c.traits[cat]}`).join(" · ") : "hidden"),
+              h("td", { class: "step-traits" }, c.traits ? CATEGORIES.map((cat) => h("div", {}, `${c.traits[cat]} ${title(cat)}`)) : "hidden"),
               h("td", {}, c.health ?? "hidden"),
               h("td", {}, [c.conditions.grappled_by && `held by ${nameOf(v, c.conditions.grappled_by)}`, c.conditions.prone && "prone"].filter(Boolean).join(", ") || "—"),
             ),
@@ -154,15 +161,63 @@ function start(live) {
   drawHeader();
 }
 
-/** "characters.mark.actions_left" as "Mark › actions left", "challenges.c-3febd8" as "the
- * challenge": names, never ids. */
-function pathWords(path, who) {
-  const [head, id, ...rest] = path.split(".");
-  const subject = head === "characters" && id ? who(id) : head === "challenges" && id ? "the challenge" : null;
-  const words = (subject ? rest : [head, id, ...rest].filter((part) => part !== undefined)).map((part) => part.replaceAll("_", " "));
-  return [subject, ...words].filter(Boolean).join(" › ");
+/** The connection, in words: a replay is not live play, so a connected socket says "Connected". */
+function badge(live) {
+  const text = { connecting: "Connecting…", live: "Connected", reconnecting: live.reason || "Reconnecting…", refused: live.reason || "Refused" }[live.status];
+  return h("span", { class: `badge ${live.status}`, role: "status", "aria-live": "polite" }, text);
 }
 
-function show_(value) {
-  return value === null || value === undefined ? "–" : typeof value === "string" ? value : JSON.stringify(value);
+/** A challenge's stage, a side, a test's result, in the table's words (the meanings words.js
+ * gives them on the play pages), never the value the log stores. */
+const VALUES = {
+  awaiting_response: "waiting for the answer",
+  bidding: "both sides in, to throw",
+  throwing: "throwing",
+  tie_declaring: "a tie: declaring Traits",
+  retest_window: "open to retests",
+  resolved: "over",
+  withdrawn: "withdrawn",
+  tie: "a tie",
+  win: "a win",
+  loss: "a loss",
+  none: "nobody (a draw)",
+  added: "joins",
+  removed: "leaves",
+  true: "yes",
+  false: "no",
+};
+
+/** The fields of disputes and rulings that hold a step's number (the dispute's, the ruling's, the
+ * disputed step's): said as "step 12". */
+const STEP_FIELDS = /^(rulings|disputes)\[\d+\]\.(id|event|ruling)$/;
+
+/** Words for any key or value: "traits_lost" as "traits lost". */
+function words(text) {
+  return String(text).replaceAll("_", " ");
+}
+
+/** "characters.mark.actions_left" as "Mark › actions left", "challenges.c-3febd8.sealed.sam" as
+ * "the challenge › sealed › Sam", "tests[0]" as "test 1": names and words, never ids or paths. */
+function pathWords(path, who) {
+  const parts = path.split(".").flatMap((part, i, all) => {
+    const [, key, index] = part.match(/^(.*?)\[(\d+)\]$/) || [null, part, null];
+    if (index !== null) return [`${words(key.replace(/s$/, ""))} ${Number(index) + 1}`];
+    if (all[i - 1] === "challenges") return ["the challenge"];
+    if (part === "characters" || part === "challenges") return [];
+    return [who(part) === part ? words(part) : who(part)];
+  });
+  return parts.join(" › ") || "the scene";
+}
+
+/** A value as a player reads it: names for character ids (alone or in a list), "the challenge"
+ * for a challenge's id, "Sam" for "challenger" where the step's challenge is known, words for stages. */
+function valueWords(value, who, side) {
+  if (value === null || value === undefined) return "–";
+  if (Array.isArray(value)) return value.length ? value.map((v) => valueWords(v, who, side)).join(", ") : "none";
+  if (typeof value === "object") return Object.entries(value).map(([k, v]) => `${pathWords(k, who)} ${valueWords(v, who, side)}`).join(", ");
+  if (typeof value !== "string") return VALUES[String(value)] || String(value);
+  if ((value === "challenger" || value === "defender") && side) return who(side[value]);
+  if (/^c-[0-9a-f]+$/.test(value)) return "the challenge";
+  if (who(value) !== value) return who(value);
+  return VALUES[value] || words(value);
 }
