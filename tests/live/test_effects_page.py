@@ -75,6 +75,7 @@ async def test_a_punch_for_1_lethal_and_a_knock_down_from_the_declare_form(
 
     # Juan loses (he relents): 1 lethal, as declared, on his sheet and in his timeline
     await juan.get_by_role("button", name="Relent (lose without a test)").click()
+    await juan.get_by_role("button", name="Confirm: relent and lose").click()
     mine = juan.get_by_role("region", name="Juan's sheet")
     await expect(mine.locator(".health")).to_contain_text("6 of 7 left · 1 lethal")
     await expect(mine.locator(".health .box.lethal")).to_have_count(1)
@@ -91,6 +92,7 @@ async def test_a_punch_for_1_lethal_and_a_knock_down_from_the_declare_form(
     await victory.fill("I sweep his legs")
     await declare.get_by_role("button", name="Declare", exact=True).click()
     await juan.get_by_role("button", name="Relent (lose without a test)").click()
+    await juan.get_by_role("button", name="Confirm: relent and lose").click()
     await expect(mine).to_contain_text("Knocked down (prone)")
     await expect(juan.locator(".verdict").filter(has_text="prone")).to_have_text("You lost: you are knocked prone")
     await expect(sam.locator(".verdict").filter(has_text="prone")).to_have_text("You won: Juan is knocked prone")
@@ -223,7 +225,10 @@ async def test_spend_blood_is_offered_only_while_blood_is_left(
     page = await phone(browser, f"{live.web}/play#token={token}")
     spend = page.get_by_role("button", name="Spend blood")
     await expect(spend).to_be_visible()
-    await spend.click()
+    await spend.click()  # it asks first: a blood point cannot be taken back
+    await expect(page.get_by_text("Spend a blood point? It cannot be taken back.")).to_be_visible()
+    assert scene(live, opened["scene"]).characters["ana"].blood_spent == 0
+    await page.get_by_role("button", name="Confirm: spend blood").click()
     await expect(page.locator(".toast")).to_have_text("Blood spent.")
     await expect(spend).to_have_count(0)
     assert scene(live, opened["scene"]).characters["ana"].blood_spent == 1
