@@ -171,8 +171,15 @@ async def test_a_tap_while_offline_is_queued_then_confirmed(
     live: Running, tokens: dict[str, str], browser: Browser
 ) -> None:
     sam = await player(browser, f"{live.web}/play#token={tokens['sam']}")
+    note = sam.locator(".offline-note")
+    await expect(note).to_be_hidden()
+    await sam.locator("#timeline").scroll_into_view_if_needed()  # the header is scrolled away
     await sam.context.set_offline(True)
     await expect(sam.get_by_role("status").filter(has_text="offline")).to_be_visible()
+    # in sight before any tap, where the eye is, not only in the header
+    await expect(note).to_have_text("You are offline; commands wait until you're back.")
+    await expect(note).to_be_in_viewport()
+    await screen(sam, "player-offline")
     await swing(sam)
     toast = sam.locator(".toast")
     await expect(toast).to_have_text("Queued: will be sent when you're back online")
@@ -180,6 +187,7 @@ async def test_a_tap_while_offline_is_queued_then_confirmed(
     assert not [r for r in live.hub.backend.store.read("s1") if r.event.__class__.__name__ == "ChallengeDeclared"]
     await sam.context.set_offline(False)
     await expect(toast).to_have_text("Declared.")
+    await expect(note).to_be_hidden()
     await expect(sam.locator("#challenges article").filter(has_text="Sam → Juan")).to_be_in_viewport()
     declared = [r for r in live.hub.backend.store.read("s1") if r.event.__class__.__name__ == "ChallengeDeclared"]
     assert len(declared) == 1  # sent once, when back

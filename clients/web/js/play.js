@@ -38,9 +38,12 @@ function start(live) {
   const recentList = h("div", { class: "cards" });
   const problems = h("div", { class: "problems", hidden: true });
   const notice = yourMove();
+  // the connection lost, said where the eye is (under the sticky banner), not only in the header
+  const offline = h("p", { class: "offline-note", hidden: true }); // the header's badge is the one read aloud
+  const sticky = h("div", { class: "sticky-top" }, notice.banner, offline);
   const quiet = quietSwitch(); // outside the header, which is drawn anew: a focused switch stays focused
   fill(challenges, h("h2", { id: "ch-h" }, "Challenges in front of me"), openList, none, recentHeading, recentList);
-  fill(app, header, quiet, notice.banner, problems, h("main", {}, round, me, challenges, declare, steps), confirmations(live));
+  fill(app, header, quiet, sticky, problems, h("main", {}, round, me, challenges, declare, steps), confirmations(live));
   const region = regions(); // redraws what changed, never under someone's fingers
   live.addEventListener("problem", (e) => {
     fill(problems, refusal(e.error));
@@ -59,6 +62,9 @@ function start(live) {
       connection(live),
     );
     quiet.hidden = !who || who === "*";
+    offline.hidden = live.status === "live" || live.status === "connecting";
+    const reason = live.reason || "reconnecting…";
+    offline.textContent = live.status === "refused" || reason.startsWith("You are offline") ? live.reason || "Refused" : `Offline: ${reason}`;
     if (!view) return;
     me.hidden = who === "*";
     if (who !== "*") {
@@ -108,7 +114,8 @@ function start(live) {
   draw();
 }
 
-const SETTLING = new Set(["challenge_resolved", "outcome_corrected", "trait_lost", "damage_taken"]);
+// what a result card counts: its outcome, the losses, and a ruling's give-backs
+const SETTLING = new Set(["challenge_resolved", "outcome_corrected", "trait_lost", "trait_restored", "damage_taken", "damage_healed", "knocked_down", "prone_cleared", "grapple_started", "grapple_broken"]);
 let settling = { length: 0, first: 0, map: new Map() };
 
 /** The steps that settled each challenge (its outcome, what it cost): a result card is drawn anew
