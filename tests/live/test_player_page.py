@@ -404,3 +404,46 @@ async def test_what_cannot_be_undone_asks_first(live: Running, tokens: dict[str,
     await sam.locator("#challenges article.open").get_by_role("button", name="Retest: Brawl (ability)").click()
     await card.get_by_role("button", name="Let the retest stand").click()
     await expect(juan.locator(".toast")).to_have_text("You let the retest stand.")
+
+
+async def test_the_turn_prompts_say_what_is_offered_now(live: Running, browser: Browser) -> None:
+    """Camarilla: on Mark's turn the banner asks for his action; while his challenge waits for Joe
+    nothing is asked of him (no banner, no marked title); once it is settled the banner says only
+    ending the turn is left; once ended, no "Your turn." is left on the page."""
+    backend = live.hub.backend
+    st_token = backend.tokens.issue("s1", "st")[0]
+    async with Client(live.url, st_token) as st:
+        opened = await st.request({"type": "create_scene", "ruleset": "camarilla", "scene": "docks"}, "scene_created")
+    async with Client(live.url, opened["token"]) as st:
+        for sheet in (MARK, JOE):
+            assert (await st.send({"type": "add_character", "character": sheet}))["ok"]
+        assert (await st.send({"type": "start_round"}))["ok"]
+    mark_token = backend.tokens.issue("docks", "player", "mark")[0]
+    mark = await player(browser, f"{live.web}/play#token={mark_token}")
+    banner = mark.locator("button.due")
+    action = {"kind": "challenge", "category": "physical", "target": "joe"}
+    async with (
+        Client(live.url, mark_token) as marks,
+        Client(live.url, backend.tokens.issue("docks", "player", "joe")[0]) as joe,
+    ):
+        assert (await marks.send({"type": "declare_action", "action": action}))["ok"]
+        assert (await joe.send({"type": "declare_action", "action": {"kind": "none"}}))["ok"]
+        await expect(banner).to_have_text("Your turn: declare your action")
+        body = {"type": "declare", "challenge": "hit", "kind": "contested", "targets": ["joe"], "category": "physical"}
+        assert (await marks.send({**body, "bid": ["Brawny"], "victory": "A shove"}))["ok"]
+        await expect(mark.locator("#challenges")).to_contain_text("waiting for Joe to answer")
+        await expect(banner).to_be_hidden()  # only waiting for the other side: nothing asked of Mark
+        await expect(mark).to_have_title("Justicar · Player")
+        assert (await joe.send({"type": "bid", "challenge": "hit", "bid": ["Wiry"]}))["ok"]
+        assert (await marks.send({"type": "throw", "challenge": "hit", "sign": "rock"}))["ok"]
+        assert (await joe.send({"type": "throw", "challenge": "hit", "sign": "scissors"}))["ok"]
+        await joe.send({"type": "pass", "challenge": "hit"})
+    await expect(mark.locator("#challenges .verdict")).to_contain_text("You won")
+    await expect(banner).to_have_text("Your turn: your action is done; tap End my turn")
+    await screen(mark, "player-turn-end-due")
+    await mark.locator("#round").get_by_role("button", name="End my turn").click()
+    await expect(mark.locator(".toast")).to_have_text("Turn ended.")
+    await expect(mark.locator("#round")).to_contain_text("Now acting: Joe.")
+    await expect(mark.locator("#round")).not_to_contain_text("Your turn.")
+    await expect(banner).to_be_hidden()
+    await expect(mark).to_have_title("Justicar · Player")

@@ -71,8 +71,13 @@ function roundDue(view, who) {
   if (r.phase !== "acting") return null;
   if (mayIntend(view, who)) return { ...key("intend"), text: `${nameOf(view, r.escape_window)} is escaping: will you attack?` };
   if (budgeted(view)) return actsNow(view, who) ? { ...key("act"), text: "Your turn: choose your action" } : null;
-  if ((r.turn || []).includes(who) && !mine.turn_done) return { ...key("turn"), text: "Your turn: declare your action" };
-  return null;
+  if (!(r.turn || []).includes(who) || mine.turn_done) return null;
+  // on my turn: what is offered now. A challenge I declared, still open: nothing (its card says
+  // whom it waits for); my action taken: only ending the turn.
+  const open = Object.values(view.challenges || {}).some((ch) => ch.challenger === who && !ch.outcome && ch.status !== "withdrawn");
+  if (open) return null;
+  if (mine.actions_left === 0) return { ...key("end"), text: "Your turn: your action is done; tap End my turn" };
+  return { ...key("turn"), text: "Your turn: declare your action" };
 }
 
 /** Help offered to `who`, waiting for an answer. */
@@ -124,11 +129,14 @@ function tone() {
 export function yourMove() {
   const start = document.title;
   const text = h("span", { class: "due-text" }, "Your move");
-  const more = h("span", { class: "due-more" });
-  const banner = h("button", { type: "button", class: "due", hidden: true }, text, more);
+  const banner = h("button", { type: "button", class: "due", hidden: true }, text);
+  // the next move due, named and a tap away (not an "(and 1 more)" that says nothing)
+  const also = h("button", { type: "button", class: "due-also quiet", hidden: true });
   let shown = new Set();
   let first = null;
+  let second = null;
   banner.addEventListener("click", () => first?.target()?.scrollIntoView({ block: "start", behavior: "smooth" }));
+  also.addEventListener("click", () => second?.target()?.scrollIntoView({ block: "start", behavior: "smooth" }));
   const lock = wakeLock();
 
   const update = (view, who) => {
@@ -136,14 +144,16 @@ export function yourMove() {
     const base = who === "*" ? "Justicar · Spectator" : start; // the page says what it is to whoever reads it
     lock(fighting(view) && view?.status !== "closed");
     first = due[0] || null;
+    second = due[1] || null;
     banner.hidden = !first;
+    also.hidden = !second;
+    also.textContent = second ? `Also: ${second.text}${due.length > 2 ? ` (and ${due.length - 2} more)` : ""}` : "";
     document.title = first ? MARKED : base;
     if (!first) {
       shown = new Set();
       return false;
     }
     text.textContent = first.text;
-    more.textContent = due.length > 1 ? ` (and ${due.length - 1} more)` : "";
     const fresh = due.filter((d) => !shown.has(d.key));
     shown = new Set(due.map((d) => d.key));
     if (!fresh.length) return false;
@@ -159,7 +169,7 @@ export function yourMove() {
     card?.scrollIntoView({ block: "start" });
     return Boolean(card);
   };
-  return { banner, update };
+  return { banner, also, update };
 }
 
 /** Hold the screen awake while `on` (where the browser allows; failures are ignored), and take it

@@ -40,7 +40,7 @@ function start(live) {
   const notice = yourMove();
   // the connection lost, said where the eye is (under the sticky banner), not only in the header
   const offline = h("p", { class: "offline-note", hidden: true }); // the header's badge is the one read aloud
-  const sticky = h("div", { class: "sticky-top" }, notice.banner, offline);
+  const sticky = h("div", { class: "sticky-top" }, notice.banner, notice.also, offline);
   const quiet = quietSwitch(); // outside the header, which is drawn anew: a focused switch stays focused
   fill(challenges, h("h2", { id: "ch-h" }, "Challenges in front of me"), openList, none, recentHeading, recentList);
   fill(app, header, quiet, sticky, problems, h("main", {}, round, me, challenges, declare, steps), confirmations(live));
@@ -238,7 +238,11 @@ function turnLine(view, r, who) {
   const turn = r.turn.map((w) => nameOf(view, w)).join(", ");
   const extra = budgeted(view) ? `Rage round ${r.extra}` : `extra action ${r.extra}`;
   const phase = r.turn_phase === "extra" ? ` (${extra})` : r.turn_phase === "end_of_turn" ? " (end of turn)" : "";
-  const mineNow = r.turn.includes(who);
+  const mineNow = r.turn.includes(who) && !view.characters[who]?.turn_done;
+  if (r.turn.includes(who) && !mineNow) {
+    const still = r.turn.filter((w) => w !== who && !view.characters[w]?.turn_done).map((w) => nameOf(view, w));
+    return h("p", {}, `You have ended your turn${phase}.${still.length ? ` Still acting: ${still.join(", ")}.` : ""}`);
+  }
   return h("p", { class: mineNow ? "your-turn" : "" }, mineNow ? `Your turn${phase}.` : `Now acting${phase}: ${turn || "nobody"}.`);
 }
 
