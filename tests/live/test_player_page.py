@@ -447,3 +447,18 @@ async def test_the_turn_prompts_say_what_is_offered_now(live: Running, browser: 
     await expect(mark.locator("#round")).not_to_contain_text("Your turn.")
     await expect(banner).to_be_hidden()
     await expect(mark).to_have_title("Justicar · Player")
+
+
+async def test_a_tie_says_who_declares_first(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    """A tie: Juan, who declares second, is told he waits for Sam first, not "waiting for Sam and
+    you" while nothing is his to do yet."""
+    async with Client(live.url, tokens["sam"]) as sam, Client(live.url, tokens["juan"]) as juan:
+        body = {"type": "declare", "challenge": "alley", "kind": "contested", "targets": ["juan"]}
+        assert (await sam.send({**body, "category": "physical", "bid": ["Brawny"], "victory": "A shove"}))["ok"]
+        assert (await juan.send({"type": "bid", "challenge": "alley", "bid": ["Quick"]}))["ok"]
+        assert (await sam.send({"type": "throw", "challenge": "alley", "sign": "rock"}))["ok"]
+        assert (await juan.send({"type": "throw", "challenge": "alley", "sign": "rock"}))["ok"]
+    page = await player(browser, f"{live.web}/play#token={tokens['juan']}")
+    waiting = page.locator("#challenges .waiting")
+    await expect(waiting).to_have_text("Now: a tie: waiting for Sam to declare Traits first; then you")
+    await expect(page.locator("button.due")).to_be_hidden()

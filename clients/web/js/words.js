@@ -113,6 +113,9 @@ const WAITING = {
   },
   tie_declaring: (v, ch) => {
     const missing = [ch.challenger, defenderOf(ch)].filter((w) => !(w in (ch.declared || {})));
+    // the viewer's count is due only once the other side has declared first: said so
+    const mayNow = (ch.moves?.[v.viewer]?.verbs || []).includes("declare_traits");
+    if (missing.length > 1 && missing.includes(v.viewer) && !mayNow) return `a tie: waiting for ${whoWords(v, missing.filter((w) => w !== v.viewer))} to declare Traits first; then you`;
     return `a tie: ${awaiting(v, missing, "declare Traits", "count of Traits").replace(/^Your/, "your")}`;
   },
   retest_window: (v, ch) => {
