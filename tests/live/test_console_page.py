@@ -215,7 +215,7 @@ async def test_a_round_fits_a_phone_and_every_action_is_confirmed(
     await round_.get_by_role("button", name="End round 1").click()
     await expect(round_).to_contain_text("End round 1 for everyone? Not done yet:")
     await fits(st, "console-confirm-end-round")
-    await part(round_.locator(".confirm"), "console-confirm-end-round-part")
+    await part(round_.locator(".confirm").filter(has_text="End round 1 for"), "console-confirm-end-round-part")
     await round_.get_by_role("button", name="Cancel").click()
     assert log(backend, scene) == before, "a cancel sends nothing"
     await round_.get_by_role("button", name="End round 1").click()
