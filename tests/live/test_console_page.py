@@ -579,3 +579,33 @@ async def test_the_console_speaks_in_names_and_plain_words(
     await part(tools.locator("details").filter(has_text="Start a new scene"), "console-new-scene-kony-form")
     await part(st.locator("header.top"), "console-header")
     await part(st.locator("#scene"), "console-scene-panel")
+
+
+async def test_an_npc_who_escaped_reads_as_one_sentence(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    """A kony NPC escapes at the start of a round and leaves: the Characters table says "Rat escaped,
+    left the scene", not "Rat escaped., left the scene"."""
+    async with Client(live.url, tokens["st"]) as st_client:
+        opened = await st_client.request(
+            {"type": "create_scene", "ruleset": "kony", "title": "Kings of New York"}, "scene_created"
+        )
+    async with Client(live.url, opened["token"]) as st_client:
+        for sheet in (
+            {"id": "sal", "name": "Sal", "traits": {"physical": {"Brawny": 3}}},
+            {"id": "rat", "name": "Rat", "npc": True, "traits": {"physical": {"Quick": 3}}, "blood": 5},
+        ):
+            assert (await st_client.send({"type": "add_character", "character": sheet}))["ok"]
+        assert (await st_client.send({"type": "start_round"}))["ok"]
+        escaped = await st_client.send(
+            {"type": "declare_action", "character": "rat", "action": {"kind": "fair_escape"}}
+        )  # fmt: skip
+        assert escaped["ok"], escaped
+        assert (await st_client.send({"type": "end_round"}))["ok"]
+        assert (await st_client.send({"type": "remove_character", "character": "rat"}))["ok"]
+    st = await phone(browser, f"{live.web}/st#token={opened['token']}")
+    row = st.locator("#characters tr").filter(has_text=re.compile("^Rat"))
+    await expect(row).to_contain_text("Rat escaped, left the scene")
+    words = await row.inner_text()
+    assert ".," not in words, words
+    await part(row, "console-npc-escaped-row")
