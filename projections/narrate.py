@@ -80,9 +80,10 @@ from projections.redact import knows
 
 
 def source_label(source: Source) -> str:
+    """A retest's source as the pages name it: "Dodge (ability)", not "ability Dodge"."""
     name = getattr(source, "name", None)
     if name:
-        return f"{source.category} {name}"
+        return f"{name} ({source.category})"
     bid = getattr(source, "bid", None)
     if bid:
         return f"an overbid, risking {', '.join(bid)}"

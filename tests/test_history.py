@@ -194,7 +194,7 @@ class TestAudit:
                 assert RULES[test.rule].words in out
         assert "Test 1: Sam rock, Juan rock" in out  # the challenger named first
         assert "Favian retests with an overbid, risking Seductive (stood)" in out
-        assert "Michael retests with ability Brawl (cancelled, cancelled with ability Dodge)" in out
+        assert "Michael retests with Brawl (ability) (cancelled, cancelled with Dodge (ability))" in out
         assert "**Sam**, joined at #2: physical 9" in out
         _, verified, _ = run(capsys, "verify", "--db", str(db), "demo")
         assert f"head `{verified.split()[-1]}`" in out

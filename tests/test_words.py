@@ -121,3 +121,13 @@ def test_a_replay_step_quotes_the_rule_under_the_books_title(fight: Table) -> No
     steps = list(replay(fight.log))
     cited = [step for step in steps if step.rule == "lotn:trait-loss"]
     assert cited and cited[0].source == "Laws of the Night"
+
+
+def test_a_retest_names_its_source_as_the_pages_do() -> None:
+    t = Table()
+    t.add("sam", {"Ferocious": 2}, abilities={"Brawl": 1})
+    t.add("juan", {"Brutal": 2, "Quick": 1}, abilities={"Dodge": 1})
+    t.contest(CID, "sam", "juan", "Ferocious", "Brutal")
+    t.test(CID, "rock", "scissors")
+    t.do("juan", "retest", challenge=CID, source={"category": "ability", "name": "Dodge"})
+    assert "Juan retests with Dodge (ability)." in sentences(t)
