@@ -203,6 +203,7 @@ async def test_a_round_fits_a_phone_and_every_action_is_confirmed(
     before = log(backend, scene)
     await end_turn.click()  # ending a turn asks first; a cancel sends nothing
     await expect(round_).to_contain_text("End Mark's turn? It cannot be taken back.")
+    await part(round_.locator("tr").filter(has_text=re.compile("^Mark")), "console-confirm-end-turn")
     await round_.get_by_role("button", name="Cancel").click()
     assert log(backend, scene) == before, "a cancel ends no turn"
     await round_.get_by_role("button", name="End Mark's turn").click()
