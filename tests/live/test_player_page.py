@@ -421,6 +421,10 @@ async def test_the_turn_prompts_say_what_is_offered_now(live: Running, browser: 
     mark_token = backend.tokens.issue("docks", "player", "mark")[0]
     mark = await player(browser, f"{live.web}/play#token={mark_token}")
     banner = mark.locator("button.due")
+    # the round's declarations first: no challenge form to be refused (camarilla:order-of-actions)
+    declare = mark.locator("#declare")
+    await expect(declare).to_contain_text("Not yet: first everyone declares an action for the round")
+    await expect(declare.get_by_role("button", name="Declare", exact=True)).to_have_count(0)
     action = {"kind": "challenge", "category": "physical", "target": "joe"}
     async with (
         Client(live.url, mark_token) as marks,
@@ -429,6 +433,7 @@ async def test_the_turn_prompts_say_what_is_offered_now(live: Running, browser: 
         assert (await marks.send({"type": "declare_action", "action": action}))["ok"]
         assert (await joe.send({"type": "declare_action", "action": {"kind": "none"}}))["ok"]
         await expect(banner).to_have_text("Your turn: declare your action")
+        await expect(declare.get_by_role("button", name="Declare", exact=True)).to_be_visible()  # now it is
         body = {"type": "declare", "challenge": "hit", "kind": "contested", "targets": ["joe"], "category": "physical"}
         assert (await marks.send({**body, "bid": ["Brawny"], "victory": "A shove"}))["ok"]
         await expect(mark.locator("#challenges")).to_contain_text("waiting for Joe to answer")

@@ -56,6 +56,12 @@ function traitsLeft(c, category) {
 
 const said = new Map(); // who -> what the last declaration came to, kept when the form is drawn anew
 
+/** Forget what `who`'s last declaration came to: the situation it answered has moved on (a new
+ * round phase or turn), so an old refusal no longer stands under the form. */
+export function forgetDeclared(who) {
+  said.delete(who);
+}
+
 /** The declare form for `who`; `forCharacter` sends `character` (the ST for an NPC). */
 export function declareForm(live, view, who, { forCharacter = false } = {}) {
   const c = view.characters[who];

@@ -131,7 +131,7 @@ export function yourMove() {
   const text = h("span", { class: "due-text" }, "Your move");
   const banner = h("button", { type: "button", class: "due", hidden: true }, text);
   // the next move due, named and a tap away (not an "(and 1 more)" that says nothing)
-  const also = h("button", { type: "button", class: "due-also quiet", hidden: true });
+  const also = h("button", { type: "button", class: "due-also quiet", hidden: true }, "Also: the next move");
   let shown = new Set();
   let first = null;
   let second = null;
@@ -147,7 +147,7 @@ export function yourMove() {
     second = due[1] || null;
     banner.hidden = !first;
     also.hidden = !second;
-    also.textContent = second ? `Also: ${second.text}${due.length > 2 ? ` (and ${due.length - 2} more)` : ""}` : "";
+    if (second) also.textContent = `Also: ${second.text}${due.length > 2 ? ` (and ${due.length - 2} more)` : ""}`;
     document.title = first ? MARKED : base;
     if (!first) {
       shown = new Set();

@@ -2,7 +2,7 @@
 // allow now, declaring a challenge, the round, and the timeline as I saw it.
 import { challengeCard } from "./cards.js";
 import { sheetCard } from "./sheet.js";
-import { declareForm, others } from "./declare.js";
+import { declareForm, forgetDeclared, others } from "./declare.js";
 import { field, fill, h, keyed, regions, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
 import { actionsLeft, actsNow, assistForm, budgeted, burstForm, fightLines, intendButton, mayBurst, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
@@ -50,6 +50,7 @@ function start(live) {
     problems.hidden = false;
   });
   let known = null; // the open challenges already shown: a new one of mine is brought into view
+  let lastSituation = null;
 
   const draw = () => {
     const view = live.view;
@@ -89,9 +90,19 @@ function start(live) {
     });
     none.hidden = open.length > 0;
     recentHeading.hidden = recent.length === 0;
-    if (who !== "*" && view.status === "open") {
+    // the situation the form answers: when it moves on, a refusal under the form is old news
+    const situation = JSON.stringify([view.round?.number, view.round?.phase, view.round?.turn, mine?.turn_done]);
+    if (situation !== lastSituation) forgetDeclared(who);
+    lastSituation = situation;
+    if (who !== "*" && view.status === "open" && view.round?.phase === "declaring") {
+      // a round's declarations first: a challenge is declared on your turn, not now (it would be refused)
       declare.hidden = false;
-      region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost, mine?.sheet, mine?.free_used, mine?.maneuvers, maneuverAids(mine), mine?.action, !!view.round]), () =>
+      region(declare, `declaring:${situation}`, () =>
+        fill(declare, h("h2", { id: "declare-h" }, "Declare a challenge"), h("p", { class: "not-yet" }, "Not yet: first everyone declares an action for the round; you declare your challenge on your turn.")),
+      );
+    } else if (who !== "*" && view.status === "open") {
+      declare.hidden = false;
+      region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost, mine?.sheet, mine?.free_used, mine?.maneuvers, maneuverAids(mine), mine?.action, !!view.round, situation]), () =>
         fill(declare, h("h2", { id: "declare-h" }, "Declare a challenge"), declareForm(live, view, who)),
       );
     } else {
