@@ -149,6 +149,9 @@ async def test_a_result_reads_at_arms_length(live: Running, tokens: dict[str, st
     await expect(card.locator(".verdict")).to_have_text("You won: Sam loses Brawny")
     # the outcome's sentence is in the card once, folded with the rule's own words
     why = "Sam threw rock, Juan threw paper"
+    # the test said once, in the second person on each side's own page
+    await expect(lost.locator("ol.tests")).to_have_text("Test 1: You threw rock, Juan threw paper: Juan wins the test")
+    await expect(card.locator("ol.tests")).to_have_text("Test 1: Sam threw rock, you threw paper: you win the test")
     await expect(lost.get_by_text(why)).to_have_count(1)
     await expect(lost.get_by_text(why)).to_be_hidden()
     await lost.get_by_text("How it was decided, and the rule").click()

@@ -189,7 +189,7 @@ async def test_a_tie_and_a_retest_at_a_table_of_phones(live: Running, tokens: di
     await answer.get_by_role("button", name="Rock", exact=True).click()
 
     # a tie: Sam declares first (6), then Juan (5); Sam leads
-    await expect(fight).to_contain_text("Test 1: Sam rock vs Juan rock")
+    await expect(fight).to_contain_text("Test 1: You threw rock, Juan threw rock: a tie")  # Sam's own page
     await expect(answer.get_by_label("Traits to declare", exact=False)).to_have_count(0)
     await fight.get_by_label("Traits to declare", exact=False).fill("6")
     await fight.get_by_role("button", name="Declare", exact=True).click()
@@ -351,7 +351,7 @@ async def test_the_console_runs_a_camarilla_round(
     await npc.get_by_role("button", name="Bid", exact=True).click()
     await mark.locator("#challenges").get_by_role("button", name="Rock", exact=True).click()
     await expect(mark.locator("#timeline")).to_contain_text("Thug throws at random")
-    await expect(mark.locator("#challenges")).to_contain_text("Test 1: Mark rock vs Thug")
+    await expect(mark.locator("#challenges")).to_contain_text("Test 1: You threw rock, Thug threw")
 
     first_test = mark.locator("#timeline li").filter(has_text="Test 1: Mark rock")
     await first_test.get_by_role("button", name=re.compile(r"^Step \d+: options$")).click()  # the step's menu

@@ -106,10 +106,23 @@ function progress(view, ch) {
       h(
         "ol",
         { class: "tests", "aria-label": "Tests" },
-        ch.tests.map((t) => h("li", {}, `Test ${t.number}: `, Object.entries(t.signs || {}).map(([who, sign]) => `${nameOf(view, who)} ${sign}`).join(" vs "), diceLine(view, t), t.why && !said(t.why) ? ` — ${t.why}` : "")),
+        ch.tests.map((t) => h("li", {}, `Test ${t.number}: `, throwLine(view, ch, t), diceLine(view, t), t.why && !said(t.why) && (t.compared || !Object.keys(t.signs || {}).length) ? ` — ${t.why}` : "")),
       ),
     ch.retests.length > 0 && h("p", {}, "Retests: ", ch.retests.map((r) => `${nameOf(view, r.by)}: ${sourceLabel(r.source)} (${r.status})`).join(" · ")),
   ];
+}
+
+/** "You threw rock, Juan threw scissors: you win the test": a test's throws said once, from its
+ * data, with the viewer in the second person (the server's sentence names everyone in the third). */
+function throwLine(view, ch, t) {
+  const signs = Object.entries(t.signs || {});
+  if (!signs.length) return "";
+  const me = view.viewer;
+  const thrown = signs.map(([who, sign], i) => `${who === me ? (i ? "you" : "You") : nameOf(view, who)} threw ${sign}`).join(", ");
+  const leader = t.leader === "challenger" ? ch.challenger : t.leader === "defender" ? defenderOf(ch) : null;
+  const mine = t.leader && sideOf(ch, me) === t.leader;
+  const result = mine ? "you win the test" : leader ? `${nameOf(view, leader)} wins the test` : t.leader === "none" ? "nobody wins the test" : t.result === "tie" ? "a tie" : "";
+  return result ? `${thrown}: ${result}` : thrown;
 }
 
 /** Which side `who` is on in `ch` (null: neither). */
