@@ -282,17 +282,22 @@ async def test_the_spectators_page_has_no_empty_boxes(live: Running, tokens: dic
     await shot(watcher, "spectator")
 
 
-async def test_a_round_calls_each_player_on_their_turn(live: Running, browser: Browser) -> None:
-    """Camarilla: the round asks for the action, then says whose turn it is; ending the turn is
-    confirmed, and the screen is kept awake while the round is on."""
-    backend = live.hub.backend
-    st_token = backend.tokens.issue("s1", "st")[0]
+async def docks_round(live: Running) -> None:
+    """A camarilla scene ``docks`` with Mark and Joe, its first round started."""
+    st_token = live.hub.backend.tokens.issue("s1", "st")[0]
     async with Client(live.url, st_token) as st:
         opened = await st.request({"type": "create_scene", "ruleset": "camarilla", "scene": "docks"}, "scene_created")
     async with Client(live.url, opened["token"]) as st:
         for sheet in (MARK, JOE):
             assert (await st.send({"type": "add_character", "character": sheet}))["ok"]
         assert (await st.send({"type": "start_round"}))["ok"]
+
+
+async def test_a_round_calls_each_player_on_their_turn(live: Running, browser: Browser) -> None:
+    """Camarilla: the round asks for the action, then says whose turn it is; ending the turn is
+    confirmed, and the screen is kept awake while the round is on."""
+    backend = live.hub.backend
+    await docks_round(live)
     mark = await player(browser, f"{live.web}/play#token={backend.tokens.issue('docks', 'player', 'mark')[0]}", True)
     banner = mark.locator("button.due")
     await expect(banner).to_have_text("Declare your action for the round")
@@ -414,13 +419,7 @@ async def test_the_turn_prompts_say_what_is_offered_now(live: Running, browser: 
     nothing is asked of him (no banner, no marked title); once it is settled the banner says only
     ending the turn is left; once ended, no "Your turn." is left on the page."""
     backend = live.hub.backend
-    st_token = backend.tokens.issue("s1", "st")[0]
-    async with Client(live.url, st_token) as st:
-        opened = await st.request({"type": "create_scene", "ruleset": "camarilla", "scene": "docks"}, "scene_created")
-    async with Client(live.url, opened["token"]) as st:
-        for sheet in (MARK, JOE):
-            assert (await st.send({"type": "add_character", "character": sheet}))["ok"]
-        assert (await st.send({"type": "start_round"}))["ok"]
+    await docks_round(live)
     mark_token = backend.tokens.issue("docks", "player", "mark")[0]
     mark = await player(browser, f"{live.web}/play#token={mark_token}")
     banner = mark.locator("button.due")
