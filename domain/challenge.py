@@ -50,7 +50,7 @@ from domain.events import (
 from domain.pools import Pool
 from domain.rules import ruleset_for
 from domain.rules.base import Ruleset, Verdict
-from domain.state import NARRATOR, Challenge, Scene
+from domain.state import NARRATOR, Challenge, Scene, challenge_words
 from domain.turns import spent
 
 # -- the verbs -------------------------------------------------------------------------------
@@ -59,7 +59,8 @@ from domain.turns import spent
 def declare(d: Draft, cmd: Declare) -> None:
     state = d.state
     if cmd.challenge in state.challenges:
-        raise Rejected("challenge_exists", f"There is already a challenge {cmd.challenge!r}; pick a new id.")
+        words = challenge_words(state, state.challenges[cmd.challenge])
+        raise Rejected("challenge_exists", f"That challenge is already declared ({words}); a new one needs a new id.")
     who = cmd.character or cmd.actor
     if who == NARRATOR:
         raise Rejected("which_character", 'The Storyteller declares for a character: add "character".')
@@ -474,13 +475,18 @@ def effects(state: Scene, ch: Challenge, winner: Leader) -> list[SceneEvent]:
 def open_challenge(state: Scene, cid: str) -> Challenge:
     ch = state.challenges.get(cid)
     if ch is None:
-        raise Rejected("unknown_challenge", f"There is no challenge {cid!r} in this scene.")
+        raise no_challenge(cid)
     if ch.status == "resolved":
         why = ch.outcome.why if ch.outcome else ""
-        raise Rejected("already_resolved", f"Challenge {cid!r} is already resolved. {why}".strip())
+        raise Rejected("already_resolved", f"{challenge_words(state, ch)} is already over. {why}".strip())
     if ch.status == "withdrawn":
-        raise Rejected("withdrawn", f"Challenge {cid!r} was withdrawn.")
+        raise Rejected("withdrawn", f"{challenge_words(state, ch)} was withdrawn.")
     return ch
+
+
+def no_challenge(cid: str) -> Rejected:
+    """The refusal for a challenge the scene never had: its id is all there is to name it by."""
+    return Rejected("unknown_challenge", f"No challenge “{cid}” was declared in this scene.")
 
 
 def may_act(d: Draft, who: str) -> None:
@@ -491,7 +497,7 @@ def may_act(d: Draft, who: str) -> None:
 def present(state: Scene, who: str) -> None:
     character = state.characters.get(who)
     if character is None:
-        raise Rejected("unknown_character", f"There is no character {who!r} in this scene.")
+        raise Rejected("unknown_character", f"No character “{who}” is in this scene.")
     if not character.present:
         raise Rejected("character_removed", f"{character.name} has left the scene.")
 
@@ -510,7 +516,7 @@ def acting(d: Draft, cmd: ChallengeCommand) -> tuple[Challenge, str, Role]:
     may_act(d, who)
     role = ch.role_of(who)
     if role is None:
-        raise Rejected("not_in_challenge", f"{d.state.name_of(who)} is not part of challenge {ch.id!r}.")
+        raise Rejected("not_in_challenge", f"{d.state.name_of(who)} is not part of {challenge_words(d.state, ch)}.")
     return ch, who, role
 
 

@@ -8,13 +8,13 @@ the champion's bonus Traits and the Traits the target must risk.
 
 from __future__ import annotations
 
-from domain.challenge import effects, may_act, open_challenge, present, thrown
+from domain.challenge import effects, may_act, no_challenge, open_challenge, present, thrown
 from domain.commands import Champion, ChooseVictory, Join
 from domain.context import Draft
 from domain.errors import Rejected
 from domain.events import ChampionChosen, MobJoined, VictoryChosen
 from domain.rules import ruleset_for
-from domain.state import NARRATOR
+from domain.state import NARRATOR, challenge_words
 
 MOB = "camarilla:mob"
 
@@ -26,8 +26,11 @@ def join(d: Draft, cmd: Join) -> None:
         raise Rejected("which_character", 'The Storyteller joins for a character: add "character".')
     may_act(d, who)
     present(d.state, who)
-    if who in ch.challenger.members or who in ch.targets:
-        raise Rejected("already_in", f"{d.state.name_of(who)} is already in challenge {ch.id!r}.", MOB)
+    if who in ch.targets:
+        words = challenge_words(d.state, ch)
+        raise Rejected("already_in", f"{d.state.name_of(who)} is the target of {words}: the mob is against them.", MOB)
+    if who in ch.challenger.members:
+        raise Rejected("already_in", f"{d.state.name_of(who)} is already part of {challenge_words(d.state, ch)}.", MOB)
     if ch.status != "awaiting_response":
         raise Rejected("too_late", "A mob forms before its target answers.", MOB)
     joined = ruleset_for(d.state.ruleset).check_join(d.state, ch, who, cmd)
@@ -64,7 +67,7 @@ def champion(d: Draft, cmd: Champion) -> None:
 def choose_victory(d: Draft, cmd: ChooseVictory) -> None:
     ch = d.state.challenges.get(cmd.challenge)
     if ch is None:
-        raise Rejected("unknown_challenge", f"There is no challenge {cmd.challenge!r} in this scene.")
+        raise no_challenge(cmd.challenge)
     rule = "camarilla:mob-victory"
     waiting = (
         ch.status == "resolved"

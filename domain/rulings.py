@@ -14,7 +14,7 @@ outcome's and are not undone.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from domain.challenge import effects
 from domain.commands import Dispute, Rule
@@ -44,6 +44,7 @@ from domain.log import Recorded
 from domain.rules import ruleset_for
 from domain.scene import check_changes
 from domain.state import NARRATOR, Challenge, Outcome, Scene
+from domain.state import challenge_words as challenge_words  # where the pages import it from
 
 RULE = "lotn:adjudication"
 
@@ -177,16 +178,6 @@ def _correct(
     d.add(*effects(d.state, corrected, winner))
 
 
-def challenge_words(state: Scene, ch: Challenge) -> str:
-    """A challenge named by its people ("Alice's challenge to Bob"), never by its id: the id is
-    the machine's handle, and the people at the table know a challenge by who threw it at whom."""
-    who = state.name_of(ch.challenger.who)
-    targets = ch.targets or ((ch.defender.who,) if ch.kind == "contested" and ch.defender.who else ())
-    if targets:
-        return f"{who}'s challenge to {_and(state.name_of(t) for t in targets)}"
-    return f"{who}'s {ch.category.capitalize()} test"
-
-
 def step_words(state: Scene, seq: int) -> str:
     """A step of the log in words where the scene knows what it was (a challenge's declaration or
     its result), else by its number: a dispute or a ruling names what it is about."""
@@ -208,11 +199,6 @@ def _instead(state: Scene, ch: Challenge, winner: Leader, exceptional: bool) -> 
     if winner == "none":
         return f"a draw instead of a win for {names[was]}."
     return f"{names[winner]} wins instead of {'a draw' if was == 'none' else names[was]}."
-
-
-def _and(names: Iterable[str]) -> str:
-    listed = list(names)
-    return listed[0] if len(listed) == 1 else f"{', '.join(listed[:-1])} and {listed[-1]}"
 
 
 def _undo(state: Scene, ch: Challenge) -> list[SceneEvent]:

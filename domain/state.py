@@ -6,6 +6,7 @@ replacing one entry costs O(log n) and a 100,000-event scene folds in linear tim
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Literal
 
@@ -468,6 +469,22 @@ RECENT = 20
 def undecided(ch: Challenge) -> bool:
     """Still open, or won by a mob that has not yet chosen whose victory condition applies."""
     return ch.open or bool(ch.challenger.helpers and ch.chosen is None and ch.leader == "challenger")
+
+
+def challenge_words(state: Scene, ch: Challenge) -> str:
+    """A challenge named by its people ("Alice's challenge to Bob"), never by its id: the id is
+    the machine's handle, and the people at the table know a challenge by who threw it at whom."""
+    who = state.name_of(ch.challenger.who)
+    targets = ch.targets or ((ch.defender.who,) if ch.kind == "contested" and ch.defender.who else ())
+    if targets:
+        return f"{who}'s challenge to {and_list(state.name_of(t) for t in targets)}"
+    return f"{who}'s {ch.category.capitalize()} test"
+
+
+def and_list(names: Iterable[str]) -> str:
+    """Names in a sentence: "Ana", "Ana and Bob", "Ana, Bob and Cy"."""
+    listed = list(names)
+    return f"{', '.join(listed[:-1])} and {listed[-1]}" if len(listed) > 1 else "".join(listed)
 
 
 class RoundState(msgspec.Struct, frozen=True, gc=False, kw_only=True):

@@ -423,7 +423,7 @@ class Bns(Ruleset):
 
     def check_sign(self, state: Scene, who: str, sign: str) -> None:
         if sign not in SIGNS:
-            raise Rejected("unknown_sign", f"{sign!r} is not a sign; throw rock, paper, scissors or random.", "bns:rps")
+            raise Rejected("unknown_sign", f"“{sign}” is not a sign; throw rock, paper, scissors or random.", "bns:rps")
 
     def compare_signs(self, challenger: str, defender: str) -> Result:
         if defender in BEATS[challenger]:

@@ -226,8 +226,10 @@ def act(state: Scene, who: str, action: Action, now: datetime) -> list[SceneEven
         if action.kind not in ("move", "advanced_move", "crawl", "stand"):
             raise Rejected("not_moving", "Only a move can be blocked.", "bns:blocking")
         blocker = state.characters.get(action.blocked_by)
-        if blocker is None or not blocker.present:
-            raise Rejected("unknown_character", f"There is no character {action.blocked_by!r} here to block.")
+        if blocker is None:
+            raise Rejected("unknown_character", f"No character “{action.blocked_by}” is in this scene to block.")
+        if not blocker.present:
+            raise Rejected("unknown_character", f"{blocker.name} has left the scene and blocks nobody.")
         if blocker.conditions.prone or blocker.conditions.grappled_by or holders(state, blocker.id):
             raise Rejected("cannot_block", f"{blocker.name} is prone or grappled, and blocks nobody.", "bns:blocking")
         why += f", then blocked by {state.name_of(action.blocked_by)} (the Storyteller's call)"

@@ -45,7 +45,7 @@ from domain.rules.base import Declaration
 from domain.rules.lotn import Lotn
 from domain.rules.powers import PHYSICAL_KINDS, POWERS, Kind, power
 from domain.sheets import Category
-from domain.state import NARRATOR, Challenge, Character, Helper, RetestEntry, Scene
+from domain.state import NARRATOR, Challenge, Character, Helper, RetestEntry, Scene, challenge_words
 
 TURN = "camarilla:multiple-tests-turn"
 TYPE = "camarilla:multiple-tests-type"
@@ -203,13 +203,13 @@ class Camarilla(Lotn):
             )
         if cmd.power and power(cmd.power).full_round and (action is None or action.kind != "full_round"):
             raise Rejected(
-                "full_round", f"{cmd.power} takes the full turn: declare a full_round action.", "camarilla:full-round"
+                "full_round", f"{cmd.power} takes the full turn: declare a full-round action.", "camarilla:full-round"
             )
         if (
             target is not None and cmd.kind == "contested" and not is_gate and self.one_per_target
         ):  # (a gate is not of its category)
             taken = [
-                ch.id
+                ch
                 for ch in state.in_order()
                 if ch.round == r.number
                 and ch.status != "withdrawn"
@@ -222,7 +222,7 @@ class Camarilla(Lotn):
                 raise Rejected(
                     "already_targeted",
                     f"{state.name_of(target)} is already the target of a {kind.capitalize()} challenge this round "
-                    f"({taken[0]}): {hint}.",
+                    f"({challenge_words(state, taken[0])}): {hint}.",
                     "camarilla:one-per-round",
                 )
         return Declaration(lead=d.lead, round=r.number, uses_action=gate is None, gate=is_gate, then=d.then)
@@ -277,7 +277,7 @@ class Camarilla(Lotn):
             1 for ch in state.challenges.values() if ch.gate and ch.round == r.number and ch.challenger.who == me.id
         )
         whom = state.name_of(gate.targets[0])
-        test = f"{gate.category.capitalize()} test against {whom} ({gate.id})"
+        test = f"{gate.category.capitalize()} test against {whom}"
         if gate.open:
             raise Rejected(
                 "gate_open", f"{me.name}'s {test} is not decided yet: the action's next test comes after it.", TURN
@@ -316,8 +316,9 @@ class Camarilla(Lotn):
         if ch.gate:
             raise Rejected(
                 "gate_test",
-                f"{ch.id} is {state.name_of(ch.challenger.who)}'s {ch.category.capitalize()} test before the effect "
-                "of an action: the action's type is that of its effect, and no mob forms on the test before it.",
+                f"{challenge_words(state, ch)} is a {ch.category.capitalize()} test before the effect of "
+                f"{state.name_of(ch.challenger.who)}'s action: the action's type is that of its effect, "
+                "and no mob forms on the test before it.",
                 TYPE,
             )
         if ch.kind != "contested" or (ch.defense or ch.category) != "physical":

@@ -187,7 +187,7 @@ def check_narrative(state: Scene) -> None:
             if me and them and not me.sheet.npc and not them.sheet.npc:
                 raise Rejected(
                     "not_pve",
-                    f"{me.name} is in a challenge against {them.name} ({ch.id}): the narrative rule is only for "
+                    f"{me.name} is in a challenge against {them.name}: the narrative rule is only for "
                     "fights against NPCs.",
                     "kony:narrative",
                 )

@@ -98,7 +98,7 @@ class Lotn(Ruleset):
             if gesture not in GESTURES:
                 raise Rejected(
                     "bad_sheet",
-                    f"`character.gestures[{i}]`: {gesture!r} is not a known gesture "
+                    f"`character.gestures[{i}]`: “{gesture}” is not a known gesture "
                     f"(known: {', '.join(sorted(GESTURES))}).",
                     "lotn:gestures",
                 )
@@ -244,7 +244,7 @@ class Lotn(Ruleset):
             return
         extra = [g for g in character.sheet.gestures if g in GESTURES] if character else []
         allowed = ", ".join([*SIGNS, *extra, "random"])
-        raise Rejected("unknown_sign", f"{sign!r} is not a sign; throw one of: {allowed}.", "lotn:rps")
+        raise Rejected("unknown_sign", f"“{sign}” is not a sign; throw one of: {allowed}.", "lotn:rps")
 
     def compare_signs(self, challenger: str, defender: str) -> Result:
         if defender in BEATS.get(challenger, ()):

@@ -528,7 +528,7 @@ class TestMultipleTests:
             code="already_targeted",
             rule="camarilla:one-per-round",
         )
-        assert "(punch)" in error.message
+        assert "(Frank's challenge to Billy)" in error.message and "punch" not in error.message  # names, not ids
 
     def test_a_touch_is_no_mob_and_the_quell_is_social(self, t: Table) -> None:
         """A touch before Quell the Beast: nobody joins the touch as a mob, and the Quell is the Social
