@@ -25,10 +25,22 @@ from domain.events import (
 )
 from domain.evolve import fold
 from domain.log import Recorded, Wire, check_chain, from_wire
+from domain.rules import RULESETS
 from domain.rules.texts import RULES
+from domain.rulings import step_words
 from domain.sheets import Sheet
-from domain.state import NARRATOR, Call, Challenge, DisputeRecord, Outcome, RulingRecord, Scene
-from projections.narrate import narrate
+from domain.state import (
+    NARRATOR,
+    Call,
+    Challenge,
+    DisputeRecord,
+    Outcome,
+    RetestEntry,
+    RulingRecord,
+    Scene,
+    and_list,
+)
+from projections.narrate import narrate, source_label
 from projections.replay import Step, links_of, replay
 
 
@@ -64,7 +76,10 @@ class RetestAudit(msgspec.Struct, frozen=True):
     source: Source
     after_test: int
     status: str
+    """``pending``, ``stood``, ``cancelled`` or ``failed``: for machines; ``words`` says it."""
     cancelled_by: Source | None
+    words: str = ""
+    """What became of the retest, in words ("it went ahead, and the test was thrown again")."""
 
 
 class OutcomeAudit(msgspec.Struct, frozen=True):
@@ -75,6 +90,11 @@ class OutcomeAudit(msgspec.Struct, frozen=True):
 
 class ChallengeAudit(msgspec.Struct, frozen=True):
     id: str
+    """The machine's handle: the audit names a challenge by ``title``, the id is its anchor."""
+    title: str
+    """The challenge by its people and what it was: "Sam challenges Juan (Physical)"."""
+    result: str
+    """How it ended, or where it stands, in words: "Juan won", "a draw", "withdrawn"."""
     kind: str
     category: str
     challenger: str
@@ -95,6 +115,8 @@ class ChallengeAudit(msgspec.Struct, frozen=True):
     rulings: list[int]
     round: int | None = None
     mob: list[str] = []
+    seq: int = 0
+    """The step that declared it."""
 
 
 class Section(msgspec.Struct, frozen=True):
@@ -133,6 +155,9 @@ class Audit(msgspec.Struct, frozen=True):
     rulings: list[RulingRecord]
     names: dict[str, str]
     markers: list[Marker] = []
+    ruleset_title: str = ""
+    steps: dict[int, str] = {}
+    """The steps disputed or ruled on, in words ("the result of Sam's challenge to Juan (step 30)")."""
 
 
 def words(rule_id: str | None) -> Words | None:
@@ -144,10 +169,68 @@ def _outcome(outcome: Outcome | None) -> OutcomeAudit | None:
     return OutcomeAudit(outcome.winner, outcome.why, words(outcome.rule)) if outcome else None
 
 
+_STATUS = {
+    "awaiting_response": "not decided: waiting for an answer",
+    "bidding": "not decided: Traits being bid",
+    "throwing": "not decided: waiting for the throws",
+    "tie_declaring": "not decided: Traits being declared to break a tie",
+    "retest_window": "not decided: open for retests",
+    "resolved": "decided",
+    "withdrawn": "withdrawn",
+}
+"""A challenge's status in words, where it has no outcome."""
+
+_RETEST = {
+    "pending": "not yet answered",
+    "stood": "it went ahead, and the test was thrown again",
+    "cancelled": "cancelled",
+    "failed": "it failed (the overbid fell short)",
+}
+"""A retest's status in words."""
+
+
+def title(state: Scene, ch: Challenge) -> str:
+    """A challenge by its people and what it was: "Sam challenges Juan (Physical)", "Sam and Ana
+    challenge Juan (Physical)" (a mob), "Sam's static Mental test against the Narrator (difficulty 6)"."""
+    category = ch.category.capitalize()
+    who = state.name_of(ch.challenger.who)
+    if ch.kind == "contested":
+        members = ch.challenger.members
+        verb = "challenges" if len(members) == 1 else "challenge"
+        against = and_list(state.name_of(t) for t in ch.targets or (ch.defender.who,))
+        return f"{and_list(state.name_of(m) for m in members)} {verb} {against} ({category})"
+    if ch.kind == "static":
+        difficulty = f" (difficulty {ch.difficulty})" if ch.difficulty is not None else ""
+        return f"{who}'s static {category} test against the Narrator{difficulty}"
+    return f"{who}'s simple {category} test"
+
+
+def result(state: Scene, ch: Challenge) -> str:
+    """How the challenge ended, in words: who won (a static or simple test: succeeded or failed), a
+    draw; without an outcome, where it stands."""
+    if ch.outcome is None:
+        return _STATUS.get(ch.status, ch.status.replace("_", " "))
+    winner = ch.outcome.winner
+    if winner == "none":
+        return "a draw"
+    if ch.kind != "contested":
+        return f"{state.name_of(ch.challenger.who)} {'succeeded' if winner == 'challenger' else 'failed'}"
+    return f"{and_list(state.name_of(who) for who in ch.side(winner).members)} won"  # a mob wins together
+
+
+def retest_words(r: RetestEntry) -> str:
+    """What became of a retest, in words."""
+    if r.status == "cancelled" and r.cancelled_by is not None:
+        return f"cancelled with {source_label(r.cancelled_by)}"
+    return _RETEST.get(r.status, r.status)
+
+
 def _challenge(state: Scene, ch: Challenge) -> ChallengeAudit:
     sides = (ch.challenger, ch.defender)
     return ChallengeAudit(
         id=ch.id,
+        title=title(state, ch),
+        result=result(state, ch),
         kind=ch.kind,
         category=ch.category,
         challenger=ch.challenger.who,
@@ -164,13 +247,14 @@ def _challenge(state: Scene, ch: Challenge) -> ChallengeAudit:
             TestAudit(t.number, dict(t.signs), t.result, t.leader, t.why, dict(t.compared), words(t.rule))
             for t in ch.tests
         ],
-        retests=[RetestAudit(r.by, r.source, r.test, r.status, r.cancelled_by) for r in ch.retests],
+        retests=[RetestAudit(r.by, r.source, r.test, r.status, r.cancelled_by, retest_words(r)) for r in ch.retests],
         outcome=_outcome(ch.outcome),
         original_outcome=_outcome(ch.original_outcome),
         consequences=[narrate(state, event) for event in ch.consequences],
         rulings=list(ch.rulings),
         round=ch.round,
         mob=[h.who for h in ch.challenger.helpers],
+        seq=ch.seq,
     )
 
 
@@ -192,6 +276,7 @@ def audit(wires: Sequence[Wire]) -> Audit:
         if step.type == "round_started":
             sections.append(Section(step.summary, []))
         sections[-1].steps.append(step)
+    asked = {d.event for d in state.disputes} | {r.event for r in state.rulings}
     return Audit(
         scene=state.id,
         title=state.title,
@@ -210,6 +295,8 @@ def audit(wires: Sequence[Wire]) -> Audit:
         rulings=list(state.rulings),
         names={who: c.name for who, c in state.characters.items()} | {NARRATOR: "the Narrator"},
         markers=markers(records),
+        ruleset_title=RULESETS[state.ruleset].title if state.ruleset in RULESETS else state.ruleset,
+        steps={seq: step_words(state, seq) for seq in sorted(asked)},
     )
 
 

@@ -10,24 +10,27 @@ from typing import Literal
 
 import msgspec
 
-from projections.audit import Audit, ChallengeAudit, Marker, OutcomeAudit, TestAudit, Words
+from projections.audit import Audit, ChallengeAudit, Marker, OutcomeAudit, RetestAudit, TestAudit, Words
 from projections.narrate import source_label
-
-_WINNER = {"challenger": "won by the challenger", "defender": "won by the defender", "none": "a draw"}
 
 
 def _name(audit: Audit, who: str) -> str:
     return audit.names.get(who, who)
 
 
-def _against(audit: Audit, ch: ChallengeAudit) -> str:
-    return ", ".join(_name(audit, t) for t in ch.targets) or f"the Narrator ({ch.kind}, difficulty {ch.difficulty})"
+def _heading(ch: ChallengeAudit) -> str:
+    """A challenge's heading: its people and what it was, then how it ended ("Sam challenges Juan
+    (Physical) — Juan won"); the id is left to a small line under it."""
+    return f"{ch.title} — {ch.result}"
 
 
-def _result(ch: ChallengeAudit) -> str:
-    if ch.outcome is None:
-        return ch.status.replace("_", " ")
-    return _WINNER.get(ch.outcome.winner, ch.outcome.winner)
+def _step(audit: Audit, seq: int) -> str:
+    """A disputed or ruled step in words where the audit knows what it was."""
+    return audit.steps.get(seq, f"step {seq}")
+
+
+def _retest(audit: Audit, r: RetestAudit) -> str:
+    return f"{_name(audit, r.by)} retests with {source_label(r.source)}: {r.words}."
 
 
 # -- Markdown -------------------------------------------------------------------------------------
@@ -46,7 +49,8 @@ def render(audit: Audit, format: Format | str) -> str:
 
 def markdown(audit: Audit) -> str:
     out = [f"# Audit: {audit.title or audit.scene}", ""]
-    out += [f"Scene `{audit.scene}`, ruleset `{audit.ruleset}`, {audit.status}, {audit.chain.events} events.", ""]
+    rules = audit.ruleset_title or audit.ruleset
+    out += [f"Scene `{audit.scene}`, {rules} rules, {audit.status}, {audit.chain.events} events.", ""]
     out += ["## Verification", "", _chain_text(audit), ""]
     out += ["## Participants", ""]
     for p in audit.participants:
@@ -71,9 +75,9 @@ def markdown(audit: Audit) -> str:
         out += ["## Disputes and rulings", ""]
         for d in audit.disputes:
             ruled = f" → ruling #{d.ruling}" if d.ruling else " (open)"
-            out.append(f"- #{d.id} {_name(audit, d.by)} disputes #{d.event}: {d.reason}{ruled}")
+            out.append(f"- #{d.id} {_name(audit, d.by)} disputes {_step(audit, d.event)}: {d.reason}{ruled}")
         for r in audit.rulings:
-            out.append(f"- Ruling #{r.id} on #{r.event}: **{r.decision}** ({r.reason}). {r.why}")
+            out.append(f"- Ruling #{r.id} on {_step(audit, r.event)}: **{r.decision}** ({r.reason}). {r.why}")
         out.append("")
     out += ["## Timeline", ""]
     for section in audit.timeline:
@@ -96,8 +100,9 @@ def _words_md(words: Words | None) -> list[str]:
 
 
 def _challenge_md(audit: Audit, ch: ChallengeAudit) -> list[str]:
-    out = [f"### {ch.id}: {_name(audit, ch.challenger)} against {_against(audit, ch)} — {_result(ch)}", ""]
-    out.append(f"- {ch.kind} {ch.category} challenge; victory: “{ch.victory}”")
+    out = [f"### {_heading(ch)}", "", f"*Declared at step #{ch.seq}; challenge id `{ch.id}`.*", ""]
+    if ch.victory:
+        out.append(f"- Victory: “{ch.victory}”")
     for who, bid in ch.bids.items():
         out.append(f"- {_name(audit, who)} bids {', '.join(bid) or 'nothing'}")
     for call in ch.calls:
@@ -106,9 +111,7 @@ def _challenge_md(audit: Audit, ch: ChallengeAudit) -> list[str]:
     for test in ch.tests:
         out.append(f"- Test {test.number}: {_signs(audit, ch, test)} — {test.why}")
         out += _words_md(test.rule)
-    for r in ch.retests:
-        cancelled = f", cancelled with {source_label(r.cancelled_by)}" if r.cancelled_by else ""
-        out.append(f"- {_name(audit, r.by)} retests with {source_label(r.source)} ({r.status}{cancelled})")
+    out += [f"- {_retest(audit, r)}" for r in ch.retests]
     if ch.original_outcome:
         out.append(
             f"- First outcome: {ch.original_outcome.why} (corrected by ruling {', '.join(f'#{n}' for n in ch.rulings)})"
@@ -138,7 +141,8 @@ h1 { font-size: 1.5rem; margin: .5rem 0; } h2 { font-size: 1.2rem; margin-top: 2
 h3 { font-size: 1rem; margin: 0 0 .5rem; }
 section.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .75rem;
   margin: .75rem 0; }
-.muted { color: var(--muted); } code { font-size: .85em; word-break: break-all; }
+.muted { color: var(--muted); } .small { font-size: .8em; margin: 0 0 .5rem; }
+code { font-size: .85em; word-break: break-all; }
 blockquote { margin: .25rem 0 .5rem; padding-left: .75rem; border-left: 3px solid var(--line);
   color: var(--muted); font-size: .9em; }
 .ok { color: var(--win); } .bad { color: var(--lose); }
@@ -159,7 +163,8 @@ def html(audit: Audit) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>Audit: {e(audit.title or audit.scene)}</title><style>{_CSS}</style></head><body><main>",
         f"<h1>Audit: {e(audit.title or audit.scene)}</h1>",
-        f'<p class="muted">Scene <code>{e(audit.scene)}</code> · ruleset {e(audit.ruleset)} · {e(audit.status)}'
+        f'<p class="muted">Scene <code>{e(audit.scene)}</code> · {e(audit.ruleset_title or audit.ruleset)} rules'
+        f" · {e(audit.status)}"
         f" · {audit.chain.events} events</p>",
         f'<p class="{"ok" if audit.chain.ok else "bad"}">{_chain_html(audit)}</p>',
         "<h2>The fight</h2>",
@@ -193,9 +198,14 @@ def html(audit: Audit) -> str:
         parts.append("<h2>Disputes and rulings</h2><section class=card><ul>")
         for d in audit.disputes:
             ruled = f" → ruling #{d.ruling}" if d.ruling else " (open)"
-            parts.append(f"<li>#{d.id} {e(_name(audit, d.by))} disputes #{d.event}: {e(d.reason)}{ruled}</li>")
+            parts.append(
+                f"<li>#{d.id} {e(_name(audit, d.by))} disputes {e(_step(audit, d.event))}: {e(d.reason)}{ruled}</li>"
+            )
         for r in audit.rulings:
-            parts.append(f"<li>Ruling #{r.id} on #{r.event}: <b>{e(r.decision)}</b> ({e(r.reason)}). {e(r.why)}</li>")
+            parts.append(
+                f"<li>Ruling #{r.id} on {e(_step(audit, r.event))}: <b>{e(r.decision)}</b> ({e(r.reason)}). "
+                f"{e(r.why)}</li>"
+            )
         parts.append("</ul></section>")
     parts.append("<h2>Timeline</h2>")
     for section in audit.timeline:
@@ -236,7 +246,7 @@ def _outcome_html(label: str, outcome: OutcomeAudit | None) -> str:
 
 def _challenge_html(audit: Audit, ch: ChallengeAudit) -> str:
     e = escape
-    items = [f"<li>{e(ch.kind)} {e(ch.category)} · victory: “{e(ch.victory)}”</li>"]
+    items = [f"<li>Victory: “{e(ch.victory)}”</li>"] if ch.victory else []
     items += [f"<li>{e(_name(audit, who))} bids {e(', '.join(bid) or 'nothing')}</li>" for who, bid in ch.bids.items()]
     items += [
         f"<li>{e(_name(audit, c.by))} calls {e(c.trait)} on {e(_name(audit, c.against))}: "
@@ -247,19 +257,16 @@ def _challenge_html(audit: Audit, ch: ChallengeAudit) -> str:
         items.append(
             f"<li>Test {test.number}: {e(_signs(audit, ch, test))} — {e(test.why)}{_words_html(test.rule)}</li>"
         )
-    for r in ch.retests:
-        cancelled = f", cancelled with {e(source_label(r.cancelled_by))}" if r.cancelled_by else ""
-        items.append(
-            f"<li>{e(_name(audit, r.by))} retests with {e(source_label(r.source))} ({e(r.status)}{cancelled})</li>"
-        )
+    items += [f"<li>{e(_retest(audit, r))}</li>" for r in ch.retests]
     corrected = ""
     if ch.original_outcome:
         rulings = ", ".join(f"#{n}" for n in ch.rulings)
         corrected = _outcome_html(f"First outcome (corrected by ruling {rulings})", ch.original_outcome)
     consequences = "".join(f"<li>{e(line)}</li>" for line in ch.consequences)
     return (
-        f'<section class="card" id="challenge-{e(ch.id)}"><h3>{e(ch.id)}: {e(_name(audit, ch.challenger))} '
-        f"against {e(_against(audit, ch))} — {e(_result(ch))}</h3><ul>{''.join(items)}</ul>"
+        f'<section class="card" id="challenge-{e(ch.id)}"><h3>{e(_heading(ch))}</h3>'
+        f'<p class="muted small">Declared at step #{ch.seq} · challenge id <code>{e(ch.id)}</code></p>'
+        f"<ul>{''.join(items)}</ul>"
         f"{corrected}{_outcome_html('Outcome', ch.outcome)}"
         + (f"<ul>{consequences}</ul>" if consequences else "")
         + "</section>"
@@ -331,7 +338,7 @@ def _challenge_mark(audit: Audit, ch: ChallengeAudit, x: int, row: dict[str, int
     colour = _COLOURS.get(ch.outcome.winner, "var(--open)") if ch.outcome else "var(--open)"
     dash = "" if ch.outcome else ' stroke-dasharray="4 3"'
     y1 = top + row.get(ch.challenger, 0) * dy
-    tip = f"{ch.id}: {_name(audit, ch.challenger)} against {_against(audit, ch)}, {_result(ch)}"
+    tip = f"{ch.title}: {ch.result}"
     parts = [f"<g><title>{escape(tip)}</title>"]
     for target in ch.targets or [ch.challenger]:
         y2 = top + row.get(target, 0) * dy

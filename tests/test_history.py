@@ -188,13 +188,15 @@ class TestAudit:
         assert code == 0
         state = fold(SqliteStore(db).read("demo"))
         for ch in state.challenges.values():
-            assert f"### {ch.id}:" in out
+            assert f"challenge id `{ch.id}`" in out  # a small reference under the heading, which names people
             for test in ch.tests:
                 assert test.why in out
                 assert RULES[test.rule].words in out
         assert "Test 1: Sam rock, Juan rock" in out  # the challenger named first
-        assert "Favian retests with an overbid, risking Seductive (stood)" in out
-        assert "Michael retests with Brawl (ability) (cancelled, cancelled with Dodge (ability))" in out
+        assert "### Sam challenges Juan (Physical) — Sam won" in out
+        assert "Favian retests with an overbid, risking Seductive: it went ahead, and the test was thrown again." in out
+        assert "Michael retests with Brawl (ability): cancelled with Dodge (ability)." in out
+        assert "(stood)" not in out
         assert "**Sam**, joined at #2: physical 9" in out
         _, verified, _ = run(capsys, "verify", "--db", str(db), "demo")
         assert f"head `{verified.split()[-1]}`" in out
