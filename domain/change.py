@@ -28,7 +28,9 @@ class Change:
         "disputes",
         "failures",
         "forked_from",
+        "game",
         "id",
+        "night",
         "options",
         "recent",
         "round",
@@ -49,6 +51,7 @@ class Change:
         self.failures = base.failures.mutate()
         self.undecided = dict.fromkeys(base.undecided)
         self.recent, self.decided = base.recent, base.decided
+        self.game, self.night = base.game, base.night
 
     def frozen(self, last: Place) -> Scene:
         """The new scene, at ``last`` (its version and time)."""
@@ -71,6 +74,8 @@ class Change:
             undecided=tuple(sorted(self.undecided, key=lambda cid: challenges[cid].seq)),
             recent=self.recent,
             decided=self.decided,
+            game=self.game,
+            night=self.night,
         )
 
     # -- challenges ------------------------------------------------------------------------------

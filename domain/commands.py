@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
+from domain.carried import Carried
 from domain.effects import Effect
 from domain.pools import PoolSpec
 from domain.sheets import Category, Ident, Name, Sheet
@@ -175,10 +176,15 @@ class Command(msgspec.Struct, frozen=True, gc=False, kw_only=True, tag_field="ty
 # -- scene verbs (actor st) --------------------------------------------------------------------
 
 
+RulesetName = Literal["lotn", "camarilla", "bns", "kony"]
+
+
 class OpenScene(Command, frozen=True, kw_only=True, tag="open_scene"):
-    ruleset: Literal["lotn", "camarilla", "bns", "kony"]
+    ruleset: RulesetName
     title: Text = ""
     options: Options = Options()
+    game: Ident | None = None
+    """The game night the scene belongs to: its characters enter with what they carry."""
 
 
 class AddCharacter(Command, frozen=True, kw_only=True, tag="add_character"):
@@ -234,6 +240,72 @@ class Adjust(Command, frozen=True, kw_only=True, tag="adjust"):
 
 class CloseScene(Command, frozen=True, kw_only=True, tag="close_scene"):
     pass
+
+
+# -- game nights (actor st; ``scene`` names the night's own stream) ----------------------------
+
+
+class OpenGame(Command, frozen=True, kw_only=True, tag="open_game"):
+    ruleset: RulesetName
+    title: Text = ""
+
+
+class CloseGame(Command, frozen=True, kw_only=True, tag="close_game"):
+    pass
+
+
+class RegisterCharacter(Command, frozen=True, kw_only=True, tag="register_character"):
+    character: Sheet
+
+
+class MoveCharacter(Command, frozen=True, kw_only=True, tag="move_character"):
+    """Send a character of the night into one of its open scenes."""
+
+    character: Ident
+    to: Ident
+
+
+# -- what the server sends between a night and its scenes (ids starting with ``~``) ------------
+
+
+class Arrive(Command, frozen=True, kw_only=True, tag="arrive"):
+    """To a scene: a character the night sent (its ``character_moved`` at ``seq``, hash ``hash``)."""
+
+    game: Ident
+    character: Sheet
+    carried: Carried
+    seq: int
+    hash: str
+
+
+class ComeBack(Command, frozen=True, kw_only=True, tag="come_back"):
+    """To a night: a character left ``origin`` (its ``character_left`` at ``seq``), or never got in."""
+
+    character: Ident
+    origin: Ident
+    seq: int = 0
+    hash: str = ""
+    carried: Carried
+    why: str = ""
+
+
+class NoteScene(Command, frozen=True, kw_only=True, tag="note_scene"):
+    """To a night: one of its scenes opened or closed."""
+
+    origin: Ident
+    title: Text = ""
+    closed: bool = False
+
+
+class CarryCorrection(Command, frozen=True, kw_only=True, tag="carry_correction"):
+    """To a night, then to the scene the character is in: a ruling in ``origin`` changed what the
+    character carries."""
+
+    character: Ident
+    origin: Ident
+    ruling: int
+    changes: Changes
+    why: str
 
 
 # -- challenge verbs ---------------------------------------------------------------------------
@@ -592,6 +664,14 @@ AnyCommand = (
     | IntendAttack
     | Assist
     | AnswerAssist
+    | OpenGame
+    | CloseGame
+    | RegisterCharacter
+    | MoveCharacter
+    | Arrive
+    | ComeBack
+    | NoteScene
+    | CarryCorrection
 )
 
 command_decoder = msgspec.json.Decoder(AnyCommand)

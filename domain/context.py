@@ -36,6 +36,8 @@ class Context(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """The command's random value, in [0, 2**256)."""
     subject: Recorded | None = None
     """The event a ``dispute`` or ``rule`` names, read from the log by the shell."""
+    night: Scene | None = None
+    """The game night an ``open_scene`` with ``game`` names, as the shell holds it."""
 
 
 class Draft:

@@ -5,19 +5,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domain import challenge, combat, mobs, rulings, scene
+from domain import challenge, combat, mobs, night, rulings, scene
 from domain.commands import (
     AddCharacter,
     Adjust,
     AnswerAssist,
     AnyCommand,
+    Arrive,
     Assist,
     BidTraits,
     CallNegative,
     CancelRetest,
     Champion,
     ChooseVictory,
+    CarryCorrection,
+    CloseGame,
     CloseScene,
+    ComeBack,
     Declare,
     DeclareAction,
     DeclareTraits,
@@ -29,10 +33,14 @@ from domain.commands import (
     IntendAttack,
     Join,
     LetGo,
+    MoveCharacter,
+    NoteScene,
+    OpenGame,
     OpenScene,
     Order,
     Pass,
     RecordTest,
+    RegisterCharacter,
     Relent,
     RemoveCharacter,
     Retest,
@@ -84,18 +92,36 @@ _HANDLERS: dict[type[Any], Callable[[Draft, Any], None]] = {
     IntendAttack: combat.intend_attack,
     Assist: combat.assist,
     AnswerAssist: combat.answer_assist,
+    OpenGame: night.open_game,
+    CloseGame: night.close_game,
+    RegisterCharacter: night.register_character,
+    MoveCharacter: night.move_character,
+    Arrive: night.arrive,
+    ComeBack: night.come_back,
+    NoteScene: night.note_scene,
+    CarryCorrection: night.carry_correction,
 }
+OPENING = (OpenScene, OpenGame)
+NIGHT_VERBS = (CloseGame, RegisterCharacter, MoveCharacter, ComeBack, NoteScene, CarryCorrection)
+"""What a game night's stream takes."""
+AFTER_CLOSING = (Dispute, Rule, ComeBack, NoteScene, CarryCorrection)
+"""What a closed scene or night still takes: disputes and rulings, and the server's follow-ups."""
 
 
 def decide(state: Scene, command: AnyCommand, ctx: Context) -> list[SceneEvent]:
     """The events ``command`` causes in ``state``; raises ``Rejected`` and nothing else."""
-    if isinstance(command, OpenScene):
+    if isinstance(command, OPENING):
         if state.status != "new":
-            raise Rejected("scene_exists", f"Scene {command.scene!r} is already open.")
+            what = "game night" if state.night is not None else "scene"
+            raise Rejected("scene_exists", f"There is already a {what} {command.scene!r}.")
     elif state.status == "new":
         raise Rejected("unknown_scene", f"There is no scene {command.scene!r}; open it first.")
-    elif state.status == "closed" and not isinstance(command, Dispute | Rule):
-        raise Rejected("scene_closed", f"Scene {command.scene!r} is closed; only disputes and rulings go on.")
+    elif state.status == "closed" and not isinstance(command, AFTER_CLOSING):
+        raise Rejected("scene_closed", f"{state.title or command.scene} is closed; only disputes and rulings go on.")
+    elif state.night is not None and not isinstance(command, NIGHT_VERBS):
+        raise Rejected(
+            "not_a_scene", f"{state.title or command.scene} is a game night: `{command.verb}` belongs in its scenes."
+        )
     if state.last_at is not None and ctx.now < state.last_at:
         raise Rejected(
             "time_out_of_order",

@@ -13,6 +13,7 @@ from typing import ClassVar, Literal
 
 import msgspec
 
+from domain.carried import Carried
 from domain.commands import Action, Changes, Options, Source
 from domain.effects import DamageType, Effect
 from domain.pools import Pool
@@ -36,6 +37,8 @@ class SceneOpened(Event, frozen=True, kw_only=True, tag="scene_opened"):
     ruleset: str
     title: str = ""
     options: Options = Options()
+    game: str = ""
+    """The game night the scene belongs to (empty: a scene on its own)."""
 
 
 class CharacterAdded(Event, frozen=True, kw_only=True, tag="character_added"):
@@ -65,6 +68,87 @@ class SceneForked(Event, frozen=True, kw_only=True, tag="scene_forked"):
     scene: str
     seq: int
     hash: str
+
+
+# -- a game night (its own stream) and its scenes' side of it --------------------------------
+
+
+class GameOpened(Event, frozen=True, kw_only=True, tag="game_opened"):
+    """A game night begins: its characters carry what they lose from scene to scene."""
+
+    ruleset: str
+    title: str = ""
+
+
+class GameClosed(Event, frozen=True, kw_only=True, tag="game_closed"):
+    pass
+
+
+class CharacterRegistered(Event, frozen=True, kw_only=True, tag="character_registered"):
+    """A character joins the night with its sheet, whole."""
+
+    character: Sheet
+
+
+class SceneAdded(Event, frozen=True, kw_only=True, tag="scene_added"):
+    """A scene of this night was opened (its own stream)."""
+
+    scene: str
+    title: str = ""
+
+
+class SceneEnded(Event, frozen=True, kw_only=True, tag="scene_ended"):
+    """A scene of this night was closed."""
+
+    scene: str
+
+
+class CharacterMoved(Event, frozen=True, kw_only=True, tag="character_moved"):
+    """The Storyteller sends a character into a scene of the night, carrying what it has now."""
+
+    character: str
+    to: str
+
+
+class CharacterEntered(Event, frozen=True, kw_only=True, tag="character_entered"):
+    """In a scene: a character of the night arrives with what it carries, from the night's event
+    ``seq`` (whose hash is ``hash``): the scene replays on its own."""
+
+    character: Sheet
+    carried: Carried
+    game: str
+    seq: int
+    hash: str
+
+
+class CharacterLeft(Event, frozen=True, kw_only=True, tag="character_left"):
+    """In a scene: a character of the night leaves (or the scene closes), taking what it carries."""
+
+    character: str
+    carried: Carried
+
+
+class CharacterReturned(Event, frozen=True, kw_only=True, tag="character_returned"):
+    """In the night: a character is back from ``scene`` (its event ``seq``, whose hash is
+    ``hash``) with what it carries now; ``why`` says when it never got in."""
+
+    character: str
+    scene: str
+    seq: int = 0
+    hash: str = ""
+    carried: Carried
+    why: str = ""
+
+
+class CarriedCorrected(Event, frozen=True, kw_only=True, tag="carried_corrected"):
+    """A ruling in ``scene`` (its event ``ruling``) changed what a character carries after it left
+    that scene: the correction, appended to the night and to the scene the character is in now."""
+
+    character: str
+    scene: str
+    ruling: int
+    changes: Changes
+    why: str
 
 
 # -- a challenge -------------------------------------------------------------------------------
@@ -727,4 +811,14 @@ SceneEvent = (
     | ExpendituresDone
     | NormalActionsEnded
     | Fed
+    | GameOpened
+    | GameClosed
+    | CharacterRegistered
+    | SceneAdded
+    | SceneEnded
+    | CharacterMoved
+    | CharacterEntered
+    | CharacterLeft
+    | CharacterReturned
+    | CarriedCorrected
 )

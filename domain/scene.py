@@ -18,6 +18,7 @@ from domain.events import (
     SceneClosed,
     SceneOpened,
 )
+from domain.night import left
 from domain.rules import ruleset_for
 from domain.state import NARRATOR, Character, Scene
 
@@ -36,7 +37,18 @@ def open_scene(d: Draft, cmd: OpenScene) -> None:
             "bad_options",
             f"`options.{others[0]}` is for a {others[0]} scene; this one plays {cmd.ruleset}.",
         )
-    d.add(SceneOpened(ruleset=cmd.ruleset, title=cmd.title, options=cmd.options))
+    if cmd.game is not None:
+        night = d.ctx.night
+        if night is None or night.night is None:
+            raise Rejected("unknown_game", f"There is no game night {cmd.game}; open it first (`open_game`).")
+        if night.status != "open":
+            raise Rejected("game_closed", f"{night.title or cmd.game} is over; open a new game night.")
+        if cmd.ruleset != night.ruleset:
+            raise Rejected(
+                "bad_ruleset",
+                f"{night.title or cmd.game} plays {ruleset_for(night.ruleset).title}; its scenes play it too.",
+            )
+    d.add(SceneOpened(ruleset=cmd.ruleset, title=cmd.title, options=cmd.options, game=cmd.game or ""))
 
 
 RULESET_OPTIONS = ("bns",)
@@ -72,7 +84,7 @@ def remove_character(d: Draft, cmd: RemoveCharacter) -> None:
             "in_challenge",
             f"{character.name} is in open challenges ({', '.join(busy)}); resolve or withdraw them first.",
         )
-    d.add(CharacterRemoved(character=cmd.character))
+    d.add(left(d.state, character) if character.entered else CharacterRemoved(character=cmd.character))
 
 
 def adjust(d: Draft, cmd: Adjust) -> None:
@@ -154,4 +166,4 @@ def close_scene(d: Draft, cmd: CloseScene) -> None:
             "open_challenges",
             f"Challenges are still open ({', '.join(busy)}); resolve or withdraw them first.",
         )
-    d.add(SceneClosed())
+    d.add(*(left(d.state, c) for c in d.state.roster() if c.present and c.entered), SceneClosed())

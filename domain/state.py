@@ -14,6 +14,7 @@ import immutables
 import msgspec
 from msgspec.structs import replace
 
+from domain.carried import Carried as Carried, Lost as Lost, Mark as Mark, Wounds as Wounds
 from domain.commands import Action, Options, Source
 from domain.effects import Effect
 from domain.events import (
@@ -43,32 +44,6 @@ Status = Literal[
     "resolved",
     "withdrawn",
 ]
-
-
-class Lost(msgspec.Struct, frozen=True, gc=False):
-    trait: str
-    category: Category
-
-
-class Wounds(msgspec.Struct, frozen=True, gc=False, kw_only=True):
-    bashing: int = 0
-    lethal: int = 0
-    aggravated: int = 0
-
-    @property
-    def total(self) -> int:
-        return self.bashing + self.lethal + self.aggravated
-
-
-class Mark(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
-    """A condition on a character (bns): blinded, hamstrung, unconscious, no way out …"""
-
-    name: str
-    by: str = ""
-    until: datetime | None = None
-    clears_after: int = 0
-    """Simple actions still to spend clearing it (0: it does not clear that way)."""
-    rule: str = ""
 
 
 class Conditions(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
@@ -160,6 +135,38 @@ class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaul
     gate: str | None = None
     """The gate test (its challenge) of this turn's multi-test action while the action's next
     test is still to come: that test needs no action of its own (camarilla:multiple-tests-turn)."""
+    entered: int = 0
+    """In a scene of a game night: the seq of the night's ``character_moved`` that sent it here
+    (0: a character of this scene alone)."""
+
+    @classmethod
+    def from_sheet(cls, sheet: Sheet, seq: int) -> Character:
+        """A character as its sheet starts the night."""
+        return cls(sheet=sheet, seq=seq, abilities=dict(sheet.abilities), willpower=sheet.willpower)
+
+    def carried(self, waits: dict[str, datetime] | None = None) -> Carried:
+        """What it takes to the next scene of the night."""
+        return Carried(
+            lost=self.lost,
+            abilities=self.abilities,
+            willpower=self.willpower,
+            wounds=self.wounds,
+            blood_spent=self.blood_spent,
+            marks=self.conditions.marks,
+            waits=waits or {},
+        )
+
+    def carrying(self, carried: Carried) -> Character:
+        """This character with what it carries in from the night."""
+        return replace(
+            self,
+            lost=carried.lost,
+            abilities=carried.abilities,
+            willpower=carried.willpower,
+            wounds=carried.wounds,
+            blood_spent=carried.blood_spent,
+            conditions=replace(self.conditions, marks=carried.marks),
+        )
 
     @property
     def id(self) -> str:
@@ -540,6 +547,31 @@ class RulingRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     later: tuple[str, ...] = ()
 
 
+class NightScene(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    id: str
+    title: str = ""
+    open: bool = True
+
+
+class Visit(msgspec.Struct, frozen=True, gc=False):
+    """The scene a character of the night is in, and the seq of the ``character_moved`` that sent
+    it there."""
+
+    scene: str
+    seq: int
+
+
+class Night(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """What a game night's stream keeps beside its characters (which carry what they have lost):
+    its scenes in the order they opened, and which scene each character is in now."""
+
+    scenes: tuple[NightScene, ...] = ()
+    where: dict[str, Visit] = {}
+
+    def scene(self, sid: str) -> NightScene | None:
+        return next((s for s in self.scenes if s.id == sid), None)
+
+
 class Origin(msgspec.Struct, frozen=True, gc=False):
     """Where a forked scene came from."""
 
@@ -572,6 +604,20 @@ class Scene(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     view shows."""
     decided: int = 0
     """How many challenges have been decided (resolved or withdrawn)."""
+    game: str = ""
+    """The game night this scene belongs to (empty: a scene on its own)."""
+    night: Night | None = None
+    """Set when this stream is a game night rather than a scene."""
+
+    def waits_of(self, who: str, now: datetime) -> dict[str, datetime]:
+        """The waits still running on challenges ``who`` made or was the target of, by repeat key
+        (``challenger>targets:…``)."""
+        return {
+            key: until
+            for key, until in self.failures.items()
+            if until > now
+            and (key.partition(">")[0] == who or who in key.partition(">")[2].partition(":")[0].split(","))
+        }
 
     def character(self, who: str) -> Character | None:
         return self.characters.get(who)

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import contextlib
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import anyio
 import structlog
 from anyio.abc import TaskGroup
 
-from domain.commands import AnyCommand
+from domain.commands import AnyCommand, Arrive
+from domain.night import bounced, pending, sending
 from domain.state import Scene
 from server.backend import Backend
 from server.room import Inspect, Join, JoinAnswer, Leave, Room, SendView, Submit, Subscriber
@@ -72,6 +73,8 @@ class Hub:
                 self.tg,
                 self._unload,
                 on_failed=self._failed,
+                on_loaded=self._loaded,
+                on_follow_ups=self._follow,
                 idle_after=self.idle_after,
                 worker=self.worker,
             )
@@ -87,6 +90,53 @@ class Hub:
 
     def _failed(self, room: Room) -> None:
         self._unload(room)
+
+    # -- game nights: what one stream's commit asks of another ----------------------------------
+
+    def _follow(self, commands: list[AnyCommand]) -> None:
+        self.tg.start_soon(self._deliver, commands)
+
+    async def _deliver(self, commands: Sequence[AnyCommand]) -> None:
+        """Send follow-ups to their streams, in order; an arrival a scene refuses goes back to its
+        night. Each has an id of its own making, so sending one again appends nothing twice."""
+        for command in commands:
+            try:
+                done = await self.submit(command)
+                if done.error is not None and isinstance(command, Arrive):
+                    await self.submit(bounced(command, done.error.message))
+                elif done.error is not None:
+                    log.warning("follow-up refused", scene=command.scene, id=command.id, error=done.error.message)
+            except Exception as err:  # a stream that cannot be served: mended on its night's next load
+                log.error("follow-up not delivered", scene=command.scene, id=command.id, error=str(err))
+
+    def _loaded(self, state: Scene) -> None:
+        """A night just loaded mends what a crash may have kept from its scenes (``pending``); a
+        scene of a night loads its night, which does the same."""
+        if state.night is not None:
+            self.tg.start_soon(self._mend, state.id)
+        elif state.game and state.game not in self.rooms:
+            self.room(state.game)
+
+    async def _mend(self, night_id: str) -> None:
+        try:
+            night = await self.state(night_id)
+            scenes = {}
+            for visit in night.night.where.values() if night.night else ():
+                scenes[visit.scene] = await self.state(visit.scene)
+            owed: list[AnyCommand] = []
+            for item in pending(night, scenes):
+                if isinstance(item, tuple):
+                    who, to, seq = item
+                    wire = next(self.backend.store.read_wire(night_id, after=seq - 1, upto=seq))
+                    owed.append(sending(night, who, to, seq, wire.hash))
+                else:
+                    owed.append(item)
+        except Exception as err:
+            log.error("night not mended", night=night_id, error=str(err))
+            return
+        if owed:
+            log.info("mending night", night=night_id, follow_ups=len(owed))
+            await self._deliver(owed)
 
     async def _post(self, scene: str, job: Submit | Join | Leave | SendView | Inspect) -> None:
         for _ in range(3):  # a room unloading as the job arrives: the next one takes it

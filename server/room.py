@@ -36,6 +36,7 @@ from domain.automation import automatic
 from domain.commands import AnyCommand
 from domain.evolve import fold
 from domain.log import Recorded
+from domain.night import follow_ups
 from domain.state import Scene
 from server.service import ErrorBody, Handled, SceneService
 from server.snapshots import WORTH
@@ -180,6 +181,10 @@ class Room:
     tg: TaskGroup
     on_idle: Callable[[Room], bool]
     on_failed: Callable[[Room], None] = lambda room: None
+    on_loaded: Callable[[Scene], None] = lambda state: None
+    """Told the state a load made (a night mends what a crash kept from its scenes)."""
+    on_follow_ups: Callable[[list[AnyCommand]], None] = lambda commands: None
+    """Given what a commit asks of the other streams of its game night (``domain.night``)."""
     idle_after: float = 300.0
     worker: Worker = field(default_factory=Worker)
     subscribers: list[Subscriber] = field(default_factory=list)
@@ -233,6 +238,7 @@ class Room:
         state = await self.worker.run(self.service.load, self.scene)
         self.service.adopt(self.scene, state)
         self._remember(state)
+        self.on_loaded(state)
         store = self.service.store
         if self.service.snapshots is not None and isinstance(store, SqliteStore) and state.version >= WORTH:
             self.tg.start_soon(self._distrust, store.path)
@@ -317,6 +323,8 @@ class Room:
         after = fold(done.records, before)
         self._remember(after)
         self.push(before, after, done.records)
+        if (after.game or after.night) and (asked := follow_ups(before, after, done.records)):
+            self.on_follow_ups(asked)
         snapshots = self.service.snapshots
         if snapshots is not None and snapshots.due(after, len(done.records)):
             self.tg.start_soon(self._snapshot, after, done.records[-1].hash)

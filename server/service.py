@@ -22,13 +22,14 @@ from datetime import UTC, datetime
 import msgspec
 import structlog
 
-from domain.commands import AnyCommand, Dispute, Rule
+from domain.commands import AnyCommand, Arrive, Dispute, OpenScene, Rule
 from domain.context import ENTROPY_BITS, Context
 from domain.decide import decide
 from domain.errors import Rejected
 from domain.events import SceneEvent
 from domain.evolve import fold, fold_rows
 from domain.log import GENESIS, Recorded, Wire
+from domain.night import bounced, follow_ups
 from domain.state import NARRATOR, Scene
 from projections.redact import redact
 from server.snapshots import WORTH, Snapshots
@@ -196,7 +197,27 @@ class SceneService:
     # -- commands --------------------------------------------------------------------------------
 
     def handle(self, command: AnyCommand) -> Handled:
-        """Decide and append inline (the offline path)."""
+        """Decide and append inline (the offline path), then carry what it asks of the other
+        streams of its game night (``domain.night.follow_ups``) before answering."""
+        before = self.state(command.scene)
+        done = self._handle(command)
+        if done.fresh and done.records:
+            self.carry(follow_ups(before, self.state(command.scene), done.records))
+        return done
+
+    def carry(self, commands: Sequence[AnyCommand]) -> None:
+        """Apply follow-ups inline, and theirs in turn; an arrival refused goes back to its night."""
+        queue = list(commands)
+        while queue:
+            command = queue.pop(0)
+            before = self.state(command.scene)
+            done = self._handle(command)
+            if done.error is not None and isinstance(command, Arrive):
+                queue.append(bounced(command, done.error.message))
+            elif done.fresh and done.records:
+                queue.extend(follow_ups(before, self.state(command.scene), done.records))
+
+    def _handle(self, command: AnyCommand) -> Handled:
         for _ in range(RETRIES):
             try:
                 step = self._decide(command)
@@ -304,7 +325,8 @@ class SceneService:
             return Handled(id=command.id, records=first)
         state = state or self.state(command.scene)
         now = command.at if (self.honour_at and command.at) else self._now(state)
-        ctx = Context(now=now, entropy=self.entropy(), subject=self._subject(command))
+        night = self.state(command.game) if isinstance(command, OpenScene) and command.game else None
+        ctx = Context(now=now, entropy=self.entropy(), subject=self._subject(command), night=night)
         try:
             events = decide(state, command, ctx)
         except Rejected as refusal:

@@ -33,7 +33,8 @@ from domain.events import (
     TraitRestored,
 )
 from domain.log import Place
-from domain.state import Challenge, Character, Consequence, DisputeRecord, Lost, Origin, Outcome, RulingRecord
+from domain.carried import Lost
+from domain.state import Challenge, Character, Consequence, DisputeRecord, Origin, Outcome, RulingRecord
 
 # -- the scene ---------------------------------------------------------------------------------
 
@@ -41,6 +42,7 @@ from domain.state import Challenge, Character, Consequence, DisputeRecord, Lost,
 @on(SceneOpened)
 def _opened(s: Change, e: SceneOpened, r: Place) -> None:
     s.id, s.ruleset, s.title, s.options, s.status = r.scene, e.ruleset, e.title, e.options, "open"
+    s.game = e.game
 
 
 @on(CharacterAdded)
