@@ -173,8 +173,11 @@ def left(state: Scene, character: Character) -> CharacterLeft:
 
 
 def follow_ups(before: Scene, after: Scene, records: Sequence[Recorded]) -> list[AnyCommand]:
-    """The commands that carry a commit's consequences to the other streams of its night."""
+    """The commands that carry a commit's consequences to the other streams of its night. A
+    what-if (a fork) carries nothing: the real night never hears of it."""
     out: list[AnyCommand] = []
+    if after.forked_from is not None:
+        return out
     for record in records:
         event, here = record.event, record.scene
         match event:

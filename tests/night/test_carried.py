@@ -185,3 +185,19 @@ class TestRefusals:
             category="physical",
             bid=["Brawny"],
         )
+
+
+class TestWhatIf:
+    def test_a_fork_of_a_scene_never_touches_the_real_night(self, night: NightTable) -> None:
+        from server.history import fork
+
+        sam_loses_brawny(night)
+        resolved = next(r.seq for r in night.log("elysium") if r.type == "challenge_resolved")
+        fork(night.store, "elysium", night.state("elysium").version, "elysium-what-if", lambda: night.now)
+        before = night.log("g1")
+        night.ok("elysium-what-if", "st", "rule", event=resolved, decision="overturn", reason="what if")
+        night.ok("elysium-what-if", "st", "close_scene")
+        assert night.log("g1") == before
+        assert night.character("elysium-what-if", "sam").lost_names == []
+        assert night.character("elysium", "sam").lost_names == ["Brawny"]
+        assert night.state("g1").night.where["sam"].scene == "elysium"
