@@ -1,0 +1,329 @@
+"""A game night's ledger: each character's losses and gains across the night's scenes.
+
+For every character registered in the night, in the order it was registered, the ledger lists
+what it lost and got back tonight, in the order it happened to that character: Traits lost and
+restored, damage taken and healed, Willpower, ability levels and blood spent (and blood fed on),
+lasting conditions set and cleared, the Storyteller's adjustments, and the corrections a ruling
+sent after the character had left the scene it was made in. Each entry names the step (the stream,
+its title, the seq), says what changed in words, why, and the rule applied, signed by its book.
+
+The order is the night's: a character's entries are those of each visit (its ``character_entered``
+in a scene to its ``character_left``), visit after visit as the night sent it, so it holds however
+the scenes' clocks compare. A scene's events for a character who has left it are not counted there:
+what they change of what it carries comes back as a correction (``carried_corrected``), which is
+counted once: in the scene the character is in when it arrives, or in the night between scenes.
+
+Pure: the night's records and each scene's records in, the ledgers out (``ledgers``). A what-if
+passes a fork's records under the id of the scene it branches from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import datetime
+from typing import Literal
+
+import msgspec
+
+from domain.carried import Carried
+from domain.commands import Changes
+from domain.events import (
+    AbilitySpent,
+    BloodSpent,
+    CarriedCorrected,
+    CharacterAdjusted,
+    CharacterEntered,
+    CharacterLeft,
+    CharacterMoved,
+    CharacterReturned,
+    ConditionCleared,
+    ConditionSet,
+    DamageHealed,
+    DamageTaken,
+    Fed,
+    RetestInvoked,
+    RulingIssued,
+    TraitLost,
+    TraitRestored,
+    WillpowerSpent,
+)
+from domain.evolve import fold
+from domain.log import Recorded
+from domain.rules import RULESETS
+from domain.rules.texts import RULES
+from domain.state import Scene
+from projections.narrate import source_label
+
+Kind = Literal["trait", "damage", "willpower", "ability", "blood", "condition"]
+By = Literal["play", "ruling", "storyteller", "correction"]
+
+
+class Ref(msgspec.Struct, frozen=True):
+    """A step of a stream: the scene (or the night), its title, the seq."""
+
+    scene: str
+    title: str
+    seq: int
+
+
+class Entry(msgspec.Struct, frozen=True, kw_only=True):
+    """One loss or gain of one character."""
+
+    scene: str
+    """The stream the step is in: a scene of the night, or the night itself (a correction that came
+    while the character was in no scene)."""
+    title: str
+    seq: int
+    at: datetime
+    kind: Kind
+    item: str
+    """The Trait, the damage type, the ability, the condition; ``Willpower`` or ``blood``."""
+    amount: int
+    loss: bool
+    """True for a loss (lost, taken, spent, set), False for a gain (restored, healed, cleared)."""
+    what: str
+    """In words: "Sam loses Brawny (Physical)"."""
+    why: str = ""
+    rule: str = ""
+    book: str = ""
+    """The book the rule is quoted from ("Laws of the Night")."""
+    by: By = "play"
+    """What made the change: play, a ruling in the same scene, the Storyteller's adjustment, or a
+    correction carried from a ruling in a scene the character had left."""
+    ruling: Ref | None = None
+    """The ruling behind it (``by`` ruling or correction)."""
+
+
+class Ledger(msgspec.Struct, frozen=True, kw_only=True):
+    character: str
+    name: str
+    entries: list[Entry]
+    scenes: list[str]
+    """The scenes the night sent it to, in order."""
+    where: str | None
+    """The scene it is in now (None: between scenes)."""
+    now: Carried
+    """What it carries now (without waits)."""
+
+    @property
+    def losses(self) -> list[Entry]:
+        return [e for e in self.entries if e.loss]
+
+
+def book(rule: str, ruleset: str = "") -> str:
+    """The book a rule's words are quoted from, else the ruleset's title."""
+    if not rule:
+        return ""
+    known = RULES.get(rule)
+    if known is not None:
+        return known.source
+    return RULESETS[ruleset].title if ruleset in RULESETS else ""
+
+
+def ledgers(night: Sequence[Recorded], scenes: Mapping[str, Sequence[Recorded]]) -> list[Ledger]:
+    """Each registered character's ledger for the night, in the order they were registered."""
+    state = fold(night)
+    titles = {s.id: s.title or s.id for s in state.night.scenes} if state.night else {}
+    titles[state.id] = state.title or state.id
+    out: dict[str, list[Entry]] = {who: [] for who in state.characters}
+    visits: dict[str, list[str]] = {who: [] for who in state.characters}
+    inside: dict[str, str] = {}
+    for r in night:
+        e = r.event
+        if isinstance(e, CharacterMoved) and e.character in out:
+            inside[e.character] = e.to
+            visits[e.character].append(e.to)
+            found = _visit(scenes.get(e.to, ()), e.character, r.seq, state, titles, scenes)
+            out[e.character] += found
+        elif isinstance(e, CharacterReturned) and inside.get(e.character) == e.scene:
+            del inside[e.character]
+        elif isinstance(e, CarriedCorrected) and e.character in out and inside.get(e.character) in (None, e.scene):
+            out[e.character] += _correction(r, e, state, titles, scenes, state.id)
+    folded: dict[str, Scene] = {}
+    result = []
+    for who, character in sorted(state.characters.items(), key=lambda kv: kv[1].seq):
+        now = character.carried()
+        where = inside.get(who)
+        if where is not None and where in scenes:
+            there = folded.get(where) or folded.setdefault(where, fold(scenes[where]))
+            if who in there.characters and there.characters[who].present:
+                now = there.characters[who].carried()
+        result.append(
+            Ledger(character=who, name=character.name, entries=out[who], scenes=visits[who], where=where, now=now)
+        )
+    return result
+
+
+# -- a visit: the scene's steps for one character, from its arrival to its leaving --------------
+
+
+def _visit(
+    records: Sequence[Recorded],
+    who: str,
+    moved: int,
+    night: Scene,
+    titles: dict[str, str],
+    scenes: Mapping[str, Sequence[Recorded]],
+) -> list[Entry]:
+    start = next(
+        (
+            i
+            for i, r in enumerate(records)
+            if isinstance(r.event, CharacterEntered) and r.event.character.id == who and r.event.seq == moved
+        ),
+        None,
+    )
+    if start is None:  # never got in (bounced), or the scene's records are not at hand
+        return []
+    name = night.characters[who].name
+    out: list[Entry] = []
+    command, rule, retest, ruling = "", "", "", None
+    for r in records[start + 1 :]:
+        e = r.event
+        if r.command != command:
+            command, rule, retest, ruling = r.command, "", "", None
+        if isinstance(e, RulingIssued):
+            ruling = Ref(r.scene, titles.get(r.scene, r.scene), r.seq)
+        if isinstance(e, RetestInvoked):
+            retest = f"a retest with {source_label(e.source)}"
+        own = getattr(e, "rule", "") or ""
+        if isinstance(e, CharacterLeft) and e.character == who:
+            break
+        if isinstance(e, CarriedCorrected) and e.character == who:
+            out += _correction(r, e, night, titles, scenes, r.scene)
+        else:
+            for kind, item, amount, loss, what, why in _changes_of(e, who, name, retest):
+                by: By = "storyteller" if isinstance(e, CharacterAdjusted) else "ruling" if ruling else "play"
+                used = own or rule
+                out.append(
+                    Entry(
+                        scene=r.scene,
+                        title=titles.get(r.scene, r.scene),
+                        seq=r.seq,
+                        at=r.at,
+                        kind=kind,
+                        item=item,
+                        amount=amount,
+                        loss=loss,
+                        what=what,
+                        why=why,
+                        rule=used,
+                        book=book(used, night.ruleset),
+                        by=by,
+                        ruling=ruling if by == "ruling" else None,
+                    )
+                )
+        rule = own or rule
+    return out
+
+
+Change = tuple[Kind, str, int, bool, str, str]
+"""kind, item, amount, loss, what, why"""
+
+
+def _changes_of(e: object, who: str, name: str, retest: str) -> Iterator[Change]:
+    """What one event of a scene did to ``who``."""
+    spent = f"Spent on {retest}." if retest else ""
+    match e:
+        case TraitLost(character=c) if c == who:
+            yield "trait", e.trait, 1, True, f"{name} loses {e.trait} ({e.category.capitalize()})", e.why
+        case TraitRestored(character=c) if c == who:
+            yield "trait", e.trait, 1, False, f"{name} gets {e.trait} back ({e.category.capitalize()})", e.why
+        case DamageTaken(character=c) if c == who:
+            yield "damage", e.damage, e.amount, True, f"{name} takes {e.amount} {e.damage} damage", e.why
+        case DamageHealed(character=c) if c == who:
+            yield "damage", e.damage, e.amount, False, f"{name} heals {e.amount} {e.damage} damage", ""
+        case WillpowerSpent(character=c) if c == who:
+            yield "willpower", "Willpower", 1, True, f"{name} spends a Willpower Trait", spent
+        case AbilitySpent(character=c) if c == who:
+            yield "ability", e.ability, 1, True, f"{name} spends a level of {e.ability}", spent
+        case BloodSpent(character=c) if c == who:
+            yield "blood", "blood", 1, True, f"{name} spends a blood for {e.trait}", e.why
+        case Fed(character=c) if c == who:
+            yield "blood", "blood", e.blood, False, f"{name} feeds: {e.blood} blood", e.why
+        case Fed(target=t) if t == who:
+            yield "blood", "blood", e.blood, True, f"{name} is fed on: {e.blood} blood", e.why
+        case ConditionSet(character=c) if c == who and e.name != "prone":  # prone stays in the scene
+            yield "condition", e.name, 1, True, f"{name} is {_condition(e.name)}", e.why
+        case ConditionCleared(character=c) if c == who and e.name != "prone":
+            yield "condition", e.name, 1, False, f"{name} is no longer {_condition(e.name)}", e.why
+        case CharacterAdjusted(character=c) if c == who:
+            for change in changes(e.changes, name):
+                yield (*change, e.reason)
+        case _:
+            return
+
+
+def changes(c: Changes, name: str) -> Iterator[tuple[Kind, str, int, bool, str]]:
+    """A correction or an adjustment, change by change: kind, item, amount, loss, what."""
+    if c.willpower:
+        yield (
+            "willpower",
+            "Willpower",
+            abs(c.willpower),
+            c.willpower < 0,
+            f"{name} {'loses' if c.willpower < 0 else 'gets back'} {_count(abs(c.willpower), 'Willpower Trait')}",
+        )
+    for ability, delta in c.abilities.items():
+        if delta:
+            verb = "loses" if delta < 0 else "gets back"
+            yield "ability", ability, abs(delta), delta < 0, f"{name} {verb} {_count(abs(delta), 'level')} of {ability}"
+    for kind, delta in c.damage.items():
+        if delta:
+            verb = "takes" if delta > 0 else "heals"
+            yield "damage", kind, abs(delta), delta > 0, f"{name} {verb} {abs(delta)} {kind} damage"
+    for trait in c.lose_traits:
+        yield "trait", trait, 1, True, f"{name} loses {trait}"
+    for trait in c.restore_traits:
+        yield "trait", trait, 1, False, f"{name} gets {trait} back"
+    for condition in c.set_conditions:
+        if condition != "prone":
+            yield "condition", condition, 1, True, f"{name} is {_condition(condition)}"
+    for condition in c.clear_conditions:
+        if condition != "prone":
+            yield "condition", condition, 1, False, f"{name} is no longer {_condition(condition)}"
+
+
+def _correction(
+    r: Recorded,
+    e: CarriedCorrected,
+    night: Scene,
+    titles: dict[str, str],
+    scenes: Mapping[str, Sequence[Recorded]],
+    stream: str,
+) -> list[Entry]:
+    """A correction from a ruling in a scene the character had left, as entries of ``stream``."""
+    issued = next(
+        (x.event for x in scenes.get(e.scene, ()) if x.seq == e.ruling and isinstance(x.event, RulingIssued)), None
+    )
+    rule = issued.rule if issued else ""
+    why = e.why + (f" The ruling: “{issued.reason}”." if issued and issued.reason else "")
+    origin = Ref(e.scene, titles.get(e.scene, e.scene), e.ruling)
+    name = night.characters[e.character].name if e.character in night.characters else e.character
+    return [
+        Entry(
+            scene=stream,
+            title=titles.get(stream, stream),
+            seq=r.seq,
+            at=r.at,
+            kind=kind,
+            item=item,
+            amount=amount,
+            loss=loss,
+            what=what,
+            why=why,
+            rule=rule,
+            book=book(rule, night.ruleset),
+            by="correction",
+            ruling=origin,
+        )
+        for kind, item, amount, loss, what in changes(e.changes, name)
+    ]
+
+
+def _condition(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{'a' if n == 1 else n} {noun}{'' if n == 1 else 's'}"
