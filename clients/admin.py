@@ -1,4 +1,5 @@
-"""``justicar scene …``: create scenes and manage who may join them, on a database."""
+"""``justicar scene …`` and ``justicar game …``: create scenes and game nights, and manage who may
+join them, on a database."""
 
 from __future__ import annotations
 
@@ -6,10 +7,20 @@ import argparse
 import secrets
 import sys
 from datetime import timedelta
+from pathlib import Path
 from typing import TextIO
 
-from domain.commands import OpenScene, Options
+import msgspec
+
+from domain.commands import AnyCommand, CloseGame, MoveCharacter, OpenGame, OpenScene, Options, RegisterCharacter
+from domain.errors import Rejected
+from domain.rules import RULESETS, ruleset_for
+from domain.sheets import Sheet, sheet_problems
+from domain.state import NARRATOR
+from projections.audit_render import carried_words, entry_words
+from projections.ledger import ledgers
 from server.backend import open_backend
+from server.nights import is_night, scenes_of
 from server.service import SceneService
 from server.tokens import Role
 
@@ -17,6 +28,9 @@ from server.tokens import Role
 def new(args: argparse.Namespace, out: TextIO) -> int:
     backend = open_backend(args.db)
     scene = args.scene or f"s-{secrets.token_hex(4)}"
+    if args.ruleset is None:
+        night = SceneService(backend.store).state(args.game) if args.game else None
+        args.ruleset = night.ruleset if night and night.night else "lotn"
     opening = OpenScene(
         id="~open",
         scene=scene,
@@ -24,6 +38,7 @@ def new(args: argparse.Namespace, out: TextIO) -> int:
         ruleset=args.ruleset,
         title=args.title,
         options=Options(cross_category_bids=args.cross_category_bids),
+        game=args.game,
     )
     handled = SceneService(backend.store).handle(opening)
     if handled.error is not None:
@@ -33,6 +48,12 @@ def new(args: argparse.Namespace, out: TextIO) -> int:
     print(f"scene {scene}: {args.ruleset}, “{args.title}”", file=out)
     print(f"Storyteller token ({grant.token_id}, shown once): {token}", file=out)
     print(f"With `justicar serve` running, the console is at http://HOST:PORT/st#token={token}", file=out)
+    if args.game:
+        print(
+            f"A scene of the game night {args.game!r}: players keep their night's links; "
+            f"send characters in with `justicar game move --db {args.db} {args.game} CHARACTER {scene}`",
+            file=out,
+        )
     backend.close()
     return 0
 
@@ -96,16 +117,201 @@ def revoke(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+# -- game nights -------------------------------------------------------------------------------
+
+
+def _sheets(paths: list[str]) -> tuple[list[Sheet], list[str]]:
+    """The sheets in the files, and what is wrong with any of them (by file and field)."""
+    sheets: list[Sheet] = []
+    wrong: list[str] = []
+    for path in paths:
+        try:
+            raw = msgspec.json.decode(Path(path).read_bytes())
+        except OSError as err:
+            wrong.append(f"{path}: cannot read it: {err.strerror}")
+            continue
+        except msgspec.DecodeError as err:
+            wrong.append(f"{path}: not JSON: {err}")
+            continue
+        problems = sheet_problems(raw)
+        if problems:
+            wrong += [f"{path}: {field or 'the sheet'}: {problem}" for field, problem in problems.items()]
+            continue
+        sheets.append(msgspec.convert(raw, Sheet))
+    return sheets, wrong
+
+
+def game_new(args: argparse.Namespace, out: TextIO) -> int:
+    """Open a game night, register its characters from sheet files, print one link per player."""
+    sheets, wrong = _sheets(args.sheets)
+    seen: dict[str, str] = {}
+    for path, sheet in zip(args.sheets, sheets, strict=False):
+        if sheet.id in seen:
+            wrong.append(f"{path}: {sheet.id!r} is also the id of the sheet in {seen[sheet.id]}")
+        seen.setdefault(sheet.id, path)
+        if sheet.id == NARRATOR:
+            wrong.append(f"{path}: id: {NARRATOR!r} is the Storyteller's; pick another id")
+        try:
+            ruleset_for(args.ruleset).check_sheet(sheet)
+        except Rejected as refused:
+            wrong.append(f"{path}: {refused.message}")
+    if wrong:
+        print("justicar game new: nothing opened; fix these sheets first:", file=sys.stderr)
+        for line in wrong:
+            print(f"  {line}", file=sys.stderr)
+        return 1
+    backend = open_backend(args.db)
+    night = args.game or f"g-{secrets.token_hex(4)}"
+    service = SceneService(backend.store)
+    steps: list[AnyCommand] = [OpenGame(id="~open", scene=night, actor="st", ruleset=args.ruleset, title=args.title)]
+    steps += [
+        RegisterCharacter(id=f"~register-{sheet.id}", scene=night, actor="st", character=sheet) for sheet in sheets
+    ]
+    for step in steps:
+        handled = service.handle(step)
+        if handled.error is not None:
+            print(f"justicar game new: {handled.error.message}", file=sys.stderr)
+            backend.close()
+            return 1
+    rules = RULESETS[args.ruleset].title
+    print(f"game night {night}: {rules}, “{args.title}”", file=out)
+    token, grant = backend.tokens.issue(night, "st")
+    print(f"Storyteller token ({grant.token_id}, shown once): {token}", file=out)
+    print(f"With `justicar serve` running, the console is at http://HOST:PORT/st#token={token}", file=out)
+    players = [sheet for sheet in sheets if not sheet.npc]
+    if players:
+        print("One link per player for the whole night (each holds its key; shown once):", file=out)
+    for sheet in players:
+        token, grant = backend.tokens.issue(night, "player", sheet.id, expires=args.expires)
+        until = f", until {grant.expires_at}" if grant.expires_at else ""
+        print(f"  {sheet.name:<15} http://HOST:PORT/play#token={token}  ({grant.token_id}{until})", file=out)
+    print(
+        f"Open scenes with `justicar scene new --db {args.db} --game {night} …`, "
+        f"then `justicar game move --db {args.db} {night} CHARACTER SCENE`.",
+        file=out,
+    )
+    backend.close()
+    return 0
+
+
+def _night_or_say(service: SceneService, night: str, verb: str) -> bool:
+    if not service.store.head(night)[0]:
+        print(f"justicar game {verb}: there is no game night {night!r}", file=sys.stderr)
+        return False
+    if not is_night(service.store, night):
+        print(f"justicar game {verb}: {night!r} is a scene, not a game night", file=sys.stderr)
+        return False
+    return True
+
+
+def game_close(args: argparse.Namespace, out: TextIO) -> int:
+    backend = open_backend(args.db)
+    service = SceneService(backend.store)
+    try:
+        if not _night_or_say(service, args.night, "close"):
+            return 1
+        handled = service.handle(CloseGame(id="~close", scene=args.night, actor="st"))
+        if handled.error is not None:
+            print(f"justicar game close: {handled.error.message}", file=sys.stderr)
+            return 1
+        state = service.state(args.night)
+        print(f"game night {args.night} (“{state.title}”) closed: {state.version} events", file=out)
+        return 0
+    finally:
+        backend.close()
+
+
+def game_move(args: argparse.Namespace, out: TextIO) -> int:
+    backend = open_backend(args.db)
+    service = SceneService(backend.store)
+    try:
+        if not _night_or_say(service, args.night, "move"):
+            return 1
+        command = MoveCharacter(
+            id=f"move-{secrets.token_hex(6)}", scene=args.night, actor="st", character=args.character, to=args.scene
+        )
+        handled = service.handle(command)
+        if handled.error is not None:
+            print(f"justicar game move: {handled.error.message}", file=sys.stderr)
+            return 1
+        night = service.state(args.night)
+        name = night.name_of(args.character)
+        scene = service.state(args.scene)
+        there = scene.characters.get(args.character)
+        if there is None or not there.present:
+            print(f"justicar game move: {name} could not enter {scene.title or args.scene}", file=sys.stderr)
+            return 1
+        print(f"{name} is in {scene.title or args.scene} now", file=out)
+        return 0
+    finally:
+        backend.close()
+
+
+def game_show(args: argparse.Namespace, out: TextIO) -> int:
+    """The night's scenes (open, closed), who is where, and each character's ledger."""
+    backend = open_backend(args.db)
+    store = backend.store
+    try:
+        service = SceneService(store)
+        if not _night_or_say(service, args.night, "show"):
+            return 1
+        night = service.state(args.night)
+        scenes = {scene: list(store.read(scene)) for scene in scenes_of(store, args.night)}
+        book = ledgers(list(store.read(args.night)), scenes)
+        rules = RULESETS[night.ruleset].title if night.ruleset in RULESETS else night.ruleset
+        listed = night.night.scenes if night.night else ()
+        where = night.night.where if night.night else {}
+        print(
+            f"{night.title or night.id} (game night {night.id}): {rules}, {night.status}, {night.version} events",
+            file=out,
+        )
+        print("Scenes:", file=out)
+        if not listed:
+            print("  none yet", file=out)
+        for scene in listed:
+            who = [night.name_of(c) for c, visit in where.items() if visit.scene == scene.id]
+            status = "open" if scene.open else "closed"
+            print(
+                f"  {scene.title or scene.id} ({scene.id}), {status}: {', '.join(who) or 'nobody of the night'}",
+                file=out,
+            )
+        between = [c.name for c in night.roster() if c.id not in where]
+        print(f"Between scenes: {', '.join(between) or 'nobody'}", file=out)
+        print("Ledgers:", file=out)
+        titles = {s.id: s.title or s.id for s in listed}
+        for ledger in book:
+            place = f"in {titles.get(ledger.where, ledger.where)}" if ledger.where else "between scenes"
+            print(f"  {ledger.name} ({place}): {carried_words(ledger.now)}", file=out)
+            if not ledger.entries:
+                print("    nothing lost or gained tonight", file=out)
+            for entry in ledger.entries:
+                rule = f" [{entry.rule}, {entry.book}]" if entry.rule else ""
+                why = f" {entry.why}" if entry.why else ""
+                print(f"    {entry.title} #{entry.seq}: {entry_words(entry)}.{why}{rule}", file=out)
+        return 0
+    finally:
+        backend.close()
+
+
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     scene = sub.add_parser("scene", help="create scenes; invite, list and revoke tokens")
     verbs = scene.add_subparsers(dest="scene_verb", required=True, metavar="VERB")
 
     p = verbs.add_parser("new", help="open a scene and print its Storyteller token")
     p.add_argument("--db", metavar="PATH", required=True)
-    p.add_argument("--ruleset", default="lotn", choices=["lotn", "camarilla", "bns", "kony"])
+    p.add_argument(
+        "--ruleset",
+        choices=["lotn", "camarilla", "bns", "kony"],
+        help="the rules it plays (default: the game night's with --game, else lotn)",
+    )
     p.add_argument("--title", default="")
     p.add_argument("--scene", metavar="ID", help="the scene id (default: a random one)")
     p.add_argument("--cross-category-bids", action="store_true", help="allow bids across categories")
+    p.add_argument(
+        "--game",
+        metavar="NIGHT",
+        help="a scene of this game night: its characters come in with what they carry tonight (same ruleset)",
+    )
     p.set_defaults(run=new)
 
     p = verbs.add_parser("invite", help="a token for a player's character, a spectator or the Storyteller")
@@ -129,3 +335,41 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--db", metavar="PATH", required=True)
     p.add_argument("token_id", metavar="TOKEN_ID")
     p.set_defaults(run=revoke)
+
+    game = sub.add_parser(
+        "game",
+        help="game nights: characters carry what they lose from scene to scene; one link per player per night",
+    )
+    verbs = game.add_subparsers(dest="scene_verb", required=True, metavar="VERB")
+
+    p = verbs.add_parser(
+        "new",
+        help="open a game night, register its characters from sheet files, and print the Storyteller's token and "
+        "one link per player for the whole night",
+    )
+    p.add_argument("--db", metavar="PATH", required=True)
+    p.add_argument("--ruleset", default="lotn", choices=["lotn", "camarilla", "bns", "kony"])
+    p.add_argument("--title", default="")
+    p.add_argument("--game", metavar="ID", help="the night's id (default: a random one)")
+    p.add_argument("--expires", metavar="DURATION", type=duration, help="how long the players' links last: 90m, 4h, 2d")
+    p.add_argument("sheets", metavar="SHEET.json", nargs="*", help="a character's sheet (JSON), one file each")
+    p.set_defaults(run=game_new)
+
+    p = verbs.add_parser("move", help="send a character of the night into an open scene of it")
+    p.add_argument("--db", metavar="PATH", required=True)
+    p.add_argument("night", metavar="NIGHT")
+    p.add_argument("character", metavar="CHARACTER")
+    p.add_argument("scene", metavar="SCENE")
+    p.set_defaults(run=game_move, must_exist=True)
+
+    p = verbs.add_parser(
+        "show", help="the night's scenes (open, closed), who is where, and what each character lost and got back"
+    )
+    p.add_argument("--db", metavar="PATH", required=True)
+    p.add_argument("night", metavar="NIGHT")
+    p.set_defaults(run=game_show, must_exist=True)
+
+    p = verbs.add_parser("close", help="close the game night (its scenes closed first)")
+    p.add_argument("--db", metavar="PATH", required=True)
+    p.add_argument("night", metavar="NIGHT")
+    p.set_defaults(run=game_close, must_exist=True)

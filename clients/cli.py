@@ -5,7 +5,9 @@ justicar log --db PATH SCENE                    the scene's events as JSON lines
 justicar verify --db PATH [SCENE]               walk the hash chain; exit 1 at the first bad event
 justicar replay --db PATH SCENE                 every step: what happened, what changed, which rule
 justicar serve [--db PATH] [--host H] [--port P] [--load SCRIPT]    the live server
-justicar scene new|invite|tokens|revoke …       scenes and who may join them
+justicar scene new|invite|tokens|revoke …       scenes and who may join them (scene new --game NIGHT: a night's scene)
+justicar game new|move|show|close …             game nights: losses carried from scene to scene, one link per player
+justicar audit --db PATH --game NIGHT           a night's audit: its scenes, each character's ledger, every chain
 justicar join LINK                              a player's terminal (LINK: the one serve prints, …#token=…)
 justicar join URL --token T                     the same, from the socket's URL and a token
 """

@@ -1,5 +1,5 @@
 """``justicar export|import|fork|audit``: the log leaves the database, comes back, branches, and
-is laid out for an audit."""
+is laid out for an audit; a game night's export and audit take its scenes with it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from typing import TextIO
 
 from projections.audit import audit
 from projections.audit_render import render
-from server.history import ImportRefused, export_text, fork, import_scene
+from server.history import ImportRefused, fork
+from server.nights import audit_of_night, export_all, import_all, is_night
 from server.service import utc_now
 from server.store import StoreError, open_store
 
@@ -27,7 +28,7 @@ def export(args: argparse.Namespace, out: TextIO) -> int:
     if not store.head(args.scene)[0]:
         print(f"justicar export: there is no scene {args.scene!r}", file=sys.stderr)
         return 1
-    _write(export_text(store, args.scene), args.output, out)
+    _write(export_all(store, args.scene), args.output, out)
     return 0
 
 
@@ -40,15 +41,16 @@ def import_(args: argparse.Namespace, out: TextIO) -> int:
         return 2
     try:
         with source:
-            scene, count = import_scene(store, source, args.expect)
+            streams = import_all(store, source, args.expect)
     except ImportRefused as refused:
         print(f"justicar import: refused, nothing written: {refused}", file=sys.stderr)
         return 1
     except StoreError as err:
         print(f"justicar import: {err}", file=sys.stderr)
         return 1
-    head = store.head(scene)[1]
-    print(f"imported scene {scene!r}: {count} events, head {head}", file=out)
+    for n, (stream, count) in enumerate(streams):
+        what = "game night" if n == 0 and len(streams) > 1 else "scene"
+        print(f"imported {what} {stream!r}: {count} events, head {store.head(stream)[1]}", file=out)
     return 0
 
 
@@ -66,28 +68,50 @@ def fork_(args: argparse.Namespace, out: TextIO) -> int:
 
 def audit_(args: argparse.Namespace, out: TextIO) -> int:
     store = open_store(args.db, readonly=True)
-    wires = list(store.read_wire(args.scene))
-    if not wires:
-        print(f"justicar audit: there is no scene {args.scene!r}", file=sys.stderr)
+    if bool(args.scene) == bool(args.game):
+        print("justicar audit: name a SCENE, or a game night with --game NIGHT", file=sys.stderr)
+        return 2
+    stream = args.game or args.scene
+    if not store.head(stream)[0]:
+        print(f"justicar audit: there is no {'game night' if args.game else 'scene'} {stream!r}", file=sys.stderr)
         return 1
-    report = audit(wires)
-    _write(render(report, args.format), args.output, out)
+    if args.game and not is_night(store, stream):
+        print(f"justicar audit: {stream!r} is a scene, not a game night; audit it without --game", file=sys.stderr)
+        return 1
+    if is_night(store, stream):
+        night = audit_of_night(store, stream)
+        _write(render(night, args.format), args.output, out)
+        ok = night.ok
+    else:
+        report = audit(list(store.read_wire(stream)))
+        _write(render(report, args.format), args.output, out)
+        ok = report.chain.ok
     if args.output:
-        print(f"wrote the {args.format} audit of {args.scene!r} to {args.output}", file=sys.stderr)
-    return 0 if report.chain.ok else 1
+        print(f"wrote the {args.format} audit of {stream!r} to {args.output}", file=sys.stderr)
+    return 0 if ok else 1
 
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("export", help="a scene's log as portable JSON lines (seq, times, hashes kept)")
+    p = sub.add_parser(
+        "export",
+        help="a scene's log as portable JSON lines (seq, times, hashes kept); a game night's carries its scenes",
+    )
     p.add_argument("--db", metavar="PATH", required=True)
-    p.add_argument("scene", metavar="SCENE")
+    p.add_argument("scene", metavar="SCENE", help="a scene, or a game night (its scenes follow it in the file)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: standard output)")
     p.set_defaults(run=export, must_exist=True)
 
-    p = sub.add_parser("import", help="import an exported scene; a broken chain or gap is refused whole")
+    p = sub.add_parser(
+        "import",
+        help="import an exported scene, or a game night with its scenes; a broken chain or gap is refused whole",
+    )
     p.add_argument("--db", metavar="PATH", required=True)
     p.add_argument("file", metavar="SCENE.jsonl", help="an export; '-' reads standard input")
-    p.add_argument("--expect", metavar="HASH", help="the head hash noted at export: refuse a file that ends elsewhere")
+    p.add_argument(
+        "--expect",
+        metavar="HASH",
+        help="the head hash noted at export (a game night's: the night's own): refuse a file that ends elsewhere",
+    )
     p.set_defaults(run=import_)
 
     p = sub.add_parser("fork", help="a what-if: a new scene starting as a copy of events 1..SEQ")
@@ -97,9 +121,19 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--as", dest="new_scene", metavar="NEW_SCENE", help="the new scene's id (default: SCENE-at-SEQ)")
     p.set_defaults(run=fork_, must_exist=True)
 
-    p = sub.add_parser("audit", help="the post-game audit: participants, challenges in full, rulings, the chain")
+    p = sub.add_parser(
+        "audit",
+        help="the post-game audit: participants, challenges in full, rulings, the chain; "
+        "of a game night (--game): its scenes in time order, each character's ledger, every stream's chain",
+    )
     p.add_argument("--db", metavar="PATH", required=True)
-    p.add_argument("scene", metavar="SCENE")
+    p.add_argument("scene", metavar="SCENE", nargs="?", help="the scene to audit")
+    p.add_argument(
+        "--game",
+        metavar="NIGHT",
+        help="audit a game night instead: its scenes in time order, what each character lost and got back "
+        "across them with the rule for every loss, and the chain check of the night and each scene",
+    )
     p.add_argument("--format", choices=["html", "md", "json"], default="md")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default: standard output)")
     p.set_defaults(run=audit_, must_exist=True)

@@ -8,7 +8,9 @@ kept; ``projections.audit_render`` turns it into Markdown or one self-contained 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Literal
 
 import msgspec
 
@@ -16,15 +18,17 @@ from domain.commands import Source
 from domain.effects import Effect
 from domain.events import (
     CharacterAdded,
+    CharacterEntered,
     ConditionCleared,
     ConditionSet,
     FairEscapeFailed,
     FairEscapeHeld,
     FairEscapeSucceeded,
     RoundStarted,
+    SceneClosed,
 )
 from domain.evolve import fold
-from domain.log import Recorded, Wire, check_chain, from_wire
+from domain.log import ChainProblem, Recorded, Wire, check_chain, from_wire
 from domain.rules import RULESETS
 from domain.rules.texts import RULES
 from domain.rulings import step_words
@@ -40,6 +44,7 @@ from domain.state import (
     Scene,
     and_list,
 )
+from projections.ledger import Ledger, ledgers
 from projections.narrate import narrate, source_label
 from projections.replay import Step, links_of, replay
 
@@ -321,3 +326,126 @@ def markers(records: Sequence[Recorded]) -> list[Marker]:
 
 def _declared(ch: Challenge) -> tuple[object, str]:
     return (ch.declared_at, ch.id)
+
+
+# -- a game night --------------------------------------------------------------------------------
+
+
+class StreamChain(msgspec.Struct, frozen=True):
+    """The chain check of one stream of a night: the night's own, or a scene's."""
+
+    stream: str
+    title: str
+    kind: Literal["night", "scene"]
+    chain: ChainAudit
+
+
+class NightSceneAudit(msgspec.Struct, frozen=True, kw_only=True):
+    """One scene of the night: when it opened and closed, who of the night came, what was fought."""
+
+    scene: str
+    title: str
+    status: str
+    opened: datetime | None
+    closed: datetime | None
+    events: int
+    characters: list[str]
+    """The night's characters who came, by name, in the order they arrived."""
+    others: list[str]
+    """Characters of this scene alone (NPCs, walk-ons), by name."""
+    challenges: list[str]
+    """Each challenge by its people and how it ended: "Juan challenges Sam (Physical) — Sam won"."""
+    rulings: list[str]
+    """Each ruling in words: "Ruling #14 on the result of Juan's challenge to Sam: overturn (Sam had cover)"."""
+
+
+class NightAudit(msgspec.Struct, frozen=True, kw_only=True):
+    night: str
+    title: str
+    ruleset: str
+    ruleset_title: str
+    status: str
+    chains: list[StreamChain]
+    """The night's stream first, then each scene's, in the order the scenes opened."""
+    scenes: list[NightSceneAudit]
+    """In the order they opened."""
+    ledgers: list[Ledger]
+    """Each character's losses and gains across the scenes (``projections.ledger``)."""
+    where: dict[str, str]
+    """The scene each character is in now, by character id."""
+    rules: dict[str, Words]
+    """The words of every rule the ledgers cite, by rule id."""
+
+    @property
+    def ok(self) -> bool:
+        return all(c.chain.ok for c in self.chains)
+
+
+def chain_audit(wires: Sequence[Wire], problem: ChainProblem | None) -> ChainAudit:
+    return ChainAudit(
+        ok=problem is None,
+        events=len(wires),
+        head=wires[-1].hash if wires else "0" * 64,
+        problem=f"event {problem.seq} ({problem.type}): {problem.problem}" if problem else None,
+    )
+
+
+def night_audit(
+    night: Sequence[Wire],
+    scenes: Mapping[str, Sequence[Wire]],
+    problems: Mapping[str, ChainProblem | None] | None = None,
+) -> NightAudit:
+    """The audit of a game night: its stream's records, and each of its scenes' by id. ``problems``
+    are the chain checks the shell made (``server.store.base.first_problem``, which also knows an
+    acknowledged end that went missing); a stream it leaves out is checked here."""
+    here = night[0].scene if night else ""
+    streams: dict[str, Sequence[Wire]] = {here: night, **scenes}
+    checked = {stream: (problems or {}).get(stream) or check_chain(wires) for stream, wires in streams.items()}
+    sound = {  # what each stream holds up to its first problem
+        stream: [from_wire(w) for w in wires if (p := checked[stream]) is None or w.seq < p.seq]
+        for stream, wires in streams.items()
+    }
+    state = fold(sound[here])
+    folded = {scene: fold(sound[scene]) for scene in scenes}
+    order = sorted(scenes, key=lambda s: (sound[s][0].at if sound[s] else state.last_at or _EPOCH, s))
+    book = ledgers(sound[here], {s: sound[s] for s in scenes})
+    used = sorted({e.rule for ledger in book for e in ledger.entries if e.rule})
+    registered = set(state.characters)
+    return NightAudit(
+        night=state.id,
+        title=state.title,
+        ruleset=state.ruleset,
+        ruleset_title=RULESETS[state.ruleset].title if state.ruleset in RULESETS else state.ruleset,
+        status=state.status,
+        chains=[
+            StreamChain(state.id, state.title or state.id, "night", chain_audit(night, checked[here])),
+            *(StreamChain(s, folded[s].title or s, "scene", chain_audit(scenes[s], checked[s])) for s in order),
+        ],
+        scenes=[_night_scene(s, sound[s], folded[s], registered) for s in order],
+        ledgers=book,
+        where={who: visit.scene for who, visit in state.night.where.items()} if state.night else {},
+        rules={rule: w for rule in used if (w := words(rule)) is not None},
+    )
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _night_scene(scene: str, records: Sequence[Recorded], state: Scene, registered: set[str]) -> NightSceneAudit:
+    came = [
+        r.event.character.id
+        for r in records
+        if isinstance(r.event, CharacterEntered) and r.event.character.id in registered
+    ]
+    return NightSceneAudit(
+        scene=scene,
+        title=state.title or scene,
+        status=state.status,
+        opened=records[0].at if records else None,
+        closed=next((r.at for r in records if isinstance(r.event, SceneClosed)), None),
+        events=len(records),
+        characters=[state.name_of(who) for who in dict.fromkeys(came)],
+        others=[c.name for c in state.roster() if c.id not in registered],
+        challenges=[f"{title(state, ch)} — {result(state, ch)}" for ch in state.in_order()],
+        rulings=[f"Ruling #{r.id} on {step_words(state, r.event)}: {r.decision} ({r.reason})" for r in state.rulings],
+    )

@@ -5,12 +5,25 @@ its outcome."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from html import escape
 from typing import Literal
 
 import msgspec
 
-from projections.audit import Audit, ChallengeAudit, Marker, OutcomeAudit, RetestAudit, TestAudit, Words
+from domain.carried import Carried
+from projections.audit import (
+    Audit,
+    ChallengeAudit,
+    Marker,
+    NightAudit,
+    OutcomeAudit,
+    RetestAudit,
+    StreamChain,
+    TestAudit,
+    Words,
+)
+from projections.ledger import Entry, Ledger
 from projections.narrate import source_label
 
 
@@ -40,10 +53,12 @@ Format = Literal["html", "md", "json"]
 MEDIA_TYPES: dict[str, str] = {"html": "text/html", "md": "text/markdown", "json": "application/json"}
 
 
-def render(audit: Audit, format: Format | str) -> str:
-    """The audit as an HTML page, Markdown, or JSON."""
+def render(audit: Audit | NightAudit, format: Format | str) -> str:
+    """The audit (of a scene, or of a game night) as an HTML page, Markdown, or JSON."""
     if format == "json":
         return msgspec.json.encode(audit).decode() + "\n"
+    if isinstance(audit, NightAudit):
+        return night_markdown(audit) if format == "md" else night_html(audit)
     return markdown(audit) if format == "md" else html(audit)
 
 
@@ -354,3 +369,158 @@ def _challenge_mark(audit: Audit, ch: ChallengeAudit, x: int, row: dict[str, int
         parts.append(f'<circle cx="{x}" cy="{y1}" r="11" fill="none" stroke="{colour}" stroke-width="2"/>')
     parts.append("</g>")
     return "".join(parts)
+
+
+# -- a game night ---------------------------------------------------------------------------------
+
+
+def carried_words(now: Carried) -> str:
+    """What a character carries, in words: "lost tonight: Brawny; Willpower 2; Brawl 0; 1 lethal"."""
+    parts = [f"lost tonight: {', '.join(lost.trait for lost in now.lost) or 'nothing'}", f"Willpower {now.willpower}"]
+    parts += [f"{ability} {left}" for ability, left in now.abilities.items()]
+    wounds = [f"{n} {kind}" for kind in ("bashing", "lethal", "aggravated") if (n := getattr(now.wounds, kind))]
+    parts.append(f"damage: {', '.join(wounds) or 'none'}")
+    if now.blood_spent:
+        parts.append(f"blood spent {now.blood_spent}")
+    if now.marks:
+        parts.append(f"conditions: {', '.join(m.name.replace('_', ' ') for m in now.marks)}")
+    return "; ".join(parts)
+
+
+def entry_words(entry: Entry) -> str:
+    """An entry's change and where it came from: "Sam gets Brawny back (a correction from ruling
+    #14 in Elysium)"."""
+    if entry.by == "correction" and entry.ruling:
+        return f"{entry.what} (carried from ruling #{entry.ruling.seq} in {entry.ruling.title})"
+    if entry.by == "ruling" and entry.ruling:
+        return f"{entry.what} (by ruling #{entry.ruling.seq})"
+    if entry.by == "storyteller":
+        return f"{entry.what} (the Storyteller's adjustment)"
+    return entry.what
+
+
+def _where(audit: NightAudit, ledger: Ledger) -> str:
+    scene = audit.where.get(ledger.character)
+    titles = {s.scene: s.title for s in audit.scenes}
+    return f"in {titles.get(scene, scene)} now" if scene else "between scenes"
+
+
+def _stream_md(c: StreamChain) -> str:
+    what = "Game night" if c.kind == "night" else "Scene"
+    if c.chain.ok:
+        text = f"hash chain intact: {c.chain.events} events, head `{c.chain.head}`"
+    else:
+        text = f"**hash chain broken** at {c.chain.problem}; stored head `{c.chain.head}`"
+    return f"- {what} {c.title} (`{c.stream}`): {text}."
+
+
+def night_markdown(audit: NightAudit) -> str:
+    out = [f"# Night audit: {audit.title or audit.night}", ""]
+    out += [
+        f"Game night `{audit.night}`, {audit.ruleset_title} rules, {audit.status}; "
+        f"{len(audit.scenes)} scene{'s' if len(audit.scenes) != 1 else ''}.",
+        "",
+        "## Verification",
+        "",
+        *(_stream_md(c) for c in audit.chains),
+        "",
+        "Every stream is intact." if audit.ok else "**A stream of this night is broken.**",
+        "",
+        "## Scenes",
+        "",
+    ]
+    for n, scene in enumerate(audit.scenes, start=1):
+        closed = f", closed {_time(scene.closed)}" if scene.closed else ""
+        out += [f"### {n}. {scene.title} (`{scene.scene}`), {scene.status}", ""]
+        out.append(f"Opened {_time(scene.opened)}{closed}; {scene.events} events.")
+        out.append("")
+        out.append(f"- Characters of the night: {', '.join(scene.characters) or 'none'}")
+        if scene.others:
+            out.append(f"- Also in the scene: {', '.join(scene.others)}")
+        out += [f"- {line}" for line in scene.challenges]
+        out += [f"- {line}" for line in scene.rulings]
+        out.append("")
+    out += ["## Ledgers", ""]
+    for ledger in audit.ledgers:
+        out += [f"### {ledger.name}, {_where(audit, ledger)}", "", f"Now: {carried_words(ledger.now)}.", ""]
+        if not ledger.entries:
+            out += ["Nothing lost or gained tonight.", ""]
+        for entry in ledger.entries:
+            why = f" {entry.why}" if entry.why else ""
+            out.append(f"- {entry.title} #{entry.seq}: **{entry_words(entry)}**.{why}")
+            words = audit.rules.get(entry.rule)
+            if words is not None:
+                out.append(f"  > {words.words} — *{words.rule}, {words.source}*")
+            elif entry.rule:
+                out.append(f"  > *{entry.rule}, {entry.book}*")
+        out.append("")
+    return "\n".join(out)
+
+
+def _time(at: datetime | None) -> str:
+    return at.strftime("%Y-%m-%d %H:%M:%SZ") if at else "—"
+
+
+def night_html(audit: NightAudit) -> str:
+    e = escape
+    heading = e(audit.title or audit.night)
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>Night audit: {heading}</title><style>{_CSS}</style></head><body><main>",
+        f"<h1>Night audit: {heading}</h1>",
+        f'<p class="muted">Game night <code>{e(audit.night)}</code> · {e(audit.ruleset_title)} rules'
+        f" · {e(audit.status)} · {len(audit.scenes)} scenes</p>",
+        "<h2>Verification</h2><section class=card><ul>",
+    ]
+    for c in audit.chains:
+        what = "Game night" if c.kind == "night" else "Scene"
+        if c.chain.ok:
+            text = (
+                f'<span class="ok">hash chain intact</span>: {c.chain.events} events, head <code>{c.chain.head}</code>'
+            )
+        else:
+            text = (
+                f'<span class="bad">hash chain broken</span> at {e(c.chain.problem or "")}; '
+                f"stored head <code>{c.chain.head}</code>"
+            )
+        parts.append(f"<li>{what} {e(c.title)} (<code>{e(c.stream)}</code>): {text}</li>")
+    verdict = "Every stream is intact." if audit.ok else "A stream of this night is broken."
+    parts.append(f'</ul><p class="{"ok" if audit.ok else "bad"}">{verdict}</p></section>')
+    parts.append("<h2>Scenes</h2>")
+    for n, scene in enumerate(audit.scenes, start=1):
+        closed = f", closed {_time(scene.closed)}" if scene.closed else ""
+        items = [f"<li>Characters of the night: {e(', '.join(scene.characters) or 'none')}</li>"]
+        if scene.others:
+            items.append(f"<li>Also in the scene: {e(', '.join(scene.others))}</li>")
+        items += [f"<li>{e(line)}</li>" for line in (*scene.challenges, *scene.rulings)]
+        parts.append(
+            f'<section class="card" id="scene-{e(scene.scene)}"><h3>{n}. {e(scene.title)} · {e(scene.status)}</h3>'
+            f'<p class="muted small">Scene <code>{e(scene.scene)}</code> · opened {_time(scene.opened)}{closed}'
+            f" · {scene.events} events</p><ul>{''.join(items)}</ul></section>"
+        )
+    parts.append("<h2>Ledgers</h2>")
+    for ledger in audit.ledgers:
+        rows = []
+        for entry in ledger.entries:
+            why = f" {e(entry.why)}" if entry.why else ""
+            words = audit.rules.get(entry.rule)
+            quote = (
+                _words_html(words)
+                if words
+                else (f"<blockquote>{e(entry.rule)}, {e(entry.book)}</blockquote>" if entry.rule else "")
+            )
+            mark = "bad" if entry.loss else "ok"
+            rows.append(
+                f'<li><span class="muted">{e(entry.title)} #{entry.seq}</span> '
+                f'<b class="{mark}">{e(entry_words(entry))}</b>.{why}{quote}</li>'
+            )
+        body = f"<ul>{''.join(rows)}</ul>" if rows else '<p class="muted">Nothing lost or gained tonight.</p>'
+        parts.append(
+            f'<section class="card" id="ledger-{e(ledger.character)}"><h3>{e(ledger.name)}</h3>'
+            f'<p class="muted small">{e(_where(audit, ledger))} · now: {e(carried_words(ledger.now))}</p>'
+            f"{body}</section>"
+        )
+    parts.append("</main></body></html>")
+    return "\n".join(parts)

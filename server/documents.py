@@ -8,6 +8,9 @@ the whole ``document`` message already encoded: bytes cross the pipe and unpickl
 them in fragments (``Connection.send_parts``). A scene kept in memory has no file to open: its
 documents are made on the worker thread. The process runs at a lower priority than the server, so
 on a machine with few cores the server's loop still gets its turn first.
+
+Asked of a game night's own stream, the audit is the night's (its scenes in time order, each
+character's ledger, every stream's chain check) and the export carries the night and its scenes.
 """
 
 from __future__ import annotations
@@ -16,13 +19,16 @@ import anyio
 
 from projections.audit import audit
 from projections.audit_render import MEDIA_TYPES, Format, render
-from server.history import export_text
+from server.nights import audit_of_night, export_all, is_night
 from server.store import EventStore, SqliteStore
 from server.wire import Document, encode
 from server.writer import Worker, lower_priority
 
 
 def audit_text(store: EventStore, scene: str, fmt: Format) -> str:
+    """A scene's audit, or a game night's (``scene`` naming the night)."""
+    if is_night(store, scene):
+        return render(audit_of_night(store, scene), fmt)
     return render(audit(list(store.read_wire(scene))), fmt)
 
 
@@ -33,8 +39,8 @@ def audit_frame(store: EventStore, scene: str, fmt: Format) -> bytes:
 
 
 def export_frame(store: EventStore, scene: str) -> bytes:
-    """The ``document`` message holding the scene's export."""
-    return encode(Document(name=f"{scene}.jsonl", media_type="application/jsonl", text=export_text(store, scene)))
+    """The ``document`` message holding the scene's export (a game night's: with its scenes)."""
+    return encode(Document(name=f"{scene}.jsonl", media_type="application/jsonl", text=export_all(store, scene)))
 
 
 def _audit_of_file(path: str, scene: str, fmt: Format) -> bytes:
