@@ -10,7 +10,7 @@ from typing import Any, TextIO
 import msgspec
 
 from domain.commands import parse_command
-from domain.events import CharacterAdded
+from domain.events import CharacterAdded, CharacterEntered, CharacterRegistered
 from domain.evolve import fold_rows
 from domain.log import decode_event
 from domain.state import NARRATOR
@@ -104,14 +104,18 @@ def log(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+_JOINING = ("character_added", "character_entered", "character_registered")
+_JOINED = (CharacterAdded, CharacterEntered, CharacterRegistered)
+
+
 def _viewer(store: EventStore, scene: str, asked: str, command: str) -> str | None:
     """The viewer ``--as`` names (``st``, ``spectator`` or a character of the scene), or None
     after saying what it may be."""
     viewer = "*" if asked in ("spectator", "*") else asked
-    people = {
+    people = {  # added to a scene, entering it from a game night, or registered in the night
         event.character.id
         for _, _, type_, data in store.rows(scene)
-        if type_ == "character_added" and isinstance(event := decode_event(type_, data), CharacterAdded)
+        if type_ in _JOINING and isinstance(event := decode_event(type_, data), _JOINED)
     }
     if viewer not in (NARRATOR, "*", *people):
         known = ", ".join(sorted(people))

@@ -91,6 +91,21 @@ class TestTheExampleNight:
         assert states["friday"]["characters"]["sam"]["traits_lost"] == []
         assert states["elysium"]["characters"]["juan"]["traits_lost"] == ["Wiry"]  # the ruling's new loser
 
+    def test_the_parking_lot_replays_on_its_own_as_sam_saw_it(
+        self, played: tuple[Path, list[dict]], capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """Sam came into the parking lot without Brawny (the night's entry), and had it back at the
+        correction: the scene replays alone, as Sam's player saw it."""
+        db, _ = played
+        code, out, err = run(capsys, "replay", "--db", str(db), "parking", "--as", "sam")
+        assert code == 0, err
+        steps = out.split("\n\n")
+        entered = next(s for s in steps if "character_entered" in s.splitlines()[0])
+        assert "characters.sam: – → added" in entered
+        corrected = next(s for s in steps if "carried_corrected" in s.splitlines()[0])
+        assert 'characters.sam.traits_lost: ["Brawny"] → –' in corrected
+        assert "characters.sam.traits.physical: 4 → 5" in corrected
+
     def test_the_night_audit_names_both_scenes_the_ledger_and_its_rules(
         self, played: tuple[Path, list[dict]], capsys: pytest.CaptureFixture[str]
     ) -> None:
