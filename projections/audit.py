@@ -14,6 +14,7 @@ from typing import Literal
 
 import msgspec
 
+from domain.carried import Carried
 from domain.commands import Source
 from domain.effects import Effect
 from domain.events import (
@@ -56,6 +57,8 @@ class Participant(msgspec.Struct, frozen=True):
     joined: int
     """The seq of the event that added them."""
     sheet: Sheet
+    carried: Carried | None = None
+    """A character of a game night: what it carried when it came in (its ``character_entered``)."""
 
 
 class Words(msgspec.Struct, frozen=True):
@@ -271,11 +274,14 @@ def audit(wires: Sequence[Wire]) -> Audit:
     records = [from_wire(w) for w in good]
     steps = list(replay(records, NARRATOR, links=links_of(records)))
     state = fold(records)
-    participants = [  # the ST's notes are not for the table
-        Participant(sheet.id, sheet.name, sheet.npc, r.seq, msgspec.structs.replace(sheet, notes=""))
-        for r in records
-        if isinstance(r.event, CharacterAdded) and (sheet := r.event.character)
-    ]
+    participants: list[Participant] = []
+    for r in records:  # added to the scene, or come in from its game night (the first time)
+        if isinstance(r.event, CharacterAdded | CharacterEntered) and all(
+            p.id != r.event.character.id for p in participants
+        ):
+            sheet = msgspec.structs.replace(r.event.character, notes="")  # the ST's notes are not for the table
+            carried = r.event.carried if isinstance(r.event, CharacterEntered) else None
+            participants.append(Participant(sheet.id, sheet.name, sheet.npc, r.seq, sheet, carried))
     sections: list[Section] = [Section("The scene", [])]
     for step in steps:
         if step.type == "round_started":

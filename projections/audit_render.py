@@ -18,6 +18,7 @@ from projections.audit import (
     Marker,
     NightAudit,
     OutcomeAudit,
+    Participant,
     RetestAudit,
     StreamChain,
     TestAudit,
@@ -82,7 +83,7 @@ def markdown(audit: Audit) -> str:
         extra = (
             f"; abilities {', '.join(f'{a} {n}' for a, n in p.sheet.abilities.items())}" if p.sheet.abilities else ""
         )
-        out.append(f"- **{p.name}**{' (NPC)' if p.npc else ''}, joined at #{p.joined}: {counts}{extra}")
+        out.append(f"- **{p.name}**{' (NPC)' if p.npc else ''}, {_joined(p)}: {counts}{extra}")
     out += ["", "## Challenges", ""]
     for ch in audit.challenges:
         out += _challenge_md(audit, ch)
@@ -102,6 +103,13 @@ def markdown(audit: Audit) -> str:
             out.append(f"- #{step.seq} `{step.at}` {step.summary}{rule}")
         out.append("")
     return "\n".join(out)
+
+
+def _joined(p: Participant, event: str = "") -> str:
+    """When a participant came in, and with what from its game night."""
+    if p.carried is None:
+        return f"joined at {event}#{p.joined}"
+    return f"came in from the game night at {event}#{p.joined} ({carried_words(p.carried)})"
 
 
 def _chain_text(audit: Audit) -> str:
@@ -205,7 +213,7 @@ def html(audit: Audit) -> str:
             + (f"<li>Abilities: {e(abilities)}</li>" if abilities else "")
             + (f"<li>Negative Traits: {e(negative)}</li>" if negative else "")
             + f"<li>Willpower {p.sheet.willpower}, health {p.sheet.health}</li></ul>"
-            f'<p class="muted">joined at event #{p.joined}</p></section>'
+            f'<p class="muted">{escape(_joined(p, "event "))}</p></section>'
         )
     parts.append("<h2>Challenges</h2>")
     parts += [_challenge_html(audit, ch) for ch in audit.challenges]

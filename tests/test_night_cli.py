@@ -183,6 +183,9 @@ class TestTheExampleNight:
         assert code == 2 and "--game NIGHT" in err
         code, md, _ = run(capsys, "audit", "--db", str(db), "elysium")  # a scene of the night audits on its own
         assert code == 0 and md.startswith("# Audit: Elysium")
+        code, md, _ = run(capsys, "audit", "--db", str(db), "parking")
+        assert code == 0
+        assert "- **Sam**, came in from the game night at #2 (lost tonight: Brawny; Willpower 3; Brawl 1;" in md
 
 
 class TestExportImport:
