@@ -6,7 +6,12 @@ spectator). Hidden from a viewer:
 - ``throw_sealed``: the sign, unless it is the viewer's own throw (the reveal, ``test_revealed``,
   is public); ``dice_rolled`` likewise: the dice, the retests named and how many dice and why;
 - ``character_added``: another character's sheet beyond id, name and NPC; the ST's ``notes`` even
-  from the character's own player;
+  from the character's own player; so too a game night's ``character_registered`` and
+  ``character_entered`` (and the latter's ``carried``: what another character has lost tonight);
+- a game night's ``character_left``, ``character_returned`` (``carried``) and ``carried_corrected``
+  (``changes``, ``why``): except to the ST and that character; where another character goes or
+  comes back from (``character_moved.to``, ``character_returned.scene``): hidden from players,
+  shown to spectators (who see who is where);
 - ``character_adjusted``: the changes and the reason, except to the ST and that character;
 - ``challenge_declared``, ``bid_placed``, ``mob_joined``: a side's test pool, except to the ST and
   that side (the first ``test_revealed`` shows every pool; a relent's pool is shown as it ends the
@@ -25,9 +30,15 @@ import msgspec
 
 from domain.events import (
     BidPlaced,
+    CarriedCorrected,
     ChallengeDeclared,
     CharacterAdded,
     CharacterAdjusted,
+    CharacterEntered,
+    CharacterLeft,
+    CharacterMoved,
+    CharacterRegistered,
+    CharacterReturned,
     DiceRolled,
     MobJoined,
     ThrowSealed,
@@ -37,6 +48,7 @@ from domain.pools import Pool
 from domain.state import NARRATOR
 
 _encoder = msgspec.json.Encoder(order="sorted")
+SPECTATOR = "*"
 
 
 def knows(viewer: str, who: str) -> bool:
@@ -53,11 +65,24 @@ def hidden_fields(record: Recorded, viewer: str) -> dict[str, Any]:
             return {"sign": None}
         case DiceRolled(character=who) if who != viewer:
             return {"dice": None, "retests": None, "why": None}
-        case CharacterAdded(character=sheet):
+        case CharacterAdded(character=sheet) | CharacterRegistered(character=sheet):
             if sheet.id != viewer:
                 return {"character": {"id": sheet.id, "name": sheet.name, "npc": sheet.npc}}
             if sheet.notes:
                 return {"character": {**msgspec.to_builtins(sheet), "notes": None}}
+        case CharacterEntered(character=sheet):  # (a game night's: rare beside the rest, so late)
+            if sheet.id != viewer:
+                return {"character": {"id": sheet.id, "name": sheet.name, "npc": sheet.npc}, "carried": None}
+            if sheet.notes:
+                return {"character": {**msgspec.to_builtins(sheet), "notes": None}}
+        case CharacterLeft(character=who) if who != viewer:
+            return {"carried": None}
+        case CharacterReturned(character=who) if who != viewer:
+            return {"carried": None} if viewer == SPECTATOR else {"carried": None, "scene": None, "why": None}
+        case CharacterMoved(character=who) if who != viewer and viewer != SPECTATOR:
+            return {"to": None}
+        case CarriedCorrected(character=who) if who != viewer:
+            return {"changes": None, "why": None}
         case CharacterAdjusted(character=who) if who != viewer:
             return {"changes": None, "reason": None}
         case ChallengeDeclared(challenger=who, pool=Pool()) if who != viewer:

@@ -45,7 +45,7 @@ from domain.state import Scene
 from projections.narrate import narrate
 from projections.redact import redact
 from projections.replay import Step, links_of_rows, replay
-from projections.views import older_challenges, view
+from projections.views import older_challenges
 from server.catchup import fold_to, state_at, stream
 from server.documents import audit_document, export_document
 from server.history import fork_wires
@@ -91,6 +91,7 @@ from server.wire import (
     Welcome,
     befores_of,
     encode,
+    viewed,
 )
 
 log = structlog.get_logger("justicar.connection")
@@ -190,6 +191,13 @@ class Connection:
         self.hub = hub
         self.id = next(_ids)
         self.grant: Grant | None = None
+        self.stream = ""
+        """The stream this connection works on: its token's, or the scene of its token's game night
+        it subscribed to (requests and commands without a ``scene`` go there)."""
+        self._tonight: str | None = None
+        """The game night the token is for, once known (a stream's kind never changes)."""
+        self._opened: set[str] = set()
+        """Scenes of the token's night this connection may open (``_opens``)."""
         self.subscriber: Subscriber | None = None
         self.joining = False
         self.stopped = False
@@ -369,13 +377,58 @@ class Connection:
         except SceneUnavailable as failed:
             raise Refusal(failed.error.code, failed.error.message) from None
 
+    # -- a game night's token: the night, and the scenes of that night ---------------------------
+
+    async def _night(self) -> Scene | None:
+        """The game night this connection's token is for (None: its token is for a scene)."""
+        grant = self._authenticated()
+        if self._tonight is None:
+            state = await self._scene_state(grant.scene)
+            if state.night is None:
+                return None
+            self._tonight = grant.scene
+        return await self._scene_state(grant.scene)
+
+    async def _opens(self, scene: str, command: AnyCommand | None = None) -> None:
+        """Refuse, in words (``forbidden``), a stream other than the token's own that the token does
+        not open. A game night's token opens the scenes of that night (those whose ``game`` is the
+        night): the Storyteller's and a spectator's every one, a player's those its character is in
+        now or has been in tonight. The Storyteller also opens a new scene of the night
+        (``open_scene`` with ``game``). Once opened, a scene stays open to the connection (a scene's
+        night never changes, and where a character has been stays so)."""
+        grant = self._authenticated()
+        if scene in self._opened:
+            return
+        night = await self._night()
+        if night is None:
+            self._security("forged scene", claimed=scene[:64])
+            raise Refusal("forbidden", f"Your token is for scene {grant.scene!r}, not {scene!r}.")
+        tonight = f"“{night.title}”" if night.title else "tonight's game"
+        if isinstance(command, OpenScene) and command.game == grant.scene and grant.role == "st":
+            return  # a new scene of the night: the domain refuses one that is already open
+        state = await self._scene_state(scene) if self.hub.backend.store.head(scene)[0] else None
+        if state is None or state.game != grant.scene:
+            self._security("scene outside the night", claimed=scene[:64])
+            raise Refusal("forbidden", f"Your link is for {tonight}; {scene!r} is not one of its scenes.")
+        if grant.role == "player" and grant.character is not None:
+            who = grant.character
+            visit = night.night.where.get(who) if night.night else None
+            there = state.characters.get(who)
+            if (visit is None or visit.scene != scene) and (there is None or not there.entered):
+                name, title = night.name_of(who), f"“{state.title}”" if state.title else repr(scene)
+                raise Refusal(
+                    "forbidden",
+                    f"{name} is not in {title}: your link for {tonight} opens the scenes {name} is in.",
+                )
+        self._opened.add(scene)
+
     async def pool(self, asked: PoolRequest) -> PoolPreview:
         """The pool a side would put in, as the ruleset computes it, or why it would be refused."""
         grant = self._authenticated()
         who = asked.character or grant.character
         if who is None or (grant.role != "st" and who != grant.character):
             raise Refusal("forbidden", "Ask for your own character's pool (the ST names one: `character`).")
-        state = await self._scene_state(grant.scene)
+        state = await self._scene_state(self.stream)
         if who not in state.characters:
             raise Refusal("unknown_character", f"There is no character {who!r} in this scene.")
         ch = state.challenges.get(asked.challenge) if asked.challenge else None
@@ -411,16 +464,16 @@ class Connection:
             case ReplayRequest():
                 await self.replay(message)
             case AuditRequest(format=fmt):
-                grant = self._storyteller("download the audit")
-                await self.send_parts(await audit_document(self.hub.worker, self.hub.backend.store, grant.scene, fmt))
+                self._storyteller("download the audit")
+                await self.send_parts(await audit_document(self.hub.worker, self.hub.backend.store, self.stream, fmt))
             case ExportRequest():
-                grant = self._storyteller("export the scene")
-                await self.send_parts(await export_document(self.hub.worker, self.hub.backend.store, grant.scene))
+                self._storyteller("export the scene")
+                await self.send_parts(await export_document(self.hub.worker, self.hub.backend.store, self.stream))
             case ForkRequest(at=at, scene=new_scene):
                 await self.fork(at, new_scene)
             case ChallengesRequest(before=before, limit=limit):
                 grant = self._authenticated()
-                state = await self._scene_state(grant.scene)
+                state = await self._scene_state(self.stream)
                 page, after = await self.hub.worker.run(older_challenges, state, grant.viewer, before, limit)
                 await self.send(ChallengesPage(challenges=page, next=after))
             case HistoryRequest(before=before, limit=limit):
@@ -438,8 +491,8 @@ class Connection:
                 await self.send(QrCode(text=text, svg=svg))
 
     async def replay(self, ask: ReplayRequest) -> None:
-        grant = self._authenticated()
-        state = await self._scene_state(grant.scene)
+        grant, scene = self._authenticated(), self.stream
+        state = await self._scene_state(scene)
         if grant.role == "spectator" or (grant.role == "player" and state.status != "closed"):
             raise Refusal(
                 "forbidden",
@@ -456,31 +509,31 @@ class Connection:
         snapshots = self.hub.backend.snapshots
 
         def explained() -> tuple[list[Step], Scene | None]:  # reads and pure folds: off the event loop
-            before = fold_to(store, snapshots, grant.scene, ask.start - 1)
-            records = list(store.read(grant.scene, after=ask.start - 1, upto=last))
-            steps = list(replay(records, viewer, before, links_of_rows(store.rows(grant.scene))))
+            before = fold_to(store, snapshots, scene, ask.start - 1)
+            records = list(store.read(scene, after=ask.start - 1, upto=last))
+            steps = list(replay(records, viewer, before, links_of_rows(store.rows(scene))))
             return steps, fold(records, before) if ask.view else None
 
         steps, after = await self.hub.worker.run(explained)
         await self.send(
             ReplayMessage(
-                scene=grant.scene,
+                scene=scene,
                 viewer=viewer,
                 start=ask.start,
                 end=last,
                 version=state.version,
                 steps=steps,
-                view=view(after, viewer) if after is not None else None,
+                view=viewed(after, viewer) if after is not None else None,
             )
         )
 
     async def history(self, before: int, limit: int) -> None:
         """Events before ``before`` as this viewer saw them, in words: folded off the loop."""
         grant = self._authenticated()
-        state = await self._scene_state(grant.scene)
+        state = await self._scene_state(self.stream)
         end = min(before - 1, state.version)
         start = max(1, end - limit + 1)
-        store, snapshots, scene = self.hub.backend.store, self.hub.backend.snapshots, grant.scene
+        store, snapshots, scene = self.hub.backend.store, self.hub.backend.snapshots, self.stream
 
         def page() -> tuple[list[Wire], list[str]]:
             base = fold_to(store, snapshots, scene, start - 1)
@@ -493,11 +546,11 @@ class Connection:
         await self.send(HistoryPage(start=start, end=end, events=events, summaries=words))
 
     async def fork(self, at: int, new_scene: str | None) -> None:
-        grant = self._storyteller("fork a what-if")
-        scene = new_scene or f"{grant.scene}-at-{at}"
+        self._storyteller("fork a what-if")
+        scene = new_scene or f"{self.stream}-at-{at}"
         store = self.hub.backend.store
         try:
-            wires, digests = await self.hub.worker.run(fork_wires, store, grant.scene, at, scene, utc_now)
+            wires, digests = await self.hub.worker.run(fork_wires, store, self.stream, at, scene, utc_now)
             await self.hub.writer.run(partial(store.import_wires, scene, wires, digests))
         except StorageUnavailable as err:
             raise Refusal("storage_unavailable", f"Cannot fork now: {err}.") from None
@@ -514,7 +567,7 @@ class Connection:
         if grant is None:
             self._security("bad token")
             raise Refusal("bad_token", "That token is unknown, revoked or expired.")
-        self.grant = grant
+        self.grant, self.stream = grant, grant.scene
         self.hub.attach(grant.token_id, self)
         structlog.contextvars.bind_contextvars(scene=grant.scene, role=grant.role)
         log.info("hello", character=grant.character, token_id=grant.token_id, peer=self.peer)
@@ -531,11 +584,12 @@ class Connection:
 
     async def subscribe(self, scene: str | None, since: int | None, summaries: bool = False) -> None:
         grant = self._authenticated()
-        if scene not in (None, grant.scene):
-            raise Refusal("forbidden", f"Your token is for scene {grant.scene!r}, not {scene!r}.")
         if self.subscriber is not None or self.joining:
             raise Refusal("already_subscribed", "This connection is already subscribed.")
-        sub = Subscriber(self.conn, grant, summaries)
+        target = scene or grant.scene
+        if target != grant.scene:
+            await self._opens(target)
+        sub = Subscriber(self.conn, grant, summaries, "" if target == grant.scene else target)
         base: Scene | None = None
         store, snapshots = self.hub.backend.store, self.hub.backend.snapshots
         self.joining = True
@@ -543,7 +597,7 @@ class Connection:
             while not self.stopped:
                 match await self.hub.join(sub, since, base):
                     case Joined():
-                        self.subscriber = sub
+                        self.subscriber, self.stream = sub, target
                         return
                     case JoinRefused(code=code, message=message):
                         raise Refusal(code, message)
@@ -551,19 +605,19 @@ class Connection:
                         since = since or 0
                         try:
                             if summaries and base is None:
-                                base = await state_at(self.hub.worker, store, snapshots, grant.scene, since)
+                                base = await state_at(self.hub.worker, store, snapshots, target, since)
                             base = await stream(
                                 self.hub.worker,
                                 self._send_frame,
                                 store,
-                                grant.scene,
+                                target,
                                 grant.viewer,
                                 since,
                                 version,
                                 base,
                             )
                         except SceneCorrupt as err:  # found on the way: refused, as a load would be
-                            failed = unavailable(grant.scene, str(err))
+                            failed = unavailable(target, str(err))
                             raise Refusal(failed.code, failed.message) from None
                         since = version
         finally:
@@ -579,13 +633,14 @@ class Connection:
         if body.get("actor", actor) != actor:
             self._security("forged actor", claimed=str(body["actor"])[:64])
             raise Refusal("forbidden", f"You are connected as {actor}; you cannot act as {body['actor']}.")
-        if body.get("scene", grant.scene) != grant.scene:
-            self._security("forged scene", claimed=str(body["scene"])[:64])
+        scene = body.get("scene", self.stream)
+        if not isinstance(scene, str):
+            raise Refusal("malformed", f"Bad {body['type']} command: `scene` is the id of a scene, a string.")
+        if scene != grant.scene and not await self._night():
+            self._security("forged scene", claimed=scene[:64])
             raise Refusal("forbidden", f"Your token is for scene {grant.scene!r}.")
         try:
-            command: AnyCommand = msgspec.convert(
-                {**body, "actor": actor, "scene": grant.scene}, COMMANDS[body["type"]]
-            )
+            command: AnyCommand = msgspec.convert({**body, "actor": actor, "scene": scene}, COMMANDS[body["type"]])
         except msgspec.ValidationError as err:
             if body["type"] == "add_character":
                 problems = await self.hub.worker.run(sheet_problems, body.get("character"))
@@ -593,13 +648,15 @@ class Connection:
                     listed = "; ".join(f"{path or 'the sheet'}: {what}" for path, what in problems.items())
                     raise Refusal("bad_sheet", f"The sheet is not valid: {listed}.", fields=problems) from None
             raise Refusal("malformed", f"Bad {body['type']} command: {err}") from None
+        if scene != grant.scene:
+            await self._opens(scene, command)
         started = time.perf_counter()
         with self.hub.answering():
             handled = await self.hub.submit(command)
             result = handled.result(grant.viewer)
             log.info(
                 "command",
-                scene=grant.scene,
+                scene=scene,
                 actor=actor,
                 verb=command.verb,
                 id=command.id,
@@ -629,6 +686,10 @@ class Connection:
             if character is None:
                 raise Refusal("malformed", 'A player token is bound to a character: add "character".')
             state = await self._scene_state(grant.scene)
+            if character not in state.characters and state.night is not None:
+                raise Refusal(
+                    "unknown_character", f"No character {character!r} is registered tonight; register them first."
+                )
             if character not in state.characters:
                 raise Refusal("unknown_character", f"There is no character {character!r} in this scene.")
         elif character is not None:

@@ -167,14 +167,14 @@ class Hub:
     async def join(self, subscriber: Subscriber, since: int | None, base: Scene | None = None) -> JoinAnswer:
         send, receive = anyio.create_memory_object_stream[JoinAnswer](1)
         with receive:
-            await self._post(subscriber.grant.scene, Join(subscriber, since, send, base))
+            await self._post(subscriber.stream, Join(subscriber, since, send, base))
             return await receive.receive()
 
     async def leave(self, subscriber: Subscriber) -> None:
-        await self._post(subscriber.grant.scene, Leave(subscriber))
+        await self._post(subscriber.stream, Leave(subscriber))
 
     async def send_view(self, subscriber: Subscriber) -> None:
-        await self._post(subscriber.grant.scene, SendView(subscriber))
+        await self._post(subscriber.stream, SendView(subscriber))
 
     async def state(self, scene: str) -> Scene:
         """The scene's state as its room holds it (loading it, off the loop, if need be); raises

@@ -83,10 +83,16 @@ class Subscriber:
     grant: Grant
     summaries: bool = False
     """Whether it wants each event in words."""
+    scene: str = ""
+    """The stream it follows: its token's (empty), or a scene of its token's game night."""
 
     @property
     def viewer(self) -> str:
         return self.grant.viewer
+
+    @property
+    def stream(self) -> str:
+        return self.scene or self.grant.scene
 
 
 @dataclass

@@ -2,9 +2,15 @@
 
 A token is random (``jt_`` and 32 url-safe characters), shown once when issued, and stored only as
 its SHA-256. Its public ``token_id`` (``t-`` and the first 10 hex digits of that hash) names it for
-listing and revoking. Each token grants one role in one scene: ``st``, ``player`` (bound to one
+listing and revoking. Each token grants one role in one stream: ``st``, ``player`` (bound to one
 character) or ``spectator``; it may carry an expiry. ``ended()`` lists the tokens that may no
 longer be used (revoked or expired, by any process), so a server can close their connections.
+
+A stream is a scene or a game night (whose id the ``scene`` column holds, as the event store's
+does): a night's token is one link per player per night, good for the night and for every scene
+of it (``server.connection``: the Storyteller's and a spectator's in each scene of the night, a
+player's in the scenes its character is or has been in, acting as that character). ``list(night)``
+lists a night's tokens, as ``list(scene)`` a scene's.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ class Grant(msgspec.Struct, frozen=True, kw_only=True):
 
     token_id: str
     scene: str
+    """The scene, or the game night, the token is for."""
     role: Role
     character: str | None = None
     created_at: str = ""
@@ -99,6 +106,8 @@ class SqliteTokens:
         )
         if "expires_at" not in {row[1] for row in self._rows("PRAGMA table_info(tokens)")}:
             self._rows("ALTER TABLE tokens ADD COLUMN expires_at TEXT")
+        # a scene's or a night's tokens, listed by the console: one night's links among many nights'
+        self._rows("CREATE INDEX IF NOT EXISTS tokens_by_scene ON tokens (scene, created_at)")
 
     def _rows(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         with on_disk():

@@ -24,6 +24,7 @@ from domain.pools import Pool, PoolSpec
 from domain.sheets import Category, Ident
 from domain.state import Scene
 from projections.narrate import narrate
+from projections.night_view import night_view
 from projections.redact import redact
 from projections.replay import Step, states
 from projections.views import ChallengeView, StateView, touched, turned, view
@@ -381,10 +382,20 @@ def after_commit(
     ``befores`` (the state before each record), each event in words too. ``reach`` is what the
     commit touched (``reach_of``), worked out once for all viewers."""
     only, turn = reach or reach_of(records)
-    patch = view(state, viewer, only=only, turned=turn)
+    patch = viewed(state, viewer, only=only, turned=turn)
     events = [redact(record, viewer) for record in records]
     said = _summaries(records, befores, viewer)
     return [encode(CommitMessage(version=state.version, events=events, view=patch, summaries=said))]
+
+
+def viewed(
+    state: Scene, viewer: str, *, only: tuple[list[str] | None, list[str]] | None = None, turned: bool = False
+) -> StateView:
+    """The view of a stream for a viewer: a scene's (``projections.views``), or a game night's, which
+    holds the night's scenes and whereabouts beside its characters (``projections.night_view``)."""
+    if state.night is not None:
+        return night_view(state, viewer, only=only)
+    return view(state, viewer, only=only, turned=turned)
 
 
 Reach = tuple[tuple[list[str] | None, list[str]], bool]
@@ -426,7 +437,7 @@ def commit_frames(records: list[Recorded], viewer: str, base: Scene | None = Non
 def joined_frames(state: Scene, since: int, viewer: str) -> list[bytes]:
     """What ends a subscriber's catch-up: the whole view, and the ``subscribed`` marker."""
     return [
-        encode(ViewMessage(full=True, version=state.version, view=view(state, viewer))),
+        encode(ViewMessage(full=True, version=state.version, view=viewed(state, viewer))),
         encode(Subscribed(scene=state.id, since=since, version=state.version)),
     ]
 
