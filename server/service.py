@@ -202,8 +202,15 @@ class SceneService:
         before = self.state(command.scene)
         done = self._handle(command)
         if done.fresh and done.records:
-            self.carry(follow_ups(before, self.state(command.scene), done.records))
+            self.carry(self._dated(follow_ups(before, self.state(command.scene), done.records), command))
         return done
+
+    def _dated(self, commands: Sequence[AnyCommand], cause: AnyCommand) -> list[AnyCommand]:
+        """A script's follow-ups bear the time of the command that caused them (``honour_at``), so
+        that a dated script replays exactly; live, the clock stamps them."""
+        if not (self.honour_at and cause.at):
+            return list(commands)
+        return [msgspec.structs.replace(c, at=cause.at) for c in commands]
 
     def carry(self, commands: Sequence[AnyCommand]) -> None:
         """Apply follow-ups inline, and theirs in turn; an arrival refused goes back to its night."""
@@ -213,9 +220,9 @@ class SceneService:
             before = self.state(command.scene)
             done = self._handle(command)
             if done.error is not None and isinstance(command, Arrive):
-                queue.append(bounced(command, done.error.message))
+                queue.extend(self._dated([bounced(command, done.error.message)], command))
             elif done.fresh and done.records:
-                queue.extend(follow_ups(before, self.state(command.scene), done.records))
+                queue.extend(self._dated(follow_ups(before, self.state(command.scene), done.records), command))
 
     def _handle(self, command: AnyCommand) -> Handled:
         for _ in range(RETRIES):

@@ -41,7 +41,10 @@ def events(db: Path, stream: str) -> list[dict]:
     """A stream's events as stored: seq, type and data."""
     store = SqliteStore(db, readonly=True)
     try:
-        return [{"seq": w.seq, "type": w.type, "data": json.loads(bytes(w.data))} for w in store.read_wire(stream)]
+        return [
+            {"seq": w.seq, "type": w.type, "at": w.at, "data": json.loads(bytes(w.data))}
+            for w in store.read_wire(stream)
+        ]
     finally:
         store.close()
 
@@ -84,6 +87,9 @@ class TestTheExampleNight:
             (c["data"]["character"], c["data"]["ruling"], c["data"]["changes"]["restore_traits"]) for c in corrected
         ] == [("sam", ruling["seq"], ["Brawny"])]
         assert [e["data"]["ruling"] for e in night if e["type"] == "carried_corrected"] == [ruling["seq"]]
+        # a dated script's follow-ups bear the time of the command that caused them: replays are exact
+        assert [e["at"] for e in night if e["type"] == "carried_corrected"] == [ruling["at"]]
+        assert corrected[0]["at"] == ruling["at"]
 
         states = {line["state"]["scene"]: line["state"] for line in lines if "state" in line}
         assert set(states) == set(STREAMS)
