@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from clients.cli import main
+from server.documents import audit_frame, audit_text, export_frame
 from server.store import SqliteStore
 from server.tokens import SqliteTokens
 
@@ -327,3 +328,20 @@ class TestGameCommands:
         out = capsys.readouterr().out
         for verb in ("new", "move", "show", "close"):
             assert f"    {verb} " in out
+
+
+def test_the_storytellers_downloads_of_a_night_are_the_same_documents(
+    played: tuple[Path, list[dict]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Asked of the night's own stream, the console's audit and export (server/documents.py) are
+    the night's: its scenes and ledgers, and the night with its scenes."""
+    db, _ = played
+    store = SqliteStore(db, readonly=True)
+    _, md, _ = run(capsys, "audit", "--db", str(db), "--game", "friday", "--format", "md")
+    assert audit_text(store, "friday", "md") == md
+    frame = json.loads(audit_frame(store, "friday", "md"))
+    assert frame["name"] == "friday-audit.md" and frame["text"] == md
+    _, exported, _ = run(capsys, "export", "--db", str(db), "friday")
+    frame = json.loads(export_frame(store, "friday"))
+    assert frame["text"] == exported and frame["text"].count('{"end"') == 3
+    assert json.loads(export_frame(store, "parking"))["text"].count('{"end"') == 1  # a scene alone
