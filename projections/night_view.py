@@ -7,8 +7,8 @@ open or closed, and where its characters are now.
 
 - The Storyteller sees every character whole, every scene and who is in each.
 - A player sees their own character as it stands tonight (Traits lost, abilities, Willpower and
-  blood left, damage) and the scene it is in now, if any; nothing of the other characters, not even
-  their names, and no other scene.
+  blood left, damage) and the scene it is in now, if any; no other character (the night's events
+  name them, as a scene's ``character_added`` does: ``projections.redact``) and no other scene.
 - A spectator sees every scene and who is where, by name, and no sheet.
 
 The night holds a character as it was when it last came back (or was registered, or corrected):
