@@ -133,7 +133,7 @@ def ledgers(night: Sequence[Recorded], scenes: Mapping[str, Sequence[Recorded]])
         if isinstance(e, CharacterMoved) and e.character in out:
             inside[e.character] = e.to
             visits[e.character].append(e.to)
-            found = _visit(scenes.get(e.to, ()), e.character, r.seq, state, titles, scenes)
+            found = _visit(e.to, scenes.get(e.to, ()), e.character, r.seq, state, titles, scenes)
             out[e.character] += found
         elif isinstance(e, CharacterReturned) and inside.get(e.character) == e.scene:
             del inside[e.character]
@@ -158,6 +158,7 @@ def ledgers(night: Sequence[Recorded], scenes: Mapping[str, Sequence[Recorded]])
 
 
 def _visit(
+    scene: str,
     records: Sequence[Recorded],
     who: str,
     moved: int,
@@ -183,22 +184,22 @@ def _visit(
         if r.command != command:
             command, rule, retest, ruling = r.command, "", "", None
         if isinstance(e, RulingIssued):
-            ruling = Ref(r.scene, titles.get(r.scene, r.scene), r.seq)
+            ruling = Ref(scene, titles.get(scene, scene), r.seq)
         if isinstance(e, RetestInvoked):
             retest = f"a retest with {source_label(e.source)}"
         own = getattr(e, "rule", "") or ""
         if isinstance(e, CharacterLeft) and e.character == who:
             break
         if isinstance(e, CarriedCorrected) and e.character == who:
-            out += _correction(r, e, night, titles, scenes, r.scene)
+            out += _correction(r, e, night, titles, scenes, scene)
         else:
             for kind, item, amount, loss, what, why in _changes_of(e, who, name, retest):
                 by: By = "storyteller" if isinstance(e, CharacterAdjusted) else "ruling" if ruling else "play"
                 used = own or rule
                 out.append(
                     Entry(
-                        scene=r.scene,
-                        title=titles.get(r.scene, r.scene),
+                        scene=scene,
+                        title=titles.get(scene, scene),
                         seq=r.seq,
                         at=r.at,
                         kind=kind,

@@ -3,9 +3,12 @@ night's scenes, with the step, the words and the rule signed by its book."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from projections.ledger import Ledger, ledgers
+from server.history import fork
 from tests.night.table import JUAN, ROSA, NightTable
 from tests.table import sheet
 
@@ -143,3 +146,39 @@ def test_visits_without_losses_add_nothing(night: NightTable) -> None:
     night.ok("parking", "st", "close_scene")
     assert books(night)["sam"].scenes == ["elysium", "parking"]
     assert books(night)["sam"].entries == []
+
+
+def test_a_what_if_passes_a_fork_under_the_scene_it_branches_from(night: NightTable) -> None:
+    """A fork of a scene (its own id, re-chained) read in the scene's place: the entries name the
+    night's scene, and stop where the fork does."""
+    sam_loses_brawny(night)
+    lost = seq_of(night, "elysium", "trait_lost")
+    night.ok("elysium", "st", "adjust", character="sam", changes={"willpower": -1}, reason="A misstep")
+    fork(night.store, "elysium", lost, "elysium-whatif", lambda: night.now)
+    [entry] = ledgers(night.log("g1"), {"elysium": night.log("elysium-whatif")})[0].entries
+    assert (entry.scene, entry.title, entry.seq, entry.item) == ("elysium", "Elysium", lost, "Brawny")
+
+
+def test_the_ledger_adds_up_to_what_the_character_carries(night: NightTable) -> None:
+    """Traits lost less those restored, and Willpower spent, are what the character carries now."""
+    sam_loses_brawny(night)
+    night.ok("elysium", "st", "adjust", character="sam", changes={"willpower": -1}, reason="A misstep")
+    night.ok("elysium", "st", "remove_character", character="sam")
+    night.open_scene("parking")
+    night.move("sam", "parking")
+    night.ok(
+        "elysium",
+        "st",
+        "rule",
+        event=seq_of(night, "elysium", "challenge_resolved"),
+        decision="overturn",
+        reason="Cover",
+    )
+    night.ok("parking", "st", "adjust", character="sam", changes={"lose_traits": ["Quick"], "willpower": 1}, reason="x")
+    for ledger in books(night).values():
+        traits = [e for e in ledger.entries if e.kind == "trait"]
+        lost = Counter(e.item for e in traits if e.loss) - Counter(e.item for e in traits if not e.loss)
+        assert lost == Counter(x.trait for x in ledger.now.lost), ledger.name
+    sam = books(night)["sam"]
+    spent = sum(-e.amount if e.loss else e.amount for e in sam.entries if e.kind == "willpower")
+    assert sam.now.willpower == 2 + spent == 2
