@@ -261,13 +261,14 @@ def _travelling(before: Scene, after: Scene, record: Recorded) -> list[AnyComman
     return out
 
 
-def pending(night: Scene, scenes: dict[str, Scene]) -> list[tuple[str, str, int] | ComeBack]:
-    """What a crash may have kept from being sent, given the night and the scenes its characters
-    are in: ``(character, scene, seq)`` for a character sent at the night's event ``seq`` that has
-    not arrived (the shell reads that event's hash to send it again, ``sending``), and the return
-    of a character a scene let go that the night has not had back. Sent again, a follow-up appends
-    nothing twice: its id is the one it had the first time."""
-    out: list[tuple[str, str, int] | ComeBack] = []
+def pending(night: Scene, scenes: dict[str, Scene]) -> list[tuple[str, str, int] | ComeBack | NoteScene]:
+    """What a crash may have kept from being sent, given the night, the scenes its characters are
+    in and those it holds open: ``(character, scene, seq)`` for a character sent at the night's
+    event ``seq`` that has not arrived (the shell reads that event's hash to send it again,
+    ``sending``), the return of a character a scene let go that the night has not had back, and
+    the end of a scene that closed while the night still holds it open. Sent again, a follow-up
+    appends nothing twice: its id is the one it had the first time."""
+    out: list[tuple[str, str, int] | ComeBack | NoteScene] = []
     for who, visit in night.night.where.items() if night.night else ():
         scene = scenes.get(visit.scene)
         there = scene.characters.get(who) if scene else None
@@ -275,6 +276,10 @@ def pending(night: Scene, scenes: dict[str, Scene]) -> list[tuple[str, str, int]
             out.append((who, visit.scene, visit.seq))
         elif not there.present:
             out.append(_back(scene, there))
+    for held in night.night.scenes if night.night else ():
+        scene = scenes.get(held.id)
+        if held.open and scene is not None and scene.status == "closed":
+            out.append(NoteScene(id=f"~closed-{held.id}", scene=night.id, actor=SERVER, origin=held.id, closed=True))
     return out
 
 

@@ -121,8 +121,10 @@ class Hub:
         try:
             night = await self.state(night_id)
             scenes = {}
-            for visit in night.night.where.values() if night.night else ():
-                scenes[visit.scene] = await self.state(visit.scene)
+            held = night.night.where.values() if night.night else ()
+            still = [s.id for s in night.night.scenes if s.open] if night.night else []
+            for scene in dict.fromkeys([*(visit.scene for visit in held), *still]):
+                scenes[scene] = await self.state(scene)
             owed: list[AnyCommand] = []
             for item in pending(night, scenes):
                 if isinstance(item, tuple):

@@ -397,3 +397,59 @@ async def test_a_move_a_crash_kept_from_its_scene_arrives_once_when_the_night_lo
             assert now == heads  # the second start appends nothing anywhere
         heads = now
         backend.close()
+
+
+def kinds(backend: Backend, stream: str, kind: str) -> list[str]:
+    return [r.event.character for r in backend.store.read(stream) if r.type == kind]  # type: ignore[attr-defined]
+
+
+async def test_a_close_a_crash_kept_from_the_night_comes_back_once_when_the_night_loads(tmp_path: Path) -> None:
+    db = str(tmp_path / "night.db")
+    backend = open_backend(db)
+    service = SceneService(backend.store)
+    for stream, body in [
+        ("g1", {"id": "o", "type": "open_game", "ruleset": "lotn", "title": "Friday"}),
+        ("g1", {"id": "r1", "type": "register_character", "character": SAM}),
+        ("g1", {"id": "r2", "type": "register_character", "character": JUAN}),
+        ("elysium", {"id": "s", "type": "open_scene", "ruleset": "lotn", "title": "Elysium", "game": "g1"}),
+        ("g1", {"id": "m1", "type": "move_character", "character": "sam", "to": "elysium"}),
+        ("g1", {"id": "m2", "type": "move_character", "character": "juan", "to": "elysium"}),
+        (
+            "elysium",
+            {
+                "id": "a",
+                "type": "adjust",
+                "character": "sam",
+                "changes": {"lose_traits": ["Brawny"]},
+                "reason": "a fall",
+            },
+        ),
+    ]:
+        done = service.handle(command(stream, body))
+        assert done.error is None, done.error
+    # The scene closes, and the server stops before the night hears of it.
+    closed = await service.submit(command("elysium", {"id": "c", "type": "close_scene"}))
+    assert [r.type for r in closed.records][-1] == "scene_closed"
+    assert kinds(backend, "g1", "character_returned") == []
+    st = backend.tokens.issue("g1", "st")[0]
+    backend.close()
+
+    heads: dict[str, tuple[int, str]] = {}
+    for start in (1, 2):
+        backend = open_backend(db)
+        async with running(backend) as live, Client(live.url, st) as client:
+            await client.subscribe()  # the night loads, and takes back what the scene let go
+            await until(client, lambda c: c.view["night"]["where"] == {} and not c.view["night"]["scenes"][0]["open"])
+            await live.hub._mend("g1")  # once more, awaited: sending it again appends nothing
+            assert client.view["night"]["scenes"] == [
+                {"id": "elysium", "title": "Elysium", "open": False, "characters": []}
+            ]
+        assert sorted(kinds(backend, "g1", "character_returned")) == ["juan", "sam"]
+        returned = next(r.event for r in backend.store.read("g1") if r.type == "character_returned")
+        assert [lost.trait for lost in returned.carried.lost] == ["Brawny"]  # type: ignore[attr-defined]
+        assert [r.type for r in backend.store.read("g1")].count("scene_ended") == 1
+        now = {stream: backend.store.head(stream) for stream in ("g1", "elysium")}
+        if start == 2:
+            assert now == heads  # the second start appends nothing anywhere
+        heads = now
+        backend.close()
