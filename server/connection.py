@@ -670,8 +670,15 @@ class Connection:
         if self.hub.closing:
             raise Refusal("shutting_down", "The server is shutting down; try again when it is back.")
         scene = message.scene or f"s-{secrets.token_hex(4)}"
+        night = await self._night()  # a night's Storyteller opens a scene of that night
         opening = OpenScene(
-            id="~open", scene=scene, actor="st", ruleset=message.ruleset, title=message.title, options=message.options
+            id="~open",
+            scene=scene,
+            actor="st",
+            ruleset=message.ruleset,
+            title=message.title,
+            options=message.options,
+            game=night.id if night is not None else None,
         )
         handled = await self.hub.submit(opening)
         if handled.error is not None:

@@ -281,7 +281,11 @@ async def test_a_night_link_opens_only_its_own_night(
 ) -> None:
     st, links = night
     await st_do(st, "elysium", "open_scene", ruleset="lotn", title="Elysium", game="g1")
-    await st_do(st, "upstairs", "open_scene", ruleset="lotn", title="Upstairs", game="g1")
+    created = await st.request(
+        {"type": "create_scene", "scene": "upstairs", "ruleset": "lotn", "title": "Upstairs"}, "scene_created"
+    )
+    assert created["scene"] == "upstairs"  # opened in the night its Storyteller's link is for
+    await until(st, lambda c: [s["id"] for s in c.view["night"]["scenes"]] == ["elysium", "upstairs"])
     await st_do(st, "g1", "move_character", character="sam", to="elysium")
     async with Client(live.url, backend.tokens.issue("g2", "st")[0]) as other:
         await st_do(other, "g2", "open_game", ruleset="lotn", title="Saturday")
