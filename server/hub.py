@@ -121,10 +121,12 @@ class Hub:
         try:
             night = await self.state(night_id)
             scenes = {}
-            held = night.night.where.values() if night.night else ()
-            still = [s.id for s in night.night.scenes if s.open] if night.night else []
-            for scene in dict.fromkeys([*(visit.scene for visit in held), *still]):
-                scenes[scene] = await self.state(scene)
+            for visit in night.night.where.values() if night.night else ():
+                scenes[visit.scene] = await self.state(visit.scene)
+            for held in night.night.scenes if night.night else ():  # a close the night never heard of
+                if held.open and held.id not in scenes:
+                    with contextlib.suppress(SceneUnavailable):  # that scene's own load says why
+                        scenes[held.id] = await self.state(held.id)
             owed: list[AnyCommand] = []
             for item in pending(night, scenes):
                 if isinstance(item, tuple):
