@@ -201,9 +201,15 @@ class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaul
         return sum(traits.of(category).values()) if traits else 0
 
     def available(self, category: Category) -> int:
-        """Traits the character can still call on in a category tonight (blood bonuses are Physical)."""
+        """Traits the character can still call on in a category tonight (blood bonuses are Physical).
+        A Trait lost more often than the character has it (a ruling in a scene it has left takes a
+        Trait it has lost since, in another scene of the night) counts once per copy it had."""
         bonus = len(self.bonuses) if category == "physical" else 0
-        return self.total(category) + bonus - sum(1 for lost in self.lost if lost.category == category)
+        lost: dict[str, int] = {}
+        for each in self.lost:
+            if each.category == category:
+                lost[each.trait] = lost.get(each.trait, 0) + 1
+        return self.total(category) + bonus - sum(min(n, n + self.left(trait, category)) for trait, n in lost.items())
 
     def category_of(self, trait: str, prefer: Category | None = None) -> Category | None:
         """The category a trait belongs to on this sheet (the preferred one first)."""
