@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
 from domain.commands import Action, Source
 from domain.events import (
     AbilitySpent,
@@ -90,9 +93,86 @@ def source_label(source: Source) -> str:
     return f"a {source.category} retest" if source.category != "overbid" else "an overbid"
 
 
-def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
-    """What happened, as ``viewer`` may know it (``before`` names the people)."""
+FREE = "\x1f"
+"""Around someone's own words in a sentence (a victory condition, a reason): never rewritten."""
+
+
+def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR, *, second_person: bool = True) -> str:
+    """What happened, as ``viewer`` may know it (``before`` names the people). A player reads their
+    own character in the second person ("You challenge Juan", "Juan's challenge to you", "your
+    pool of 8"); the Storyteller and spectators read everyone by name, and so does anyone reading
+    a player's knowledge on their behalf (a replay "as Sam saw it": ``second_person=False``)."""
+    said = _said(before, event, viewer)
+    me = _viewer_name(before, event, viewer) if second_person else None
+    if me is None:
+        return said.replace(FREE, "")
+    others = [c.name for who, c in before.characters.items() if who != viewer]
+    if isinstance(event, CharacterAdded) and event.character.id != viewer:
+        others.append(event.character.name)
+    return addressed(said, me, others)
+
+
+def _viewer_name(before: Scene, event: SceneEvent, viewer: str) -> str | None:
+    """The name of the viewer's own character, if the viewer is a player with one in the scene."""
+    if viewer in before.characters:
+        return before.name_of(viewer)
+    if isinstance(event, CharacterAdded) and event.character.id == viewer:
+        return event.character.name
+    return None
+
+
+_KEPT = "threw may must can cannot will would could did had lost won rolled declared"
+_REGULAR = """win lose lead take challenge make bid answer relent withdraw call throw declare retest cancel spend
+let fail grapple join dispute leave roll end announce act use get keep hold escape break feed move stand need
+lend assist regain heal suffer choose drop attack want gain become fall owe risk name draw receive deal hit
+shoot stay remain say reroll tie beat decline defend offer refuse accept see acquire burn bring land"""
+_SECOND = {
+    **{v: v for v in _KEPT.split()},
+    **{f"{v}s": v for v in _REGULAR.split()},
+    **{"is": "are", "was": "were", "has": "have", "does": "do", "goes": "go", "passes": "pass"},
+    **{"matches": "match", "misses": "miss", "reaches": "reach", "tries": "try", "applies": "apply"},
+}
+"""A verb after a name, as it reads after "you" ("loses" -> "lose"); a modal or a past stays."""
+
+
+def addressed(text: str, me: str, others: Sequence[str] = ()) -> str:
+    """``text`` with the character named ``me`` as "you": "Vito's pool" -> "your pool", "Sam wins"
+    -> "you win", "against Sam" -> "against you"; capitalised where a sentence begins. Words in
+    :data:`FREE` marks (someone's own) and longer names holding ``me`` ("Sam" in "Sam Wu") are kept."""
+    if not me:
+        return text.replace(FREE, "")
+    pieces = text.split(FREE)
+    for i in range(0, len(pieces), 2):
+        pieces[i] = _addressed(pieces[i], me, [o for o in others if o != me and me in o], at_start=i == 0)
+    return "".join(pieces)
+
+
+def _addressed(text: str, me: str, longer: list[str], at_start: bool) -> str:
+    kept = {f"\x1e{i}\x1e": other for i, other in enumerate(sorted(longer, key=len, reverse=True))}
+    for mark, other in kept.items():
+        text = text.replace(other, mark)
+    pattern = re.compile(rf"(?<![\w'’-]){re.escape(me)}(?![\w-])(?:(['’]s\b)|( )(\w+))?")
+
+    def rewrite(m: re.Match[str]) -> str:
+        head = text[: m.start()].rstrip()
+        start = (at_start and not head) or head.endswith((".", "!", "?"))
+        if m.group(1):
+            return "Your" if start else "your"
+        you = "You" if start else "you"
+        verb = m.group(3)
+        if verb is not None and verb in _SECOND:
+            return f"{you} {_SECOND[verb]}"
+        return f"{you}{m.group(2) or ''}{verb or ''}"
+
+    text = pattern.sub(rewrite, text)
+    for mark, other in kept.items():
+        text = text.replace(mark, other)
+    return text
+
+
+def _said(before: Scene, event: SceneEvent, viewer: str) -> str:
     name = before.name_of
+    you = _viewer_name(before, event, viewer)
     match event:
         case SceneOpened():
             title = f" “{event.title}”" if event.title else ""
@@ -107,10 +187,12 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
         case CharacterRemoved():
             return f"{name(event.character)} leaves the scene."
         case CharacterAdjusted():
-            reason = f": {event.reason}" if knows(viewer, event.character) else "."
+            reason = f": {FREE}{event.reason}{FREE}" if knows(viewer, event.character) else "."
             return f"The Storyteller adjusts {name(event.character)}{reason}"
         case SceneClosed():
             return "The Storyteller closes the scene."
+        case SceneForked() if before.title:  # the copied steps named the scene: its title, not its id
+            return f"A what-if of “{before.title}”, from its step {event.seq}: nothing here changes the real scene."
         case SceneForked():
             return f"A what-if: this scene goes on from another scene as it stood at its step {event.seq}."
         case ChallengeDeclared():
@@ -121,7 +203,7 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             )
             difficulty = f" at difficulty {event.difficulty}" if event.difficulty is not None else ""
             bid = f", bidding {', '.join(event.bid)}" if event.bid else ""
-            victory = f": “{event.victory}”" if event.victory else ""
+            victory = f": “{FREE}{event.victory}{FREE}”" if event.victory else ""
             power = f" with {event.power}" if event.power else ""
             kind = f"{event.category} against {event.defense}" if event.defense else event.category
             flags = [
@@ -144,14 +226,15 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
         case BidPlaced():
             if event.owed:
                 return f"{name(event.character)} bids {', '.join(event.traits)}, owed for a Negative Trait call."
-            victory = f": “{event.victory}”" if event.victory else ""
+            victory = f": “{FREE}{event.victory}{FREE}”" if event.victory else ""
             if event.pool is not None:
                 return f"{name(event.character)} answers, {_pool(event.pool, event.character, viewer)}{victory}."
             return f"{name(event.character)} answers, bidding {', '.join(event.traits)}{victory}."
         case Relented():
             if event.pool is not None:
                 would = _pool(event.pool, event.character, NARRATOR)
-                return f"{name(event.character)} relents (they would have defended {would})."
+                they = "you" if event.character == viewer else "they"
+                return f"{name(event.character)} relents ({they} would have defended {would})."
             return f"{name(event.character)} relents."
         case ChallengeWithdrawn():
             ch = before.challenges.get(event.challenge)
@@ -173,7 +256,8 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
         case TestRevealed():
             ch = before.challenges.get(event.challenge)
             order = [ch.challenger.who, ch.defender.who] if ch else list(event.signs)
-            shown = ", ".join(f"{name(who)} {event.signs[who]}" for who in order if who in event.signs)
+            threw = " threw" if you is not None and viewer in order else ""  # "you threw rock", as the card says
+            shown = ", ".join(f"{name(who)}{threw} {event.signs[who]}" for who in order if who in event.signs)
             by = " (recorded by the Storyteller)" if event.recorded_by else ""
             result = "a tie" if event.result == "tie" else f"{name(order[0 if event.result == 'win' else 1])} wins"
             pools = "; ".join(f"{name(who)}'s pool: {pool.describe()}" for who, pool in event.pools.items())
@@ -224,10 +308,10 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
         case KnockedDown():
             return f"{name(event.character)} is knocked prone."
         case DisputeOpened():
-            return f"{name(event.by)} disputes {step_words(before, event.event)}: {_sentence(event.reason)}"
+            return f"{name(event.by)} disputes {step_words(before, event.event)}: {FREE}{_sentence(event.reason)}{FREE}"
         case RulingIssued():
             verdict = {"uphold": "upholds", "overturn": "overturns", "amend": "amends"}[event.decision]
-            said = f"The Storyteller {verdict} {step_words(before, event.event)}: {_sentence(event.reason)}"
+            said = f"The Storyteller {verdict} {step_words(before, event.event)}: {FREE}{_sentence(event.reason)}{FREE}"
             return said if event.decision == "uphold" else f"{said} {event.why}"
         case OutcomeCorrected():
             return f"By the ruling at step {event.ruling}: {event.why}"
@@ -241,7 +325,7 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             lending = f", {_pool(event.pool, event.character, viewer)}" if event.pool is not None else ""
             lending = f", lending {', '.join(event.traits)}" if event.traits else lending
             return f"{name(event.character)} joins the attack{lending}" + (
-                f": “{event.victory}”." if event.victory else "."
+                f": “{FREE}{event.victory}{FREE}”." if event.victory else "."
             )
         case ChampionChosen():
             return f"{name(event.character)} is the mob's champion (chosen by {name(event.by)})."
@@ -263,13 +347,13 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
         case TurnStarted():
             return event.why or f"Now acting: {', '.join(name(w) for w in event.characters)}."
         case TurnEnded():
-            return f"{name(event.character)} ends their turn."
+            return f"{name(event.character)} ends {_their(event.character, viewer)} turn."
         case RoundEnded():
             return f"Round {event.number} ends."
         case BloodSpent() | ExpendituresOpened() | NormalActionsEnded() | Fed() | ArmorDamaged():
             return event.why
         case ExpendituresDone():
-            return f"{name(event.character)} is done with their expenditures."
+            return f"{name(event.character)} is done with {_their(event.character, viewer)} expenditures."
         case ArmorRestored():
             return f"{name(event.character)}'s armour is restored by {event.amount} by the ruling."
         case BonusExpired():
@@ -297,6 +381,10 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR) -> str:
             sealed = "sealed until both are in"
             return f"{name(event.character)} rolls {_faces(event.dice)}{by}{named}: {event.why} ({sealed})."
     return _kind(event)
+
+
+def _their(who: str, viewer: str) -> str:
+    return "your" if who == viewer else "their"
 
 
 def _kind(event: SceneEvent) -> str:
@@ -345,7 +433,7 @@ def _action(state: Scene, action: Action) -> str:
         "end_of_turn": "an end-of-turn action",
         "fair_escape": "a fair escape",
     }.get(action.kind) or (
-        f"an action: {action.what}" if action.what else f"an action ({action.kind.replace('_', ' ')})"
+        f"an action: {FREE}{action.what}{FREE}" if action.what else f"an action ({action.kind.replace('_', ' ')})"
     )
     target = f" against {state.name_of(action.target)}" if action.target else ""
     steps = f", {action.steps} step(s)" if action.steps else ""

@@ -126,7 +126,7 @@ def explain(
         at=format_at(record.at),
         actor=record.actor,
         type=record.type,
-        summary=narrate(before, event, viewer),
+        summary=narrate(before, event, viewer, second_person=False),  # read by others: by name
         changes=_changes(before, after, event, viewer, {} if views is None else views),
         challenge=cid if isinstance(cid, str) else None,
         rule=rule_id,

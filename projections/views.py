@@ -245,6 +245,8 @@ class StateView(msgspec.Struct, frozen=True):
     """Decided challenges a whole view leaves out (the oldest): ask for them with ``challenges``."""
     forked_from: Origin | None = None
     """A what-if: the scene and the event it was forked after, so that its pages say so."""
+    ruleset_title: str = ""
+    """What players call the ruleset ("Laws of the Night"): the pages say this, never ``ruleset``."""
 
 
 def character_view(
@@ -588,6 +590,7 @@ def view(
         rulings=list(state.rulings),
         older=state.decided - len(state.recent),
         forked_from=state.forked_from,
+        ruleset_title=ruleset_for(state.ruleset).title,
     )
 
 

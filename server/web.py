@@ -20,6 +20,7 @@ import msgspec
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
+from domain.rules import RULESETS
 from domain.rules.texts import RULES
 
 ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
@@ -52,6 +53,8 @@ def process_request(connection: ServerConnection, request: Request) -> Response 
         return _respond(connection, HTTPStatus.BAD_REQUEST, b"Bad request.\n", "text/plain")
     if path == "/rules.json":
         return _respond(connection, HTTPStatus.OK, rules_json(), "application/json")
+    if path == "/rulesets.json":
+        return _respond(connection, HTTPStatus.OK, rulesets_json(), "application/json")
     file = _file(path)
     if file is None:
         return _respond(connection, HTTPStatus.NOT_FOUND, b"Not found.\n", "text/plain")
@@ -85,6 +88,12 @@ def _respond(connection: ServerConnection, status: HTTPStatus, body: bytes, kind
     headers["Referrer-Policy"] = "no-referrer"
     headers["Content-Security-Policy"] = POLICY
     return dataclasses.replace(response, body=body)
+
+
+@cache
+def rulesets_json() -> bytes:
+    """Every ruleset the server plays, by id, with the title the pages say (the first: the default)."""
+    return msgspec.json.encode({name: ruleset.title for name, ruleset in RULESETS.items()})
 
 
 @cache

@@ -12,16 +12,17 @@ from domain.evolve import evolve
 from domain.rules.texts import RULES
 from domain.rules.words import BOOKS
 from domain.state import Scene
-from projections.narrate import narrate
+from projections.narrate import addressed, narrate
 from projections.replay import replay
-from tests.table import Table
+from tests.table import Table, entropy_for
+from tests.test_kony_views import kony, punch
 
 CID = "c-0a37ff"
 LATER = "c-77b1e0"
 MACHINE = re.compile(r"\b[cs]-[0-9a-f]{4,}|_|#\d")
 
 
-def sentences(t: Table, viewer: str = "juan") -> list[str]:
+def sentences(t: Table, viewer: str = "st") -> list[str]:
     """Each step of the log as ``viewer`` reads it, from the state just before it."""
     state, said = Scene(), []
     for record in t.log:
@@ -131,3 +132,72 @@ def test_a_retest_names_its_source_as_the_pages_do() -> None:
     t.test(CID, "rock", "scissors")
     t.do("juan", "retest", challenge=CID, source={"category": "ability", "name": "Dodge"})
     assert "Juan retests with Dodge (ability)." in sentences(t)
+
+
+def test_a_player_reads_their_own_character_in_the_second_person(fight: Table) -> None:
+    fight.contest(LATER, "juan", "sam", "Quick", "Brawny")
+    fight.test(LATER, "paper", "rock")
+    fight.do("sam", "pass", challenge=LATER)
+    sam = sentences(fight, "sam")
+    assert "You challenge Juan (physical), bidding Ferocious." in sam
+    assert "Juan challenges you (physical), bidding Quick." in sam
+    assert "You answer, bidding Brawny." in sam
+    assert "You threw paper, Juan threw rock: you win the test." in sam
+    assert "Test 1: Juan threw paper, you threw rock: Juan wins." in sam
+    assert any(s.startswith("You lose Brawny: ") for s in sam)
+    assert any(s.startswith("Juan loses Brutal: ") for s in sam)
+    juan = sentences(fight, "juan")
+    assert "Sam challenges you (physical), bidding Ferocious." in juan
+    assert any(s.startswith("You lose Brutal: ") for s in juan)
+
+
+def test_the_storyteller_and_spectators_read_everyone_by_name(fight: Table) -> None:
+    for viewer in ("st", "*"):
+        said = sentences(fight, viewer)
+        assert "Sam challenges Juan (physical), bidding Ferocious." in said
+        assert not any(re.search(r"\b[Yy]ou(r)?\b", s) for s in said), viewer
+
+
+def test_the_second_person_keeps_others_names_and_words_as_they_are() -> None:
+    t = Table()
+    t.add("sam", {"Ferocious": 2}, name="Sam")
+    t.add("wu", {"Brutal": 2}, name="Sam Wu")
+    t.do(
+        "sam",
+        "declare",
+        challenge=CID,
+        kind="contested",
+        targets=["wu"],
+        category="physical",
+        bid=["Ferocious"],
+        victory="Sam throws Sam Wu down",
+    )
+    assert sentences(t, "sam")[-1] == "You challenge Sam Wu (physical), bidding Ferocious: “Sam throws Sam Wu down”."
+    assert sentences(t, "wu")[-1] == "Sam challenges you (physical), bidding Ferocious: “Sam throws Sam Wu down”."
+
+
+def test_a_pool_named_in_the_rules_words_is_your_pool() -> None:
+    said = addressed("Vito's pool of 8 (8 physical) is more than Juan's pool of 5: Vito leads.", "Vito", ["Juan"])
+    assert said == "Your pool of 8 (8 physical) is more than Juan's pool of 5: you lead."
+    assert addressed("Juan's pool of 5 against Vito's pool of 8.", "Vito") == "Juan's pool of 5 against your pool of 8."
+
+
+def test_a_kony_tie_decided_by_the_pools_says_your_pool_to_its_owner() -> None:
+    t = kony(ties="traits")
+    punch(t)
+    for who in ("sam", "juan"):
+        t.entropy = entropy_for(1)
+        t.do(who, "roll", challenge="c")
+    sam, juan = sentences(t, "sam"), sentences(t, "juan")
+    tie = next(s for s in sam if "the pools decide" in s)
+    decided = "the pools decide: your pool of 5 (5 physical) against Juan's pool of 4 (4 physical): you win the test."
+    assert decided in tie
+    assert "Sam's" not in tie and "Sam " not in tie
+    assert any("Sam's pool of 5 (5 physical) against your pool of 4" in s for s in juan)
+    assert any("Sam's pool of 5 (5 physical) against Juan's pool of 4" in s for s in sentences(t, "st"))
+
+
+def test_a_what_if_is_named_by_its_scenes_title() -> None:
+    fork = SceneForked(scene="s-5e3c0d", seq=12, hash="ab" * 32)
+    said = narrate(Table().state, fork)
+    assert said == "A what-if of “test”, from its step 12: nothing here changes the real scene."

@@ -4,6 +4,11 @@ import { movesPanel } from "./moves.js";
 import { markName } from "./turns.js";
 import { SIGN_LABELS, challengeLine, defenderOf, describePool, damageWords, effectWords, gradeLine, nameOf, ruleWords, sourceLabel, title, waitingFor } from "./words.js";
 
+/** "you win" on the viewer's own page, "Juan wins" on any other. */
+function wins(view, who) {
+  return who === view.viewer && view.characters?.[who] ? "you win" : `${nameOf(view, who)} wins`;
+}
+
 /** A challenge, with the moves of each character the viewer acts for (`actFor`: the ST's NPCs).
  * Once decided, its outcome reads at arm's length: "You lost: Brawny is gone for the night" for a
  * side, said once, with how it was decided and the rule's words one tap away; `dispute` (a player's
@@ -18,7 +23,7 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
       h(
         "p",
         { class: "effects" },
-        [ch.effect && `If ${nameOf(view, ch.challenger)} wins: ${effectWords(ch.effect)}`, `If ${nameOf(view, defenderOf(ch))} wins: ${effectWords(ch.defender_effect)}`].filter(Boolean).join(" · "),
+        [ch.effect && `If ${wins(view, ch.challenger)}: ${effectWords(ch.effect)}`, `If ${wins(view, defenderOf(ch))}: ${effectWords(ch.defender_effect)}`].filter(Boolean).join(" · "),
       ),
   ];
   const head = h("h3", { id: `ch-${ch.id}` }, challengeLine(view, ch));
@@ -89,7 +94,11 @@ function progress(view, ch) {
       h(
         "ul",
         { class: "pools trait-pools", "aria-label": "Trait pools" },
-        traitPools.map(([who, pool]) => h("li", {}, `${whose(who)} Trait Pool: `, h("strong", {}, `${pool.total}`), ` (at most ${pool.cap}) — ${pool.why}`)),
+        // "Your Trait Pool: 8 (8 physical; at most 30)": how it is counted, without its owner's name again
+        traitPools.map(([who, pool]) => {
+          const how = pool.why.match(/pool of \d+ \((.+)\)$/)?.[1];
+          return h("li", {}, `${whose(who)} Trait Pool: `, h("strong", {}, `${pool.total}`), how ? ` (${how}; at most ${pool.cap})` : ` (at most ${pool.cap}) — ${pool.why}`);
+        }),
       ),
     (rolls.length > 0 || rolledOnly.length > 0) &&
       h(

@@ -7,7 +7,7 @@ import { download, field, fill, h, keyed, regions as redraws, select } from "./d
 import { Live, tokenFromPage } from "./live.js";
 import { sheetForm } from "./sheetform.js";
 import { actionsLeft, actsNow, assistForm, budgeted, escapeLine, intendButton, markBadges, markWords, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
-import { CATEGORIES, RULESETS, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, sourceLabel, timeline, title } from "./words.js";
+import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, rulesetName, rulesetTable, sourceLabel, timeline, title } from "./words.js";
 
 const app = document.getElementById("app");
 const token = tokenFromPage("/st");
@@ -48,7 +48,7 @@ function start(live) {
     fill(
       header,
       h("h1", {}, "Storyteller"),
-      h("p", { class: "scene" }, view ? `${view.title || "Untitled scene"} · ${RULESETS[view.ruleset] || view.ruleset}${view.status === "closed" ? " · closed" : ""}` : ""),
+      h("p", { class: "scene" }, view ? `${view.title || "Untitled scene"} · ${rulesetName(view)}${view.status === "closed" ? " · closed" : ""}` : ""),
       connection(live),
     );
     if (!view) return;
@@ -185,7 +185,7 @@ function whatIf(banner, view) {
   banner.hidden = !origin;
   if (!origin) return;
   document.title = `What-if · ${view.title || view.scene} · Justicar`;
-  fill(banner, h("strong", {}, "What-if: "), `a fork of ${origin.scene} at event ${origin.seq} — nothing here changes the real scene.`);
+  fill(banner, h("strong", {}, "What-if"), ` of ${view.title ? `“${view.title}”` : "an untitled scene"}, from step ${origin.seq} — nothing here changes the real scene.`);
 }
 
 /** How many challenges are open (the scene closes only when none is). */
@@ -210,12 +210,21 @@ function scenePanel(live, view) {
 
 /** Open another scene; its console link holds its own Storyteller key. */
 function newScene(live) {
-  const ruleset = select("ruleset", Object.entries(RULESETS).map(([id, name]) => [id, `${name}${{ bns: " (test pools)", kony: " (three-sided dice)" }[id] || ""}`]));
+  const ruleset = select("ruleset", []);
+  const konyLegend = h("legend", {}, "House rules (the first choice of each is the usual one)");
+  const bnsLegend = h("legend", {}, "House rules");
+  rulesetTable().then((titles) => {
+    // the server's titles for its rulesets, in its order (the first is the default)
+    ruleset.replaceChildren(...Object.entries(titles).map(([id, name]) => h("option", { value: id }, `${name}${{ bns: " (test pools)", kony: " (three-sided dice)" }[id] || ""}`)));
+    if (titles.kony) konyLegend.textContent = `House rules for ${titles.kony} (the first choice of each is the usual one)`;
+    if (titles.bns) bnsLegend.textContent = `House rules for ${titles.bns}`;
+    ruleset.dispatchEvent(new Event("change"));
+  });
   const konyChoices = Object.entries(KONY_OPTIONS).map(([option, [label, choices, help]]) => [option, select(option, choices), label, help]);
-  const konyRules = h("fieldset", { class: "house-rules", hidden: true }, h("legend", {}, `House rules for ${RULESETS.kony} (the first choice of each is the usual one)`), konyChoices.map(([, choice, label, help]) => field(label, choice, help)));
+  const konyRules = h("fieldset", { class: "house-rules", hidden: true }, konyLegend, konyChoices.map(([, choice, label, help]) => field(label, choice, help)));
   ruleset.addEventListener("change", () => (konyRules.hidden = ruleset.value !== "kony"));
   const houseRules = Object.entries(BNS_OPTIONS).map(([option, [text, on]]) => [option, h("input", { type: "checkbox", name: option, checked: on }), text]);
-  const bnsRules = h("fieldset", { class: "house-rules", hidden: true }, h("legend", {}, `House rules for ${RULESETS.bns}`), houseRules.map(([, box, text]) => h("label", { class: "check" }, box, ` ${text}`)));
+  const bnsRules = h("fieldset", { class: "house-rules", hidden: true }, bnsLegend, houseRules.map(([, box, text]) => h("label", { class: "check" }, box, ` ${text}`)));
   ruleset.addEventListener("change", () => (bnsRules.hidden = ruleset.value !== "bns"));
   const newTitle = h("input", { name: "title", autocomplete: "off", placeholder: "Elysium, interrupted" });
   const created = h("div", { class: "outcome" });
@@ -538,7 +547,7 @@ function roundPanel(live, view) {
   const send = sender(live, out);
   const r = view.round;
   if (view.status === "closed") return h("p", {}, "The scene is closed: no more rounds; only disputes and rulings go on.");
-  if (!view.rules?.rounds) return h("p", {}, `${RULESETS[view.ruleset] || view.ruleset} has no combat rounds here: challenges are declared as they come.`);
+  if (!view.rules?.rounds) return h("p", {}, `${rulesetName(view)} has no combat rounds here: challenges are declared as they come.`);
   if (!r || r.phase === "over") return startRound(view, r, send, out);
   const who = Object.values(view.characters).filter((c) => c.present);
   const turns = budgeted(view); // a standard and a simple action each, on one's turn: no declarations
@@ -958,7 +967,7 @@ function tools(live, view) {
           e.preventDefault();
           const reply = await live.request({ type: "fork", at: Number(at.value) }, "forked");
           if (reply.type === "error") return out.replaceChildren(refusal(reply));
-          out.replaceChildren(h("p", {}, `What-if ${reply.scene}: events 1–${at.value}, then the fork. `, h("a", { href: `/st#token=${encodeURIComponent(reply.token)}`, target: "_blank" }, "Open its console")));
+          out.replaceChildren(h("p", {}, `What-if of ${view.title ? `“${view.title}”` : "this scene"}, from step ${at.value}: steps 1–${at.value}, then its own way. `, h("a", { href: `/st#token=${encodeURIComponent(reply.token)}`, target: "_blank" }, "Open its console")));
         },
       },
       field("Fork a what-if after event #", at),

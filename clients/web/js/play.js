@@ -49,6 +49,12 @@ function start(live) {
     fill(problems, refusal(e.error));
     problems.hidden = false;
   });
+  // a refusal under the declare form is old news once a later command of this page goes through
+  live.addEventListener("result", (e) => {
+    if (!e.reply?.ok || e.body.type === "declare") return; // a declaration says its own outcome there
+    forgetDeclared(live.viewer);
+    for (const box of document.querySelectorAll(`#declare .outcome[data-declare="${CSS.escape(live.viewer)}"]`)) box.replaceChildren();
+  });
   let known = null; // the open challenges already shown: a new one of mine is brought into view
   let lastSituation = null;
 
@@ -59,7 +65,7 @@ function start(live) {
     fill(
       header,
       h("h1", {}, mine ? mine.name : who === "*" ? "Spectator" : "Justicar"),
-      h("p", { class: "scene" }, view ? `${view.title || view.scene} · ${rulesetName(view.ruleset)}${view.status === "closed" ? " · closed" : ""}` : ""),
+      h("p", { class: "scene" }, view ? `${view.title || view.scene} · ${rulesetName(view)}${view.status === "closed" ? " · closed" : ""}` : ""),
       connection(live),
     );
     quiet.hidden = !who || who === "*";
@@ -213,7 +219,7 @@ function roundPanel(live, view, who) {
     const reply = await live.send(body);
     out.replaceChildren(reply.ok ? "" : refusal(reply.error));
   };
-  const order = r.order.map((group) => group.map((w) => `${nameOf(view, w)} (${r.initiative[w]})`).join(" = "));
+  const order = r.order.map((group) => group.map((w) => `${w === who ? "you" : nameOf(view, w)} (${r.initiative[w]})`).join(" = ")); // "Order: Joe (9) = you (9) → Vi (2)"
   const parts = [h("h2", {}, `Round ${r.number}${r.first ? " (first of the fight)" : ""}`)];
   if (r.phase === "declaring") {
     const waiting = Object.values(view.characters).filter((c) => c.present && !c.action).map((c) => (c.id === who ? "you" : c.name));

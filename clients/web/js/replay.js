@@ -30,7 +30,7 @@ function start(live) {
   let loaded = false;
 
   const drawHeader = () =>
-    fill(header, h("h1", {}, "Replay"), h("p", { class: "scene" }, scene ? [scene.title || "Untitled scene", rulesetName(scene.ruleset)].filter(Boolean).join(" · ") : ""), badge(live));
+    fill(header, h("h1", {}, "Replay"), h("p", { class: "scene" }, scene ? [scene.title || "Untitled scene", rulesetName(scene)].filter(Boolean).join(" · ") : ""), badge(live));
 
   let loading = 0; // a newer load makes an older one's answers moot
   const load = async (as) => {
@@ -54,7 +54,7 @@ function start(live) {
     viewer = seen;
     names = Object.fromEntries(Object.values(last.view?.characters || {}).map((c) => [c.id, c.name]));
     sides = Object.fromEntries(Object.values(last.view?.challenges || {}).map((ch) => [ch.id, { challenger: ch.challenger, defender: defenderOf(ch) }]));
-    scene = last.view ? { title: last.view.title, ruleset: last.view.ruleset } : null;
+    scene = last.view ? { title: last.view.title, ruleset_title: last.view.ruleset_title } : null;
     drawHeader();
     const current = Number(controls.querySelector("input[type=range]")?.value); // stay where the viewer was
     drawControls(Math.min(current || wanted || steps.length, steps.length));
@@ -111,9 +111,9 @@ function start(live) {
       h("p", { class: "step-summary" }, step.summary),
       h("p", { class: "scene" }, `${step.at.slice(11, 19)} · by ${who(step.actor)}`),
       step.compared && h("p", {}, "Compared: ", Object.entries(step.compared).map(([w, n]) => `${who(w)} ${n}`).join(" against ")),
-      step.rule && h("figure", {}, step.words && h("blockquote", {}, step.words), h("figcaption", {}, `— ${step.source || "the rules"} `, h("small", { class: "rule-id" }, `(${step.rule})`))),
+      step.rule && h("figure", {}, step.words && h("blockquote", {}, step.words), h("figcaption", { dataset: { rule: step.rule } }, `— ${step.source || "the rules"}`)),
       step.linked?.length > 0 && h("p", {}, "See also: ", step.linked.map((seq) => h("button", { type: "button", class: "quiet", onclick: () => drawControls(seq) }, `Step ${seq}`))),
-      step.changes.length > 0 && h("details", { open: true }, h("summary", {}, `What it changed (${step.changes.length})`), h("ul", { class: "changes" }, step.changes.map((c) => h("li", {}, `${pathWords(c.path, who)}: ${c.path === "ruleset" ? rulesetName(c.after) : `${said(c.before, c.path)} → ${said(c.after, c.path)}`}`)))),
+      step.changes.length > 0 && h("details", { open: true }, h("summary", {}, `What it changed (${step.changes.length})`), h("ul", { class: "changes" }, step.changes.map((c) => h("li", {}, `${pathWords(c.path, who)}: ${c.path === "ruleset" ? rulesetName(scene) || c.after : `${said(c.before, c.path)} → ${said(c.after, c.path)}`}`)))),
     );
     clearTimeout(timer);
     timer = setTimeout(() => stateAt(n), 120);
@@ -147,7 +147,7 @@ function start(live) {
           ),
         ),
       ),
-      h("ul", {}, Object.values(v.challenges).map((ch) => h("li", {}, `${challengeLine(v, ch)} — ${waitingFor(v, ch)}`))),
+      h("ul", {}, Object.values(v.challenges).map((ch) => h("li", {}, `${challengeLine(v, ch, false)} — ${waitingFor(v, ch)}`))),
     );
   };
 

@@ -69,11 +69,18 @@ export function defenderOf(ch) {
   return ch.targets[0] || "st";
 }
 
-/** The rulesets by name, as a table says them (never the id a file uses). */
-export const RULESETS = { lotn: "Laws of the Night", camarilla: "Camarilla combat", bns: "By Night Studios", kony: "Kings of New York" };
+/** A scene's ruleset as a table says it ("Laws of the Night"), from its view (the server's words,
+ * never the id a file uses). */
+export function rulesetName(view) {
+  return view?.ruleset_title || "";
+}
 
-export function rulesetName(id) {
-  return RULESETS[id] || title(id);
+let rulesets = null;
+
+/** Every ruleset the server plays, by id, with its title (for the new-scene form). */
+export async function rulesetTable() {
+  if (!rulesets) rulesets = fetch("/rulesets.json").then((r) => r.json()).catch(() => ({}));
+  return rulesets;
 }
 
 /** "a Physical challenge", "a static Mental challenge (difficulty 5)": the kind in plain words. */
@@ -84,10 +91,12 @@ export function challengeKind(ch) {
   return `a ${ch.kind} ${category} challenge${extra}`;
 }
 
-/** "Sam → Juan · a Physical challenge". */
-export function challengeLine(view, ch) {
-  const against = ch.targets.map((t) => nameOf(view, t)).join(", ") || "the Narrator";
-  return `${nameOf(view, ch.challenger)} → ${against} · ${challengeKind(ch)}`;
+/** "Sam → Juan · a Physical challenge"; on Sam's own page "You → Juan", on Juan's "Sam → you"
+ * (`second`: false where someone else reads a player's view, the replay). */
+export function challengeLine(view, ch, second = true) {
+  const who = (w, first) => (second && w === view.viewer && view.characters?.[w] ? (first ? "You" : "you") : nameOf(view, w));
+  const against = ch.targets.map((t) => who(t, false)).join(", ") || "the Narrator";
+  return `${who(ch.challenger, true)} → ${against} · ${challengeKind(ch)}`;
 }
 
 /** "you and Juan", "Sam and Juan": the viewer in the second person on their own page. */
@@ -134,21 +143,33 @@ export function waitingFor(view, ch) {
   return (WAITING[ch.status] || (() => ch.status))(view, ch);
 }
 
-/** The rule a step or refusal cites, with its words, folded. */
+/** The first words of a rule, to name it where its whole text is folded away. */
+export function ruleOpening(words) {
+  const first = words.split(/(?<=[.;:!?])\s/)[0];
+  const cut = first.length > 70 ? `${first.slice(0, 70).replace(/\s+\S*$/, "")}…` : first;
+  return cut.replace(/[.;:]$/, "");
+}
+
+/** The rule a step or refusal cites, folded: its first words and its book ("The rule: “The loser
+ * loses the Traits bid…” (Laws of the Night)"), then its words signed by the book. The id stays
+ * in `data-rule` (for the audit and the tests), never in the words. */
 export function ruleNote(ruleId) {
   if (!ruleId) return null;
-  const details = h("details", { class: "rule" }, h("summary", {}, `Rule ${ruleId}`));
+  const summary = h("summary", {}, "The rule");
+  const details = h("details", { class: "rule", dataset: { rule: ruleId } }, summary);
   ruleTable().then((table) => {
     const rule = table[ruleId];
-    if (rule) details.append(h("blockquote", {}, rule.words), h("cite", {}, rule.source));
+    if (!rule) return;
+    summary.textContent = `The rule: “${ruleOpening(rule.words)}” (${rule.source})`;
+    details.append(h("blockquote", {}, rule.words), h("cite", {}, rule.source));
   });
   return details;
 }
 
 /** The rule's own words and its source, shown open (inside a disclosure of their own). */
 export function ruleWords(ruleId) {
-  const out = h("div", { class: "rule-words" }, h("p", { class: "rule-id" }, `Rule ${ruleId}`));
   if (!ruleId) return null;
+  const out = h("div", { class: "rule-words", dataset: { rule: ruleId } });
   ruleTable().then((table) => {
     const rule = table[ruleId];
     if (rule) out.append(h("blockquote", {}, rule.words), h("cite", {}, rule.source));
