@@ -27,11 +27,12 @@ demo: $(VENV)/.installed
 	$(BIN)/justicar serve --db $(DEMO_DB) --load examples/demo.jsonl
 
 ## test: set up with the test extras (and Debian's Chromium for the browser tests), lint, type-check, run the whole suite
+## (spread over one pytest process per CPU: each has its own servers, ports, temporary files and Chromium)
 test: $(VENV)/.installed browser
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy domain projections server clients benchmarks
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist worksteal
 
 ## bench: the benchmarks behind docs/performance.md (each figure the median and range over runs; about 10 minutes)
 bench: $(VENV)/.installed

@@ -2,17 +2,31 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from playwright.async_api import Browser, async_playwright
 
 from clients.client import Client
 from domain.commands import parse_command
 from server.app import Running, running
 from server.backend import Backend, open_backend
 from server.service import SceneService
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 SHEETS = [
     {
@@ -37,9 +51,22 @@ SHEETS = [
 ]
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def anyio_backend() -> str:
+    """Session-wide, so that one Chromium (``chromium`` below) serves every browser test."""
     return "asyncio"
+
+
+@pytest.fixture(scope="session")
+async def chromium() -> AsyncIterator[Browser]:
+    """Debian's Chromium, started once per test process (launching it is a second or so); each
+    test gets it through ``browser`` (tests/live/test_web.py), which closes the test's own
+    contexts (its phones) when the test ends, so no page outlives its test."""
+    assert Path(CHROMIUM).exists(), "Debian's Chromium is needed: `make test` installs it (apt-get install chromium)"
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield browser
+        await browser.close()
 
 
 def seed(backend: Backend, scene: str = "s1") -> None:

@@ -7,13 +7,12 @@ browser. Every page is saved as a phone-sized screenshot in ``tests/artifacts/``
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from axe_playwright_python.async_playwright import Axe
-from playwright.async_api import Browser, Page, async_playwright, expect
+from playwright.async_api import Browser, Page, expect
 
 from clients.client import Client
 from server.app import Running
@@ -22,16 +21,6 @@ from tests.domain.test_bns import BRUTE, HUNTER, VINCENT
 pytestmark = pytest.mark.anyio
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PHONE = {"width": 390, "height": 844}
 
 UNNAMED_CONTROLS = """() => [...document.querySelectorAll('button, input, select, textarea')]
@@ -70,12 +59,13 @@ PLACEHOLDERS = """() => {
 
 
 @pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
-    assert Path(CHROMIUM).exists(), "Debian's Chromium is needed: `make test` installs it (apt-get install chromium)"
-    async with async_playwright() as pw:
-        chromium = await pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        yield chromium
-        await chromium.close()
+async def browser(chromium: Browser) -> AsyncIterator[Browser]:
+    """The session's Chromium (tests/live/conftest.py), with no context open; the contexts (phones)
+    the test opens are closed when it ends, each test starting from a clean browser."""
+    assert chromium.contexts == [], "a context left open by an earlier test"
+    yield chromium
+    for context in chromium.contexts:
+        await context.close()
 
 
 async def phone(browser: Browser, url: str) -> Page:
@@ -102,12 +92,19 @@ async def accessible(page: Page) -> None:
     assert findings == [], "axe-core, serious or critical:\n" + "\n".join(findings)
 
 
+AXE = Axe()
+"""axe-core (its script read once per test run)."""
+
+
 async def axe_findings(page: Page) -> list[str]:
     """axe-core's serious and critical findings on the page as it is now, one line each: the rule,
-    its help, and the elements (at most eight) it found them on."""
-    results = await Axe().run(page)
+    its help, and the elements (at most eight) it found them on. axe-core is put into the page
+    once (half a megabyte of script to compile): a page read again runs the same axe-core again."""
+    if not await page.evaluate("() => typeof window.axe?.run === 'function'"):
+        await page.evaluate(AXE.axe_script)
+    violations = await page.evaluate('axe.run({"resultTypes": ["violations"]})')
     found = []
-    for rule in results.response["violations"]:
+    for rule in violations["violations"]:
         if rule["impact"] in ("serious", "critical"):
             nodes = "; ".join(f"{' '.join(map(str, n['target']))} {n['html'][:120]}" for n in rule["nodes"][:8])
             found.append(f"{rule['id']} ({rule['impact']}): {rule['help']} [{rule['helpUrl']}] — {nodes}")
@@ -250,9 +247,8 @@ async def test_a_tie_and_a_retest_at_a_table_of_phones(live: Running, tokens: di
     await expect(audit.locator("body")).to_contain_text("Juan wins the challenge")
     await shot(audit, "audit")
 
-    front = await st.context.new_page()
+    front = await st.context.new_page()  # axe-core reads it in test_accessibility.py (the same page)
     await front.goto(live.web + "/")
-    await accessible(front)
     await shot(front, "join")
 
 
