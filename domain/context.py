@@ -37,7 +37,8 @@ class Context(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     subject: Recorded | None = None
     """The event a ``dispute`` or ``rule`` names, read from the log by the shell."""
     night: Scene | None = None
-    """The game night an ``open_scene`` with ``game`` names, as the shell holds it."""
+    """The game night an ``open_scene`` with ``game`` names, or (``add_character``) the night of the
+    scene, as the shell holds it."""
 
 
 class Draft:

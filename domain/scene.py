@@ -62,6 +62,13 @@ def add_character(d: Draft, cmd: AddCharacter) -> None:
         raise Rejected("bad_sheet", f"`character.id`: {NARRATOR!r} is the Storyteller's; pick another id.")
     if sheet.id in d.state.characters:
         raise Rejected("character_exists", f"There is already a character {sheet.id!r} in this scene.")
+    night = d.ctx.night
+    if d.state.game and night is not None and (known := night.characters.get(sheet.id)) is not None:
+        raise Rejected(
+            "night_character",
+            f"{known.name} is a character of {night.title or d.state.game}: send them in from the night (move them),"
+            " so that they bring what they carry tonight.",
+        )
     ruleset_for(d.state.ruleset).check_sheet(sheet)
     d.add(CharacterAdded(character=sheet))
 

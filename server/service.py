@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 import msgspec
 import structlog
 
-from domain.commands import AnyCommand, Arrive, Dispute, OpenScene, Rule
+from domain.commands import AddCharacter, AnyCommand, Arrive, Dispute, OpenScene, Rule
 from domain.context import ENTROPY_BITS, Context
 from domain.decide import decide
 from domain.errors import Rejected
@@ -333,6 +333,8 @@ class SceneService:
         state = state or self.state(command.scene)
         now = command.at if (self.honour_at and command.at) else self._now(state)
         night = self.state(command.game) if isinstance(command, OpenScene) and command.game else None
+        if isinstance(command, AddCharacter) and state.game:
+            night = self.state(state.game)  # its characters come in from the night, not by a sheet here
         ctx = Context(now=now, entropy=self.entropy(), subject=self._subject(command), night=night)
         try:
             events = decide(state, command, ctx)

@@ -7,7 +7,9 @@ from datetime import datetime
 
 from msgspec.structs import replace
 
+from domain.carried import Wounds
 from domain.change import Change, on
+from domain.commands import Changes
 from domain.events import (
     CarriedCorrected,
     CharacterEntered,
@@ -80,7 +82,22 @@ def _returned(s: Change, e: CharacterReturned, r: Place) -> None:
 
 @on(CarriedCorrected)
 def _corrected(s: Change, e: CarriedCorrected, r: Place) -> None:
-    s.character(e.character, lambda c: _adjusted(c, e.changes))
+    s.character(e.character, lambda c: corrected(c, e.changes))
+
+
+def corrected(c: Character, changes: Changes) -> Character:
+    """``c`` with a correction from a scene it had left, made against what it had there: what it
+    has spent or healed since may leave nothing to take or to heal, so no number falls below zero.
+    A Trait lost again stays lost twice (``Character.available`` counts what is left of each), so
+    that restoring one of the two losses leaves it lost."""
+    after = _adjusted(c, changes)
+    w = after.wounds
+    return replace(
+        after,
+        willpower=max(0, after.willpower),
+        abilities={name: max(0, n) for name, n in after.abilities.items()},
+        wounds=Wounds(bashing=max(0, w.bashing), lethal=max(0, w.lethal), aggravated=max(0, w.aggravated)),
+    )
 
 
 # -- a scene of the night ----------------------------------------------------------------------

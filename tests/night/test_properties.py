@@ -36,7 +36,7 @@ from domain.events import (
     TraitRestored,
 )
 from domain.evolve import fold
-from domain.reducers.scene import _adjusted
+from domain.reducers.night import corrected
 from domain.sheets import CATEGORIES
 from domain.state import Character, Scene, Visit
 from tests.night.table import NightTable
@@ -64,8 +64,11 @@ SHEETS = {
     "rosa": sheet("rosa", {"Nimble": 2}, name="Rosa", traits={"social": {"Witty": 1}}, abilities={"Brawl": 1}),
 }
 CHARACTERS = tuple(SHEETS)
+NPC = sheet("npc", {"Brawny": 1, "Wiry": 1}, name="The bouncer", npc=True, traits={"social": {"Dignified": 1}})
+EVERYONE = {**SHEETS, "npc": NPC}
+EFFECTS = (None, None, {"kind": "damage", "amount": 1}, {"kind": "damage", "amount": 1, "type": "lethal"})
 STEPS = ("open", "open", "move", "move", "move", "fight", "fight", "fight", "fight", "remove", "close", "rule")
-STEPS += ("rule", "withdraw", "tick", "invalid", "invalid")
+STEPS += ("rule", "withdraw", "tick", "invalid", "invalid", "add", "adjust", "amend")
 
 
 class Night:
@@ -150,6 +153,14 @@ class Night:
             self.t.tick(minutes=self.draw(st.integers(1, 6)))
         elif kind == "invalid":
             self.invalid()
+        elif kind == "add" and self.opened:
+            who = self.pick((*CHARACTERS, "npc", "npc"))  # a character of the night is refused
+            self.do(self.pick(self.opened), "st", "add_character", character=EVERYONE[who])
+        elif kind == "adjust" and self.where:
+            who = self.pick(sorted(self.where))
+            self.do(self.where[who].scene, "st", "adjust", character=who, changes=self.changes(), reason="by hand")
+        elif kind == "amend":
+            self.amend()
 
     def fight(self, scene: str, cid: str) -> None:
         """A contested challenge as far as it goes: sometimes left waiting for its answer."""
@@ -157,13 +168,15 @@ class Night:
         people = here if len(here) >= 2 and self.sensible() else list(CHARACTERS)
         challenger, target = self.draw(st.permutations(people))[:2]
         category = self.pick(("physical", "physical", "social"))
-        bid = self.pick(sorted(SHEETS[challenger]["traits"][category]))
+        bid = self.pick(sorted(EVERYONE[challenger]["traits"].get(category, {"Nope": 1})))
         fields = {"kind": "contested", "targets": [target], "category": category, "bid": [bid]}
+        if category == "physical" and (effect := self.pick(EFFECTS)):
+            fields["effect"] = effect
         if not self.do(scene, challenger, "declare", challenge=cid, **fields):
             return
         if self.draw(st.integers(0, 5)) == 0:
             return  # left open: removing or closing is refused until it is withdrawn
-        answer = self.pick(sorted(SHEETS[target]["traits"][category]))
+        answer = self.pick(sorted(EVERYONE[target]["traits"].get(category, {"Nope": 1})))
         if not self.do(scene, target, "bid", challenge=cid, bid=[answer]):
             return
         for _ in range(12):
@@ -185,7 +198,7 @@ class Night:
                     continue
                 for role in ch.losing_roles():
                     who = sides[role]
-                    ability = next(iter(SHEETS[who]["abilities"]))
+                    ability = next(iter(EVERYONE[who].get("abilities", {"Brawl": 0})))
                     if self.draw(st.booleans()):
                         source = {"category": "ability", "name": ability}
                         self.do(scene, who, "retest", challenge=cid, source=source)
@@ -205,6 +218,22 @@ class Night:
         if resolved:
             scene, seq = self.draw(st.sampled_from(resolved))
             self.do(scene, "st", "rule", event=seq, decision="overturn", reason="seen again")
+
+    def changes(self) -> dict[str, Any]:
+        """A correction by hand of a character's damage or Willpower (its Traits and Abilities
+        change only by challenges and rulings on them, for the ledgers)."""
+        kind = self.pick(("bashing", "lethal"))
+        return self.pick([{"damage": {kind: -1}}, {"damage": {kind: 1}}, {"willpower": -1}, {"willpower": 1}])
+
+    def amend(self) -> None:
+        """A ruling, in any scene of tonight, that corrects a character by hand."""
+        scenes = [s for s in self.opened if any(c.entered for c in self.state(s).characters.values())]
+        if scenes:
+            scene = self.pick(scenes)
+            who = self.pick(sorted(c.id for c in self.state(scene).characters.values() if c.entered))
+            event = self.draw(st.integers(1, self.state(scene).version))
+            correction = {"character": who, "changes": self.changes()}
+            self.do(scene, "st", "rule", event=event, decision="amend", correction=correction, reason="seen again")
 
     def withdraw(self, scene: str) -> None:
         for cid in self.state(scene).undecided:
@@ -253,8 +282,10 @@ class Night:
         for stream in [GAME, *self.opened]:
             for c in self.state(stream).characters.values():
                 for category in CATEGORIES:
-                    left = sum(max(0, c.left(t, category)) for t in SHEETS[c.id]["traits"].get(category, {}))
+                    left = sum(max(0, c.left(t, category)) for t in EVERYONE[c.id]["traits"].get(category, {}))
                     assert c.available(category) == left, f"{c.name} in {stream}: {category} {c.lost_names}"
+                numbers = [c.willpower, *c.abilities.values(), c.wounds.bashing, c.wounds.lethal, c.wounds.aggravated]
+                assert min(numbers) >= 0, f"{c.name} in {stream}: {c.willpower}, {c.abilities}, {c.wounds}"
 
     def streams_fold_alone(self) -> None:
         for stream in self.t.store.scenes():
@@ -314,7 +345,7 @@ class Night:
                 for r in log[last.seq :]
                 if isinstance(r.event, CarriedCorrected) and r.event.character == who and r.event.scene != origin
             ]
-            expected = reduce(lambda c, e: _adjusted(c, e.changes), after, there)
+            expected = reduce(lambda c, e: corrected(c, e.changes), after, there)
             assert _same(now.carried(), expected.carried()), f"{who}: night {now.carried()} against {expected}"
 
 
@@ -394,3 +425,46 @@ def test_a_ruling_takes_a_trait_lost_since_in_another_scene() -> None:
     now = t.character(GAME, "rosa")
     assert now.lost_names == ["Witty"]  # the gallery's loss stands
     assert (now.left("Witty", "social"), now.available("social")) == (0, 1)
+
+
+def test_a_ruling_takes_willpower_spent_since_in_another_scene() -> None:
+    """Found by the property above. Sam, one Willpower, leaves the gallery and spends it in the bar;
+    a ruling in the gallery then takes a Willpower from him there, and a wound he has had healed
+    since is healed again: he has none of either left, not less than none."""
+    t = NightTable()
+    t.open_game(GAME, *SHEETS.values())
+    t.open_scene("gallery")
+    t.open_scene("bar")
+    t.move("sam", "gallery")
+    t.ok("gallery", "st", "adjust", character="sam", changes={"damage": {"lethal": 1}}, reason="a fall")
+    t.ok("gallery", "st", "remove_character", character="sam")
+    t.move("sam", "bar")
+    t.ok("bar", "st", "adjust", character="sam", changes={"willpower": -1, "damage": {"lethal": -1}}, reason="rest")
+
+    amend = {"character": "sam", "changes": {"willpower": -1, "damage": {"lethal": -1}}}
+    t.ok("gallery", "st", "rule", event=1, decision="amend", correction=amend, reason="he had spent it there")
+
+    assert [r.type for r in t.log("bar")][-1] == "carried_corrected"
+    in_the_bar = t.character("bar", "sam")
+    t.ok("bar", "st", "close_scene")
+    for sam in (in_the_bar, t.character(GAME, "sam")):
+        assert (sam.willpower, sam.wounds.lethal) == (0, 0)
+
+
+def test_a_character_of_the_night_comes_in_from_the_night_only() -> None:
+    """Found by the property above: a sheet added to a scene by hand under the id of a character
+    of the night put Sam in two open scenes at once, the second time with nothing lost. Refused;
+    a character of the scene alone (an NPC) is still added by its sheet."""
+    t = NightTable()
+    t.open_game(GAME, *SHEETS.values())
+    t.open_scene("gallery")
+    t.open_scene("bar")
+    t.move("sam", "gallery")
+    message = t.refused("bar", "st", "add_character", code="night_character", character=SHEETS["sam"])
+    assert message == (
+        "Sam is a character of Night g1: send them in from the night (move them), so that they bring what they"
+        " carry tonight."
+    )
+    t.refused("bar", "st", "add_character", code="night_character", character=SHEETS["rosa"])  # in no scene
+    t.ok("bar", "st", "add_character", character=NPC)
+    assert [c.id for c in t.state("bar").roster() if c.present] == ["npc"]
