@@ -26,7 +26,7 @@ from typing import Literal
 import msgspec
 
 from domain.carried import Carried
-from domain.commands import Changes
+from domain.commands import CarryCorrection, Changes
 from domain.events import (
     AbilitySpent,
     BloodSpent,
@@ -43,12 +43,14 @@ from domain.events import (
     Fed,
     RetestInvoked,
     RulingIssued,
+    SceneForked,
     TraitLost,
     TraitRestored,
     WillpowerSpent,
 )
 from domain.evolve import fold
 from domain.log import Recorded
+from domain.night import _travelling  # the night's own rule for what a ruling carries
 from domain.rules import RULESETS
 from domain.rules.texts import RULES
 from domain.state import Scene
@@ -328,3 +330,137 @@ def _condition(name: str) -> str:
 
 def _count(n: int, noun: str) -> str:
     return f"{'a' if n == 1 else n} {noun}{'' if n == 1 else 's'}"
+
+
+# -- what-if: the night's ledger had a ruling in one of its scenes gone another way ------------
+
+
+class WhatIf(msgspec.Struct, frozen=True, kw_only=True):
+    """One character's ledger for the night had a fork's way been the scene's."""
+
+    character: str
+    name: str
+    entries: list[Entry]
+    """The ledger as it would stand: the real night's, with the fork in place of its scene."""
+    new: list[Entry]
+    """What would have happened to the character and did not."""
+    gone: list[Entry]
+    """What happened to the character and would not have."""
+    lost: list[str]
+    """The Traits it would be without now (the real night's, with ``new`` and ``gone`` counted)."""
+    changed: bool
+
+
+def _key(e: Entry) -> tuple[object, ...]:
+    return (e.scene, e.seq, e.kind, e.item, e.loss, e.amount, e.by)
+
+
+def _minus(these: list[Entry], those: list[Entry]) -> list[Entry]:
+    """``these`` without one of each entry of ``those`` (compared by step and change)."""
+    left: dict[tuple[object, ...], int] = {}
+    for e in those:
+        left[_key(e)] = left.get(_key(e), 0) + 1
+    out = []
+    for e in these:
+        if left.get(_key(e), 0):
+            left[_key(e)] -= 1
+        else:
+            out.append(e)
+    return out
+
+
+def _travelled(origin: str, fork: Sequence[Recorded], night: Scene, titles: dict[str, str]) -> dict[str, list[Entry]]:
+    """The corrections the fork's own rulings would have sent to the night, for characters who had
+    left the scene before them (``domain.night`` sends none from a fork: the real night never hears
+    of it), as entries of the origin scene."""
+    start = next((i for i, r in enumerate(fork) if isinstance(r.event, SceneForked)), None)
+    if start is None:
+        return {}
+    state = fold(fork[: start + 1])
+    out: dict[str, list[Entry]] = {}
+    rest = fork[start + 1 :]
+    i = 0
+    while i < len(rest):
+        j = i
+        while j + 1 < len(rest) and rest[j + 1].command == rest[i].command:
+            j += 1
+        group = rest[i : j + 1]
+        after = fold(group, state)
+        for r in group:
+            if not isinstance(r.event, RulingIssued):
+                continue
+            for cmd in _travelling(state, after, r):
+                if not isinstance(cmd, CarryCorrection) or cmd.character not in night.characters:
+                    continue
+                name = night.characters[cmd.character].name
+                rule = r.event.rule
+                why = cmd.why + (f" The ruling: “{r.event.reason}”." if r.event.reason else "")
+                ref = Ref(origin, titles.get(origin, origin), r.seq)
+                out.setdefault(cmd.character, []).extend(
+                    Entry(
+                        scene=origin,
+                        title=titles.get(origin, origin),
+                        seq=r.seq,
+                        at=r.at,
+                        kind=kind,
+                        item=item,
+                        amount=amount,
+                        loss=loss,
+                        what=what,
+                        why=why,
+                        rule=rule,
+                        book=book(rule, night.ruleset),
+                        by="correction",
+                        ruling=ref,
+                    )
+                    for kind, item, amount, loss, what in changes(cmd.changes, name)
+                )
+        state = after
+        i = j + 1
+    return out
+
+
+def what_if(
+    night: Sequence[Recorded], scenes: Mapping[str, Sequence[Recorded]], origin: str, fork: Sequence[Recorded]
+) -> list[WhatIf]:
+    """Each character's ledger had the fork ``fork`` of the night's scene ``origin`` been that
+    scene: its steps in place of the scene's, the corrections its rulings would have sent to the
+    night for characters who had left it, and none of those the scene's real rulings after the
+    fork's branching point sent. Pure: nothing of the real night changes."""
+    state = fold(night)
+    titles = {s.id: s.title or s.id for s in state.night.scenes} if state.night else {}
+    titles[state.id] = state.title or state.id
+    branched = next((r.event.seq for r in fork if isinstance(r.event, SceneForked)), 0)
+    real = {book_.character: book_ for book_ in ledgers(night, scenes)}
+    would = {book_.character: book_ for book_ in ledgers(night, {**scenes, origin: fork})}
+    sent = _travelled(origin, fork, state, titles)
+    out = []
+    for who, was in real.items():
+        entries = [
+            e
+            for e in would[who].entries
+            if not (
+                e.by == "correction" and e.ruling is not None and e.ruling.scene == origin and e.ruling.seq > branched
+            )
+        ] + sent.get(who, [])
+        new, gone = _minus(entries, was.entries), _minus(was.entries, entries)
+        lost = [lost.trait for lost in was.now.lost]
+        for e, happens in [*((e, False) for e in gone), *((e, True) for e in new)]:
+            if e.kind != "trait":
+                continue
+            if e.loss == happens:  # a loss that would happen, or a gain that would not
+                lost.append(e.item)
+            elif e.item in lost:
+                lost.remove(e.item)
+        out.append(
+            WhatIf(
+                character=who,
+                name=was.name,
+                entries=entries,
+                new=new,
+                gone=gone,
+                lost=lost,
+                changed=bool(new or gone),
+            )
+        )
+    return out

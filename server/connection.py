@@ -50,6 +50,7 @@ from server.catchup import fold_to, state_at, stream
 from server.documents import audit_document, export_document
 from server.history import fork_wires
 from server.hub import Hub, SceneUnavailable
+from server.ledgers import ledger_frame, night_of
 from server.room import Behind, Joined, JoinRefused, Subscriber, unavailable
 from server.service import STORAGE_UNAVAILABLE, ErrorBody, Result, utc_now
 from server.store import SceneCorrupt, StorageUnavailable, StoreError
@@ -74,6 +75,7 @@ from server.wire import (
     HistoryRequest,
     Invite,
     Invited,
+    LedgerRequest,
     ListTokens,
     Ping,
     Pong,
@@ -469,6 +471,8 @@ class Connection:
             case ExportRequest():
                 self._storyteller("export the scene")
                 await self.send_parts(await export_document(self.hub.worker, self.hub.backend.store, self.stream))
+            case LedgerRequest():
+                await self.ledger()
             case ForkRequest(at=at, scene=new_scene):
                 await self.fork(at, new_scene)
             case ChallengesRequest(before=before, limit=limit):
@@ -544,6 +548,24 @@ class Connection:
 
         events, words = await self.hub.worker.run(page) if end >= 1 else ([], [])
         await self.send(HistoryPage(start=start, end=end, events=events, summaries=words))
+
+    async def ledger(self) -> None:
+        """The night's ledger (of a fork of one of its scenes: with the what-if), as a document."""
+        self._storyteller("see the night's ledger")
+        state = await self._scene_state(self.stream)
+        night = night_of(state)
+        if night is None:
+            raise Refusal("not_a_game", "This scene is not part of a game night: there is no night's ledger.")
+        origin = state.forked_from
+        frame = await self.hub.worker.run(
+            ledger_frame,
+            self.hub.backend.store,
+            self.stream,
+            night,
+            origin and origin.scene,
+            origin.seq if origin else 0,
+        )
+        await self.send_parts(frame)
 
     async def fork(self, at: int, new_scene: str | None) -> None:
         self._storyteller("fork a what-if")

@@ -125,6 +125,11 @@ class ExportRequest(_In, frozen=True, kw_only=True, tag="export"):
     """The ST's export of the scene's log (JSON lines), as a document."""
 
 
+class LedgerRequest(_In, frozen=True, kw_only=True, tag="ledger"):
+    """The ST's ledger of the game night the stream belongs to (a fork of one of its scenes: with
+    the what-if), as a JSON document (``server.ledgers``)."""
+
+
 class ForkRequest(_In, frozen=True, kw_only=True, tag="fork"):
     """A what-if: a new scene copying events 1..``at``; the ST gets a token for it."""
 
@@ -167,6 +172,7 @@ Control = (
     | ReplayRequest
     | AuditRequest
     | ExportRequest
+    | LedgerRequest
     | ForkRequest
     | QrRequest
     | ChallengesRequest
