@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from domain.carried import Carried
 from domain.commands import Action, Source
 from domain.events import (
     AbilitySpent,
@@ -18,13 +19,19 @@ from domain.events import (
     BidPlaced,
     BloodSpent,
     BonusExpired,
+    CarriedCorrected,
     ChallengeDeclared,
     ChallengeResolved,
     ChallengeWithdrawn,
     ChampionChosen,
     CharacterAdded,
     CharacterAdjusted,
+    CharacterEntered,
+    CharacterLeft,
+    CharacterMoved,
+    CharacterRegistered,
     CharacterRemoved,
+    CharacterReturned,
     ConditionCleared,
     ConditionSet,
     DamageHealed,
@@ -39,6 +46,8 @@ from domain.events import (
     FairEscapeHeld,
     FairEscapeSucceeded,
     Fed,
+    GameClosed,
+    GameOpened,
     GrappleBroken,
     GrappleStarted,
     InitiativeSet,
@@ -59,7 +68,9 @@ from domain.events import (
     RoundEnded,
     RoundStarted,
     RulingIssued,
+    SceneAdded,
     SceneClosed,
+    SceneEnded,
     SceneEvent,
     SceneForked,
     SceneOpened,
@@ -79,7 +90,7 @@ from domain.rules import RULESETS
 from domain.rulings import challenge_words, step_words
 from domain.sheets import CATEGORIES
 from domain.state import NARRATOR, Scene
-from projections.redact import knows
+from projections.redact import SPECTATOR, knows
 
 
 def source_label(source: Source) -> str:
@@ -107,7 +118,7 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR, *, second_
     if me is None:
         return said.replace(FREE, "")
     others = [c.name for who, c in before.characters.items() if who != viewer]
-    if isinstance(event, CharacterAdded) and event.character.id != viewer:
+    if isinstance(event, CharacterAdded | CharacterEntered | CharacterRegistered) and event.character.id != viewer:
         others.append(event.character.name)
     return addressed(said, me, others)
 
@@ -116,7 +127,7 @@ def _viewer_name(before: Scene, event: SceneEvent, viewer: str) -> str | None:
     """The name of the viewer's own character, if the viewer is a player with one in the scene."""
     if viewer in before.characters:
         return before.name_of(viewer)
-    if isinstance(event, CharacterAdded) and event.character.id == viewer:
+    if isinstance(event, CharacterAdded | CharacterEntered | CharacterRegistered) and event.character.id == viewer:
         return event.character.name
     return None
 
@@ -125,7 +136,8 @@ _KEPT = "threw may must can cannot will would could did had lost won rolled decl
 _REGULAR = """win lose lead take challenge make bid answer relent withdraw call throw declare retest cancel spend
 let fail grapple join dispute leave roll end announce act use get keep hold escape break feed move stand need
 lend assist regain heal suffer choose drop attack want gain become fall owe risk name draw receive deal hit
-shoot stay remain say reroll tie beat decline defend offer refuse accept see acquire burn bring land"""
+shoot stay remain say reroll tie beat decline defend offer refuse accept see acquire burn bring land enter
+come carry send"""
 _SECOND = {
     **{v: v for v in _KEPT.split()},
     **{f"{v}s": v for v in _REGULAR.split()},
@@ -195,6 +207,19 @@ def _said(before: Scene, event: SceneEvent, viewer: str) -> str:
             return f"A what-if of “{before.title}”, from its step {event.seq}: nothing here changes the real scene."
         case SceneForked():
             return f"A what-if: this scene goes on from another scene as it stood at its step {event.seq}."
+        case (
+            GameOpened()
+            | GameClosed()
+            | CharacterRegistered()
+            | SceneAdded()
+            | SceneEnded()
+            | CharacterMoved()
+            | CharacterReturned()
+            | CharacterEntered()
+            | CharacterLeft()
+            | CarriedCorrected()
+        ):
+            return _tonight(before, event, viewer)
         case ChallengeDeclared():
             against = (
                 f"challenges {', '.join(name(t) for t in event.targets)}"
@@ -453,3 +478,98 @@ def _pool(pool: Pool, owner: str, viewer: str) -> str:
 def _challenger(state: Scene, cid: str) -> str:
     ch = state.challenges.get(cid)
     return ch.challenger.who if ch else "?"
+
+
+# -- a game night: its scenes, and its characters going from one to the next -------------------
+
+
+def _tonight(before: Scene, event: SceneEvent, viewer: str) -> str:
+    """A game night's events, in the night's stream and in its scenes."""
+    name = before.name_of
+
+    def where(scene: str) -> str:
+        found = before.night.scene(scene) if before.night else None
+        return f"“{found.title}”" if found and found.title else "a scene of tonight's"
+
+    def sees(who: str) -> bool:  # where a character goes: the ST, its player, spectators
+        return viewer in (NARRATOR, SPECTATOR, who)
+
+    match event:
+        case GameOpened():
+            title = f" “{event.title}”" if event.title else ""
+            rules = RULESETS[event.ruleset].title if event.ruleset in RULESETS else event.ruleset
+            return f"The Storyteller opens the game night{title} under the {rules} rules."
+        case GameClosed():
+            return "The Storyteller closes the game night: what was lost tonight comes back for the next one."
+        case CharacterRegistered(character=sheet):
+            who = f"{sheet.name} (NPC)" if sheet.npc else sheet.name
+            return f"{who} is at the game tonight."
+        case SceneAdded():
+            title = f"“{event.title}”" if event.title else "A new scene"
+            return f"{title} opens tonight." if event.title else "A new scene opens tonight."
+        case SceneEnded():
+            found = before.night.scene(event.scene) if before.night else None
+            return f"“{found.title}” ends." if found and found.title else "A scene of tonight's game ends."
+        case CharacterMoved(character=who) if sees(who):
+            return f"The Storyteller sends {name(who)} into {where(event.to)}."
+        case CharacterMoved(character=who):
+            return f"The Storyteller sends {name(who)} into a scene."
+        case CharacterReturned(character=who) if event.why and knows(viewer, who):
+            return (
+                f"{name(who)} could not go into {where(event.scene)} ({FREE}{event.why}{FREE}) and is between scenes."
+            )
+        case CharacterReturned(character=who) if knows(viewer, who):
+            character = before.characters.get(who)
+            fresh = _newly_lost(character.lost_names if character else [], event.carried)
+            without = f", now without {_and(fresh)}" if fresh else ""
+            return f"{name(who)} comes back from {where(event.scene)}{without}: between scenes."
+        case CharacterReturned(character=who) if viewer == SPECTATOR:
+            return f"{name(who)} comes back from {where(event.scene)}: between scenes."
+        case CharacterReturned(character=who):
+            return f"{name(who)} is between scenes."
+        case CharacterEntered(character=sheet):
+            here = f"“{before.title}”" if before.title else "the scene"
+            if not knows(viewer, sheet.id):
+                return f"{sheet.name} enters {here} from tonight's game."
+            return f"{sheet.name} enters {here}{_still(event.carried)}."
+        case CharacterLeft(character=who):
+            still = _still(event.carried, earlier=False) if knows(viewer, who) else ""
+            return f"{name(who)} leaves the scene, back to tonight's game{still}."
+        case CarriedCorrected(character=who) if knows(viewer, who):
+            from projections.ledger import changes  # (the ledger quotes this module's words too)
+
+            said = "; ".join(what for *_, what in changes(event.changes, name(who))) or f"{name(who)} is unchanged"
+            ruled = where(event.scene) if before.night else "an earlier scene"
+            return f"A ruling in {ruled} after {name(who)} left it: {said}."
+        case CarriedCorrected(character=who):
+            return f"A ruling in an earlier scene changes what {name(who)} carries tonight."
+    return _kind(event)
+
+
+def _newly_lost(before: list[str], carried: Carried) -> list[str]:
+    """The Traits in ``carried`` beyond those ``before`` (each name counted)."""
+    left = list(before)
+    fresh = []
+    for lost in carried.lost:
+        if lost.trait in left:
+            left.remove(lost.trait)
+        else:
+            fresh.append(lost.trait)
+    return fresh
+
+
+def _still(carried: Carried, *, earlier: bool = True) -> str:
+    """What a character carries into (or out of) a scene, in words: ", still without Brawny (lost
+    earlier tonight), with 2 lethal damage"."""
+    parts = []
+    if carried.lost:
+        traits = _and([lost.trait for lost in carried.lost])
+        parts.append(f"still without {traits} (lost earlier tonight)" if earlier else f"without {traits}")
+    hurt = [f"{n} {kind}" for kind in ("aggravated", "lethal", "bashing") if (n := getattr(carried.wounds, kind))]
+    if hurt:
+        parts.append(f"with {_and(hurt)} damage")
+    return f", {', '.join(parts)}" if parts else ""
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}" if items else ""

@@ -201,3 +201,69 @@ def test_a_what_if_is_named_by_its_scenes_title() -> None:
     fork = SceneForked(scene="s-5e3c0d", seq=12, hash="ab" * 32)
     said = narrate(Table().state, fork)
     assert said == "A what-if of “test”, from its step 12: nothing here changes the real scene."
+
+
+# -- a game night: each of its events in a sentence, "you" for the viewer's own character -------
+
+
+def night_sentences(viewer: str) -> dict[str, list[str]]:
+    """Sam loses Brawny in Elysium, comes back, is sent to the parking lot; then a ruling in
+    Elysium overturns the loss: each stream's steps as ``viewer`` reads them."""
+    from domain.evolve import fold
+    from tests.night.table import JUAN, ROSA, SAM, NightTable
+
+    t = NightTable()
+    t.open_game("g1", SAM, JUAN, ROSA)
+    t.open_scene("elysium", title="Elysium")
+    t.move("sam", "elysium")
+    t.move("juan", "elysium")
+    t.fight("elysium", "c-1", "juan", "sam", "Wiry", "Brawny", ("rock", "scissors"))
+    t.ok("elysium", "st", "close_scene")
+    t.open_scene("parking", title="The parking lot")
+    t.move("sam", "parking")
+    resolved = next(r.seq for r in t.log("elysium") if r.type == "challenge_resolved")
+    t.ok("elysium", "st", "rule", event=resolved, decision="overturn", reason="Sam had cover")
+    said: dict[str, list[str]] = {}
+    for stream in ("g1", "elysium", "parking"):
+        state = fold([])
+        for record in t.log(stream):
+            said.setdefault(stream, []).append(narrate(state, record.event, viewer))
+            state = evolve(state, record)
+    return said
+
+
+def test_a_players_night_in_the_second_person() -> None:
+    said = night_sentences("sam")
+    night = said["g1"]
+    assert "You are at the game tonight." in night
+    assert "Juan is at the game tonight." in night
+    assert "“Elysium” opens tonight." in night
+    assert "The Storyteller sends you into “Elysium”." in night
+    assert "The Storyteller sends Juan into a scene." in night  # where Juan goes is not Sam's to know
+    assert "You come back from “Elysium”, now without Brawny: between scenes." in night
+    assert "Juan is between scenes." in night
+    assert "“Elysium” ends." in night
+    assert "The Storyteller sends you into “The parking lot”." in night
+    assert "A ruling in “Elysium” after you left it: you get Brawny back." in night
+    assert "A ruling in an earlier scene changes what Juan carries tonight." in night
+    assert "You enter “The parking lot”, still without Brawny (lost earlier tonight)." in said["parking"]
+    assert "You leave the scene, back to tonight's game, without Brawny." in said["elysium"]
+    assert "Juan enters “Elysium” from tonight's game." in said["elysium"]
+
+
+def test_the_storyteller_reads_a_night_by_names_and_titles() -> None:
+    said = night_sentences("st")
+    assert said["g1"][0] == "The Storyteller opens the game night “Night g1” under the Laws of the Night rules."
+    assert "The Storyteller sends Juan into “Elysium”." in said["g1"]
+    assert "A ruling in “Elysium” after Juan left it: Juan loses Wiry." in said["g1"]
+    assert "Sam enters “Elysium”." in said["elysium"]
+    every = [line for lines in said.values() for line in lines]
+    assert not [line for line in every if MACHINE.search(line) or line.endswith(("entered.", "moved.", "returned."))]
+
+
+def test_a_spectator_sees_who_goes_where_and_no_losses() -> None:
+    said = night_sentences("*")
+    assert "The Storyteller sends Sam into “The parking lot”." in said["g1"]
+    assert "Sam comes back from “Elysium”: between scenes." in said["g1"]
+    assert not [line for line in said["g1"] if "Brawny" in line]  # what Sam carries is Sam's
+    assert "Sam leaves the scene, back to tonight's game." in said["elysium"]
