@@ -1,8 +1,9 @@
 """Properties over random game nights (issue 15): nights of several scenes, with characters moved
-in and out, lotn challenges won, lost and retested, removals, closings, and rulings that overturn
-earlier challenges, some in scenes their characters have left. Every command goes through the
-offline service (``tests.night.table.NightTable``), which carries each commit's follow-ups to the
-other streams before it answers.
+in and out, lotn challenges won, lost and retested (some with damage), removals, closings, NPCs of
+a scene alone, corrections by hand, and rulings that overturn earlier challenges or amend a
+character, some in scenes their characters have left. Every command goes through the offline
+service (``tests.night.table.NightTable``), which carries each commit's follow-ups to the other
+streams before it answers.
 
 - each character enters a scene with what the night had for it at the ``character_moved`` that
   sent it (the fold of the night up to that event, waits included);
@@ -11,9 +12,13 @@ other streams before it answers.
 - what the night has for a character is what its last scene handed back, plus the corrections
   that came after from other scenes; a Trait lost anywhere tonight and not restored is lost in the
   night, and the Ability levels spent anywhere are spent in it;
+- in every stream a character calls on what is left of each of its Traits, and no Willpower,
+  Ability or damage falls below zero (a correction may come after it was spent or healed);
 - a refused command appends nothing in any stream (moving into a closed scene, moving a character
-  already in a scene, a client sending ``arrive`` or ``come_back``, registering twice, and every
-  random command the night turns down)."""
+  already in a scene, a client sending ``arrive`` or ``come_back``, registering twice, adding a
+  character of the night to a scene by its sheet, and every random command the night turns down).
+
+The plain tests at the end keep what the properties found."""
 
 from __future__ import annotations
 
@@ -170,7 +175,7 @@ class Night:
         category = self.pick(("physical", "physical", "social"))
         bid = self.pick(sorted(EVERYONE[challenger]["traits"].get(category, {"Nope": 1})))
         fields = {"kind": "contested", "targets": [target], "category": category, "bid": [bid]}
-        if category == "physical" and (effect := self.pick(EFFECTS)):
+        if category == "physical" and (effect := self.draw(st.sampled_from(EFFECTS))):
             fields["effect"] = effect
         if not self.do(scene, challenger, "declare", challenge=cid, **fields):
             return
@@ -243,7 +248,7 @@ class Night:
         """A command the night must turn down, and does without a trace."""
         closed = [s for s in self.opened if s not in self.open_scenes()]
         where = self.night.night.where if self.night.night else {}
-        kind = self.pick(("closed", "twice", "arrive", "come_back", "register"))
+        kind = self.pick(("closed", "twice", "arrive", "come_back", "register", "sheet"))
         who = self.pick(CHARACTERS)
         if kind == "closed" and closed:
             self.refused(GAME, "st", "move_character", "scene_closed", character=who, to=self.pick(closed))
@@ -259,6 +264,8 @@ class Night:
             self.refused(GAME, "st", "come_back", "forbidden", character=who, origin=origin, carried={})
         elif kind == "register":
             self.refused(GAME, "st", "register_character", "character_exists", character=SHEETS[who])
+        elif kind == "sheet" and (never := [s for s in self.open_scenes() if who not in self.state(s).characters]):
+            self.refused(self.pick(never), "st", "add_character", "night_character", character=SHEETS[who])
 
     def end(self) -> None:
         """Stop what is open and close every scene: everyone goes back to the night."""
@@ -360,7 +367,7 @@ def _same(a: Carried, b: Carried) -> bool:
     ) == (b.abilities, b.willpower, b.wounds, b.blood_spent, b.marks)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_random_nights_carry_every_character_faithfully(data: st.DataObject) -> None:
     night = Night(data)
