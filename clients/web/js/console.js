@@ -1,23 +1,44 @@
 // The Storyteller's console: the scene and its invitations, characters from sheet files, rounds,
 // every challenge with its hidden parts, throws seen at the table, disputes and rulings, forks,
-// and the audit and export to download.
+// and the audit and export to download. With a game night's link: the night's view (its scenes,
+// who is where, each character's ledger for the night, moves, new scenes, invitations, closing the
+// night); each scene of the night opens in this same console (`/st?scene=…`, the night's key), and
+// a what-if of one of its scenes shows how the night's ledger would stand.
 import { challengeCard } from "./cards.js";
 import { declareForm } from "./declare.js";
 import { download, field, fill, h, keyed, regions as redraws, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
 import { sheetForm } from "./sheetform.js";
 import { actionsLeft, actsNow, assistForm, budgeted, escapeLine, intendButton, markBadges, markWords, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
-import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, rulesetName, rulesetTable, sourceLabel, timeline, title } from "./words.js";
+import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, ruleNote, rulesetName, rulesetTable, sourceLabel, timeline, title } from "./words.js";
 
 const app = document.getElementById("app");
+const sceneOfNight = new URLSearchParams(location.search).get("scene"); // a scene of the token's night
 const token = tokenFromPage("/st");
+if (sceneOfNight) history.replaceState(null, "", `${location.pathname}?scene=${encodeURIComponent(sceneOfNight)}`);
 if (!token) {
   fill(app, h("h1", {}, "Justicar"), h("p", {}, "Open the console link from ", h("code", {}, "justicar serve"), " or ", h("a", { href: "/" }, "paste your Storyteller token"), "."));
+} else if (sceneOfNight) {
+  start(new Live(token, { scene: sceneOfNight }), { night: true });
 } else {
-  start(new Live(token));
+  boot(new Live(token));
 }
 
-function start(live) {
+/** A scene's key draws the scene's console; a game night's, the night's (the first view says). */
+function boot(live) {
+  fill(app, h("p", {}, "Loading…"));
+  const decide = () => {
+    if (!live.view && live.status !== "refused") return;
+    live.removeEventListener("change", decide);
+    live.removeEventListener("status", decide);
+    if (live.view?.night) startNight(live);
+    else start(live);
+  };
+  live.addEventListener("change", decide);
+  live.addEventListener("status", decide);
+}
+
+function start(live, { night = false } = {}) {
   const header = h("header", { class: "top" });
   const regions = {
     scene: h("section", { id: "scene", "aria-labelledby": "scene-h" }),
@@ -27,6 +48,7 @@ function start(live) {
     challenges: h("section", { id: "challenges", "aria-labelledby": "chal-h" }),
     disputes: h("section", { id: "disputes", "aria-labelledby": "disp-h" }),
     tools: h("section", { id: "tools", "aria-labelledby": "tools-h" }),
+    tonight: h("section", { id: "tonight", "aria-labelledby": "tonight-h", hidden: true }),
     timeline: h("section", { id: "timeline", "aria-labelledby": "tl-h" }),
   };
   const links = Object.fromEntries(
@@ -35,8 +57,10 @@ function start(live) {
   const nav = h("nav", { class: "sections", "aria-label": "Console sections" }, Object.values(links));
   const banner = h("div", { class: "what-if-banner", role: "note", hidden: true });
   const problems = h("div", { class: "problems" });
-  fill(app, banner, header, nav, problems, h("main", {}, Object.values(regions)));
+  const back = night && h("p", { class: "night-link" }, "A scene of tonight's game: ", h("a", { href: `/st#token=${encodeURIComponent(live.token)}` }, "back to the night's console"));
+  fill(app, banner, header, back, nav, problems, h("main", {}, Object.values(regions)));
   const region = redraws(); // what changed, never under the Storyteller's fingers
+  const tonight = whatIfLedger(live, regions.tonight);
   live.addEventListener("problem", (e) => fill(problems, refusal(e.error)));
   const openCards = h("div", { class: "cards" });
   const doneCards = h("div", { class: "cards" });
@@ -53,6 +77,7 @@ function start(live) {
     );
     if (!view) return;
     whatIf(banner, view);
+    tonight(view);
     const disputed = view.disputes.filter((d) => d.status === "open").length;
     fill(links.disputes, "Disputes", disputed > 0 && h("span", { class: "count" }, ` (${disputed} open)`));
     links.disputes.classList.toggle("waiting", disputed > 0);
@@ -139,8 +164,8 @@ async function said(live, reply) {
 }
 
 /** The replay viewer with this console's key (and a step to open at). */
-function replayLink(live, step) {
-  return `/replay#token=${encodeURIComponent(live.token)}${step ? `&step=${step}` : ""}`;
+function replayLink(live, step, scene = live.scene) {
+  return `/replay${scene ? `?scene=${encodeURIComponent(scene)}` : ""}#token=${encodeURIComponent(live.token)}${step ? `&step=${step}` : ""}`;
 }
 
 /** Send a command and show the outcome in `out` (kept by its key across redraws): a refusal, or a
@@ -982,4 +1007,304 @@ function tools(live, view) {
     ),
     out,
   );
+}
+
+
+// -- a game night -------------------------------------------------------------------------------
+
+/** The console of a scene of the night, with the night's key. */
+function sceneConsole(live, scene) {
+  return `/st?scene=${encodeURIComponent(scene)}#token=${encodeURIComponent(live.token)}`;
+}
+
+/** The night's ledger (`ledger`: a JSON document), or {error}. */
+async function fetchLedger(live) {
+  const doc = await live.request({ type: "ledger" }, "document");
+  if (doc.type === "error") return { error: doc };
+  try {
+    return JSON.parse(doc.text);
+  } catch {
+    return { error: { message: "The ledger could not be read; try again." } };
+  }
+}
+
+/** Ask for the ledger again after each new step, at most one request at a time. */
+function ledgerKeeper(live, draw) {
+  let asked = -1;
+  let busy = false;
+  const refresh = async (force = false) => {
+    if (busy || live.status !== "live" || (!force && asked === live.lastSeq)) return;
+    busy = true;
+    asked = live.lastSeq;
+    const book = await fetchLedger(live);
+    busy = false;
+    draw(book);
+    if (asked !== live.lastSeq) refresh();
+  };
+  return refresh;
+}
+
+/** The night's console: its scenes, who is where (and moving them), each character's ledger,
+ * invitations (one link a player for the whole night) and the night's timeline. */
+function startNight(live) {
+  const header = h("header", { class: "top" });
+  const regions = {
+    scenes: h("section", { id: "scenes", "aria-labelledby": "scenes-h" }),
+    where: h("section", { id: "where", "aria-labelledby": "where-h" }),
+    ledger: h("section", { id: "ledger", "aria-labelledby": "ledger-h" }),
+    invitations: h("section", { id: "invitations", "aria-labelledby": "inv-h" }),
+    timeline: h("section", { id: "timeline", "aria-labelledby": "tl-h" }),
+  };
+  const titles = { scenes: "Scenes", where: "Who is where", ledger: "Ledgers", invitations: "Invitations", timeline: "Timeline" };
+  const nav = h("nav", { class: "sections", "aria-label": "Console sections" }, Object.entries(titles).map(([id, text]) => h("a", { href: `#${id}` }, text)));
+  const problems = h("div", { class: "problems" });
+  fill(app, header, nav, problems, h("main", {}, Object.values(regions)));
+  live.addEventListener("problem", (e) => fill(problems, refusal(e.error)));
+  const region = redraws();
+  const sceneList = h("div", {});
+  const whereList = h("div", {});
+  const books = h("div", { class: "ledgers" });
+  const bookSaid = h("div", { class: "outcome", "aria-live": "polite" });
+  let book = null;
+  const drawBooks = (got) => {
+    if (got?.error) return fill(bookSaid, refusal(got.error));
+    book = got;
+    bookSaid.replaceChildren();
+    region(books, JSON.stringify(got), () => fill(books, ledgers(live, got)));
+  };
+  const refresh = ledgerKeeper(live, drawBooks);
+  fill(regions.scenes, h("h2", { id: "scenes-h" }, "Scenes tonight"), sceneList, h("div", { class: "night-actions" }));
+  fill(regions.where, h("h2", { id: "where-h" }, "Who is where"), whereList);
+  fill(
+    regions.ledger,
+    h("h2", { id: "ledger-h" }, "Ledgers: what each character lost tonight, and where"),
+    h("button", { type: "button", class: "quiet", onclick: () => refresh(true) }, "Bring the ledgers up to date"),
+    bookSaid,
+    books,
+  );
+  fill(regions.invitations, h("h2", { id: "inv-h" }, "Invitations"), h("p", { class: "hint" }, "One link a player for the whole night: it follows their character from scene to scene."), invitations(live));
+  fill(regions.timeline, h("h2", { id: "tl-h" }, "Tonight's timeline"), timeline([], null, live));
+  let actionsBuilt = null;
+
+  const draw = () => {
+    const view = live.view;
+    fill(
+      header,
+      h("h1", {}, "Storyteller"),
+      h("p", { class: "scene" }, view ? `“${view.title || "Tonight's game"}” · game night · ${rulesetName(view)}${view.status === "closed" ? " · over" : ""}` : ""),
+      connection(live),
+    );
+    if (!view) return;
+    document.title = `${view.title || "Game night"} · Storyteller · Justicar`;
+    const scenes = view.night?.scenes || [];
+    const where = view.night?.where || {};
+    const people = Object.values(view.characters);
+    region(sceneList, JSON.stringify([scenes, people.map((c) => [c.id, c.name])]), () => fill(sceneList, sceneCards(live, view, scenes)));
+    const open = scenes.filter((s) => s.open);
+    region(whereList, JSON.stringify([where, open, people.map((c) => [c.id, c.name, c.npc]), view.status, book?.ledgers?.map((b) => [b.character, b.now])]), () => fill(whereList, whoIsWhere(live, view, open, book)));
+    const key = JSON.stringify([view.status, open.length]);
+    if (actionsBuilt !== key) {
+      actionsBuilt = key;
+      fill(regions.scenes.querySelector(".night-actions"), nightActions(live, view, open));
+    }
+    const players = people.filter((c) => !c.npc).map((c) => [c.id, c.name]);
+    region(regions.invitations.querySelector("select[name=character]"), JSON.stringify(players), () => {
+      const choice = regions.invitations.querySelector("select[name=character]");
+      const kept = choice.value;
+      fill(choice, h("option", { value: "" }, players.length ? "Choose a character" : "No character registered yet"), players.map(([id, name]) => h("option", { value: id }, name)));
+      choice.value = players.some(([id]) => id === kept) ? kept : "";
+      choice.dispatchEvent(new Event("filled"));
+    });
+    grow(regions.timeline.querySelector("ol"), live.timeline);
+    refresh();
+  };
+  live.addEventListener("change", draw);
+  live.addEventListener("status", draw);
+  draw();
+}
+
+/** The night's scenes, in the order they opened: open or closed, who is in each, its console. */
+function sceneCards(live, view, scenes) {
+  if (!scenes.length) return h("p", { class: "none" }, "No scene yet: open the first one below.");
+  return h(
+    "ul",
+    { class: "night-scenes" },
+    scenes.map((s) =>
+      h(
+        "li",
+        { class: s.open ? "open" : "closed", dataset: { scene: s.id } },
+        h("strong", {}, `“${s.title || s.id}”`),
+        h("span", { class: `state ${s.open ? "open" : "closed"}` }, s.open ? " · open" : " · closed"),
+        h("p", { class: "in" }, s.characters.length ? `In it: ${s.characters.map((w) => nameOf(view, w)).join(", ")}` : s.open ? "Nobody in it now." : "Over."),
+        h("a", { href: sceneConsole(live, s.id), target: "_blank" }, `Open the console of “${s.title || s.id}”`),
+      ),
+    ),
+  );
+}
+
+/** Who is where; a character between scenes may be sent into an open scene (confirmed). */
+function whoIsWhere(live, view, open, book) {
+  const where = view.night?.where || {};
+  const people = Object.values(view.characters);
+  if (!people.length) return h("p", { class: "none" }, "Nobody is registered tonight.");
+  return h(
+    "ul",
+    { class: "night-people" },
+    people.map((c) => {
+      const at = where[c.id];
+      const mine = book?.ledgers?.find((b) => b.character === c.id);
+      const lost = (mine?.now?.lost || c.traits_lost?.map((t) => ({ trait: t })) || []).map((l) => l.trait);
+      return h(
+        "li",
+        { dataset: { character: c.id } },
+        h("strong", {}, c.name, c.npc ? " (NPC)" : ""),
+        h("span", { class: "at" }, at ? ` · in “${at.title || at.scene}”` : " · between scenes"),
+        lost.length ? h("p", { class: "lost" }, `Lost tonight: ${lost.join(", ")}`) : null,
+        at
+          ? h("p", { class: "hint" }, `To move ${c.name}, take them out of “${at.title || at.scene}” first (in its console), or close it.`)
+          : view.status === "open" && moveForm(live, c, open),
+      );
+    }),
+  );
+}
+
+/** Send a character into an open scene: "Move…" asks which and says what it will do first. */
+function moveForm(live, c, open) {
+  const out = outcome(`move-${c.id}`);
+  if (!open.length) return h("div", {}, h("p", { class: "hint" }, "No scene is open: open one to send them into."), out);
+  const to = select("to", open.map((s) => [s.id, `“${s.title || s.id}”`]));
+  const box = h("div", { class: "confirm" });
+  const first = h("button", { type: "button" }, `Move ${c.name}`);
+  const back = () => (fill(box, first), first.focus());
+  first.addEventListener("click", () => {
+    const title = to.selectedOptions[0]?.textContent || to.value;
+    const yes = h("button", { type: "button", class: "danger", onclick: () => (fill(box, first), sender(live, out)({ type: "move_character", character: c.id, to: to.value })) }, `Confirm: move ${c.name} into ${title}`);
+    fill(box, h("p", { class: "warn" }, `Send ${c.name} into ${title}? They take with them what they carry tonight; their player's page follows.`), h("div", { class: "choices" }, yes, h("button", { type: "button", class: "quiet", onclick: back }, "Cancel")));
+    yes.focus();
+  });
+  fill(box, first);
+  return h("div", { class: "move" }, field(`Send ${c.name} into`, to), box, out);
+}
+
+/** A new scene of the night; closing the night (confirmed). */
+function nightActions(live, view, open) {
+  const out = outcome("night");
+  const newTitle = h("input", { name: "title", autocomplete: "off", placeholder: "The parking lot" });
+  const created = h("div", { class: "outcome", "aria-live": "polite" });
+  const form = h(
+    "form",
+    {
+      class: "row",
+      onsubmit: async (e) => {
+        e.preventDefault();
+        const reply = await live.request({ type: "create_scene", ruleset: view.ruleset, title: newTitle.value.trim() }, "scene_created");
+        if (reply.type === "error") return created.replaceChildren(refusal(reply));
+        const name = newTitle.value.trim() ? `“${newTitle.value.trim()}”` : "The new scene";
+        newTitle.value = "";
+        created.replaceChildren(done(`${name} is open tonight.`), h("a", { href: sceneConsole(live, reply.scene), target: "_blank" }, `Open the console of ${name}`));
+      },
+    },
+    field("Title of a new scene", newTitle),
+    h("button", { type: "submit" }, "Open a new scene"),
+  );
+  if (view.status !== "open") return h("p", { class: "hint" }, "The night is over: nothing more happens in it.");
+  return h(
+    "div",
+    {},
+    form,
+    created,
+    open.length
+      ? h("p", { class: "hint" }, `The night closes once every scene of it is closed (open: ${open.map((s) => `“${s.title || s.id}”`).join(", ")}).`)
+      : confirmButton("Close the night", "Confirm: close the night", () => sender(live, out)({ type: "close_game" }), "Close the night? What was lost tonight is back at the next game; nothing more happens in this one."),
+    out,
+  );
+}
+
+/** Each character's ledger: what it carries now, then each loss and gain where it happened,
+ * linked to the step (the replay of that scene at that step), with the rule and its book. */
+function ledgers(live, book) {
+  if (!book.ledgers?.length) return h("p", { class: "none" }, "Nobody is registered tonight.");
+  return book.ledgers.map((l) =>
+    h(
+      "details",
+      { class: "ledger", dataset: { character: l.character }, open: l.entries.length > 0 },
+      h("summary", {}, h("strong", {}, l.name), ` · ${carriedWords(l.now)}`),
+      l.entries.length ? h("ol", { class: "entries" }, l.entries.map((e) => entryItem(live, book, e))) : h("p", { class: "none" }, "Nothing lost or gained tonight."),
+    ),
+  );
+}
+
+/** "without Brawny; 1 lethal damage; 1 Willpower spent" (what a ledger's `now` says). */
+function carriedWords(now) {
+  const parts = [];
+  if (now?.lost?.length) parts.push(`without ${now.lost.map((l) => l.trait).join(", ")}`);
+  for (const [kind, n] of Object.entries(now?.wounds || {})) if (n) parts.push(`${n} ${kind} damage`);
+  if (now?.blood_spent) parts.push(`${now.blood_spent} blood spent`);
+  return parts.join("; ") || "nothing lost";
+}
+
+/** One entry, its step a link to the replay at that step (`link(e)`: the address, or null where
+ * this console's key does not open that scene). */
+function entryItem(live, book, e, mark = "", link = (x) => replayLink(live, x.seq, x.scene === book.night ? null : x.scene)) {
+  const where = e.scene === book.night ? "between scenes" : `in “${e.title}”`;
+  const href = link(e);
+  return h(
+    "li",
+    { class: `${e.loss ? "loss" : "gain"}${mark ? ` ${mark}` : ""}` },
+    href ? h("a", { class: "step-link", href, target: "_blank" }, `Step ${e.seq} ${where}`) : h("span", { class: "step-link" }, `Step ${e.seq} ${where}`),
+    ": ",
+    e.what,
+    e.why ? h("span", { class: "why" }, ` — ${e.why}`) : "",
+    e.ruling && e.by === "correction" ? h("span", { class: "by" }, ` (a ruling in “${e.ruling.title}”, step ${e.ruling.seq})`) : "",
+    e.book ? h("span", { class: "book" }, ` · ${e.book}`) : "",
+    ruleNote(e.rule),
+  );
+}
+
+/** A what-if of a scene of a night: how the night's ledger would stand had this fork been the
+ * scene (nothing of the real night changes). Drawn only in a fork whose scene is of a night. */
+function whatIfLedger(live, section) {
+  let refresh = null;
+  const body = h("div", {});
+  return (view) => {
+    if (!view.forked_from) return;
+    if (!refresh) {
+      fill(section, h("h2", { id: "tonight-h" }, "Tonight's ledger, had it gone this way"), h("button", { type: "button", class: "quiet", onclick: () => refresh(true) }, "Work it out again"), body);
+      refresh = ledgerKeeper(live, (book) => {
+        if (book?.error) {
+          section.hidden = book.error.code === "not_a_game";
+          return fill(body, refusal(book.error));
+        }
+        section.hidden = !book.what_if;
+        if (book.what_if) fill(body, whatIfBody(live, book));
+      });
+    }
+    refresh();
+  };
+}
+
+function whatIfBody(live, book) {
+  const w = book.what_if;
+  const link = (e) => (e.scene === w.scene ? replayLink(live, e.seq, null) : null); // this what-if's own steps
+  return [
+    h("p", { class: "hint" }, `The night “${book.title}” as it would stand had “${w.title}” gone as this what-if goes (from its step ${w.at}). The real night does not change.`),
+    w.characters.map((c) => {
+      const real = book.ledgers.find((l) => l.character === c.character);
+      const now = real ? (real.now?.lost || []).map((l) => l.trait) : [];
+      return h(
+        "div",
+        { class: `what-if-ledger${c.changed ? " changed" : ""}`, dataset: { character: c.character } },
+        h("h3", {}, c.name),
+        c.changed
+          ? [
+              h("p", { class: "would-lost" }, `Would be without: ${c.lost.join(", ") || "nothing"} (really: ${now.join(", ") || "nothing"}).`),
+              c.new.length > 0 && h("p", {}, "Would happen:"),
+              c.new.length > 0 && h("ul", {}, c.new.map((e) => entryItem(live, book, e, "would", link))),
+              c.gone.length > 0 && h("p", {}, "Would not happen:"),
+              c.gone.length > 0 && h("ul", {}, c.gone.map((e) => entryItem(live, book, e, "gone", () => null))),
+            ]
+          : h("p", { class: "none" }, "No change to their night."),
+      );
+    }),
+  ];
 }

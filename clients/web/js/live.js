@@ -19,10 +19,11 @@ export function newId() {
 }
 
 export class Live extends EventTarget {
-  constructor(token, { subscribe = true } = {}) {
+  constructor(token, { subscribe = true, scene = null } = {}) {
     super();
     this.token = token;
     this.subscribe = subscribe;
+    this.scene = scene; // a scene of the token's game night (a second socket, protocol.md "Following a character")
     this.status = "connecting"; // connecting | live | reconnecting | refused
     this.reason = "";
     this.welcome = null;
@@ -41,8 +42,30 @@ export class Live extends EventTarget {
     this.open();
     // a phone going offline: drop the socket at once (commands wait, and say so); back online:
     // reconnect now rather than at the end of the backoff
-    window.addEventListener("offline", () => this.drop("You are offline; commands wait until you're back."));
-    window.addEventListener("online", () => this.again());
+    this.offline = () => this.drop("You are offline; commands wait until you're back.");
+    this.online = () => this.again();
+    window.addEventListener("offline", this.offline);
+    window.addEventListener("online", this.online);
+  }
+
+  /** Let this connection go for good (the character has left its scene): no reconnect, nothing
+   * more drawn from it. */
+  close() {
+    this.status = "refused";
+    this.closed = true;
+    clearTimeout(this.retry);
+    window.removeEventListener("offline", this.offline);
+    window.removeEventListener("online", this.online);
+    for (const r of this.requests) clearTimeout(r.timer);
+    this.requests = [];
+    const ws = this.ws;
+    this.ws = null;
+    this.authed = false;
+    try {
+      ws?.close();
+    } catch {
+      /* already gone */
+    }
   }
 
   /** Whether a command sent now goes out at once. */
@@ -57,6 +80,7 @@ export class Live extends EventTarget {
   }
 
   setStatus(status, reason = "") {
+    if (this.closed) return;
     this.status = status;
     this.reason = reason;
     this.dispatchEvent(new Event("status"));
@@ -168,7 +192,7 @@ export class Live extends EventTarget {
         this.authed = true;
         this.backoff = 500;
         // the first time, the latest events only (older ones on request); after a reconnect, all since
-        if (this.subscribe) this.raw({ type: "subscribe", since: this.lastSeq || undefined, summaries: true });
+        if (this.subscribe) this.raw({ type: "subscribe", scene: this.scene || undefined, since: this.lastSeq || undefined, summaries: true });
         else this.setStatus("live");
         for (const { body } of this.pending.values()) this.raw(body); // answered from the log if done
         this.pump();
@@ -260,6 +284,7 @@ export class Live extends EventTarget {
   }
 
   changed() {
+    if (this.closed) return;
     this.dispatchEvent(new Event("change"));
   }
 }

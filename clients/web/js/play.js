@@ -1,5 +1,8 @@
 // The player's page: my character, the challenges in front of me with only the moves the rules
-// allow now, declaring a challenge, the round, and the timeline as I saw it.
+// allow now, declaring a challenge, the round, and the timeline as I saw it. With a game night's
+// link it follows the character: one socket on the night, a second on the scene it is in now
+// (this same page, drawn for that scene), switched when the Storyteller moves it; between scenes,
+// its sheet as it stands tonight.
 import { challengeCard } from "./cards.js";
 import { sheetCard } from "./sheet.js";
 import { declareForm, forgetDeclared, others } from "./declare.js";
@@ -8,6 +11,7 @@ import { Live, tokenFromPage } from "./live.js";
 import { actionsLeft, actsNow, assistForm, budgeted, burstForm, fightLines, intendButton, mayBurst, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
 import { confirmButton } from "./moves.js";
 import { confirmations, quietSwitch, yourMove } from "./notice.js";
+import { carriedLine, lostWhere, sceneTitles } from "./night.js";
 import { CATEGORIES, connection, grow, nameOf, refusal, rulesetName, timeline, title } from "./words.js";
 
 const app = document.getElementById("app");
@@ -22,10 +26,103 @@ if (!token) {
     h("a", { href: "/" }, "paste your invitation here"),
   );
 } else {
-  start(new Live(token));
+  boot(new Live(token));
 }
 
-function start(live) {
+/** A scene's link draws the scene; a game night's follows its character (the first view says). */
+function boot(live) {
+  fill(app, h("p", {}, "Loading…"));
+  const decide = () => {
+    if (!live.view && live.status !== "refused") return;
+    live.removeEventListener("change", decide);
+    live.removeEventListener("status", decide);
+    if (live.view?.night) followNight(live);
+    else start(live);
+  };
+  live.addEventListener("change", decide);
+  live.addEventListener("status", decide);
+}
+
+/** The night's page: where the character is, said where the eye is; the scene it is in (this
+ * page, on a second socket, closed when it leaves); between scenes, its sheet as it stands tonight. */
+function followNight(night) {
+  const bar = h("section", { class: "night-bar", "aria-label": "Tonight" });
+  const stage = h("div", { class: "stage" });
+  fill(app, bar, stage);
+  let here = null; // {id, live} of the scene followed now
+  let betweenDraw = null;
+  const follow = () => {
+    const view = night.view;
+    const who = night.viewer;
+    if (!view || !who) return;
+    const at = view.night?.where?.[who] || null;
+    const titles = sceneTitles(night.timeline, view);
+    const lost = lostWhere(night.timeline, who, titles);
+    const mine = view.characters?.[who];
+    fill(
+      bar,
+      h("p", { class: "night-title" }, `${view.title || "Tonight's game"} · ${rulesetName(view)}${view.status === "closed" ? " · over" : ""}`),
+      h("p", { class: "where", role: "status" }, at ? ["You are in ", h("strong", {}, `“${at.title || at.scene}”`), "."] : "You are between scenes."),
+      at && mine && carriedLine(mine, lost),
+    );
+    if ((at?.scene || null) !== (here?.id || null)) {
+      here?.live.close();
+      here = null;
+      betweenDraw = null;
+      if (at) {
+        const live = new Live(night.token, { scene: at.scene });
+        here = { id: at.scene, live };
+        start(live, stage);
+      } else {
+        betweenDraw = between(night, stage);
+      }
+    }
+    betweenDraw?.(lost);
+  };
+  night.addEventListener("change", follow);
+  night.addEventListener("status", follow);
+  follow();
+}
+
+/** Between scenes: the character as it stands tonight (what it lost and where, Willpower,
+ * abilities and blood left, damage), and the night's timeline. */
+function between(night, stage) {
+  const header = h("header", { class: "top" });
+  const me = h("section", { id: "me", "aria-labelledby": "me-h" });
+  const steps = h("section", { id: "timeline", "aria-labelledby": "tl-h" }, h("h2", { id: "tl-h" }, "Tonight"), timeline([], null, night));
+  fill(stage, header, h("main", {}, me, steps));
+  const region = regions();
+  return (lost) => {
+    const view = night.view;
+    const who = night.viewer;
+    const mine = view?.characters?.[who];
+    fill(
+      header,
+      h("h1", {}, mine ? mine.name : "Justicar"),
+      h("p", { class: "scene" }, view?.status === "closed" ? "The game night is over." : "Between scenes: the Storyteller sends you into the next one."),
+      connection(night),
+    );
+    if (view) {
+      region(me, JSON.stringify([mine, [...lost]]), () =>
+        fill(
+          me,
+          h("h2", { id: "me-h" }, "My character tonight"),
+          mine ? [lostList(mine, lost), sheetCard(view, who)] : h("p", {}, "Your character is not at the game tonight."),
+        ),
+      );
+    }
+    grow(steps.querySelector("ol"), night.timeline);
+  };
+}
+
+/** "Lost tonight: Brawny (in “Elysium”)", one line a Trait. */
+function lostList(mine, lost) {
+  const traits = mine.traits_lost || [];
+  if (!traits.length) return h("p", { class: "lost none" }, "Nothing lost tonight so far.");
+  return h("div", { class: "lost-where" }, h("h3", {}, "Lost tonight"), h("ul", {}, traits.map((t) => h("li", {}, h("s", {}, t), lost.get(t) ? ` in “${lost.get(t)}”` : " earlier tonight"))));
+}
+
+function start(live, root = app) {
   const header = h("header", { class: "top" });
   const me = h("section", { id: "me", "aria-labelledby": "me-h" });
   const round = h("section", { id: "round", "aria-label": "Round" });
@@ -43,7 +140,7 @@ function start(live) {
   const sticky = h("div", { class: "sticky-top" }, notice.banner, notice.also, offline);
   const quiet = quietSwitch(); // outside the header, which is drawn anew: a focused switch stays focused
   fill(challenges, h("h2", { id: "ch-h" }, "Challenges in front of me"), openList, none, recentHeading, recentList);
-  fill(app, header, quiet, sticky, problems, h("main", {}, round, me, challenges, declare, steps), confirmations(live));
+  fill(root, header, quiet, sticky, problems, h("main", {}, round, me, challenges, declare, steps), confirmations(live));
   const region = regions(); // redraws what changed, never under someone's fingers
   live.addEventListener("problem", (e) => {
     fill(problems, refusal(e.error));

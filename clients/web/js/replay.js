@@ -7,12 +7,15 @@ import { CATEGORIES, challengeLine, defenderOf, nameOf, refusal, rulesetName, ti
 
 const app = document.getElementById("app");
 const wanted = Number(new URLSearchParams(location.hash.slice(1)).get("step")) || null;
+const sceneOfNight = new URLSearchParams(location.search).get("scene"); // a scene of the token's game night
 const token = tokenFromPage("/replay") || localStorage.getItem("justicar:/st") || localStorage.getItem("justicar:/play");
+if (sceneOfNight) history.replaceState(null, "", `${location.pathname}?scene=${encodeURIComponent(sceneOfNight)}`);
 
 if (!token) {
   fill(app, h("h1", {}, "Replay"), h("p", {}, "Open the replay from the Storyteller's console, or from your player's page once the scene is closed."));
 } else {
-  start(new Live(token, { subscribe: false }));
+  // a scene of a night is reached by subscribing to it (the night's key opens it): its view is not drawn
+  start(new Live(token, sceneOfNight ? { scene: sceneOfNight } : { subscribe: false }));
 }
 
 function start(live) {
