@@ -14,7 +14,7 @@ import immutables
 import msgspec
 from msgspec.structs import replace
 
-from domain.carried import Carried as Carried, Lost as Lost, Mark as Mark, Wounds as Wounds
+from domain.carried import Carried, Lost, Mark, Wounds
 from domain.commands import Action, Options, Source
 from domain.effects import Effect
 from domain.events import (

@@ -15,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from domain.carried import Mark
 from domain.commands import Action, Source
 from domain.effects import Effect
 from domain.events import (
@@ -44,7 +45,6 @@ from domain.state import (
     Challenge,
     Character,
     DisputeRecord,
-    Mark,
     Origin,
     Outcome,
     RetestEntry,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
+from domain.carried import Mark
 from domain.change import Change, on
 from domain.events import (
     ActionDeclared,
@@ -37,7 +38,7 @@ from domain.events import (
 )
 from domain.log import Place
 from domain.reducers.scene import consequence
-from domain.state import Aid, Bonus, Challenge, Character, Helper, Mark, RoundState, Side
+from domain.state import Aid, Bonus, Challenge, Character, Helper, RoundState, Side
 
 # -- mobs, blood, rounds -----------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
+from domain.carried import Lost
 from domain.change import Change, name, on
 from domain.commands import Changes
 from domain.events import (
@@ -33,7 +34,6 @@ from domain.events import (
     TraitRestored,
 )
 from domain.log import Place
-from domain.carried import Lost
 from domain.state import Challenge, Character, Consequence, DisputeRecord, Origin, Outcome, RulingRecord
 
 # -- the scene ---------------------------------------------------------------------------------
