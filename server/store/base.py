@@ -71,7 +71,8 @@ class Append(msgspec.Struct, frozen=True, kw_only=True):
 class EventStore(Protocol):
     def append_batch(self, items: Sequence[Append]) -> list[list[Recorded] | ConcurrencyConflict]:
         """Append several commands' events in one transaction (group commit): each item's records,
-        or the conflict that kept it out (the others still go in). Raises ``StorageUnavailable``
+        or the conflict that kept it out (the others still go in, but for the items after it of
+        the same scene, which were decided on it: they conflict too). Raises ``StorageUnavailable``
         if the disk refuses, and then nothing was written."""
         ...
 

@@ -44,7 +44,11 @@ class MemoryStore:
 
     def append_batch(self, items: Sequence[Append]) -> list[list[Recorded] | ConcurrencyConflict]:
         out: list[list[Recorded] | ConcurrencyConflict] = []
+        stale: set[str] = set()  # a scene whose item conflicted: the items after it were decided on it
         for item in items:
+            if item.scene in stale:
+                out.append(ConcurrencyConflict(f"scene {item.scene!r}: an earlier item of this batch conflicted"))
+                continue
             try:
                 out.append(
                     self.append(
@@ -59,6 +63,7 @@ class MemoryStore:
                 )
             except ConcurrencyConflict as err:
                 out.append(err)
+                stale.add(item.scene)
         return out
 
     def import_wires(

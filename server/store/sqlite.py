@@ -199,8 +199,14 @@ class SqliteStore:
     def append_batch(self, items: Sequence[Append]) -> list[list[Recorded] | ConcurrencyConflict]:
         conn = self.db.conn
         out: list[list[Recorded] | ConcurrencyConflict] = []
+        stale: set[str] = set()  # a scene whose item conflicted: the items after it were decided on it
         with self._writing(items[0].scene if items else ""):
             for item in items:
+                if item.scene in stale:
+                    out.append(
+                        ConcurrencyConflict(f"scene {item.scene!r}: an earlier command of this batch conflicted")
+                    )
+                    continue
                 conn.execute("SAVEPOINT item")
                 try:
                     out.append(self._insert(conn, item))
@@ -209,6 +215,7 @@ class SqliteStore:
                     conn.execute("ROLLBACK TO item")
                     conn.execute("RELEASE item")
                     out.append(err if isinstance(err, ConcurrencyConflict) else ConcurrencyConflict(str(err)))
+                    stale.add(item.scene)
         return out
 
     def _insert(self, conn: sqlite3.Connection, item: Append) -> list[Recorded]:
