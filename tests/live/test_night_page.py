@@ -190,6 +190,15 @@ async def test_the_night_console_on_a_phone(live: Running, tokens: dict[str, str
     await expect(replay.locator(".step-detail")).to_contain_text("Sam loses Brawny")
     await replay.close()
 
+    # one link for the whole night: Sam's opens the scene Sam is in
+    await st.get_by_label("Invite the player of").select_option(label="Sam")
+    await st.get_by_role("button", name="Invite", exact=True).click()
+    sams_link = await st.get_by_role("textbox", name="Sam's link").input_value()
+    assert "/play#token=" in sams_link
+    sam = await phone(browser, sams_link)
+    await expect(sam.get_by_role("region", name="Tonight").get_by_role("status")).to_have_text("You are in “Elysium”.")
+    await sam.context.close()
+
     # a new scene of the night, from the console
     await st.get_by_label("Title of a new scene").fill("The parking lot")
     await st.get_by_role("button", name="Open a new scene").click()

@@ -362,7 +362,7 @@ function invitations(live) { // built once: the invitations made stay on the pag
       h(
         "table",
         { class: "stacked tokens" },
-        h("caption", { class: "label" }, "Links to this scene"),
+        h("caption", { class: "label" }, live.view?.night ? "Links to tonight's game" : "Links to this scene"),
         h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "For"), h("th", { scope: "col" }, "Issued"), h("th", { scope: "col" }, "Expires"), h("th", { scope: "col" }, "Revoke"))),
         h(
           "tbody",

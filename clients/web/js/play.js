@@ -96,13 +96,25 @@ function between(night, stage) {
     const view = night.view;
     const who = night.viewer;
     const mine = view?.characters?.[who];
+    const watching = who === "*";
     fill(
       header,
-      h("h1", {}, mine ? mine.name : "Justicar"),
-      h("p", { class: "scene" }, view?.status === "closed" ? "The game night is over." : "Between scenes: the Storyteller sends you into the next one."),
+      h("h1", {}, mine ? mine.name : watching ? "Spectator" : "Justicar"),
+      h("p", { class: "scene" }, view?.status === "closed" ? "The game night is over." : watching ? "Tonight's scenes and who is in each." : "Between scenes: the Storyteller sends you into the next one."),
       connection(night),
     );
-    if (view) {
+    if (view && watching) {
+      const scenes = view.night?.scenes || [];
+      region(me, JSON.stringify(scenes), () =>
+        fill(
+          me,
+          h("h2", { id: "me-h" }, "Scenes tonight"),
+          scenes.length
+            ? h("ul", { class: "night-scenes" }, scenes.map((s) => h("li", {}, h("strong", {}, `“${s.title || s.id}”`), s.open ? " · open" : " · closed", h("p", {}, s.characters.length ? `In it: ${s.characters.map((w) => nameOf(view, w)).join(", ")}` : "Nobody in it now."))))
+            : h("p", { class: "none" }, "No scene yet."),
+        ),
+      );
+    } else if (view) {
       region(me, JSON.stringify([mine, [...lost]]), () =>
         fill(
           me,
