@@ -7,6 +7,7 @@ of an earlier scene shows how the night's ledger would stand, and the real night
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 from urllib.parse import unquote
@@ -274,3 +275,27 @@ async def test_a_what_if_of_an_earlier_scene_shows_the_nights_ledger_as_it_would
     # the real night is as it was: Sam still without Brawny, in the console and in the scene
     await st.reload()
     await expect(st.locator("details.ledger[data-character=sam] > summary")).to_have_text("Sam · without Brawny")
+
+
+async def test_the_ledger_is_the_storytellers_and_a_nights(
+    live: Running, backend: Backend, tokens: dict[str, str]
+) -> None:
+    """``ledger`` on the live connection: the night's ledger to its Storyteller, with each loss's
+    step, rule and book; refused to a player, and to a scene of no night."""
+    async with Client(live.url, tokens["st"], keep=True) as st:
+        doc = await st.request({"type": "ledger"}, "document")
+        assert doc["name"] == "g1-ledger.json" and doc["media_type"] == "application/json"
+        book = json.loads(doc["text"])
+        assert book["night"] == NIGHT and book["title"] == "Friday at Elysium" and book["what_if"] is None
+        sam = next(b for b in book["ledgers"] if b["character"] == "sam")
+        assert [(e["what"], e["scene"], e["book"], e["by"]) for e in sam["entries"]] == [
+            ("Sam loses Brawny (Physical)", "elysium", "Laws of the Night", "play")
+        ]
+        assert sam["where"] == "elysium" and [lost["trait"] for lost in sam["now"]["lost"]] == ["Brawny"]
+    async with Client(live.url, tokens["sam"], keep=True) as player:
+        refused = await player.request({"type": "ledger"}, "document")
+        assert refused["type"] == "error" and refused["code"] == "forbidden"
+    handle(SceneService(backend.store), "alone", "st", "open_scene", [0], ruleset="lotn", title="Alone")
+    async with Client(live.url, backend.tokens.issue("alone", "st")[0], keep=True) as alone:
+        refused = await alone.request({"type": "ledger"}, "document")
+        assert refused["type"] == "error" and refused["code"] == "not_a_game"

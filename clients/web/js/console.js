@@ -1248,13 +1248,15 @@ function carriedWords(now) {
 function entryItem(live, book, e, mark = "", link = (x) => replayLink(live, x.seq, x.scene === book.night ? null : x.scene)) {
   const where = e.scene === book.night ? "between scenes" : `in “${e.title}”`;
   const href = link(e);
+  const said = e.why?.split(": ")[0]; // "Sam loses Brawny: the loser loses…" after "Sam loses Brawny (Physical)"
+  const why = said && e.why.includes(": ") && e.what.startsWith(said) ? e.why.slice(said.length + 2) : e.why;
   return h(
     "li",
     { class: `${e.loss ? "loss" : "gain"}${mark ? ` ${mark}` : ""}` },
     href ? h("a", { class: "step-link", href, target: "_blank" }, `Step ${e.seq} ${where}`) : h("span", { class: "step-link" }, `Step ${e.seq} ${where}`),
     ": ",
     e.what,
-    e.why ? h("span", { class: "why" }, ` — ${e.why}`) : "",
+    why ? h("span", { class: "why" }, ` — ${why}`) : "",
     e.ruling && e.by === "correction" ? h("span", { class: "by" }, ` (a ruling in “${e.ruling.title}”, step ${e.ruling.seq})`) : "",
     e.book ? h("span", { class: "book" }, ` · ${e.book}`) : "",
     ruleNote(e.rule),
