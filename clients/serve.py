@@ -71,11 +71,11 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
     except OSError as err:
         return _cannot_listen(args, err)
     try:
-        backend = open_backend(args.db, lock=True)
+        backend = open_backend(args.db, lock=not args.shared)
     except DatabaseBusy as busy:
         print(f"justicar serve: {busy}", file=sys.stderr)
         return 2
-    log.info("backend", kind="sqlite", db=args.db)
+    log.info("backend", kind="sqlite", db=args.db, shared=args.shared)
     scenes = _load(backend, args.load) if args.load else []
     invitations = _invitations(backend, scenes)
 
@@ -110,6 +110,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="SCRIPT.jsonl",
         help="play a script into the database first, and print "
         "a Storyteller, player and spectator token for each scene it touches",
+    )
+    p.add_argument(
+        "--shared",
+        action="store_true",
+        help="let other `justicar serve` processes on this machine serve the same SQLite file "
+        "(they take turns to write, and each pushes what the others commit; see docs/deploy.md)",
     )
     p.add_argument("--log-json", action="store_true", help="log JSON lines instead of text")
     p.add_argument("--rate", type=float, default=RATE, help=f"messages a second per connection (default {RATE:g})")

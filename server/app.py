@@ -97,6 +97,7 @@ async def running(
     async with anyio.create_task_group() as tg:
         hub = Hub(backend, tg, idle_after=idle_after, limits=limits)
         tg.start_soon(hub.watch_tokens, name="token watcher")
+        tg.start_soon(hub.follow_others, name="feed")
 
         async def handler(conn: ServerConnection) -> None:
             await Connection(conn, hub).serve()

@@ -2,6 +2,10 @@
 stopped alone when it fails; the live connections of each token, closed within a second of the
 token being revoked or expiring (by this server, another process, or the command line); and the
 commands in flight, so a shutdown answers every command it committed.
+
+Other processes may serve the same database: the hub announces its commits on the process's
+feed (``server.notify``) and, told by the feed that a scene it holds moved on, has that scene's
+room read and push what another process appended (``Room.missed``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from domain.commands import AnyCommand, Arrive
 from domain.night import bounced, pending, sending
 from domain.state import Scene
 from server.backend import Backend
+from server.notify import Feed, feed_for
 from server.room import Inspect, Join, JoinAnswer, Leave, Room, SendView, Submit, Subscriber
 from server.service import ErrorBody, Handled, SceneService
 from server.wire import Limits
@@ -45,9 +50,16 @@ class SceneUnavailable(Exception):
 
 class Hub:
     def __init__(
-        self, backend: Backend, tg: TaskGroup, *, idle_after: float = 300.0, limits: Limits | None = None
+        self,
+        backend: Backend,
+        tg: TaskGroup,
+        *,
+        idle_after: float = 300.0,
+        limits: Limits | None = None,
+        feed: Feed | None = None,
     ) -> None:
         self.backend = backend
+        self.feed = feed if feed is not None else feed_for(backend.store)
         self.limits = limits or Limits()
         self.tg = tg
         self.idle_after = idle_after
@@ -75,6 +87,7 @@ class Hub:
                 on_failed=self._failed,
                 on_loaded=self._loaded,
                 on_follow_ups=self._follow,
+                on_commit=self.feed.announce,
                 idle_after=self.idle_after,
                 worker=self.worker,
             )
@@ -190,6 +203,17 @@ class Hub:
         if isinstance(answer, ErrorBody):
             raise SceneUnavailable(answer)
         return answer
+
+    # -- other processes -------------------------------------------------------------------------
+
+    async def follow_others(self) -> None:
+        """Hear other processes' commits and have the rooms they concern push them."""
+        await self.feed.run(lambda: list(self.rooms), self._heard)
+
+    def _heard(self, scene: str, seq: int | None) -> None:
+        room = self.rooms.get(scene)
+        if room is not None:
+            room.missed(seq)
 
     # -- tokens ----------------------------------------------------------------------------------
 

@@ -9,6 +9,14 @@ room writes each subscriber's frames with ``websockets.broadcast`` (no awaiting)
 whose write buffer is over ``WRITE_LIMIT`` is dropped, never awaited, and catches up when it comes
 back.
 
+Other processes may append to the same scene (``docs/deploy.md``). What they appended reaches
+the room two ways, and is pushed the same way as its own commits, in the log's order, before
+anything the room appends after it: a command of the room's that was decided on a state gone stale
+conflicts, is decided again on the log's end (``SceneService.refresh``), and the events before it
+are pushed first (``_show``); and the process's feed (``server.notify``) says a scene moved on,
+and the room reads what it has not seen (``Missed``, ``catch_up``). Between two jobs, what the
+subscribers were sent is exactly the state the room decides on.
+
 A room is supervised: its scene is loaded (checked) off the event loop when it starts, and if the
 scene cannot be served, or anything unexpected goes wrong in a job, the room stops alone. Its
 subscribers get an ``error`` naming the scene and the cause and are closed (1011); every job
@@ -19,6 +27,7 @@ job for the scene starts a fresh room, which loads the scene again.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import shutil
 import sys
 from collections import defaultdict
@@ -163,13 +172,18 @@ class Distrusted(Exception):
 
 
 @dataclass
+class Missed:
+    """Another process committed to the scene (``server.notify``): read on and push it."""
+
+
+@dataclass
 class Fault:
     """A check made beside the room found the scene unsound: the room stops as if a job had failed."""
 
     error: Exception
 
 
-Job = Submit | Join | Leave | SendView | Inspect | Fault
+Job = Submit | Join | Leave | SendView | Inspect | Missed | Fault
 
 
 def unavailable(scene: str, cause: str) -> ErrorBody:
@@ -191,6 +205,8 @@ class Room:
     """Told the state a load made (a night mends what a crash kept from its scenes)."""
     on_follow_ups: Callable[[list[AnyCommand]], None] = lambda commands: None
     """Given what a commit asks of the other streams of its game night (``domain.night``)."""
+    on_commit: Callable[[str, int], None] = lambda scene, seq: None
+    """Told the scene and last seq of each commit of this process (to announce to the others)."""
     idle_after: float = 300.0
     worker: Worker = field(default_factory=Worker)
     subscribers: list[Subscriber] = field(default_factory=list)
@@ -203,6 +219,8 @@ class Room:
         self.failure: ErrorBody | None = None
         self._current: Sequence[Job] = ()
         self._held: list[Job] = []
+        self._missing = False
+        """A ``Missed`` job is waiting: more announcements need none of their own."""
 
     @property
     def state(self) -> Scene:
@@ -304,6 +322,9 @@ class Room:
                 self._send([sub], joined_frames(self.state, self.state.version, sub.viewer)[:-1])
             case Inspect(reply=reply):
                 reply.send_nowait(self.state)
+            case Missed():
+                self._missing = False
+                self.catch_up()
             case Fault(error=error):
                 raise error
 
@@ -311,12 +332,10 @@ class Room:
         """Apply commands that arrived together (one group commit); push what each appended, in
         order, then answer each (the answers go even if what follows the commit fails: an
         acknowledged command is committed, and its sender is told)."""
-        state = self.state
+        before = self.state
         handled = await self.service.submit_many([job.command for job in jobs])
         try:
-            for done in handled:
-                if done.fresh:
-                    state = self._pushed(state, done)
+            self._show(before, handled)
         finally:
             for job, done in zip(jobs, handled, strict=True):
                 with contextlib.suppress(anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
@@ -324,7 +343,51 @@ class Room:
         if any(done.fresh for done in handled):
             await self.automate()
 
-    def _pushed(self, before: Scene, done: Handled) -> Scene:
+    def _show(self, before: Scene, handled: Sequence[Handled]) -> None:
+        """Push what the service just did, starting from ``before`` (what the subscribers have):
+        each command this room appended, after whatever another process appended before it, and
+        then whatever the service read after its last (a command decided again, then refused)."""
+        state = before
+        for done in handled:
+            if done.fresh:
+                if done.records:
+                    state = self._fill(state, done.records[0].seq - 1)
+                    self.on_commit(self.scene, done.records[-1].seq)
+                state = self._pushed(state, done)
+        self._fill(state, self.state.version)
+
+    def _fill(self, state: Scene, upto: int) -> Scene:
+        """Push what other processes appended after ``state`` up to ``upto``."""
+        if upto <= state.version:
+            return state
+        return self._foreign(state, list(self.service.store.read(self.scene, after=state.version, upto=upto)))
+
+    def catch_up(self) -> None:
+        """Read what other processes appended since the room's last event, push it, decide on it."""
+        state = self.state
+        records = list(self.service.store.read(self.scene, after=state.version))
+        if records:
+            self.service.adopt(self.scene, self._foreign(state, records))
+
+    def _foreign(self, state: Scene, records: list[Recorded]) -> Scene:
+        """Push another process's commits, command by command; the state after them. Their
+        follow-ups are sent too (their ids make a second sending append nothing): a process killed
+        after its commit never sent them; their snapshots are the committer's."""
+        for (_, command), group in itertools.groupby(records, key=lambda r: (r.actor, r.command)):
+            state = self._pushed(state, Handled(id=command, records=list(group), fresh=True), own=False)
+        return state
+
+    def missed(self, seq: int | None) -> None:
+        """The feed says the scene reached ``seq`` (``None``: it may have moved on): read on, unless
+        the room already holds it or a read is already waiting."""
+        held = self.service.cached(self.scene)
+        if self._missing or self.failure is not None or held is None or (seq is not None and seq <= held.version):
+            return
+        with contextlib.suppress(anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            self.jobs.send_nowait(Missed())
+            self._missing = True
+
+    def _pushed(self, before: Scene, done: Handled, *, own: bool = True) -> Scene:
         """Push one commit to the subscribers; the state after it."""
         after = fold(done.records, before)
         self._remember(after)
@@ -332,7 +395,7 @@ class Room:
         if (after.game or after.night) and (asked := follow_ups(before, after, done.records)):
             self.on_follow_ups(asked)
         snapshots = self.service.snapshots
-        if snapshots is not None and snapshots.due(after, len(done.records)):
+        if own and snapshots is not None and snapshots.due(after, len(done.records)):
             self.tg.start_soon(self._snapshot, after, done.records[-1].hash)
         return after
 
@@ -341,6 +404,7 @@ class Room:
 
     def join(self, job: Join) -> None:
         """Send the last stretch and add the subscriber, or say how far it must stream first."""
+        self.catch_up()  # it may come from another process, further on
         sub, since, state = job.subscriber, job.since, self.state
         if since is None:  # the latest events whose words the room can make from a state it holds
             held = [v for v in self.recent if state.version - v <= TAIL]
@@ -372,8 +436,8 @@ class Room:
             for command in automatic(self.state):
                 before = self.state
                 handled = await self.service.submit(command)
+                self._show(before, [handled])
                 if handled.fresh:
-                    self._pushed(before, handled)
                     moved = True
                 elif handled.error is not None:
                     log.warning("automatic throw refused", code=handled.error.code, message=handled.error.message)
@@ -465,5 +529,5 @@ class Room:
                 reply.send_nowait(JoinRefused(self.failure.code, self.failure.message))
             case Inspect(reply=reply):
                 reply.send_nowait(self.failure)
-            case Leave() | SendView():
+            case Leave() | SendView() | Missed():
                 pass

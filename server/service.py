@@ -38,7 +38,8 @@ from server.store.base import lost_end
 from server.writer import Writer
 
 _canonical = msgspec.json.Encoder(order="sorted")
-RETRIES = 3
+RETRIES = 10
+"""Times a command is decided again when the scene moved under it (another process appended)."""
 log = structlog.get_logger("justicar.service")
 
 
@@ -186,6 +187,21 @@ class SceneService:
             raise lost
         return state
 
+    def cached(self, scene: str) -> Scene | None:
+        """The scene's state if it is held (never loads)."""
+        return self._states.get(scene)
+
+    def refresh(self, scene: str) -> Scene:
+        """The scene's state brought to the log's end: another process may have appended to it
+        (what it appended is read and folded on; a scene not held is loaded)."""
+        state = self._states.get(scene)
+        if state is None:
+            return self.state(scene)
+        records = list(self.store.read(scene, after=state.version))
+        if records:
+            state = self._states[scene] = fold(records, state)
+        return state
+
     def adopt(self, scene: str, state: Scene) -> None:
         """Keep a state loaded elsewhere (on a worker thread)."""
         self._states[scene] = state
@@ -232,7 +248,7 @@ class SceneService:
                     return step
                 records = self._append(step)
             except ConcurrencyConflict:
-                self.forget(command.scene)  # someone else wrote: read again, decide again
+                self.refresh(command.scene)  # someone else wrote: read on, decide again
                 continue
             except StorageUnavailable as err:
                 return self._unavailable(command, err)
@@ -298,9 +314,8 @@ class SceneService:
 
     async def _submit_alone(self, command: AnyCommand) -> Handled:
         for _ in range(RETRIES):
-            self.forget(command.scene)  # the scene changed under it: read again, decide again
-            try:
-                step = self._decide(command, self.state(command.scene))
+            try:  # the scene changed under it (another process appended): read on, decide again
+                step = self._decide(command, self.refresh(command.scene))
                 if isinstance(step, Handled):
                     return step
                 (outcome,) = await self.writer.append([self._item(step)])

@@ -1,0 +1,188 @@
+"""How the processes that serve one database hear of each other's commits: a feed of
+``(scene, seq)``.
+
+Any number of ``justicar serve`` processes append to one log. A commit by one must reach the
+subscribers of every other, in the log's order. The feed only says that a scene reached a seq; it
+never carries the events: each process's room for that scene reads what it has not seen from the
+log itself (``Room.catch_up``) and pushes it, redacted per viewer, as it pushes its own commits.
+So a lost, late, repeated or merged announcement costs at most a delay, never an event: the next
+one for the scene (or the sweep) brings everything since the room's last.
+
+- ``Poller`` (SQLite): two processes on one file have no NOTIFY. Every ``POLL`` seconds it asks
+  SQLite's ``PRAGMA data_version`` (which moves when another connection commits; a few
+  microseconds); only when it moved does it read the heads of the scenes this process holds.
+- ``Listener`` (PostgreSQL): ``LISTEN`` on ``CHANNEL``; each process ``NOTIFY``s ``"seq scene"``
+  after its commits (merged per scene while one is on its way). A process killed between a commit
+  and its ``NOTIFY``, or a listening connection lost and made again, is covered by a sweep
+  (``SWEEP``): the hub has every room read the log's end.
+- ``Silent``: a store in memory is one process's alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Callable, Collection
+from typing import Protocol
+
+import anyio
+import structlog
+
+from server.store import EventStore, SqliteStore
+
+POLL = 0.02
+"""Seconds between looks at an SQLite file for another process's commits."""
+SWEEP = 2.0
+"""Seconds between the PostgreSQL feed's sweeps (a NOTIFY lost with its process)."""
+CHANNEL = "justicar_commits"
+"""The PostgreSQL channel commits are announced on."""
+RETRY = 1.0
+"""Seconds before a lost listening connection is made again."""
+
+Heard = Callable[[str, int | None], None]
+"""Told a scene reached a seq (``None``: it may have; read the log's end)."""
+Watched = Callable[[], Collection[str]]
+"""The scenes this process holds (whose rooms would push what another process appended)."""
+
+log = structlog.get_logger("justicar.notify")
+
+
+class Feed(Protocol):
+    def announce(self, scene: str, seq: int) -> None:
+        """This process committed ``scene`` up to ``seq`` (never waits)."""
+        ...
+
+    async def run(self, watched: Watched, heard: Heard) -> None:
+        """Tell ``heard`` of commits (any process's, this one's included) until cancelled."""
+        ...
+
+
+class Silent:
+    """One process alone: nothing to hear."""
+
+    def announce(self, scene: str, seq: int) -> None:
+        pass
+
+    async def run(self, watched: Watched, heard: Heard) -> None:
+        await anyio.sleep_forever()
+
+
+class Poller:
+    """Another process's commits to one SQLite file, seen by polling it cheaply."""
+
+    def __init__(self, path: str, interval: float = POLL) -> None:
+        self.path = path
+        self.interval = interval
+
+    def announce(self, scene: str, seq: int) -> None:
+        pass  # the other processes see the file move
+
+    async def run(self, watched: Watched, heard: Heard) -> None:
+        conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=1.0)
+        try:
+            seen: int | None = None
+            while True:
+                await anyio.sleep(self.interval)
+                try:
+                    version = conn.execute("PRAGMA data_version").fetchone()[0]
+                    if version == seen:
+                        continue
+                    seen = version
+                    scenes = list(watched())
+                    if not scenes:
+                        continue
+                    heads = await anyio.to_thread.run_sync(_heads, conn, scenes)
+                except sqlite3.Error as err:  # read again next time
+                    log.warning("feed unreadable", error=str(err))
+                    seen = None
+                    continue
+                for scene, seq in heads:
+                    heard(scene, seq)
+        finally:
+            conn.close()
+
+
+def _heads(conn: sqlite3.Connection, scenes: list[str]) -> list[tuple[str, int]]:
+    out: list[tuple[str, int]] = []
+    for start in range(0, len(scenes), 500):  # SQLite's limit on bound parameters
+        part = scenes[start : start + 500]
+        marks = ", ".join("?" * len(part))
+        sql = f"SELECT scene, max(seq) FROM events WHERE scene IN ({marks}) GROUP BY scene"
+        out += [(str(scene), int(seq)) for scene, seq in conn.execute(sql, part)]
+    return out
+
+
+class Listener:
+    """Commits announced through PostgreSQL's LISTEN/NOTIFY (``CHANNEL``, payload ``"seq scene"``)."""
+
+    sweep = SWEEP
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._pending: dict[str, int] = {}
+        self._wake = anyio.Event()
+        self.listening = anyio.Event()
+        """Set once the first LISTEN is in place."""
+
+    def announce(self, scene: str, seq: int) -> None:
+        if seq > self._pending.get(scene, 0):
+            self._pending[scene] = seq
+        self._wake.set()
+
+    async def run(self, watched: Watched, heard: Heard) -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._speak)
+            tg.start_soon(self._listen, watched, heard)
+            tg.start_soon(self._sweep, watched, heard)
+
+    async def _sweep(self, watched: Watched, heard: Heard) -> None:
+        while True:
+            await anyio.sleep(self.sweep)
+            for scene in list(watched()):
+                heard(scene, None)
+
+    async def _listen(self, watched: Watched, heard: Heard) -> None:
+        import psycopg
+
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+                async with conn:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    self.listening.set()
+                    for scene in list(watched()):  # what passed while nobody listened
+                        heard(scene, None)
+                    async for note in conn.notifies():
+                        seq, _, scene = note.payload.partition(" ")
+                        with contextlib.suppress(ValueError):
+                            heard(scene, int(seq))
+            except psycopg.Error as err:
+                log.warning("feed lost, listening again", error=str(err))
+            await anyio.sleep(RETRY)
+
+    async def _speak(self) -> None:
+        import psycopg
+
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+                async with conn:
+                    while True:
+                        await self._wake.wait()
+                        self._wake = anyio.Event()
+                        pending, self._pending = self._pending, {}
+                        for scene, seq in pending.items():
+                            await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{seq} {scene}"))
+            except psycopg.Error as err:  # the sweep covers what was not said
+                log.warning("feed cannot announce, connecting again", error=str(err))
+            await anyio.sleep(RETRY)
+
+
+def feed_for(store: EventStore) -> Feed:
+    """The feed of the processes that share ``store``."""
+    if isinstance(store, SqliteStore):
+        return Poller(store.path)
+    url = getattr(store, "url", None) or getattr(store, "conninfo", None)
+    if isinstance(url, str) and url.startswith(("postgres://", "postgresql://")):
+        return Listener(url)
+    return Silent()
