@@ -1,9 +1,11 @@
 """Everything a server keeps, opened together: the event store, the tokens, the snapshots.
 
-With a database path, all three live in that one SQLite file; without one, in memory (gone at
-exit, and with no snapshots: a scene in memory is never reloaded). A server holds its file's
-writer lock (``lock=True``): a second server on the same file refuses to start, naming the process
-that serves it (many processes serve one database through PostgreSQL, not SQLite).
+With a database path, all three live in that one SQLite file; with a PostgreSQL URL
+(``postgresql://…``, ``server.store.postgres``), in that database, shared by every process that
+serves it; without either, in memory (gone at exit, and with no snapshots: a scene in memory is
+never reloaded). A server holds its SQLite file's writer lock (``lock=True``): a second server on
+the same file refuses to start, naming the process that serves it (many processes serve one
+database through PostgreSQL, not SQLite).
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from datetime import UTC, datetime
 from typing import IO
 
 from server.snapshots import Snapshots
-from server.store import EventStore, MemoryStore, SqliteStore, StoreError
-from server.tokens import MemoryTokens, SqliteTokens, Tokens
+from server.store import EventStore, MemoryStore, SqliteStore, StoreError, is_postgres
+from server.tokens import MemoryTokens, PostgresTokens, SqliteTokens, Tokens
 
 
 class DatabaseBusy(StoreError):
@@ -32,6 +34,10 @@ class Backend:
     tokens: Tokens
     snapshots: Snapshots | None
     lock: Held | None = field(default=None, repr=False)
+    kind: str = "memory"
+    """``memory``, ``sqlite`` or ``postgresql``."""
+    where: str = ""
+    """The file, or the database's URL without its password: what ``serve`` logs."""
 
     def close(self) -> None:
         self.store.close()
@@ -43,10 +49,17 @@ class Backend:
 def open_backend(db: str | None, *, snapshot_every: int = 1000, lock: bool = False) -> Backend:
     if not db:
         return Backend(MemoryStore(), MemoryTokens(), None)
+    if is_postgres(db):
+        from server.store.postgres import PostgresStore, describe
+
+        pg = PostgresStore(db)
+        return Backend(
+            pg, PostgresTokens(pg), Snapshots(pg, every=snapshot_every), kind="postgresql", where=describe(db)
+        )
     held = hold(db) if lock else None
     try:
         store = SqliteStore(db)
-        return Backend(store, SqliteTokens(db), Snapshots(store, every=snapshot_every), held)
+        return Backend(store, SqliteTokens(db), Snapshots(store, every=snapshot_every), held, kind="sqlite", where=db)
     except BaseException:
         if held is not None:
             held.close()

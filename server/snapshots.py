@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import typing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import immutables
 import msgspec
@@ -25,8 +25,11 @@ import structlog
 
 from domain.evolve import fold_rows
 from domain.state import Scene
-from server.store.base import Checked, SceneCorrupt
+from server.store.base import Checked, SceneCorrupt, is_postgres
 from server.store.sqlite import SqliteStore
+
+if TYPE_CHECKING:
+    from server.store.postgres import PostgresStore
 
 FORMAT = 5
 """Bump when the state's shape changes: older snapshots are then ignored and rebuilt."""
@@ -100,14 +103,15 @@ class Snapshot(msgspec.Struct, frozen=True, gc=False):
 
 
 class Snapshots:
-    """Snapshots kept in the SQLite file beside the events (table ``snapshots``). ``save`` writes
-    through the store's writing connection (the server's writer thread); ``load`` reads through
-    the calling thread's own."""
+    """Snapshots kept beside the events (table ``snapshots``): in the SQLite file, written through
+    the store's writing connection (the server's writer thread) and read through the calling
+    thread's own; or in the PostgreSQL database, through the store's pool (its table created with
+    the store's)."""
 
-    def __init__(self, store: SqliteStore, every: int = 1000) -> None:
+    def __init__(self, store: SqliteStore | PostgresStore, every: int = 1000) -> None:
         self.store = store
         self.every = every
-        if store.readonly:
+        if store.readonly or not isinstance(store, SqliteStore):
             return
         conn = store.db.conn
         columns = {row[1]: row[5] for row in conn.execute("PRAGMA table_info(snapshots)")}
@@ -119,28 +123,41 @@ class Snapshots:
             "PRIMARY KEY (scene, version))"
         )
 
+    def _read(self, sql: str, params: list[object]) -> list[tuple[Any, ...]]:
+        """Rows of ``sql`` (``?`` placeholders), read on this thread's connection or the pool's."""
+        if isinstance(self.store, SqliteStore):
+            return self.store.reads.execute(sql, params).fetchall()
+        return self.store.query(sql.replace("?", "%s"), params)
+
+    def _write(self, sql: str, params: list[object]) -> list[tuple[Any, ...]]:
+        """Rows of ``sql`` (``?`` placeholders), on the writing connection or the pool's."""
+        if isinstance(self.store, SqliteStore):
+            return self.store.db.conn.execute(sql, params).fetchall()
+        return self.store.query(sql.replace("?", "%s"), params)
+
     def load(self, scene: str, *, at_most: int | None = None, worth: int = 0) -> Snapshot | None:
         """The latest sound snapshot of ``scene`` (at or before event ``at_most``), if it saves
         folding at least ``worth`` events."""
-        reads = self.store.reads
-        rows = reads.execute(
-            "SELECT version, hash, digest, state FROM snapshots WHERE scene = ? AND format = ? AND version <= ? "
-            "AND version >= ? ORDER BY version DESC",
+        versions = self._read(
+            "SELECT version FROM snapshots WHERE scene = ? AND format = ? AND version <= ? AND version >= ? "
+            "ORDER BY version DESC",
             [scene, FORMAT, at_most if at_most is not None else 2**62, max(worth, 1)],
         )
-        for version, at_hash, digest, blob in rows:
-            found = self._checked(scene, version, at_hash, digest, blob)
-            if found is not None:
-                return found
+        for (version,) in versions:  # each read whole only when its turn comes: most loads use the first
+            rows = self._read(
+                "SELECT hash, digest, state FROM snapshots WHERE scene = ? AND version = ?", [scene, version]
+            )
+            if rows:
+                found = self._checked(scene, version, rows[0][0], rows[0][1], bytes(rows[0][2]))
+                if found is not None:
+                    return found
         return None
 
     def _checked(self, scene: str, version: int, at_hash: str, digest: str, blob: bytes) -> Snapshot | None:
         if hashlib.sha256(blob).hexdigest() != digest:
             return self._discarded(scene, version, "its bytes do not match its digest")
-        logged = self.store.reads.execute(
-            "SELECT hash FROM events WHERE scene = ? AND seq = ?", [scene, version]
-        ).fetchone()
-        if logged is None or logged[0] != at_hash:
+        logged = self._read("SELECT hash FROM events WHERE scene = ? AND seq = ?", [scene, version])
+        if not logged or logged[0][0] != at_hash:
             return self._discarded(scene, version, "the log no longer holds the event it was taken at")
         try:
             state = decode(blob)
@@ -155,10 +172,14 @@ class Snapshots:
         log.warning("snapshot discarded", scene=scene, version=version, why=why)
         return None
 
+    def versions(self, scene: str) -> list[int]:
+        """The events a snapshot of ``scene`` is kept at, in order."""
+        return [row[0] for row in self._read("SELECT version FROM snapshots WHERE scene = ? ORDER BY version", [scene])]
+
     def discard_all(self, scene: str) -> None:
         """Drop every snapshot of ``scene`` (its log or a snapshot failed a check): the next load
         folds the log from its first event, checked all the way."""
-        self.store.db.conn.execute("DELETE FROM snapshots WHERE scene = ?", [scene])
+        self._write("DELETE FROM snapshots WHERE scene = ?", [scene])
         log.warning("snapshots discarded", scene=scene)
 
     def due(self, state: Scene, appended: int) -> bool:
@@ -169,28 +190,35 @@ class Snapshots:
         """Keep ``state``, taken at its last event, whose hash is ``at_hash``; keep the latest few
         and one every ``SPACING`` events, drop the rest."""
         blob = encode(state)
-        conn = self.store.db.conn
-        conn.execute(
-            "INSERT OR REPLACE INTO snapshots (scene, version, hash, format, digest, state) VALUES (?, ?, ?, ?, ?, ?)",
+        self._write(
+            "INSERT INTO snapshots (scene, version, hash, format, digest, state) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (scene, version) DO UPDATE SET hash = excluded.hash, format = excluded.format, "
+            "digest = excluded.digest, state = excluded.state",
             [state.id, state.version, at_hash, FORMAT, hashlib.sha256(blob).hexdigest(), blob],
         )
-        versions = [row[0] for row in conn.execute("SELECT version FROM snapshots WHERE scene = ?", [state.id])]
+        versions = [row[0] for row in self._write("SELECT version FROM snapshots WHERE scene = ?", [state.id])]
         kept = set(sorted(versions)[-LATEST:])
         first_of_span: dict[int, int] = {}
         for version in sorted(versions):
             first_of_span.setdefault(version // SPACING, version)
         kept |= set(first_of_span.values())
         for version in set(versions) - kept:
-            conn.execute("DELETE FROM snapshots WHERE scene = ? AND version = ?", [state.id, version])
+            self._write("DELETE FROM snapshots WHERE scene = ? AND version = ?", [state.id, version])
 
 
-def distrust(path: str, scene: str) -> str | None:
+def distrust(db: str, scene: str) -> str | None:
     """What a load from ``scene``'s latest snapshot took on trust, checked: the log before it
     (every link and hash, every event readable) and the snapshot itself (it must equal the fold of
     that log). The problem, in words, or None. Run by the room as a process of its own, under
     ``nice``, that opens the file read-only (``server.room``): a long scene's check takes a core at
-    a lower priority, never the server's loop."""
-    store = SqliteStore(path, readonly=True)
+    a lower priority, never the server's loop. ``db`` is a SQLite path or a PostgreSQL URL."""
+    store: SqliteStore | PostgresStore
+    if is_postgres(db):
+        from server.store.postgres import PostgresStore
+
+        store = PostgresStore(db, readonly=True, notify=False)
+    else:
+        store = SqliteStore(db, readonly=True)
     try:
         start = Snapshots(store).load(scene, worth=WORTH)
         if start is None:

@@ -20,11 +20,14 @@ import secrets
 import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import msgspec
 
 from server.store.sqlite import connect, on_disk
+
+if TYPE_CHECKING:
+    from server.store.postgres import PostgresStore
 
 Role = Literal["st", "player", "spectator"]
 
@@ -177,6 +180,64 @@ class SqliteTokens:
 
     def close(self) -> None:
         self.conn.close()
+
+
+class PostgresTokens:
+    """Tokens in the PostgreSQL database beside the events (table ``tokens``, created with the
+    store's), through the store's pool: a token revoked by one process is refused by every one."""
+
+    def __init__(self, store: PostgresStore) -> None:
+        self.store = store
+
+    def issue(
+        self, scene: str, role: Role, character: str | None = None, *, expires: timedelta | None = None
+    ) -> tuple[str, Grant]:
+        token, digest, token_id = new_token()
+        now = _now()
+        grant = Grant(
+            token_id=token_id,
+            scene=scene,
+            role=role,
+            character=character,
+            created_at=_stamp(now),
+            expires_at=_stamp(now + expires) if expires else None,
+        )
+        self.store.query(
+            "INSERT INTO tokens (token_id, hash, scene, role, character, created_at, expires_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            [token_id, digest, scene, role, character, grant.created_at, grant.expires_at],
+        )
+        return token, grant
+
+    _SELECT = SqliteTokens._SELECT
+
+    def check(self, token: str) -> Grant | None:
+        rows = self.store.query(f"{self._SELECT} WHERE hash = %s", [_hash(token)])
+        grant = SqliteTokens._grant(rows[0]) if rows else None
+        return grant if grant and not grant.revoked and not grant.expired(_now()) else None
+
+    def revoke(self, token_id: str) -> Grant | None:
+        rows = self.store.query(
+            "UPDATE tokens SET revoked_at = coalesce(revoked_at, %s) WHERE token_id = %s "
+            "RETURNING token_id, scene, role, character, created_at, expires_at, revoked_at",
+            [_stamp(_now()), token_id],
+        )
+        return SqliteTokens._grant(rows[0]) if rows else None
+
+    def list(self, scene: str) -> list[Grant]:
+        return [
+            SqliteTokens._grant(row)
+            for row in self.store.query(f"{self._SELECT} WHERE scene = %s ORDER BY created_at, token_id", [scene])
+        ]
+
+    def ended(self) -> set[str]:
+        rows = self.store.query(
+            "SELECT token_id FROM tokens WHERE revoked_at IS NOT NULL OR expires_at <= %s", [_stamp(_now())]
+        )
+        return {row[0] for row in rows}
+
+    def close(self) -> None:
+        pass  # the store's pool, closed with the store
 
 
 class MemoryTokens:

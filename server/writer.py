@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 import anyio
 
 from domain.log import Recorded
-from server.store import Append, ConcurrencyConflict, EventStore, SqliteStore, StoreError
+from server.store import Append, ConcurrencyConflict, EventStore, MemoryStore, StoreError
 
 T = TypeVar("T")
 Outcome = list[Recorded] | ConcurrencyConflict | StoreError
@@ -37,7 +37,7 @@ class _Waiting:
 class Writer:
     def __init__(self, store: EventStore, *, threaded: bool | None = None) -> None:
         self.store = store
-        self.threaded = isinstance(store, SqliteStore) if threaded is None else threaded
+        self.threaded = not isinstance(store, MemoryStore) if threaded is None else threaded
         self._limiter = anyio.CapacityLimiter(1)
         self._waiting: list[_Waiting] = []
         self._committing: anyio.Event | None = None

@@ -1,4 +1,5 @@
-"""Event stores: one interface (``EventStore``), an embedded SQLite default and an in-memory one."""
+"""Event stores: one interface (``EventStore``), an embedded SQLite default, PostgreSQL for many
+processes, and an in-memory one."""
 
 from server.store.base import (
     Append,
@@ -10,6 +11,7 @@ from server.store.base import (
     StorageUnavailable,
     StoreError,
     chain,
+    is_postgres,
     verified,
 )
 from server.store.memory import MemoryStore
@@ -17,9 +19,16 @@ from server.store.sqlite import SqliteStore
 
 
 def open_store(db: str | None, *, readonly: bool = False) -> EventStore:
-    """The SQLite store at ``db`` (read-only: it writes nothing, not even WAL files), or a fresh
-    in-memory store when ``db`` is None."""
-    return SqliteStore(db, readonly=readonly) if db else MemoryStore()
+    """The store ``db`` names: a PostgreSQL database by its URL (``postgresql://…``), else the
+    SQLite file at that path (read-only: it writes nothing, not even WAL files); a fresh in-memory
+    store when ``db`` is None."""
+    if not db:
+        return MemoryStore()
+    if is_postgres(db):
+        from server.store.postgres import PostgresStore  # psycopg only when asked for: most runs never are
+
+        return PostgresStore(db, readonly=readonly)
+    return SqliteStore(db, readonly=readonly)
 
 
 __all__ = [
@@ -34,6 +43,7 @@ __all__ = [
     "StorageUnavailable",
     "StoreError",
     "chain",
+    "is_postgres",
     "open_store",
     "verified",
 ]

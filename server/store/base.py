@@ -136,6 +136,14 @@ class EventStore(Protocol):
     def close(self) -> None: ...
 
 
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def is_postgres(db: str | None) -> bool:
+    """Whether ``--db`` names a PostgreSQL database (a URL) rather than a SQLite file."""
+    return bool(db) and str(db).startswith(POSTGRES_SCHEMES)
+
+
 def chain(
     scene: str,
     version: int,
@@ -247,6 +255,7 @@ __all__ = [
     "chain",
     "command_spans",
     "first_problem",
+    "is_postgres",
     "lost_end",
     "verified",
 ]

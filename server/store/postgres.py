@@ -1,0 +1,507 @@
+"""The event store in PostgreSQL, for many ``justicar serve`` processes on one log (psycopg 3).
+
+``--db postgresql://user:password@host:port/dbname`` (or ``postgres://…``) picks it; every other
+``--db`` is a SQLite file. Two settings of ours ride in the URL's query and are taken out of it
+before it reaches libpq (every other parameter is libpq's own, ``sslmode``, ``connect_timeout``…):
+
+- ``pool_size``: the most connections this process opens (default ``POOL_SIZE``); the server
+  needs one for its writer, one for its worker, one for token checks and one to listen for
+  ``NOTIFY``, so 4 is the least that never waits.
+- ``statement_timeout``: how long one statement may run before the server cancels it
+  (PostgreSQL's own units: ``5000`` is milliseconds, ``5s``, ``1min``; default
+  ``STATEMENT_TIMEOUT``); a cancelled statement is ``StorageUnavailable``, nothing written.
+
+The guarantees are SQLite's (``server.store.sqlite``): ``events`` holds every record with
+``PRIMARY KEY (scene, seq)``, the records' exact bytes (``at`` and ``data`` as text, as sealed by
+``domain.log``, so a scene's head hash is the same in every backend); ``commands`` holds each
+accepted command id per scene and actor, with the digest of its body and the events it appended.
+An append is one transaction: check the version and that the log does not hold the command, insert
+the events and the command, announce it, commit. Two processes appending to one scene race on the
+primary key or on the command's: the loser's unique violation is ``ConcurrencyConflict`` and it
+wrote nothing (``append_batch`` keeps each command of a group in a savepoint of its own, so one
+loser leaves the others in). Each commit is announced, inside its transaction (so only once it is
+committed), by ``NOTIFY`` on ``CHANNEL`` with ``"SEQ SCENE"`` per scene written (its last seq;
+``server.notify`` listens): the events themselves are read from the table. A commit whose answer was lost
+(the connection dropped during ``COMMIT``) is ``StorageUnavailable`` though it may have landed:
+a command sent again with its id finds its first result (``command``).
+
+The interface is synchronous, as every store's is: the server calls it from its writer and worker
+threads (``server.writer``), so this module uses psycopg's sync API over a
+``psycopg_pool.ConnectionPool`` (each call takes a connection, checked first, and gives it back)
+rather than its async one, which would need the event loop the interface keeps stores out of.
+Reads go in pages of ``PAGE`` events, each on a connection taken for that page only, so a reader
+that stops half-way holds nothing.
+
+On start the store checks the server (``MIN_SERVER``), creates its tables when they are missing
+(under an advisory lock, so processes starting together do not race) or checks them, and names a
+missing privilege or a schema written by a newer Justicar in its error. Tokens
+(``server.tokens.PostgresTokens``) and snapshots (``server.snapshots``) live in the same database,
+in tables this module creates with the others.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import msgspec
+import psycopg
+import psycopg_pool
+from psycopg import errors as pg_errors
+from psycopg.conninfo import conninfo_to_dict
+
+from domain.events import SceneEvent
+from domain.log import GENESIS, Recorded, Row, Wire, decode_event, format_at
+from server.store.base import (
+    Append,
+    CommandRecord,
+    ConcurrencyConflict,
+    StorageUnavailable,
+    StoreError,
+    chain,
+    command_spans,
+)
+
+MIN_SERVER = 130000
+"""PostgreSQL 13 or newer (nothing newer is needed; the tests run against 15)."""
+SCHEMA_VERSION = 1
+POOL_SIZE = 8
+STATEMENT_TIMEOUT = "30s"
+CONNECT_TIMEOUT = 10
+PAGE = 2000
+CHANNEL = "justicar_commits"
+"""The ``NOTIFY`` channel each commit is announced on, with ``"SEQ SCENE"`` (``server.notify``)."""
+_LOCK = 0x4A55_5354  # the advisory lock held while the schema is created ("JUST")
+
+_COLUMNS = "seq, scene, type, at, actor, command, prev, hash, data"
+
+TABLES: dict[str, str] = {
+    "justicar_schema": "CREATE TABLE IF NOT EXISTS justicar_schema (version integer NOT NULL)",
+    "events": (
+        "CREATE TABLE IF NOT EXISTS events (scene text NOT NULL, seq bigint NOT NULL, type text NOT NULL, "
+        "at text NOT NULL, actor text NOT NULL, command text NOT NULL, prev text NOT NULL, hash text NOT NULL, "
+        "data text NOT NULL, pos bigint GENERATED ALWAYS AS IDENTITY, PRIMARY KEY (scene, seq))"
+    ),
+    "commands": (
+        "CREATE TABLE IF NOT EXISTS commands (scene text NOT NULL, actor text NOT NULL, id text NOT NULL, "
+        "digest text NOT NULL, first_seq bigint NOT NULL, last_seq bigint NOT NULL, PRIMARY KEY (scene, actor, id))"
+    ),
+    "tokens": (
+        "CREATE TABLE IF NOT EXISTS tokens (token_id text PRIMARY KEY, hash text UNIQUE NOT NULL, "
+        "scene text NOT NULL, role text NOT NULL, character text, created_at text NOT NULL, "
+        "expires_at text, revoked_at text)"
+    ),
+    "snapshots": (
+        "CREATE TABLE IF NOT EXISTS snapshots (scene text NOT NULL, version bigint NOT NULL, hash text NOT NULL, "
+        "format integer NOT NULL, digest text NOT NULL, state bytea NOT NULL, PRIMARY KEY (scene, version))"
+    ),
+}
+INDEXES = (
+    "CREATE INDEX IF NOT EXISTS events_by_command ON events (scene, actor, command)",
+    "CREATE INDEX IF NOT EXISTS events_first ON events (at, pos) WHERE seq = 1",  # scenes(), in the order they began
+    "CREATE INDEX IF NOT EXISTS commands_by_seq ON commands (scene, last_seq)",  # acknowledged()
+    "CREATE INDEX IF NOT EXISTS tokens_by_scene ON tokens (scene, created_at)",
+)
+# what the server does to each table; a read-only store (log, verify, replay, export) needs SELECT
+WRITES = {"events": "INSERT", "commands": "INSERT", "tokens": "INSERT, UPDATE", "snapshots": "INSERT, UPDATE, DELETE"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A ``--db`` URL read: what libpq gets, and our two settings."""
+
+    conninfo: str = field(repr=False)  # it may hold the password
+    pool_size: int = POOL_SIZE
+    statement_timeout: str = STATEMENT_TIMEOUT
+
+    @classmethod
+    def from_url(cls, url: str) -> Settings:
+        parts = urlsplit(url)
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        ours = {k: v for k, v in query if k in ("pool_size", "statement_timeout")}
+        rest = [(k, v) for k, v in query if k not in ours]
+        if not any(k == "connect_timeout" for k, _ in rest):
+            rest.append(("connect_timeout", str(CONNECT_TIMEOUT)))
+        try:
+            pool_size = int(ours.get("pool_size", POOL_SIZE))
+        except ValueError:
+            raise StoreError(f"pool_size must be a number, not {ours['pool_size']!r}") from None
+        if pool_size < 1:
+            raise StoreError("pool_size must be at least 1")
+        conninfo = urlunsplit(parts._replace(query=urlencode(rest)))
+        try:
+            conninfo_to_dict(conninfo)
+        except psycopg.ProgrammingError as err:
+            raise StoreError(f"{describe(url)} is not a PostgreSQL URL libpq understands: {err}") from None
+        return cls(conninfo, pool_size, ours.get("statement_timeout", STATEMENT_TIMEOUT))
+
+
+def describe(url: str) -> str:
+    """The URL without its password or query (for logs and errors)."""
+    parts = urlsplit(url)
+    user = f"{parts.username}@" if parts.username else ""
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        port = ""
+    return f"postgresql://{user}{parts.hostname or ''}{port}{parts.path}"
+
+
+def unavailable(err: psycopg.Error, where: str = "") -> StorageUnavailable:
+    """A driver error as the store's: the server, not the caller, is at fault."""
+    at = f" ({where})" if where else ""
+    text = str(err).strip() or type(err).__name__
+    return StorageUnavailable(f"the PostgreSQL database{at} could not be written or read: {text}")
+
+
+@contextlib.contextmanager
+def on_server(where: str = "") -> Iterator[None]:
+    """The server's errors (unreachable, cancelled, full, read-only, refused) as
+    ``StorageUnavailable``; a unique violation as ``ConcurrencyConflict``."""
+    try:
+        yield
+    except pg_errors.UniqueViolation as err:
+        raise ConcurrencyConflict(f"changed under this write: {err}") from err
+    except psycopg.Error as err:
+        raise unavailable(err, where) from err
+
+
+class PostgresStore:
+    def __init__(self, url: str, *, readonly: bool = False, notify: bool = True) -> None:
+        self.url = url
+        """As given (with our settings in its query): what ``open_store`` opens again."""
+        self.where = describe(url)
+        self.readonly = readonly
+        self.notify = notify
+        self.settings = Settings.from_url(url)
+        try:
+            with psycopg.connect(self.settings.conninfo, autocommit=True) as conn:
+                self._check_server(conn)
+                self._configure(conn)
+                if not readonly:
+                    self._create(conn)
+                self._check_schema(conn)
+        except pg_errors.InsufficientPrivilege as err:
+            raise StoreError(f"{self.where}: {err}".strip()) from err
+        except psycopg.OperationalError as err:
+            raise StorageUnavailable(f"cannot reach PostgreSQL at {self.where}: {str(err).strip()}") from err
+        except psycopg.Error as err:
+            raise StoreError(f"{self.where}: {str(err).strip()}") from err
+        self.pool = psycopg_pool.ConnectionPool(
+            self.settings.conninfo,
+            min_size=1,
+            max_size=self.settings.pool_size,
+            kwargs={"autocommit": True},
+            configure=self._configure,
+            check=psycopg_pool.ConnectionPool.check_connection,
+            timeout=CONNECT_TIMEOUT,
+            name="justicar",
+            open=True,
+        )
+
+    @property
+    def conninfo(self) -> str:
+        """The URL for libpq (``psycopg.connect``): without our settings, which libpq refuses."""
+        return self.settings.conninfo
+
+    # -- start-up ------------------------------------------------------------------------------
+
+    def _configure(self, conn: psycopg.Connection[Any]) -> None:
+        conn.execute("SELECT set_config('statement_timeout', %s, false)", [self.settings.statement_timeout])
+        if self.readonly:
+            conn.execute("SET default_transaction_read_only = on")
+
+    def _check_server(self, conn: psycopg.Connection[Any]) -> None:
+        version = conn.info.server_version
+        if version < MIN_SERVER:
+            have = f"{version // 10000}.{version % 10000}"
+            raise StoreError(
+                f"{self.where} runs PostgreSQL {have}; Justicar needs PostgreSQL {MIN_SERVER // 10000} or newer"
+            )
+
+    def _missing(self, conn: psycopg.Connection[Any]) -> list[str]:
+        found = {
+            row[0]
+            for row in conn.execute(
+                "SELECT c.relname FROM pg_class c WHERE c.relkind IN ('r', 'p') AND c.relname = ANY(%s) "
+                "AND pg_table_is_visible(c.oid)",
+                [list(TABLES)],
+            )
+        }
+        return [name for name in TABLES if name not in found]
+
+    def _create(self, conn: psycopg.Connection[Any]) -> None:
+        missing = self._missing(conn)
+        if missing:
+            row = conn.execute(
+                "SELECT current_user, current_schema(), has_schema_privilege(current_schema(), 'CREATE')"
+            ).fetchone()
+            assert row is not None
+            user, schema, may_create = row
+            if schema is None:
+                raise StoreError(f"{self.where}: no schema to create the tables in (check the role's search_path)")
+            if not may_create:
+                raise StoreError(
+                    f"{self.where}: the tables {', '.join(missing)} are missing and role {user!r} lacks the CREATE "
+                    f"privilege on schema {schema!r} to create them (GRANT CREATE ON SCHEMA {schema} TO {user}, "
+                    "or start once as a role that has it)"
+                )
+        with conn.transaction():
+            if missing:
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK])
+                for sql in TABLES.values():
+                    conn.execute(sql)
+                for sql in INDEXES:
+                    conn.execute(sql)
+                if not conn.execute("SELECT 1 FROM justicar_schema").fetchone():
+                    conn.execute("INSERT INTO justicar_schema (version) VALUES (%s)", [SCHEMA_VERSION])
+
+    def _check_schema(self, conn: psycopg.Connection[Any]) -> None:
+        missing = self._missing(conn)
+        if missing:
+            raise StoreError(f"{self.where} is not a Justicar database: it has no {', '.join(missing)} table")
+        row = conn.execute("SELECT max(version) FROM justicar_schema").fetchone()
+        version = row[0] if row else None
+        if version is not None and version > SCHEMA_VERSION:
+            raise StoreError(f"{self.where} was written by a newer Justicar (schema {version}); upgrade to use it")
+        needed = {name: "SELECT" for name in TABLES}
+        if not self.readonly:
+            for name, writes in WRITES.items():
+                needed[name] += ", " + writes
+        lacking = []
+        for name, privileges in needed.items():
+            for privilege in privileges.split(", "):
+                held = conn.execute("SELECT has_table_privilege(%s, %s)", [name, privilege]).fetchone()
+                if not (held and held[0]):
+                    lacking.append(f"{privilege} on {name}")
+        if lacking:
+            user = conn.execute("SELECT current_user").fetchone()
+            raise StoreError(
+                f"{self.where}: role {user[0] if user else '?'!r} lacks the privilege {'; '.join(lacking)}"
+                " (GRANT it, or connect as a role that has it)"
+            )
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def append(
+        self,
+        scene: str,
+        expected_version: int,
+        events: Sequence[SceneEvent],
+        *,
+        command: str,
+        digest: str,
+        actor: str,
+        at: datetime,
+    ) -> list[Recorded]:
+        item = Append(
+            scene=scene,
+            expected_version=expected_version,
+            events=events,
+            command=command,
+            digest=digest,
+            actor=actor,
+            at=at,
+        )
+        (done,) = self.append_batch([item])
+        if isinstance(done, ConcurrencyConflict):
+            raise done
+        return done
+
+    def append_batch(self, items: Sequence[Append]) -> list[list[Recorded] | ConcurrencyConflict]:
+        self._writable()
+        if not items:
+            return []
+        out: list[list[Recorded] | ConcurrencyConflict] = []
+        try:
+            with self.pool.connection() as conn, conn.transaction():
+                heads: dict[str, int] = {}
+                for item in items:
+                    try:
+                        if len(items) == 1:  # a race lost aborts the one transaction: nothing else to keep
+                            records = self._insert(conn, item)
+                        else:
+                            with conn.transaction():  # a savepoint: a race lost rolls back this item only
+                                records = self._insert(conn, item)
+                    except ConcurrencyConflict as err:
+                        out.append(err)
+                        continue
+                    except pg_errors.UniqueViolation as err:
+                        if len(items) == 1:
+                            raise
+                        out.append(ConcurrencyConflict(f"scene {item.scene!r} changed under this write: {err}"))
+                        continue
+                    out.append(records)
+                    if records:
+                        heads[item.scene] = records[-1].seq
+                if heads and self.notify:
+                    conn.execute(
+                        "SELECT pg_notify(%s, p) FROM unnest(%s::text[]) AS p",
+                        [CHANNEL, [f"{seq} {scene}" for scene, seq in heads.items()]],
+                    )
+        except pg_errors.UniqueViolation as err:
+            return [ConcurrencyConflict(f"scene {items[0].scene!r} changed under this write: {err}")]
+        except psycopg.Error as err:
+            raise unavailable(err, self.where) from err
+        return out
+
+    _CHECK = (
+        "SELECT h.seq, h.hash, EXISTS (SELECT 1 FROM commands WHERE scene = %(s)s AND actor = %(a)s AND id = %(c)s) "
+        "OR EXISTS (SELECT 1 FROM events WHERE scene = %(s)s AND actor = %(a)s AND command = %(c)s) "
+        "FROM (SELECT 1) AS one LEFT JOIN LATERAL "
+        "(SELECT seq, hash FROM events WHERE scene = %(s)s ORDER BY seq DESC LIMIT 1) AS h ON true"
+    )
+    _INSERT = (
+        "WITH written AS (INSERT INTO events (seq, scene, type, at, actor, command, prev, hash, data) "
+        "SELECT * FROM unnest(%(seq)s::bigint[], %(scene)s::text[], %(type)s::text[], %(at)s::text[], "
+        "%(actor)s::text[], %(command)s::text[], %(prev)s::text[], %(hash)s::text[], %(data)s::text[]) "
+        "RETURNING seq) "
+        "INSERT INTO commands (scene, actor, id, digest, first_seq, last_seq) "
+        "SELECT %(s)s, %(a)s, %(c)s, %(d)s, min(seq), max(seq) FROM written HAVING count(*) > 0"
+    )
+
+    def _insert(self, conn: psycopg.Connection[Any], item: Append) -> list[Recorded]:
+        scene = item.scene
+        row = conn.execute(self._CHECK, {"s": scene, "a": item.actor, "c": item.command}).fetchone()
+        assert row is not None
+        version, prev, logged = row[0] or 0, row[1] or GENESIS, row[2]
+        if version != item.expected_version:
+            raise ConcurrencyConflict(f"scene {scene!r} is at version {version}, not {item.expected_version}")
+        if logged:
+            raise ConcurrencyConflict(f"command {item.command!r} of {item.actor!r} is already in scene {scene!r}")
+        sealed = chain(scene, version, prev, item.events, command=item.command, actor=item.actor, at=item.at)
+        if sealed:
+            records = [r for r, _ in sealed]
+            conn.execute(
+                self._INSERT,
+                {
+                    "seq": [r.seq for r in records],
+                    "scene": [scene] * len(records),
+                    "type": [r.type for r in records],
+                    "at": [format_at(r.at) for r in records],
+                    "actor": [r.actor for r in records],
+                    "command": [r.command for r in records],
+                    "prev": [r.prev for r in records],
+                    "hash": [r.hash for r in records],
+                    "data": [data.decode() for _, data in sealed],
+                    "s": scene,
+                    "a": item.actor,
+                    "c": item.command,
+                    "d": item.digest,
+                },
+            )
+        return [record for record, _ in sealed]
+
+    def import_wires(
+        self, scene: str, wires: Sequence[Wire], digests: dict[tuple[str, str], str] | None = None
+    ) -> None:
+        self._writable()
+        try:
+            with self.pool.connection() as conn, conn.transaction():
+                if conn.execute("SELECT 1 FROM events WHERE scene = %s LIMIT 1", [scene]).fetchone():
+                    raise StoreError(f"scene {scene!r} already has events; import into a new scene")
+                with conn.cursor() as cursor:
+                    cursor.executemany(
+                        f"INSERT INTO events ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                        [
+                            (w.seq, scene, w.type, w.at, w.actor, w.command, w.prev, w.hash, bytes(w.data).decode())
+                            for w in wires
+                        ],
+                    )
+                    cursor.executemany(
+                        "INSERT INTO commands (scene, actor, id, digest, first_seq, last_seq) "
+                        "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                        [
+                            (scene, actor, command, (digests or {}).get((actor, command), ""), first, last)
+                            for actor, command, first, last in command_spans(wires)
+                        ],
+                    )
+                if wires and self.notify:
+                    conn.execute("SELECT pg_notify(%s, %s)", [CHANNEL, f"{wires[-1].seq} {scene}"])
+        except pg_errors.UniqueViolation as err:
+            raise ConcurrencyConflict(f"scene {scene!r} was written during the import: {err}") from err
+        except psycopg.Error as err:
+            raise unavailable(err, self.where) from err
+
+    def _writable(self) -> None:
+        if self.readonly:
+            raise StoreError(f"{self.where} is open read-only")
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def query(self, sql: str, params: Sequence[object] | dict[str, object] = ()) -> list[tuple[Any, ...]]:
+        """The rows of one statement, on a connection of the pool (autocommit)."""
+        try:
+            with self.pool.connection() as conn:
+                cursor = conn.execute(sql, params)
+                return cursor.fetchall() if cursor.description else []
+        except psycopg.Error as err:
+            raise unavailable(err, self.where) from err
+
+    def _pages(self, columns: str, scene: str, after: int, upto: int | None) -> Iterator[tuple[Any, ...]]:
+        last = upto if upto is not None else 2**62
+        sql = f"SELECT {columns} FROM events WHERE scene = %s AND seq > %s AND seq <= %s ORDER BY seq LIMIT %s"
+        while True:
+            rows = self.query(sql, [scene, after, last, PAGE])
+            yield from rows
+            if len(rows) < PAGE:
+                return
+            after = rows[-1][0]
+
+    def read(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Recorded]:
+        for seq, scene_, type_, at, actor, command, prev, hash_, data in self._pages(_COLUMNS, scene, after, upto):
+            yield Recorded(
+                seq=seq,
+                scene=scene_,
+                at=msgspec.convert(at, datetime),
+                actor=actor,
+                command=command,
+                event=decode_event(type_, data),
+                prev=prev,
+                hash=hash_,
+            )
+
+    def read_wire(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Wire]:
+        for seq, scene_, type_, at, actor, command, prev, hash_, data in self._pages(_COLUMNS, scene, after, upto):
+            yield Wire(
+                seq=seq,
+                scene=scene_,
+                type=type_,
+                at=at,
+                actor=actor,
+                command=command,
+                prev=prev,
+                hash=hash_,
+                data=msgspec.Raw(data.encode()),
+            )
+
+    def rows(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Row]:
+        for row in self._pages("seq, at, type, data", scene, after, upto):
+            yield row[0], row[1], row[2], row[3]
+
+    def head(self, scene: str) -> tuple[int, str]:
+        rows = self.query("SELECT seq, hash FROM events WHERE scene = %s ORDER BY seq DESC LIMIT 1", [scene])
+        return (rows[0][0], rows[0][1]) if rows else (0, GENESIS)
+
+    def acknowledged(self, scene: str) -> int:
+        rows = self.query("SELECT max(last_seq) FROM commands WHERE scene = %s", [scene])
+        return int(rows[0][0] or 0) if rows else 0
+
+    def command(self, scene: str, actor: str, command_id: str) -> CommandRecord | None:
+        rows = self.query(
+            "SELECT digest, first_seq, last_seq FROM commands WHERE scene = %(s)s AND actor = %(a)s AND id = %(c)s "
+            "UNION ALL (SELECT '', min(seq), max(seq) FROM events WHERE scene = %(s)s AND actor = %(a)s "
+            "AND command = %(c)s HAVING count(*) > 0) LIMIT 1",
+            {"s": scene, "a": actor, "c": command_id},
+        )
+        return CommandRecord(scene, actor, command_id, *rows[0]) if rows else None
+
+    def scenes(self) -> list[str]:
+        return [row[0] for row in self.query("SELECT scene FROM events WHERE seq = 1 ORDER BY at, pos")]
+
+    def close(self) -> None:
+        self.pool.close()
