@@ -313,7 +313,9 @@ class SceneService:
         return Handled(id=command.id, records=earlier.records)
 
     async def _submit_alone(self, command: AnyCommand) -> Handled:
-        for _ in range(RETRIES):
+        for attempt in range(RETRIES):
+            if attempt:
+                log.info("decided again", scene=command.scene, id=command.id, attempt=attempt)
             try:  # the scene changed under it (another process appended): read on, decide again
                 step = self._decide(command, self.refresh(command.scene))
                 if isinstance(step, Handled):

@@ -1,0 +1,212 @@
+"""Two `justicar serve` processes on one SQLite file (``--shared``): clients on each, commands on
+one scene from both at once. Every subscriber, whichever process it is connected to, receives the
+same events in the same order (the log's); nothing acknowledged is lost; no command is decided on
+a state another process had already moved on from (a race on a rule ends in its refusal, never in
+a fork); `justicar verify` passes; a token revoked through one process is refused by the other.
+
+The helpers here serve the PostgreSQL test too (tests/live/test_processes_pg.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from websockets.asyncio.client import connect
+
+from tests.live.faults import Gone, Peer, cli, free_port, peer, serve_argv, served
+
+pytestmark = pytest.mark.anyio
+
+SCENE = "a"
+WHO = ("Storyteller", "Sam", "Juan", "spectators")
+CONNECTIONS = 3
+"""Storyteller connections per process, each sending its commands one after another."""
+EACH = 15
+"""Commands each of those connections sends in a burst."""
+
+
+def table_script(path: Path) -> Path:
+    """A `--load` script: scene ``a`` with Sam and Juan, Juan without Willpower."""
+    base = {"scene": SCENE, "actor": "st"}
+    lines: list[dict[str, Any]] = [{**base, "id": "open", "type": "open_scene", "ruleset": "lotn", "title": "Alley"}]
+    for who in ("sam", "juan"):
+        sheet = {"id": who, "name": who.title(), "willpower": 0, "traits": {"physical": {"Quick": 3}}}
+        lines.append({**base, "id": f"add-{who}", "type": "add_character", "character": sheet})
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def willpower(command_id: str, delta: int) -> dict[str, Any]:
+    """The Storyteller gives Juan Willpower (``delta`` 1), or takes it (-1: refused at 0)."""
+    return {
+        "type": "adjust",
+        "id": command_id,
+        "character": "juan",
+        "changes": {"willpower": delta},
+        "reason": command_id,
+    }
+
+
+def pushed(connection: Peer) -> list[tuple[int, str, str]]:
+    """Every event a subscriber was sent, in order: (seq, command, hash)."""
+    return [
+        (event["seq"], event["command"], event["hash"])
+        for message in connection.messages
+        if message["type"] == "commit"
+        for event in message["events"]
+    ]
+
+
+def logged(db_args: Sequence[str]) -> list[tuple[int, str, str]]:
+    """The scene's log as `justicar log` prints it: (seq, command, hash)."""
+    done = cli("log", *db_args, SCENE)
+    assert done.returncode == 0, done.stderr
+    return [(e["seq"], e["command"], e["hash"]) for e in map(json.loads, done.stdout.splitlines())]
+
+
+@dataclass
+class Tally:
+    """The results the bursts got, by command id."""
+
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    unanswered: list[dict[str, Any]] = field(default_factory=list)
+
+    def accepted(self, prefix: str) -> dict[str, dict[str, Any]]:
+        return {cid: r for cid, r in self.results.items() if cid.startswith(prefix) and r["ok"]}
+
+    def refused(self, prefix: str) -> dict[str, dict[str, Any]]:
+        return {cid: r for cid, r in self.results.items() if cid.startswith(prefix) and not r["ok"]}
+
+
+async def burst(connection: Peer, ids: Sequence[str], delta: int, tally: Tally) -> None:
+    """Send commands one after another, keeping each result (and the one a lost connection left
+    without an answer)."""
+    for command_id in ids:
+        body = willpower(command_id, delta)
+        try:
+            tally.results[command_id] = await connection.command(body, seconds=20)
+        except Gone:
+            tally.unanswered.append(body)
+            return
+
+
+async def bursts(connections: Sequence[Peer], prefix: str, delta: int, tally: Tally, each: int = EACH) -> None:
+    """Every connection's burst at once."""
+    async with anyio.create_task_group() as tg:
+        for n, connection in enumerate(connections):
+            tg.start_soon(burst, connection, [f"{prefix}{n}-{i}" for i in range(each)], delta, tally)
+
+
+async def caught_up(subscribers: Sequence[Peer], head: int) -> None:
+    """Wait (bounded) until every subscriber was sent the log up to ``head``."""
+    for subscriber in subscribers:
+        await subscriber.wait(
+            lambda m: m["type"] == "commit" and any(e["seq"] >= head for e in m["events"]),
+            f"event {head}",
+            seconds=20,
+        )
+
+
+def same_order(subscribers: Sequence[Peer], log: list[tuple[int, str, str]]) -> None:
+    """Each subscriber was sent the whole log, once, in its order, and nothing else."""
+    assert [seq for seq, _, _ in log] == list(range(1, len(log) + 1))
+    for subscriber in subscribers:
+        assert pushed(subscriber) == log
+
+
+def acknowledged_in_log(tally: Tally, log: list[tuple[int, str, str]]) -> None:
+    """Each accepted command is in the log at the version its result gave."""
+    last = {}
+    for seq, command, _ in log:
+        last[command] = seq
+    for command_id, result in tally.results.items():
+        if result["ok"]:
+            assert last.get(command_id) == result["version"], (command_id, result)
+
+
+@contextlib.asynccontextmanager
+async def connected(url: str, token: str, n: int) -> AsyncIterator[list[Peer]]:
+    """``n`` subscribed connections of one token."""
+    async with contextlib.AsyncExitStack() as stack:
+        yield [await stack.enter_async_context(peer(url, token, subscribe=True)) for _ in range(n)]
+
+
+class TestTwoProcessesOneFile:
+    async def test_same_events_same_order_nothing_lost_no_fork(self, tmp_path: Path) -> None:
+        """Three Storyteller connections on each process give Juan Willpower at once (all
+        accepted), then take it back at once, more times than he has it: exactly as many takes as
+        gives are accepted, the rest refused by the rule, never overdrawn (a take decided on a
+        state the other process had moved on from would be). The Storyteller, Sam, Juan and the
+        spectators, spread over both processes, are each sent the whole log in its order."""
+        db = tmp_path / "j.db"
+        first, second = free_port(), free_port()
+        load = table_script(tmp_path / "table.jsonl")
+        argv = serve_argv(db, first, "--shared", "--load", str(load))
+        async with (
+            served(argv, first, tmp_path / "a.log") as a,
+            served(serve_argv(db, second, "--shared"), second, tmp_path / "b.log") as b,
+        ):
+            tokens = a.tokens[SCENE]
+            async with (
+                connected(a.url, tokens["Storyteller"], CONNECTIONS) as sts_a,
+                connected(b.url, tokens["Storyteller"], CONNECTIONS) as sts_b,
+                peer(a.url, tokens["Sam"], subscribe=True) as sam,
+                peer(b.url, tokens["Juan"], subscribe=True) as juan,
+                peer(a.url, tokens["spectators"], subscribe=True) as spectator_a,
+                peer(b.url, tokens["spectators"], subscribe=True) as spectator_b,
+            ):
+                tally = Tally()
+                writers = [x for pair in zip(sts_a, sts_b, strict=True) for x in pair]
+                await bursts(writers, "give", 1, tally)
+                given = tally.accepted("give")
+                assert len(given) == 2 * CONNECTIONS * EACH, tally.refused("give")
+
+                await bursts(writers, "take", -1, tally, each=EACH + 5)  # more takes than gives
+                taken, refused = tally.accepted("take"), tally.refused("take")
+                assert len(taken) == len(given)
+                assert {r["error"]["code"] for r in refused.values()} == {"bad_adjustment"}
+                assert all("willpower would fall below 0 (it is 0)" in r["error"]["message"] for r in refused.values())
+
+                last = await sts_a[0].command(willpower("one-more", 1))  # nothing to race: only the feed
+                await caught_up([juan, spectator_b], last["version"])
+
+                log = logged(["--db", str(db)])
+                subscribers = [*sts_a, *sts_b, sam, juan, spectator_a, spectator_b]
+                await caught_up(subscribers, len(log))
+                same_order(subscribers, log)
+                acknowledged_in_log(tally, log)
+                assert not tally.unanswered
+
+            done = cli("verify", "--db", str(db))
+            assert done.returncode == 0 and f"{SCENE}: ok" in done.stdout, done.stdout + done.stderr
+
+    async def test_a_token_revoked_through_one_is_refused_by_the_other(self, tmp_path: Path) -> None:
+        """Sam, connected to the second process, is cut off (4003) when the Storyteller revokes
+        his token through the first, and cannot say hello to either again."""
+        db = tmp_path / "j.db"
+        first, second = free_port(), free_port()
+        argv = serve_argv(db, first, "--shared", "--load", str(table_script(tmp_path / "table.jsonl")))
+        async with (
+            served(argv, first, tmp_path / "a.log") as a,
+            served(serve_argv(db, second, "--shared"), second, tmp_path / "b.log") as b,
+        ):
+            tokens = a.tokens[SCENE]
+            async with peer(b.url, tokens["Sam"], subscribe=True) as sam, peer(a.url, tokens["Storyteller"]) as st:
+                welcome = next(m for m in sam.messages if m["type"] == "welcome")
+                await st.send({"type": "revoke", "token_id": welcome["token_id"]})
+                await st.wait(lambda m: m["type"] == "revoked", "revoked")
+                with anyio.fail_after(10):
+                    await sam.closed.wait()
+                assert sam.close_code == 4003
+            for url in (a.url, b.url):
+                async with contextlib.AsyncExitStack() as stack:
+                    ws = await stack.enter_async_context(connect(url, compression=None))
+                    await ws.send(json.dumps({"type": "hello", "token": tokens["Sam"]}))
+                    answer = json.loads(await ws.recv())
+                    assert answer["type"] == "error", answer
