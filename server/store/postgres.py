@@ -320,7 +320,13 @@ class PostgresStore:
         try:
             with self.pool.connection() as conn, conn.transaction():
                 heads: dict[str, int] = {}
+                stale: set[str] = set()  # a scene whose item conflicted: the items after it were decided on it
                 for item in items:
+                    if item.scene in stale:
+                        out.append(
+                            ConcurrencyConflict(f"scene {item.scene!r}: an earlier item of this batch conflicted")
+                        )
+                        continue
                     try:
                         if len(items) == 1:  # a race lost aborts the one transaction: nothing else to keep
                             records = self._insert(conn, item)
@@ -329,11 +335,13 @@ class PostgresStore:
                                 records = self._insert(conn, item)
                     except ConcurrencyConflict as err:
                         out.append(err)
+                        stale.add(item.scene)
                         continue
                     except pg_errors.UniqueViolation as err:
                         if len(items) == 1:
                             raise
                         out.append(ConcurrencyConflict(f"scene {item.scene!r} changed under this write: {err}"))
+                        stale.add(item.scene)
                         continue
                     out.append(records)
                     if records:
