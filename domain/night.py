@@ -190,7 +190,7 @@ def follow_ups(before: Scene, after: Scene, records: Sequence[Recorded]) -> list
             case CharacterLeft(character=who, carried=carried) if after.game:
                 out.append(_back(after, after.characters[who], record.seq, record.hash, carried))
             case RulingIssued() if after.game:
-                out.extend(_travelling(before, after, record))
+                out.extend(travelling(before, after, record))
             case CarriedCorrected() if after.night is not None:
                 visit = after.night.where.get(event.character)
                 if visit is not None and visit.scene != event.scene:
@@ -237,7 +237,7 @@ def bounced(arrival: Arrive, why: str) -> ComeBack:
     )
 
 
-def _travelling(before: Scene, after: Scene, record: Recorded) -> list[AnyCommand]:
+def travelling(before: Scene, after: Scene, record: Recorded) -> list[AnyCommand]:
     """A ruling's changes to characters who had already left the scene: to the night."""
     out: list[AnyCommand] = []
     for who, now in after.characters.items():

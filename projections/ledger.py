@@ -26,7 +26,7 @@ from typing import Literal
 import msgspec
 
 from domain.carried import Carried
-from domain.commands import CarryCorrection, Changes
+from domain.commands import CarryCorrection
 from domain.events import (
     AbilitySpent,
     BloodSpent,
@@ -50,13 +50,13 @@ from domain.events import (
 )
 from domain.evolve import fold
 from domain.log import Recorded
-from domain.night import _travelling  # the night's own rule for what a ruling carries
+from domain.night import travelling
 from domain.rules import RULESETS
 from domain.rules.texts import RULES
 from domain.state import Scene
+from projections.changes import Kind, changes, condition_words
 from projections.narrate import source_label
 
-Kind = Literal["trait", "damage", "willpower", "ability", "blood", "condition"]
 By = Literal["play", "ruling", "storyteller", "correction"]
 
 
@@ -247,44 +247,14 @@ def _changes_of(e: object, who: str, name: str, retest: str) -> Iterator[Change]
         case Fed(target=t) if t == who:
             yield "blood", "blood", e.blood, True, f"{name} is fed on: {e.blood} blood", e.why
         case ConditionSet(character=c) if c == who and e.name != "prone":  # prone stays in the scene
-            yield "condition", e.name, 1, True, f"{name} is {_condition(e.name)}", e.why
+            yield "condition", e.name, 1, True, f"{name} is {condition_words(e.name)}", e.why
         case ConditionCleared(character=c) if c == who and e.name != "prone":
-            yield "condition", e.name, 1, False, f"{name} is no longer {_condition(e.name)}", e.why
+            yield "condition", e.name, 1, False, f"{name} is no longer {condition_words(e.name)}", e.why
         case CharacterAdjusted(character=c) if c == who:
             for change in changes(e.changes, name):
                 yield (*change, e.reason)
         case _:
             return
-
-
-def changes(c: Changes, name: str) -> Iterator[tuple[Kind, str, int, bool, str]]:
-    """A correction or an adjustment, change by change: kind, item, amount, loss, what."""
-    if c.willpower:
-        yield (
-            "willpower",
-            "Willpower",
-            abs(c.willpower),
-            c.willpower < 0,
-            f"{name} {'loses' if c.willpower < 0 else 'gets back'} {_count(abs(c.willpower), 'Willpower Trait')}",
-        )
-    for ability, delta in c.abilities.items():
-        if delta:
-            verb = "loses" if delta < 0 else "gets back"
-            yield "ability", ability, abs(delta), delta < 0, f"{name} {verb} {_count(abs(delta), 'level')} of {ability}"
-    for kind, delta in c.damage.items():
-        if delta:
-            verb = "takes" if delta > 0 else "heals"
-            yield "damage", kind, abs(delta), delta > 0, f"{name} {verb} {abs(delta)} {kind} damage"
-    for trait in c.lose_traits:
-        yield "trait", trait, 1, True, f"{name} loses {trait}"
-    for trait in c.restore_traits:
-        yield "trait", trait, 1, False, f"{name} gets {trait} back"
-    for condition in c.set_conditions:
-        if condition != "prone":
-            yield "condition", condition, 1, True, f"{name} is {_condition(condition)}"
-    for condition in c.clear_conditions:
-        if condition != "prone":
-            yield "condition", condition, 1, False, f"{name} is no longer {_condition(condition)}"
 
 
 def _correction(
@@ -322,14 +292,6 @@ def _correction(
         )
         for kind, item, amount, loss, what in changes(e.changes, name)
     ]
-
-
-def _condition(name: str) -> str:
-    return name.replace("_", " ")
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{'a' if n == 1 else n} {noun}{'' if n == 1 else 's'}"
 
 
 # -- what-if: the night's ledger had a ruling in one of its scenes gone another way ------------
@@ -389,7 +351,7 @@ def _travelled(origin: str, fork: Sequence[Recorded], night: Scene, titles: dict
         for r in group:
             if not isinstance(r.event, RulingIssued):
                 continue
-            for cmd in _travelling(state, after, r):
+            for cmd in travelling(state, after, r):
                 if not isinstance(cmd, CarryCorrection) or cmd.character not in night.characters:
                     continue
                 name = night.characters[cmd.character].name

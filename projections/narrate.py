@@ -90,6 +90,7 @@ from domain.rules import RULESETS
 from domain.rulings import challenge_words, step_words
 from domain.sheets import CATEGORIES
 from domain.state import NARRATOR, Scene
+from projections.changes import changes
 from projections.redact import SPECTATOR, knows
 
 
@@ -536,8 +537,6 @@ def _tonight(before: Scene, event: SceneEvent, viewer: str) -> str:
             still = _still(event.carried, earlier=False) if knows(viewer, who) else ""
             return f"{name(who)} leaves the scene, back to tonight's game{still}."
         case CarriedCorrected(character=who) if knows(viewer, who):
-            from projections.ledger import changes  # (the ledger quotes this module's words too)
-
             said = "; ".join(what for *_, what in changes(event.changes, name(who))) or f"{name(who)} is unchanged"
             ruled = where(event.scene) if before.night else "an earlier scene"
             return f"A ruling in {ruled} after {name(who)} left it: {said}."
