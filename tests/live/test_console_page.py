@@ -442,7 +442,7 @@ async def test_a_what_if_console_looks_unlike_the_live_one(
     assert href
     fork = await phone(browser, f"{live.web}{href}")
     what_if = fork.get_by_role("note")
-    await expect(what_if).to_have_text("What-if: a fork of s1 at event 3 — nothing here changes the real scene.")
+    await expect(what_if).to_have_text("What-if of “The alley”, from step 3 — nothing here changes the real scene.")
     assert await fork.locator("#scene h2").evaluate("(el) => getComputedStyle(el).color") != live_accent
     assert (await fork.title()).startswith("What-if")
     await expect(fork.locator("#characters")).to_contain_text("Juan")

@@ -65,7 +65,7 @@ async def test_commits_carry_each_event_in_words_for_who_asked(live: Running, to
         def said(client: Client) -> list[str]:
             return [s for m in client.received if m["type"] == "commit" for s in m.get("summaries", [])]
 
-        assert "Sam throws paper (sealed until both are in)." in said(sam)
+        assert "You throw paper (sealed until both are in)." in said(sam)  # his own, in the second person
         assert "Sam throws (sealed until both are in)." in said(juan)  # not the sign
         assert said(plain) == []  # only for subscribers that asked
         moves = juan.view["challenges"]["c"]["moves"]["juan"]

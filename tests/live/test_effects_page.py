@@ -7,6 +7,8 @@ the rules use, like a paper one."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.async_api import Browser, Page, expect
 
@@ -79,7 +81,7 @@ async def test_a_punch_for_1_lethal_and_a_knock_down_from_the_declare_form(
     mine = juan.get_by_role("region", name="Juan's sheet")
     await expect(mine.locator(".health")).to_contain_text("6 of 7 left · 1 lethal")
     await expect(mine.locator(".health .box.lethal")).to_have_count(1)
-    await expect(juan.locator("#timeline")).to_contain_text("Juan takes 1 lethal damage, as declared.")
+    await expect(juan.locator("#timeline")).to_contain_text("You take 1 lethal damage, as declared.")  # his own page
     await expect(sam.locator("#timeline")).to_contain_text("Juan takes 1 lethal damage, as declared.")
     wounds = scene(live, "s1").characters["juan"].wounds
     assert (wounds.bashing, wounds.lethal, wounds.aggravated) == (0, 1, 0)
@@ -151,7 +153,14 @@ async def test_the_round_action_is_carried_in_and_the_damage_says_why(
         words = "Frank takes 2 aggravated damage: 1 lethal declared; Feral Claws makes it aggravated; Puissance adds 1."
         step = jimmy.locator("#timeline li").filter(has_text=words)
         await expect(step).to_have_count(1)
-        await expect(step).to_contain_text("camarilla:stacking")
+        rule = step.locator("details.rule")
+        await expect(rule).to_have_attribute("data-rule", "camarilla:stacking")  # the id, for the audit only
+        await expect(rule.locator("summary")).to_have_text(
+            re.compile(
+                r"^The rule: “Powers or effects that cause additional damage .+” \(The Camarilla Combat Guide\)$"
+            )
+        )
+        assert "camarilla:" not in await step.inner_text()
         assert scene(live, docks).characters["frank"].wounds.aggravated == 2
         verdict = jimmy.locator("#challenges .verdict").first  # the result, large, says it too
         await expect(verdict).to_have_text(

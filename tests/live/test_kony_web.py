@@ -64,7 +64,7 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
     await expect(sheet).to_contain_text("Down 1 Trait (off your Trait Pool)")
     await expect(sam.get_by_role("region", name="Sam's sheet")).not_to_contain_text("Armour")  # none on his sheet
     # the defender's own victory condition (kony:resolution), offered like the declaration's effect
-    juan_card = juan.locator("#challenges article").filter(has_text="Sam → Juan")
+    juan_card = juan.locator("#challenges article").filter(has_text="Sam → you")
     await juan_card.get_by_label("Your victory condition (if you win)").fill("I break his arm")
     await juan_card.locator("details.defender-effect summary").click()
     await juan_card.get_by_label("Effect", exact=True).select_option("damage")
@@ -74,13 +74,16 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
     await accessible(juan)
     await shot(juan, "kony-answer-effect")
     await juan_card.get_by_role("button", name="Bid", exact=True).click()
-    for page in (sam, juan, st):
-        await expect(page.locator("#challenges article").filter(has_text="Sam → Juan").first).to_contain_text(
-            "If Sam wins: knocked down · If Juan wins: 2 lethal damage"
-        )
+    # each side reads itself as "you"; the Storyteller reads both by name
+    for page, line, effects in (
+        (sam, "You → Juan", "If you win: knocked down · If Juan wins: 2 lethal damage"),
+        (juan, "Sam → you", "If Sam wins: knocked down · If you win: 2 lethal damage"),
+        (st, "Sam → Juan", "If Sam wins: knocked down · If Juan wins: 2 lethal damage"),
+    ):
+        await expect(page.locator("#challenges article").filter(has_text=line).first).to_contain_text(effects)
 
-    card = sam.locator("#challenges article").filter(has_text="Sam → Juan")
-    await expect(card).to_contain_text("Your Trait Pool: 5 (at most 30) — Sam's pool of 5 (5 physical)")
+    card = sam.locator("#challenges article").filter(has_text="You → Juan")
+    await expect(card).to_contain_text("Your Trait Pool: 5 (5 physical; at most 30)")
     roll = card.get_by_role("button", name="Roll 1 d3", exact=True)
     await expect(roll).to_be_visible()
     await expect(card.locator("fieldset.sources")).to_contain_text("Brawl (ability)")
@@ -104,8 +107,8 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
     await expect(juan_card).not_to_contain_text("pool of 5")  # Sam's pool is his
     await juan_card.get_by_role("button", name="Roll 1 d3", exact=True).click()
 
-    for page in (sam, juan):
-        tests = page.locator("#challenges").filter(has_text="Sam → Juan").locator("ol.tests").first
+    for page, line in ((sam, "You → Juan"), (juan, "Sam → you")):
+        tests = page.locator("#challenges").filter(has_text=line).locator("ol.tests").first
         await expect(tests).to_contain_text("Test 1:")
         await expect(tests.locator(".die")).to_have_count(3)  # Sam's two, Juan's one
         await expect(tests).to_contain_text("success")

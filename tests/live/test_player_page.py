@@ -84,7 +84,7 @@ async def test_your_move_finds_you(live: Running, tokens: dict[str, str], browse
     await swing(sam)
 
     # after declaring, Sam's own card is in view, not far above the form
-    mine = sam.locator("#challenges article").filter(has_text="Sam → Juan")
+    mine = sam.locator("#challenges article").filter(has_text="You → Juan")
     await expect(mine).to_be_in_viewport()
     assert await mine.evaluate(IN_VIEW)
     await expect(sam.locator(".toast")).to_have_text("Declared.")
@@ -93,7 +93,7 @@ async def test_your_move_finds_you(live: Running, tokens: dict[str, str], browse
     # Juan: a banner naming the move, the title marked, his card brought into view, a buzz, awake
     await expect(banner).to_have_text("Sam challenges you: bid a Physical Trait")
     await expect(juan).to_have_title("● Your move · Justicar")
-    card = juan.locator("#challenges article").filter(has_text="Sam → Juan")
+    card = juan.locator("#challenges article").filter(has_text="Sam → you")
     await expect(card).to_be_in_viewport()
     assert await card.evaluate(IN_VIEW)
     await expect(card).to_contain_text("Your answer is due")
@@ -136,15 +136,15 @@ async def test_a_result_reads_at_arms_length(live: Running, tokens: dict[str, st
     juan = await player(browser, f"{live.web}/play#token={tokens['juan']}")
     await expect(sam.locator("header")).to_contain_text("The alley · Laws of the Night")
     await swing(sam)
-    card = juan.locator("#challenges article").filter(has_text="Sam → Juan")
-    await expect(card.get_by_role("heading")).to_have_text("Sam → Juan · a Physical challenge")
+    card = juan.locator("#challenges article").filter(has_text="Sam → you")
+    await expect(card.get_by_role("heading")).to_have_text("Sam → you · a Physical challenge")
     await card.get_by_label("Trait to bid").select_option("Quick")
     await card.get_by_role("button", name="Bid", exact=True).click()
     await sam.locator("#challenges").get_by_role("button", name="Rock", exact=True).click()
     await card.get_by_role("button", name="Paper", exact=True).click()
     await sam.locator("#challenges").get_by_role("button", name="Pass: no retest").click()
 
-    lost = sam.locator("#challenges article").filter(has_text="Sam → Juan")
+    lost = sam.locator("#challenges article").filter(has_text="You → Juan")
     await expect(lost.locator(".verdict")).to_have_text("You lost: Brawny is gone for the night")
     await expect(card.locator(".verdict")).to_have_text("You won: Sam loses Brawny")
     # the outcome's sentence is in the card once, folded with the rule's own words
@@ -157,12 +157,15 @@ async def test_a_result_reads_at_arms_length(live: Running, tokens: dict[str, st
     await lost.get_by_text("How it was decided, and the rule").click()
     await expect(lost.get_by_text(why)).to_be_visible()
     await expect(lost.locator(".rule-words blockquote")).to_be_visible()
-    await expect(lost.locator(".rule-words")).to_contain_text("Rule lotn:rps")
+    await expect(lost.locator(".rule-words")).to_have_attribute("data-rule", "lotn:rps")  # the id for the audit
+    await expect(lost.locator(".rule-words cite")).to_have_text("Laws of the Night")  # the words, by their book
     # names and plain words: no ids, no ruleset ids, no "contested", nobody in the third person
     for page, name in ((sam, "Sam"), (juan, "Juan")):
         text = await page.locator("#challenges").inner_text()
         assert not re.search(r"\bc-[0-9a-f]{4,}", text), text
-        assert "contested" not in text and "lotn" not in await page.locator("header").inner_text()
+        assert (
+            "contested" not in text and "lotn" not in text and "lotn" not in await page.locator("header").inner_text()
+        )
         assert f"waiting for {name}" not in text
     await accessible(sam)
     await accessible(juan)
@@ -191,7 +194,7 @@ async def test_a_tap_while_offline_is_queued_then_confirmed(
     await sam.context.set_offline(False)
     await expect(toast).to_have_text("Declared.")
     await expect(note).to_be_hidden()
-    await expect(sam.locator("#challenges article").filter(has_text="Sam → Juan")).to_be_in_viewport()
+    await expect(sam.locator("#challenges article").filter(has_text="You → Juan")).to_be_in_viewport()
     declared = [r for r in live.hub.backend.store.read("s1") if r.event.__class__.__name__ == "ChallengeDeclared"]
     assert len(declared) == 1  # sent once, when back
 
@@ -202,14 +205,14 @@ async def test_the_controls_are_those_the_server_accepts(
     sam = await player(browser, f"{live.web}/play#token={tokens['sam']}")
     juan = await player(browser, f"{live.web}/play#token={tokens['juan']}")
     await swing(sam)
-    card = juan.locator("#challenges article").filter(has_text="Sam → Juan")
+    card = juan.locator("#challenges article").filter(has_text="Sam → you")
     # by keyboard: Juan bids; the focus stays in his card (on the throw), not lost to <body>
     await card.get_by_label("Trait to bid").select_option("Quick")
     await card.get_by_role("button", name="Bid", exact=True).focus()
     await juan.keyboard.press("Enter")
     throws = card.get_by_role("group", name="Throw")
     await expect(throws.get_by_role("button")).to_have_text(["Rock", "Paper", "Scissors", "At random"])  # no Bomb
-    in_card = "() => document.activeElement.closest('article[data-challenge]')?.textContent.includes('Sam → Juan')"
+    in_card = "() => document.activeElement.closest('article[data-challenge]')?.textContent.includes('Sam → you')"
     assert await juan.evaluate(in_card)  # the card was drawn anew: the focus moved into the new one
     await expect(throws.get_by_role("button", name="Rock")).to_be_focused()
     await juan.keyboard.press("Tab")
@@ -231,12 +234,12 @@ async def test_disputes_from_the_result_and_a_steps_menu(
     sam = await player(browser, f"{live.web}/play#token={tokens['sam']}")
     juan = await player(browser, f"{live.web}/play#token={tokens['juan']}")
     await swing(sam)
-    card = juan.locator("#challenges article").filter(has_text="Sam → Juan")
+    card = juan.locator("#challenges article").filter(has_text="Sam → you")
     await card.get_by_role("button", name="Bid", exact=True).click()
     await sam.locator("#challenges").get_by_role("button", name="Rock", exact=True).click()
     await card.get_by_role("button", name="Paper", exact=True).click()
     await sam.locator("#challenges").get_by_role("button", name="Pass: no retest").click()
-    result = sam.locator("#challenges article").filter(has_text="Sam → Juan")
+    result = sam.locator("#challenges article").filter(has_text="You → Juan")
     await expect(result.locator(".verdict")).to_contain_text("You lost")
 
     steps = sam.locator("#timeline")
@@ -256,7 +259,7 @@ async def test_disputes_from_the_result_and_a_steps_menu(
     # a step's menu: the step number opens it, saying what the step was
     step = steps.locator(f"#step-{lost}")
     await step.get_by_role("button", name=f"Step {lost}: options").click()
-    await expect(step.locator(".disputed")).to_contain_text(f"Step #{lost}: Sam loses Brawny")
+    await expect(step.locator(".disputed")).to_contain_text(f"Step #{lost}: You lose Brawny")  # his own page
     await expect(step.get_by_label("Why this step is wrong")).to_be_focused()
     await step.get_by_label("Why this step is wrong").fill("Brawny was not bid")
     await step.get_by_role("button", name="Send the dispute").click()

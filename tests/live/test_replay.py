@@ -43,7 +43,7 @@ async def test_replay_over_the_socket(live: Running, tokens: dict[str, str]) -> 
         assert "scissors" not in str(by_seq[7]) and by_seq[3]["summary"] == "Juan joins the scene."
         assert by_seq[2]["summary"].startswith("Sam joins the scene with 6 Physical")
         revealed = next(s for s in mine["steps"] if s["type"] == "test_revealed")
-        assert "Sam rock, Juan scissors" in revealed["summary"]  # shown once both are in
+        assert "Sam threw rock, Juan threw scissors" in revealed["summary"]  # shown once both are in, by name
 
 
 async def test_spectators_do_not_replay(live: Running, tokens: dict[str, str]) -> None:

@@ -342,7 +342,7 @@ async def test_the_other_side_s_throw_and_the_result_show_at_the_terminal(
         await st.expect("Juan's sealed throw: rock")
         assert "rock" not in sam.out  # that Juan threw, never what
         await sam.type("throw scissors")
-        await sam.expect("» Test 1: Sam scissors, Juan rock: Juan wins.")
+        await sam.expect("» Test 1: you threw scissors, Juan threw rock: Juan wins.")  # Sam's own terminal
         await sam.type("pass")
         after = await sam.expect("» Result [c]: you lost to Juan: Brawny is gone for the night.")
         assert "Just resolved [c]: Juan wins the challenge." in sam.out

@@ -154,7 +154,8 @@ async def test_a_tie_and_a_retest_at_a_table_of_phones(live: Running, tokens: di
     await declare.get_by_role("button", name="Declare", exact=True).click()
     alert = declare.get_by_role("alert")
     await expect(alert).to_contain_text("Refused")
-    await expect(alert).to_contain_text("Rule lotn:initial-bid")
+    await expect(alert.locator("details.rule")).to_have_attribute("data-rule", "lotn:initial-bid")
+    await expect(alert.locator("details.rule summary")).to_contain_text("(Laws of the Night)")  # its words, by its book
 
     # Sam swings at Juan; Juan answers with Quick
     await declare.get_by_label("Target").select_option(label="Juan")
@@ -274,9 +275,9 @@ async def test_a_page_reconnects_by_itself_and_catches_up(
             }
         )
     await expect(sam.get_by_role("status").filter(has_text="Live")).to_be_visible()
-    await expect(sam.locator("#challenges")).to_contain_text("Guard → Sam")
+    await expect(sam.locator("#challenges")).to_contain_text("Guard → you")
     await expect(sam.locator("#challenges").get_by_role("button", name="Bid", exact=True)).to_be_visible()
-    await expect(sam.locator("#timeline")).to_contain_text("Guard challenges Sam")
+    await expect(sam.locator("#timeline")).to_contain_text("Guard challenges you")
     steps = await sam.locator("#timeline li").count()
     assert steps == 5  # each event once: nothing lost, nothing twice
     # revoked while away: the page says so when it comes back, and stops trying
@@ -349,7 +350,7 @@ async def test_the_console_runs_a_camarilla_round(
     await expect(mark.locator("#timeline")).to_contain_text("Thug throws at random")
     await expect(mark.locator("#challenges")).to_contain_text("Test 1: You threw rock, Thug threw")
 
-    first_test = mark.locator("#timeline li").filter(has_text="Test 1: Mark rock")
+    first_test = mark.locator("#timeline li").filter(has_text="Test 1: you threw rock")
     await first_test.get_by_role("button", name=re.compile(r"^Step \d+: options$")).click()  # the step's menu
     await first_test.get_by_label("Why this step is wrong").fill("Thug was asleep")
     await first_test.get_by_role("button", name="Send the dispute").click()
@@ -392,7 +393,7 @@ async def test_a_pool_challenge_on_two_phones(live: Running, tokens: dict[str, s
     await accessible(vincent)
 
     card = brute.locator("#challenges article")
-    await expect(card).to_contain_text("Vincent → Brute · a Social challenge")
+    await expect(card).to_contain_text("Vincent → you · a Social challenge")
     await expect(card).not_to_contain_text("Intimidation")  # Vincent's pool stays his until the test
     defenses = card.locator("fieldset.defenses")
     await expect(defenses).to_contain_text("Social: Composure 2 + Willpower 3 = 5")
@@ -420,7 +421,7 @@ async def test_a_pool_challenge_on_two_phones(live: Running, tokens: dict[str, s
     await expect(npc.locator(".pool-preview")).to_have_text("Your pool: Physical 7 + Firearms 3 + 2 (shotgun) = 12")
     await npc.get_by_label("Victory condition").fill("I shoot Vincent")
     await npc.get_by_role("button", name="Declare", exact=True).click()
-    shot_card = vincent.locator("#challenges article").filter(has_text="The hunter → Vincent")
+    shot_card = vincent.locator("#challenges article").filter(has_text="The hunter → you")
     await expect(shot_card.locator("fieldset.defenses")).to_contain_text("Dodge: Physical 3 + Dodge 2 = 5")
     await expect(shot_card).not_to_contain_text("Firearms")
     await accessible(st)
