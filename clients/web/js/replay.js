@@ -22,7 +22,7 @@ function start(live) {
   const header = h("header", { class: "top" });
   const controls = h("section", { "aria-label": "Replay controls" });
   const detail = h("section", { class: "step-detail", "aria-live": "polite", "aria-label": "This step" });
-  const state = h("section", { "aria-labelledby": "state-h" });
+  const state = h("section", {}); // named by its heading once it has one (an empty labelled section is no region)
   fill(app, header, h("main", {}, controls, h("div", { class: "columns" }, detail, state)));
   let steps = [];
   let viewer = null;
@@ -152,6 +152,7 @@ function start(live) {
       ),
       h("ul", {}, Object.values(v.challenges).map((ch) => h("li", {}, `${challengeLine(v, ch, false)} — ${waitingFor(v, ch)}`))),
     );
+    state.setAttribute("aria-labelledby", "state-h");
   };
 
   live.addEventListener("status", () => {
