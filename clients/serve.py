@@ -75,7 +75,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
     except DatabaseBusy as busy:
         print(f"justicar serve: {busy}", file=sys.stderr)
         return 2
-    log.info("backend", kind="sqlite", db=args.db, shared=args.shared)
+    log.info("backend", kind=backend.kind, db=backend.where, shared=args.shared or backend.kind == "postgresql")
     scenes = _load(backend, args.load) if args.load else []
     invitations = _invitations(backend, scenes)
 
@@ -102,7 +102,12 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("serve", help="serve scenes live over websockets")
-    p.add_argument("--db", metavar="PATH", default="justicar.db", help="SQLite database (default: justicar.db)")
+    p.add_argument(
+        "--db",
+        metavar="PATH|URL",
+        default="justicar.db",
+        help="SQLite file, or a postgresql:// URL for many processes (default: justicar.db)",
+    )
     p.add_argument("--host", default="127.0.0.1", help="0.0.0.0 to let phones on the table's network join")
     p.add_argument("--port", type=int, default=8765)
     p.add_argument(

@@ -11,10 +11,11 @@ one for the scene (or the sweep) brings everything since the room's last.
 - ``Poller`` (SQLite): two processes on one file have no NOTIFY. Every ``POLL`` seconds it asks
   SQLite's ``PRAGMA data_version`` (which moves when another connection commits; a few
   microseconds); only when it moved does it read the heads of the scenes this process holds.
-- ``Listener`` (PostgreSQL): ``LISTEN`` on ``CHANNEL``; each process ``NOTIFY``s ``"seq scene"``
-  after its commits (merged per scene while one is on its way). A process killed between a commit
-  and its ``NOTIFY``, or a listening connection lost and made again, is covered by a sweep
-  (``SWEEP``): the hub has every room read the log's end.
+- ``Listener`` (PostgreSQL): ``LISTEN`` on ``CHANNEL``; ``server.store.postgres`` ``NOTIFY``s
+  ``"seq scene"`` inside each append's transaction (so only once it is committed, and never lost
+  with a process killed after its commit); for a store that does not, the feed says it after the
+  commit. A listening connection lost and made again is covered by a read of every held scene's
+  end when it is back, and by a sweep every ``SWEEP`` seconds.
 - ``Silent``: a store in memory is one process's alone.
 """
 
@@ -35,7 +36,7 @@ POLL = 0.02
 SWEEP = 2.0
 """Seconds between the PostgreSQL feed's sweeps (a NOTIFY lost with its process)."""
 CHANNEL = "justicar_commits"
-"""The PostgreSQL channel commits are announced on."""
+"""The PostgreSQL channel commits are announced on (``server.store.postgres.CHANNEL``)."""
 RETRY = 1.0
 """Seconds before a lost listening connection is made again."""
 
@@ -117,21 +118,26 @@ class Listener:
 
     sweep = SWEEP
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, speak: bool = True) -> None:
         self.url = url
+        self.speak = speak
+        """Whether this feed says NOTIFY after a commit (not when the store does it in the commit)."""
         self._pending: dict[str, int] = {}
         self._wake = anyio.Event()
         self.listening = anyio.Event()
         """Set once the first LISTEN is in place."""
 
     def announce(self, scene: str, seq: int) -> None:
+        if not self.speak:
+            return
         if seq > self._pending.get(scene, 0):
             self._pending[scene] = seq
         self._wake.set()
 
     async def run(self, watched: Watched, heard: Heard) -> None:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(self._speak)
+            if self.speak:
+                tg.start_soon(self._speak)
             tg.start_soon(self._listen, watched, heard)
             tg.start_soon(self._sweep, watched, heard)
 
@@ -182,7 +188,8 @@ def feed_for(store: EventStore) -> Feed:
     """The feed of the processes that share ``store``."""
     if isinstance(store, SqliteStore):
         return Poller(store.path)
-    url = getattr(store, "url", None) or getattr(store, "conninfo", None)
-    if isinstance(url, str) and url.startswith(("postgres://", "postgresql://")):
-        return Listener(url)
+    from server.store.postgres import PostgresStore
+
+    if isinstance(store, PostgresStore):  # it NOTIFYs in each append's transaction itself
+        return Listener(store.conninfo, speak=not store.notify)
     return Silent()

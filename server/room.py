@@ -368,6 +368,7 @@ class Room:
         records = list(self.service.store.read(self.scene, after=state.version))
         if records:
             self.service.adopt(self.scene, self._foreign(state, records))
+            self.service.moved(self.scene)
 
     def _foreign(self, state: Scene, records: list[Recorded]) -> Scene:
         """Push another process's commits, command by command; the state after them. Their

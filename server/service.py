@@ -15,10 +15,14 @@ acknowledged; a scene that fails is ``SceneCorrupt`` and is never served.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
+import random
+import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
+import anyio
 import msgspec
 import structlog
 
@@ -38,8 +42,19 @@ from server.store.base import lost_end
 from server.writer import Writer
 
 _canonical = msgspec.json.Encoder(order="sorted")
-RETRIES = 10
-"""Times a command is decided again when the scene moved under it (another process appended)."""
+RETRIES = 3
+"""Times the offline path decides a command again when the scene moved under it."""
+PATIENCE = 10.0
+"""Seconds the live path keeps deciding a command again while other processes keep appending to
+its scene first, before refusing it with ``conflict`` (nothing recorded)."""
+BACKOFF = 0.0005
+MAX_BACKOFF = 0.02
+"""Seconds before a command is decided again: random, up to ``BACKOFF`` doubled with each try, at
+most ``MAX_BACKOFF`` (so that racing processes do not retry in lockstep)."""
+SHARED = 1.0
+"""Seconds after another process last appended to a scene during which this one yields a moment
+(at most ``YIELD``) before each group: the process that just lost a race gets its turn."""
+YIELD = 0.003
 log = structlog.get_logger("justicar.service")
 
 
@@ -162,6 +177,7 @@ class SceneService:
         self.snapshots = snapshots
         self.writer = writer or Writer(store, threaded=False)
         self._states: dict[str, Scene] = {}
+        self._moved: dict[str, float] = {}
 
     # -- states ----------------------------------------------------------------------------------
 
@@ -200,7 +216,12 @@ class SceneService:
         records = list(self.store.read(scene, after=state.version))
         if records:
             state = self._states[scene] = fold(records, state)
+            self.moved(scene)
         return state
+
+    def moved(self, scene: str) -> None:
+        """Another process just appended to the scene (see ``SHARED``)."""
+        self._moved[scene] = time.monotonic()
 
     def adopt(self, scene: str, state: Scene) -> None:
         """Keep a state loaded elsewhere (on a worker thread)."""
@@ -264,18 +285,46 @@ class SceneService:
 
     async def submit_many(self, commands: Sequence[AnyCommand]) -> list[Handled]:
         """Commands of one scene that arrived together: each decided against the state the ones
-        before it leave, all appended in one group commit, each answered once it is durable. One
-        that could not go in as decided (the scene changed under it) is decided again alone; an id
-        twice in the group gets the first one's result."""
+        before it leave, all appended in one group commit, each answered once it is durable. Those
+        that could not go in as decided (another process appended to the scene first) are decided
+        again together on the log's end (``refresh``), after a short random pause that grows with
+        each try, so that processes racing on one scene take turns; an id twice in the group gets
+        the first one's result."""
         results: list[Handled | None] = [None] * len(commands)
         first: dict[tuple[str, str], int] = {}
+        pending = [i for i, c in enumerate(commands) if first.setdefault((c.actor, c.id), i) == i]
+        scene = commands[0].scene if commands else ""
+        if time.monotonic() - self._moved.get(scene, -SHARED) < SHARED:
+            await anyio.sleep(random.uniform(0, YIELD))  # another process appends here too: take turns
+        give_up = time.monotonic() + PATIENCE
+        for attempt in itertools.count():
+            if attempt:
+                log.info("decided again", scene=scene, commands=len(pending), attempt=attempt)
+                await anyio.sleep(random.uniform(0, min(BACKOFF * 2**attempt, MAX_BACKOFF)))
+            pending = await self._try(commands, pending, results, fresh=attempt > 0)
+            if not pending or time.monotonic() > give_up:
+                break
+        for i in pending:
+            results[i] = self._kept_changing(commands[i])
+        for i, command in enumerate(commands):
+            if results[i] is None:
+                results[i] = self._again(results[first[(command.actor, command.id)]], command)
+                if results[i] is None:
+                    results[i] = await self._submit_alone(command)
+        return [handled for handled in results if handled is not None]
+
+    async def _try(
+        self, commands: Sequence[AnyCommand], pending: list[int], results: list[Handled | None], *, fresh: bool
+    ) -> list[int]:
+        """Decide the ``pending`` commands in turn and append them in one group (on the log's end
+        when ``fresh``); answer each in ``results``; those that conflicted, to try again."""
+        scene = commands[pending[0]].scene
         decided: list[tuple[int, _Decided]] = []
         state: Scene | None = None
-        for i, command in enumerate(commands):
-            if first.setdefault((command.actor, command.id), i) != i:
-                continue
+        for i in pending:
+            command = commands[i]
             try:
-                state = state or self.state(command.scene)
+                state = state or (self.refresh(scene) if fresh else self.state(scene))
                 step = self._decide(command, state)
             except StorageUnavailable as err:
                 results[i] = self._unavailable(command, err)
@@ -285,22 +334,23 @@ class SceneService:
                 continue
             decided.append((i, step))
             state = fold(_provisional(step), state)  # what the next command is decided against
-        if decided:
-            outcomes = await self.writer.append([self._item(step) for _, step in decided])
-            state = self.state(commands[0].scene)
-            for (i, step), outcome in zip(decided, outcomes, strict=True):
-                if isinstance(outcome, list):
-                    state = fold(outcome, state)
-                    results[i] = Handled(id=step.command.id, records=outcome, fresh=True)
-                elif isinstance(outcome, StorageUnavailable):
-                    results[i] = self._unavailable(step.command, outcome)
-            self._states[commands[0].scene] = state
-        for i, command in enumerate(commands):
-            if results[i] is None:
-                results[i] = self._again(results[first[(command.actor, command.id)]], command)
-                if results[i] is None:
-                    results[i] = await self._submit_alone(command)
-        return [handled for handled in results if handled is not None]
+        if not decided:
+            return []
+        outcomes = await self.writer.append([self._item(step) for _, step in decided])
+        state = self.state(scene)
+        again = []
+        for (i, step), outcome in zip(decided, outcomes, strict=True):
+            if isinstance(outcome, list):  # those that went in come first (``EventStore.append_batch``)
+                state = fold(outcome, state)
+                results[i] = Handled(id=step.command.id, records=outcome, fresh=True)
+            elif isinstance(outcome, StorageUnavailable):
+                results[i] = self._unavailable(step.command, outcome)
+            else:
+                again.append(i)
+        self._states[scene] = state
+        if again:
+            self.moved(scene)
+        return again
 
     def _again(self, earlier: Handled | None, command: AnyCommand) -> Handled | None:
         """A command whose id came earlier in its group: the earlier one's result if it was
@@ -313,9 +363,7 @@ class SceneService:
         return Handled(id=command.id, records=earlier.records)
 
     async def _submit_alone(self, command: AnyCommand) -> Handled:
-        for attempt in range(RETRIES):
-            if attempt:
-                log.info("decided again", scene=command.scene, id=command.id, attempt=attempt)
+        for _ in range(RETRIES):
             try:  # the scene changed under it (another process appended): read on, decide again
                 step = self._decide(command, self.refresh(command.scene))
                 if isinstance(step, Handled):

@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 import pytest
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 from tests.live.faults import Gone, Peer, cli, free_port, peer, serve_argv, served
 
@@ -91,7 +92,7 @@ async def burst(connection: Peer, ids: Sequence[str], delta: int, tally: Tally) 
         body = willpower(command_id, delta)
         try:
             tally.results[command_id] = await connection.command(body, seconds=20)
-        except Gone:
+        except (Gone, ConnectionClosed):
             tally.unanswered.append(body)
             return
 
