@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from clients import admin, history, offline, serve, terminal
-from server.store import StoreError
+from server.store import StoreError, is_postgres
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -80,7 +80,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     verb = " ".join(filter(None, [args.verb, getattr(args, "scene_verb", None)]))
-    if getattr(args, "must_exist", False) and not Path(args.db).exists():
+    if getattr(args, "must_exist", False) and not is_postgres(args.db) and not Path(args.db).exists():
         print(f"justicar {verb}: no database at {args.db}", file=sys.stderr)
         return 2
     try:

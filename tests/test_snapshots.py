@@ -19,7 +19,7 @@ def test_the_latest_few_and_one_every_spacing_are_kept(tmp_path: Path) -> None:
     backend = open_backend(str(tmp_path / "j.db"), snapshot_every=1000)
     assert backend.snapshots is not None
     brawl(12_600, scene="s1", service=SceneService(backend.store, snapshots=backend.snapshots, honour_at=True))
-    kept = [row[0] for row in backend.store.reads.execute("SELECT version FROM snapshots ORDER BY version")]
+    kept = backend.snapshots.versions("s1")
     latest = kept[-LATEST:]
     assert len(latest) == LATEST and latest[-1] <= 12_700 and latest[0] >= 7_000
     assert {v // SPACING for v in kept} == {0, 1, 2} and len(kept) <= LATEST + 3

@@ -263,7 +263,9 @@ class PostgresStore:
     def _check_schema(self, conn: psycopg.Connection[Any]) -> None:
         missing = self._missing(conn)
         if missing:
-            raise StoreError(f"{self.where} is not a Justicar database: it has no {', '.join(missing)} table")
+            if len(missing) == len(TABLES):
+                raise StoreError(f"{self.where} is not a Justicar database: it has none of its tables")
+            raise StoreError(f"{self.where} is not a Justicar database: it lacks the tables {', '.join(missing)}")
         row = conn.execute("SELECT max(version) FROM justicar_schema").fetchone()
         version = row[0] if row else None
         if version is not None and version > SCHEMA_VERSION:
