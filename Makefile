@@ -28,7 +28,7 @@ demo: $(VENV)/.installed
 
 ## test: set up with the test extras (and Debian's Chromium for the browser tests), lint, type-check, run the whole suite
 ## (spread over one pytest process per CPU: each has its own servers, ports, temporary files and Chromium)
-test: $(VENV)/.installed browser
+test: $(VENV)/.installed browser postgres
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy domain projections server clients benchmarks
@@ -53,6 +53,17 @@ browser:
 		echo "Installing Debian's Chromium for the browser tests…"; \
 		$(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+
+## postgres: Debian's PostgreSQL, for the store tests to start a throwaway cluster of (installed when none is named by
+## JUSTICAR_TEST_POSTGRES, none answers on 127.0.0.1:5432 and there is no initdb; tests/postgres.py)
+.PHONY: postgres
+postgres: | $(BIN)/python
+	@[ -n "$$JUSTICAR_TEST_POSTGRES" ] \
+		|| $(BIN)/python -c "import socket; socket.create_connection(('127.0.0.1', 5432), 2).close()" 2>/dev/null \
+		|| command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+		echo "Installing Debian's PostgreSQL for the store tests…"; \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null; }
 
 clean:
 	rm -rf $(VENV) .justicar .pytest_cache .mypy_cache .ruff_cache .hypothesis tests/artifacts
