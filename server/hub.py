@@ -66,6 +66,7 @@ class Hub:
         self.writer = Writer(backend.store)
         self.worker = Worker()
         self.service = SceneService(backend.store, snapshots=backend.snapshots, writer=self.writer)
+        self.service.turn = self.feed.turn
         self.rooms: dict[str, Room] = {}
         self.connections: dict[str, set[Connection]] = defaultdict(set)
         self.ended: set[str] = set()

@@ -17,21 +17,36 @@ one for the scene (or the sweep) brings everything since the room's last.
   commit. A listening connection lost and made again is covered by a read of every held scene's
   end when it is back, and by a sweep every ``SWEEP`` seconds.
 - ``Silent``: a store in memory is one process's alone.
+
+Each feed also gives a scene's *turn* among the processes appending to it (``turn``), which the
+service takes while another process appends to the scene too (``server.service.SHARED``): a
+group decided and appended in its turn finds the log's end where it read it, so processes racing
+on one scene take turns instead of losing races to whoever happens to be quicker. It is an
+optimisation, never what keeps the log whole: that is the append's expected version, and a turn
+that cannot be had in ``TURN_WAIT`` seconds is done without.
+
+- SQLite: a byte-range lock (``fcntl.lockf``) on a ``.turns`` file beside the database, one byte
+  per bucket of scenes, tried without blocking every half millisecond.
+- PostgreSQL: a session advisory lock (``pg_advisory_lock``) per scene, on a small pool of
+  connections of the feed's own.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import os
 import sqlite3
-from collections.abc import Callable, Collection
-from typing import Protocol
+import zlib
+from collections.abc import AsyncIterator, Callable, Collection
+from typing import Any, Protocol
 
 import anyio
 import structlog
 
 from server.store import EventStore, SqliteStore
 
-POLL = 0.02
+POLL = 0.005
 """Seconds between looks at an SQLite file for another process's commits."""
 SWEEP = 2.0
 """Seconds between the PostgreSQL feed's sweeps (a NOTIFY lost with its process)."""
@@ -39,6 +54,12 @@ CHANNEL = "justicar_commits"
 """The PostgreSQL channel commits are announced on (``server.store.postgres.CHANNEL``)."""
 RETRY = 1.0
 """Seconds before a lost listening connection is made again."""
+TURN_WAIT = 5.0
+"""Seconds a group waits for its scene's turn before it goes without (its append still checked)."""
+BUCKETS = 4096
+"""Bytes of an SQLite database's ``.turns`` file: scenes share a lock when their hashes do."""
+LOCK_CLASS = 0x4A55
+"""The first key of PostgreSQL advisory locks taken for turns (the second: the scene's hash)."""
 
 Heard = Callable[[str, int | None], None]
 """Told a scene reached a seq (``None``: it may have; read the log's end)."""
@@ -57,6 +78,10 @@ class Feed(Protocol):
         """Tell ``heard`` of commits (any process's, this one's included) until cancelled."""
         ...
 
+    def turn(self, scene: str) -> contextlib.AbstractAsyncContextManager[None]:
+        """This process's turn to decide and append on ``scene`` (see the module's docstring)."""
+        ...
+
 
 class Silent:
     """One process alone: nothing to hear."""
@@ -67,6 +92,10 @@ class Silent:
     async def run(self, watched: Watched, heard: Heard) -> None:
         await anyio.sleep_forever()
 
+    @contextlib.asynccontextmanager
+    async def turn(self, scene: str) -> AsyncIterator[None]:
+        yield
+
 
 class Poller:
     """Another process's commits to one SQLite file, seen by polling it cheaply."""
@@ -74,9 +103,29 @@ class Poller:
     def __init__(self, path: str, interval: float = POLL) -> None:
         self.path = path
         self.interval = interval
+        self._turns: int | None = None
 
     def announce(self, scene: str, seq: int) -> None:
         pass  # the other processes see the file move
+
+    @contextlib.asynccontextmanager
+    async def turn(self, scene: str) -> AsyncIterator[None]:
+        if self._turns is None:
+            self._turns = os.open(f"{self.path}.turns", os.O_RDWR | os.O_CREAT, 0o644)
+        bucket = zlib.crc32(scene.encode()) % BUCKETS
+        held = False
+        with anyio.move_on_after(TURN_WAIT):
+            while not held:
+                try:  # a POSIX lock is the process's: its scenes of one bucket share it (an optimisation only)
+                    fcntl.lockf(self._turns, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, bucket)
+                    held = True
+                except OSError:
+                    await anyio.sleep(0.0005)
+        try:
+            yield
+        finally:
+            if held:
+                fcntl.lockf(self._turns, fcntl.LOCK_UN, 1, bucket)
 
     async def run(self, watched: Watched, heard: Heard) -> None:
         conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=1.0)
@@ -126,6 +175,32 @@ class Listener:
         self._wake = anyio.Event()
         self.listening = anyio.Event()
         """Set once the first LISTEN is in place."""
+        self._pool: Any = None
+
+    @contextlib.asynccontextmanager
+    async def turn(self, scene: str) -> AsyncIterator[None]:
+        import psycopg
+        import psycopg_pool
+
+        if self._pool is None:
+            self._pool = psycopg_pool.AsyncConnectionPool(
+                self.url, min_size=1, max_size=8, kwargs={"autocommit": True}, open=False, name="justicar-turns"
+            )
+            await self._pool.open()
+        async with self._pool.connection() as conn:
+            held = False
+            try:
+                await conn.execute(f"SET lock_timeout = '{int(TURN_WAIT * 1000)}ms'")
+                await conn.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", (LOCK_CLASS, scene))
+                held = True
+            except psycopg.Error as err:  # no turn: the append's check still holds
+                log.warning("no turn for the scene", scene=scene, error=str(err))
+            try:
+                yield
+            finally:
+                if held:
+                    with contextlib.suppress(psycopg.Error):  # a lost connection let go of it
+                        await conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (LOCK_CLASS, scene))
 
     def announce(self, scene: str, seq: int) -> None:
         if not self.speak:
@@ -135,11 +210,16 @@ class Listener:
         self._wake.set()
 
     async def run(self, watched: Watched, heard: Heard) -> None:
-        async with anyio.create_task_group() as tg:
-            if self.speak:
-                tg.start_soon(self._speak)
-            tg.start_soon(self._listen, watched, heard)
-            tg.start_soon(self._sweep, watched, heard)
+        try:
+            async with anyio.create_task_group() as tg:
+                if self.speak:
+                    tg.start_soon(self._speak)
+                tg.start_soon(self._listen, watched, heard)
+                tg.start_soon(self._sweep, watched, heard)
+        finally:
+            if self._pool is not None:
+                with anyio.CancelScope(shield=True), anyio.move_on_after(1.0):
+                    await self._pool.close()
 
     async def _sweep(self, watched: Watched, heard: Heard) -> None:
         while True:

@@ -14,12 +14,13 @@ acknowledged; a scene that fails is ``SceneCorrupt`` and is never served.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import os
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
 
 import anyio
@@ -51,10 +52,21 @@ BACKOFF = 0.0005
 MAX_BACKOFF = 0.02
 """Seconds before a command is decided again: random, up to ``BACKOFF`` doubled with each try, at
 most ``MAX_BACKOFF`` (so that racing processes do not retry in lockstep)."""
-SHARED = 1.0
-"""Seconds after another process last appended to a scene during which this one yields a moment
-(at most ``YIELD``) before each group: the process that just lost a race gets its turn."""
-YIELD = 0.003
+SHARED = 2.0
+"""Seconds after another process last appended to a scene during which this one decides and
+appends its groups there only in its turn (``SceneService.turn``), reading the log's end first."""
+
+Turn = Callable[[str], contextlib.AbstractAsyncContextManager[None]]
+"""A scene's turn among the processes that append to it (``server.notify``): an optimisation that
+spares a race its losers; what keeps the log whole is the append's expected version."""
+
+
+@contextlib.asynccontextmanager
+async def alone(scene: str) -> AsyncIterator[None]:
+    """No other process to take turns with."""
+    yield
+
+
 log = structlog.get_logger("justicar.service")
 
 
@@ -176,6 +188,8 @@ class SceneService:
         self.honour_at = honour_at
         self.snapshots = snapshots
         self.writer = writer or Writer(store, threaded=False)
+        self.turn: Turn = alone
+        """Set by a server that shares its store with other processes (``Hub``)."""
         self._states: dict[str, Scene] = {}
         self._moved: dict[str, float] = {}
 
@@ -288,22 +302,23 @@ class SceneService:
         before it leave, all appended in one group commit, each answered once it is durable. Those
         that could not go in as decided (another process appended to the scene first) are decided
         again together on the log's end (``refresh``), after a short random pause that grows with
-        each try, so that processes racing on one scene take turns; an id twice in the group gets
-        the first one's result."""
+        each try; while other processes append to the scene too (``SHARED``), groups are decided
+        and appended there in this process's turn (``turn``); an id twice in the group gets the
+        first one's result."""
         results: list[Handled | None] = [None] * len(commands)
         first: dict[tuple[str, str], int] = {}
         pending = [i for i, c in enumerate(commands) if first.setdefault((c.actor, c.id), i) == i]
         scene = commands[0].scene if commands else ""
-        if time.monotonic() - self._moved.get(scene, -SHARED) < SHARED:
-            await anyio.sleep(random.uniform(0, YIELD))  # another process appends here too: take turns
-        give_up = time.monotonic() + PATIENCE
-        for attempt in itertools.count():
-            if attempt:
-                log.info("decided again", scene=scene, commands=len(pending), attempt=attempt)
-                await anyio.sleep(random.uniform(0, min(BACKOFF * 2**attempt, MAX_BACKOFF)))
-            pending = await self._try(commands, pending, results, fresh=attempt > 0)
-            if not pending or time.monotonic() > give_up:
-                break
+        shared = time.monotonic() - self._moved.get(scene, -SHARED) < SHARED
+        async with self.turn(scene) if shared else alone(scene):  # another process appends here too
+            give_up = time.monotonic() + PATIENCE
+            for attempt in itertools.count():
+                if attempt:
+                    log.info("decided again", scene=scene, commands=len(pending), attempt=attempt)
+                    await anyio.sleep(random.uniform(0, min(BACKOFF * 2**attempt, MAX_BACKOFF)))
+                pending = await self._try(commands, pending, results, fresh=shared or attempt > 0)
+                if not pending or time.monotonic() > give_up:
+                    break
         for i in pending:
             results[i] = self._kept_changing(commands[i])
         for i, command in enumerate(commands):
