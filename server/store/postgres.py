@@ -318,45 +318,60 @@ class PostgresStore:
         self._writable()
         if not items:
             return []
-        out: list[list[Recorded] | ConcurrencyConflict] = []
         try:
-            with self.pool.connection() as conn, conn.transaction():
-                heads: dict[str, int] = {}
-                stale: set[str] = set()  # a scene whose item conflicted: the items after it were decided on it
-                for item in items:
-                    if item.scene in stale:
-                        out.append(
-                            ConcurrencyConflict(f"scene {item.scene!r}: an earlier item of this batch conflicted")
-                        )
-                        continue
-                    try:
-                        if len(items) == 1:  # a race lost aborts the one transaction: nothing else to keep
-                            records = self._insert(conn, item)
-                        else:
-                            with conn.transaction():  # a savepoint: a race lost rolls back this item only
-                                records = self._insert(conn, item)
-                    except ConcurrencyConflict as err:
-                        out.append(err)
-                        stale.add(item.scene)
-                        continue
-                    except pg_errors.UniqueViolation as err:
-                        if len(items) == 1:
-                            raise
-                        out.append(ConcurrencyConflict(f"scene {item.scene!r} changed under this write: {err}"))
-                        stale.add(item.scene)
-                        continue
-                    out.append(records)
-                    if records:
-                        heads[item.scene] = records[-1].seq
-                if heads and self.notify:
-                    conn.execute(
-                        "SELECT pg_notify(%s, p) FROM unnest(%s::text[]) AS p",
-                        [CHANNEL, [f"{seq} {scene}" for scene, seq in heads.items()]],
-                    )
-        except pg_errors.UniqueViolation as err:
-            return [ConcurrencyConflict(f"scene {items[0].scene!r} changed under this write: {err}")]
+            with self.pool.connection() as conn:
+                return [self._one(conn, items[0])] if len(items) == 1 else self._group(conn, items)
         except psycopg.Error as err:
             raise unavailable(err, self.where) from err
+
+    def _one(self, conn: psycopg.Connection[Any], item: Append) -> list[Recorded] | ConcurrencyConflict:
+        """One command, in a pipeline: ``BEGIN`` goes with the check, and the inserts, the
+        ``NOTIFY`` and the ``COMMIT`` go together once it passed (three round trips with the pool's
+        check of the connection). A race lost on a key aborts the transaction: a conflict."""
+        try:
+            with conn.pipeline(), conn.transaction():
+                records = self._insert(conn, item)
+                if records and self.notify:
+                    conn.execute("SELECT pg_notify(%s, %s)", [CHANNEL, f"{records[-1].seq} {item.scene}"])
+        except ConcurrencyConflict as err:
+            return err
+        except pg_errors.UniqueViolation as err:
+            return ConcurrencyConflict(f"scene {item.scene!r} changed under this write: {err}")
+        return records
+
+    def _group(
+        self, conn: psycopg.Connection[Any], items: Sequence[Append]
+    ) -> list[list[Recorded] | ConcurrencyConflict]:
+        """Several commands in one transaction, each in a savepoint: a race lost rolls back that
+        command only; the commands after a conflicted one of the same scene conflict too (they
+        were decided on it). One ``NOTIFY`` per scene written, its last seq."""
+        out: list[list[Recorded] | ConcurrencyConflict] = []
+        with conn.transaction():
+            heads: dict[str, int] = {}
+            stale: set[str] = set()  # a scene whose item conflicted: the items after it were decided on it
+            for item in items:
+                if item.scene in stale:
+                    out.append(ConcurrencyConflict(f"scene {item.scene!r}: an earlier item of this batch conflicted"))
+                    continue
+                try:
+                    with conn.transaction():  # a savepoint
+                        records = self._insert(conn, item)
+                except ConcurrencyConflict as err:
+                    out.append(err)
+                    stale.add(item.scene)
+                    continue
+                except pg_errors.UniqueViolation as err:
+                    out.append(ConcurrencyConflict(f"scene {item.scene!r} changed under this write: {err}"))
+                    stale.add(item.scene)
+                    continue
+                out.append(records)
+                if records:
+                    heads[item.scene] = records[-1].seq
+            if heads and self.notify:
+                conn.execute(
+                    "SELECT pg_notify(%s, p) FROM unnest(%s::text[]) AS p",
+                    [CHANNEL, [f"{seq} {scene}" for scene, seq in heads.items()]],
+                )
         return out
 
     _CHECK = (
@@ -367,8 +382,8 @@ class PostgresStore:
     )
     _INSERT = (
         "WITH written AS (INSERT INTO events (seq, scene, type, at, actor, command, prev, hash, data) "
-        "SELECT * FROM unnest(%(seq)s::bigint[], %(scene)s::text[], %(type)s::text[], %(at)s::text[], "
-        "%(actor)s::text[], %(command)s::text[], %(prev)s::text[], %(hash)s::text[], %(data)s::text[]) "
+        "SELECT * FROM unnest(%(seq)b::bigint[], %(scene)b::text[], %(type)b::text[], %(at)b::text[], "
+        "%(actor)b::text[], %(command)b::text[], %(prev)b::text[], %(hash)b::text[], %(data)b::text[]) "
         "RETURNING seq) "
         "INSERT INTO commands (scene, actor, id, digest, first_seq, last_seq) "
         "SELECT %(s)s, %(a)s, %(c)s, %(d)s, min(seq), max(seq) FROM written HAVING count(*) > 0"
