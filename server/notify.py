@@ -184,7 +184,7 @@ class Listener:
 
         if self._pool is None:
             self._pool = psycopg_pool.AsyncConnectionPool(
-                self.url, min_size=1, max_size=8, kwargs={"autocommit": True}, open=False, name="justicar-turns"
+                self.url, min_size=1, max_size=4, kwargs={"autocommit": True}, open=False, name="justicar-turns"
             )
             await self._pool.open()
         async with self._pool.connection() as conn:
