@@ -180,15 +180,16 @@ def _visit(
         return []
     name = night.characters[who].name
     out: list[Entry] = []
-    command, rule, retest, ruling = "", "", "", None
+    command, retest, cited, ruling = "", "", "", None
     for r in records[start + 1 :]:
         e = r.event
         if r.command != command:
-            command, rule, retest, ruling = r.command, "", "", None
+            command, retest, cited, ruling = r.command, "", "", None
         if isinstance(e, RulingIssued):
-            ruling = Ref(scene, titles.get(scene, scene), r.seq)
+            ruling, cited = Ref(scene, titles.get(scene, scene), r.seq), e.rule
         if isinstance(e, RetestInvoked):
-            retest = f"a retest with {source_label(e.source)}"
+            retest, cited = f"a retest with {source_label(e.source)}", e.rule
+        has_rule = hasattr(e, "rule")
         own = getattr(e, "rule", "") or ""
         if isinstance(e, CharacterLeft) and e.character == who:
             break
@@ -197,7 +198,10 @@ def _visit(
         else:
             for kind, item, amount, loss, what, why in _changes_of(e, who, name, retest):
                 by: By = "storyteller" if isinstance(e, CharacterAdjusted) else "ruling" if ruling else "play"
-                used = own or rule
+                # each change by its own rule: an event's own, else the retest it was spent on or
+                # the ruling that made it; none rather than the rule of the step before it (damage
+                # taken "as declared" cites none, not the test's rule)
+                used = own or (cited if ruling or not has_rule else "")
                 out.append(
                     Entry(
                         scene=scene,
@@ -216,7 +220,6 @@ def _visit(
                         ruling=ruling if by == "ruling" else None,
                     )
                 )
-        rule = own or rule
     return out
 
 

@@ -44,10 +44,13 @@ from domain.context import Context
 from domain.decide import decide
 from domain.effects import Narrative
 from domain.errors import Rejected
+from domain.events import Role, SceneEvent
+from domain.evolve import fold
+from domain.log import Recorded
 from domain.pools import Pool, PoolSpec
 from domain.rules import ruleset_for
 from domain.sheets import Category
-from domain.state import NARRATOR, Challenge, Character, Scene
+from domain.state import NARRATOR, Challenge, Character, Scene, and_list
 
 MOST_BIDS = 5
 """The most Traits one answer bids (a mob's target: one per attacker, at most five)."""
@@ -89,6 +92,9 @@ class Moves(msgspec.Struct, frozen=True, omit_defaults=True):
     effect: bool = False
     """Whether the answer (``bid``) may carry the defender's own victory condition, ``effect``,
     applied to the challenger if the defender wins (kony:resolution)."""
+    overbid: str = ""
+    """What the overbid offered in ``retest`` risks and what it needs to earn a new test, in the
+    player's words (lotn:overbid-double): "Overbid: risk Nimble; ...". Empty when none is offered."""
 
 
 class RollOffer(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -175,6 +181,7 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
         s for s in sources if "cancel" in phase and not isinstance(s, OverbidSource) and probe(CancelRetest, source=s)
     ]
     verbs += [verb for verb, found in (("retest", retest), ("cancel_retest", cancel)) if found]
+    overbid = next((_overbid_words(probe, s, role) for s in retest if isinstance(s, OverbidSource) and s.bid), "")
     if "pass" in phase and probe(Pass):
         verbs.append("pass")
     if not verbs:
@@ -194,7 +201,42 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
         roll_sources=roll_sources,
         enter=enter,
         effect=effect,
+        overbid=overbid,
     )
+
+
+def _overbid_words(probe: _Probe, source: OverbidSource, role: Role) -> str:
+    """What calling the overbid ``source`` risks and needs, from what the player knows: its own
+    count once the overbid is called (what ``decide`` would make of it), and the other side's count
+    only if that side declared it in this challenge (a tie), or the difficulty: "Overbid: risk
+    Nimble (lost too if it fails); you need at least double Sam's Physical Traits for a new test: 8
+    against the 4 Sam declared, and you have only 2, so it fails unless Sam declares fewer"."""
+    state, ch = probe.state, probe.ch
+    after = probe.after(Retest, source=source)
+    if after is None:
+        return ""
+    rules = ruleset_for(state.ruleset)
+    other = ch.other(role)
+    them = ch.side(other).who
+    theirs = "the difficulty" if them == NARRATOR else f"{state.name_of(them)}'s"
+    mine = rules.max_declare(after, after.challenges[ch.id], role)
+    category = (ch.side(role).category or ch.category).capitalize()
+    risked = and_list(source.bid)
+    known = ch.difficulty if them == NARRATOR else ch.side(other).declared
+    said = (
+        f"Overbid: risk {risked} (lost too if it fails); you need at least double {theirs} {category} "
+        "Traits for a new test"
+    )
+    if known is None:
+        most = mine // 2
+        needs = f"{most} or fewer" if most else "none"
+        return f"{said}: you have {mine}, so {state.name_of(them)} must declare {needs}."
+    need = 2 * known
+    declared = "the difficulty" if them == NARRATOR else f"the {known} {state.name_of(them)} declared"
+    if mine >= need:
+        return f"{said}: {need} against {declared}, and you have {mine}."
+    hope = "it cannot succeed" if them == NARRATOR else f"it fails unless {state.name_of(them)} declares fewer"
+    return f"{said}: {need} against {declared}, and you have only {mine}, so {hope}."
 
 
 def roll_offer(state: Scene, ch: Challenge, who: str) -> RollOffer | None:
@@ -291,12 +333,28 @@ class _Probe:
         self.ctx = Context(now=state.last_at or datetime(2000, 1, 1, tzinfo=UTC))
 
     def __call__(self, kind: Callable[..., AnyCommand], **fields: object) -> bool:
+        return self.events(kind, **fields) is not None
+
+    def events(self, kind: Callable[..., AnyCommand], **fields: object) -> list[SceneEvent] | None:
+        """The events ``decide`` would make of one command now (None: refused)."""
         try:
             command = kind(id="probe", scene=self.state.id, actor=self.who, challenge=self.ch.id, **self.also, **fields)
-            decide(self.state, command, self.ctx)
+            return decide(self.state, command, self.ctx)
         except (Rejected, msgspec.ValidationError, TypeError):
-            return False
-        return True
+            return None
+
+    def after(self, kind: Callable[..., AnyCommand], **fields: object) -> Scene | None:
+        """The scene as it would be had the command been accepted (None: refused)."""
+        events = self.events(kind, **fields)
+        if events is None:
+            return None
+        seq = self.state.version
+        at = self.ctx.now
+        records = [
+            Recorded(seq=seq + i, scene=self.state.id, at=at, actor=self.who, command="probe", event=e)
+            for i, e in enumerate(events, 1)
+        ]
+        return fold(records, self.state)
 
 
 def _pool(me: Character, category: Category) -> list[str]:

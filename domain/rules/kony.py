@@ -271,7 +271,8 @@ class Kony(Camarilla):
                 f"An overbid needs double the other's pool, once a challenge: {mine_text} against {theirs_text}.",
                 "kony:overbid",
             )
-        lost = self._lose(state, ch, role, self._at_risk(ch, role), "it lost the test and overbids", "kony:trait-loss")
+        why = f"{state.name_of(side.who)} lost the test and overbids"
+        lost = self._lose(state, ch, role, self._at_risk(ch, role), why, "kony:trait-loss")
         other = ch.side(ch.other(role)).who
         return [
             *lost,

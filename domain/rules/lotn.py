@@ -549,7 +549,7 @@ class Lotn(Ruleset):
             ch,
             role,
             self._at_risk(ch, role),
-            "it lost the test, and an overbid risks a new Trait",
+            f"{state.name_of(side.who)} lost the test, and an overbid risks a new Trait",
             "lotn:overbid",
         )
         return [*lost, opened]

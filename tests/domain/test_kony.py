@@ -225,6 +225,7 @@ class TestOverbid:
         events = t.do("sam", "retest", challenge="c", source={"category": "overbid", "bid": ["Brawny"]})
         assert isinstance(events[-1], OverbidSucceeded) and events[-1].compared == {"sam": 5, "juan": 2}
         assert t.lost("sam") == ["Brawny"]
+        assert "Sam lost the test and overbids" in events[1].why  # type: ignore[union-attr]  # by name, not "it"
         t.refused("sam", "roll", challenge="c", retests=[BRAWL, BRAWL], code="source_used")
         roll(t, "sam", [1, 1], retests=[BRAWL])
         roll(t, "juan", [1])

@@ -29,6 +29,8 @@ class TestOverbid:
         events = table.do("armand", "retest", challenge="c", source=overbid(["Quick"]))
         assert types(events) == ["retest_invoked", "trait_lost", "declarations_opened"]
         assert events[1].rule == "lotn:overbid"  # type: ignore[union-attr]
+        # the character by name, never "it" (the night's ledger quotes this why)
+        assert events[1].why == "Armand loses Brawny: Armand lost the test, and an overbid risks a new Trait."  # type: ignore[union-attr]
         assert table.lost("armand") == ["Brawny"]
         assert table.challenge("c").challenger.bids == ("Quick",)
 
