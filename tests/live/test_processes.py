@@ -16,11 +16,18 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import msgspec
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from domain.commands import Arrive, parse_command
+from server.app import running
+from server.backend import Backend, open_backend
+from server.service import SceneService
+from server.wire import Limits
 from tests.live.faults import Gone, Peer, cli, free_port, peer, serve_argv, served
+from tests.night.table import JUAN, SAM
 
 pytestmark = pytest.mark.anyio
 
@@ -211,3 +218,80 @@ class TestTwoProcessesOneFile:
                     await ws.send(json.dumps({"type": "hello", "token": tokens["Sam"]}))
                     answer = json.loads(await ws.recv())
                     assert answer["type"] == "error", answer
+
+
+# -- a game night across processes -------------------------------------------------------------------
+
+
+def stream_command(stream: str, body: dict[str, Any]) -> Any:
+    return parse_command(msgspec.json.encode({"scene": stream, "actor": "st", **body}))
+
+
+@contextlib.asynccontextmanager
+async def following(url: str, token: str, scene: str) -> AsyncIterator[Peer]:
+    """A connection of a night's token subscribed to one of its scenes, from its first event."""
+    async with peer(url, token) as connection:
+        mark = len(connection.messages)
+        await connection.send({"type": "subscribe", "scene": scene, "since": 0})
+        answer = await connection.wait(lambda m: m["type"] in ("subscribed", "error"), "the subscription", after=mark)
+        assert answer["type"] == "subscribed", answer
+        yield connection
+
+
+def stream_log(backend: Backend, stream: str) -> list[tuple[int, str, str]]:
+    return [(r.seq, r.command, r.hash) for r in backend.store.read(stream)]
+
+
+class TestNightAcrossProcesses:
+    async def test_a_move_through_one_arrives_once_in_a_scene_both_hold(self, tmp_path: Path) -> None:
+        """Two servers on one file (two hubs, as two processes are) both hold night g1 and its
+        scene Elysium. The Storyteller moves Sam into Elysium through the first: the night's
+        commit asks Elysium for an arrival, and each server, having seen the move, sends it; Sam
+        enters once, and every subscriber of the night and of the scene, on either server, is sent
+        that stream's log in its order."""
+        db = str(tmp_path / "night.db")
+        backend = open_backend(db)
+        service = SceneService(backend.store)
+        for stream, body in [
+            ("g1", {"id": "o", "type": "open_game", "ruleset": "lotn", "title": "Friday"}),
+            ("g1", {"id": "r1", "type": "register_character", "character": SAM}),
+            ("g1", {"id": "r2", "type": "register_character", "character": JUAN}),
+            ("elysium", {"id": "s", "type": "open_scene", "ruleset": "lotn", "title": "Elysium", "game": "g1"}),
+            ("g1", {"id": "m1", "type": "move_character", "character": "juan", "to": "elysium"}),
+        ]:
+            assert service.handle(stream_command(stream, body)).error is None  # with what it asks of the other
+        st = backend.tokens.issue("g1", "st")[0]
+        limits = Limits(rate=10_000, burst=10_000)
+        one, two = open_backend(db), open_backend(db)
+        try:
+            async with running(one, limits=limits) as a, running(two, limits=limits) as b:
+                sent = anyio.Event()  # the second server sent the arrival too (it appended nothing)
+                deliver = b.hub._deliver
+
+                async def delivering(commands: Sequence[Any]) -> None:
+                    await deliver(commands)
+                    if any(isinstance(c, Arrive) and c.scene == "elysium" for c in commands):
+                        sent.set()
+
+                b.hub._deliver = delivering  # type: ignore[method-assign]
+                async with (
+                    peer(a.url, st, subscribe=True) as night_a,
+                    peer(b.url, st, subscribe=True) as night_b,
+                    following(a.url, st, "elysium") as scene_a,
+                    following(b.url, st, "elysium") as scene_b,
+                ):
+                    body = {"type": "move_character", "id": "m2", "character": "sam", "to": "elysium"}
+                    assert (await night_a.command(body))["ok"]
+                    with anyio.fail_after(10):
+                        await sent.wait()
+                    records = backend.store.read("elysium")
+                    entered = [r.event.character.id for r in records if r.type == "character_entered"]  # type: ignore[attr-defined]
+                    assert entered == ["juan", "sam"]
+                    for stream, subscribers in (("g1", [night_a, night_b]), ("elysium", [scene_a, scene_b])):
+                        log = stream_log(backend, stream)
+                        await caught_up(subscribers, len(log))
+                        same_order(subscribers, log)
+        finally:
+            one.close()
+            two.close()
+            backend.close()
