@@ -4,6 +4,7 @@ join them, on a database."""
 from __future__ import annotations
 
 import argparse
+import os
 import secrets
 import sys
 from datetime import timedelta
@@ -23,6 +24,24 @@ from server.backend import open_backend
 from server.nights import is_night, scenes_of
 from server.service import SceneService
 from server.tokens import Role
+
+SERVE_DEFAULT = "http://127.0.0.1:8765"
+"""Where `justicar serve` listens with its defaults (--host 127.0.0.1 --port 8765)."""
+
+
+def site(args: argparse.Namespace, out: TextIO) -> str:
+    """The server's address for the links printed: --url (or $JUSTICAR_URL) when given; else
+    serve's default on this machine, said as such, with how to get a link the phones can open."""
+    given = getattr(args, "url", None) or os.environ.get("JUSTICAR_URL")
+    if given:
+        return given.rstrip("/")
+    print(
+        f"Links below are for `justicar serve` with its defaults on this machine ({SERVE_DEFAULT}). For phones at the "
+        "table, run `justicar serve --host 0.0.0.0` and give this machine's address with --url "
+        "(e.g. --url http://192.168.1.20:8765) or in $JUSTICAR_URL.",
+        file=out,
+    )
+    return SERVE_DEFAULT
 
 
 def new(args: argparse.Namespace, out: TextIO) -> int:
@@ -47,7 +66,8 @@ def new(args: argparse.Namespace, out: TextIO) -> int:
     token, grant = backend.tokens.issue(scene, "st")
     print(f"scene {scene}: {args.ruleset}, “{args.title}”", file=out)
     print(f"Storyteller token ({grant.token_id}, shown once): {token}", file=out)
-    print(f"With `justicar serve` running, the console is at http://HOST:PORT/st#token={token}", file=out)
+    web = site(args, out)
+    print(f"With `justicar serve` running, the console is at {web}/st#token={token}", file=out)
     if args.game:
         print(
             f"A scene of the game night {args.game!r}: players keep their night's links; "
@@ -89,7 +109,8 @@ def invite(args: argparse.Namespace, out: TextIO) -> int:
     until = f", until {grant.expires_at}" if grant.expires_at else ""
     print(f"token for {who} ({grant.token_id}{until}, shown once): {token}", file=out)
     page = "st" if role == "st" else "play"
-    print(f"With `justicar serve` running, open http://HOST:PORT/{page}#token={token}", file=out)
+    web = site(args, out)
+    print(f"With `justicar serve` running, open {web}/{page}#token={token}", file=out)
     backend.close()
     return 0
 
@@ -177,14 +198,15 @@ def game_new(args: argparse.Namespace, out: TextIO) -> int:
     print(f"game night {night}: {rules}, “{args.title}”", file=out)
     token, grant = backend.tokens.issue(night, "st")
     print(f"Storyteller token ({grant.token_id}, shown once): {token}", file=out)
-    print(f"With `justicar serve` running, the console is at http://HOST:PORT/st#token={token}", file=out)
+    web = site(args, out)
+    print(f"With `justicar serve` running, the console is at {web}/st#token={token}", file=out)
     players = [sheet for sheet in sheets if not sheet.npc]
     if players:
         print("One link per player for the whole night (each holds its key; shown once):", file=out)
     for sheet in players:
         token, grant = backend.tokens.issue(night, "player", sheet.id, expires=args.expires)
         until = f", until {grant.expires_at}" if grant.expires_at else ""
-        print(f"  {sheet.name:<15} http://HOST:PORT/play#token={token}  ({grant.token_id}{until})", file=out)
+        print(f"  {sheet.name:<15} {web}/play#token={token}  ({grant.token_id}{until})", file=out)
     print(
         f"Open scenes with `justicar scene new --db {args.db} --game {night} …`, "
         f"then `justicar game move --db {args.db} {night} CHARACTER SCENE`.",
@@ -312,6 +334,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="NIGHT",
         help="a scene of this game night: its characters come in with what they carry tonight (same ruleset)",
     )
+    p.add_argument(
+        "--url",
+        metavar="URL",
+        help="the server's address as the phones reach it, for the links printed "
+        "(e.g. http://192.168.1.20:8765; default: $JUSTICAR_URL, else serve's default on this machine)",
+    )
     p.set_defaults(run=new)
 
     p = verbs.add_parser("invite", help="a token for a player's character, a spectator or the Storyteller")
@@ -323,6 +351,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     who.add_argument("--st", action="store_true", help="a Storyteller token (for a fork or an import made here)")
     p.add_argument(
         "--expires", metavar="DURATION", type=duration, help="how long it lasts: 90m, 4h, 2d (default: until revoked)"
+    )
+    p.add_argument(
+        "--url",
+        metavar="URL",
+        help="the server's address as the phones reach it, for the links printed "
+        "(e.g. http://192.168.1.20:8765; default: $JUSTICAR_URL, else serve's default on this machine)",
     )
     p.set_defaults(run=invite)
 
@@ -353,6 +387,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--game", metavar="ID", help="the night's id (default: a random one)")
     p.add_argument("--expires", metavar="DURATION", type=duration, help="how long the players' links last: 90m, 4h, 2d")
     p.add_argument("sheets", metavar="SHEET.json", nargs="*", help="a character's sheet (JSON), one file each")
+    p.add_argument(
+        "--url",
+        metavar="URL",
+        help="the server's address as the phones reach it, for the links printed "
+        "(e.g. http://192.168.1.20:8765; default: $JUSTICAR_URL, else serve's default on this machine)",
+    )
     p.set_defaults(run=game_new)
 
     p = verbs.add_parser("move", help="send a character of the night into an open scene of it")

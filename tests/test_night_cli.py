@@ -301,6 +301,30 @@ class TestGameCommands:
         code, _, err = run(capsys, "game", "close", "--db", db, "fri")
         assert code == 1 and "Scenes of tonight are still open (Elysium); close them first." in err
 
+    def test_the_links_printed_are_real_ones(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """No link with a HOST:PORT to edit by hand: with --url (or $JUSTICAR_URL) the links are on
+        that address; without, on serve's default address here, said as such, with how to get
+        links the phones can open."""
+        monkeypatch.delenv("JUSTICAR_URL", raising=False)
+        db = str(tmp_path / "t.db")
+        url = "http://192.168.1.20:8765"
+        code, out, _ = run(capsys, "game", "new", "--db", db, "--game", "fri", "--url", url, *self.sheets(tmp_path))
+        assert code == 0 and "HOST" not in out
+        links = [line.split()[1] for line in out.splitlines() if "/play#token=" in line]
+        assert len(links) == 2 and all(link.startswith(f"{url}/play#token=jt_") for link in links)
+        assert f"the console is at {url}/st#token=" in out
+
+        code, out, _ = run(capsys, "scene", "new", "--db", db, "--scene", "ely", "--game", "fri")
+        assert code == 0 and "HOST" not in out
+        assert "the console is at http://127.0.0.1:8765/st#token=jt_" in out
+        assert "run `justicar serve --host 0.0.0.0` and give this machine's address with --url" in out
+
+        monkeypatch.setenv("JUSTICAR_URL", "http://10.0.0.7:9000/")
+        code, out, _ = run(capsys, "scene", "invite", "--db", db, "ely", "--spectator")
+        assert code == 0 and "open http://10.0.0.7:9000/play#token=jt_" in out and "--url" not in out
+
     def test_bad_sheets_open_nothing(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         bad = tmp_path / "bad.json"
         bad.write_text(json.dumps({"id": "bad", "name": "Bad", "traits": {"physical": {"Brawny": "x"}}}))
