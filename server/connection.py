@@ -53,6 +53,7 @@ from server.hub import Hub, SceneUnavailable
 from server.ledgers import ledger_frame, night_of
 from server.room import Behind, Joined, JoinRefused, Subscriber, unavailable
 from server.service import STORAGE_UNAVAILABLE, ErrorBody, Result, utc_now
+from server.sheet_words import in_words
 from server.store import SceneCorrupt, StorageUnavailable, StoreError
 from server.tokens import Grant
 from server.wire import (
@@ -667,8 +668,9 @@ class Connection:
             if body["type"] == "add_character":
                 problems = await self.hub.worker.run(sheet_problems, body.get("character"))
                 if problems:
-                    listed = "; ".join(f"{path or 'the sheet'}: {what}" for path, what in problems.items())
-                    raise Refusal("bad_sheet", f"The sheet is not valid: {listed}.", fields=problems) from None
+                    problems = in_words(problems, body.get("character"))  # a player's words (server.sheet_words)
+                    listed = " ".join(problems.values())
+                    raise Refusal("bad_sheet", f"The sheet is not valid: {listed}", fields=problems) from None
             raise Refusal("malformed", f"Bad {body['type']} command: {err}") from None
         if scene != grant.scene:
             await self._opens(scene, command)
