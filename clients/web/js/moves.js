@@ -56,6 +56,7 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
         { class: "choices", role: "group", "aria-label": "Retest with" },
         moves.retest.map((source) => h("button", { type: "button", onclick: act("retest", { source }) }, `Retest: ${sourceLabel(source)}`)),
       ),
+      moves.overbid ? h("p", { class: "hint overbid-odds" }, moves.overbid) : null, // what the overbid risks and needs
     );
   }
   if (verbs.has("cancel_retest")) {

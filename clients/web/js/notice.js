@@ -49,7 +49,7 @@ function challengeDue(view, ch, who) {
   else if (verbs.has("bid") && ch.challenger !== who) text = `${by} challenges you: bid ${traitsWanted(ch, moves)}`;
   else if (verbs.has("throw")) text = "Throw now";
   else if (verbs.has("roll")) text = "Roll now";
-  else if (verbs.has("declare_traits")) text = "A tie: declare your Traits";
+  else if (verbs.has("declare_traits")) text = ch.declaring === "overbid" ? (pending?.by === who ? "Your overbid: declare your Traits first" : `${pending ? `${nameOf(view, pending.by)}'s overbid` : "An overbid"}: declare your Traits`) : "A tie: declare your Traits";
   else if (verbs.has("cancel_retest") && pending) text = `${nameOf(view, pending.by)} retests: cancel it or let it stand`;
   else if (verbs.has("retest")) text = "Retest or pass";
   else if (verbs.has("pass") && pending) text = `${nameOf(view, pending.by)} retests: let it stand`;

@@ -121,11 +121,16 @@ const WAITING = {
     return missing.length ? awaiting(v, missing, verb, verb) : `${verb}ing`;
   },
   tie_declaring: (v, ch) => {
-    const missing = [ch.challenger, defenderOf(ch)].filter((w) => !(w in (ch.declared || {})));
-    // the viewer's count is due only once the other side has declared first: said so
+    const what = ch.declaring === "overbid" ? `${overbidder(v, ch)} overbid` : "a tie";
+    const missing = [ch.challenger, defenderOf(ch)].filter((w) => w !== "st" && !(w in (ch.declared || {})));
+    if (missing.length < 2) return `${what}: ${awaiting(v, missing, "declare Traits", "count of Traits").replace(/^Your/, "your")}`;
+    // one side declares first (the overbid's caller, else the challenger); the viewer's own moves
+    // say whether it is theirs: both lines agree on who it is
     const mayNow = (ch.moves?.[v.viewer]?.verbs || []).includes("declare_traits");
-    if (missing.length > 1 && missing.includes(v.viewer) && !mayNow) return `a tie: waiting for ${whoWords(v, missing.filter((w) => w !== v.viewer))} to declare Traits first; then you`;
-    return `a tie: ${awaiting(v, missing, "declare Traits", "count of Traits").replace(/^Your/, "your")}`;
+    const first = missing.includes(v.viewer) ? (mayNow ? v.viewer : missing.find((w) => w !== v.viewer)) : overbidCaller(ch) || ch.challenger;
+    const then = whoWords(v, missing.filter((w) => w !== first));
+    if (first === v.viewer) return `${what}: your count of Traits is due first; then ${then}`;
+    return `${what}: waiting for ${whoWords(v, [first])} to declare Traits first; then ${then}`;
   },
   retest_window: (v, ch) => {
     const pending = ch.retests.find((r) => r.status === "pending");
@@ -137,18 +142,35 @@ const WAITING = {
   },
 };
 
+/** Who called the overbid whose counts are being declared (null: none pending). */
+export function overbidCaller(ch) {
+  return (ch.retests || []).find((r) => r.status === "pending" && r.source?.category === "overbid")?.by || null;
+}
+
+/** "your", "Rosa's", "an": whose overbid is being declared, for the viewer. */
+function overbidder(v, ch) {
+  const by = overbidCaller(ch);
+  return !by ? "an" : by === v.viewer ? "your" : `${nameOf(v, by)}'s`;
+}
+
 /** What the challenge waits for, in words. */
 export function waitingFor(view, ch) {
   if (ch.outcome) return ch.outcome.why;
   return (WAITING[ch.status] || (() => ch.status))(view, ch);
 }
 
-/** The first words of a rule, to name it where its whole text is folded away. */
+/** The first words of a rule, to name it where its whole text is folded away: a short rule whole
+ * ("Rock crushes Scissors. Scissors cuts Paper. Paper covers Rock. Identical signs indicate a
+ * tie"), a longer one's opening with "…", never one sentence of several as if it were the rule. */
 export function ruleOpening(words) {
+  if (words.length <= SHORT_RULE) return words.replace(/[.;:]$/, "");
   const first = words.split(/(?<=[.;:!?])\s/)[0];
-  const cut = first.length > 70 ? `${first.slice(0, 70).replace(/\s+\S*$/, "")}…` : first;
-  return cut.replace(/[.;:]$/, "");
+  const cut = first.length > 70 ? first.slice(0, 70).replace(/\s+\S*$/, "") : first;
+  return `${cut.replace(/[.;:,]$/, "")}…`;
 }
+
+/** A rule this short is quoted whole where it is folded away. */
+const SHORT_RULE = 100;
 
 /** The rule a step or refusal cites, folded: its first words and its book ("The rule: “The loser
  * loses the Traits bid…” (Laws of the Night)"), then its words signed by the book. The id stays
