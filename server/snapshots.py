@@ -238,7 +238,12 @@ def distrust(db: str, scene: str) -> str | None:
         store.close()
 
 
-if __name__ == "__main__":  # the room's check, in a process of its own: ``python -m server.snapshots FILE SCENE``
+if __name__ == "__main__":
+    # the room's check, in a process of its own: ``python -m server.snapshots DB SCENE``, where DB is
+    # a SQLite file, or ``-`` for the database in $JUSTICAR_DB (a PostgreSQL URL: its password
+    # kept out of the process list)
+    import os
     import sys
 
-    print(distrust(sys.argv[1], sys.argv[2]) or "")
+    db = os.environ["JUSTICAR_DB"] if sys.argv[1] == "-" else sys.argv[1]
+    print(distrust(db, sys.argv[2]) or "")
