@@ -495,8 +495,12 @@ def challenge_words(state: Scene, ch: Challenge) -> str:
 
 
 def and_list(names: Iterable[str]) -> str:
-    """Names in a sentence: "Ana", "Ana and Bob", "Ana, Bob and Cy"."""
-    listed = list(names)
+    """Names in a sentence: "Ana", "Ana and Bob", "Ana, Bob and Cy"; one said more than once is
+    counted, not repeated ("Brawny ×2 and Quick", never "Brawny and Brawny")."""
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    listed = [f"{name} ×{n}" if n > 1 else name for name, n in counts.items()]
     return f"{', '.join(listed[:-1])} and {listed[-1]}" if len(listed) > 1 else "".join(listed)
 
 
