@@ -156,7 +156,9 @@ def addressed(text: str, me: str, others: Sequence[str] = ()) -> str:
         return text.replace(FREE, "")
     pieces = text.split(FREE)
     for i in range(0, len(pieces), 2):
-        pieces[i] = _addressed(pieces[i], me, [o for o in others if o != me and me in o], at_start=i == 0)
+        # after someone's own words that end a sentence ("…retest void."), a sentence begins again
+        start = i == 0 or pieces[i - 1].rstrip().endswith((".", "!", "?", "…"))
+        pieces[i] = _addressed(pieces[i], me, [o for o in others if o != me and me in o], at_start=start)
     return "".join(pieces)
 
 
@@ -371,7 +373,11 @@ def _said(before: Scene, event: SceneEvent, viewer: str) -> str:
         case InitiativeSet():
             return event.why
         case TurnStarted():
-            return event.why or f"Now acting: {', '.join(name(w) for w in event.characters)}."
+            if event.why:
+                return event.why
+            if not event.characters:
+                return "Nobody acts now."
+            return f"Now acting: {', '.join(name(w) for w in event.characters)}."
         case TurnEnded():
             return f"{name(event.character)} ends {_their(event.character, viewer)} turn."
         case RoundEnded():
@@ -571,4 +577,9 @@ def _still(carried: Carried, *, earlier: bool = True) -> str:
 
 
 def _and(items: Sequence[str]) -> str:
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}" if items else ""
+    """ "Brawny ×2 and Quick": a Trait lost twice is counted, not said twice."""
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    said = [f"{item} ×{n}" if n > 1 else item for item, n in counts.items()]
+    return said[0] if len(said) == 1 else f"{', '.join(said[:-1])} and {said[-1]}" if said else ""

@@ -55,6 +55,7 @@ from domain.state import (
     undecided,
 )
 from projections.moves import Moves, RollOffer, RoundMoves, moves, roll_offer, round_moves
+from projections.narrate import addressed
 from projections.redact import knows
 
 SPECTATOR = "*"
@@ -382,6 +383,29 @@ def challenge_view(
     )
 
 
+def _addressed(cv: ChallengeView, me: str, others: list[str]) -> ChallengeView:
+    """The sentences of a challenge (each test's why, the outcome's) as its player reads them:
+    their own character as "you" ("A tie: your 5 Physical Traits against Rosa's 5"), as the
+    timeline's sentences are. Unchanged where the name is not in them."""
+    tests = cv.tests
+    if any(me in t.why for t in tests):
+        tests = [msgspec.structs.replace(t, why=addressed(t.why, me, others)) if me in t.why else t for t in tests]
+    outcome = cv.outcome
+    if outcome is not None and me in outcome.why:
+        outcome = msgspec.structs.replace(outcome, why=addressed(outcome.why, me, others))
+    if tests is cv.tests and outcome is cv.outcome:
+        return cv
+    return msgspec.structs.replace(cv, tests=tests, outcome=outcome)
+
+
+def _reader(state: Scene, viewer: str) -> tuple[str, list[str]] | None:
+    """A player's own character's name and the others' (None: the viewer has no character here)."""
+    mine = state.characters.get(viewer)
+    if mine is None:
+        return None
+    return mine.name, [c.name for who, c in state.characters.items() if who != viewer]
+
+
 def _trait_pools(state: Scene, ch: Challenge, viewer: str) -> dict[str, TraitPool]:
     """The Trait Pools of the sides the viewer knows, where the ruleset computes them (kony)."""
     rules = ruleset_for(state.ruleset)
@@ -560,6 +584,7 @@ def view(
         cids = list(dict.fromkeys([*only[1], *_acting_in(state, viewer, around)]))
     rules = ruleset_for(state.ruleset)
     dice = rules.family == "dice"
+    reader = _reader(state, viewer)
     if dice and turned:  # what one may do in the round (escape, feed, expenditures) moved for everyone
         people = None
     return StateView(
@@ -582,9 +607,10 @@ def view(
             if (c := state.characters.get(who))
         },
         challenges={
-            cid: challenge_view(ch, viewer, _moves(state, ch, viewer), state if dice else None)
+            cid: _addressed(cv, *reader) if reader else cv
             for cid in cids
             if (ch := state.challenges.get(cid))
+            and (cv := challenge_view(ch, viewer, _moves(state, ch, viewer), state if dice else None))
         },
         disputes=list(state.disputes),
         rulings=list(state.rulings),
@@ -609,4 +635,6 @@ def older_challenges(
     older.sort(key=lambda ch: ch.seq, reverse=True)
     page = older[:limit]
     more = page[-1].seq if len(older) > limit else None
-    return {ch.id: challenge_view(ch, viewer) for ch in page}, more
+    reader = _reader(state, viewer)
+    views = {ch.id: challenge_view(ch, viewer) for ch in page}
+    return {cid: _addressed(cv, *reader) if reader else cv for cid, cv in views.items()}, more

@@ -267,3 +267,49 @@ def test_a_spectator_sees_who_goes_where_and_no_losses() -> None:
     assert "Sam comes back from “Elysium”: between scenes." in said["g1"]
     assert not [line for line in said["g1"] if "Brawny" in line]  # what Sam carries is Sam's
     assert "Sam leaves the scene, back to tonight's game." in said["elysium"]
+
+
+# -- a player's own card says "you" too (the new-user review, item 12) ------------------------
+
+
+def test_a_tie_on_a_players_card_says_your_count_and_the_others_by_name() -> None:
+    from projections.views import view
+
+    t = Table()
+    t.add("sam", {"Ferocious": 2, "Brawny": 3, "Quick": 2})
+    t.add("juan", {"Brutal": 2, "Quick": 3, "Tough": 2})
+    t.contest(CID, "sam", "juan", "Ferocious", "Brutal")
+    t.test(CID, "rock", "rock")
+    t.do("sam", "declare_traits", challenge=CID, count=7)
+    t.do("juan", "declare_traits", challenge=CID, count=7)
+    said = {who: view(t.state, who).challenges[CID].tests[0].why for who in ("sam", "juan", "st", "*")}
+    assert said["sam"] == "A tie: your 7 Physical Traits against Juan's 7; equal counts: a draw."
+    assert said["juan"] == "A tie: Sam's 7 Physical Traits against your 7; equal counts: a draw."
+    assert said["st"] == said["*"] == "A tie: Sam's 7 Physical Traits against Juan's 7; equal counts: a draw."
+
+
+def test_a_result_on_a_players_card_says_you(fight: Table) -> None:
+    from projections.views import older_challenges, view
+
+    why = {who: view(fight.state, who).challenges[CID].outcome.why for who in ("sam", "juan", "st")}  # type: ignore[union-attr]
+    assert why["sam"] == "You win the challenge. You threw paper, Juan threw rock: you win the test."
+    assert why["juan"] == "Sam wins the challenge. Sam threw paper, you threw rock: Sam wins the test."
+    assert why["st"] == "Sam wins the challenge. Sam threw paper, Juan threw rock: Sam wins the test."
+    assert fight.challenge(CID).outcome.why == why["st"]  # type: ignore[union-attr]  # the log keeps its names
+    older, _ = older_challenges(fight.state, "juan", None, 10)
+    assert all("Juan" not in ch.outcome.why for ch in older.values() if ch.outcome)
+
+
+def test_a_sentence_after_someones_own_words_begins_with_a_capital(fight: Table) -> None:
+    resolved = fight.seq_of("challenge_resolved", CID)
+    fight.do("st", "rule", event=resolved, decision="overturn", reason="The retest was void.")
+    ruling = next(s for s in sentences(fight, "sam") if s.startswith("The Storyteller overturns"))
+    assert ruling.endswith("The retest was void. Your challenge to Juan: Juan wins instead of you."), ruling
+
+
+def test_a_trait_lost_twice_is_counted_not_said_twice() -> None:
+    from projections.narrate import _and
+
+    assert _and(["Brawny", "Brawny"]) == "Brawny ×2"
+    assert _and(["Brawny", "Quick", "Brawny"]) == "Brawny ×2 and Quick"
+    assert _and(["Nimble"]) == "Nimble"

@@ -2,7 +2,7 @@
 import { h } from "./dom.js";
 import { movesPanel } from "./moves.js";
 import { markName } from "./turns.js";
-import { SIGN_LABELS, challengeLine, defenderOf, describePool, damageWords, effectWords, gradeLine, nameOf, ruleWords, sourceLabel, title, waitingFor } from "./words.js";
+import { SIGN_LABELS, andList, challengeLine, defenderOf, describePool, damageWords, effectWords, gradeLine, nameOf, retestWords, ruleWords, sourceLabel, title, waitingFor } from "./words.js";
 
 /** "you win" on the viewer's own page, "Juan wins" on any other. */
 function wins(view, who) {
@@ -19,12 +19,7 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
   const decided = Boolean(ch.outcome) || ch.status === "withdrawn";
   const story = [
     ch.victory && h("p", { class: "victory" }, `“${ch.victory}”`, ch.defender_victory && ` — answered: “${ch.defender_victory}”`),
-    ch.defender_effect &&
-      h(
-        "p",
-        { class: "effects" },
-        [ch.effect && `If ${wins(view, ch.challenger)}: ${effectWords(ch.effect)}`, `If ${wins(view, defenderOf(ch))}: ${effectWords(ch.defender_effect)}`].filter(Boolean).join(" · "),
-      ),
+    ((ch.effect && ch.effect.kind !== "narrative") || ch.defender_effect) && effectsLine(view, ch),
   ];
   const head = h("h3", { id: `ch-${ch.id}` }, challengeLine(view, ch));
   if (decided) {
@@ -60,6 +55,37 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
     moves.map(([who, found]) => movesSection(live, view, ch, who, found, forCharacter)),
     extra,
   );
+}
+
+/** "If Sam wins: you take 1 bashing damage · If you win: Sam is knocked down": what winning does,
+ * said of the loser, so a defender answers knowing what a loss costs. */
+function effectsLine(view, ch) {
+  const defender = defenderOf(ch);
+  const parts = [
+    ch.effect && [`If ${wins(view, ch.challenger)}: `, h("strong", {}, effectOn(view, ch.effect, ch.challenger, defender))],
+    ch.defender_effect && [`If ${wins(view, defender)}: `, h("strong", {}, effectOn(view, ch.defender_effect, defender, ch.challenger))],
+  ].filter(Boolean);
+  return h("p", { class: "effects" }, parts.map((p, i) => [i > 0 && " · ", p]));
+}
+
+/** An effect as it lands: "you take 1 bashing damage", "Juan is knocked down", "you grapple Sam". */
+function effectOn(view, effect, winner, loser) {
+  const you = (w) => w === view.viewer && view.characters?.[w];
+  const name = (w) => (you(w) ? "you" : nameOf(view, w));
+  const verb = (w, plain, third) => `${name(w)} ${you(w) ? plain : third}`;
+  if (loser === "st" && effect.kind !== "narrative" && effect.kind !== "escape_grapple") return effectWords(effect);
+  switch (effect.kind) {
+    case "damage":
+      return verb(loser, "take", "takes") + ` ${effectWords(effect)}`;
+    case "grapple":
+      return `${verb(winner, "grapple", "grapples")} ${name(loser)}`;
+    case "escape_grapple":
+      return verb(winner, "break free", "breaks free");
+    case "knock_down":
+      return verb(loser, "are knocked down", "is knocked down");
+    default:
+      return effectWords(effect);
+  }
 }
 
 function movesSection(live, view, ch, who, found, forCharacter) {
@@ -117,7 +143,7 @@ function progress(view, ch) {
         { class: "tests", "aria-label": "Tests" },
         ch.tests.map((t) => h("li", {}, `Test ${t.number}: `, throwLine(view, ch, t), diceLine(view, t), t.why && !said(t.why) && (t.compared || !Object.keys(t.signs || {}).length) ? ` — ${t.why}` : "")),
       ),
-    ch.retests.length > 0 && h("p", {}, "Retests: ", ch.retests.map((r) => `${nameOf(view, r.by)}: ${sourceLabel(r.source)} (${r.status})`).join(" · ")),
+    ch.retests.length > 0 && h("ul", { class: "retests", "aria-label": "Retests" }, ch.retests.map((r) => h("li", {}, retestWords(view, ch, r)))),
   ];
 }
 
@@ -173,11 +199,12 @@ function costs(live, ch) {
   return Object.fromEntries(Object.entries(out).filter(([, c]) => c.traits.length || c.hurt.length || c.fates.length));
 }
 
-/** Whether the Storyteller changed this challenge's outcome by a ruling (its outcome is then the
- * corrected one). */
+/** How the Storyteller changed this challenge's outcome by a ruling (its outcome is then the
+ * corrected one): "overturned", "amended", or null (not changed). */
 function amended(live, view, ch) {
-  if ((view.rulings || []).some((r) => r.challenge === ch.id && r.decision !== "uphold" && r.winner)) return true;
-  return (live?.timeline || []).some((s) => s.type === "outcome_corrected" && s.data?.challenge === ch.id);
+  const ruling = (view.rulings || []).filter((r) => r.challenge === ch.id && r.decision !== "uphold" && r.winner).at(-1);
+  if (ruling) return ruling.decision === "overturn" ? "overturned" : "amended";
+  return (live?.timeline || []).some((s) => s.type === "outcome_corrected" && s.data?.challenge === ch.id) ? "amended" : null;
 }
 
 /** "You won: Juan loses Quick", "A draw: you lose Nimble; Alice loses Brawny", "Juan won": the
@@ -192,11 +219,11 @@ function verdict(live, view, ch) {
   const mine = cost[view.viewer];
   const theirs = Object.entries(cost).filter(([who]) => who !== view.viewer);
   const held = (fate) => fate.replace(/^held by (.+)$/, (_, by) => `held by ${by === view.viewer ? "you" : nameOf(view, by)}`);
-  const lossWords = (c) => [c.traits.length && `${c.traits.join(" and ")} ${c.traits.length === 1 ? "is" : "are"} gone for the night`, ...c.hurt.map((x) => `you take ${x}`), ...c.fates.map((f) => `you are ${held(f)}`)].filter(Boolean).join("; ");
+  const lossWords = (c) => [c.traits.length && `${andList(c.traits)} ${c.traits.length === 1 ? "is" : "are"} gone for the night`, ...c.hurt.map((x) => `you take ${x}`), ...c.fates.map((f) => `you are ${held(f)}`)].filter(Boolean).join("; ");
   const loses = (who, c) => {
     const you = who === view.viewer;
     const name = you ? "you" : nameOf(view, who);
-    return [c.traits.length && `${name} ${you ? "lose" : "loses"} ${c.traits.join(" and ")}`, ...c.hurt.map((x) => `${name} ${you ? "take" : "takes"} ${x}`), ...c.fates.map((f) => `${name} ${you ? "are" : "is"} ${held(f)}`)].filter(Boolean).join("; ");
+    return [c.traits.length && `${name} ${you ? "lose" : "loses"} ${andList(c.traits)}`, ...c.hurt.map((x) => `${name} ${you ? "take" : "takes"} ${x}`), ...c.fates.map((f) => `${name} ${you ? "are" : "is"} ${held(f)}`)].filter(Boolean).join("; ");
   };
   const theirWords = theirs.map(([who, c]) => loses(who, c)).filter(Boolean).join("; ");
   let text;
@@ -214,7 +241,8 @@ function verdict(live, view, ch) {
     tone = "other";
     text = `${nameOf(view, winner)} won${theirWords ? `: ${theirWords}` : ""}`;
   }
-  return h("p", { class: `verdict ${tone}` }, text, amended(live, view, ch) && h("span", { class: "amended" }, " (amended by the Storyteller)"));
+  const changed = amended(live, view, ch);
+  return h("p", { class: `verdict ${tone}` }, text, changed && h("span", { class: "amended" }, ` (${changed} by the Storyteller)`));
 }
 
 /** "Sam ⚀ 1 · 2 (1 success) vs Juan 3 (0)": both sides' dice once shown, with the successes (1s). */

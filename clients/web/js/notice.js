@@ -18,17 +18,41 @@ export function isQuiet() {
   }
 }
 
-/** The Quiet switch: a labelled checkbox kept in localStorage. */
+let tappedOnce = false; // the player has tapped (or typed in) this page since it loaded
+
+/** The Quiet switch: a labelled checkbox kept in localStorage; under it, until the first tap,
+ * "Tap the page once…": the browser lets a page buzz and beep only after a tap. That first tap
+ * also wakes the sound, so the first move's tone is heard. */
 export function quietSwitch() {
   const box = h("input", { type: "checkbox", name: "quiet", checked: isQuiet() });
+  const hint = h("p", { class: "tap-hint" }, "Tap the page once so it can buzz and beep when it's your move.");
+  const show = () => (hint.hidden = tappedOnce || box.checked);
   box.addEventListener("change", () => {
     try {
       localStorage.setItem(QUIET, box.checked ? "1" : "0");
     } catch {
       /* private mode: the switch holds for this page only */
     }
+    show();
   });
-  return h("label", { class: "check quiet-switch", hidden: true }, box, " Quiet (no sound or vibration)");
+  const tapped = () => {
+    tappedOnce = true;
+    wake();
+    hint.hidden = true;
+    for (const kind of ["pointerdown", "keydown"]) document.removeEventListener(kind, tapped, true);
+  };
+  for (const kind of ["pointerdown", "keydown"]) document.addEventListener(kind, tapped, true);
+  show();
+  return h("div", { class: "quiet-area", hidden: true }, h("label", { class: "check quiet-switch" }, box, " Quiet (no sound or vibration)"), hint);
+}
+
+/** Keep the page's top clear for the sticky banners: `--sticky-h` on the root is their height,
+ * which the scroll margins of cards and headings add, so a card brought into view is never under
+ * "Also: …". */
+export function keepClear(sticky) {
+  const set = () => document.documentElement.style.setProperty("--sticky-h", `${Math.ceil(sticky.getBoundingClientRect().height)}px`);
+  if (typeof ResizeObserver === "function") new ResizeObserver(set).observe(sticky);
+  set();
 }
 
 /** "a Physical Trait", "2 Social Traits". */
@@ -108,6 +132,18 @@ function busy() {
 }
 
 let audio = null;
+
+/** Make the sound ready, from a tap (the only time a browser lets it start). */
+function wake() {
+  if (isQuiet()) return;
+  try {
+    audio ??= new AudioContext();
+    if (audio.state !== "running") audio.resume().catch(() => {});
+  } catch {
+    /* no sound here */
+  }
+}
+
 function tone() {
   try {
     audio ??= new AudioContext();

@@ -10,7 +10,7 @@ import { field, fill, h, keyed, regions, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
 import { actionsLeft, actsNow, assistForm, budgeted, burstForm, fightLines, intendButton, mayBurst, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
 import { confirmButton } from "./moves.js";
-import { confirmations, quietSwitch, yourMove } from "./notice.js";
+import { confirmations, keepClear, quietSwitch, yourMove } from "./notice.js";
 import { carriedLine, lostWhere, sceneTitles } from "./night.js";
 import { CATEGORIES, connection, grow, nameOf, refusal, rulesetName, timeline, title } from "./words.js";
 
@@ -49,7 +49,7 @@ function followNight(night) {
   const bar = h("section", { class: "night-bar", "aria-label": "Tonight" });
   const stage = h("div", { class: "stage" });
   fill(app, bar, stage);
-  let here = null; // {id, live} of the scene followed now
+  let here; // {id, live} of the scene followed now; null: between scenes; undefined: not drawn yet
   let betweenDraw = null;
   const follow = () => {
     const view = night.view;
@@ -65,7 +65,8 @@ function followNight(night) {
       h("p", { class: "where", role: "status" }, at ? ["You are in ", h("strong", {}, `“${at.title || at.scene}”`), "."] : "You are between scenes."),
       at && mine && carriedLine(mine, lost),
     );
-    if ((at?.scene || null) !== (here?.id || null)) {
+    // drawn the first time too: a link opened before the first scene shows the sheet at once
+    if (here === undefined || (at?.scene || null) !== (here?.id || null)) {
       here?.live.close();
       here = null;
       betweenDraw = null;
@@ -131,7 +132,10 @@ function between(night, stage) {
 function lostList(mine, lost) {
   const traits = mine.traits_lost || [];
   if (!traits.length) return h("p", { class: "lost none" }, "Nothing lost tonight so far.");
-  return h("div", { class: "lost-where" }, h("h3", {}, "Lost tonight"), h("ul", {}, traits.map((t) => h("li", {}, h("s", {}, t), lost.get(t) ? ` in “${lost.get(t)}”` : " earlier tonight"))));
+  const counts = new Map();
+  for (const t of traits) counts.set(t, (counts.get(t) || 0) + 1);
+  const line = ([t, n]) => h("li", {}, h("s", {}, t), n > 1 ? ` ×${n}` : "", lost.get(t) ? ` in “${lost.get(t)}”` : " earlier tonight");
+  return h("div", { class: "lost-where" }, h("h3", {}, "Lost tonight"), h("ul", {}, [...counts].map(line))); // "Brawny ×2", not Brawny twice
 }
 
 function start(live, root = app) {
@@ -153,6 +157,7 @@ function start(live, root = app) {
   const quiet = quietSwitch(); // outside the header, which is drawn anew: a focused switch stays focused
   fill(challenges, h("h2", { id: "ch-h" }, "Challenges in front of me"), openList, none, recentHeading, recentList);
   fill(root, header, quiet, sticky, problems, h("main", {}, round, me, challenges, declare, steps), confirmations(live));
+  keepClear(sticky);
   const region = regions(); // redraws what changed, never under someone's fingers
   live.addEventListener("problem", (e) => {
     fill(problems, refusal(e.error));
@@ -369,7 +374,8 @@ function turnLine(view, r, who) {
     const still = r.turn.filter((w) => w !== who && !view.characters[w]?.turn_done).map((w) => nameOf(view, w));
     return h("p", {}, `You have ended your turn${phase}.${still.length ? ` Still acting: ${still.join(", ")}.` : ""}`);
   }
-  return h("p", { class: mineNow ? "your-turn" : "" }, mineNow ? `Your turn${phase}.` : `Now acting${phase}: ${turn || "nobody"}.`);
+  if (!turn) return h("p", {}, "Nobody is acting now.");
+  return h("p", { class: mineNow ? "your-turn" : "" }, mineNow ? `Your turn${phase}.` : `Now acting${phase}: ${turn}.`);
 }
 
 function actionForm(view, who, send) {
@@ -393,7 +399,7 @@ function actionForm(view, who, send) {
     field("My action this round", kind),
     field("Its category", category),
     field("Against", target),
-    field("Steps", steps),
+    field("Steps to move (0: stay where you are)", steps),
     h("label", { class: "check" }, stand, " Stand up first (one step)"),
     h("button", { type: "submit" }, "Declare my action"),
   );

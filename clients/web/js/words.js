@@ -11,6 +11,42 @@ export function nameOf(view, who) {
   return view?.characters?.[who]?.name || who;
 }
 
+/** "Brawny ×2, Quick": a list of Traits with each repeated one counted, not said twice. */
+export function counted(traits) {
+  const counts = new Map();
+  for (const t of traits) counts.set(t, (counts.get(t) || 0) + 1);
+  return [...counts].map(([t, n]) => (n > 1 ? `${t} ×${n}` : t));
+}
+
+/** "Brawny ×2 and Quick": counted, joined by "and" (one item: itself). */
+export function andList(traits) {
+  const items = counted(traits);
+  return items.length > 1 ? `${items.slice(0, -1).join(", ")} and ${items.at(-1)}` : items[0] || "";
+}
+
+/** The side opposing whoever called `retest` in `ch` (who may cancel it). */
+export function otherSide(ch, retest) {
+  return retest.role === "challenger" || (!retest.role && retest.by === ch.challenger) ? defenderOf(ch) : ch.challenger;
+}
+
+/** A retest in words, the viewer in the second person: "Your Dodge retest (ability): waiting for
+ * Sam, who may cancel it", "Sam's Overbid retest: stood". */
+export function retestWords(view, ch, r) {
+  const mine = r.by === view.viewer && view.characters?.[r.by];
+  const label = sourceLabel(r.source);
+  const what = r.source.name ? `${r.source.name} retest (${r.source.category})` : /retest/i.test(label) ? label : `${label} retest`;
+  const whose = mine ? `Your ${what}` : `${nameOf(view, r.by)}'s ${what}`;
+  const other = otherSide(ch, r);
+  const them = other === view.viewer ? "you" : nameOf(view, other);
+  const status = {
+    pending: other === view.viewer ? "waiting for you: cancel it or let it stand" : `waiting for ${them}, who may cancel it`,
+    stood: "it stood",
+    cancelled: `cancelled by ${them}`,
+    failed: "it failed",
+  }[r.status] || r.status;
+  return `${whose}: ${status}`;
+}
+
 export function title(word) {
   return word ? word[0].toUpperCase() + word.slice(1) : "";
 }
@@ -134,7 +170,13 @@ const WAITING = {
   },
   retest_window: (v, ch) => {
     const pending = ch.retests.find((r) => r.status === "pending");
-    if (pending) return pending.by === v.viewer ? `You retest with ${sourceLabel(pending.source)}: the other side may cancel it or let it stand` : `${nameOf(v, pending.by)} retests with ${sourceLabel(pending.source)}: cancel it or let it stand`;
+    if (pending) {
+      const other = otherSide(ch, pending);
+      const them = other === v.viewer ? "you" : nameOf(v, other);
+      if (pending.by === v.viewer) return `You retest with ${sourceLabel(pending.source)}: waiting for ${them}, who may cancel it or let it stand`;
+      const may = other === v.viewer ? "cancel it or let it stand" : `waiting for ${them} to cancel it or let it stand`;
+      return `${nameOf(v, pending.by)} retests with ${sourceLabel(pending.source)}: ${may}`;
+    }
     const leader = ch.tests.at(-1)?.leader;
     const behind = leader === "challenger" ? defenderOf(ch) : leader === "defender" ? ch.challenger : null;
     if (behind === v.viewer) return "You may retest, or pass";
@@ -220,7 +262,8 @@ export function timeline(steps, extra, live) {
   list.extra = extra;
   grow(list, steps);
   if (!live) return list;
-  const more = h("button", { type: "button", class: "quiet" }, "Show earlier events");
+  const more = h("button", { type: "button", class: "quiet", hidden: true }, "Show earlier events");
+  list.more = more; // shown only while the list lacks steps before its first (grow says)
   more.onclick = async () => {
     more.disabled = true;
     more.hidden = !(await live.earlier());
@@ -244,11 +287,39 @@ export function grow(list, steps) {
       step.summary,
       ruleNote(step.data?.rule),
     );
+    if (step.data?.compared && Object.keys(step.data.compared).length) item.dataset.compared = "1";
     const last = list.lastElementChild;
     const after = !last || Number(last.dataset.seq) < step.seq ? null : [...list.children].find((li) => Number(li.dataset.seq) > step.seq);
     list.insertBefore(item, after || null);
+    const test = testKey(step);
+    if (test) {
+      item.dataset.test = test;
+      item.dataset.type = step.type;
+      oneLineATest(list, item, step);
+    }
   }
+  if (list.more) list.more.hidden = !(Number(list.firstElementChild?.dataset.seq || 1) > 1); // nothing earlier: no button
   if (list.lastElementChild !== newest) list.scrollTop = list.scrollHeight; // the newest step in sight
+}
+
+/** "c-1:1": the challenge and test a thrown test's reveal or resolution is about (null: neither,
+ * or dice, whose reveal does not say who won). */
+function testKey(step) {
+  const d = step.data || {};
+  if (step.type !== "test_revealed" && step.type !== "test_resolved") return null;
+  if (!d.challenge || d.test === undefined || (d.dice && Object.keys(d.dice).length)) return null;
+  return `${d.challenge}:${d.test}`;
+}
+
+/** One line a test: a test's resolution straight after its reveal says the throws and the winner
+ * again ("Test 1: Sam threw rock, you threw scissors: Sam wins." then "Sam threw rock, you threw
+ * scissors: Sam wins the test."), so it is kept in the list (its number, its place) but not shown.
+ * A resolution that compares counts (a tie's) says something new and stays. */
+function oneLineATest(list, item, step) {
+  const revealed = step.type === "test_revealed" ? item : list.querySelector(`li[data-seq="${step.seq - 1}"][data-type="test_revealed"]`);
+  const resolved = step.type === "test_resolved" ? item : list.querySelector(`li[data-seq="${step.seq + 1}"][data-type="test_resolved"]`);
+  if (!revealed || !resolved || revealed.dataset.test !== resolved.dataset.test || resolved.dataset.compared) return;
+  resolved.hidden = true;
 }
 
 /** The connection badge. */
