@@ -176,31 +176,44 @@ class Listener:
         self.listening = anyio.Event()
         """Set once the first LISTEN is in place."""
         self._pool: Any = None
+        self._opening = anyio.Lock()
 
     @contextlib.asynccontextmanager
     async def turn(self, scene: str) -> AsyncIterator[None]:
-        import psycopg
-        import psycopg_pool
-
-        if self._pool is None:
-            self._pool = psycopg_pool.AsyncConnectionPool(
-                self.url, min_size=1, max_size=4, kwargs={"autocommit": True}, open=False, name="justicar-turns"
-            )
-            await self._pool.open()
-        async with self._pool.connection() as conn:
-            held = False
+        async with contextlib.AsyncExitStack() as stack:
+            held: Any = None
             try:
+                pool = await self._turns()
+                conn = await stack.enter_async_context(pool.connection(timeout=TURN_WAIT))
                 await conn.execute(f"SET lock_timeout = '{int(TURN_WAIT * 1000)}ms'")
                 await conn.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", (LOCK_CLASS, scene))
-                held = True
-            except psycopg.Error as err:  # no turn: the append's check still holds
+                held = conn
+            except Exception as err:  # no turn (the server is away, or busy): the append's check holds
                 log.warning("no turn for the scene", scene=scene, error=str(err))
             try:
                 yield
             finally:
-                if held:
-                    with contextlib.suppress(psycopg.Error):  # a lost connection let go of it
-                        await conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (LOCK_CLASS, scene))
+                if held is not None:
+                    with contextlib.suppress(Exception):  # a lost connection let go of it already
+                        await held.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (LOCK_CLASS, scene))
+
+    async def _turns(self) -> Any:
+        """The pool the turns' locks are taken on (opened on first use)."""
+        import psycopg_pool
+
+        async with self._opening:
+            if self._pool is None:
+                pool = psycopg_pool.AsyncConnectionPool(
+                    self.url, min_size=1, max_size=4, kwargs={"autocommit": True}, open=False, name="justicar-turns"
+                )
+                try:
+                    await pool.open(wait=True, timeout=TURN_WAIT)
+                except BaseException:
+                    with anyio.CancelScope(shield=True):
+                        await pool.close()
+                    raise
+                self._pool = pool
+        return self._pool
 
     def announce(self, scene: str, seq: int) -> None:
         if not self.speak:
