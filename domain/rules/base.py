@@ -182,7 +182,7 @@ class Ruleset(ABC):
         c, t = state.name_of(ch.challenger.who), state.name_of(who)
         return Verdict(
             winner="challenger",
-            why=f"{t} relented: {c} wins without a test and nothing is lost.",
+            why=f"{t} relented: {c} wins without a test, and no Trait is lost.",
             rule=self.cites["relent"],
         )
 
