@@ -218,21 +218,18 @@ def _overbid_words(probe: _Probe, source: OverbidSource, role: Role) -> str:
     rules = ruleset_for(state.ruleset)
     other = ch.other(role)
     them = ch.side(other).who
-    theirs = "the difficulty" if them == NARRATOR else f"{state.name_of(them)}'s"
     mine = rules.max_declare(after, after.challenges[ch.id], role)
     category = (ch.side(role).category or ch.category).capitalize()
+    theirs = "the difficulty" if them == NARRATOR else f"{state.name_of(them)}'s {category} Traits"
     risked = and_list(source.bid)
     known = ch.difficulty if them == NARRATOR else ch.side(other).declared
-    said = (
-        f"Overbid: risk {risked} (lost too if it fails); you need at least double {theirs} {category} "
-        "Traits for a new test"
-    )
+    said = f"Overbid: risk {risked} (lost too if it fails); you need at least double {theirs} for a new test"
     if known is None:
         most = mine // 2
         needs = f"{most} or fewer" if most else "none"
         return f"{said}: you have {mine}, so {state.name_of(them)} must declare {needs}."
     need = 2 * known
-    declared = "the difficulty" if them == NARRATOR else f"the {known} {state.name_of(them)} declared"
+    declared = f"the difficulty of {known}" if them == NARRATOR else f"the {known} {state.name_of(them)} declared"
     if mine >= need:
         return f"{said}: {need} against {declared}, and you have {mine}."
     hope = "it cannot succeed" if them == NARRATOR else f"it fails unless {state.name_of(them)} declares fewer"

@@ -107,3 +107,16 @@ def test_an_overbid_against_an_undeclared_count_says_what_the_other_must_declare
     )
     assert view(t.state, "sam").challenges["c"].moves.get("sam") is None  # the winner has no overbid
     assert "4" not in lia.overbid  # nothing of Sam's hidden count
+
+
+def test_an_overbid_on_a_static_challenge_counts_against_the_difficulty() -> None:
+    """lotn:static-overbid: the difficulty is known, so the offer says whether it can succeed."""
+    t = Table()
+    t.add("sam", {"Brawny": 2, "Quick": 2})
+    t.do("sam", "declare", challenge="s", kind="static", category="physical", bid=["Brawny"], difficulty=3)
+    t.do("st", "record_test", challenge="s", signs={"sam": "rock", "st": "paper"})
+    sam = view(t.state, "sam").challenges["s"].moves["sam"]
+    assert sam.overbid == (
+        "Overbid: risk Brawny (lost too if it fails); you need at least double the difficulty for a new test: "
+        "6 against the difficulty of 3, and you have only 3, so it cannot succeed."
+    )
