@@ -46,7 +46,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import msgspec
 import psycopg
@@ -132,7 +132,7 @@ class Settings:
             raise StoreError(f"pool_size must be a number, not {ours['pool_size']!r}") from None
         if pool_size < 1:
             raise StoreError("pool_size must be at least 1")
-        conninfo = urlunsplit(parts._replace(query=urlencode(rest)))
+        conninfo = urlunsplit(parts._replace(query=urlencode(rest, quote_via=quote)))  # a space as %20: libpq's
         try:
             conninfo_to_dict(conninfo)
         except psycopg.ProgrammingError as err:

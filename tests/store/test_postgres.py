@@ -81,10 +81,11 @@ def waiting_on_a_lock(url: str) -> None:
 class TestSettings:
     def test_pool_size_and_statement_timeout_come_from_the_url(self, postgres_db: str, stores: list) -> None:
         """``pool_size`` and ``statement_timeout`` are ours, taken out of the query; the rest is libpq's."""
-        store = open_(stores, postgres_db + "?pool_size=2&statement_timeout=1500ms&application_name=table")
+        query = "?pool_size=2&statement_timeout=1500ms&application_name=table&options=-c%20work_mem%3D8MB"
+        store = open_(stores, postgres_db + query)
         assert store.pool.max_size == 2
         assert store.query("SHOW statement_timeout") == [("1500ms",)]
-        assert store.query("SHOW application_name") == [("table",)]
+        assert store.query("SHOW application_name") == [("table",)] and store.query("SHOW work_mem") == [("8MB",)]
         assert "pool_size" not in store.conninfo and "statement_timeout" not in store.conninfo
         default = open_(stores, postgres_db)
         assert default.pool.max_size == postgres.POOL_SIZE and default.query("SHOW statement_timeout") == [("30s",)]
