@@ -4,9 +4,10 @@
 ``--db`` is a SQLite file. Two settings of ours ride in the URL's query and are taken out of it
 before it reaches libpq (every other parameter is libpq's own, ``sslmode``, ``connect_timeout``…):
 
-- ``pool_size``: the most connections this process opens (default ``POOL_SIZE``); the server
-  needs one for its writer, one for its worker, one for token checks and one to listen for
-  ``NOTIFY``, so 4 is the least that never waits.
+- ``pool_size``: the most connections this store opens (default ``POOL_SIZE``); a server uses
+  one for its writer, one for its worker and one for token checks at a time, so 3 is the least
+  that never waits (the feed of other processes' commits, ``server.notify``, listens and takes
+  turns on connections of its own).
 - ``statement_timeout``: how long one statement may run before the server cancels it
   (PostgreSQL's own units: ``5000`` is milliseconds, ``5s``, ``1min``; default
   ``STATEMENT_TIMEOUT``); a cancelled statement is ``StorageUnavailable``, nothing written.
