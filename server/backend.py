@@ -52,10 +52,13 @@ def open_backend(db: str | None, *, snapshot_every: int = 1000, lock: bool = Fal
     if is_postgres(db):
         from server.store.postgres import PostgresStore, describe
 
-        pg = PostgresStore(db)
-        return Backend(
-            pg, PostgresTokens(pg), Snapshots(pg, every=snapshot_every), kind="postgresql", where=describe(db)
-        )
+        pg = PostgresStore(db)  # many processes may serve it: no writer lock
+        try:
+            snapshots = Snapshots(pg, every=snapshot_every)
+            return Backend(pg, PostgresTokens(pg), snapshots, kind="postgresql", where=describe(db))
+        except BaseException:
+            pg.close()
+            raise
     held = hold(db) if lock else None
     try:
         store = SqliteStore(db)
