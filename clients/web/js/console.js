@@ -12,6 +12,12 @@ import { sheetForm } from "./sheetform.js";
 import { actionsLeft, actsNow, assistForm, budgeted, escapeLine, intendButton, markBadges, markWords, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
 import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, ruleNote, rulesetName, rulesetTable, sourceLabel, timeline, title } from "./words.js";
 
+// module state, declared before the first draw below uses it
+let ofNight = false; // this console is of a scene of a game night (opened from the night's console)
+const forks = new Map(); // a what-if the other way, by its control's key -> the fork's Storyteller token
+let ruleOn = null; // the step the Storyteller chose to rule on from the timeline ("Rule on this step")
+const movedTo = new Map(); // character -> the scene a move sent them into (its confirmation holds while they are there)
+const LEDGER_EVERY = 3000; // ms between asking for the night's ledger while a scene of it is open
 const app = document.getElementById("app");
 const sceneOfNight = new URLSearchParams(location.search).get("scene"); // a scene of the token's night
 const token = tokenFromPage("/st");
@@ -39,6 +45,7 @@ function boot(live) {
 }
 
 function start(live, { night = false } = {}) {
+  ofNight = night;
   const header = h("header", { class: "top" });
   const regions = {
     scene: h("section", { id: "scene", "aria-labelledby": "scene-h" }),
@@ -93,7 +100,7 @@ function start(live, { night = false } = {}) {
     region(regions.invitations.querySelector("select[name=character]"), JSON.stringify(players), () => {
       const choice = regions.invitations.querySelector("select[name=character]");
       const kept = choice.value;
-      fill(choice, h("option", { value: "" }, players.length ? "Choose a character" : "No player's character yet"), players.map(([id, name]) => h("option", { value: id }, name)));
+      fill(choice, h("option", { value: "" }, players.length ? "Choose a character" : "Add a character first"), players.map(([id, name]) => h("option", { value: id }, name)));
       choice.value = players.some(([id]) => id === kept) ? kept : "";
       choice.dispatchEvent(new Event("filled")); // Invite waits for a choice
     });
@@ -127,12 +134,35 @@ function start(live, { night = false } = {}) {
     regions.challenges.querySelector("details.done summary").textContent = `${done.length + Math.max(0, older)} resolved or withdrawn`;
     regions.challenges.querySelector("button.older").hidden = older <= 0 || live.olderNext === null;
     const context = view.disputes.filter((d) => d.status === "open").map((d) => [disputedStep(live, d.event)?.summary, challengeOf(live, view, disputedStep(live, d.event))?.outcome]);
-    region(regions.disputes, JSON.stringify([view.disputes, view.rulings, context]), () => fill(regions.disputes, h("h2", { id: "disp-h" }, "Disputes and rulings"), disputes(live, view), outcome("disputes")));
+    const chosen = ruleOn !== null ? [ruleOn, disputedStep(live, ruleOn)?.summary, challengeOf(live, view, disputedStep(live, ruleOn))?.outcome] : null;
+    const ruled = view.rulings.map((r) => challengeOf(live, view, disputedStep(live, r.event))?.outcome);
+    region(regions.disputes, JSON.stringify([view.disputes, view.rulings, context, chosen, ruled, view.version]), () => fill(regions.disputes, h("h2", { id: "disp-h" }, "Disputes and rulings"), disputes(live, view), outcome("disputes")));
     grow(regions.timeline.querySelector("ol"), live.timeline);
+    ruleControls(live, regions.timeline.querySelector("ol"));
   };
   live.addEventListener("change", draw);
   live.addEventListener("status", draw);
   draw();
+}
+
+/** "Rule on this step" at the end of each step of the timeline not yet given one: it opens the
+ * ruling form for that step in the disputes section (any step, disputed or not). */
+function ruleControls(live, list) {
+  for (const li of list.querySelectorAll("li:not([data-rule-control])")) {
+    const seq = Number(li.dataset.seq);
+    li.dataset.ruleControl = "1";
+    const open = () => {
+      ruleOn = seq;
+      // once the press is over (a region is not redrawn under a finger), draw the form and go to it
+      setTimeout(() => {
+        live.changed();
+        const heading = document.getElementById("rule-any-h");
+        heading?.scrollIntoView({ block: "start" });
+        heading?.focus({ preventScroll: true });
+      }, 20);
+    };
+    li.append(" ", h("button", { type: "button", class: "quiet rule-step", "aria-label": `Rule on this step (${seq})`, onclick: open }, "Rule on this step"));
+  }
 }
 
 /** Each ruleset's name, as a table knows it. */
@@ -269,7 +299,7 @@ function newScene(live) {
           const reply = await live.request(body, "scene_created");
           if (reply.type === "error") return created.replaceChildren(refusal(reply));
           const link = `${location.origin}/st#token=${reply.token}`;
-          created.replaceChildren(h("p", {}, `${body.title ? `“${body.title}”` : "The new scene"} is open: `, h("a", { href: link }, "open its console"), " (the link holds its Storyteller key: keep it)."));
+          created.replaceChildren(h("p", {}, `${body.title ? `“${body.title}”` : "The new scene"} is open: `, h("a", { href: link, target: "_blank" }, "open its console"), " (in a new tab; the link holds its Storyteller key: keep it)."));
         },
       },
       field("Rules", ruleset),
@@ -447,11 +477,19 @@ function sheetFiles(live) {
       for (const sheet of sheets) {
         const reply = await live.send({ type: "add_character", character: sheet });
         const label = `${file.name}${sheets.length > 1 ? ` · ${sheet?.name || sheet?.id || "?"}` : ""}`;
-        results.append(h("div", {}, h("strong", {}, label), reply.ok ? " added." : refusal(reply.error)));
+        results.append(h("div", {}, h("strong", {}, label), reply.ok ? " added." : sheetRefusal(reply.error)));
       }
     }
   };
   return h("div", {}, h("form", { class: "row", onsubmit: add }, field("Add characters from sheet files (JSON: one sheet or a list)", files), h("button", { type: "submit" }, "Add")), results);
+}
+
+/** A refused sheet: each problem as the server words it for a player, one a line (no field paths). */
+function sheetRefusal(error) {
+  const problems = Object.values(error.fields || {});
+  if (!problems.length) return refusal(error);
+  const count = `${problems.length} ${problems.length === 1 ? "problem" : "problems"}`;
+  return h("div", { class: "refusal", role: "alert" }, h("strong", {}, "Refused: "), `the sheet has ${count}:`, h("ul", { class: "fields" }, problems.map((what) => h("li", {}, what))));
 }
 
 function people(view) {
@@ -485,7 +523,7 @@ function characterRow(live, view, c) {
     cell("Health", `${c.health ?? "–"} (${Object.entries(c.damage || {}).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(", ") || "unhurt"})`),
     cell("Willpower", String(c.willpower ?? "–")),
     cell("Conditions", conditionText(view, c)),
-    h("td", { class: "controls" }, view.status === "open" && adjustForm(live, c), view.status === "open" && removable(view, c) && removeButton(live, c)),
+    h("td", { class: "controls" }, view.status === "open" && adjustForm(live, c), view.status === "open" && removable(view, c) && removeButton(live, view, c)),
   );
 }
 
@@ -495,9 +533,16 @@ function removable(view, c) {
   return c.present && !open.some((ch) => [ch.challenger, ...(ch.targets || []), ...Object.keys(ch.mob || {})].includes(c.id));
 }
 
-function removeButton(live, c) {
+function removeButton(live, view, c) {
   const out = outcome(`remove-${c.id}`);
-  return h("div", {}, confirmButton(`Remove ${c.name}`, `Confirm: remove ${c.name}`, () => sender(live, out)({ type: "remove_character", character: c.id }), `Remove ${c.name} from the scene? They leave it for good; what they did stays in the log.`), out);
+  const send = () => sender(live, out)({ type: "remove_character", character: c.id });
+  const here = view.title ? `“${view.title}”` : "this scene";
+  if (ofNight && !c.npc) {
+    // a character of the night goes back to the night with what it carries, to be sent on from there
+    const label = `Take ${c.name} out of ${here} (back to the night, with what they carry)`;
+    return h("div", {}, confirmButton(label, `Confirm: take ${c.name} out of ${here}`, send, `Take ${c.name} out of ${here}? They go back to the night between scenes, carrying what they lost and spent here; from the night's console you send them into another scene. What they did here stays in the log.`), out);
+  }
+  return h("div", {}, confirmButton(`Remove ${c.name}`, `Confirm: remove ${c.name}`, send, `Remove ${c.name} from the scene? They leave it for good; what they did stays in the log.`), out);
 }
 
 /** A table cell that says what it is when the table is stacked on a phone. */
@@ -574,7 +619,9 @@ function roundPanel(live, view) {
   if (view.status === "closed") return h("p", {}, "The scene is closed: no more rounds; only disputes and rulings go on.");
   if (!view.rules?.rounds) return h("p", {}, `${rulesetName(view)} has no combat rounds here: challenges are declared as they come.`);
   if (!r || r.phase === "over") return startRound(view, r, send, out);
-  const who = Object.values(view.characters).filter((c) => c.present);
+  const place = new Map(r.order.flat().map((w, i) => [w, i])); // the rows in the order they act
+  const who = Object.values(view.characters).filter((c) => c.present).sort((a, b) => (place.get(a.id) ?? 1e9) - (place.get(b.id) ?? 1e9));
+  const acting = r.turn.filter((w) => !view.characters[w]?.turn_done).map((w) => nameOf(view, w));
   const turns = budgeted(view); // a standard and a simple action each, on one's turn: no declarations
   const rows = who.map((c) => (turns ? [turnRow(view, c, send), failEscape(live, view, c)] : actionRow(view, c, send)));
   const columns = turns ? ["Character", "Actions left", "Turn"] : ["Character", "Action", "Initiative", "Actions left", "Turn", ""];
@@ -586,7 +633,7 @@ function roundPanel(live, view) {
   return h(
     "div",
     {},
-    h("p", {}, `Round ${r.number}${r.first ? " (first of the fight)" : ""}${r.narrative ? " (narrative)" : ""}: ${phase}. Now acting: ${r.turn.map((w) => nameOf(view, w)).join(", ") || "—"}.`),
+    h("p", {}, `Round ${r.number}${r.first ? " (first of the fight)" : ""}${r.narrative ? " (narrative)" : ""}: ${phase}.${acting.length ? ` Now acting: ${acting.join(", ")}.` : r.phase === "declaring" ? "" : " Nobody is acting now."}`),
     r.order.length > 0 && h("p", {}, `Order: ${r.order.map((g) => g.map((w) => `${nameOf(view, w)} ${r.initiative[w]}`).join(ordered.has(tieKey(g)) ? ", then " : " = ")).join(" → ")}`),
     ties.map((group) =>
       ordered.has(tieKey(group))
@@ -654,7 +701,7 @@ function actionRow(view, c, send) {
   const a = c.action;
   return h(
     "tr",
-    { class: r.turn.includes(c.id) ? "your-turn" : "" },
+    { class: c.turn_done ? "turn-done" : r.turn.includes(c.id) ? "your-turn" : "" },
     h("th", { scope: "row" }, c.name),
     cell("Action", a ? `${ACTION_WORDS[a.kind] || a.kind}${a.category ? ` (${a.category})` : ""}${a.target ? ` → ${nameOf(view, a.target)}` : ""}${a.steps ? `, ${a.steps} steps` : ""}` : "not declared"),
     cell("Initiative", String(r.initiative[c.id] ?? "–")),
@@ -678,7 +725,7 @@ function turnRow(view, c, send) {
   const escaping = ["declared", "held"].includes(c.conditions?.fair_escape); // the ST's call follows, in the next row
   return h(
     "tr",
-    { class: [acting && "your-turn", escaping && "escaping"].filter(Boolean).join(" ") },
+    { class: [acting && "your-turn", c.turn_done && "turn-done", escaping && "escaping"].filter(Boolean).join(" ") },
     h("th", { scope: "row" }, c.name, escape && h("div", { class: `escape ${c.conditions.fair_escape}` }, escape), markBadges(view, c)),
     cell("Actions left", actionsLeft(c) || "–", c.rage ? h("div", {}, `then ${rageRounds(c)}`) : ""),
     h(
@@ -786,7 +833,7 @@ function actionFor(view, undeclared, send) {
     field("Action", kind),
     field("Category", category),
     field("Against", target),
-    field("Steps", steps),
+    field("Steps they move this round", steps, "Up to 3 with a test, 6 without one, none with a full-round action"),
     h("button", { type: "submit" }, "Declare their action"),
   );
 }
@@ -813,8 +860,10 @@ function stControls(live, view, ch) {
   };
   const sides = [ch.challenger, defenderOf(ch)];
   if (ch.status === "resolved" || ch.status === "withdrawn") return null;
-  const signs = Object.keys(SIGN_LABELS).filter((s) => s !== "random");
-  const picks = sides.map((w) => select(`sign-${w}`, signs.map((s) => [s, SIGN_LABELS[s]])));
+  // rock, paper, scissors for everyone; a gesture (Bomb) only for a side whose sheet grants it
+  const plain = ["rock", "paper", "scissors"];
+  const signs = (w) => [...plain, ...Object.keys(SIGN_LABELS).filter((s) => !plain.includes(s) && s !== "random" && (view.characters[w]?.sheet?.gestures || []).includes(s))];
+  const picks = sides.map((w) => select(`sign-${w}`, signs(w).map((s) => [s, SIGN_LABELS[s]])));
   const dice = view.rules?.family === "dice";
   // as record_test accepts it: both have bid, no Trait is owed, and no sealed throw is in yet
   const ready = ["bidding", "throwing"].includes(ch.status) && Object.keys(ch.owed || {}).length === 0;
@@ -914,61 +963,143 @@ function challengeOf(live, view, step) {
   return cid ? view.challenges[cid] || live.older[cid] || null : null;
 }
 
-/** Open disputes, each with the step in words and a ruling form naming the sides; the rulings made. */
+/** Open disputes, each with the step in words and a ruling form naming the sides; a ruling on any
+ * step chosen in the timeline; the rulings made, each with its what-if the other way. */
 function disputes(live, view) {
   const open = view.disputes.filter((d) => d.status === "open");
+  const chosen = ruleOn !== null && !open.some((d) => d.event === ruleOn) ? ruleOn : null;
   return h(
     "div",
     {},
-    open.length === 0 && h("p", {}, "No open dispute."),
-    open.map((d) => {
-      const out = outcome(`dispute-${d.id}`);
-      const step = disputedStep(live, d.event);
-      const ch = challengeOf(live, view, step);
-      const decided = ch && ch.status === "resolved";
-      const names = ch ? { challenger: nameOf(view, ch.challenger), defender: nameOf(view, defenderOf(ch)) } : null;
-      const winnerNow = ch?.outcome?.winner;
-      const other = winnerNow === "challenger" ? "defender" : winnerNow === "defender" ? "challenger" : null;
-      const decisions = [["uphold", "Uphold: it stands"]];
-      if (decided && other) decisions.push(["overturn", `Overturn: ${names[other]} wins instead`]);
-      if (decided) decisions.push(["amend", "Amend: name the winner"]);
-      const decision = select("decision", decisions);
-      const winner = decided && select("winner", [["challenger", `${names.challenger} wins`], ["defender", `${names.defender} wins`], ["none", "Nobody (a draw)"]]);
-      const winnerField = winner && field("Winner", winner);
-      if (winnerField) {
-        winnerField.hidden = true;
-        decision.addEventListener("change", () => (winnerField.hidden = decision.value !== "amend"));
-      }
-      const reason = h("input", { name: "reason", autocomplete: "off", required: true, placeholder: "The throw stands" });
-      return h(
+    open.length === 0 && chosen === null && h("p", {}, "No open dispute."),
+    chosen !== null &&
+      h(
+        "article",
+        { class: "challenge open dispute rule-any", dataset: { step: String(chosen) } },
+        h("h3", { id: "rule-any-h", tabindex: -1 }, `Rule on step ${chosen}`),
+        stepBox(live, view, chosen),
+        rulingForm(live, view, chosen, `rule-any-${chosen}`),
+        h("button", { type: "button", class: "quiet", onclick: () => ((ruleOn = null), setTimeout(() => live.changed(), 20)) }, "Put it away"),
+      ),
+    open.map((d) =>
+      h(
         "article",
         { class: "challenge open dispute" },
         h("h3", {}, `${nameOf(view, d.by)} disputes step ${d.event}`),
-        h("blockquote", { class: "step" }, step ? step.summary : "Fetching the step…"),
-        ch && h("p", { class: "hint" }, `In the challenge ${names.challenger} → ${ch.targets?.length ? names.defender : "a difficulty"}${ch.outcome ? `: ${ch.outcome.winner === "none" ? "a draw" : `${names[ch.outcome.winner]} won`}` : ""}.`),
+        stepBox(live, view, d.event),
         h("p", {}, `${nameOf(view, d.by)}: “${d.reason}”`),
-        h("p", {}, h("a", { href: replayLink(live, d.event), target: "_blank" }, "See it in the replay")),
-        h(
-          "form",
-          {
-            class: "row",
-            onsubmit: (e) => {
-              e.preventDefault();
-              const body = { type: "rule", event: d.event, decision: decision.value, reason: reason.value.trim() };
-              if (decision.value === "amend") body.correction = { winner: winner.value };
-              sender(live, out, "Ruled.")(body).then((reply) => reply.ok && echo(out, "disputes"));
-            },
-          },
-          field("Ruling", decision),
-          winnerField,
-          field("Reason (kept in the log)", reason),
-          h("button", { type: "submit" }, "Rule"),
-        ),
-        out,
-      );
-    }),
-    view.rulings.length > 0 && h("ul", {}, view.rulings.map((r) => h("li", {}, `Ruling on step ${r.event}: ${r.decision} — ${r.why || r.reason}`))),
+        rulingForm(live, view, d.event, `dispute-${d.id}`),
+      ),
+    ),
+    view.rulings.length > 0 &&
+      h(
+        "ul",
+        { class: "rulings" },
+        view.rulings.map((r) => h("li", {}, `Ruling on step ${r.event}: ${r.decision} — ${r.why || r.reason}`, otherWay(live, view, r.event, `ruling-${r.event}-${r.seq || ""}`))),
+      ),
   );
+}
+
+/** The step in words, the challenge it belongs to and how it ended, and a link to the replay. */
+function stepBox(live, view, seq) {
+  const step = disputedStep(live, seq);
+  const ch = challengeOf(live, view, step);
+  const names = ch ? { challenger: nameOf(view, ch.challenger), defender: nameOf(view, defenderOf(ch)) } : null;
+  return [
+    h("blockquote", { class: "step" }, step ? step.summary : "Fetching the step…"),
+    ch && h("p", { class: "hint" }, `In the challenge ${names.challenger} → ${ch.targets?.length ? names.defender : "a difficulty"}${ch.outcome ? `: ${ch.outcome.winner === "none" ? "a draw" : `${names[ch.outcome.winner]} won`}` : ""}.`),
+    h("p", {}, h("a", { href: replayLink(live, seq), target: "_blank" }, "See it in the replay")),
+  ];
+}
+
+/** Who won a step's challenge now, and who would have won the other way (null: no challenge
+ * decided with a winner, so no "other way"). */
+function sidesOf(live, view, seq) {
+  const ch = challengeOf(live, view, disputedStep(live, seq));
+  const decided = ch && ch.status === "resolved";
+  const names = ch ? { challenger: nameOf(view, ch.challenger), defender: nameOf(view, defenderOf(ch)) } : null;
+  const now = ch?.outcome?.winner;
+  const other = decided && now === "challenger" ? "defender" : decided && now === "defender" ? "challenger" : null;
+  return { ch, decided, names, other };
+}
+
+/** The ruling form for step `seq`: uphold, overturn (naming who would win), amend (naming the
+ * sides); "Rule" asks first, saying what it will do; and the what-if the other way. */
+function rulingForm(live, view, seq, key) {
+  const out = outcome(key);
+  const { decided, names, other } = sidesOf(live, view, seq);
+  const decisions = [["uphold", "Uphold: it stands"]];
+  if (other) decisions.push(["overturn", `Overturn: ${names[other]} wins instead`]);
+  if (decided) decisions.push(["amend", "Amend: name the winner"]);
+  const decision = select("decision", decisions);
+  const winner = decided && select("winner", [["challenger", `${names.challenger} wins`], ["defender", `${names.defender} wins`], ["none", "Nobody (a draw)"]]);
+  const winnerField = winner && field("Winner", winner);
+  if (winnerField) {
+    winnerField.hidden = true;
+    decision.addEventListener("change", () => (winnerField.hidden = decision.value !== "amend"));
+  }
+  const reason = h("input", { name: "reason", autocomplete: "off", required: true, placeholder: "The throw stands" });
+  const asking = h("div", { class: "confirm" });
+  const submit = h("button", { type: "submit" }, "Rule");
+  const form = h(
+    "form",
+    {
+      class: "row",
+      onsubmit: (e) => {
+        e.preventDefault();
+        const body = { type: "rule", event: seq, decision: decision.value, reason: reason.value.trim() };
+        if (decision.value === "amend") body.correction = { winner: winner.value };
+        const what = decision.selectedOptions[0]?.textContent || decision.value;
+        const amended = decision.value === "amend" ? ` (${winner.selectedOptions[0]?.textContent})` : "";
+        const back = () => (asking.replaceChildren(), (submit.hidden = false), submit.focus());
+        const yes = h("button", { type: "button", class: "danger", onclick: () => (back(), sender(live, out, "Ruled.")(body).then((reply) => reply.ok && !key.startsWith("rule-any") && echo(out, "disputes"))) }, `Confirm: rule on step ${seq}`);
+        submit.hidden = true;
+        fill(asking, h("p", { class: "warn" }, `Rule on step ${seq}: ${what}${amended}? Reason: “${body.reason}”. The ruling goes into the log for everyone, and cannot be taken back.`), h("div", { class: "choices" }, yes, h("button", { type: "button", class: "quiet", onclick: back }, "Cancel")));
+        yes.focus();
+      },
+    },
+    field("Ruling", decision),
+    winnerField,
+    field("Reason (kept in the log)", reason),
+    submit,
+  );
+  return h("div", {}, form, asking, out, otherWay(live, view, seq, `${key}-what-if`));
+}
+
+/** "What if this had gone the other way": fork the scene at its head (every step kept) and, in the
+ * fork, overturn the step's challenge; then a link to the fork's console. Only for a step of a
+ * challenge decided with a winner. */
+function otherWay(live, view, seq, key) {
+  const { other, names } = sidesOf(live, view, seq);
+  if (!other || view.forked_from) return null;
+  const out = h("div", { class: "outcome", "aria-live": "polite" });
+  const made = (token) =>
+    h("p", { class: "done", role: "status" }, `A what-if of ${view.title ? `“${view.title}”` : "this scene"} with every step so far, where ${names[other]} wins step ${seq} instead (nothing here changes the real scene): `, h("a", { href: `/st#token=${encodeURIComponent(token)}`, target: "_blank" }, "open its console"));
+  if (forks.has(key)) out.append(made(forks.get(key)));
+  const go = async (button) => {
+    button.disabled = true;
+    out.replaceChildren(h("p", { role: "status" }, "Forking…"));
+    const reply = await live.request({ type: "fork", at: view.version }, "forked");
+    if (reply.type === "error") return (button.disabled = false), out.replaceChildren(refusal(reply));
+    const fork = new Live(reply.token, { subscribe: false });
+    const ruled = await new Promise((resolve) => {
+      const tryIt = async () => {
+        if (fork.status !== "live") return;
+        fork.removeEventListener("status", tryIt);
+        resolve(await fork.send({ type: "rule", event: seq, decision: "overturn", reason: `What if: ${names[other]} had won step ${seq}` }));
+      };
+      fork.addEventListener("status", tryIt);
+      tryIt();
+    });
+    fork.close();
+    button.disabled = false;
+    if (!ruled.ok) return out.replaceChildren(refusal(ruled.error));
+    forks.set(key, reply.token);
+    document.querySelector(`.other-way[data-key="${CSS.escape(key)}"] .outcome`)?.replaceChildren(made(reply.token));
+    out.replaceChildren(made(reply.token));
+  };
+  const button = h("button", { type: "button", class: "quiet", onclick: () => go(button) }, "What if this had gone the other way");
+  return h("div", { class: "other-way", dataset: { key } }, button, out);
 }
 
 /** Fork a what-if; download the audit and the export. */
@@ -1073,6 +1204,13 @@ function startNight(live) {
     region(books, JSON.stringify(got), () => fill(books, ledgers(live, got)));
   };
   const refresh = ledgerKeeper(live, drawBooks);
+  // the scenes of the night change the ledgers (and who lost what) without a step in the night's own
+  // stream: while a scene is open and the page is in sight, ask again every few seconds (one request
+  // at a time; the page is redrawn only where the answer differs)
+  setInterval(() => {
+    const open = (live.view?.night?.scenes || []).some((s) => s.open);
+    if (open && document.visibilityState === "visible") refresh(true);
+  }, LEDGER_EVERY);
   fill(regions.scenes, h("h2", { id: "scenes-h" }, "Scenes tonight"), sceneList, h("div", { class: "night-actions" }));
   fill(regions.where, h("h2", { id: "where-h" }, "Who is where"), whereList);
   fill(
@@ -1147,6 +1285,11 @@ function whoIsWhere(live, view, open, book) {
   const where = view.night?.where || {};
   const people = Object.values(view.characters);
   if (!people.length) return h("p", { class: "none" }, "Nobody is registered tonight.");
+  for (const c of people) {
+    // a confirmation is true while the character is where it sent them: once they are elsewhere, it goes
+    const now = where[c.id]?.scene ?? null;
+    if (movedTo.has(c.id) && movedTo.get(c.id) !== now) (notes.delete(`move-${c.id}`), movedTo.delete(c.id));
+  }
   return h(
     "ul",
     { class: "night-people" },
@@ -1160,30 +1303,62 @@ function whoIsWhere(live, view, open, book) {
         h("strong", {}, c.name, c.npc ? " (NPC)" : ""),
         h("span", { class: "at" }, at ? ` · in “${at.title || at.scene}”` : " · between scenes"),
         lost.length ? h("p", { class: "lost" }, `Lost tonight: ${lost.join(", ")}`) : null,
-        at
-          ? h("p", { class: "hint" }, `To move ${c.name}, take them out of “${at.title || at.scene}” first (in its console), or close it.`)
-          : view.status === "open" && moveForm(live, c, open),
+        view.status === "open" && moveForm(live, view, c, open, at),
       );
     }),
   );
 }
 
-/** Send a character into an open scene: "Move…" asks which and says what it will do first. */
-function moveForm(live, c, open) {
+/** Send a character into an open scene: "Move…" asks which and says what it will do first. A
+ * character in a scene now is first taken out of it (`remove_character` on that scene: they go
+ * back to the night with what they carry), then sent on once the night has them back: one
+ * confirmation naming both scenes. No scene is chosen to begin with (never the one just left). */
+function moveForm(live, view, c, open, at) {
   const out = outcome(`move-${c.id}`);
-  if (!open.length) return h("div", {}, h("p", { class: "hint" }, "No scene is open: open one to send them into."), out);
-  const to = select("to", open.map((s) => [s.id, `“${s.title || s.id}”`]));
+  const places = open.filter((s) => s.id !== at?.scene);
+  const from = at ? `“${at.title || at.scene}”` : null;
+  if (!places.length) return h("div", {}, h("p", { class: "hint" }, at ? `No other scene is open: open one to move ${c.name} into.` : "No scene is open: open one to send them into."), out);
+  const to = select("to", [["", "Choose a scene"], ...places.map((s) => [s.id, `“${s.title || s.id}”`])]);
   const box = h("div", { class: "confirm" });
-  const first = h("button", { type: "button" }, `Move ${c.name}`);
+  const first = h("button", { type: "button", disabled: true }, `Move ${c.name}`);
+  to.addEventListener("change", () => (first.disabled = !to.value));
   const back = () => (fill(box, first), first.focus());
+  const say = sender(live, out);
+  const move = async (dest) => {
+    if (at) {
+      const left = await sender(live, out)({ type: "remove_character", character: c.id, scene: at.scene });
+      if (!left.ok) return;
+      if (!(await backInTheNight(live, c.id))) return out.replaceChildren(refusal({ message: `${c.name} left ${from}, but the night has not had them back yet: send them on in a moment.` }));
+    }
+    movedTo.set(c.id, dest); // once they are back in the night: the confirmation to come holds while they are there
+    const moved = await say({ type: "move_character", character: c.id, to: dest });
+    if (!moved.ok) movedTo.delete(c.id);
+  };
   first.addEventListener("click", () => {
+    if (!to.value) return;
     const title = to.selectedOptions[0]?.textContent || to.value;
-    const yes = h("button", { type: "button", class: "danger", onclick: () => (fill(box, first), sender(live, out)({ type: "move_character", character: c.id, to: to.value })) }, `Confirm: move ${c.name} into ${title}`);
-    fill(box, h("p", { class: "warn" }, `Send ${c.name} into ${title}? They take with them what they carry tonight; their player's page follows.`), h("div", { class: "choices" }, yes, h("button", { type: "button", class: "quiet", onclick: back }, "Cancel")));
+    const dest = to.value;
+    const yes = h("button", { type: "button", class: "danger", onclick: () => (fill(box, first), move(dest)) }, at ? `Confirm: move ${c.name} from ${from} into ${title}` : `Confirm: move ${c.name} into ${title}`);
+    const words = at
+      ? `Take ${c.name} out of ${from} and send them into ${title}? They carry what they lost and spent tonight; their player's page follows.`
+      : `Send ${c.name} into ${title}? They take with them what they carry tonight; their player's page follows.`;
+    fill(box, h("p", { class: "warn" }, words), h("div", { class: "choices" }, yes, h("button", { type: "button", class: "quiet", onclick: back }, "Cancel")));
     yes.focus();
   });
   fill(box, first);
-  return h("div", { class: "move" }, field(`Send ${c.name} into`, to), box, out);
+  return h("div", { class: "move" }, field(at ? `Move ${c.name} from ${from} to` : `Send ${c.name} into`, to), box, out);
+}
+
+/** Wait (at most 10 s) until the night's view has the character between scenes. */
+function backInTheNight(live, who) {
+  const free = () => !live.view?.night?.where?.[who];
+  if (free()) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const check = () => free() && finish(true);
+    const timer = setTimeout(() => finish(false), 10000);
+    const finish = (ok) => (clearTimeout(timer), live.removeEventListener("change", check), resolve(ok));
+    live.addEventListener("change", check);
+  });
 }
 
 /** A new scene of the night; closing the night (confirmed). */

@@ -112,7 +112,7 @@ function start(live) {
       detail,
       h("h2", {}, `Step ${step.seq}`),
       h("p", { class: "step-summary" }, step.summary),
-      h("p", { class: "scene" }, `${step.at.slice(11, 19)} · by ${who(step.actor)}`),
+      h("p", { class: "scene" }, `${step.at.slice(11, 19)} · ${causeOf(steps, n - 1, who, sides)}`),
       step.compared && h("p", {}, "Compared: ", Object.entries(step.compared).map(([w, n]) => `${who(w)} ${n}`).join(" against ")),
       step.rule && h("figure", {}, step.words && h("blockquote", {}, step.words), h("figcaption", { dataset: { rule: step.rule } }, `— ${step.source || "the rules"}`)),
       step.linked?.length > 0 && h("p", {}, "See also: ", step.linked.map((seq) => h("button", { type: "button", class: "quiet", onclick: () => drawControls(seq) }, `Step ${seq}`))),
@@ -224,4 +224,41 @@ function valueWords(value, who, side) {
   if (/^c-[0-9a-f]+$/.test(value)) return "the challenge";
   if (who(value) !== value) return who(value);
   return VALUES[value] || words(value);
+}
+
+/** What a move is called, by the event it starts with ("Juan's throw", "Sam's pass"). */
+const MOVE_NOUNS = {
+  challenge_declared: "challenge",
+  bid_placed: "bid",
+  relented: "relent",
+  throw_sealed: "throw",
+  test_revealed: "throw",
+  dice_rolled: "roll",
+  traits_declared: "declaration of Traits",
+  retest_invoked: "retest",
+  retest_cancelled: "cancelled retest",
+  passed: "pass (no retest)",
+  challenge_withdrawn: "withdrawal",
+  victory_chosen: "choice of victory",
+  ruling_issued: "ruling",
+  dispute_opened: "dispute",
+  action_declared: "declared action",
+  turn_ended: "end of turn",
+  character_adjusted: "adjustment",
+  character_removed: "taking them out",
+  character_left: "taking them out",
+};
+
+/** Who a step is owed to: "by Sam" for the first step of Sam's own move; for a step that follows
+ * from a move (a Trait lost after a pass, damage after a throw), whose challenge it is and whose
+ * move it followed: "Juan's challenge, after Sam's pass (no retest)", never "by Sam" for Sam's own loss. */
+function causeOf(steps, i, who, sides) {
+  const step = steps[i];
+  let first = i;
+  while (first > 0 && steps[first - 1].actor === step.actor && steps[first - 1].at === step.at && steps[first - 1].seq === steps[first].seq - 1) first--;
+  if (first === i) return `by ${who(step.actor)}`;
+  const start = steps[first];
+  const move = `${who(start.actor)}'s ${MOVE_NOUNS[start.type] || "move"}`;
+  const side = step.challenge && sides[step.challenge]?.challenger;
+  return side && start.type !== "challenge_declared" ? `${who(side)}'s challenge, after ${move}` : `after ${move}`;
 }

@@ -71,7 +71,7 @@ export function plain(what) {
 /** What the refusal says of one field: its `fields` entry, or the sentence of the message naming it. */
 function wordsFor(error, path) {
   const exact = Object.entries(error.fields || {}).find(([p]) => p.replace(/^\$\.|^character\./g, "") === path);
-  if (exact) return `${path}: ${plain(exact[1])}`;
+  if (exact) return /^[A-Z“]/.test(exact[1]) ? exact[1] : `${path}: ${plain(exact[1])}`; // the server's own sentence, else the decoder's words
   const sentence = (error.message || "").split(/;\s+/).find((s) => s.includes(path));
   return (sentence || error.message || "").replace(/`/g, "");
 }
@@ -173,9 +173,21 @@ export function sheetForm(live) {
     const reply = await live.send({ type: "add_character", character: body });
     if (!reply.ok) return show(reply.error);
     general.replaceChildren(h("p", { class: "done", role: "status" }, `✓ ${body.name} joins the scene${body.npc ? " as an NPC" : " (a player's character: invite their player above)"}.`));
-    name.value = "";
+    blank(); // the next character starts from an empty form, not from this one's Traits
+    name.focus();
   };
 
+  /** Every field back to what it held when the form was drawn (checkboxes unticked, numbers at
+   * their usual values), the NPC part hidden again. */
+  const blank = () => {
+    for (const [control, was] of fresh) {
+      if (control.type === "checkbox") control.checked = was;
+      else control.value = was;
+    }
+    npcOnly.hidden = !npc.checked;
+  };
+
+  const fresh = [name, npc, auto, willpower, health, blood, ...Object.values(traits), ...Object.values(negative), abilities, powers, merits, bomb, ...Object.values(attributes), skills, armor, extra, retests, rerolls, combat, escapes, notes].map((control) => [control, control.type === "checkbox" ? control.checked : control.value]);
   const categoryFields = (inputs, label, path) => CATEGORIES.map((c) => slot(`${path}.${c}`, inputs[c], `${title(c)} ${label}`));
   return h(
     "details",
