@@ -148,6 +148,10 @@ _SECOND = {
 """A verb after a name, as it reads after "you" ("loses" -> "lose"); a modal or a past stays."""
 
 
+_SECOND_AND = re.compile(r"\b([Yy]ou (?:\w+ ){1,2})and (\w+s)\b")
+"""A second verb after "you" and one or two words ("you have more and wins")."""
+
+
 def addressed(text: str, me: str, others: Sequence[str] = ()) -> str:
     """``text`` with the character named ``me`` as "you": "Vito's pool" -> "your pool", "Sam wins"
     -> "you win", "against Sam" -> "against you"; capitalised where a sentence begins. Words in
@@ -180,6 +184,8 @@ def _addressed(text: str, me: str, longer: list[str], at_start: bool) -> str:
         return f"{you}{m.group(2) or ''}{verb or ''}"
 
     text = pattern.sub(rewrite, text)
+    if _SECOND_AND.search(text):  # "you have more and wins" -> "you have more and win"
+        text = _SECOND_AND.sub(lambda m: f"{m.group(1)}and {_SECOND.get(m.group(2), m.group(2))}", text)
     for mark, other in kept.items():
         text = text.replace(mark, other)
     return text

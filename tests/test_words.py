@@ -313,3 +313,9 @@ def test_a_trait_lost_twice_is_counted_not_said_twice() -> None:
     assert _and(["Brawny", "Brawny"]) == "Brawny ×2"
     assert _and(["Brawny", "Quick", "Brawny"]) == "Brawny ×2 and Quick"
     assert _and(["Nimble"]) == "Nimble"
+
+
+def test_a_second_verb_after_you_is_addressed_too() -> None:
+    said = "Sam rolled 1, 2, Juan rolled 3: 1 success(es) against 0; Sam has more and wins the test."
+    assert addressed(said, "Sam", ["Juan"]).endswith("; you have more and win the test.")
+    assert addressed("Sam loses Brawny and Quick.", "Sam") == "You lose Brawny and Quick."

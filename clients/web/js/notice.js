@@ -39,9 +39,10 @@ export function quietSwitch() {
     tappedOnce = true;
     wake();
     hint.hidden = true;
-    for (const kind of ["pointerdown", "keydown"]) document.removeEventListener(kind, tapped, true);
+    for (const kind of ["click", "keydown"]) document.removeEventListener(kind, tapped, true);
   };
-  for (const kind of ["pointerdown", "keydown"]) document.addEventListener(kind, tapped, true);
+  // on the click, not the press: the hint leaving moves the page, never between a press and its release
+  for (const kind of ["click", "keydown"]) document.addEventListener(kind, tapped, true);
   show();
   return h("div", { class: "quiet-area", hidden: true }, h("label", { class: "check quiet-switch" }, box, " Quiet (no sound or vibration)"), hint);
 }
