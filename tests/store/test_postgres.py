@@ -343,3 +343,26 @@ class TestNotify:
             heard = [n.payload for n in listener.notifies(timeout=10, stop_after=3)]
         assert heard == ["1 s1", "4 s1", "1 s2"] or heard == ["1 s1", "1 s2", "4 s1"]
         assert check_chain(store.read_wire("s1")) is None
+
+
+def test_the_url_picks_the_backend(postgres_db: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``--db postgresql://…`` opens the store, tokens and snapshots in that database, said by kind
+    and where without the password; a path is SQLite, as ever; nothing is memory."""
+    from server.backend import open_backend
+    from server.store import MemoryStore, SqliteStore, open_store
+    from server.tokens import PostgresTokens
+
+    backend = open_backend(postgres_db, lock=True)
+    try:
+        assert isinstance(backend.store, PostgresStore) and isinstance(backend.tokens, PostgresTokens)
+        assert backend.snapshots is not None and backend.kind == "postgresql" and backend.lock is None
+        password = urlsplit(postgres_db).password
+        assert backend.where == describe(postgres_db) and (password is None or password not in backend.where)
+    finally:
+        backend.close()
+    reader = open_store(postgres_db, readonly=True)
+    assert isinstance(reader, PostgresStore) and reader.readonly
+    reader.close()
+    lite = open_store(str(tmp_path / "j.db"))
+    assert isinstance(lite, SqliteStore) and isinstance(open_store(None), MemoryStore)
+    lite.close()
