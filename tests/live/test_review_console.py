@@ -182,7 +182,7 @@ async def test_a_character_moves_from_scene_to_scene_in_one_step_and_the_ledgers
         hurt = {"damage": {"bashing": 1}, "willpower": 0}
         body = {"type": "adjust", "scene": parking, "character": "sam", "changes": hurt, "reason": "a car door"}
         assert (await client.send(body))["ok"]
-    await expect(ledger).to_have_text("Sam · without Brawny; 1 bashing damage", timeout=15000)
+    await expect(ledger).to_have_text("Sam · without Brawny; 1 bashing damage")  # no button tapped
     await expect(sam).to_contain_text("Lost tonight: Brawny")
 
     # in the parking lot's console: taken out back to the night, not "for good"

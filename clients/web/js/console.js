@@ -17,7 +17,7 @@ let ofNight = false; // this console is of a scene of a game night (opened from 
 const forks = new Map(); // a what-if the other way, by its control's key -> the fork's Storyteller token
 let ruleOn = null; // the step the Storyteller chose to rule on from the timeline ("Rule on this step")
 const movedTo = new Map(); // character -> the scene a move sent them into (its confirmation holds while they are there)
-const LEDGER_EVERY = 3000; // ms between asking for the night's ledger while a scene of it is open
+const LEDGER_SETTLE = 400; // ms after a scene of the night moves before its ledger is asked again
 const app = document.getElementById("app");
 const sceneOfNight = new URLSearchParams(location.search).get("scene"); // a scene of the token's night
 const token = tokenFromPage("/st");
@@ -1204,13 +1204,7 @@ function startNight(live) {
     region(books, JSON.stringify(got), () => fill(books, ledgers(live, got)));
   };
   const refresh = ledgerKeeper(live, drawBooks);
-  // the scenes of the night change the ledgers (and who lost what) without a step in the night's own
-  // stream: while a scene is open and the page is in sight, ask again every few seconds (one request
-  // at a time; the page is redrawn only where the answer differs)
-  setInterval(() => {
-    const open = (live.view?.night?.scenes || []).some((s) => s.open);
-    if (open && document.visibilityState === "visible") refresh(true);
-  }, LEDGER_EVERY);
+  const follow = sceneWatch(live, () => refresh(true));
   fill(regions.scenes, h("h2", { id: "scenes-h" }, "Scenes tonight"), sceneList, h("div", { class: "night-actions" }));
   fill(regions.where, h("h2", { id: "where-h" }, "Who is where"), whereList);
   fill(
@@ -1254,11 +1248,31 @@ function startNight(live) {
       choice.dispatchEvent(new Event("filled"));
     });
     grow(regions.timeline.querySelector("ol"), live.timeline);
+    follow(open.map((s) => s.id));
     refresh();
   };
   live.addEventListener("change", draw);
   live.addEventListener("status", draw);
   draw();
+}
+
+/** The scenes of the night change the ledgers (and who lost what) without a step in the night's own
+ * stream: a socket on each open scene of the night (as a player's page follows its scene), and the
+ * ledger asked again when one of them moves, once things settle (never more than one request at a
+ * time: `ledgerKeeper`). Idle scenes cost nothing. `follow(ids)` keeps a socket on each of `ids`. */
+function sceneWatch(live, changed) {
+  const watching = new Map(); // scene -> its Live
+  let timer = null;
+  const soon = () => (clearTimeout(timer), (timer = setTimeout(changed, LEDGER_SETTLE)));
+  return (ids) => {
+    for (const [id, scene] of watching) if (!ids.includes(id)) (scene.close(), watching.delete(id));
+    for (const id of ids) {
+      if (watching.has(id)) continue;
+      const scene = new Live(live.token, { scene: id });
+      scene.addEventListener("change", soon);
+      watching.set(id, scene);
+    }
+  };
 }
 
 /** The night's scenes, in the order they opened: open or closed, who is in each, its console. */
