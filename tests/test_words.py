@@ -319,3 +319,9 @@ def test_a_second_verb_after_you_is_addressed_too() -> None:
     said = "Sam rolled 1, 2, Juan rolled 3: 1 success(es) against 0; Sam has more and wins the test."
     assert addressed(said, "Sam", ["Juan"]).endswith("; you have more and win the test.")
     assert addressed("Sam loses Brawny and Quick.", "Sam") == "You lose Brawny and Quick."
+
+
+def test_a_turn_with_nobody_in_it_says_so() -> None:
+    from domain.events import TurnStarted
+
+    assert narrate(Table().state, TurnStarted(phase="initiative", characters=[])) == "Nobody acts now."

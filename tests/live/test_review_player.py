@@ -222,3 +222,20 @@ async def test_the_page_asks_for_one_tap_and_shows_no_earlier_events_button_at_t
     await expect(hint).to_be_hidden()
     watcher = await player(browser, f"{live.web}/play#token={tokens['spectator']}")
     await expect(watcher.locator(".tap-hint")).to_be_hidden()  # nothing to buzz for
+
+
+async def test_earlier_events_are_offered_only_while_there_are_some(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    """Review item 19, the other way round: a long scene's page starts at its latest steps and offers
+    the earlier ones; once it holds step #1, the button goes."""
+    async with Client(live.url, tokens["st"]) as st:
+        for n in range(110):
+            await do(st, "adjust", character="guard", changes={"willpower": n % 3}, reason=f"round {n}")
+    juan = await player(browser, f"{live.web}/play#token={tokens['juan']}")
+    more = juan.get_by_role("button", name="Show earlier events")
+    await expect(more).to_be_visible()
+    await expect(juan.locator("#step-1")).to_have_count(0)
+    await more.click()
+    await expect(juan.locator("#step-1")).to_have_count(1)
+    await expect(more).to_be_hidden()
