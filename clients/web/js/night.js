@@ -3,12 +3,18 @@
 // and what a character carries into the scene it is in.
 import { h } from "./dom.js";
 
-/** Each scene of the night by id -> its title, from the night's view and its steps. */
+const seen = new Map(); // scene id -> title, of every scene this page has seen its character in
+
+/** Each scene of the night by id -> its title, from the night's view and its steps, and the scenes
+ * this page followed its character into (a player's night steps may name no other scene). */
 export function sceneTitles(steps, view) {
-  const titles = new Map();
+  const titles = new Map(seen);
   for (const step of steps) if (step.type === "scene_added" && step.data?.scene) titles.set(step.data.scene, step.data.title || step.data.scene);
   for (const s of view?.night?.scenes || []) titles.set(s.id, s.title || s.id);
-  for (const [, at] of Object.entries(view?.night?.where || {})) titles.set(at.scene, at.title || at.scene);
+  for (const [, at] of Object.entries(view?.night?.where || {})) {
+    titles.set(at.scene, at.title || at.scene);
+    if (at.title) seen.set(at.scene, at.title);
+  }
   return titles;
 }
 
