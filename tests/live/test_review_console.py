@@ -100,7 +100,8 @@ async def test_a_ruling_on_any_step_asks_first_and_its_what_if_goes_the_other_wa
     await expect(st.locator("#disputes")).to_contain_text("No open dispute.")
     lost = await step_of(st, "Sam loses Brawny")
     step = st.locator(f"#timeline li[data-seq='{lost}']")
-    await step.get_by_role("button", name=f"Rule on this step ({lost})").click()
+    await expect(st.locator("#timeline")).to_contain_text("Tap a step's number to rule on it")
+    await step.get_by_role("button", name=f"#{lost}: rule on this step").click()
 
     panel = st.locator("#disputes article.rule-any")
     await expect(panel.get_by_role("heading")).to_have_text(f"Rule on step {lost}")

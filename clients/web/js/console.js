@@ -92,7 +92,7 @@ function start(live, { night = false } = {}) {
       built = true;
       fill(regions.invitations, h("h2", { id: "inv-h" }, "Invitations"), invitations(live));
       fill(regions.tools, h("h2", { id: "tools-h" }, "What-if, new scenes & downloads"), tools(live, view), newScene(live));
-      fill(regions.timeline, h("h2", { id: "tl-h" }, "Timeline"), h("p", {}, h("a", { href: replayLink(live), target: "_blank" }, "Step through it in the replay viewer")), timeline([], null, live));
+      fill(regions.timeline, h("h2", { id: "tl-h" }, "Timeline"), h("p", {}, h("a", { href: replayLink(live), target: "_blank" }, "Step through it in the replay viewer")), h("p", { class: "hint" }, "Tap a step's number to rule on it (any step, disputed or not)."), timeline([], ruleControl(live), live));
       fill(regions.challenges, h("h2", { id: "chal-h" }, "Challenges"), h("div", { class: "npc-declare" }), outcome("challenges"), h("p", { class: "none" }, "No open challenge."), openCards, h("details", { class: "done" }, h("summary", {}, ""), doneCards, h("button", { type: "button", class: "quiet older", onclick: () => live.olderChallenges() }, "Show older challenges")));
     }
     regions.tools.querySelector("input[name=at]").max = view.version; // a fork keeps events that exist
@@ -138,21 +138,18 @@ function start(live, { night = false } = {}) {
     const ruled = view.rulings.map((r) => challengeOf(live, view, disputedStep(live, r.event))?.outcome);
     region(regions.disputes, JSON.stringify([view.disputes, view.rulings, context, chosen, ruled, view.version]), () => fill(regions.disputes, h("h2", { id: "disp-h" }, "Disputes and rulings"), disputes(live, view), outcome("disputes")));
     grow(regions.timeline.querySelector("ol"), live.timeline);
-    ruleControls(live, regions.timeline.querySelector("ol"));
   };
   live.addEventListener("change", draw);
   live.addEventListener("status", draw);
   draw();
 }
 
-/** "Rule on this step" at the end of each step of the timeline not yet given one: it opens the
- * ruling form for that step in the disputes section (any step, disputed or not). */
-function ruleControls(live, list) {
-  for (const li of list.querySelectorAll("li:not([data-rule-control])")) {
-    const seq = Number(li.dataset.seq);
-    li.dataset.ruleControl = "1";
+/** Each step's number in the timeline is its "Rule on this step" control: it opens the ruling
+ * form for that step in the disputes section (any step, disputed or not). */
+function ruleControl(live) {
+  return (step) => {
     const open = () => {
-      ruleOn = seq;
+      ruleOn = step.seq;
       // once the press is over (a region is not redrawn under a finger), draw the form and go to it
       setTimeout(() => {
         live.changed();
@@ -161,8 +158,8 @@ function ruleControls(live, list) {
         heading?.focus({ preventScroll: true });
       }, 20);
     };
-    li.append(" ", h("button", { type: "button", class: "quiet rule-step", "aria-label": `Rule on this step (${seq})`, onclick: open }, "Rule on this step"));
-  }
+    return h("button", { type: "button", class: "step-no", "aria-label": `#${step.seq}: rule on this step`, title: "Rule on this step", onclick: open }, `#${step.seq}`);
+  };
 }
 
 /** Each ruleset's name, as a table knows it. */
