@@ -10,7 +10,7 @@ outcomes are public, as at the table, where they are spoken aloud.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import msgspec
@@ -383,27 +383,33 @@ def challenge_view(
     )
 
 
-def _addressed(cv: ChallengeView, me: str, others: list[str]) -> ChallengeView:
+@lru_cache(maxsize=4096)
+def _said_to(text: str, me: str, others: tuple[str, ...]) -> str:
+    """``addressed``, once per sentence and reader (the same why goes out with every patch)."""
+    return addressed(text, me, others)
+
+
+def _addressed(cv: ChallengeView, me: str, others: tuple[str, ...]) -> ChallengeView:
     """The sentences of a challenge (each test's why, the outcome's) as its player reads them:
     their own character as "you" ("A tie: your 5 Physical Traits against Rosa's 5"), as the
     timeline's sentences are. Unchanged where the name is not in them."""
     tests = cv.tests
     if any(me in t.why for t in tests):
-        tests = [msgspec.structs.replace(t, why=addressed(t.why, me, others)) if me in t.why else t for t in tests]
+        tests = [msgspec.structs.replace(t, why=_said_to(t.why, me, others)) if me in t.why else t for t in tests]
     outcome = cv.outcome
     if outcome is not None and me in outcome.why:
-        outcome = msgspec.structs.replace(outcome, why=addressed(outcome.why, me, others))
+        outcome = msgspec.structs.replace(outcome, why=_said_to(outcome.why, me, others))
     if tests is cv.tests and outcome is cv.outcome:
         return cv
     return msgspec.structs.replace(cv, tests=tests, outcome=outcome)
 
 
-def _reader(state: Scene, viewer: str) -> tuple[str, list[str]] | None:
+def _reader(state: Scene, viewer: str) -> tuple[str, tuple[str, ...]] | None:
     """A player's own character's name and the others' (None: the viewer has no character here)."""
     mine = state.characters.get(viewer)
     if mine is None:
         return None
-    return mine.name, [c.name for who, c in state.characters.items() if who != viewer]
+    return mine.name, tuple(c.name for who, c in state.characters.items() if who != viewer)
 
 
 def _trait_pools(state: Scene, ch: Challenge, viewer: str) -> dict[str, TraitPool]:
