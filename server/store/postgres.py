@@ -43,7 +43,7 @@ in tables this module creates with the others.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -152,6 +152,19 @@ def describe(url: str) -> str:
     return f"postgresql://{user}{parts.hostname or ''}{port}{parts.path}"
 
 
+def configurer(statement_timeout: str, readonly: bool) -> Callable[[psycopg.Connection[Any]], None]:
+    """What each new connection is set to: the statement timeout, and read-only transactions for a
+    read-only store. A function of its own, not a method: a pool holding the store would keep a
+    store nobody holds alive, and its pool trying to connect, until the garbage collector ran."""
+
+    def configure(conn: psycopg.Connection[Any]) -> None:
+        conn.execute("SELECT set_config('statement_timeout', %s, false)", [statement_timeout])
+        if readonly:
+            conn.execute("SET default_transaction_read_only = on")
+
+    return configure
+
+
 def unavailable(err: psycopg.Error, where: str = "") -> StorageUnavailable:
     """A driver error as the store's: the server, not the caller, is at fault."""
     at = f" ({where})" if where else ""
@@ -182,7 +195,7 @@ class PostgresStore:
         try:
             with psycopg.connect(self.settings.conninfo, autocommit=True) as conn:
                 self._check_server(conn)
-                self._configure(conn)
+                configurer(self.settings.statement_timeout, readonly)(conn)
                 if not readonly:
                     self._create(conn)
                 self._check_schema(conn)
@@ -197,7 +210,7 @@ class PostgresStore:
             min_size=1,
             max_size=self.settings.pool_size,
             kwargs={"autocommit": True},
-            configure=self._configure,
+            configure=configurer(self.settings.statement_timeout, readonly),  # no reference back to the store
             check=psycopg_pool.ConnectionPool.check_connection,
             timeout=CONNECT_TIMEOUT,
             name="justicar",
@@ -210,11 +223,6 @@ class PostgresStore:
         return self.settings.conninfo
 
     # -- start-up ------------------------------------------------------------------------------
-
-    def _configure(self, conn: psycopg.Connection[Any]) -> None:
-        conn.execute("SELECT set_config('statement_timeout', %s, false)", [self.settings.statement_timeout])
-        if self.readonly:
-            conn.execute("SET default_transaction_read_only = on")
 
     def _check_server(self, conn: psycopg.Connection[Any]) -> None:
         version = conn.info.server_version
