@@ -138,6 +138,14 @@ def acknowledged_in_log(tally: Tally, log: list[tuple[int, str, str]]) -> None:
             assert last.get(command_id) == result["version"], (command_id, result)
 
 
+async def refused_hello(url: str, token: str) -> bool:
+    """Whether a server refuses ``hello`` with this token."""
+    async with connect(url, compression=None) as ws:
+        await ws.send(json.dumps({"type": "hello", "token": token}))
+        answer = json.loads(await ws.recv())
+    return bool(answer["type"] == "error")
+
+
 @contextlib.asynccontextmanager
 async def connected(url: str, token: str, n: int) -> AsyncIterator[list[Peer]]:
     """``n`` subscribed connections of one token."""
@@ -213,11 +221,7 @@ class TestTwoProcessesOneFile:
                     await sam.closed.wait()
                 assert sam.close_code == 4003
             for url in (a.url, b.url):
-                async with contextlib.AsyncExitStack() as stack:
-                    ws = await stack.enter_async_context(connect(url, compression=None))
-                    await ws.send(json.dumps({"type": "hello", "token": tokens["Sam"]}))
-                    answer = json.loads(await ws.recv())
-                    assert answer["type"] == "error", answer
+                assert await refused_hello(url, tokens["Sam"])
 
 
 # -- a game night across processes -------------------------------------------------------------------

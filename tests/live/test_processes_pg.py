@@ -31,6 +31,7 @@ from tests.live.test_processes import (
     connected,
     logged,
     pushed,
+    refused_hello,
     same_order,
     table_script,
     willpower,
@@ -161,3 +162,23 @@ class TestThreeProcesses:
 
             done = cli("verify", "--db", postgres_db)
             assert done.returncode == 0 and f"{SCENE}: ok" in done.stdout, done.stdout + done.stderr
+
+    async def test_a_token_revoked_through_one_is_refused_by_the_others(self, postgres_db: str, tmp_path: Path) -> None:
+        """Sam, connected to the second and third processes, is cut off (4003) on both when the
+        Storyteller revokes his token through the first, and none of the three lets him in again."""
+        async with three(postgres_db, tmp_path) as (a, b, c):
+            tokens = a[1]
+            async with (
+                peer(b[0], tokens["Sam"], subscribe=True) as sam_b,
+                peer(c[0], tokens["Sam"], subscribe=True) as sam_c,
+                peer(a[0], tokens["Storyteller"]) as st,
+            ):
+                welcome = next(m for m in sam_b.messages if m["type"] == "welcome")
+                await st.send({"type": "revoke", "token_id": welcome["token_id"]})
+                await st.wait(lambda m: m["type"] == "revoked", "revoked")
+                with anyio.fail_after(10):
+                    await sam_b.closed.wait()
+                    await sam_c.closed.wait()
+                assert sam_b.close_code == sam_c.close_code == 4003
+            for url, _, _ in (a, b, c):
+                assert await refused_hello(url, tokens["Sam"])
