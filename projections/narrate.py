@@ -517,12 +517,14 @@ def _tonight(before: Scene, event: SceneEvent, viewer: str) -> str:
         case CharacterRegistered(character=sheet):
             who = f"{sheet.name} (NPC)" if sheet.npc else sheet.name
             return f"{who} is at the game tonight."
-        case SceneAdded():
-            title = f"“{event.title}”" if event.title else "A new scene"
-            return f"{title} opens tonight." if event.title else "A new scene opens tonight."
+        case SceneAdded():  # a player's night names no scene but its character's (projections.redact)
+            shown = event.title and viewer in (NARRATOR, SPECTATOR)
+            return f"“{event.title}” opens tonight." if shown else "A new scene opens tonight."
         case SceneEnded():
             found = before.night.scene(event.scene) if before.night else None
-            return f"“{found.title}” ends." if found and found.title else "A scene of tonight's game ends."
+            visit = before.night.where.get(viewer) if before.night else None
+            shown = viewer in (NARRATOR, SPECTATOR) or (visit is not None and visit.scene == event.scene)
+            return f"“{found.title}” ends." if shown and found and found.title else "A scene of tonight's game ends."
         case CharacterMoved(character=who) if sees(who):
             return f"The Storyteller sends {name(who)} into {where(event.to)}."
         case CharacterMoved(character=who):

@@ -15,11 +15,19 @@ spectator). Hidden from a viewer:
 - ``character_adjusted``: the changes and the reason, except to the ST and that character;
 - ``challenge_declared``, ``bid_placed``, ``mob_joined``: a side's test pool, except to the ST and
   that side (the first ``test_revealed`` shows every pool; a relent's pool is shown as it ends the
-  challenge).
+  challenge);
+- a game night's ``scene_added`` and ``scene_ended`` (``scene``, ``title``): from players, whose
+  night view and words name only the scene their character is in (``projections.night_view``);
+  shown to spectators. A record cannot be dropped (the chain has no gaps), so it stays, blanked:
+  "a new scene opens tonight";
+- the ``command`` of the server's follow-ups (ids starting with ``~``: ``~back-park-rosa-9``,
+  ``~arrive-…``, ``~correct-park-…``), which name the scenes they come from: from everyone but the
+  ST, as ``"~"`` (still telling a follow-up from a client's command).
 
-A blanked field is ``null`` and is named in the record's ``redacted`` list. Hashes are the
-original's, so a redacted record still says where it sits in the chain, but only the ST's copy
-can be re-hashed.
+A blanked field of the event is ``null`` (the command: ``"~"``) and is named in the record's
+``redacted`` list (the command as ``command``). Hashes are the original's, so a redacted record still
+says where it sits in the chain; but the hash covers the command and the data, so only a copy with
+nothing in ``redacted`` (the ST's always) can be re-hashed.
 """
 
 from __future__ import annotations
@@ -41,6 +49,8 @@ from domain.events import (
     CharacterReturned,
     DiceRolled,
     MobJoined,
+    SceneAdded,
+    SceneEnded,
     ThrowSealed,
 )
 from domain.log import Recorded, Wire, to_wire
@@ -89,15 +99,35 @@ def hidden_fields(record: Recorded, viewer: str) -> dict[str, Any]:
             return {"pool": None}
         case BidPlaced(character=who, pool=Pool()) | MobJoined(character=who, pool=Pool()) if who != viewer:
             return {"pool": None}
+        case SceneAdded() if viewer != SPECTATOR:
+            return {"scene": None, "title": None}
+        case SceneEnded() if viewer != SPECTATOR:
+            return {"scene": None}
     return {}
+
+
+FOLLOW_UP = "~"
+"""What a viewer other than the ST sees of a server follow-up's command id."""
+
+
+def hidden_command(record: Recorded, viewer: str) -> bool:
+    """Whether ``viewer`` sees the record's command as ``FOLLOW_UP``: a server follow-up's id (it
+    starts with ``~``) names the scene it comes from."""
+    return viewer != NARRATOR and record.command.startswith(FOLLOW_UP) and record.command != FOLLOW_UP
 
 
 def redact(record: Recorded, viewer: str) -> Wire:
     """The record as ``viewer`` may see it, in its JSON form."""
     hidden = hidden_fields(record, viewer)
-    if not hidden:
+    command = hidden_command(record, viewer)
+    if not hidden and not command:
         return to_wire(record)
-    data = {**msgspec.to_builtins(record.event), **hidden}
-    data.pop("type", None)
-    wire = to_wire(record, _encoder.encode(data))
+    if hidden:
+        data = {**msgspec.to_builtins(record.event), **hidden}
+        data.pop("type", None)
+        wire = to_wire(record, _encoder.encode(data))
+    else:
+        wire = to_wire(record)
+    if command:
+        return msgspec.structs.replace(wire, command=FOLLOW_UP, redacted=sorted([*hidden, "command"]))
     return msgspec.structs.replace(wire, redacted=sorted(hidden))

@@ -237,12 +237,12 @@ def test_a_players_night_in_the_second_person() -> None:
     night = said["g1"]
     assert "You are at the game tonight." in night
     assert "Juan is at the game tonight." in night
-    assert "“Elysium” opens tonight." in night
+    assert "A new scene opens tonight." in night and "“Elysium” opens tonight." not in night  # no other scene
     assert "The Storyteller sends you into “Elysium”." in night
     assert "The Storyteller sends Juan into a scene." in night  # where Juan goes is not Sam's to know
     assert "You come back from “Elysium”, now without Brawny: between scenes." in night
     assert "Juan is between scenes." in night
-    assert "“Elysium” ends." in night
+    assert "A scene of tonight's game ends." in night  # Sam is back between scenes before it ends
     assert "The Storyteller sends you into “The parking lot”." in night
     assert "A ruling in “Elysium” after you left it: you get Brawny back." in night
     assert "A ruling in an earlier scene changes what Juan carries tonight." in night
