@@ -18,7 +18,7 @@ from domain.errors import Rejected
 from domain.rules import RULESETS, ruleset_for
 from domain.sheets import Sheet, sheet_problems
 from domain.state import NARRATOR
-from projections.audit_render import carried_words, entry_words
+from projections.audit_render import carried_words, entry_words, visible
 from projections.ledger import ledgers
 from server.backend import open_backend
 from server.nights import is_night, scenes_of
@@ -269,8 +269,20 @@ def game_move(args: argparse.Namespace, out: TextIO) -> int:
         backend.close()
 
 
+class _Shown:
+    """Printed text with its control characters and bidi controls shown as codes (``visible``): a
+    name never drives the terminal. Each ``print`` writes its line, then its line break alone."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def write(self, text: str) -> int:
+        return self.out.write(text if text == "\n" else visible(text))
+
+
 def game_show(args: argparse.Namespace, out: TextIO) -> int:
     """The night's scenes (open, closed), who is where, and each character's ledger."""
+    out = _Shown(out)  # type: ignore[assignment]
     backend = open_backend(args.db)
     store = backend.store
     try:

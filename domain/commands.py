@@ -17,13 +17,16 @@ from msgspec import Meta
 from domain.carried import Carried
 from domain.effects import Effect
 from domain.pools import PoolSpec
-from domain.sheets import Category, Ident, Name, Sheet
+from domain.sheets import PLAIN, UNCONTROLLED, Category, Ident, Name, Sheet, plain_sheet
 
 CommandId = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[^~]")]
 """A client's command id. Ids starting with ``~`` are the server's own (its automatic throws, a
 scene it opens, a fork): no client may take one."""
-Text = Annotated[str, Meta(max_length=2000)]
-Reason = Annotated[str, Meta(min_length=1, max_length=2000)]
+Text = Annotated[str, Meta(max_length=2000, pattern=UNCONTROLLED)]
+"""Free text (a victory condition): no control characters (``domain.sheets.UNCONTROLLED``)."""
+Title = Annotated[str, Meta(max_length=2000, pattern=PLAIN)]
+"""A scene's or a night's title: as a name, no control characters nor bidi controls."""
+Reason = Annotated[str, Meta(min_length=1, max_length=2000, pattern=UNCONTROLLED)]
 Aware = Annotated[datetime, Meta(tz=True)]
 Sign = Annotated[str, Meta(min_length=1, max_length=32)]
 Bid = Annotated[list[Name], Meta(max_length=20)]
@@ -181,7 +184,7 @@ RulesetName = Literal["lotn", "camarilla", "bns", "kony"]
 
 class OpenScene(Command, frozen=True, kw_only=True, tag="open_scene"):
     ruleset: RulesetName
-    title: Text = ""
+    title: Title = ""
     options: Options = Options()
     game: Ident | None = None
     """The game night the scene belongs to: its characters enter with what they carry."""
@@ -189,6 +192,9 @@ class OpenScene(Command, frozen=True, kw_only=True, tag="open_scene"):
 
 class AddCharacter(Command, frozen=True, kw_only=True, tag="add_character"):
     character: Sheet
+
+    def __post_init__(self) -> None:
+        plain_sheet(self.character)  # names: no control characters (a follow-up's Arrive keeps old ones)
 
 
 class RemoveCharacter(Command, frozen=True, kw_only=True, tag="remove_character"):
@@ -247,7 +253,7 @@ class CloseScene(Command, frozen=True, kw_only=True, tag="close_scene"):
 
 class OpenGame(Command, frozen=True, kw_only=True, tag="open_game"):
     ruleset: RulesetName
-    title: Text = ""
+    title: Title = ""
 
 
 class CloseGame(Command, frozen=True, kw_only=True, tag="close_game"):
@@ -256,6 +262,9 @@ class CloseGame(Command, frozen=True, kw_only=True, tag="close_game"):
 
 class RegisterCharacter(Command, frozen=True, kw_only=True, tag="register_character"):
     character: Sheet
+
+    def __post_init__(self) -> None:
+        plain_sheet(self.character)
 
 
 class MoveCharacter(Command, frozen=True, kw_only=True, tag="move_character"):
@@ -293,7 +302,7 @@ class NoteScene(Command, frozen=True, kw_only=True, tag="note_scene"):
     """To a night: one of its scenes opened or closed."""
 
     origin: Ident
-    title: Text = ""
+    title: Title = ""
     closed: bool = False
 
 

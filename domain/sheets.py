@@ -15,7 +15,19 @@ from msgspec import Meta
 Category = Literal["physical", "social", "mental"]
 CATEGORIES: tuple[Category, ...] = ("physical", "social", "mental")
 
+PLAIN = r"^[^\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]*\Z"
+r"""A name or a title: no control character (C0, DEL, C1: a line break, a tab, an ESC that would
+drive a terminal) and no bidi embedding, override or isolate (U+202A-U+202E, U+2066-U+2069: one
+would turn a sentence around the name). ``\Z``, not ``$``: ``$`` lets a last line break through."""
+UNCONTROLLED = r"^[^\x00-\x1f\x7f-\x9f]*\Z"
+"""Free text (a victory condition, a reason): no control character; bidi marks are kept (a
+right-to-left sentence may need them)."""
+UNPLAIN = "cannot hold control characters (line breaks, tabs, escape codes) or text-direction overrides"
+"""What is wrong with a name that does not match ``PLAIN``, in a player's words."""
 Name = Annotated[str, Meta(min_length=1, max_length=64)]
+"""A name as stored: events written before names refused control characters still decode. A sheet
+that comes in (``add_character``, ``register_character``) is checked against ``PLAIN``
+(``plain_names``)."""
 Ident = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")]
 Count = Annotated[int, Meta(ge=1, le=99)]
 Level = Annotated[int, Meta(ge=0, le=99)]
@@ -141,6 +153,42 @@ class Sheet(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_
         return name in self.merits
 
 
+_PLAIN = re.compile(PLAIN)
+
+
+def _unplain(text: object) -> bool:
+    return isinstance(text, str) and not _PLAIN.match(text)
+
+
+def plain_names(raw: object) -> dict[str, str]:
+    """The names of a submitted sheet (its name; its Traits', abilities' and the like) that hold a
+    control character or a bidi control, by path (``name``, ``traits.physical``), each with what
+    is wrong (``Expected `str` matching regex …``, as msgspec says it)."""
+    if not isinstance(raw, dict):
+        return {}
+    wrong = f"Expected `str` matching regex {PLAIN!r}"
+    found = {}
+    if _unplain(raw.get("name")):
+        found["name"] = wrong
+    for field, value in raw.items():
+        if field in ("traits", "negative_traits") and isinstance(value, dict):
+            for part, holder in value.items():
+                if isinstance(holder, dict) and any(map(_unplain, holder)):
+                    found[f"{field}.{part}"] = wrong
+        elif isinstance(value, dict | list) and any(map(_unplain, value)):
+            found[field] = wrong
+    return found
+
+
+def plain_sheet(sheet: Sheet) -> None:
+    """Refuse (``ValueError``, which msgspec reports as a ``ValidationError``) a submitted sheet whose
+    name or whose Traits' names hold control characters or bidi controls."""
+    wrong = plain_names(msgspec.to_builtins(sheet))
+    if wrong:
+        where = "name" if "name" in wrong else "Trait names"
+        raise ValueError(f"The character's {where} {UNPLAIN}.")
+
+
 def sheet_problems(raw: object) -> dict[str, str]:
     """Every field of a submitted sheet that is wrong, by its path (``traits.physical.Brawny``), with
     what is wrong; empty when the sheet decodes. For showing a bad sheet file field by field."""
@@ -154,7 +202,7 @@ def sheet_problems(raw: object) -> dict[str, str]:
                 problems[name] = "required"
             continue
         problems.update(_problems(name, raw[name], info.type))
-    return problems
+    return {**plain_names(raw), **problems}
 
 
 def _problems(path: str, value: Any, type_: Any) -> dict[str, str]:

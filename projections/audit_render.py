@@ -5,6 +5,7 @@ its outcome."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from html import escape
 from typing import Literal
@@ -30,6 +31,32 @@ from projections.narrate import source_label
 
 def _name(audit: Audit, who: str) -> str:
     return audit.names.get(who, who)
+
+
+# -- player text in Markdown ----------------------------------------------------------------------
+
+_UNSEEN = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""Control characters (C0, DEL, C1) and the bidi embeddings, overrides and isolates: never written
+as they are (an ESC would drive a terminal, a line break start a heading, an override turn the
+sentence around it)."""
+_MARKUP = re.compile(r"([\\`*_\[\]<>~])")
+"""What Markdown (CommonMark, GitHub's) reads as markup inside a line: emphasis, code, links and
+images, raw HTML, strike-through. (A heading, a list, a quote or a table starts a line: player text
+never does, its line breaks shown.)"""
+
+
+def visible(text: str) -> str:
+    """``text`` with each control character and bidi control shown as its code (``⟨U+001B⟩``):
+    safe to print on a terminal or in a line of Markdown, and what was there still readable."""
+    return _UNSEEN.sub(lambda m: f"⟨U+{ord(m[0]):04X}⟩", text)
+
+
+def md(text: object) -> str:
+    """Player text (names, titles, victory conditions, reasons, notes) as literal Markdown: its
+    control characters shown (``visible``; so it stays on its line: no heading or list of its
+    own), and every character Markdown reads as markup escaped with a backslash (no raw HTML, no
+    emphasis, link or image)."""
+    return _MARKUP.sub(r"\\\1", visible(str(text)))
 
 
 def _heading(ch: ChallengeAudit) -> str:
@@ -64,8 +91,8 @@ def render(audit: Audit | NightAudit, format: Format | str) -> str:
 
 
 def markdown(audit: Audit) -> str:
-    out = [f"# Audit: {audit.title or audit.scene}", ""]
-    rules = audit.ruleset_title or audit.ruleset
+    out = [f"# Audit: {md(audit.title or audit.scene)}", ""]
+    rules = md(audit.ruleset_title or audit.ruleset)
     out += [f"Scene `{audit.scene}`, {rules} rules, {audit.status}, {audit.chain.events} events.", ""]
     out += ["## Verification", "", _chain_text(audit), ""]
     out += ["## Participants", ""]
@@ -73,7 +100,7 @@ def markdown(audit: Audit) -> str:
         traits = p.sheet.traits
         counts = (
             ", ".join(
-                f"{cat} {sum(traits.of(cat).values())} ({', '.join(traits.of(cat))})"
+                f"{cat} {sum(traits.of(cat).values())} ({md(', '.join(traits.of(cat)))})"
                 for cat in ("physical", "social", "mental")
                 if traits.of(cat)
             )
@@ -81,9 +108,11 @@ def markdown(audit: Audit) -> str:
             else "no Traits"
         )
         extra = (
-            f"; abilities {', '.join(f'{a} {n}' for a, n in p.sheet.abilities.items())}" if p.sheet.abilities else ""
+            f"; abilities {md(', '.join(f'{a} {n}' for a, n in p.sheet.abilities.items()))}"
+            if p.sheet.abilities
+            else ""
         )
-        out.append(f"- **{p.name}**{' (NPC)' if p.npc else ''}, {_joined(p)}: {counts}{extra}")
+        out.append(f"- **{md(p.name)}**{' (NPC)' if p.npc else ''}, {md(_joined(p))}: {counts}{extra}")
     out += ["", "## Challenges", ""]
     for ch in audit.challenges:
         out += _challenge_md(audit, ch)
@@ -91,16 +120,18 @@ def markdown(audit: Audit) -> str:
         out += ["## Disputes and rulings", ""]
         for d in audit.disputes:
             ruled = f" → ruling #{d.ruling}" if d.ruling else " (open)"
-            out.append(f"- #{d.id} {_name(audit, d.by)} disputes {_step(audit, d.event)}: {d.reason}{ruled}")
+            said = f"{md(_name(audit, d.by))} disputes {md(_step(audit, d.event))}: {md(d.reason)}"
+            out.append(f"- #{d.id} {said}{ruled}")
         for r in audit.rulings:
-            out.append(f"- Ruling #{r.id} on {_step(audit, r.event)}: **{r.decision}** ({r.reason}). {r.why}")
+            said = f"{md(_step(audit, r.event))}: **{md(r.decision)}** ({md(r.reason)}). {md(r.why)}"
+            out.append(f"- Ruling #{r.id} on {said}")
         out.append("")
     out += ["## Timeline", ""]
     for section in audit.timeline:
-        out += [f"### {section.title}", ""]
+        out += [f"### {md(section.title)}", ""]
         for step in section.steps:
-            rule = f" *[{step.rule}]*" if step.rule else ""
-            out.append(f"- #{step.seq} `{step.at}` {step.summary}{rule}")
+            rule = f" *[{md(step.rule)}]*" if step.rule else ""
+            out.append(f"- #{step.seq} `{step.at}` {md(step.summary)}{rule}")
         out.append("")
     return "\n".join(out)
 
@@ -119,30 +150,32 @@ def _chain_text(audit: Audit) -> str:
 
 
 def _words_md(words: Words | None) -> list[str]:
-    return [f"  > {words.words} — *{words.rule}, {words.source}*"] if words else []
+    return [f"  > {md(words.words)} — *{md(words.rule)}, {md(words.source)}*"] if words else []
 
 
 def _challenge_md(audit: Audit, ch: ChallengeAudit) -> list[str]:
-    out = [f"### {_heading(ch)}", "", f"*Declared at step #{ch.seq}; challenge id `{ch.id}`.*", ""]
+    out = [f"### {md(_heading(ch))}", "", f"*Declared at step #{ch.seq}; challenge id `{ch.id}`.*", ""]
     if ch.victory:
-        out.append(f"- Victory: “{ch.victory}”")
+        out.append(f"- Victory: “{md(ch.victory)}”")
     for who, bid in ch.bids.items():
-        out.append(f"- {_name(audit, who)} bids {', '.join(bid) or 'nothing'}")
+        out.append(f"- {md(_name(audit, who))} bids {md(', '.join(bid) or 'nothing')}")
     for call in ch.calls:
         verdict = "right" if call.correct else "wrong"
-        out.append(f"- {_name(audit, call.by)} calls {call.trait} on {_name(audit, call.against)}: {verdict}")
+        said = f"{md(_name(audit, call.by))} calls {md(call.trait)} on {md(_name(audit, call.against))}"
+        out.append(f"- {said}: {verdict}")
     for test in ch.tests:
-        out.append(f"- Test {test.number}: {_signs(audit, ch, test)} — {test.why}")
+        out.append(f"- Test {test.number}: {md(_signs(audit, ch, test))} — {md(test.why)}")
         out += _words_md(test.rule)
-    out += [f"- {_retest(audit, r)}" for r in ch.retests]
+    out += [f"- {md(_retest(audit, r))}" for r in ch.retests]
     if ch.original_outcome:
         out.append(
-            f"- First outcome: {ch.original_outcome.why} (corrected by ruling {', '.join(f'#{n}' for n in ch.rulings)})"
+            f"- First outcome: {md(ch.original_outcome.why)} "
+            f"(corrected by ruling {', '.join(f'#{n}' for n in ch.rulings)})"
         )
     if ch.outcome:
-        out.append(f"- **Outcome**: {ch.outcome.why}")
+        out.append(f"- **Outcome**: {md(ch.outcome.why)}")
         out += _words_md(ch.outcome.rule)
-    out += [f"- {line}" for line in ch.consequences]
+    out += [f"- {md(line)}" for line in ch.consequences]
     out.append("")
     return out
 
@@ -419,13 +452,13 @@ def _stream_md(c: StreamChain) -> str:
         text = f"hash chain intact: {c.chain.events} events, head `{c.chain.head}`"
     else:
         text = f"**hash chain broken** at {c.chain.problem}; stored head `{c.chain.head}`"
-    return f"- {what} {c.title} (`{c.stream}`): {text}."
+    return f"- {what} {md(c.title)} (`{c.stream}`): {text}."
 
 
 def night_markdown(audit: NightAudit) -> str:
-    out = [f"# Night audit: {audit.title or audit.night}", ""]
+    out = [f"# Night audit: {md(audit.title or audit.night)}", ""]
     out += [
-        f"Game night `{audit.night}`, {audit.ruleset_title} rules, {audit.status}; "
+        f"Game night `{audit.night}`, {md(audit.ruleset_title)} rules, {audit.status}; "
         f"{len(audit.scenes)} scene{'s' if len(audit.scenes) != 1 else ''}.",
         "",
         "## Verification",
@@ -439,28 +472,28 @@ def night_markdown(audit: NightAudit) -> str:
     ]
     for n, scene in enumerate(audit.scenes, start=1):
         closed = f", closed {_time(scene.closed)}" if scene.closed else ""
-        out += [f"### {n}. {scene.title} (`{scene.scene}`), {scene.status}", ""]
+        out += [f"### {n}. {md(scene.title)} (`{scene.scene}`), {scene.status}", ""]
         out.append(f"Opened {_time(scene.opened)}{closed}; {scene.events} events.")
         out.append("")
-        out.append(f"- Characters of the night: {', '.join(scene.characters) or 'none'}")
+        out.append(f"- Characters of the night: {md(', '.join(scene.characters) or 'none')}")
         if scene.others:
-            out.append(f"- Also in the scene: {', '.join(scene.others)}")
-        out += [f"- {line}" for line in scene.challenges]
-        out += [f"- {line}" for line in scene.rulings]
+            out.append(f"- Also in the scene: {md(', '.join(scene.others))}")
+        out += [f"- {md(line)}" for line in scene.challenges]
+        out += [f"- {md(line)}" for line in scene.rulings]
         out.append("")
     out += ["## Ledgers", ""]
     for ledger in audit.ledgers:
-        out += [f"### {ledger.name}, {_where(audit, ledger)}", "", f"Now: {carried_words(ledger.now)}.", ""]
+        out += [f"### {md(ledger.name)}, {md(_where(audit, ledger))}", "", f"Now: {md(carried_words(ledger.now))}.", ""]
         if not ledger.entries:
             out += ["Nothing lost or gained tonight.", ""]
         for entry in ledger.entries:
-            why = f" {entry.why}" if entry.why else ""
-            out.append(f"- {entry.title} #{entry.seq}: **{entry_words(entry)}**.{why}")
+            why = f" {md(entry.why)}" if entry.why else ""
+            out.append(f"- {md(entry.title)} #{entry.seq}: **{md(entry_words(entry))}**.{why}")
             words = audit.rules.get(entry.rule)
             if words is not None:
-                out.append(f"  > {words.words} — *{words.rule}, {words.source}*")
+                out += _words_md(words)
             elif entry.rule:
-                out.append(f"  > *{entry.rule}, {entry.book}*")
+                out.append(f"  > *{md(entry.rule)}, {md(entry.book)}*")
         out.append("")
     return "\n".join(out)
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from projections.audit_render import visible
+
 _NEEDS = {"id": "an id", "name": "a name"}
 
 
@@ -62,6 +64,9 @@ def in_words(problems: dict[str, str], raw: Any) -> dict[str, str]:
             text = f"{label} must be at most {m[1]} characters long."
         elif what.startswith("Expected `str` of length >= 1"):
             text = f"{label} cannot be empty."
+        elif "matching regex" in what and "x00" in what:  # domain.sheets.PLAIN: shown, not echoed
+            text = f"{visible(label)} cannot hold control characters (line breaks, tabs, escape codes)"
+            text += " or text-direction overrides."
         elif what.startswith("Expected `str` matching regex"):
             text = f"{label} takes letters, digits, dots, dashes and underscores only{shown}."
         elif what.startswith("Expected `str`"):
