@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import re
 import secrets
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -40,7 +41,7 @@ from domain.errors import Rejected
 from domain.evolve import fold
 from domain.log import Wire
 from domain.rules import ruleset_for
-from domain.sheets import sheet_problems
+from domain.sheets import UNPLAIN, sheet_problems
 from domain.state import Scene
 from projections.narrate import narrate
 from projections.redact import redact
@@ -58,9 +59,11 @@ from server.store import SceneCorrupt, StorageUnavailable, StoreError
 from server.tokens import Grant
 from server.wire import (
     COMMAND_TYPES,
+    CONNECTIONS,
     CONTROL_TYPES,
     MAX_QR,
     MAX_REPLAY,
+    SPECTATOR_CONNECTIONS,
     AuditRequest,
     ChallengesPage,
     ChallengesRequest,
@@ -135,6 +138,23 @@ async def _paced(parts: Iterator[memoryview]) -> AsyncIterator[memoryview]:
     for part in parts:
         yield part
         await anyio.sleep(0)
+
+
+_CONTROLLED = re.compile(r"Expected `str` matching regex '\^\[\^\\\\x00.*' - at `\$\.(?P<field>[a-z_]+)")
+
+
+def _plainly(err: msgspec.ValidationError) -> str | None:
+    """A name, title, victory condition or reason with a control character (or, a name or title, a
+    bidi control) in a player's words; None for any other problem."""
+    said = str(err)
+    if said.startswith("The character's") and UNPLAIN in said:  # domain.sheets.plain_sheet, in words
+        return said.split(" - at `", 1)[0]
+    found = _CONTROLLED.match(said)
+    if found is None:
+        return None
+    field = found["field"].replace("_", " ")
+    bidi = " or text-direction overrides" if "u202a" in str(err) else ""
+    return f"The {field} cannot hold control characters (line breaks, tabs, escape codes){bidi}."
 
 
 class Refusal(Exception):
@@ -326,7 +346,7 @@ class Connection:
             try:
                 message = msgspec.convert(body, Control)
             except msgspec.ValidationError as err:
-                raise Refusal("malformed", f"Bad {kind} message: {err}") from None
+                raise Refusal("malformed", _plainly(err) or f"Bad {kind} message: {err}") from None
             try:
                 await self.control(message)
             except SceneCorrupt as err:  # a replay, a page of history, a catch-up met a bad event
@@ -395,10 +415,15 @@ class Connection:
     async def _opens(self, scene: str, command: AnyCommand | None = None) -> None:
         """Refuse, in words (``forbidden``), a stream other than the token's own that the token does
         not open. A game night's token opens the scenes of that night (those whose ``game`` is the
-        night): the Storyteller's and a spectator's every one, a player's those its character is in
-        now or has been in tonight. The Storyteller also opens a new scene of the night
-        (``open_scene`` with ``game``). Once opened, a scene stays open to the connection (a scene's
-        night never changes, and where a character has been stays so)."""
+        night): the Storyteller's every one, its what-ifs (forks) included; a spectator's every one
+        but the what-ifs; a player's the one its character is in now and the closed ones it has been
+        in tonight (to look back and dispute, as a closed scene's replay allows), never a what-if nor
+        an open scene it has left. The Storyteller also opens a new scene of the night
+        (``open_scene`` with ``game``). Every scene a token may not open gets one refusal, whatever
+        the reason, that names no scene (``_closed_to``); only a scene the character has left and
+        that is still open is said so (its player knows it). What stays open to a connection is
+        kept (``_opened``): a scene's night and its being a what-if never change, nor does a closed
+        scene reopen; a player's open scene is asked again each time (the character may leave)."""
         grant = self._authenticated()
         if scene in self._opened:
             return
@@ -406,24 +431,40 @@ class Connection:
         if night is None:
             self._security("forged scene", claimed=scene[:64])
             raise Refusal("forbidden", f"Your token is for scene {grant.scene!r}, not {scene!r}.")
-        tonight = f"“{night.title}”" if night.title else "tonight's game"
         if isinstance(command, OpenScene) and command.game == grant.scene and grant.role == "st":
             return  # a new scene of the night: the domain refuses one that is already open
+        visit = night.night.where.get(grant.character) if night.night and grant.character else None
+        if grant.role == "player" and visit is not None and visit.scene == scene:
+            return  # in it now (the night sends characters into its own scenes only): asked again next time
         state = await self._scene_state(scene) if self.hub.backend.store.head(scene)[0] else None
         if state is None or state.game != grant.scene:
             self._security("scene outside the night", claimed=scene[:64])
-            raise Refusal("forbidden", f"Your link is for {tonight}; {scene!r} is not one of its scenes.")
+            raise self._closed_to(night)
+        if grant.role == "st":
+            self._opened.add(scene)
+            return
+        if state.forked_from is not None:  # a what-if is the Storyteller's alone
+            self._security("what-if asked", claimed=scene[:64])
+            raise self._closed_to(night)
         if grant.role == "player" and grant.character is not None:
-            who = grant.character
-            visit = night.night.where.get(who) if night.night else None
-            there = state.characters.get(who)
-            if (visit is None or visit.scene != scene) and (there is None or not there.entered):
-                name, title = night.name_of(who), f"“{state.title}”" if state.title else repr(scene)
-                raise Refusal(
-                    "forbidden",
-                    f"{name} is not in {title}: your link for {tonight} opens the scenes {name} is in.",
-                )
+            there = state.characters.get(grant.character)
+            if there is None or not there.entered:
+                raise self._closed_to(night)
+            if state.status != "closed":
+                title = f"“{state.title}”" if state.title else "that scene"
+                raise Refusal("forbidden", f"You left {title}; you can look back at it once it closes.")
         self._opened.add(scene)
+
+    def _closed_to(self, night: Scene) -> Refusal:
+        """The one refusal of a scene a night's token does not open, whatever the reason (not a scene
+        of the night, a what-if, a scene its character has never been in): it names no scene."""
+        grant = self._authenticated()
+        tonight = f"“{night.title}”" if night.title else "tonight's game"
+        if grant.role == "player":
+            opens = "the scene you are in now and the closed scenes you have been in tonight"
+        else:
+            opens = "the scenes played tonight"
+        return Refusal("forbidden", f"Your link for {tonight} does not open that scene: it opens {opens}.")
 
     async def pool(self, asked: PoolRequest) -> PoolPreview:
         """The pool a side would put in, as the ruleset computes it, or why it would be refused."""
@@ -551,12 +592,17 @@ class Connection:
         await self.send(HistoryPage(start=start, end=end, events=events, summaries=words))
 
     async def ledger(self) -> None:
-        """The night's ledger (of a fork of one of its scenes: with the what-if), as a document."""
-        self._storyteller("see the night's ledger")
+        """The night's ledger (of a fork of one of its scenes: with the what-if), as a document. A
+        token for the night itself gets every character's; a token for one scene of the night (or a
+        fork of one) the ledgers of the characters who have been in that scene, no other's."""
+        grant = self._storyteller("see the night's ledger")
         state = await self._scene_state(self.stream)
         night = night_of(state)
         if night is None:
             raise Refusal("not_a_game", "This scene is not part of a game night: there is no night's ledger.")
+        only = None
+        if grant.scene != night:  # a scene's Storyteller: its stream is its own scene (``_opens``)
+            only = frozenset(who for who, there in state.characters.items() if there.entered)
         origin = state.forked_from
         frame = await self.hub.worker.run(
             ledger_frame,
@@ -565,6 +611,7 @@ class Connection:
             night,
             origin and origin.scene,
             origin.seq if origin else 0,
+            only,
         )
         await self.send_parts(frame)
 
@@ -590,6 +637,13 @@ class Connection:
         if grant is None:
             self._security("bad token")
             raise Refusal("bad_token", "That token is unknown, revoked or expired.")
+        cap = SPECTATOR_CONNECTIONS if grant.role == "spectator" else CONNECTIONS
+        if len(self.hub.connections.get(grant.token_id, ())) >= cap:  # one token, a flood of connections
+            self._security("too many connections", of_token=grant.token_id, cap=cap)
+            why = f"This link is open in {cap} places already: close one (a tab, a phone) and try again."
+            await self.send(ErrorMessage(code="too_many_connections", message=why))
+            self.stop(POLICY, why)
+            return
         self.grant, self.stream = grant, grant.scene
         self.hub.attach(grant.token_id, self)
         structlog.contextvars.bind_contextvars(scene=grant.scene, role=grant.role)
@@ -671,7 +725,7 @@ class Connection:
                     problems = in_words(problems, body.get("character"))  # a player's words (server.sheet_words)
                     listed = " ".join(problems.values())
                     raise Refusal("bad_sheet", f"The sheet is not valid: {listed}", fields=problems) from None
-            raise Refusal("malformed", f"Bad {body['type']} command: {err}") from None
+            raise Refusal("malformed", _plainly(err) or f"Bad {body['type']} command: {err}") from None
         if scene != grant.scene:
             await self._opens(scene, command)
         started = time.perf_counter()

@@ -1,7 +1,11 @@
 """The night's ledger on request (``ledger``): the Storyteller's console of a night shows each
 character's ledger (``projections.ledger``), and the console of a fork of one of the night's scenes
 shows how the ledger would stand had the fork's way been the scene's (``what_if``). Read and
-computed on the worker thread; sent as a ``document`` (JSON), like the audit."""
+computed on the worker thread; sent as a ``document`` (JSON), like the audit.
+
+Who gets which ledgers (``server.connection.Connection.ledger``): the night's Storyteller (a token
+for the night itself) every character's; the Storyteller of one scene of the night (a token for that
+scene, or for a fork of it) those of the characters who have been in that scene, and no other."""
 
 from __future__ import annotations
 
@@ -43,9 +47,12 @@ def night_of(state: Scene) -> str | None:
     return state.game or None
 
 
-def ledger_frame(store: EventStore, stream: str, night: str, origin: str | None, at: int) -> bytes:
+def ledger_frame(
+    store: EventStore, stream: str, night: str, origin: str | None, at: int, only: frozenset[str] | None = None
+) -> bytes:
     """The ``document`` message holding the night's ledger (and, asked of a fork of one of its
-    scenes, ``origin``, the what-if). Pure reads: safe on a worker thread."""
+    scenes, ``origin``, the what-if): every character's, or (``only``) those characters' alone.
+    Pure reads: safe on a worker thread."""
     records = list(store.read(night))
     scenes = {s: list(store.read(s)) for s in scenes_of(store, night)}
     state = fold(records)
@@ -57,10 +64,18 @@ def ledger_frame(store: EventStore, stream: str, night: str, origin: str | None,
             title=titles.get(origin, origin),
             fork=stream,
             at=at,
-            characters=what_if(records, scenes, origin, list(store.read(stream))),
+            characters=[
+                w
+                for w in what_if(records, scenes, origin, list(store.read(stream)))
+                if only is None or w.character in only
+            ],
         )
     book = NightLedger(
-        night=night, title=state.title, ruleset=state.ruleset, ledgers=ledgers(records, scenes), what_if=part
+        night=night,
+        title=state.title,
+        ruleset=state.ruleset,
+        ledgers=[book for book in ledgers(records, scenes) if only is None or book.character in only],
+        what_if=part,
     )
     text = msgspec.json.encode(book).decode()
     return encode(Document(name=f"{stream}-ledger.json", media_type="application/json", text=text))

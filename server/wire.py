@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from domain.commands import AnyCommand, Maneuver, Options
+from domain.commands import AnyCommand, Maneuver, Options, Title
 from domain.evolve import evolve
 from domain.log import Recorded, Wire
 from domain.pools import Pool, PoolSpec
@@ -38,6 +38,12 @@ HARD_FRAME = 1024 * 1024
 RATE = 50.0
 BURST = 100
 """By default each connection may send ``RATE`` messages a second on average, ``BURST`` at once."""
+CONNECTIONS = 8
+"""Live connections one player's or Storyteller's token may hold at once (in one server process):
+a page holds two (a night's and its scene's), a few tabs and phones more; the next is closed (1008)
+with the reason, so one token cannot flood the server with connections each under its rate."""
+SPECTATOR_CONNECTIONS = 64
+"""Live connections one spectators' link may hold at once: it is shared with the room."""
 
 
 # -- client to server ------------------------------------------------------------------------
@@ -85,7 +91,7 @@ class GetView(_In, frozen=True, kw_only=True, tag="get_view"):
 
 class CreateScene(_In, frozen=True, kw_only=True, tag="create_scene"):
     ruleset: Literal["lotn", "camarilla", "bns", "kony"]
-    title: Annotated[str, Meta(max_length=2000)] = ""
+    title: Title = ""
     options: Options = Options()
     scene: Ident | None = None
 

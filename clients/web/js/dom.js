@@ -19,8 +19,18 @@ export function h(tag, attrs = {}, ...children) {
 function append(el, children) {
   for (const child of children.flat(Infinity)) {
     if (child === false || child === null || child === undefined) continue;
-    el.append(child instanceof Node ? child : String(child));
+    el.append(child instanceof Node ? child : contained(String(child)));
   }
+}
+
+const DIRECTION = /[\u202A-\u202E\u2066-\u2069]/;
+/** Text with each direction control (an override, an embedding, an isolate: old text from before
+ * names refused them) held to its word: the run from the control to the next space goes inside an
+ * isolate (FSI…PDI), which ends whatever it opened (UAX #9, X6a). A name in a sentence never turns
+ * the rest of the sentence around. */
+export function contained(text) {
+  if (!DIRECTION.test(text)) return text;
+  return text.replace(/[\u202A-\u202E\u2066-\u2069]\S*/g, (run) => `\u2068${run}\u2069`);
 }
 
 /** Replace an element's children. */
