@@ -200,7 +200,11 @@ def order(d: Draft, cmd: Order) -> None:
     rule = rules.cites.get("ties", ORDER)
     d.add(
         InitiativeSet(
-            order=new_order, values=dict(r.values), why=f"The Storyteller orders the tie: {names}.", rule=rule
+            order=new_order,
+            values=dict(r.values),
+            why=f"The Storyteller orders the tie: {names}.",
+            rule=rule,
+            ordered=ordered if len(ordered) == 1 else [],
         )
     )
     if not rules.declares_actions and set(r.turn) == set(group):  # the tie was acting together: first one now

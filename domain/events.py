@@ -570,6 +570,8 @@ class InitiativeSet(Event, frozen=True, kw_only=True, tag="initiative_set"):
     """The tests thrown between characters tied on every count (bns)."""
     rolls: dict[str, list[int]] = {}
     """The d10s each tied character rolled, rerolls included (kony:initiative-ties)."""
+    ordered: list[list[str]] = []
+    """A tie the Storyteller ordered, in that order, where it still acts as one group."""
 
 
 class TurnStarted(Event, frozen=True, kw_only=True, tag="turn_started"):

@@ -528,6 +528,8 @@ class RoundState(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """A narrative round (kony:narrative)."""
     normal_over: bool = False
     """Everyone's normal action is done: "end of the round" has come (kony:end-of-round)."""
+    ordered: tuple[tuple[str, ...], ...] = ()
+    """Ties the Storyteller ordered that still act as one group, each in its order."""
 
     @property
     def key(self) -> int:

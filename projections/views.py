@@ -95,6 +95,8 @@ class RoundView(msgspec.Struct, frozen=True):
     """A narrative round (kony:narrative): players roll against the Storyteller's difficulty."""
     normal_over: bool = False
     """Everyone's normal action is done: "end of the round" has come (kony:end-of-round)."""
+    ordered: list[list[str]] = []
+    """Ties the Storyteller ordered that still act as one group (they act in this order)."""
 
 
 class RulesView(msgspec.Struct, frozen=True):
@@ -515,6 +517,7 @@ def round_view(r: RoundState | None) -> RoundView | None:
         escape_window=r.escape_window,
         narrative=r.narrative,
         normal_over=r.normal_over,
+        ordered=[list(group) for group in r.ordered],
     )
 
 

@@ -134,7 +134,13 @@ def _initiative_set(s: Change, e: InitiativeSet, r: Place) -> None:
     order = tuple(tuple(group) for group in e.order)
     turn = next((g for g in order if set(g) == set(s.round.turn)), s.round.turn)  # the ST's order
     seq = s.round.phase_seq or r.seq
-    s.round = replace(s.round, phase="acting", order=order, values=dict(e.values), turn=turn, phase_seq=seq)
+    ordered = s.round.ordered
+    if e.ordered:
+        again = {frozenset(group) for group in e.ordered}
+        ordered = (*(g for g in ordered if frozenset(g) not in again), *(tuple(g) for g in e.ordered))
+    s.round = replace(
+        s.round, phase="acting", order=order, values=dict(e.values), turn=turn, phase_seq=seq, ordered=ordered
+    )
 
 
 @on(TurnStarted)

@@ -82,6 +82,10 @@ class TestOrderOfActions:
         (ordered,) = t.do("st", "order", characters=["b", "a"])
         assert ordered.order == [["b", "a"], ["c"]]  # type: ignore[union-attr]
         assert t.state.round.turn == ("b", "a")  # both act now
+        assert t.state.round.ordered == (("b", "a"),)  # in the order the ST gave: what the pages show
+        t.do("st", "order", characters=["a", "b"])  # ordered again: the new order replaces the old
+        assert t.state.round.ordered == (("a", "b"),)
+        assert t.replayed().round == t.state.round
         punch(t, "x", "a", "c", "Brawny")
         t.do("b", "declare", challenge="y", kind="contested", targets=["a"], category="physical", bid=["Brawny"])
 

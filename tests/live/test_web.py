@@ -337,6 +337,7 @@ async def test_the_console_runs_a_camarilla_round(
     await st.get_by_role("button", name="Order the tie at 5").click()
     await expect(st.locator("#round")).to_contain_text("Order: Mark 9 → Thug 5, then Joe 5")  # no longer a tie
     await shot(st, "storyteller-round")
+    await expect(joe.locator("#round")).to_contain_text("Order: Mark (9) → Thug (5), then you (5)")  # the ST's order
 
     await expect(mark.locator("#round")).to_contain_text("Your turn.")
     declare = mark.locator("#declare")

@@ -113,7 +113,7 @@ function start(live, { night = false } = {}) {
     regions.characters.querySelector(".adding").hidden = view.status !== "open"; // add_character takes an open scene only
     regions.characters.querySelector(".closed-note").hidden = view.status !== "closed";
     keyed(rows, Object.values(view.characters).map((c) => [JSON.stringify([c, removable(view, c), view.status]), () => characterRow(live, view, c)]));
-    region(regions.round, JSON.stringify([view.status, view.round, [...orderedTies(live)], openChallenges(view), Object.values(view.characters).map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.maneuvers, c.expended, c.round_moves])]), () =>
+    region(regions.round, JSON.stringify([view.status, view.round, openChallenges(view), Object.values(view.characters).map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.maneuvers, c.expended, c.round_moves])]), () =>
       fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
     );
     const npcs = Object.values(view.characters).filter((c) => c.npc && c.present);
@@ -622,7 +622,7 @@ function roundPanel(live, view) {
   const turns = budgeted(view); // a standard and a simple action each, on one's turn: no declarations
   const rows = who.map((c) => (turns ? [turnRow(view, c, send), failEscape(live, view, c)] : actionRow(view, c, send)));
   const columns = turns ? ["Character", "Actions left", "Turn"] : ["Character", "Action", "Initiative", "Actions left", "Turn", ""];
-  const ordered = orderedTies(live);
+  const ordered = new Set((r.ordered || []).map(tieKey)); // ties the Storyteller ordered: they act in that order
   const ties = r.order.filter((group) => group.length > 1);
   const undeclared = who.filter((c) => !c.action);
   const spending = r.phase === "expending" ? who.filter((c) => !c.expended && c.conditions?.fair_escape !== "escaped") : [];
@@ -664,20 +664,6 @@ function endingWords(view, who) {
 /** A tie's members, however ordered. */
 function tieKey(group) {
   return [...group].sort().join(" ");
-}
-
-/** The ties the Storyteller has ordered this round (by `tieKey`), from the timeline: each
- * `initiative_set` since the round started whose words say the Storyteller ordered it. */
-function orderedTies(live) {
-  const found = new Set();
-  for (let i = live.timeline.length - 1; i >= 0; i--) {
-    const step = live.timeline[i];
-    if (step.type === "round_started") break;
-    if (step.type !== "initiative_set" || !String(step.data?.why || "").startsWith("The Storyteller orders the tie")) continue;
-    const why = step.data.why;
-    for (const group of step.data.order || []) if (group.length > 1 && why.includes(group.map((w) => nameOf(live.view, w)).join(", then "))) found.add(tieKey(group));
-  }
-  return found;
 }
 
 /** What the NPCs may do in the round outside a challenge, as the server offers it (dice rulesets):

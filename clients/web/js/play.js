@@ -333,7 +333,8 @@ function roundPanel(live, view, who) {
     const reply = await live.send(body);
     out.replaceChildren(reply.ok ? "" : refusal(reply.error));
   };
-  const order = r.order.map((group) => group.map((w) => `${w === who ? "you" : nameOf(view, w)} (${r.initiative[w]})`).join(" = ")); // "Order: Joe (9) = you (9) → Vi (2)"
+  const ordered = new Set((r.ordered || []).map((g) => [...g].sort().join(" "))); // ties the Storyteller ordered
+  const order = r.order.map((group) => group.map((w) => `${w === who ? "you" : nameOf(view, w)} (${r.initiative[w]})`).join(ordered.has([...group].sort().join(" ")) ? ", then " : " = ")); // "Order: Joe (9) = you (9) → Vi (2)"
   const parts = [h("h2", {}, `Round ${r.number}${r.first ? " (first of the fight)" : ""}`)];
   if (r.phase === "declaring") {
     const waiting = Object.values(view.characters).filter((c) => c.present && !c.action).map((c) => (c.id === who ? "you" : c.name));
