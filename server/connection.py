@@ -484,6 +484,9 @@ class Connection:
         return PoolPreview(pool=found)
 
     async def control(self, message: Control) -> None:
+        grant = self.grant
+        if grant is not None and self.stream != grant.scene and not isinstance(message, Hello | Ping | Subscribe):
+            await self._opens(self.stream)  # a scene of the night still open to it (a player may have left it)
         match message:
             case Hello(token=token):
                 await self.hello(token)

@@ -454,6 +454,20 @@ class Room:
         reach = reach_of(records)
         for (viewer, said), subs in groups.items():
             self._send(subs, after_commit(state, records, viewer, befores if said else None, reach))
+        self._let_go(state)
+
+    def _let_go(self, state: Scene) -> None:
+        """A player following this scene with a night's link whose character has left it while it
+        goes on gets nothing more of it (its page closes that socket; it looks back once the scene
+        is closed: ``server.connection.Connection._opens``). Its last commit was its leaving."""
+        if state.status == "closed" or not state.game:
+            return
+        gone = {who for who, there in state.characters.items() if not there.present}
+        left = [sub for sub in self.subscribers if sub.scene and sub.grant.role == "player" and sub.viewer in gone]
+        for sub in left:
+            self.subscribers.remove(sub)
+        if left:
+            self.announce()
 
     def announce(self) -> None:
         """Tell every subscriber who is connected (roles and characters, never tokens)."""

@@ -32,6 +32,7 @@ pytestmark = pytest.mark.anyio
 __all__ = ["browser", "night"]  # the fixtures, from the other tests
 
 TONIGHT = "“Friday at Elysium”"
+ESC = {"id": "esc", "name": "Esc", "traits": {"physical": {"Quick": 1}, "social": {}, "mental": {}}}
 CLOSED_TO = (
     f"Your link for {TONIGHT} does not open that scene: it opens the scene you are in now and the closed "
     "scenes you have been in tonight."
@@ -107,6 +108,15 @@ async def test_a_player_who_left_an_open_scene_looks_back_once_it_closes(
         left = "You left “Park”; you can look back at it once it closes."
         again = await there.send({"type": "dispute", "event": 2, "reason": "still too dark"})
         assert again["error"] == {"code": "forbidden", "message": left}
+        seen = there.last_seq  # her own leaving was the last commit she got from Park
+        assert not there.view["characters"]["rosa"]["present"]
+        await st_do(st, "park", "adjust", character="sam", changes={"willpower": 1}, reason="Sam rallies")
+        await st_do(st, "park", "add_character", character=ESC)  # who comes in after her is not hers to see
+        history = await there.request({"type": "history", "before": 99, "limit": 50}, "history")
+        assert history == {"type": "error", "code": "forbidden", "message": left}
+        view = await there.request({"type": "get_view"}, "view")
+        assert view == {"type": "error", "code": "forbidden", "message": left}
+        assert there.last_seq == seen and "esc" not in there.view["characters"]
     refused = await raw_refusal(live.url, rosa, {"type": "subscribe", "scene": "park"})
     assert refused == {"type": "error", "code": "forbidden", "message": left}
     head = backend.store.head("park")[0]
@@ -123,6 +133,7 @@ async def test_a_player_who_left_an_open_scene_looks_back_once_it_closes(
         assert back.view["status"] == "closed"
         later = await back.send({"type": "dispute", "event": 2, "reason": "looking back"})
         assert later["ok"], later
+    assert any(r.type == "character_added" for r in backend.store.read("park"))  # now hers to read
     kinds = [(r.type, r.actor) for r in backend.store.read("park")]
     assert kinds.count(("dispute_opened", "rosa")) == 2
 
