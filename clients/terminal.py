@@ -22,6 +22,7 @@ import msgspec
 
 from clients.client import Client, ClientError
 from domain.pools import Pool
+from projections.audit_render import visible
 
 HELP = """moves (the challenge id may be left out when you are in only one open challenge):
   declare ID TARGET CATEGORY TRAIT [effect=EFFECT] [victory…]   challenge someone (category:
@@ -774,8 +775,8 @@ async def _lines(stdin: TextIO) -> AsyncIterator[str]:
 
 
 async def run(url: str, token: str, stdin: TextIO, out: TextIO) -> int:
-    def say(text: str) -> None:
-        print(text, file=out, flush=True)
+    def say(text: str) -> None:  # a name's control characters shown as codes, never sent to the terminal
+        print("\n".join(visible(line) for line in text.split("\n")), file=out, flush=True)
 
     try:
         async with Client(url, token, summaries=True) as table:

@@ -7,7 +7,10 @@ widens a phone's page nor turns a sentence around."""
 
 from __future__ import annotations
 
+import io
 import json
+import queue
+import re
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
@@ -18,6 +21,7 @@ from playwright.async_api import Browser, Page, expect
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from clients import terminal
 from clients.client import Client
 from domain.events import CharacterAdded
 from domain.sheets import Sheet
@@ -307,3 +311,45 @@ ORDER = """(li, words) => {
   }
   return xs;
 }"""
+
+
+async def test_the_terminal_never_prints_a_control_character(
+    live: Running, backend: Backend, tokens: dict[str, str]
+) -> None:
+    """``justicar join``: a character stored before names refused control characters (its name
+    clears the screen and retitles the terminal) joins while the Storyteller's terminal follows the
+    scene: its news is printed with them as codes."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    class Typed:
+        """stdin: a line when the test types it."""
+
+        def readline(self) -> str:
+            return lines.get()
+
+    out = io.StringIO()
+    async with anyio.create_task_group() as tg:
+        done: list[int] = []
+
+        async def join() -> None:
+            done.append(await terminal.run(live.url, tokens["st"], Typed(), out))  # type: ignore[arg-type]
+
+        tg.start_soon(join)
+        with anyio.fail_after(10):
+            while "No open challenge." not in out.getvalue():
+                await anyio.sleep(0.02)
+        sheet = msgspec.convert({"id": "esc", "name": "Esc", "traits": {"physical": {"Quick": 1}}}, Sheet)
+        added = CharacterAdded(character=msgspec.structs.replace(sheet, name="Esc\x1b[2J\x1b]0;pwned\x07"))
+        version = backend.store.head("s1")[0]
+        backend.store.append("s1", version, [added], command="old-esc", digest="old", actor="st", at=datetime.now(UTC))
+        async with Client(live.url, tokens["st"], keep=True) as st:  # the room reads what it had not written
+            adjust = {"type": "adjust", "character": "sam", "changes": {"willpower": 1}, "reason": "r"}
+            assert (await st.send(adjust))["ok"]
+        with anyio.fail_after(10):
+            while "pwned" not in out.getvalue():
+                await anyio.sleep(0.02)
+        lines.put("quit\n")
+    assert done == [0]
+    printed = out.getvalue()
+    assert "Esc⟨U+001B⟩[2J⟨U+001B⟩]0;pwned⟨U+0007⟩" in printed
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f]", printed)
