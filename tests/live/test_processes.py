@@ -128,6 +128,18 @@ def same_order(subscribers: Sequence[Peer], log: list[tuple[int, str, str]]) -> 
         assert pushed(subscriber) == log
 
 
+def events_sent(connection: Peer) -> list[dict[str, Any]]:
+    """Every event a subscriber was sent, whole, in order."""
+    return [event for message in connection.messages if message["type"] == "commit" for event in message["events"]]
+
+
+def redacted_for(db_args: Sequence[str], viewer: str) -> list[dict[str, Any]]:
+    """The scene's log as `justicar log --as VIEWER` prints it: what that viewer may be sent."""
+    done = cli("log", *db_args, "--as", viewer, SCENE)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
 def acknowledged_in_log(tally: Tally, log: list[tuple[int, str, str]]) -> None:
     """Each accepted command is in the log at the version its result gave."""
     last = {}
@@ -196,6 +208,9 @@ class TestTwoProcessesOneFile:
                 subscribers = [*sts_a, *sts_b, sam, juan, spectator_a, spectator_b]
                 await caught_up(subscribers, len(log))
                 same_order(subscribers, log)
+                viewers = [("sam", sam), ("juan", juan), ("spectator", spectator_a), ("spectator", spectator_b)]
+                for viewer, connection in viewers:  # Juan's Willpower blanked for all but him and the ST
+                    assert events_sent(connection) == redacted_for(["--db", str(db)], viewer)
                 acknowledged_in_log(tally, log)
                 assert not tally.unanswered
 

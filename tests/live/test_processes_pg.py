@@ -29,8 +29,10 @@ from tests.live.test_processes import (
     bursts,
     caught_up,
     connected,
+    events_sent,
     logged,
     pushed,
+    redacted_for,
     refused_hello,
     same_order,
     table_script,
@@ -103,6 +105,11 @@ class TestThreeProcesses:
                 subscribers = [*sts_a, *sts_b, *sts_c, sam, juan, *spectators_a, *spectators_b, *spectators_c]
                 await caught_up(subscribers, len(log))
                 same_order(subscribers, log)
+                spectators = [*spectators_a, *spectators_b, *spectators_c]
+                viewers = [("sam", [sam]), ("juan", [juan]), ("spectator", spectators)]
+                for viewer, connections in viewers:  # Juan's Willpower blanked for all but him and the ST
+                    seen = redacted_for(["--db", postgres_db], viewer)
+                    assert all(events_sent(connection) == seen for connection in connections), viewer
                 acknowledged_in_log(tally, log)
                 assert not tally.unanswered
 
