@@ -127,11 +127,18 @@ async def test_a_kony_roll_at_the_terminal() -> None:
         )
         assert "ok (roll)" in out
         assert (
-            "Just resolved [g]: test 1: Sam 1, 1 vs Juan 3 — Sam wins the challenge. Sam rolled 1, 1, Juan rolled 3"
+            "Just resolved [g]: test 1: Sam 1, 1 vs Juan 3 — Sam wins the challenge. Sam rolled 1, 1, you rolled 3"
+            in out  # Juan's own terminal: "you"
+        )
+        assert (
+            "» Sam wins the challenge. Sam rolled 1, 1, you rolled 3: 2 success(es) against 0; Sam has more and wins"
             in out
         )
         assert "lost tonight: Strong" in out
 
         out = await terminal("sam", "view\nend\nquit\n")
-        assert "Just resolved [g]: test 1: Sam 1, 1 vs Juan 3" in out
+        assert (
+            "Just resolved [g]: test 1: Sam 1, 1 vs Juan 3 — You win the challenge. You rolled 1, 1, Juan rolled 3"
+            in out
+        )
         assert "Abilities: Blind Fighting 1, Brawl 1" in out  # the level named is spent

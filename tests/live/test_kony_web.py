@@ -76,9 +76,9 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
     await juan_card.get_by_role("button", name="Bid", exact=True).click()
     # each side reads itself as "you"; the Storyteller reads both by name
     for page, line, effects in (
-        (sam, "You → Juan", "If you win: knocked down · If Juan wins: 2 lethal damage"),
-        (juan, "Sam → you", "If Sam wins: knocked down · If you win: 2 lethal damage"),
-        (st, "Sam → Juan", "If Sam wins: knocked down · If Juan wins: 2 lethal damage"),
+        (sam, "You → Juan", "If you win: Juan is knocked down · If Juan wins: you take 2 lethal damage"),
+        (juan, "Sam → you", "If Sam wins: you are knocked down · If you win: Sam takes 2 lethal damage"),
+        (st, "Sam → Juan", "If Sam wins: Juan is knocked down · If Juan wins: Sam takes 2 lethal damage"),
     ):
         await expect(page.locator("#challenges article").filter(has_text=line).first).to_contain_text(effects)
 
@@ -107,9 +107,13 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
     await expect(juan_card).not_to_contain_text("pool of 5")  # Sam's pool is his
     await juan_card.get_by_role("button", name="Roll 1 d3", exact=True).click()
 
-    for page, line in ((sam, "You → Juan"), (juan, "Sam → you")):
+    for page, line, sides in (
+        (sam, "You → Juan", ("Test 1: You ", " vs Juan ")),
+        (juan, "Sam → you", ("Test 1: Sam ", " vs you ")),
+    ):
         tests = page.locator("#challenges").filter(has_text=line).locator("ol.tests").first
-        await expect(tests).to_contain_text("Test 1:")
+        for side in sides:  # each reads their own dice as "you"
+            await expect(tests).to_contain_text(side)
         await expect(tests.locator(".die")).to_have_count(3)  # Sam's two, Juan's one
         await expect(tests).to_contain_text("success")
     await expect(st.locator("#challenges")).to_contain_text("Sam rolled")
@@ -169,7 +173,10 @@ async def test_escape_and_expenditures_on_a_phone(live: Running, tokens: dict[st
     await entry.get_by_label("Juan rolled (d3 faces)").fill("3")
     await shot(st, "kony-console")
     await entry.get_by_role("button", name="Enter Juan's dice").click()
-    await expect(sam.locator("#challenges")).to_contain_text("Sam rolled 1, 2, Juan rolled 3")
+    # Sam's own page in the second person; the console by name
+    await expect(sam.locator("#challenges")).to_contain_text("You rolled 1, 2, Juan rolled 3")
+    await expect(sam.locator("#challenges")).to_contain_text("You win the challenge.")
+    await expect(st.locator("#challenges")).to_contain_text("Sam rolled 1, 2, Juan rolled 3")
     await expect(sam.get_by_role("region", name="Sam's sheet")).to_contain_text("Brawl 1")  # the level named is spent
 
 

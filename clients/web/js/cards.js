@@ -245,7 +245,8 @@ function verdict(live, view, ch) {
   return h("p", { class: `verdict ${tone}` }, text, changed && h("span", { class: "amended" }, ` (${changed} by the Storyteller)`));
 }
 
-/** "Sam ⚀ 1 · 2 (1 success) vs Juan 3 (0)": both sides' dice once shown, with the successes (1s). */
+/** "You ⚀ 1 · 2 (1 success) vs Juan 3 (0)": both sides' dice once shown, with the successes (1s);
+ * the viewer's own side as "you", as in throwLine. */
 function diceLine(view, t) {
   const sides = Object.entries(t.dice || {});
   if (!sides.length) return null;
@@ -254,7 +255,7 @@ function diceLine(view, t) {
     { class: "dice" },
     sides.map(([who, dice], i) => [
       i > 0 && " vs ",
-      `${nameOf(view, who)} `,
+      `${who === view.viewer ? (i ? "you" : "You") : nameOf(view, who)} `,
       dice.map((d) => h("span", { class: `die d${d}`, "aria-label": `a ${d}` }, String(d))),
       ` (${dice.filter((d) => d === 1).length} success${dice.filter((d) => d === 1).length === 1 ? "" : "es"})`,
     ]),
