@@ -301,7 +301,7 @@ async def test_a_sheet_written_in_the_form_joins_the_scene_and_the_players_page(
     await form.get_by_label("Merits").fill("Lucky")
     await form.get_by_role("button", name="Add the character").click()
     willpower = form.locator(".field").filter(has=st.get_by_label("Willpower"))
-    await expect(willpower.get_by_role("alert")).to_contain_text("willpower: at most 99")
+    await expect(willpower.get_by_role("alert")).to_contain_text("Willpower must be at most 99 (you wrote “300”).")
     await part(form, "console-sheet-refused")
     assert "character_added" not in log(backend)[4:]
 
@@ -418,6 +418,9 @@ async def test_a_dispute_shows_the_step_in_words_and_the_sides_by_name(
     await expect(winner).to_be_hidden()  # only an amendment names a winner
     await dispute.get_by_label("Reason (kept in the log)").fill("Juan threw in time")
     await dispute.get_by_role("button", name="Rule", exact=True).click()
+    await expect(dispute.locator(".warn")).to_contain_text(f"Rule on step {revealed}: Overturn: Juan wins instead?")
+    assert "ruling_issued" not in log(backend)  # nothing sent before the confirmation
+    await dispute.get_by_role("button", name=f"Confirm: rule on step {revealed}").click()
     await expect(st.locator("#disputes .outcome[data-key=disputes]")).to_contain_text("Ruled.")
     await expect(nav.get_by_role("link", name="Disputes", exact=True)).to_be_visible()
     assert log(backend)[-1] != "dispute_opened" and "ruling_issued" in log(backend)

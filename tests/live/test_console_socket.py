@@ -127,7 +127,12 @@ async def test_a_bad_sheet_names_every_wrong_field(live: Running, tokens: dict[s
         error = reply["error"]
         assert error["code"] == "bad_sheet"
         assert set(error["fields"]) == {"id", "willpower", "traits.physical.Brawny", "colour"}
-        assert error["fields"]["traits.physical.Brawny"] == "Expected `int`, got `str`"
+        # each a sentence a player understands, with what was written
+        fields = error["fields"]
+        assert fields["traits.physical.Brawny"] == "Brawny (Physical Traits) must be a number (you wrote “two”)."
+        assert fields["willpower"] == "Willpower must be at least 0 (you wrote “-1”)."
+        assert fields["id"] == "The id takes letters, digits, dots, dashes and underscores only (you wrote “new one”)."
+        assert fields["colour"].startswith("“colour” is not something a sheet holds (known: id, name,")
 
 
 async def test_an_auto_npc_throws_by_itself(live: Running, tokens: dict[str, str]) -> None:

@@ -148,7 +148,7 @@ async def test_a_result_reads_at_arms_length(live: Running, tokens: dict[str, st
     await expect(lost.locator(".verdict")).to_have_text("You lost: Brawny is gone for the night")
     await expect(card.locator(".verdict")).to_have_text("You won: Sam loses Brawny")
     # the outcome's sentence is in the card once, folded with the rule's own words
-    why = "Sam threw rock, Juan threw paper"
+    why = "Juan wins the challenge. You threw rock, Juan threw paper: Juan wins the test."
     # the test said once, in the second person on each side's own page
     await expect(lost.locator("ol.tests")).to_have_text("Test 1: You threw rock, Juan threw paper: Juan wins the test")
     await expect(card.locator("ol.tests")).to_have_text("Test 1: Sam threw rock, you threw paper: you win the test")
@@ -156,6 +156,9 @@ async def test_a_result_reads_at_arms_length(live: Running, tokens: dict[str, st
     await expect(lost.get_by_text(why)).to_be_hidden()
     await lost.get_by_text("How it was decided, and the rule").click()
     await expect(lost.get_by_text(why)).to_be_visible()
+    await expect(card.locator(".why")).to_have_text(
+        "You win the challenge. Sam threw rock, you threw paper: you win the test."
+    )
     await expect(lost.locator(".rule-words blockquote")).to_be_visible()
     await expect(lost.locator(".rule-words")).to_have_attribute("data-rule", "lotn:rps")  # the id for the audit
     await expect(lost.locator(".rule-words cite")).to_have_text("Laws of the Night")  # the words, by their book

@@ -208,7 +208,9 @@ async def test_a_tie_and_a_retest_at_a_table_of_phones(live: Running, tokens: di
     await fight.get_by_role("button", name="Pass: no retest").click()
 
     await expect(fight).to_contain_text("Juan wins the challenge")
-    await expect(answer).to_contain_text("Juan wins the challenge")
+    await expect(answer).to_contain_text("You win the challenge")  # Juan's own page
+    await expect(answer).not_to_contain_text("Juan wins the challenge")
+    await expect(st.locator("#challenges")).to_contain_text("Juan wins the challenge")  # the console: by name
     await expect(sam.locator("#me")).to_contain_text("Lost tonight: Brawny")
     await expect(juan.locator("#timeline")).to_contain_text("Sam loses Brawny")
     await accessible(sam)
@@ -315,10 +317,13 @@ async def test_the_console_runs_a_camarilla_round(
     )
     await st.get_by_role("button", name="Add", exact=True).click()
     problems = st.locator("#characters").get_by_role("alert")
-    await expect(problems).to_contain_text("(3 problems)")
+    await expect(problems).to_contain_text("Refused: the sheet has 3 problems:")
+    refused = st.locator("#characters .outcome > div").filter(has_text="the sheet has 3 problems")
+    await expect(refused.locator(":scope > strong")).to_have_text("bad.json")  # which file
     await expect(problems.locator("li")).to_have_text(
-        ["id: Expected `str` matching regex '^[A-Za-z0-9][A-Za-z0-9_.-]*$'", "willpower: Expected `int` >= 0",
-         "traits.physical.Brawny: Expected `int`, got `str`"]
+        ["The id takes letters, digits, dots, dashes and underscores only (you wrote “bad one”).",
+         "Willpower must be at least 0 (you wrote “-2”).",
+         "Brawny (Physical Traits) must be a number (you wrote “lots”)."]
     )  # fmt: skip
     await expect(st.locator("#characters")).to_contain_text("good.json · Thug added.")
 
@@ -360,6 +365,7 @@ async def test_the_console_runs_a_camarilla_round(
     await expect(dispute).to_contain_text("Mark: “Thug was asleep”")
     await dispute.get_by_label("Reason (kept in the log)").fill("The throw stands")
     await dispute.get_by_role("button", name="Rule", exact=True).click()
+    await dispute.get_by_role("button", name=re.compile(r"^Confirm: rule on step \d+$")).click()
     await expect(st.locator("#disputes")).to_contain_text("uphold — ")
     await expect(mark.locator("#timeline")).to_contain_text("upholds")
     await accessible(st)
