@@ -374,8 +374,29 @@ def status_words(view: dict[str, Any], ch: dict[str, Any], me: str) -> str:
     return str(ch["status"]).replace("_", " ")
 
 
+def effect_on(effect: dict[str, Any], loser: str) -> str:
+    """What an effect does to the one who loses, as the pages say it: ``Juan takes 2 lethal
+    damage``, ``you are knocked down``."""
+    you = loser == "you"
+    match effect["kind"]:
+        case "damage":
+            return f"{loser} take{'' if you else 's'} {effect_words(effect)}"
+        case "knock_down":
+            return f"{loser} {'are' if you else 'is'} knocked down"
+        case "grapple":
+            return f"{loser} {'are' if you else 'is'} grappled"
+        case "escape_grapple":
+            return "the grapple is broken"
+        case _:
+            return "as the Storyteller narrates"
+
+
 def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
     names = _names(view)
+
+    def as_read(w: str) -> str:  # the player reads themselves as "you"
+        return "you" if w == me else names.get(w, w)
+
     lines = []
     for cid, ch in view.get("challenges", {}).items():
         shield = me not in ("st", "*") and shieldable(view, ch, me)
@@ -383,21 +404,26 @@ def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
             me not in ("st", "*") and me not in (ch["challenger"], *ch["targets"]) and not shield
         ):
             continue
-        against = ", ".join(names.get(t, t) for t in ch["targets"]) or "the Narrator"
+        against = ", ".join(as_read(t) for t in ch["targets"]) or "the Narrator"
         bids = "; ".join(f"{names.get(w, w)}: {', '.join(b)}" for w, b in ch.get("bids", {}).items() if b)
         lines.append(
-            f"[{cid}] {names.get(ch['challenger'])} → {against} · {kind_words(ch)} · "
+            f"[{cid}] {'You' if ch['challenger'] == me else as_read(ch['challenger'])} → {against} · "
+            f"{kind_words(ch)} · "
             f"{status_words(view, ch, me)}" + (f" · bids {bids}" if bids else "")
         )
         if details := attack_details(ch):
             lines.append(f"    {details}")
         if ch.get("defender_effect"):
-            defender = ch["targets"][0] if ch["targets"] else "st"
-            won = [f"if {names.get(ch['challenger'])} wins: {effect_words(ch['effect'])}"] if ch.get("effect") else []
-            won.append(f"if {names.get(defender, defender)} wins: {effect_words(ch['defender_effect'])}")
+            challenger, defender = ch["challenger"], ch["targets"][0] if ch["targets"] else "st"
+
+            def wins(w: str) -> str:
+                return "if you win" if w == me else f"if {names.get(w, w)} wins"
+
+            won = [f"{wins(challenger)}: {effect_on(ch['effect'], as_read(defender))}"] if ch.get("effect") else []
+            won.append(f"{wins(defender)}: {effect_on(ch['defender_effect'], as_read(challenger))}")
             lines.append(f"    {' · '.join(won)}")
         for test in ch.get("tests", []) if _dice(view) else []:
-            dice = " vs ".join(f"{names.get(w, w)} {_faces(d)}" for w, d in (test.get("dice") or {}).items())
+            dice = " vs ".join(f"{as_read(w)} {_faces(d)}" for w, d in (test.get("dice") or {}).items())
             lines.append(f"    test {test['number']}: {dice} — {test.get('why') or test.get('result')}")
         for test in ch.get("tests", []) if not _dice(view) else []:
             signs = " vs ".join(test.get("signs", {}).values())

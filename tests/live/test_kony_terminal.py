@@ -103,10 +103,10 @@ async def test_a_kony_roll_at_the_terminal() -> None:
 
         out = await terminal("sam", "done\ndeclare g juan physical Brawny effect=knock_down I hold him\nquit\n")
         assert "ok (expenditures_done)" in out and "ok (declare)" in out
-        assert "if Sam wins" not in out  # Juan has not answered with his own yet
+        assert "if you win" not in out  # Juan has not answered with his own yet
         out = await terminal("juan", "view\nbid Strong effect=damage:2:lethal : I break his arm\nquit\n")
         assert "you may: bid TRAIT [effect=EFFECT] [: victory…], or relent" in out and "ok (bid)" in out
-        assert "if Sam wins: knocked down · if Juan wins: 2 lethal damage" in out
+        assert "if Sam wins: you are knocked down · if you win: Sam takes 2 lethal damage" in out  # Juan reads
         assert "Armour 2 left" in out and "down 1 Trait(s)" in out
 
         moves = "view\nroll ability:Occult\nroll ability:Brawl values=1\nroll ability:Brawl values=1,1\nquit\n"

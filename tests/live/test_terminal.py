@@ -51,7 +51,7 @@ async def test_a_player_answers_a_challenge_from_the_terminal(live: Running, tok
         assert done.returncode == 0, done.stderr.decode()
         assert "Connected to" in out and "── Juan (player) · scene s1" in out
         assert "Traits: Physical 5, Social 0, Mental 0 (lost tonight: none)" in out
-        assert "[c] Sam → Juan · a Physical challenge · your answer is due · bids Sam: Brawny" in out
+        assert "[c] Sam → you · a Physical challenge · your answer is due · bids Sam: Brawny" in out
         assert "you may: bid TRAIT, or relent" in out
         assert "refused: This is not the moment for a throw: the defender has not answered yet." in out
         assert "ok (bid)" in out
@@ -211,7 +211,7 @@ async def test_a_shield_and_a_quick_draw_at_the_terminal() -> None:
         assert "[punch] Julian → Edward · a Physical challenge · waiting for Edward to answer" in out
         assert "you may: shield punch [how…] (take it for Edward: your simple action)" in out
         assert "shield CHALLENGE [how…]: the id of the attack whose defender you shield." in out
-        assert "ok (assist)" in out and "[punch] Julian → Rosa · a Physical challenge · your answer is due" in out
+        assert "ok (assist)" in out and "[punch] Julian → you · a Physical challenge · your answer is due" in out
         assert "you may: defend DEFENSE [±N REASON] (dodge 2, parry 2, soak 3), or relent DEFENSE" in out
         assert "Actions left: 1 standard, 0 simple" in out
         assert "refused: Rosa is already in that challenge. [bns:assist-defender]" in out
@@ -284,7 +284,7 @@ async def test_two_maneuvers_on_one_attack_at_the_terminal() -> None:
         assert "maneuver=NAME, or maneuver=FIRST,SECOND (two, with an assist's free maneuver)." in out
         assert "refused: Two maneuvers on one attack must be two different ones. [bns:assist-attacker]" in out
         assert "ok (declare)" in out
-        assert "[cut] Rosa → Edward · a Physical challenge · waiting for Edward to answer" in out
+        assert "[cut] You → Edward · a Physical challenge · waiting for Edward to answer" in out
         assert "    from 1 step · Hamstring + Targeted attack" in out
         assert "Willpower 2 · Health" in out  # 3, less the second maneuver's; the assist paid the first
         assert "Julian's help (a free maneuver)" not in out.rpartition("ok (declare)")[2]  # spent
@@ -332,13 +332,13 @@ async def test_the_other_side_s_throw_and_the_result_show_at_the_terminal(
         await st.expect("── the Narrator (st) · scene s1")
         await juan.expect("── Juan (player) · scene s1")
         await sam.type("declare c juan physical Brawny down you go")
-        await juan.expect("[c] Sam → Juan")
+        await juan.expect("[c] Sam → you")
         await juan.type("bid Quick")
         await juan.type("throw rock")
         await juan.expect("your sealed throw: rock")
         await sam.expect("» Juan throws (sealed until both are in).")
         await sam.expect("    Juan has thrown (sealed until both are in)")
-        assert "· your throw is due" in sam.out.rpartition("[c] Sam → Juan")[2]
+        assert "· your throw is due" in sam.out.rpartition("[c] You → Juan")[2]
         await st.expect("Juan's sealed throw: rock")
         assert "rock" not in sam.out  # that Juan threw, never what
         await sam.type("throw scissors")
