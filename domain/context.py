@@ -11,7 +11,7 @@ from itertools import count
 import msgspec
 
 from domain.events import SceneEvent
-from domain.evolve import evolve
+from domain.evolve import fold
 from domain.log import Recorded
 from domain.state import Scene
 
@@ -42,27 +42,39 @@ class Context(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 
 
 class Draft:
-    """The events a command produces so far, and the state they lead to."""
+    """The events a command produces so far, and the state they lead to (folded when a later step
+    reads it: a command's last events, which nothing in ``decide`` reads, are never folded here;
+    the shell folds what it appends, and a probe of what a page may offer needs only the verdict)."""
 
     def __init__(self, state: Scene, ctx: Context, *, actor: str, command: str) -> None:
-        self.state = state
+        self._state = state
+        self._pending: list[Recorded] = []
         self.ctx = ctx
         self.actor = actor
         self.command = command
         self.events: list[SceneEvent] = []
         self._draws: Iterator[int] | None = None  # made on the first draw: most commands draw nothing
 
+    @property
+    def state(self) -> Scene:
+        """The scene with every event added so far."""
+        if self._pending:
+            self._state, self._pending = fold(self._pending, self._state), []
+        return self._state
+
     def add(self, *events: SceneEvent) -> None:
+        base = self._state
         for event in events:
-            record = Recorded(
-                seq=self.state.version + 1,
-                scene=self.state.id,
-                at=self.ctx.now,
-                actor=self.actor,
-                command=self.command,
-                event=event,
+            self._pending.append(
+                Recorded(
+                    seq=base.version + len(self._pending) + 1,
+                    scene=base.id,
+                    at=self.ctx.now,
+                    actor=self.actor,
+                    command=self.command,
+                    event=event,
+                )
             )
-            self.state = evolve(self.state, record)
             self.events.append(event)
 
     def draw(self) -> int:

@@ -320,10 +320,17 @@ NO_POOL: dict[str, Pool] = {}
 
 
 def challenge_view(
-    ch: Challenge, viewer: str = NARRATOR, moves: dict[str, Moves] | None = None, state: Scene | None = None
+    ch: Challenge,
+    viewer: str = NARRATOR,
+    moves: dict[str, Moves] | None = None,
+    state: Scene | None = None,
+    reader: Reader | None = None,
 ) -> ChallengeView:
     """``state`` (the scene the challenge is in, given where the ruleset rolls dice) adds each side's
-    Trait Pool, and for the Storyteller what each side still to roll may roll."""
+    Trait Pool, and for the Storyteller what each side still to roll may roll. ``reader`` (a
+    player's own character's name, and the others') has each test's and the outcome's sentence
+    said to that player: their own character as "you" ("A tie: your 5 Physical Traits against
+    Rosa's 5"), as the timeline's sentences are."""
     sides = (ch.challenger, ch.defender)
     shown = bool(ch.tests) or not ch.open
     rolling = ch.challenger.rolled is not None or ch.defender.rolled is not None
@@ -359,7 +366,7 @@ def challenge_view(
         declared={side.who: side.declared for side in sides if side.declared is not None},
         passed=[side.who for side in sides if side.passed],
         declaring=ch.declaring,
-        tests=list(ch.tests),
+        tests=_tests_for(ch.tests, reader) if reader else list(ch.tests),
         retests=list(ch.retests),
         calls=list(ch.calls),
         effect=ch.effect,
@@ -374,7 +381,7 @@ def challenge_view(
         leads={side.who: side.lead for side in sides if side.lead},
         mob={h.who: list(h.bids) for h in helpers} if helpers else NO_MOB,
         chosen=ch.chosen,
-        outcome=ch.outcome,
+        outcome=_outcome_for(ch.outcome, reader) if reader and ch.outcome else ch.outcome,
         pools={
             who: pool
             for who, pool in [*((s.who, s.pool) for s in sides), *((h.who, h.pool) for h in helpers)]
@@ -385,28 +392,27 @@ def challenge_view(
     )
 
 
+Reader = tuple[str, tuple[str, ...]]
+"""A player's own character's name, and the other characters' names (``_reader``)."""
+
+
 @lru_cache(maxsize=4096)
 def _said_to(text: str, me: str, others: tuple[str, ...]) -> str:
     """``addressed``, once per sentence and reader (the same why goes out with every patch)."""
     return addressed(text, me, others)
 
 
-def _addressed(cv: ChallengeView, me: str, others: tuple[str, ...]) -> ChallengeView:
-    """The sentences of a challenge (each test's why, the outcome's) as its player reads them:
-    their own character as "you" ("A tie: your 5 Physical Traits against Rosa's 5"), as the
-    timeline's sentences are. Unchanged where the name is not in them."""
-    tests = cv.tests
-    if any(me in t.why for t in tests):
-        tests = [msgspec.structs.replace(t, why=_said_to(t.why, me, others)) if me in t.why else t for t in tests]
-    outcome = cv.outcome
-    if outcome is not None and me in outcome.why:
-        outcome = msgspec.structs.replace(outcome, why=_said_to(outcome.why, me, others))
-    if tests is cv.tests and outcome is cv.outcome:
-        return cv
-    return msgspec.structs.replace(cv, tests=tests, outcome=outcome)
+def _tests_for(tests: tuple[TestRecord, ...], reader: Reader) -> list[TestRecord]:
+    me, others = reader
+    return [msgspec.structs.replace(t, why=_said_to(t.why, me, others)) if me in t.why else t for t in tests]
 
 
-def _reader(state: Scene, viewer: str) -> tuple[str, tuple[str, ...]] | None:
+def _outcome_for(outcome: Outcome, reader: Reader) -> Outcome:
+    me, others = reader
+    return msgspec.structs.replace(outcome, why=_said_to(outcome.why, me, others)) if me in outcome.why else outcome
+
+
+def _reader(state: Scene, viewer: str) -> Reader | None:
     """A player's own character's name and the others' (None: the viewer has no character here)."""
     mine = state.characters.get(viewer)
     if mine is None:
@@ -616,10 +622,9 @@ def view(
             if (c := state.characters.get(who))
         },
         challenges={
-            cid: _addressed(cv, *reader) if reader else cv
+            cid: challenge_view(ch, viewer, _moves(state, ch, viewer), state if dice else None, reader)
             for cid in cids
             if (ch := state.challenges.get(cid))
-            and (cv := challenge_view(ch, viewer, _moves(state, ch, viewer), state if dice else None))
         },
         disputes=list(state.disputes),
         rulings=list(state.rulings),
@@ -645,5 +650,4 @@ def older_challenges(
     page = older[:limit]
     more = page[-1].seq if len(older) > limit else None
     reader = _reader(state, viewer)
-    views = {ch.id: challenge_view(ch, viewer) for ch in page}
-    return {cid: _addressed(cv, *reader) if reader else cv for cid, cv in views.items()}, more
+    return {ch.id: challenge_view(ch, viewer, reader=reader) for ch in page}, more
