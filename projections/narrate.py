@@ -114,8 +114,9 @@ def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR, *, second_
     own character in the second person ("You challenge Juan", "Juan's challenge to you", "your
     pool of 8"); the Storyteller and spectators read everyone by name, and so does anyone reading
     a player's knowledge on their behalf (a replay "as Sam saw it": ``second_person=False``)."""
-    said = _said(before, event, viewer)
-    me = _viewer_name(before, event, viewer) if second_person else None
+    you = None if viewer in (NARRATOR, SPECTATOR) else _viewer_name(before, event, viewer)
+    said = _said(before, event, viewer, you)
+    me = you if second_person else None
     if me is None:
         return said.replace(FREE, "")
     others = [c.name for who, c in before.characters.items() if who != viewer]
@@ -191,9 +192,9 @@ def _addressed(text: str, me: str, longer: list[str], at_start: bool) -> str:
     return text
 
 
-def _said(before: Scene, event: SceneEvent, viewer: str) -> str:
+def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None) -> str:
+    """What happened, by names; ``you`` is the viewer's own character's name, if any."""
     name = before.name_of
-    you = _viewer_name(before, event, viewer)
     match event:
         case SceneOpened():
             title = f" “{event.title}”" if event.title else ""

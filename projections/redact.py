@@ -66,9 +66,31 @@ def knows(viewer: str, who: str) -> bool:
     return viewer in (NARRATOR, who)
 
 
+_HIDING = frozenset(
+    {
+        ThrowSealed,
+        DiceRolled,
+        CharacterAdded,
+        CharacterRegistered,
+        CharacterEntered,
+        CharacterLeft,
+        CharacterReturned,
+        CharacterMoved,
+        CarriedCorrected,
+        CharacterAdjusted,
+        ChallengeDeclared,
+        BidPlaced,
+        MobJoined,
+        SceneAdded,
+        SceneEnded,
+    }
+)
+"""The events that may hide something from someone (``hidden_fields``): every other is public."""
+
+
 def hidden_fields(record: Recorded, viewer: str) -> dict[str, Any]:
     """The fields of the event's data to replace for this viewer (empty: the event is public)."""
-    if viewer == NARRATOR:
+    if viewer == NARRATOR or type(record.event) not in _HIDING:
         return {}
     match record.event:
         case ThrowSealed(character=who) if who != viewer:
