@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from domain.carried import Carried
 from domain.commands import Action, Source
@@ -157,7 +158,7 @@ def addressed(text: str, me: str, others: Sequence[str] = ()) -> str:
     """``text`` with the character named ``me`` as "you": "Vito's pool" -> "your pool", "Sam wins"
     -> "you win", "against Sam" -> "against you"; capitalised where a sentence begins. Words in
     :data:`FREE` marks (someone's own) and longer names holding ``me`` ("Sam" in "Sam Wu") are kept."""
-    if not me:
+    if not me or me not in text:
         return text.replace(FREE, "")
     pieces = text.split(FREE)
     for i in range(0, len(pieces), 2):
@@ -167,11 +168,17 @@ def addressed(text: str, me: str, others: Sequence[str] = ()) -> str:
     return "".join(pieces)
 
 
+@lru_cache(maxsize=256)
+def _name_pattern(me: str) -> re.Pattern[str]:
+    """``me`` as a whole name, with what follows it: a possessive, or the next word (its verb)."""
+    return re.compile(rf"(?<![\w'’-]){re.escape(me)}(?![\w-])(?:(['’]s\b)|( )(\w+))?")
+
+
 def _addressed(text: str, me: str, longer: list[str], at_start: bool) -> str:
     kept = {f"\x1e{i}\x1e": other for i, other in enumerate(sorted(longer, key=len, reverse=True))}
     for mark, other in kept.items():
         text = text.replace(other, mark)
-    pattern = re.compile(rf"(?<![\w'’-]){re.escape(me)}(?![\w-])(?:(['’]s\b)|( )(\w+))?")
+    pattern = _name_pattern(me)
 
     def rewrite(m: re.Match[str]) -> str:
         head = text[: m.start()].rstrip()
