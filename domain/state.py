@@ -479,6 +479,12 @@ RECENT = 20
 """Decided challenges a scene keeps at hand for its views (older ones are asked for in pages)."""
 
 
+def _parties(key: str) -> list[str]:
+    """The challenger and the targets a wait's repeat key names."""
+    challenger, _, rest = key.removeprefix("bns:").partition(">")
+    return [challenger, *rest.partition(":")[0].split(",")]
+
+
 def undecided(ch: Challenge) -> bool:
     """Still open, or won by a mob that has not yet chosen whose victory condition applies."""
     return ch.open or bool(ch.challenger.helpers and ch.chosen is None and ch.leader == "challenger")
@@ -623,13 +629,8 @@ class Scene(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 
     def waits_of(self, who: str, now: datetime) -> dict[str, datetime]:
         """The waits still running on challenges ``who`` made or was the target of, by repeat key
-        (``challenger>targets:…``)."""
-        return {
-            key: until
-            for key, until in self.failures.items()
-            if until > now
-            and (key.partition(">")[0] == who or who in key.partition(">")[2].partition(":")[0].split(","))
-        }
+        (``challenger>targets:…``; bns's immunities ``bns:challenger>target:…``)."""
+        return {key: until for key, until in self.failures.items() if until > now and who in _parties(key)}
 
     def character(self, who: str) -> Character | None:
         return self.characters.get(who)

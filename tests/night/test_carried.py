@@ -201,3 +201,22 @@ class TestWhatIf:
         assert night.character("elysium-what-if", "sam").lost_names == []
         assert night.character("elysium", "sam").lost_names == ["Brawny"]
         assert night.state("g1").night.where["sam"].scene == "elysium"
+
+
+def test_the_waits_a_character_carries_name_it_as_challenger_or_target() -> None:
+    """lotn's five-minute wait (``sam>juan:social:``) and bns's ten-minute immunity
+    (``bns:sam>juan:…``) go with both the one who failed and the one it failed against."""
+    from datetime import timedelta
+
+    import immutables
+
+    from domain.state import Scene
+    from tests.table import T0
+
+    later = T0 + timedelta(minutes=5)
+    failures = {"sam>juan:social:": later, "bns:sam>juan:dominate": later, "rosa>juan,vi:mental:": later}
+    state = Scene(failures=immutables.Map(failures), last_at=T0)
+    assert set(state.waits_of("sam", T0)) == {"sam>juan:social:", "bns:sam>juan:dominate"}
+    assert set(state.waits_of("juan", T0)) == set(failures)
+    assert set(state.waits_of("vi", T0)) == {"rosa>juan,vi:mental:"}
+    assert state.waits_of("sam", later) == {}  # over
