@@ -629,7 +629,7 @@ class Scene(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 
     def waits_of(self, who: str, now: datetime) -> dict[str, datetime]:
         """The waits still running on challenges ``who`` made or was the target of, by repeat key
-        (``challenger>targets:…``; bns's immunities ``bns:challenger>target:…``)."""
+        (``challenger>targets:…``, or that after a ``bns`` prefix: its immunities)."""
         return {key: until for key, until in self.failures.items() if until > now and who in _parties(key)}
 
     def character(self, who: str) -> Character | None:
