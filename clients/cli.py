@@ -15,6 +15,7 @@ justicar join URL --token T                     the same, from the socket's URL 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -84,7 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"justicar {verb}: no database at {args.db}", file=sys.stderr)
         return 2
     try:
-        return int(args.run(args, sys.stdout))
+        with contextlib.ExitStack() as args.closing:  # the stores the verb opened, closed when it is done
+            return int(args.run(args, sys.stdout))
     except StoreError as err:
         print(f"justicar {verb}: {err}", file=sys.stderr)
         return 2

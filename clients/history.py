@@ -8,12 +8,13 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from clients.stores import opened
 from projections.audit import audit
 from projections.audit_render import render
 from server.history import ImportRefused, fork
 from server.nights import audit_of_night, export_all, import_all, is_night
 from server.service import utc_now
-from server.store import StoreError, open_store
+from server.store import StoreError
 
 
 def _write(text: str, output: str | None, out: TextIO) -> None:
@@ -24,7 +25,7 @@ def _write(text: str, output: str | None, out: TextIO) -> None:
 
 
 def export(args: argparse.Namespace, out: TextIO) -> int:
-    store = open_store(args.db, readonly=True)
+    store = opened(args, readonly=True)
     if not store.head(args.scene)[0]:
         print(f"justicar export: there is no scene {args.scene!r}", file=sys.stderr)
         return 1
@@ -33,7 +34,7 @@ def export(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def import_(args: argparse.Namespace, out: TextIO) -> int:
-    store = open_store(args.db)
+    store = opened(args)
     try:
         source = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
     except OSError as err:
@@ -55,7 +56,7 @@ def import_(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def fork_(args: argparse.Namespace, out: TextIO) -> int:
-    store = open_store(args.db)
+    store = opened(args)
     new_scene = args.new_scene or f"{args.scene}-at-{args.at}"
     try:
         version = fork(store, args.scene, args.at, new_scene, utc_now)
@@ -67,7 +68,7 @@ def fork_(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def audit_(args: argparse.Namespace, out: TextIO) -> int:
-    store = open_store(args.db, readonly=True)
+    store = opened(args, readonly=True)
     if bool(args.scene) == bool(args.game):
         print("justicar audit: name a SCENE, or a game night with --game NIGHT", file=sys.stderr)
         return 2

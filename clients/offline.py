@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 import msgspec
 
+from clients.stores import opened
 from domain.commands import parse_command
 from domain.events import CharacterAdded, CharacterEntered, CharacterRegistered
 from domain.evolve import fold_rows
@@ -19,7 +20,7 @@ from projections.replay import Step, links_of_rows, render, replay
 from projections.views import view
 from server.backend import busy
 from server.service import Result, SceneService
-from server.store import EventStore, open_store
+from server.store import EventStore
 from server.store.base import first_problem
 
 _json = msgspec.json.Encoder()
@@ -76,7 +77,7 @@ def play(args: argparse.Namespace, out: TextIO) -> int:
     if holder:
         print(f"justicar play: {args.db} is served by {holder}; send commands through it", file=sys.stderr)
         return 2
-    store = open_store(args.db)
+    store = opened(args)
     service = SceneService(store, honour_at=True)
     with source:
         malformed, scenes = play_script(service, source, out)
@@ -89,7 +90,7 @@ def play(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def log(args: argparse.Namespace, out: TextIO) -> int:
-    store = open_store(args.db, readonly=True)
+    store = opened(args, readonly=True)
     if not store.head(args.scene)[0]:
         return _no_scene(args.scene)
     viewer = _viewer(store, args.scene, args.viewer, "log")
@@ -125,7 +126,7 @@ def _viewer(store: EventStore, scene: str, asked: str, command: str) -> str | No
 
 
 def verify(args: argparse.Namespace, out: TextIO) -> int:
-    store = open_store(args.db, readonly=True)
+    store = opened(args, readonly=True)
     if args.expect and not args.scene:
         print("justicar verify: --expect needs the SCENE whose head it is", file=sys.stderr)
         return 2
@@ -150,7 +151,7 @@ def verify(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def replay_scene(args: argparse.Namespace, out: TextIO) -> int:
-    store = open_store(args.db, readonly=True)
+    store = opened(args, readonly=True)
     version, _ = store.head(args.scene)
     if not version:
         return _no_scene(args.scene)
