@@ -144,6 +144,38 @@ def is_postgres(db: str | None) -> bool:
     return bool(db) and str(db).startswith(POSTGRES_SCHEMES)
 
 
+class Batched:
+    """``append`` as a batch of one, for the stores whose writes are batches (group commit)."""
+
+    def append_batch(self, items: Sequence[Append]) -> list[list[Recorded] | ConcurrencyConflict]:
+        raise NotImplementedError
+
+    def append(
+        self,
+        scene: str,
+        expected_version: int,
+        events: Sequence[SceneEvent],
+        *,
+        command: str,
+        digest: str,
+        actor: str,
+        at: datetime,
+    ) -> list[Recorded]:
+        item = Append(
+            scene=scene,
+            expected_version=expected_version,
+            events=events,
+            command=command,
+            digest=digest,
+            actor=actor,
+            at=at,
+        )
+        (done,) = self.append_batch([item])
+        if isinstance(done, ConcurrencyConflict):
+            raise done
+        return done
+
+
 def chain(
     scene: str,
     version: int,
@@ -245,6 +277,7 @@ def first_problem(store: EventStore, scene: str) -> ChainProblem | None:
 __all__ = [
     "GENESIS",
     "Append",
+    "Batched",
     "Checked",
     "CommandRecord",
     "ConcurrencyConflict",

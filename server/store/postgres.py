@@ -55,10 +55,10 @@ import psycopg_pool
 from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
 
-from domain.events import SceneEvent
 from domain.log import GENESIS, Recorded, Row, Wire, decode_event, format_at
 from server.store.base import (
     Append,
+    Batched,
     CommandRecord,
     ConcurrencyConflict,
     StorageUnavailable,
@@ -184,7 +184,7 @@ def on_server(where: str = "") -> Iterator[None]:
         raise unavailable(err, where) from err
 
 
-class PostgresStore:
+class PostgresStore(Batched):
     def __init__(self, url: str, *, readonly: bool = False, notify: bool = True) -> None:
         self.url = url
         """As given (with our settings in its query): what ``open_store`` opens again."""
@@ -297,31 +297,6 @@ class PostgresStore:
             )
 
     # -- writing -------------------------------------------------------------------------------
-
-    def append(
-        self,
-        scene: str,
-        expected_version: int,
-        events: Sequence[SceneEvent],
-        *,
-        command: str,
-        digest: str,
-        actor: str,
-        at: datetime,
-    ) -> list[Recorded]:
-        item = Append(
-            scene=scene,
-            expected_version=expected_version,
-            events=events,
-            command=command,
-            digest=digest,
-            actor=actor,
-            at=at,
-        )
-        (done,) = self.append_batch([item])
-        if isinstance(done, ConcurrencyConflict):
-            raise done
-        return done
 
     def append_batch(self, items: Sequence[Append]) -> list[list[Recorded] | ConcurrencyConflict]:
         self._writable()

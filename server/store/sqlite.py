@@ -27,10 +27,10 @@ from typing import Any
 import msgspec
 import sqlite_utils
 
-from domain.events import SceneEvent
 from domain.log import GENESIS, Recorded, Row, Wire, decode_event, format_at
 from server.store.base import (
     Append,
+    Batched,
     CommandRecord,
     ConcurrencyConflict,
     StorageUnavailable,
@@ -75,7 +75,7 @@ def on_disk() -> Iterator[None]:
         raise unavailable(err) from err
 
 
-class SqliteStore:
+class SqliteStore(Batched):
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
         self.path = str(path)
         self.readonly = readonly
@@ -170,31 +170,6 @@ class SqliteStore:
         return conn
 
     # -- writing -------------------------------------------------------------------------------
-
-    def append(
-        self,
-        scene: str,
-        expected_version: int,
-        events: Sequence[SceneEvent],
-        *,
-        command: str,
-        digest: str,
-        actor: str,
-        at: datetime,
-    ) -> list[Recorded]:
-        item = Append(
-            scene=scene,
-            expected_version=expected_version,
-            events=events,
-            command=command,
-            digest=digest,
-            actor=actor,
-            at=at,
-        )
-        (done,) = self.append_batch([item])
-        if isinstance(done, ConcurrencyConflict):
-            raise done
-        return done
 
     def append_batch(self, items: Sequence[Append]) -> list[list[Recorded] | ConcurrencyConflict]:
         conn = self.db.conn
