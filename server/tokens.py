@@ -74,6 +74,21 @@ def new_token() -> tuple[str, str, str]:
     return token, digest, "t-" + digest[:10]
 
 
+def _granted(scene: str, role: Role, character: str | None, expires: timedelta | None) -> tuple[str, str, Grant]:
+    """A fresh token, its hash, and what it grants from now (for ``expires``, or until revoked)."""
+    token, digest, token_id = new_token()
+    now = _now()
+    grant = Grant(
+        token_id=token_id,
+        scene=scene,
+        role=role,
+        character=character,
+        created_at=_stamp(now),
+        expires_at=_stamp(now + expires) if expires else None,
+    )
+    return token, digest, grant
+
+
 class Tokens(Protocol):
     def issue(
         self, scene: str, role: Role, character: str | None = None, *, expires: timedelta | None = None
@@ -119,20 +134,11 @@ class SqliteTokens:
     def issue(
         self, scene: str, role: Role, character: str | None = None, *, expires: timedelta | None = None
     ) -> tuple[str, Grant]:
-        token, digest, token_id = new_token()
-        now = _now()
-        grant = Grant(
-            token_id=token_id,
-            scene=scene,
-            role=role,
-            character=character,
-            created_at=_stamp(now),
-            expires_at=_stamp(now + expires) if expires else None,
-        )
+        token, digest, grant = _granted(scene, role, character, expires)
         self._rows(
             "INSERT INTO tokens (token_id, hash, scene, role, character, created_at, expires_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [token_id, digest, scene, role, character, grant.created_at, grant.expires_at],
+            [grant.token_id, digest, scene, role, character, grant.created_at, grant.expires_at],
         )
         return token, grant
 
@@ -192,20 +198,11 @@ class PostgresTokens:
     def issue(
         self, scene: str, role: Role, character: str | None = None, *, expires: timedelta | None = None
     ) -> tuple[str, Grant]:
-        token, digest, token_id = new_token()
-        now = _now()
-        grant = Grant(
-            token_id=token_id,
-            scene=scene,
-            role=role,
-            character=character,
-            created_at=_stamp(now),
-            expires_at=_stamp(now + expires) if expires else None,
-        )
+        token, digest, grant = _granted(scene, role, character, expires)
         self.store.query(
             "INSERT INTO tokens (token_id, hash, scene, role, character, created_at, expires_at) "
             "VALUES (%s, %s, %s, %s, %s, %s, %s)",
-            [token_id, digest, scene, role, character, grant.created_at, grant.expires_at],
+            [grant.token_id, digest, scene, role, character, grant.created_at, grant.expires_at],
         )
         return token, grant
 
@@ -249,16 +246,7 @@ class MemoryTokens:
     def issue(
         self, scene: str, role: Role, character: str | None = None, *, expires: timedelta | None = None
     ) -> tuple[str, Grant]:
-        token, digest, token_id = new_token()
-        now = _now()
-        grant = Grant(
-            token_id=token_id,
-            scene=scene,
-            role=role,
-            character=character,
-            created_at=_stamp(now),
-            expires_at=_stamp(now + expires) if expires else None,
-        )
+        token, digest, grant = _granted(scene, role, character, expires)
         self._by_hash[digest] = grant
         return token, grant
 
