@@ -372,7 +372,9 @@ def pass_(d: Draft, cmd: Pass) -> None:
 
 def _settle(d: Draft, cid: str, *, rerolls: list[int] | None = None) -> None:
     """Take every step that needs nobody's decision: reveal, compare, resolve."""
-    rules = ruleset_for(d.state.ruleset)
+    rules = ruleset_for(d.ruleset)
+    if d.ctx.verdict and not rules.settling_refuses:
+        return  # a probe has its verdict: nothing from here on can refuse the move
     while True:
         ch = d.state.challenges[cid]
         test = ch.test

@@ -34,6 +34,10 @@ class Context(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     now: datetime
     entropy: int = 0
     """The command's random value, in [0, 2**256)."""
+    verdict: bool = False
+    """Only whether the command is accepted is wanted (a page probing which moves to offer): what
+    then happens by itself (reveal, compare, resolve) is not worked out where the ruleset says it
+    refuses nothing (``Ruleset.settling_refuses``)."""
     subject: Recorded | None = None
     """The event a ``dispute`` or ``rule`` names, read from the log by the shell."""
     night: Scene | None = None
@@ -61,6 +65,11 @@ class Draft:
         if self._pending:
             self._state, self._pending = fold(self._pending, self._state), []
         return self._state
+
+    @property
+    def ruleset(self) -> str:
+        """The scene's ruleset, read without folding what was added (only opening a scene sets it)."""
+        return self._state.ruleset
 
     def add(self, *events: SceneEvent) -> None:
         base = self._state

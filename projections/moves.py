@@ -291,7 +291,7 @@ def _accepted(state: Scene, kind: Callable[..., AnyCommand], **fields: object) -
     """Whether ``decide`` would accept one command outside a challenge now (appending nothing)."""
     try:
         command = msgspec.convert({"id": "probe", "scene": state.id, **fields}, kind)
-        decide(state, command, Context(now=state.last_at or datetime(2000, 1, 1, tzinfo=UTC)))
+        decide(state, command, Context(now=state.last_at or datetime(2000, 1, 1, tzinfo=UTC), verdict=True))
     except (Rejected, msgspec.ValidationError, TypeError):
         return False
     return True
@@ -328,15 +328,22 @@ class _Probe:
     def __init__(self, state: Scene, ch: Challenge, who: str, **also: object) -> None:
         self.state, self.ch, self.who, self.also = state, ch, who, also
         self.ctx = Context(now=state.last_at or datetime(2000, 1, 1, tzinfo=UTC))
+        self.verdict = msgspec.structs.replace(self.ctx, verdict=True)
 
     def __call__(self, kind: Callable[..., AnyCommand], **fields: object) -> bool:
-        return self.events(kind, **fields) is not None
+        """Whether ``decide`` would accept one command now (what would follow it is not worked out)."""
+        return self._decide(kind, fields, self.verdict) is not None
 
     def events(self, kind: Callable[..., AnyCommand], **fields: object) -> list[SceneEvent] | None:
         """The events ``decide`` would make of one command now (None: refused)."""
+        return self._decide(kind, fields, self.ctx)
+
+    def _decide(
+        self, kind: Callable[..., AnyCommand], fields: dict[str, object], ctx: Context
+    ) -> list[SceneEvent] | None:
         try:
             command = kind(id="probe", scene=self.state.id, actor=self.who, challenge=self.ch.id, **self.also, **fields)
-            return decide(self.state, command, self.ctx)
+            return decide(self.state, command, ctx)
         except (Rejected, msgspec.ValidationError, TypeError):
             return None
 

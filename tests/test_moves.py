@@ -9,10 +9,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.rules import ruleset_for
+from domain.state import Scene
 from projections import moves as moves_module
 from projections.moves import Moves
 from projections.views import view
 from tests.table import Table
+from tests.test_bns_fight_properties import bns_fight
+from tests.test_bns_properties import _play as _play_bns
+from tests.test_bns_properties import bns_game
 from tests.test_properties import Move, _play, game
 
 
@@ -159,3 +163,35 @@ def test_moves_tried_by_phase_are_every_move_decide_accepts(played: tuple[str, l
 
 
 EVERY_KIND = ("answer", "call", "throw", "declare", "retest", "cancel", "pass")
+
+
+def _offered_everywhere(states: list[Scene]) -> list[Moves | None]:
+    return [
+        moves_module.moves(state, state.challenges[cid], who)
+        for state in states
+        for cid in state.undecided
+        for who in state.characters
+    ]
+
+
+def _fully_decided(self: object, kind: object, **fields: object) -> bool:
+    return moves_module._Probe.events(self, kind, **fields) is not None  # type: ignore[arg-type]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.one_of(
+        st.sampled_from(["lotn", "camarilla"]).flatmap(lambda ruleset: st.tuples(st.just(ruleset), game(ruleset))),
+        st.tuples(st.just("bns"), bns_game()),
+        st.tuples(st.just("bns fight"), bns_fight()),
+    )
+)
+def test_a_probe_for_the_verdict_offers_what_a_full_decision_accepts(played: tuple[str, list[Move]]) -> None:
+    """Probing a move stops once its verdict is known (``Context.verdict``: nothing that happens by
+    itself afterwards is worked out); it offers exactly what deciding each move in full accepts."""
+    ruleset, play = played
+    states = _play_bns(play)[1] if ruleset.startswith("bns") else [s for _, s in _play(play, ruleset)[1]]
+    quick = _offered_everywhere(states)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(moves_module._Probe, "__call__", _fully_decided)
+        assert quick == _offered_everywhere(states)

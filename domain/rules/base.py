@@ -137,6 +137,11 @@ class Ruleset(ABC):
     has_expenditures: ClassVar[bool] = False
     """Whether a round has an expenditures phase between declarations and initiative (kony)."""
 
+    settling_refuses: ClassVar[bool] = False
+    """Whether what happens by itself after a move (reveal, compare, resolve) may refuse it: a dice
+    reveal checks the rerolls entered by hand. Where it may not, a probe for the verdict stops at
+    the move (``Context.verdict``)."""
+
     defender_victory: ClassVar[bool] = False
     """Whether a winning defender's own victory condition applies to the challenger (kony)."""
 
