@@ -5,7 +5,7 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from domain.change import Change, name, names, on, replace_side, sides
-from domain.commands import OverbidSource
+from domain.commands import OverbidSource, Source
 from domain.events import (
     AbilitySpent,
     BidPlaced,
@@ -205,7 +205,7 @@ def _stood(s: Change, e: RetestStood, r: Place) -> None:
 @on(RetestCancelled)
 def _cancelled(s: Change, e: RetestCancelled, r: Place) -> None:
     def cancelled(ch: Challenge) -> Challenge:
-        entry = replace(ch.retests[-1], status="cancelled", cancelled_by=e.source)
+        entry = replace(ch.retests[-1], status="cancelled", cancelled_by=_named(e.source))
         return sides(replace(ch, retests=(*ch.retests[:-1], entry)), lambda side: replace(side, passed=False))
 
     s.challenge(e.challenge, cancelled)
@@ -255,12 +255,18 @@ def _retest(ch: Challenge, event: RetestInvoked) -> Challenge:
     role = ch.role_of(event.character)
     assert role is not None
     test = ch.test.number if ch.test else 0
-    entry = RetestEntry(by=event.character, role=role, source=event.source, test=test)
+    entry = RetestEntry(by=name(event.character), role=role, source=_named(event.source), test=test)
     ch = replace(ch, retests=(*ch.retests, entry))
     source = event.source
     if isinstance(source, OverbidSource):  # the original bid is lost; the new one is at risk
         ch = replace_side(ch, role, lambda s: replace(s, bids=tuple(source.bid)))
     return sides(ch, lambda s: replace(s, passed=False))
+
+
+def _named(source: Source) -> Source:
+    """A retest source as the state keeps it: the name of its ability, power or merit one copy."""
+    given = getattr(source, "name", None)
+    return replace(source, name=name(given)) if isinstance(given, str) else source
 
 
 def _close_retest(ch: Challenge, status: str) -> Challenge:

@@ -99,7 +99,9 @@ def _kept(e: Consequence) -> Consequence:
         case TraitLost():
             kept = {"character": name(e.character), "trait": name(e.trait), "rule": name(e.rule), "why": ""}
             return replace(e, challenge=name(e.challenge), **kept)
-        case DamageTaken() | KnockedDown() | ArmorDamaged():
+        case DamageTaken():  # its words are few ("1 lethal, as declared."): one copy each
+            return replace(e, character=name(e.character), challenge=name(e.challenge), why=name(e.why))
+        case KnockedDown() | ArmorDamaged():
             return replace(e, character=name(e.character), challenge=name(e.challenge))
         case GrappleStarted():
             return replace(e, grappler=name(e.grappler), victim=name(e.victim), challenge=name(e.challenge))
