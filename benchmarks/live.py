@@ -35,9 +35,13 @@ throughput
 
 memory
     Server RSS growth per loaded scene: ``--copies`` copies of the demo (61 events), then of a
-    1,000-event brawl, each loaded by subscribing once (a fresh server per kind and run). Beside
-    it, the brawl's state alone (traced allocations in this process), loaded as the server loads
-    it (its snapshot, then the log after it) and folded from its first event.
+    1,000-event brawl, each loaded by subscribing once (a fresh server per kind and run), from one
+    loaded to all. Each is measured twice: with SQLite's page caches cold (the growth then
+    includes their filling up, a fixed cost: 2 MiB a connection at most, SQLite's default), and
+    warm (``WARM`` other 1,000-event brawls loaded first, which fills them). Beside it, the
+    brawl's state alone (traced allocations in this process), loaded as the server loads it (its
+    snapshot, then the log after it), folded from its first event, and kept with one copy of each
+    part that repeats (``domain.state.shared``).
 
 Every figure is given as the median and the range (min-max) over ``--runs`` runs.
 """
@@ -55,13 +59,14 @@ import subprocess
 import sys
 import time
 import tracemalloc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from websockets.asyncio.client import ClientConnection, connect
 
+import domain.state as state_module
 from benchmarks.common import (
     ROOT,
     cleanup,
@@ -73,6 +78,7 @@ from benchmarks.common import (
     workdir,
 )
 from benchmarks.scenes import Table, build
+from domain.state import Scene
 from server.service import SceneService
 from server.snapshots import Snapshots
 from server.store import SqliteStore
@@ -324,6 +330,7 @@ class Seeded:
     many: list[str] = field(default_factory=list)
     demos: list[str] = field(default_factory=list)
     brawls: list[str] = field(default_factory=list)
+    warm: list[str] = field(default_factory=list)
 
 
 def seed(where: Path, args: argparse.Namespace, what: list[str]) -> Seeded:
@@ -345,7 +352,12 @@ def seed(where: Path, args: argparse.Namespace, what: list[str]) -> Seeded:
     if "memory" in what:
         seeded.demos = [f"d{n}" for n in range(args.copies)]
         seeded.brawls = [f"k{n}" for n in range(args.copies)]
-        copies: dict[str, int | None] = {**dict.fromkeys(seeded.demos), **dict.fromkeys(seeded.brawls, 1000)}
+        seeded.warm = [f"w{n}" for n in range(WARM)]
+        copies: dict[str, int | None] = {
+            **dict.fromkeys(seeded.demos),
+            **dict.fromkeys(seeded.brawls, 1000),
+            **dict.fromkeys(seeded.warm, 1000),
+        }
         tables.update(build(db, copies, challenges=False, quiet=True))
     seeded.tables = tables
     print(f"# scenes built in {time.perf_counter() - started:.1f} s", file=sys.stderr)
@@ -603,12 +615,18 @@ async def load_all(url: str, tables: list[Table]) -> None:
         await ws.close()
 
 
-async def memory_kind(seeded: Seeded, scenes: list[str]) -> tuple[int, int]:
+WARM = 10
+"""1,000-event brawls loaded before a warm measure: some 3 MiB of log read, more than SQLite's page
+cache of a connection holds (2 MiB by default)."""
+
+
+async def memory_kind(seeded: Seeded, scenes: list[str], warm: list[str] | None = None) -> tuple[int, int]:
     port = free_port()
     ours = justicar(seeded.db, port)
     url = f"ws://127.0.0.1:{port}"
     tables = [seeded.tables[s] for s in scenes]
     try:
+        await load_all(url, [seeded.tables[s] for s in warm or []])
         await load_all(url, tables[:1])
         await asyncio.sleep(0.5)
         before = ours.rss_kib()
@@ -636,13 +654,17 @@ def memory(seeded: Seeded, where: Path, args: argparse.Namespace) -> None:
         f"memory: server RSS growth per loaded scene ({args.copies} copies of each kind, each loaded by subscribing)"
     )
     kinds = [("demo", seeded.demos), ("1,000-event brawl", seeded.brawls)]
-    per: dict[str, list[float]] = {name: [] for name, _ in kinds}
+    per: dict[tuple[str, str], list[float]] = {}
     states: dict[str, list[float]] = {}
     for run in range(1, args.runs + 1):
         for name, scenes in kinds:
-            before, after = asyncio.run(memory_kind(seeded, scenes))
-            per[name].append((after - before) / (len(scenes) - 1))
-            print(f"run {run}: {name}: RSS {before:,} KiB with one loaded, {after:,} KiB with {len(scenes)}")
+            for caches, warm in (("cold", None), ("warm", seeded.warm)):
+                before, after = asyncio.run(memory_kind(seeded, scenes, warm))
+                per.setdefault((name, caches), []).append((after - before) / (len(scenes) - 1))
+                print(
+                    f"run {run}: {name}, page caches {caches}: RSS {before:,} KiB with one loaded,"
+                    f" {after:,} KiB with {len(scenes)}"
+                )
         for how, kib in state_sizes(seeded.db, seeded.brawls[:20]).items():
             states.setdefault(how, []).append(kib)
     print(f"\n## across {args.runs} runs: median (min-max)")
@@ -652,11 +674,15 @@ def memory(seeded: Seeded, where: Path, args: argparse.Namespace) -> None:
         rows.append(
             [
                 f"{name} ({t.version:,} events)",
-                spread(per[name], ",.1f"),
+                spread(per[(name, "cold")], ",.1f"),
+                spread(per[(name, "warm")], ",.1f"),
                 f"{stored_bytes(seeded.db, scenes[0]) / 1024:,.1f}",
             ]
         )
-    table(["scene", "KiB per loaded scene", "its log as stored, KiB"], rows)
+    table(
+        ["scene", "KiB per loaded scene, caches cold", f"caches warm ({WARM} brawls first)", "its log as stored, KiB"],
+        rows,
+    )
     print()
     table(
         ["the 1,000-event brawl's state alone (tracemalloc, in this process)", "KiB"],
@@ -669,13 +695,20 @@ def state_sizes(db: Path, scenes: list[str]) -> dict[str, float]:
     the server loads it (from its snapshot and the log after it) and folded from its first event."""
     store = SqliteStore(db, readonly=True)
     out = {}
+    keep = getattr(state_module, "shared", None)  # since issue 10's memory work
+    ways: list[tuple[str, Snapshots | None, Callable[[Scene], Scene]]] = [
+        ("loaded from its snapshot", Snapshots(store), lambda state: state),
+        ("folded from its log", None, lambda state: state),
+    ]
+    if keep is not None:
+        ways.append(("folded from its log, then shared (domain.state.shared)", None, keep))
     try:
-        for how, snapshots in (("loaded from its snapshot", Snapshots(store)), ("folded from its log", None)):
+        for how, snapshots, then in ways:
             service = SceneService(store, snapshots=snapshots)
-            service.load(scenes[0])
+            then(service.load(scenes[0]))
             gc.collect()
             tracemalloc.start()
-            kept = [service.load(scene) for scene in scenes]
+            kept = [then(service.load(scene)) for scene in scenes]
             gc.collect()
             size, _ = tracemalloc.get_traced_memory()
             tracemalloc.stop()
