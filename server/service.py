@@ -15,6 +15,7 @@ acknowledged; a scene that fails is ``SceneCorrupt`` and is never served.
 from __future__ import annotations
 
 import contextlib
+import gc
 import hashlib
 import itertools
 import os
@@ -169,6 +170,16 @@ STORAGE_UNAVAILABLE = (
 )
 
 
+def settle() -> None:
+    """Move every object the collector tracks to its oldest generation, at once (two list splices:
+    ``gc.freeze`` then ``gc.unfreeze``). A load makes a state that lives as long as its scene is
+    held: some 76,000 tracked objects (tuples, dicts, map nodes) for 100,000 events, which the next
+    young collection would otherwise walk, the interpreter held (7 ms), to conclude they live on.
+    Garbage among what was young is collected at the next full collection instead."""
+    gc.freeze()
+    gc.unfreeze()
+
+
 class SceneService:
     """Applies commands to scenes in one store, keeping each scene's folded state."""
 
@@ -215,6 +226,7 @@ class SceneService:
         lost = lost_end(scene, state.version, self.store.acknowledged(scene))
         if lost is not None:
             raise lost
+        settle()
         return state
 
     def cached(self, scene: str) -> Scene | None:
