@@ -47,7 +47,7 @@ from projections.narrate import narrate
 from projections.redact import redact
 from projections.replay import Step, links_of_rows, replay
 from projections.views import older_challenges
-from server.catchup import fold_to, state_at, stream
+from server.catchup import fold_to, release, state_at, stream
 from server.documents import audit_document, export_document
 from server.history import fork_wires
 from server.hub import Hub, SceneUnavailable
@@ -678,6 +678,9 @@ class Connection:
                 match await self.hub.join(sub, since, base):
                     case Joined():
                         self.subscriber, self.stream = sub, target
+                        if base is not None:  # a whole state (a catch-up's words): freed off the loop
+                            held, base = [base], None
+                            await self.hub.worker.run(release, held)
                         return
                     case JoinRefused(code=code, message=message):
                         raise Refusal(code, message)
