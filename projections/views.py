@@ -578,19 +578,40 @@ def _moves(state: Scene, ch: Challenge, viewer: str) -> dict[str, Moves]:
     return {viewer: found} if found is not None else {}
 
 
+def _character(
+    state: Scene, c: Character, viewer: str, dice: bool, public: dict[str, CharacterView] | None
+) -> CharacterView:
+    """One character in a viewer's view; its public part (``character_view`` for a viewer who does
+    not know it: no offers, nothing but what anyone sees) made once for all such viewers."""
+    who = c.id
+    if knows(viewer, who):
+        offers = ruleset_for(state.ruleset).maneuvers(state, who)
+        return character_view(
+            c, viewer, offers, round_moves(state, who) if dice and _acts_for(state, viewer, who) else None
+        )
+    if public is None:
+        return character_view(c, viewer)
+    found = public.get(who)
+    if found is None:
+        found = public[who] = character_view(c, viewer)
+    return found
+
+
 def view(
     state: Scene,
     viewer: str = NARRATOR,
     *,
     only: tuple[list[str] | None, list[str]] | None = None,
     turned: bool = False,
+    public: dict[str, CharacterView] | None = None,
 ) -> StateView:
     """The scene as ``viewer`` may see it: ``"st"``, a character id, or ``SPECTATOR``. With
     ``only`` (characters or None for all, challenges), just those entries: a patch on an earlier
     view. A player's view of a challenge carries the moves open to it there. A patch offers afresh
     the moves of the challenges it touches and of those with a character it touches (what a move
     depends on: the challenge, the characters in it, the round); of every challenge when the turn
-    or the round ``turned``."""
+    or the round ``turned``. ``public`` keeps the public part of each character (what a viewer who
+    does not know it sees, the same for all of them) for the next viewer of the same state."""
     if only is None:  # a whole view: what is undecided, and a page of recent history
         people, cids = None, sorted({*state.undecided, *state.recent}, key=lambda cid: state.challenges[cid].seq)
     else:
@@ -612,12 +633,7 @@ def view(
         viewer=viewer,
         round=round_view(state.round),
         characters={
-            who: character_view(
-                c,
-                viewer,
-                rules.maneuvers(state, who) if knows(viewer, who) else None,
-                round_moves(state, who) if dice and _acts_for(state, viewer, who) else None,
-            )
+            who: _character(state, c, viewer, dice, public)
             for who in (people if people is not None else [c.id for c in state.roster()])
             if (c := state.characters.get(who))
         },

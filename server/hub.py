@@ -24,7 +24,7 @@ from domain.night import bounced, pending, sending
 from domain.state import Scene
 from server.backend import Backend
 from server.notify import Feed, feed_for
-from server.room import Inspect, Join, JoinAnswer, Leave, Room, SendView, Submit, Subscriber
+from server.room import Inspect, Join, JoinAnswer, Leave, Reply, Room, SendView, Submit, Subscriber
 from server.service import ErrorBody, Handled, SceneService
 from server.wire import Limits
 from server.writer import Worker, Writer
@@ -158,18 +158,21 @@ class Hub:
 
     async def _post(self, scene: str, job: Submit | Join | Leave | SendView | Inspect) -> None:
         for _ in range(3):  # a room unloading as the job arrives: the next one takes it
+            jobs = self.room(scene).jobs
             try:
-                await self.room(scene).jobs.send(job)
+                try:
+                    jobs.send_nowait(job)
+                except anyio.WouldBlock:  # the room's queue is full: wait for room in it
+                    await jobs.send(job)
                 return
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 continue
         raise RuntimeError(f"scene {scene!r} could not take a job")
 
     async def submit(self, command: AnyCommand) -> Handled:
-        send, receive = anyio.create_memory_object_stream[Handled](1)
-        with receive:
-            await self._post(command.scene, Submit(command, send))
-            return await receive.receive()
+        reply = Reply[Handled]()
+        await self._post(command.scene, Submit(command, reply))
+        return await reply.receive()
 
     @contextlib.contextmanager
     def answering(self) -> Iterator[None]:
@@ -183,10 +186,9 @@ class Hub:
                 self._settled.set()
 
     async def join(self, subscriber: Subscriber, since: int | None, base: Scene | None = None) -> JoinAnswer:
-        send, receive = anyio.create_memory_object_stream[JoinAnswer](1)
-        with receive:
-            await self._post(subscriber.stream, Join(subscriber, since, send, base))
-            return await receive.receive()
+        reply = Reply[JoinAnswer]()
+        await self._post(subscriber.stream, Join(subscriber, since, reply, base))
+        return await reply.receive()
 
     async def leave(self, subscriber: Subscriber) -> None:
         await self._post(subscriber.stream, Leave(subscriber))
@@ -197,10 +199,9 @@ class Hub:
     async def state(self, scene: str) -> Scene:
         """The scene's state as its room holds it (loading it, off the loop, if need be); raises
         ``SceneUnavailable`` when the scene cannot be served."""
-        send, receive = anyio.create_memory_object_stream[Scene | ErrorBody](1)
-        with receive:
-            await self._post(scene, Inspect(send))
-            answer = await receive.receive()
+        reply = Reply[Scene | ErrorBody]()
+        await self._post(scene, Inspect(reply))
+        answer = await reply.receive()
         if isinstance(answer, ErrorBody):
             raise SceneUnavailable(answer)
         return answer

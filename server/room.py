@@ -4,10 +4,10 @@ Every connection's commands, subscriptions and departures arrive on one memory c
 handled one at a time, so a scene never sees two commands at once, and a new subscriber's last
 stretch of catch-up and the live stream never interleave (no gap, no duplicate). A long catch-up
 is streamed by the subscriber's own connection, at the pace its socket drains, before it joins
-here (``server.catchup``); the room only ever sends the last ``CHUNK`` events. After a commit the
-room writes each subscriber's frames with ``websockets.broadcast`` (no awaiting); a subscriber
-whose write buffer is over ``WRITE_LIMIT`` is dropped, never awaited, and catches up when it comes
-back.
+here (``server.catchup``); the room only ever sends the last ``CHUNK`` events. After the commits
+of a group the room writes each subscriber's frames, each framed once for all its viewers, in one
+write per subscriber, without awaiting (``_gathered``); a subscriber whose write buffer is over
+``WRITE_LIMIT`` is dropped, never awaited, and catches up when it comes back.
 
 Other processes may append to the same scene (``docs/deploy.md``). What they appended reaches
 the room two ways, and is pushed the same way as its own commits, in the log's order, before
@@ -29,17 +29,19 @@ from __future__ import annotations
 import contextlib
 import itertools
 import shutil
+import struct
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import anyio
 import structlog
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.asyncio.server import ServerConnection
+from websockets.protocol import OPEN
 
 from domain.automation import automatic
 from domain.commands import AnyCommand
@@ -55,12 +57,12 @@ from server.wire import (
     ErrorMessage,
     Presence,
     Present,
+    Shared,
     after_commit,
     befores_of,
     commit_frames,
     encode,
     joined_frames,
-    reach_of,
 )
 from server.writer import Worker
 
@@ -84,6 +86,26 @@ TAIL = 100
 """Events at most that a subscriber without ``since`` gets before the view (older: ``history``)."""
 
 log = structlog.get_logger("justicar.room")
+T = TypeVar("T")
+
+
+def _framed(message: bytes) -> bytes:
+    """A text message as the bytes of one websocket frame from a server (unmasked, final, no
+    extension): the same bytes for every subscriber, so made once, not once per connection."""
+    n = len(message)
+    if n < 126:
+        head = bytes((0x81, n))
+    elif n < 65536:
+        head = struct.pack("!BBH", 0x81, 126, n)
+    else:
+        head = struct.pack("!BBQ", 0x81, 127, n)
+    return head + message
+
+
+def _payload(framed: bytes) -> bytes:
+    """The message of a frame made by ``_framed``."""
+    n = framed[1]
+    return framed[2 + (2 if n == 126 else 8 if n == 127 else 0) :]
 
 
 @dataclass(eq=False)
@@ -127,10 +149,32 @@ class JoinRefused:
 JoinAnswer = Joined | Behind | JoinRefused
 
 
+class Reply(Generic[T]):
+    """The one answer to a job: the room sets it (``send_nowait``, never waiting), the connection
+    waits for it (``receive``). Lighter than a memory stream, and a connection gone before its
+    answer leaves nothing behind."""
+
+    __slots__ = ("_event", "_set", "_value")
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+        self._set = False
+
+    def send_nowait(self, value: T) -> None:
+        if self._set:
+            raise anyio.WouldBlock
+        self._value, self._set = value, True
+        self._event.set()
+
+    async def receive(self) -> T:
+        await self._event.wait()
+        return self._value
+
+
 @dataclass
 class Submit:
     command: AnyCommand
-    reply: MemoryObjectSendStream[Handled]
+    reply: Reply[Handled]
 
 
 @dataclass
@@ -138,7 +182,7 @@ class Join:
     subscriber: Subscriber
     since: int | None
     """None: from the latest events the room can put into words (see ``TAIL``)."""
-    reply: MemoryObjectSendStream[JoinAnswer]
+    reply: Reply[JoinAnswer]
     base: Scene | None = None
     """The state at ``since``, when the subscriber streamed there itself."""
 
@@ -157,7 +201,7 @@ class SendView:
 class Inspect:
     """The room's current state (for the connection's checks), or its failure."""
 
-    reply: MemoryObjectSendStream[Scene | ErrorBody]
+    reply: Reply[Scene | ErrorBody]
 
 
 TRUST_AFTER = 1.0
@@ -221,6 +265,8 @@ class Room:
         self._held: list[Job] = []
         self._missing = False
         """A ``Missed`` job is waiting: more announcements need none of their own."""
+        self._outbox: dict[Subscriber, list[bytes]] | None = None
+        """Frames for each subscriber, written at the end of ``_gathered``."""
 
     @property
     def state(self) -> Scene:
@@ -233,7 +279,7 @@ class Room:
                 await self._load()
                 await self.automate()  # a throw owed since before a restart
                 while True:
-                    job: Job | None = self._held.pop() if self._held else None
+                    job = self._next()
                     if job is None:
                         with anyio.move_on_after(self.idle_after):
                             try:
@@ -252,6 +298,7 @@ class Room:
                     else:
                         self._current = [job]
                         await self.handle(job)
+                        await anyio.lowlevel.checkpoint()  # a flood of joins and leaves lets others run
                     self._current = ()
             except Exception as err:  # supervision: the room stops alone, the server goes on
                 self._fail(err)
@@ -287,6 +334,16 @@ class Room:
         await self.service.writer.run(lambda: snapshots.discard_all(self.scene))
         with contextlib.suppress(anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
             self.jobs.send_nowait(Fault(Distrusted(problem)))
+
+    def _next(self) -> Job | None:
+        """A job already waiting (None: wait for one). A command's own turn of the loop is its
+        append: taking the next job needs none."""
+        if self._held:
+            return self._held.pop()
+        try:
+            return self._inbox.receive_nowait()
+        except (anyio.WouldBlock, anyio.EndOfStream):
+            return None
 
     def _together(self, first: Submit) -> list[Submit]:
         """The commands waiting now, to decide in turn and commit in one group (up to ``GROUP``);
@@ -346,15 +403,17 @@ class Room:
     def _show(self, before: Scene, handled: Sequence[Handled]) -> None:
         """Push what the service just did, starting from ``before`` (what the subscribers have):
         each command this room appended, after whatever another process appended before it, and
-        then whatever the service read after its last (a command decided again, then refused)."""
+        then whatever the service read after its last (a command decided again, then refused); each
+        subscriber's frames in one write."""
         state = before
-        for done in handled:
-            if done.fresh:
-                if done.records:
-                    state = self._fill(state, done.records[0].seq - 1)
-                    self.on_commit(self.scene, done.records[-1].seq)
-                state = self._pushed(state, done)
-        self._fill(state, self.state.version)
+        with self._gathered():
+            for done in handled:
+                if done.fresh:
+                    if done.records:
+                        state = self._fill(state, done.records[0].seq - 1)
+                        self.on_commit(self.scene, done.records[-1].seq)
+                    state = self._pushed(state, done)
+            self._fill(state, self.state.version)
 
     def _fill(self, state: Scene, upto: int) -> Scene:
         """Push what other processes appended after ``state`` up to ``upto``."""
@@ -367,7 +426,8 @@ class Room:
         state = self.state
         records = list(self.service.store.read(self.scene, after=state.version))
         if records:
-            self.service.adopt(self.scene, self._foreign(state, records))
+            with self._gathered():
+                self.service.adopt(self.scene, self._foreign(state, records))
             self.service.moved(self.scene)
 
     def _foreign(self, state: Scene, records: list[Recorded]) -> Scene:
@@ -425,9 +485,10 @@ class Room:
             return
         records = list(self.service.store.read(self.scene, after=since)) if since < state.version else []
         frames, _ = commit_frames(records, sub.viewer, base if sub.summaries else None)
-        self._send([sub], [*frames, *joined_frames(state, since, sub.viewer)])
-        self.subscribers.append(sub)
-        self.announce()
+        with self._gathered():
+            self._send([sub], [*frames, *joined_frames(state, since, sub.viewer)])
+            self.subscribers.append(sub)
+            self.announce()
         job.reply.send_nowait(Joined(state.version))
 
     async def automate(self) -> None:
@@ -451,9 +512,9 @@ class Room:
         for sub in self.subscribers:
             groups[(sub.viewer, sub.summaries)].append(sub)
         befores = befores_of(records, before) if any(said for _, said in groups) else None
-        reach = reach_of(records)
+        shared = Shared(records)
         for (viewer, said), subs in groups.items():
-            self._send(subs, after_commit(state, records, viewer, befores if said else None, reach))
+            self._send(subs, after_commit(state, records, viewer, befores if said else None, shared))
         self._let_go(state)
 
     def _let_go(self, state: Scene) -> None:
@@ -486,16 +547,64 @@ class Room:
             self.announce()
 
     def _send(self, subs: list[Subscriber], frames: list[bytes]) -> None:
-        """Write frames to subscribers without waiting; drop those too far behind."""
-        conns, behind = [], []
-        for sub in list(subs):
-            transport: Any = sub.conn.transport
-            if transport is not None and transport.get_write_buffer_size() > WRITE_LIMIT:
+        """Write frames to subscribers without waiting (within ``_together``: at its end); drop those
+        too far behind."""
+        if not subs or not frames:
+            return
+        wired = [_framed(frame) for frame in frames]
+        outbox = self._outbox
+        if outbox is not None:
+            for sub in subs:
+                held = outbox.get(sub)
+                if held is None:
+                    outbox[sub] = list(wired)
+                else:
+                    held += wired
+            return
+        self._write({sub: wired for sub in subs})
+
+    @contextlib.contextmanager
+    def _gathered(self) -> Iterator[None]:
+        """Frames sent inside the block are written at its end, all of one subscriber's in one
+        write (the commits of a group, the presence after them): one system call per subscriber,
+        not one per frame. No frame is written out of order: nothing else writes to a subscriber's
+        socket until the block ends (it never awaits)."""
+        if self._outbox is not None:
+            yield
+            return
+        self._outbox = {}
+        try:
+            yield
+        finally:
+            outbox, self._outbox = self._outbox, None
+            self._write(outbox)
+
+    def _write(self, outbox: dict[Subscriber, list[bytes]]) -> None:
+        """Each subscriber's frames (already framed: ``_framed``) in one write, as
+        ``websockets.broadcast`` would write them one by one: connections not open are skipped, as
+        is one sending a message in fragments; one whose write buffer is over ``WRITE_LIMIT`` is
+        dropped."""
+        behind = []
+        for sub, wired in outbox.items():
+            conn = sub.conn
+            transport: Any = conn.transport
+            if transport is None or conn.protocol.state is not OPEN:
+                continue
+            if transport.get_write_buffer_size() > WRITE_LIMIT:
                 behind.append(sub)
-            else:
-                conns.append(sub.conn)
-        for frame in frames:
-            broadcast(conns, frame, text=True)
+                continue
+            if conn.send_in_progress is not None:
+                conn.logger.warning("skipped broadcast: sending a fragmented message")
+                continue
+            try:
+                if conn.protocol.extensions:  # not this server's (no compression): frame them its way
+                    for frame in wired:
+                        conn.protocol.send_text(_payload(frame))
+                    conn.send_data()
+                else:
+                    transport.write(wired[0] if len(wired) == 1 else b"".join(wired))
+            except Exception as err:  # as broadcast: a failed write is the connection's own end
+                log.debug("write failed", scene=self.scene, error=str(err))
         if behind:
             self._drop(behind)
 

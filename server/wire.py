@@ -25,9 +25,9 @@ from domain.sheets import Category, Ident
 from domain.state import Scene
 from projections.narrate import narrate
 from projections.night_view import night_view
-from projections.redact import redact
+from projections.redact import hidden_command, hidden_fields, redact
 from projections.replay import Step, states
-from projections.views import ChallengeView, StateView, touched, turned, view
+from projections.views import ChallengeView, CharacterView, StateView, touched, turned, view
 from server.service import ErrorBody, Result
 from server.tokens import Grant
 
@@ -383,31 +383,64 @@ def encode(message: Any) -> bytes:
 # -- what a viewer is sent -------------------------------------------------------------------
 
 
+class Shared:
+    """What the frames of one commit to its several viewers share, worked out once for all: what
+    the commit touched (``reach_of``), each event's copy for the viewers from whom it hides the
+    same fields (most see the same copy), and each character's public part (the same for everyone
+    who does not know it)."""
+
+    __slots__ = ("public", "reach", "wires")
+
+    def __init__(self, records: list[Recorded]) -> None:
+        self.reach = reach_of(records)
+        self.wires: dict[tuple[int, str, bool], Wire] = {}
+        self.public: dict[str, CharacterView] = {}
+
+    def events(self, records: list[Recorded], viewer: str) -> list[Wire]:
+        """The viewer's copy of each record (``redact``), made once per distinct redaction."""
+        out = []
+        for n, record in enumerate(records):
+            hidden = hidden_fields(record, viewer)
+            key = (n, repr(hidden) if hidden else "", hidden_command(record, viewer))
+            wire = self.wires.get(key)
+            if wire is None:
+                wire = self.wires[key] = redact(record, viewer)
+            out.append(wire)
+        return out
+
+
 def after_commit(
     state: Scene,
     records: list[Recorded],
     viewer: str,
     befores: list[Scene] | None = None,
-    reach: Reach | None = None,
+    shared: Shared | None = None,
 ) -> list[bytes]:
     """The frame one viewer gets after a commit: its copy of the events, and the view patch; with
-    ``befores`` (the state before each record), each event in words too. ``reach`` is what the
-    commit touched (``reach_of``), worked out once for all viewers."""
-    only, turn = reach or reach_of(records)
-    patch = viewed(state, viewer, only=only, turned=turn)
-    events = [redact(record, viewer) for record in records]
+    ``befores`` (the state before each record), each event in words too. ``shared`` is what the
+    frames of the commit to all its viewers share (``Shared``), worked out once."""
+    shared = shared or Shared(records)
+    only, turn = shared.reach
+    patch = viewed(state, viewer, only=only, turned=turn, public=shared.public)
+    events = shared.events(records, viewer)
     said = _summaries(records, befores, viewer)
     return [encode(CommitMessage(version=state.version, events=events, view=patch, summaries=said))]
 
 
 def viewed(
-    state: Scene, viewer: str, *, only: tuple[list[str] | None, list[str]] | None = None, turned: bool = False
+    state: Scene,
+    viewer: str,
+    *,
+    only: tuple[list[str] | None, list[str]] | None = None,
+    turned: bool = False,
+    public: dict[str, CharacterView] | None = None,
 ) -> StateView:
     """The view of a stream for a viewer: a scene's (``projections.views``), or a game night's, which
-    holds the night's scenes and whereabouts beside its characters (``projections.night_view``)."""
+    holds the night's scenes and whereabouts beside its characters (``projections.night_view``).
+    ``public``: the characters' public parts made so far for other viewers of the same state."""
     if state.night is not None:
         return night_view(state, viewer, only=only)
-    return view(state, viewer, only=only, turned=turned)
+    return view(state, viewer, only=only, turned=turned, public=public)
 
 
 Reach = tuple[tuple[list[str] | None, list[str]], bool]
