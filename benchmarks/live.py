@@ -2,6 +2,7 @@
 
     .venv/bin/python -m benchmarks.live latency [--runs 3] [--rounds 300] [--block 50] [--scenes demo,1000,10000,100000]
     .venv/bin/python -m benchmarks.live throughput [--runs 3] [--seconds 3] [--many 50]
+    .venv/bin/python -m benchmarks.live throughput --against /tmp/old   # + another checkout, same runs
     .venv/bin/python -m benchmarks.live memory [--runs 3] [--copies 100]
     .venv/bin/python -m benchmarks.live all [--runs 3]
 
@@ -31,7 +32,13 @@ throughput
     Committed ``adjust`` commands a second, pushed to every subscriber, for ``--seconds``: one
     scene (the 1,000-event brawl) with 4 concurrent Storyteller senders and the 50-subscriber
     table mix; and ``--many`` scenes (demo copies with open challenges), each with one sender and
-    a table mix of 10 (6 players, the Storyteller, 3 spectators).
+    a table mix of 10 (6 players, the Storyteller, 3 spectators). Beside each rate, the server
+    process's CPU time per command over the same seconds (user and system, all threads: what a
+    busy neighbour on a shared machine moves least).
+
+``--against DIR`` (latency, throughput): the server of another checkout of the project too (``git
+worktree add /tmp/old <commit>``), alternating with this one's within each run, the same clients
+and scenes; throughput gives the same-run ratio.
 
 memory
     Server RSS growth per loaded scene: ``--copies`` copies of the demo (61 events), then of a
@@ -125,11 +132,17 @@ def free_port() -> int:
 class Served:
     """A server process, stopped (with SIGTERM) on exit; its stderr to ``log`` if given."""
 
-    def __init__(self, argv: list[str], log: Path | None = None) -> None:
+    def __init__(self, argv: list[str], log: Path | None = None, root: Path = ROOT) -> None:
         self.log: IO[str] | None = open(log, "w", encoding="utf-8") if log else None  # noqa: SIM115
+        env = None if root == ROOT else {**os.environ, "PYTHONPATH": str(root)}
         self.proc = subprocess.Popen(
-            argv, stdout=subprocess.PIPE, stderr=self.log or subprocess.DEVNULL, text=True, cwd=ROOT
+            argv, stdout=subprocess.PIPE, stderr=self.log or subprocess.DEVNULL, text=True, cwd=root, env=env
         )
+
+    def cpu_seconds(self) -> float:
+        """CPU time the process has used so far (user and system, all its threads)."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def wait_ready(self, word: str) -> None:
         assert self.proc.stdout is not None
@@ -155,11 +168,12 @@ class Served:
             self.log.close()
 
 
-def justicar(db: Path, port: int, log: Path | None = None) -> Served:
-    """``justicar serve --log-json`` on ``db``, the rate limit lifted, its log lines to ``log``."""
+def justicar(db: Path, port: int, log: Path | None = None, root: Path = ROOT) -> Served:
+    """``justicar serve --log-json`` on ``db``, the rate limit lifted, its log lines to ``log``; the
+    server of the checkout at ``root`` (``--against``), this one's by default."""
     argv = [sys.executable, "-m", "clients.cli", "serve", "--db", str(db), "--port", str(port)]
     argv += ["--rate", "1000000", "--burst", "1000000", "--log-json"]
-    served = Served(argv, log)
+    served = Served(argv, log, root)
     served.wait_ready("listens on")
     return served
 
@@ -431,11 +445,14 @@ async def latency_scene(url: str, bare_url: str, table: Table, args: argparse.Na
     return LatencyRun(ours_ms, bare_ms, ids, by_role)
 
 
-async def latency_run(seeded: Seeded, where: Path, args: argparse.Namespace, run: int) -> dict[str, LatencyRun]:
-    db = copy_db(seeded.db, where / f"latency{run}.db")
-    log = where / f"latency{run}.log"
+async def latency_run(
+    seeded: Seeded, where: Path, args: argparse.Namespace, run: int, root: Path = ROOT
+) -> dict[str, LatencyRun]:
+    tag = "" if root == ROOT else "-against"
+    db = copy_db(seeded.db, where / f"latency{run}{tag}.db")
+    log = where / f"latency{run}{tag}.log"
     port = free_port()
-    ours = justicar(db, port, log)
+    ours = justicar(db, port, log, root)
     bare, bare_url = bare_server()
     out: dict[str, LatencyRun] = {}
     try:
@@ -456,7 +473,18 @@ def latency(seeded: Seeded, where: Path, args: argparse.Namespace) -> None:
         f"latency: the Storyteller's adjust to the last of {SUBSCRIBERS} table-mix subscribers (words on),"
         f" {args.rounds} rounds per scene and run, in blocks of {args.block} alternating with the bare broadcast"
     )
-    runs = [asyncio.run(latency_run(seeded, where, args, run)) for run in range(1, args.runs + 1)]
+    sides = _sides(args)
+    every: dict[str, list[dict[str, LatencyRun]]] = {side: [] for side in sides}
+    for run in range(1, args.runs + 1):
+        for side in _order(sides, run):
+            every[side].append(asyncio.run(latency_run(seeded, where, args, run, sides[side])))
+    for side, runs in every.items():
+        if len(sides) > 1:
+            print(f"\n# {side}: {sides[side]}")
+        _latency_table(seeded, args, runs)
+
+
+def _latency_table(seeded: Seeded, args: argparse.Namespace, runs: list[dict[str, LatencyRun]]) -> None:
     print()
     print("## per run (ms)")
     for n, results in enumerate(runs, 1):
@@ -523,8 +551,15 @@ async def drain(ws: ClientConnection) -> None:
 
 
 async def throughput_setup(
-    url: str, tables: list[Table], senders: int, subscribers: int, seconds: float, run: int
-) -> tuple[int, float]:
+    url: str,
+    tables: list[Table],
+    senders: int,
+    subscribers: int,
+    seconds: float,
+    run: int,
+    server: Served | None = None,
+) -> tuple[int, float, float]:
+    """Commands committed, seconds taken, and the ``server``'s CPU seconds meanwhile."""
     mixes = [await table_mix(url, t, subscribers) for t in tables]
     drains = [asyncio.ensure_future(drain(ws)) for mix in mixes for ws in mix.conns]
     done = 0
@@ -549,21 +584,28 @@ async def throughput_setup(
 
     loops = [asyncio.ensure_future(send_loop(t, k)) for t in tables for k in range(senders)]
     await asyncio.sleep(0.5)  # every sender connected
+    cpu = server.cpu_seconds() if server else 0.0
     started = time.perf_counter()
     ready.set()
     await asyncio.gather(*loops)
     elapsed = time.perf_counter() - started
+    cpu = server.cpu_seconds() - cpu if server else 0.0
     for mix in mixes:
         await mix.close()
     for task in drains:
         task.cancel()
-    return done, elapsed
+    return done, elapsed, cpu
 
 
-async def throughput_run(seeded: Seeded, where: Path, args: argparse.Namespace, run: int) -> dict[str, float]:
-    db = copy_db(seeded.db, where / f"throughput{run}.db")
+async def throughput_run(
+    seeded: Seeded, where: Path, args: argparse.Namespace, run: int, root: Path = ROOT
+) -> dict[str, float]:
+    """Commands a second of each setup (``one``, ``many``), and the server's CPU ms per command
+    (``one cpu``, ``many cpu``)."""
+    tag = "" if root == ROOT else "-against"
+    db = copy_db(seeded.db, where / f"throughput{run}{tag}.db")
     port = free_port()
-    ours = justicar(db, port, where / f"throughput{run}.log")
+    ours = justicar(db, port, where / f"throughput{run}{tag}.log", root)
     url = f"ws://127.0.0.1:{port}"
     out = {}
     try:
@@ -572,10 +614,11 @@ async def throughput_run(seeded: Seeded, where: Path, args: argparse.Namespace, 
             ("many", [seeded.tables[s] for s in seeded.many], 1, 10),
         ]
         for label, tables, senders, subscribers in setups:
-            done, elapsed = await throughput_setup(url, tables, senders, subscribers, args.seconds, run)
+            done, elapsed, cpu = await throughput_setup(url, tables, senders, subscribers, args.seconds, run, ours)
             out[label] = done / elapsed
-            rate = f"{done} commands in {elapsed:.2f} s = {done / elapsed:,.0f}/s"
-            print(f"#   run {run}: {label}: {rate}", file=sys.stderr)
+            out[f"{label} cpu"] = cpu * 1000 / max(done, 1)
+            rate = f"{done} commands in {elapsed:.2f} s = {done / elapsed:,.0f}/s, server CPU {cpu:.2f} s"
+            print(f"#   run {run}{tag}: {label}: {rate}", file=sys.stderr)
     finally:
         ours.stop()
     return out
@@ -583,27 +626,59 @@ async def throughput_run(seeded: Seeded, where: Path, args: argparse.Namespace, 
 
 def throughput(seeded: Seeded, where: Path, args: argparse.Namespace) -> None:
     header(f"throughput: committed adjusts a second, pushed to every subscriber (words on), {args.seconds:g} s each")
-    runs = [asyncio.run(throughput_run(seeded, where, args, run)) for run in range(1, args.runs + 1)]
+    sides = _sides(args)
+    every: dict[str, list[dict[str, float]]] = {side: [] for side in sides}
+    for run in range(1, args.runs + 1):
+        for side in _order(sides, run):
+            every[side].append(asyncio.run(throughput_run(seeded, where, args, run, sides[side])))
     one = seeded.tables[seeded.one]
     many = len(seeded.many)
-    for n, r in enumerate(runs, 1):
-        print(f"run {n}: one scene {r['one']:,.0f}/s, {many} scenes {r['many']:,.0f}/s")
-    print(f"\n## across {args.runs} runs: median (min-max)")
-    table(
-        ["setup", "connections", "commands/s"],
-        [
-            [
-                f"one scene ({one.version:,} events), 4 Storyteller senders, table mix of {SUBSCRIBERS}",
-                f"{SUBSCRIBERS + 4}",
-                spread([r["one"] for r in runs], ",.0f"),
-            ],
-            [
-                f"{many} scenes (demo), each 1 sender and a table mix of 10",
-                f"{many * 11}",
-                spread([r["many"] for r in runs], ",.0f"),
-            ],
-        ],
-    )
+    for side, runs in every.items():
+        for n, r in enumerate(runs, 1):
+            print(
+                f"{side} run {n}: one scene {r['one']:,.0f}/s ({r['one cpu']:.2f} ms server CPU a command),"
+                f" {many} scenes {r['many']:,.0f}/s ({r['many cpu']:.2f} ms)"
+            )
+    print(f"\n## across {args.runs} runs: median (min-max); server CPU: the server process's, per command")
+    rows = []
+    setups = [
+        (
+            "one",
+            f"one scene ({one.version:,} events), 4 Storyteller senders, table mix of {SUBSCRIBERS}",
+            SUBSCRIBERS + 4,
+        ),
+        ("many", f"{many} scenes (demo), each 1 sender and a table mix of 10", many * 11),
+    ]
+    for label, setup, connections in setups:
+        for side, runs in every.items():
+            rows.append(
+                [
+                    setup if len(sides) == 1 else f"{setup}: {side}",
+                    f"{connections}",
+                    spread([r[label] for r in runs], ",.0f"),
+                    spread([r[f"{label} cpu"] for r in runs]),
+                ]
+            )
+        if len(sides) > 1:
+            ours, theirs = every["this tree"], every["against"]
+            ratios = [a[label] / b[label] for a, b in zip(ours, theirs, strict=True)]
+            cpu = [a[f"{label} cpu"] / b[f"{label} cpu"] for a, b in zip(ours, theirs, strict=True)]
+            rows.append([f"{setup}: this tree / against (same run)", "", spread(ratios) + "x", spread(cpu) + "x"])
+    table(["setup", "connections", "commands/s", "server CPU ms a command"], rows)
+
+
+def _sides(args: argparse.Namespace) -> dict[str, Path]:
+    """The servers to measure: this tree's, and with ``--against`` another checkout's."""
+    sides = {"this tree": ROOT}
+    if args.against:
+        sides["against"] = Path(args.against).resolve()
+    return sides
+
+
+def _order(sides: dict[str, Path], run: int) -> list[str]:
+    """The sides in turn, the first of one run last in the next (so neither always goes first)."""
+    names = list(sides)
+    return names if run % 2 else names[::-1]
 
 
 # -- memory -------------------------------------------------------------------------------------
@@ -730,6 +805,10 @@ def main() -> None:
     p.add_argument("--many", type=int, default=50, help="scenes in the many-scenes throughput")
     p.add_argument("--copies", type=int, default=100, help="scenes of each kind loaded for memory")
     p.add_argument("--dir")
+    p.add_argument(
+        "--against",
+        help="latency, throughput: also the server of another checkout (a directory), alternating with this one's",
+    )
     args = p.parse_args()
     what = ["latency", "throughput", "memory"] if args.what == "all" else [args.what]
     where = workdir(args)
