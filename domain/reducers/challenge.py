@@ -264,9 +264,21 @@ def _retest(ch: Challenge, event: RetestInvoked) -> Challenge:
 
 
 def _named(source: Source) -> Source:
-    """A retest source as the state keeps it: the name of its ability, power or merit one copy."""
+    """A retest source as the state keeps it: one copy of each ability, power or merit named (the
+    same few are named again and again)."""
     given = getattr(source, "name", None)
-    return replace(source, name=name(given)) if isinstance(given, str) else source
+    if not isinstance(given, str) or len(source.__struct_fields__) != 1:
+        return source
+    key = (type(source), given)
+    kept = _SOURCES.get(key)
+    if kept is None:
+        kept = source if name(given) is given else replace(source, name=name(given))
+        if len(_SOURCES) < 10_000:  # names are few; a flood of new ones only stops being shared
+            _SOURCES[key] = kept
+    return kept
+
+
+_SOURCES: dict[tuple[type, str], Source] = {}
 
 
 def _close_retest(ch: Challenge, status: str) -> Challenge:
