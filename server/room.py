@@ -403,10 +403,11 @@ class Room:
     def _show(self, before: Scene, handled: Sequence[Handled]) -> None:
         """Push what the service just did, starting from ``before`` (what the subscribers have):
         each command this room appended, after whatever another process appended before it, and
-        then whatever the service read after its last (a command decided again, then refused); each
-        subscriber's frames in one write."""
+        then whatever the service read after its last (a command decided again, then refused). The
+        frames of several commits go to each subscriber in one write; one commit's go out viewer by
+        viewer as they are made (the first subscribers read theirs while the last are made)."""
         state = before
-        with self._gathered():
+        with self._gathered() if sum(done.fresh for done in handled) > 1 else contextlib.nullcontext():
             for done in handled:
                 if done.fresh:
                     if done.records:
