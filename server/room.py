@@ -266,6 +266,8 @@ class Room:
         self._missing = False
         """A ``Missed`` job is waiting: more announcements need none of their own."""
         self._outbox: dict[Subscriber, list[bytes]] | None = None
+        self._grouped: tuple[tuple[int, ...], dict[tuple[str, bool], list[Subscriber]]] = ((), {})
+        """The subscribers' ids when last grouped, and the groups (``_groups``)."""
         """Frames for each subscriber, written at the end of ``_gathered``."""
 
     @property
@@ -509,14 +511,23 @@ class Room:
 
     def push(self, before: Scene, state: Scene, records: list[Recorded]) -> None:
         """Each subscriber's copy of what was just committed (in words too, for those who asked)."""
-        groups: dict[tuple[str, bool], list[Subscriber]] = defaultdict(list)
-        for sub in self.subscribers:
-            groups[(sub.viewer, sub.summaries)].append(sub)
+        groups = self._groups()
         befores = befores_of(records, before) if any(said for _, said in groups) else None
         shared = Shared(records)
         for (viewer, said), subs in groups.items():
             self._send(subs, after_commit(state, records, viewer, befores if said else None, shared))
         self._let_go(state)
+
+    def _groups(self) -> dict[tuple[str, bool], list[Subscriber]]:
+        """The subscribers by what they are sent (viewer, words or not), worked out again only when
+        the subscribers changed (the same subscribers, in the same order: the same groups)."""
+        key = tuple(map(id, self.subscribers))
+        if key != self._grouped[0]:
+            groups: dict[tuple[str, bool], list[Subscriber]] = defaultdict(list)
+            for sub in self.subscribers:
+                groups[(sub.viewer, sub.summaries)].append(sub)
+            self._grouped = (key, dict(groups))  # holds the subscribers: their ids stay theirs
+        return self._grouped[1]
 
     def _let_go(self, state: Scene) -> None:
         """A player following this scene with a night's link whose character has left it while it
