@@ -21,6 +21,7 @@ from domain.evolve import fold_rows
 from domain.log import GENESIS, ChainProblem, from_wire
 from domain.state import Scene
 from server.room import CHUNK
+from server.service import settle
 from server.snapshots import WORTH, Snapshots
 from server.store import EventStore
 from server.store.base import Checked, SceneCorrupt
@@ -43,7 +44,13 @@ def fold_to(store: EventStore, snapshots: Snapshots | None, scene: str, upto: in
 
 async def state_at(worker: Worker, store: EventStore, snapshots: Snapshots | None, scene: str, since: int) -> Scene:
     """The scene's state after event ``since``, made on the worker."""
-    return await worker.run(fold_to, store, snapshots, scene, since)
+    return await worker.run(_settled_fold_to, store, snapshots, scene, since)
+
+
+def _settled_fold_to(store: EventStore, snapshots: Snapshots | None, scene: str, upto: int) -> Scene:
+    state = fold_to(store, snapshots, scene, upto)
+    settle()  # kept for the whole catch-up: no young collection walks it
+    return state
 
 
 def _chunk(
@@ -69,6 +76,7 @@ def _chunk(
             raise SceneCorrupt(scene, ChainProblem(record.seq, record.type, problem))
         prev, expected = record.hash, expected + 1
     frames, base = commit_frames(records, viewer, base)
+    settle()  # the state grown by this chunk lives on into the next: no young collection walks it
     return frames, base, prev
 
 
