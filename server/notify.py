@@ -105,7 +105,7 @@ class Poller:
         self.path = path
         self.interval = interval
         self._turns: int | None = None
-        self._lane = Lane()
+        self._lane = Lane("justicar feed")
         """Reads the heads off the loop: after each of this process's own commits too (they move
         ``data_version`` as another's would), so by the lightest handoff there is."""
 
