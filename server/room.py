@@ -26,21 +26,22 @@ job for the scene starts a fresh room, which loads the scene again.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import shutil
-import struct
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import anyio
 import structlog
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from websockets.asyncio.server import ServerConnection
+from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
 
 from domain.automation import automatic
@@ -89,23 +90,16 @@ log = structlog.get_logger("justicar.room")
 T = TypeVar("T")
 
 
-def _framed(message: bytes) -> bytes:
-    """A text message as the bytes of one websocket frame from a server (unmasked, final, no
-    extension): the same bytes for every subscriber, so made once, not once per connection."""
-    n = len(message)
-    if n < 126:
-        head = bytes((0x81, n))
-    elif n < 65536:
-        head = struct.pack("!BBH", 0x81, 126, n)
-    else:
-        head = struct.pack("!BBQ", 0x81, 127, n)
-    return head + message
+class _Wired(NamedTuple):
+    """A message and its websocket frame from a server (unmasked, final, no extension): the same
+    bytes for every subscriber, so framed once, not once per connection."""
+
+    message: bytes
+    frame: bytes
 
 
-def _payload(framed: bytes) -> bytes:
-    """The message of a frame made by ``_framed``."""
-    n = framed[1]
-    return framed[2 + (2 if n == 126 else 8 if n == 127 else 0) :]
+def _wired(message: bytes) -> _Wired:
+    return _Wired(message, Frame(Opcode.TEXT, message).serialize(mask=False))
 
 
 @dataclass(eq=False)
@@ -116,6 +110,9 @@ class Subscriber:
     """Whether it wants each event in words."""
     scene: str = ""
     """The stream it follows: its token's (empty), or a scene of its token's game night."""
+    held: list[_Wired] | None = None
+    """Frames kept back while its connection sends a message in fragments (a document): written,
+    in order, as soon as that ends (``Room._after_fragments``)."""
 
     @property
     def viewer(self) -> str:
@@ -265,7 +262,7 @@ class Room:
         self._held: list[Job] = []
         self._missing = False
         """A ``Missed`` job is waiting: more announcements need none of their own."""
-        self._outbox: dict[Subscriber, list[bytes]] | None = None
+        self._outbox: dict[Subscriber, list[_Wired]] | None = None
         self._grouped: tuple[tuple[int, ...], dict[tuple[str, bool], list[Subscriber]]] = ((), {})
         """The subscribers' ids when last grouped, and the groups (``_groups``)."""
         """Frames for each subscriber, written at the end of ``_gathered``."""
@@ -563,7 +560,7 @@ class Room:
         too far behind."""
         if not subs or not frames:
             return
-        wired = [_framed(frame) for frame in frames]
+        wired = [_wired(frame) for frame in frames]
         outbox = self._outbox
         if outbox is not None:
             for sub in subs:
@@ -591,34 +588,53 @@ class Room:
             outbox, self._outbox = self._outbox, None
             self._write(outbox)
 
-    def _write(self, outbox: dict[Subscriber, list[bytes]]) -> None:
-        """Each subscriber's frames (already framed: ``_framed``) in one write, as
-        ``websockets.broadcast`` would write them one by one: connections not open are skipped, as
-        is one sending a message in fragments; one whose write buffer is over ``WRITE_LIMIT`` is
-        dropped."""
+    def _write(self, outbox: dict[Subscriber, list[_Wired]]) -> None:
+        """Each subscriber's frames in one write, as ``websockets.broadcast`` would write them one by
+        one: connections not open are skipped; one whose write buffer is over ``WRITE_LIMIT`` is
+        dropped; one sending a message in fragments gets them when that ends (broadcast would skip
+        it, and its view would miss a commit)."""
         behind = []
         for sub, wired in outbox.items():
             conn = sub.conn
             transport: Any = conn.transport
             if transport is None or conn.protocol.state is not OPEN:
                 continue
+            if sub.held is not None or conn.send_in_progress is not None:
+                self._hold(sub, wired)
+                continue
             if transport.get_write_buffer_size() > WRITE_LIMIT:
                 behind.append(sub)
                 continue
-            if conn.send_in_progress is not None:
-                conn.logger.warning("skipped broadcast: sending a fragmented message")
-                continue
             try:
                 if conn.protocol.extensions:  # not this server's (no compression): frame them its way
-                    for frame in wired:
-                        conn.protocol.send_text(_payload(frame))
+                    for each in wired:
+                        conn.protocol.send_text(each.message)
                     conn.send_data()
                 else:
-                    transport.write(wired[0] if len(wired) == 1 else b"".join(wired))
+                    transport.write(b"".join(each.frame for each in wired))
             except Exception as err:  # as broadcast: a failed write is the connection's own end
                 log.debug("write failed", scene=self.scene, error=str(err))
         if behind:
             self._drop(behind)
+
+    def _hold(self, sub: Subscriber, wired: list[_Wired]) -> None:
+        """Keep frames back for a subscriber whose connection is sending a message in fragments; more
+        than ``WRITE_LIMIT`` kept back is too far behind."""
+        if sub.held is None:
+            sub.held = []
+            self.tg.start_soon(self._after_fragments, sub)
+        sub.held += wired
+        if sum(len(each.frame) for each in sub.held) > WRITE_LIMIT:
+            self._drop([sub])
+
+    async def _after_fragments(self, sub: Subscriber) -> None:
+        """Write what was kept back for ``sub`` once its connection's message in fragments (and any
+        that followed it) is sent: nothing is written in between, so nothing goes out of order."""
+        while (sending := sub.conn.send_in_progress) is not None:
+            await asyncio.shield(sending)
+        held, sub.held = sub.held or [], None
+        if sub in self.subscribers and held:
+            self._write({sub: held})
 
     def _drop(self, subs: list[Subscriber]) -> None:
         for sub in subs:

@@ -7,7 +7,7 @@ thread, not a crowd).
 The writer commits in groups: the appends that arrive while a commit is on its way to the disk,
 from any scene, go to the disk together in the next transaction, each acknowledged only once that
 transaction is durable. A store in memory is written inline. The writer's thread is a ``Lane`` of
-its own (one queue there, one call back), not anyio's pool: a handoff costs the loop half as much.
+its own (a one-worker executor), not anyio's pool: a handoff costs the loop about half as much.
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ import contextlib
 import contextvars
 import gc
 import os
-import queue
-import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import anyio
@@ -39,69 +38,21 @@ class _Waiting:
         self.outcome: Outcome | None = None
 
 
-IDLE = 10.0
-"""Seconds the writer's thread waits for work before it ends (the next write starts another)."""
-
-
 class Lane:
-    """One thread that runs jobs in the order they were given, each answered on the event loop
-    that gave it. Lighter than ``anyio.to_thread`` (no limiter, no checkpoint, no thread pool to
-    choose from): one queue put there, one ``call_soon_threadsafe`` back."""
+    """One thread that runs jobs in the order they were given (a one-worker executor), each awaited
+    on the event loop and finished even if its caller is cancelled. Lighter on the loop than
+    ``anyio.to_thread`` (no limiter, no checkpoint): one hand-over there, one call back."""
 
     def __init__(self, name: str = "justicar writer") -> None:
         self.name = name
-        self._jobs: queue.SimpleQueue[tuple[contextvars.Context, Callable[..., Any], tuple[Any, ...], Any, Any]]
-        self._jobs = queue.SimpleQueue()
-        self._lock = threading.Lock()
-        self._alive = False
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
 
     async def run(self, job: Callable[..., T], *args: Any) -> T:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # not asyncio: anyio's own threads, one at a time
-            return await anyio.to_thread.run_sync(job, *args, limiter=self._limiter())
-        future: asyncio.Future[T] = loop.create_future()
-        self._jobs.put((contextvars.copy_context(), job, args, future, loop))
-        with self._lock:
-            if not self._alive:
-                self._alive = True
-                threading.Thread(target=self._work, name=self.name, daemon=True).start()
-        with anyio.CancelScope(shield=True):  # it finishes even if the caller is cancelled
-            result = await future
+        context = contextvars.copy_context()  # the log's bound fields go with the job
+        done = asyncio.get_running_loop().run_in_executor(self._thread, context.run, job, *args)
+        with anyio.CancelScope(shield=True):
+            result = await done
         return result
-
-    def _limiter(self) -> anyio.CapacityLimiter:
-        found: anyio.CapacityLimiter | None = getattr(self, "_fallback", None)
-        if found is None:
-            found = self._fallback = anyio.CapacityLimiter(1)
-        return found
-
-    def _work(self) -> None:
-        while True:
-            try:
-                context, job, args, future, loop = self._jobs.get(timeout=IDLE)
-            except queue.Empty:
-                with self._lock:
-                    if self._jobs.empty():
-                        self._alive = False
-                        return
-                continue
-            try:
-                result, error = context.run(job, *args), None
-            except BaseException as err:  # handed to the caller, whatever it is
-                result, error = None, err
-            with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
-                loop.call_soon_threadsafe(_settle, future, result, error)
-            del context, job, args, future, loop, result, error
-
-
-def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    if future.done():
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(result)
 
 
 class Writer:
