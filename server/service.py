@@ -36,7 +36,7 @@ from domain.events import SceneEvent
 from domain.evolve import fold, fold_rows
 from domain.log import GENESIS, Recorded, Wire
 from domain.night import bounced, follow_ups
-from domain.state import NARRATOR, Scene
+from domain.state import NARRATOR, Scene, shared
 from projections.redact import redact
 from server.snapshots import WORTH, Snapshots
 from server.store import Append, Checked, ConcurrencyConflict, EventStore, StorageUnavailable
@@ -220,7 +220,8 @@ class SceneService:
         after, prev = (start.state.version, start.hash) if start else (0, GENESIS)
         rows = Checked(scene, self.store.read_wire(scene, after=after), after=after, prev=prev)
         try:
-            state = fold_rows(scene, rows, start.state if start else None)
+            # folded from its log alone (a short scene): one copy of each part its challenges repeat
+            state = fold_rows(scene, rows, start.state) if start else shared(fold_rows(scene, rows))
         except (msgspec.DecodeError, msgspec.ValidationError) as err:
             raise rows.unreadable(err) from None
         lost = lost_end(scene, state.version, self.store.acknowledged(scene))
