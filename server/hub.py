@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import anyio
 import structlog
@@ -29,8 +29,12 @@ from server.service import ErrorBody, Handled, SceneService
 from server.wire import Limits
 from server.writer import Worker, Writer
 
-if TYPE_CHECKING:
-    from server.connection import Connection
+
+class Connection(Protocol):
+    """What the hub asks of a live connection (``server.connection``): to end it."""
+
+    def stop(self, code: int, why: str) -> None: ...
+
 
 REVOKED = 4003
 """The close code of a connection whose token was revoked or expired."""
