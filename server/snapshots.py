@@ -10,18 +10,17 @@ Which are kept: the latest ``LATEST`` and the first of every ``SPACING`` events,
 long scene is at most ``SPACING`` events past a snapshot. A state is stored in parts (its scalar
 fields, then its maps ``PART`` entries at a time), laid end to end behind an index of their
 lengths, each decoded by msgspec straight into typed Structs, so reading one never holds the
-interpreter for long. From SQLite, a thread of its own reads the parts (the read lets go of the
-interpreter) and digests them as they come, while the loading thread decodes those already read:
-the read and the digest cost a load nothing on a second core. Nothing decoded is used unless the
-digest matches. A scene shorter than ``WORTH`` events is folded from its log instead: as fast, and
+interpreter for long. A thread of its own digests the snapshot (SHA-256 lets go of the
+interpreter) while the loading thread decodes it: on a second core the digest costs a load nothing.
+Nothing decoded is used unless the digest matches. (Reading and digesting part by part on that
+thread made the first join slower and held the event loop longer: three threads then took turns
+at the interpreter.) A scene shorter than ``WORTH`` events is folded from its log instead: as fast, and
 its state shares its repeated names.
 """
 
 from __future__ import annotations
 
 import hashlib
-import queue
-import sqlite3
 import struct
 import typing
 from collections.abc import Iterator
@@ -79,9 +78,9 @@ _encoder = msgspec.msgpack.Encoder()
 _index_decoder = msgspec.msgpack.Decoder(list[tuple[str, int]])
 _INDEX = struct.Struct(">I")
 """A snapshot (format 6) begins with the size of its index: the name and size of each part."""
-_readers = ThreadPoolExecutor(max_workers=1, thread_name_prefix="snapshot-reader")
-"""Where a snapshot is read and digested while its parts are decoded (SQLite's reads and SHA-256
-let go of the interpreter: on a second core they cost a load nothing, about 8 ms for 7 MiB)."""
+_readers = ThreadPoolExecutor(max_workers=1, thread_name_prefix="snapshot-digest")
+"""Where a snapshot is digested while it is decoded (SHA-256 lets go of the interpreter: on a second
+core it costs a load nothing, about 4 ms for 7 MiB)."""
 
 
 def _digest(blob: bytes | memoryview) -> str:
@@ -167,45 +166,6 @@ _Read = tuple[str, "Scene | None", "Exception | None"]
 """What reading a snapshot gave: its computed digest, its state, or why it could not be read."""
 
 
-class _End(msgspec.Struct, frozen=True):
-    """The last item the reading thread puts: the digest of every byte, or why it stopped."""
-
-    digest: str
-    problem: Exception | None = None
-
-
-def _read_parts(blob: sqlite3.Blob, parts: queue.SimpleQueue[tuple[str, bytes] | _End]) -> None:
-    """On the reading thread: each part of a snapshot (format 6), digested as it is read, then
-    its ``_End`` (always: the loading thread waits for it)."""
-    end = _End("", None)
-    try:
-        end = _digested(blob, parts)
-    finally:
-        parts.put(end)
-
-
-def _digested(blob: sqlite3.Blob, parts: queue.SimpleQueue[tuple[str, bytes] | _End]) -> _End:
-    digest, problem = hashlib.sha256(), None
-    try:
-        header = blob.read(_INDEX.size)
-        digest.update(header)
-        (size,) = _INDEX.unpack(header)
-        index = blob.read(size)
-        digest.update(index)
-        for name, length in _index_decoder.decode(index):
-            part = blob.read(length) if length >= 0 else b""
-            digest.update(part)
-            if len(part) != length:
-                raise msgspec.DecodeError(f"its part {name!r} runs past its end")
-            parts.put((name, part))
-        if blob.tell() != len(blob):
-            raise msgspec.DecodeError("bytes past its last part")
-    except (msgspec.DecodeError, struct.error) as err:
-        problem = err
-    digest.update(blob.read())  # whatever is left: every byte is digested, whatever it holds
-    return _End(digest.hexdigest(), problem)
-
-
 class Snapshot(msgspec.Struct, frozen=True, gc=False):
     """A checked snapshot: the state, and the hash of the event it was taken at."""
 
@@ -261,10 +221,7 @@ class Snapshots:
         return None
 
     def _checked(self, scene: str, version: int, form: int) -> Snapshot | None:
-        if isinstance(self.store, SqliteStore) and form == 6:
-            read = self._streamed(self.store.reads, scene, version)
-        else:
-            read = self._whole(scene, version, form)
+        read = self._whole(scene, version, form)
         if read is None:
             return None
         at_hash, digest, (computed, state, unreadable) = read
@@ -284,7 +241,7 @@ class Snapshots:
         return False
 
     def _whole(self, scene: str, version: int, form: int) -> tuple[str, str, _Read] | None:
-        """The snapshot read whole, then digested (on the reading thread) while it is decoded."""
+        """The snapshot read whole, then digested (on its own thread) while it is decoded."""
         rows = self._read("SELECT hash, digest, state FROM snapshots WHERE scene = ? AND version = ?", [scene, version])
         if not rows or not self._logged(scene, version, rows[0][0]):
             return None
@@ -297,43 +254,6 @@ class Snapshots:
         except (msgspec.DecodeError, KeyError, IndexError) as err:
             unreadable = err
         return rows[0][0], rows[0][1], (computed.result(), state, unreadable)
-
-    def _streamed(self, conn: sqlite3.Connection, scene: str, version: int) -> tuple[str, str, _Read] | None:
-        """The snapshot read a part at a time and digested by the reading thread, in one read
-        transaction, while this one decodes each part as it comes."""
-        began = not conn.in_transaction
-        if began:
-            conn.execute("BEGIN")
-        try:
-            rows = conn.execute(
-                "SELECT rowid, hash, digest FROM snapshots WHERE scene = ? AND version = ?", [scene, version]
-            ).fetchall()
-            if not rows or not self._logged(scene, version, rows[0][1]):
-                return None
-            parts: queue.SimpleQueue[tuple[str, bytes] | _End] = queue.SimpleQueue()
-            with conn.blobopen("snapshots", "state", rows[0][0], readonly=True) as blob:
-                reading = _readers.submit(_read_parts, blob, parts)
-                assembly: _Assembly | None = _Assembly()
-                unreadable: Exception | None = None
-                try:
-                    while not isinstance(item := parts.get(), _End):
-                        if assembly is not None:
-                            try:
-                                assembly.add(*item)
-                            except (msgspec.DecodeError, KeyError) as err:
-                                assembly, unreadable = None, err
-                finally:
-                    reading.result()  # the blob is closed only once it is read; the disk's errors raised here
-            state: Scene | None = None
-            if assembly is not None and item.problem is None:
-                try:
-                    state = assembly.state()
-                except KeyError as err:
-                    unreadable = err
-            return rows[0][1], rows[0][2], (item.digest, state, item.problem or unreadable)
-        finally:
-            if began:
-                conn.execute("COMMIT")
 
     @staticmethod
     def _discarded(scene: str, version: int, why: str) -> None:

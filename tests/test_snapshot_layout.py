@@ -6,7 +6,6 @@ snapshots written before (format 5) are still read."""
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -163,27 +162,5 @@ def test_a_snapshot_read_inside_a_transaction_leaves_it_open(tmp_path: Path) -> 
         assert kept.load("s") is not None and reads.in_transaction
         reads.execute("COMMIT")
         assert kept.load("s") is not None and not reads.in_transaction
-    finally:
-        store.close()
-
-
-def test_a_blob_that_cannot_be_read_raises_rather_than_hangs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The disk failing under the reading thread: its error reaches the loader, which never waits
-    for parts that will not come."""
-    from benchmarks.scenes import brawl
-    from server.service import SceneService
-
-    store = SqliteStore(tmp_path / "d.db")
-    try:
-        kept = Snapshots(store, every=100)
-        brawl(150, scene="s", service=SceneService(store, snapshots=kept, honour_at=True))
-
-        def failing(blob: object, parts: object) -> snapshots._End:
-            raise sqlite3.OperationalError("disk I/O error")
-
-        monkeypatch.setattr(snapshots, "_digested", failing)
-        with pytest.raises(sqlite3.OperationalError):
-            kept.load("s")
-        assert not store.reads.in_transaction
     finally:
         store.close()
