@@ -12,6 +12,7 @@ Errors:
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Protocol
@@ -144,11 +145,11 @@ def is_postgres(db: str | None) -> bool:
     return bool(db) and str(db).startswith(POSTGRES_SCHEMES)
 
 
-class Batched:
+class Batched(ABC):
     """``append`` as a batch of one, for the stores whose writes are batches (group commit)."""
 
-    def append_batch(self, items: Sequence[Append]) -> list[list[Recorded] | ConcurrencyConflict]:
-        raise NotImplementedError
+    @abstractmethod
+    def append_batch(self, items: Sequence[Append]) -> list[list[Recorded] | ConcurrencyConflict]: ...
 
     def append(
         self,

@@ -16,7 +16,7 @@ import psycopg
 import pytest
 
 from clients.cli import main
-from domain.events import SceneClosed, SceneOpened
+from domain.events import SceneClosed, SceneEvent, SceneOpened
 from domain.log import check_chain
 from server.store import Append, ConcurrencyConflict, StorageUnavailable, StoreError, postgres
 from server.store.postgres import CHANNEL, PostgresStore, Settings, describe
@@ -42,6 +42,11 @@ def open_(stores: list[PostgresStore], url: str, **options: bool) -> PostgresSto
 
 def opening(store: PostgresStore, command: str = "c1", scene: str = "s1") -> None:
     store.append(scene, 0, [SceneOpened(ruleset="lotn")], command=command, digest="", actor="st", at=AT)
+
+
+def item(scene: str, expected: int, command: str, *events: SceneEvent) -> Append:
+    """One command of the Storyteller's, to append after event ``expected``."""
+    return Append(scene=scene, expected_version=expected, events=events, command=command, digest="", actor="st", at=AT)
 
 
 def as_user(url: str, user: str, password: str) -> str:
@@ -238,24 +243,8 @@ class TestRaces:
                 target=lambda: outcome.append(
                     store.append_batch(
                         [
-                            Append(
-                                scene="s1",
-                                expected_version=1,
-                                events=[SceneClosed()],
-                                command="mine",
-                                digest="",
-                                actor="st",
-                                at=AT,
-                            ),
-                            Append(
-                                scene="s2",
-                                expected_version=0,
-                                events=[SceneOpened(ruleset="lotn")],
-                                command="mine",
-                                digest="",
-                                actor="st",
-                                at=AT,
-                            ),
+                            item("s1", 1, "mine", SceneClosed()),
+                            item("s2", 0, "mine", SceneOpened(ruleset="lotn")),
                         ]
                     )
                 )
@@ -311,33 +300,9 @@ class TestNotify:
                 store.append("s1", 0, [SceneClosed()], command="late", digest="", actor="st", at=AT)
             store.append_batch(
                 [
-                    Append(
-                        scene="s1",
-                        expected_version=1,
-                        events=[SceneClosed()],
-                        command="a",
-                        digest="",
-                        actor="st",
-                        at=AT,
-                    ),
-                    Append(
-                        scene="s2",
-                        expected_version=0,
-                        events=[SceneOpened(ruleset="lotn")],
-                        command="a",
-                        digest="",
-                        actor="st",
-                        at=AT,
-                    ),
-                    Append(
-                        scene="s1",
-                        expected_version=2,
-                        events=[SceneClosed(), SceneClosed()],
-                        command="b",
-                        digest="",
-                        actor="st",
-                        at=AT,
-                    ),
+                    item("s1", 1, "a", SceneClosed()),
+                    item("s2", 0, "a", SceneOpened(ruleset="lotn")),
+                    item("s1", 2, "b", SceneClosed(), SceneClosed()),
                 ]
             )
             heard = [n.payload for n in listener.notifies(timeout=10, stop_after=3)]
