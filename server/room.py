@@ -64,6 +64,7 @@ from server.wire import (
     commit_frames,
     encode,
     joined_frames,
+    reach_of,
 )
 from server.writer import Worker
 
@@ -262,6 +263,8 @@ class Room:
         self._held: list[Job] = []
         self._missing = False
         """A ``Missed`` job is waiting: more announcements need none of their own."""
+        self._unpatched: list[Recorded] = []
+        """Records pushed without their view patch: the next patch covers them too (``push``)."""
         self._outbox: dict[Subscriber, list[_Wired]] | None = None
         self._grouped: tuple[tuple[int, ...], dict[tuple[str, bool], list[Subscriber]]] = ((), {})
         """The subscribers' ids when last grouped, and the groups (``_groups``)."""
@@ -406,13 +409,14 @@ class Room:
         frames of several commits go to each subscriber in one write; one commit's go out viewer by
         viewer as they are made (the first subscribers read theirs while the last are made)."""
         state = before
+        last = next((done for done in reversed(handled) if done.fresh), None)
         with self._gathered() if sum(done.fresh for done in handled) > 1 else contextlib.nullcontext():
             for done in handled:
                 if done.fresh:
                     if done.records:
                         state = self._fill(state, done.records[0].seq - 1)
                         self.on_commit(self.scene, done.records[-1].seq)
-                    state = self._pushed(state, done)
+                    state = self._pushed(state, done, patched=done is last)
             self._fill(state, self.state.version)
 
     def _fill(self, state: Scene, upto: int) -> Scene:
@@ -448,11 +452,11 @@ class Room:
             self.jobs.send_nowait(Missed())
             self._missing = True
 
-    def _pushed(self, before: Scene, done: Handled, *, own: bool = True) -> Scene:
-        """Push one commit to the subscribers; the state after it."""
+    def _pushed(self, before: Scene, done: Handled, *, own: bool = True, patched: bool = True) -> Scene:
+        """Push one commit to the subscribers (``patched``: with its view patch); the state after it."""
         after = fold(done.records, before)
         self._remember(after)
-        self.push(before, after, done.records)
+        self.push(before, after, done.records, patched=patched)
         if (after.game or after.night) and (asked := follow_ups(before, after, done.records)):
             self.on_follow_ups(asked)
         snapshots = self.service.snapshots
@@ -506,11 +510,19 @@ class Room:
             if not moved:
                 return
 
-    def push(self, before: Scene, state: Scene, records: list[Recorded]) -> None:
-        """Each subscriber's copy of what was just committed (in words too, for those who asked)."""
+    def push(self, before: Scene, state: Scene, records: list[Recorded], *, patched: bool = True) -> None:
+        """Each subscriber's copy of what was just committed (in words too, for those who asked).
+        Not ``patched``: without its view patch, which the next patched commit's covers (it follows
+        in the same write, ``_show``): one view made per viewer for a group of commits, not one per
+        commit."""
         groups = self._groups()
         befores = befores_of(records, before) if any(said for _, said in groups) else None
-        shared = Shared(records)
+        if patched:
+            shared = Shared(reach_of([*self._unpatched, *records] if self._unpatched else records))
+            self._unpatched = []
+        else:
+            shared = Shared(None)
+            self._unpatched += records
         for (viewer, said), subs in groups.items():
             self._send(subs, after_commit(state, records, viewer, befores if said else None, shared))
         self._let_go(state)

@@ -385,14 +385,15 @@ def encode(message: Any) -> bytes:
 
 class Shared:
     """What the frames of one commit to its several viewers share, worked out once for all: what
-    the commit touched (``reach_of``), each event's copy for the viewers from whom it hides the
-    same fields (most see the same copy), and each character's public part (the same for everyone
-    who does not know it)."""
+    its view patch covers (``reach_of`` the commit, or of it and the commits sent before it without
+    one; ``None``: no patch, a later commit's covers it), each event's copy for the viewers from
+    whom it hides the same fields (most see the same copy), and each character's public part (the
+    same for everyone who does not know it)."""
 
     __slots__ = ("public", "reach", "wires")
 
-    def __init__(self, records: list[Recorded]) -> None:
-        self.reach = reach_of(records)
+    def __init__(self, reach: Reach | None) -> None:
+        self.reach = reach
         self.wires: dict[tuple[int, str, bool], Wire] = {}
         self.public: dict[str, CharacterView] = {}
 
@@ -416,12 +417,15 @@ def after_commit(
     befores: list[Scene] | None = None,
     shared: Shared | None = None,
 ) -> list[bytes]:
-    """The frame one viewer gets after a commit: its copy of the events, and the view patch; with
-    ``befores`` (the state before each record), each event in words too. ``shared`` is what the
-    frames of the commit to all its viewers share (``Shared``), worked out once."""
-    shared = shared or Shared(records)
-    only, turn = shared.reach
-    patch = viewed(state, viewer, only=only, turned=turn, public=shared.public)
+    """The frame one viewer gets after a commit: its copy of the events, and the view patch (unless
+    ``shared`` says a later commit's patch covers this one's); with ``befores`` (the state before
+    each record), each event in words too. ``shared`` is what the frames of the commit to all its
+    viewers share (``Shared``), worked out once."""
+    shared = shared or Shared(reach_of(records))
+    patch = None
+    if shared.reach is not None:
+        only, turn = shared.reach
+        patch = viewed(state, viewer, only=only, turned=turn, public=shared.public)
     events = shared.events(records, viewer)
     said = _summaries(records, befores, viewer)
     return [encode(CommitMessage(version=state.version, events=events, view=patch, summaries=said))]

@@ -1,6 +1,8 @@
 """A page keeps its view whole by merging each commit's patch (``clients/client.py``): over random
 games, for every viewer, the merged view always equals the whole view at that version, moves
-included, although a patch offers afresh only the moves a commit may have changed."""
+included, although a patch offers afresh only the moves a commit may have changed; and so it does
+when the commits of a group go out with one patch, on the last, covering them all
+(``server.room.Room.push``)."""
 
 from __future__ import annotations
 
@@ -23,8 +25,12 @@ def merged(whole: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(["lotn", "camarilla"]).flatmap(lambda ruleset: st.tuples(st.just(ruleset), game(ruleset))))
-def test_merged_patches_are_the_whole_view(played: tuple[str, list[Move]]) -> None:
+@given(
+    st.sampled_from(["lotn", "camarilla"]).flatmap(lambda ruleset: st.tuples(st.just(ruleset), game(ruleset))),
+    st.lists(st.booleans(), max_size=60),
+)
+def test_merged_patches_are_the_whole_view(played: tuple[str, list[Move]], grouped: list[bool]) -> None:
+    """``grouped[n]``: command n's commit goes without a patch, the next one's covering it."""
     ruleset, play = played
     service, checkpoints = _play(play, ruleset)
     records = list(service.store.read("s"))
@@ -32,9 +38,9 @@ def test_merged_patches_are_the_whole_view(played: tuple[str, list[Move]]) -> No
         start = checkpoints[0][0] - 1 if checkpoints else len(records)
         state = fold(records[:start])
         shown = msgspec.to_builtins(view(state, viewer))
-        for version, live in checkpoints:
+        for n, (version, live) in enumerate(checkpoints):
             batch = records[state.version : version]
-            if not batch:
+            if not batch or (n < len(grouped) and grouped[n] and n < len(checkpoints) - 1):
                 continue
             facts = [r.event for r in batch]
             patch = view(live, viewer, only=touched(facts), turned=turned(facts))

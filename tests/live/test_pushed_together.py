@@ -23,34 +23,47 @@ from tests.live.conftest import seed
 pytestmark = pytest.mark.anyio
 
 
-def adjust(n: int) -> str:
-    body = {"type": "adjust", "id": f"a{n}", "character": "sam", "changes": {"willpower": 1}, "reason": f"r{n}"}
+def adjust(n: int, who: str = "sam") -> str:
+    body = {"type": "adjust", "id": f"a{n}", "character": who, "changes": {"willpower": 1}, "reason": f"r{n}"}
     return json.dumps(body)
 
 
-async def subscribed(url: str, token: str) -> ClientConnection:
+async def subscribed(url: str, token: str, views: list[dict[str, Any]] | None = None) -> ClientConnection:
+    """A subscriber from event 4; the whole view it is sent goes to ``views``."""
     ws = await connect(url)
     await ws.send(json.dumps({"type": "hello", "token": token}))
     await ws.recv()
     await ws.send(json.dumps({"type": "subscribe", "since": 4, "summaries": True}))
-    while json.loads(await ws.recv())["type"] != "subscribed":
-        pass
+    while (message := json.loads(await ws.recv()))["type"] != "subscribed":
+        if message["type"] == "view" and views is not None:
+            views.append(message["view"])
     return ws
+
+
+def merged(view: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """A patch merged into a view, as the pages merge it (``clients/web/js/live.js``)."""
+    out = dict(view)
+    for key, value in patch.items():
+        out[key] = {**view.get(key, {}), **value} if key in ("characters", "challenges") else value
+    return out
 
 
 async def test_commands_sent_together_reach_every_subscriber_once_in_order_redacted(tmp_path: Path) -> None:
     """Four senders, five commands each, while the Storyteller, Sam's player and a spectator
     follow: each gets the twenty commits, each once, in the log's order, with the events in words;
-    the reason of an adjustment of Sam is the Storyteller's and Sam's, not the spectator's."""
+    the reason of an adjustment of Sam is the Storyteller's and Sam's, not the spectator's (two
+    phones adjust Sam, one Juan, one the guard). A
+    group's commits carry one view patch, on the last (the others none): merged as a page merges
+    them, each follower's view ends as the whole view a new subscriber gets."""
     backend = open_backend(str(tmp_path / "j.db"))
     seed(backend)
     st, _ = backend.tokens.issue("s1", "st")
     sam, _ = backend.tokens.issue("s1", "player", "sam")
     watcher, _ = backend.tokens.issue("s1", "spectator")
     async with running(backend) as live:
-        followers = {
-            name: await subscribed(live.url, token) for name, token in (("st", st), ("sam", sam), ("*", watcher))
-        }
+        tokens = {"st": st, "sam": sam, "*": watcher}
+        views: dict[str, list[dict[str, Any]]] = {name: [] for name in tokens}
+        followers = {name: await subscribed(live.url, token, views[name]) for name, token in tokens.items()}
         seen: dict[str, list[dict[str, Any]]] = {name: [] for name in followers}
 
         async def follow(name: str, ws: ClientConnection) -> None:
@@ -58,13 +71,15 @@ async def test_commands_sent_together_reach_every_subscriber_once_in_order_redac
                 message = json.loads(await ws.recv())
                 if message["type"] == "commit":
                     seen[name].append(message)
+                    if message.get("view"):
+                        views[name][-1] = merged(views[name][-1], message["view"])
 
         async def phone(k: int) -> None:
             async with connect(live.url) as ws:
                 await ws.send(json.dumps({"type": "hello", "token": st}))
                 await ws.recv()
                 for n in range(5):
-                    await ws.send(adjust(k * 10 + n))
+                    await ws.send(adjust(k * 10 + n, ("sam", "sam", "juan", "guard")[k]))
                     while (message := json.loads(await ws.recv()))["type"] != "result":
                         pass
                     assert message["ok"], message
@@ -77,15 +92,23 @@ async def test_commands_sent_together_reach_every_subscriber_once_in_order_redac
                     tg.start_soon(phone, k)
         for ws in followers.values():
             await ws.close()
+        for name, token in tokens.items():
+            await (await subscribed(live.url, token, views[name])).close()
     for name, commits in seen.items():
         assert [c["version"] for c in commits] == list(range(5, 25)), name
+        assert commits[-1].get("view"), name
+        followed, whole = views[name]
+        assert followed["version"] == whole["version"] == 24, name
+        for key in ("characters", "challenges"):
+            assert followed[key] == whole[key], (name, key)
         assert all(len(c["summaries"]) == len(c["events"]) == 1 for c in commits), name
         data = [json.loads(json.dumps(c["events"][0]["data"])) for c in commits]
         reasons = sorted(d["reason"] for d in data if d.get("reason"))
         if name == "*":
             assert reasons == [] and all(c["events"][0]["redacted"] == ["changes", "reason"] for c in commits)
         else:
-            assert reasons == sorted(f"r{k * 10 + n}" for k in range(4) for n in range(5)), name
+            ks = range(4) if name == "st" else range(2)
+            assert reasons == sorted(f"r{k * 10 + n}" for k in ks for n in range(5)), name
 
 
 async def test_the_writer_lane_runs_jobs_in_order_and_hands_back_their_errors() -> None:
