@@ -256,10 +256,10 @@ def crash(monkeypatch: pytest.MonkeyPatch, method: str, scene: str) -> None:
     """Make ``Room.<method>`` raise in ``scene``'s room only."""
     original = getattr(Room, method)
 
-    def failing(self: Room, *args: Any) -> Any:
+    def failing(self: Room, *args: Any, **kwargs: Any) -> Any:
         if self.scene == scene:
             raise RuntimeError(f"injected into {method}")
-        return original(self, *args)
+        return original(self, *args, **kwargs)
 
     monkeypatch.setattr(Room, method, failing)
 
