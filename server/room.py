@@ -149,24 +149,25 @@ JoinAnswer = Joined | Behind | JoinRefused
 
 class Reply(Generic[T]):
     """The one answer to a job: the room sets it (``send_nowait``, never waiting), the connection
-    waits for it (``receive``). Lighter than a memory stream, and a connection gone before its
-    answer leaves nothing behind."""
+    waits for it (``receive``). An asyncio future (the server runs on asyncio): lighter than a
+    memory stream or an ``anyio.Event``, which asks which event loop runs at each making; a
+    connection gone before its answer (its wait cancelled, the future with it) leaves nothing
+    behind, and the answer is dropped."""
 
-    __slots__ = ("_event", "_set", "_value")
+    __slots__ = ("_future",)
 
     def __init__(self) -> None:
-        self._event = anyio.Event()
-        self._set = False
+        self._future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
 
     def send_nowait(self, value: T) -> None:
-        if self._set:
+        if self._future.cancelled():
+            raise anyio.BrokenResourceError
+        if self._future.done():
             raise anyio.WouldBlock
-        self._value, self._set = value, True
-        self._event.set()
+        self._future.set_result(value)
 
     async def receive(self) -> T:
-        await self._event.wait()
-        return self._value
+        return await self._future
 
 
 @dataclass
