@@ -239,9 +239,10 @@ class Connection:
         with bound_contextvars(conn=self.id):
             try:
                 while not self.stopped:
-                    with anyio.move_on_after(HELLO_WITHIN if self.grant is None else None) as waiting:
+                    waiting = anyio.move_on_after(HELLO_WITHIN) if self.grant is None else None  # after: no scope
+                    with waiting or contextlib.nullcontext():
                         frame = await self.conn.recv()
-                    if waiting.cancelled_caught:
+                    if waiting is not None and waiting.cancelled_caught:
                         self._security("no hello", why=f"silent for {HELLO_WITHIN:g} s")
                         await self.conn.close(POLICY, f"say hello within {HELLO_WITHIN:g} seconds")
                         return
