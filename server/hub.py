@@ -63,7 +63,7 @@ class Hub:
         feed: Feed | None = None,
     ) -> None:
         self.backend = backend
-        self.feed = feed if feed is not None else feed_for(backend.store, alone=backend.lock is not None)
+        self.feed = feed if feed is not None else feed_for(backend.store)
         self.limits = limits or Limits()
         self.tg = tg
         self.idle_after = idle_after

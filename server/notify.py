@@ -16,8 +16,7 @@ one for the scene (or the sweep) brings everything since the room's last.
   with a process killed after its commit); for a store that does not, the feed says it after the
   commit. A listening connection lost and made again is covered by a read of every held scene's
   end when it is back, and by a sweep every ``SWEEP`` seconds.
-- ``Silent``: a store in memory is one process's alone, and so is a SQLite file whose writer lock
-  this process holds (``serve`` without ``--shared``).
+- ``Silent``: a store in memory is one process's alone.
 
 Each feed also gives a scene's *turn* among the processes appending to it (``turn``), which the
 service takes while another process appends to the scene too (``server.service.SHARED``): a
@@ -282,11 +281,8 @@ class Listener:
             await anyio.sleep(RETRY)
 
 
-def feed_for(store: EventStore, *, alone: bool = False) -> Feed:
-    """The feed of the processes that share ``store``; ``Silent`` if this process holds its writer
-    lock (``alone``: no other can append, and a poll would only hear this process's own commits)."""
-    if alone:
-        return Silent()
+def feed_for(store: EventStore) -> Feed:
+    """The feed of the processes that share ``store``."""
     if isinstance(store, SqliteStore):
         return Poller(store.path)
     from server.store.postgres import PostgresStore
