@@ -123,3 +123,38 @@ async def test_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     assert commands and {"scene", "actor", "verb", "outcome", "latency_ms"} <= commands[0].keys()
     state = fold(open_backend(str(db)).store.read("demo"))
     assert state.version == result["version"] and "late" in state.challenges
+
+
+async def test_a_running_server_hears_what_the_admin_commands_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``justicar serve`` holds its file's writer lock, yet the admin commands still write to the
+    file beside it (``game move`` sends a character of the night into a scene): the server hears
+    the commit (``server.notify.Poller``) and pushes it to the scene's subscribers at once, without
+    waiting for a command of its own to find the log moved on."""
+    db = str(tmp_path / "night.db")
+    sheet = tmp_path / "sam.json"
+    sheet.write_text(json.dumps({"id": "sam", "name": "Sam", "traits": {"physical": {"Brawny": 2}}}))
+    assert main(["game", "new", "--db", db, "--game", "fri", "--title", "Friday", str(sheet)]) == 0
+    assert main(["scene", "new", "--db", db, "--scene", "ely", "--title", "Elysium", "--game", "fri"]) == 0
+    st_token = capsys.readouterr().out.split("/st#token=")[-1].split()[0]
+    port = free_port()
+    argv = [sys.executable, "-m", "clients.cli", "serve", "--db", db, "--port", str(port)]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+    try:
+        assert proc.stdout is not None
+        with anyio.fail_after(20):
+            while "listens on" not in await anyio.to_thread.run_sync(proc.stdout.readline):
+                pass
+        async with Client(f"ws://127.0.0.1:{port}", st_token, reconnect=False, keep=True) as st:
+            await st.subscribe()
+            assert "sam" not in st.view["characters"]
+            moved = await anyio.to_thread.run_sync(main, ["game", "move", "--db", db, "fri", "sam", "ely"])
+            assert moved == 0 and "Sam is in Elysium now" in capsys.readouterr().out
+            with anyio.fail_after(5):
+                while "sam" not in st.view["characters"]:
+                    await anyio.sleep(0.02)
+            assert st.view["characters"]["sam"]["name"] == "Sam"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
