@@ -508,7 +508,7 @@ class Connection:
                 await self.revoke(token_id)
             case ListTokens():
                 grant = self._storyteller("list tokens")
-                await self.send(TokenList(tokens=self.hub.backend.tokens.list(grant.scene)))
+                await self.send(TokenList(tokens=await self.hub.keys(self.hub.backend.tokens.list, grant.scene)))
             case ReplayRequest():
                 await self.replay(message)
             case AuditRequest(format=fmt):
@@ -630,14 +630,14 @@ class Connection:
             raise Refusal("storage_unavailable", f"Cannot fork now: {err}.") from None
         except StoreError as err:
             raise Refusal("bad_fork", f"Cannot fork: {err}.") from None
-        token, issued = self.hub.backend.tokens.issue(scene, "st")
+        token, issued = await self.hub.keys(self.hub.backend.tokens.issue, scene, "st")
         log.info("forked", new_scene=scene, at=at)
         await self.send(Forked(scene=scene, version=wires[-1].seq, token=token, grant=issued))
 
     async def hello(self, token: str) -> None:
         if self.grant is not None:
             raise Refusal("already_authenticated", "This connection has already said hello.")
-        grant = self.hub.backend.tokens.check(token)
+        grant = await self.hub.keys(self.hub.backend.tokens.check, token)
         if grant is None:
             self._security("bad token")
             raise Refusal("bad_token", "That token is unknown, revoked or expired.")
@@ -768,7 +768,7 @@ class Connection:
         handled = await self.hub.submit(opening)
         if handled.error is not None:
             raise Refusal(handled.error.code, handled.error.message)
-        token, grant = self.hub.backend.tokens.issue(scene, "st")
+        token, grant = await self.hub.keys(self.hub.backend.tokens.issue, scene, "st")
         log.info("scene created", new_scene=scene)
         await self.send(SceneCreated(scene=scene, token=token, grant=grant))
 
@@ -786,11 +786,14 @@ class Connection:
                 raise Refusal("unknown_character", f"There is no character {character!r} in this scene.")
         elif character is not None:
             raise Refusal("malformed", "A spectator token is not bound to a character.")
-        token, issued = self.hub.backend.tokens.issue(
-            grant.scene,
-            "player" if role == "player" else "spectator",
-            character,
-            expires=timedelta(seconds=expires) if expires else None,
+        token, issued = await self.hub.keys(
+            partial(
+                self.hub.backend.tokens.issue,
+                grant.scene,
+                "player" if role == "player" else "spectator",
+                character,
+                expires=timedelta(seconds=expires) if expires else None,
+            )
         )
         log.info("invited", role=role, character=character, token_id=issued.token_id)
         await self.send(Invited(token=token, grant=issued))
@@ -801,10 +804,11 @@ class Connection:
             raise Refusal(
                 "own_token", "This console's own token cannot be revoked from it; use another Storyteller link."
             )
-        target = next((g for g in self.hub.backend.tokens.list(grant.scene) if g.token_id == token_id), None)
+        listed = await self.hub.keys(self.hub.backend.tokens.list, grant.scene)
+        target = next((g for g in listed if g.token_id == token_id), None)
         if target is None:
             raise Refusal("unknown_token", f"There is no token {token_id!r} in this scene.")
-        revoked = self.hub.backend.tokens.revoke(token_id)
+        revoked = await self.hub.keys(self.hub.backend.tokens.revoke, token_id)
         self.hub.close_token(token_id)
         log.info("token revoked", scene=grant.scene, token_id=token_id)
         await self.send(Revoked(grant=revoked or target))

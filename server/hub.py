@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import contextlib
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
-from typing import Protocol
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Protocol, TypeVar
 
 import anyio
 import structlog
@@ -27,7 +27,7 @@ from server.notify import Feed, feed_for
 from server.room import Inspect, Join, JoinAnswer, Leave, Reply, Room, SendView, Submit, Subscriber
 from server.service import ErrorBody, Handled, SceneService
 from server.wire import Limits
-from server.writer import Worker, Writer
+from server.writer import Lane, Worker, Writer
 
 
 class Connection(Protocol):
@@ -42,6 +42,7 @@ WATCH = 0.5
 """Seconds between looks at the tokens table for revocations and expiries."""
 
 log = structlog.get_logger("justicar.hub")
+T = TypeVar("T")
 
 
 class SceneUnavailable(Exception):
@@ -69,6 +70,7 @@ class Hub:
         self.idle_after = idle_after
         self.writer = Writer(backend.store)
         self.worker = Worker()
+        self._keys = Lane("justicar tokens")
         self.service = SceneService(backend.store, snapshots=backend.snapshots, writer=self.writer)
         self.service.turn = self.feed.turn
         self.rooms: dict[str, Room] = {}
@@ -241,11 +243,16 @@ class Hub:
         for room in self.rooms.values():
             room.evict(token_id)
 
+    async def keys(self, job: Callable[..., T], *args: Any) -> T:
+        """A call to the token store (``backend.tokens``), on a thread of its own, one at a time: a
+        slow disk or database server holds that thread, never the event loop every scene shares."""
+        return await self._keys.run(job, *args)
+
     async def watch_tokens(self) -> None:
         """Keep ``ended`` current and close the connections of tokens that ended anywhere."""
         while True:
             try:
-                ended = self.backend.tokens.ended()  # a small indexed read; WAL readers never wait
+                ended = await self.keys(self.backend.tokens.ended)
             except Exception as err:  # a store that cannot be read now is read next time
                 log.warning("tokens unreadable", error=str(err))
             else:

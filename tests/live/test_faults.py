@@ -12,8 +12,11 @@ import shutil
 import signal
 import sqlite3
 import subprocess
+import threading
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -247,6 +250,38 @@ class TestTrustedOnLoad:
                         assert all(c.get("willpower") != 99 for c in view["characters"].values())
                 await carries_on(st2, sam2, "in-s2")
             assert pings.answered >= 4 and pings.slowest < 1.0
+
+
+class TestSlowTokenStore:
+    """The token store answers slowly (a stalled disk, a far or busy PostgreSQL server): only the
+    connection that waits on it waits; every other scene and connection carries on meanwhile."""
+
+    async def test_a_slow_hello_holds_no_one_else(self, scenes: TwoScenes, monkeypatch: pytest.MonkeyPatch) -> None:
+        tokens = scenes.backend.tokens
+        check = tokens.check
+        slow, started, began = scenes.tokens["sam1"], threading.Event(), [0.0]
+
+        def stalled(token: str) -> Any:
+            if token == slow:
+                began[0] = time.monotonic()
+                started.set()
+                time.sleep(1.5)  # blocks whichever thread asks (were it the event loop, everyone)
+            return check(token)
+
+        monkeypatch.setattr(tokens, "check", stalled)
+        async with scenes.connect("st2") as st, scenes.connect("sam2") as sam, anyio.create_task_group() as tg:
+            tg.start_soon(partial(carries_on_after_hello, scenes, "sam1"))
+            with anyio.fail_after(5):
+                while not started.is_set():
+                    await anyio.sleep(0.01)
+            await carries_on(st, sam, "while-the-store-stalls")
+            assert time.monotonic() - began[0] < 0.75, "the other scene waited for the token store"
+
+
+async def carries_on_after_hello(scenes: TwoScenes, who: str) -> None:
+    """``who`` says hello (however long the store takes), subscribes, and is served."""
+    async with scenes.connect(who) as late:
+        assert late.errors() == [] and not late.closed.is_set()
 
 
 # -- 2. a room that crashes ------------------------------------------------------------------------
