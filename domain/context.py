@@ -43,6 +43,8 @@ class Context(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     night: Scene | None = None
     """The game night an ``open_scene`` with ``game`` names, or (``add_character``) the night of the
     scene, as the shell holds it."""
+    scenes: tuple[Scene, ...] = ()
+    """The night's open scenes (``register_character``), as the shell holds them."""
 
 
 class Draft:

@@ -97,6 +97,13 @@ def register_character(d: Draft, cmd: RegisterCharacter) -> None:
         raise Rejected("bad_sheet", f"`character.id`: {NARRATOR!r} is the Storyteller's; pick another id.")
     if (known := d.state.characters.get(sheet.id)) is not None:
         raise Rejected("character_exists", f"{known.name} is already registered tonight (as {sheet.id}).")
+    for scene in d.ctx.scenes:  # added there by hand: registered, the night would send them elsewhere too
+        if (there := scene.characters.get(sheet.id)) is not None and there.present:
+            raise Rejected(
+                "in_a_scene",
+                f"{there.name} is in {scene.title or scene.id} already, added there by hand: remove them from it"
+                " first, then register them and send them in.",
+            )
     ruleset_for(d.state.ruleset).check_sheet(sheet)
     d.add(CharacterRegistered(character=sheet))
 

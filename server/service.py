@@ -28,7 +28,7 @@ import anyio
 import msgspec
 import structlog
 
-from domain.commands import AddCharacter, AnyCommand, Arrive, Dispute, OpenScene, Rule
+from domain.commands import AddCharacter, AnyCommand, Arrive, Dispute, OpenScene, RegisterCharacter, Rule
 from domain.context import ENTROPY_BITS, Context
 from domain.decide import decide
 from domain.errors import Rejected
@@ -428,7 +428,10 @@ class SceneService:
         night = self.state(command.game) if isinstance(command, OpenScene) and command.game else None
         if isinstance(command, AddCharacter) and state.game:
             night = self.state(state.game)  # its characters come in from the night, not by a sheet here
-        ctx = Context(now=now, entropy=self.entropy(), subject=self._subject(command), night=night)
+        scenes: tuple[Scene, ...] = ()
+        if isinstance(command, RegisterCharacter) and state.night is not None:  # one added by hand stays there
+            scenes = tuple(self.state(s.id) for s in state.night.scenes if s.open)
+        ctx = Context(now=now, entropy=self.entropy(), subject=self._subject(command), night=night, scenes=scenes)
         try:
             events = decide(state, command, ctx)
         except Rejected as refusal:

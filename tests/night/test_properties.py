@@ -475,3 +475,24 @@ def test_a_character_of_the_night_comes_in_from_the_night_only() -> None:
     t.refused("bar", "st", "add_character", code="night_character", character=SHEETS["rosa"])  # in no scene
     t.ok("bar", "st", "add_character", character=NPC)
     assert [c.id for c in t.state("bar").roster() if c.present] == ["npc"]
+
+
+def test_an_npc_added_by_hand_is_registered_only_once_it_has_left() -> None:
+    """The other way round: an NPC added to a scene by hand, then registered in the night, could be
+    sent into a second scene while still in the first. Refused while it is there, naming the
+    scene; once it has left, it is registered and comes in from the night like any other."""
+    t = NightTable()
+    t.open_game(GAME, *SHEETS.values())
+    t.open_scene("gallery")
+    t.open_scene("bar")
+    t.ok("bar", "st", "add_character", character=NPC)
+    message = t.refused(GAME, "st", "register_character", code="in_a_scene", character=NPC)
+    assert message == (
+        "The bouncer is in Bar already, added there by hand: remove them from it first, then register them and"
+        " send them in."
+    )
+    t.ok("bar", "st", "remove_character", character="npc")
+    t.ok(GAME, "st", "register_character", character=NPC)
+    t.move("npc", "gallery")
+    assert t.character("gallery", "npc").present and not t.character("bar", "npc").present
+    assert t.refused(GAME, "st", "move_character", code="in_another_scene", character="npc", to="bar")
