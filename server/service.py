@@ -430,7 +430,7 @@ class SceneService:
             night = self.state(state.game)  # its characters come in from the night, not by a sheet here
         scenes: tuple[Scene, ...] = ()
         if isinstance(command, RegisterCharacter) and state.night is not None:  # one added by hand stays there
-            scenes = tuple(self.state(s.id) for s in state.night.scenes if s.open)
+            scenes = tuple(self.cached(s.id) or self.load(s.id) for s in state.night.scenes if s.open)
         ctx = Context(now=now, entropy=self.entropy(), subject=self._subject(command), night=night, scenes=scenes)
         try:
             events = decide(state, command, ctx)
