@@ -160,8 +160,10 @@ class Reply(Generic[T]):
         self._future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
 
     def send_nowait(self, value: T) -> None:
+        """Answer; an answer to a wait that was cancelled is dropped; a second answer is refused
+        (``anyio.WouldBlock``)."""
         if self._future.cancelled():
-            raise anyio.BrokenResourceError
+            return
         if self._future.done():
             raise anyio.WouldBlock
         self._future.set_result(value)

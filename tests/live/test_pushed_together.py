@@ -17,6 +17,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from server import connection
 from server.app import running
 from server.backend import open_backend
+from server.room import Reply
 from server.writer import Lane
 from tests.live.conftest import seed
 
@@ -142,6 +143,20 @@ async def test_the_writer_lane_runs_jobs_in_order_and_hands_back_their_errors() 
     with anyio.move_on_after(0.01):
         await lane.run(slow, 99)
     assert done[-1] == 99, "a cancelled caller's job was abandoned half-way"
+
+
+async def test_an_answer_to_a_connection_gone_is_dropped_and_a_second_refused() -> None:
+    """A connection that stops waiting for its job's answer (closed mid-join) leaves the room
+    nothing to trip on: the answer is dropped. A job answered twice is a mistake, and said so."""
+    gone: Reply[int] = Reply()
+    with anyio.move_on_after(0.01):
+        await gone.receive()
+    gone.send_nowait(1)  # dropped, not raised into the room (which would stop it)
+    answered: Reply[int] = Reply()
+    answered.send_nowait(2)
+    assert await answered.receive() == 2
+    with pytest.raises(anyio.WouldBlock):
+        answered.send_nowait(3)
 
 
 async def test_commits_pushed_while_a_document_is_sent_follow_it_none_skipped(
