@@ -49,7 +49,7 @@ from projections.replay import Step, links_of_rows, replay
 from projections.views import older_challenges
 from server.catchup import fold_to, release, state_at, stream
 from server.documents import audit_document, export_document
-from server.history import fork_wires
+from server.history import fork_wires, let_go
 from server.hub import Hub, SceneUnavailable
 from server.ledgers import ledger_frame, night_of
 from server.room import Behind, Joined, JoinRefused, Subscriber, unavailable
@@ -625,14 +625,18 @@ class Connection:
         store = self.hub.backend.store
         try:
             wires, digests = await self.hub.worker.run(fork_wires, store, self.stream, at, scene, utc_now)
-            await self.hub.writer.run(partial(store.import_wires, scene, wires, digests))
+            version = wires[-1].seq
+            try:
+                await self.hub.writer.run(partial(store.import_wires, scene, wires, digests))
+            finally:  # freed there a little at a time, not here in one go
+                await self.hub.worker.run(let_go, wires, digests)
         except StorageUnavailable as err:
             raise Refusal("storage_unavailable", f"Cannot fork now: {err}.") from None
         except StoreError as err:
             raise Refusal("bad_fork", f"Cannot fork: {err}.") from None
         token, issued = await self.hub.keys(self.hub.backend.tokens.issue, scene, "st")
         log.info("forked", new_scene=scene, at=at)
-        await self.send(Forked(scene=scene, version=wires[-1].seq, token=token, grant=issued))
+        await self.send(Forked(scene=scene, version=version, token=token, grant=issued))
 
     async def hello(self, token: str) -> None:
         if self.grant is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from typing import Any
 
 import msgspec
 
@@ -160,7 +161,22 @@ def fork_wires(
         actor="st",
         at=max(clock(), origin.at),
     )
-    return [to_wire(record, data) for record, data in sealed], digests
+    wires = [to_wire(record, data) for record, data in sealed]
+    let_go(records, sealed)
+    return wires, digests
+
+
+def let_go(*held: list[Any] | dict[Any, Any]) -> None:
+    """Empty big containers one entry at a time (on a worker thread). Dropped whole, a list of
+    20,000 events' records is freed in one go, about 8 ms with the interpreter held, and the event
+    loop waits that long; entry by entry, it gets its turn in between."""
+    for each in held:
+        if isinstance(each, dict):
+            while each:
+                each.popitem()
+        else:
+            while each:
+                each.pop()
 
 
 def fork(store: EventStore, scene: str, at: int, new_scene: str, clock: Callable[[], datetime]) -> int:
