@@ -553,6 +553,27 @@ def news_lines(message: dict[str, Any], view: dict[str, Any], me: str) -> list[s
     return said + result_lines(view, message.get("events") or [], me)
 
 
+class News:
+    """Live commits put into words once the view holds what they did. Commands committed together
+    come as commits back to back, only the last with the view patch (``docs/protocol.md``): the
+    others wait for it (or for the whole view a catch-up ends with), so a result names its sides
+    even when its challenge was declared in the same group."""
+
+    def __init__(self, me: str) -> None:
+        self.me = me
+        self.waiting: list[dict[str, Any]] = []
+
+    def take(self, message: dict[str, Any], view: dict[str, Any]) -> list[str]:
+        """The lines to say on ``message`` (a ``commit`` or a ``view``), ``view`` merged with it."""
+        if message.get("type") == "commit":
+            self.waiting.append(message)
+            if not message.get("view"):
+                return []
+        said = [line for waiting in self.waiting for line in news_lines(waiting, view, self.me)]
+        self.waiting.clear()
+        return said
+
+
 def status(view: dict[str, Any], welcome: dict[str, Any]) -> str:
     me = viewer(welcome)
     who = _names(view).get(me, me)
@@ -814,13 +835,15 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO) -> int:
             async def follow() -> None:
                 shown = table.view.get("version")
                 live = False  # the catch-up before the first `subscribed` is the past: the view says it
+                news = News(me)
                 async for message in table.messages():
                     kind = message.get("type")
                     if kind in ("view", "commit") and table.view.get("version") != shown:
                         shown = table.view.get("version")
                         say(status(table.view, table.welcome))
-                    if kind == "commit" and live:
-                        say("\n".join(news_lines(message, table.view, me)))
+                    if kind in ("commit", "view") and live:
+                        if said := news.take(message, table.view):
+                            say("\n".join(said))
                     elif kind == "subscribed":
                         live = True  # from here (and after a reconnect's catch-up too) each commit is news
                     elif kind == "goodbye":
