@@ -130,6 +130,7 @@ def fork_wires(
     if store.head(new_scene)[0]:
         raise StoreError(f"scene {new_scene!r} already exists; pick another name")
     records = list(verified(scene, store.read_wire(scene, upto=at)))  # never branch from a broken log
+    known = store.digests(scene, at)
     sealed: list[tuple[Recorded, bytes]] = []
     digests: dict[tuple[str, str], str] = {}
     batch: list[Recorded] = []
@@ -137,8 +138,7 @@ def fork_wires(
         batch.append(record)
         if n + 1 < len(records) and records[n + 1].command == record.command:
             continue
-        prior = store.command(scene, record.actor, record.command)
-        digests[(record.actor, record.command)] = prior.digest if prior else ""
+        digests[(record.actor, record.command)] = known.get((record.actor, record.command), "")
         prev = sealed[-1][0].hash if sealed else GENESIS
         first = batch[0]
         sealed += chain(

@@ -125,6 +125,11 @@ class EventStore(Protocol):
         table, or (a row lost) from the events' own hash-chained ``command`` field."""
         ...
 
+    def digests(self, scene: str, upto: int) -> dict[tuple[str, str], str]:
+        """The digest of each accepted command of the scene that began at or before event
+        ``upto``, by actor and id, in one read (a fork copies them)."""
+        ...
+
     def acknowledged(self, scene: str) -> int:
         """The last seq any accepted command of the scene reached: a log that ends before it has
         lost its end."""

@@ -103,6 +103,9 @@ class MemoryStore:
     def command(self, scene: str, actor: str, command_id: str) -> CommandRecord | None:
         return self._commands.get((scene, actor, command_id))
 
+    def digests(self, scene: str, upto: int) -> dict[tuple[str, str], str]:
+        return {(c.actor, c.id): c.digest for c in self._commands.values() if c.scene == scene and c.first_seq <= upto}
+
     def scenes(self) -> list[str]:
         return [scene for scene, stream in self._events.items() if stream]
 

@@ -509,6 +509,10 @@ class PostgresStore(Batched):
         )
         return CommandRecord(scene, actor, command_id, *rows[0]) if rows else None
 
+    def digests(self, scene: str, upto: int) -> dict[tuple[str, str], str]:
+        rows = self.query("SELECT actor, id, digest FROM commands WHERE scene = %s AND first_seq <= %s", [scene, upto])
+        return {(actor, command_id): digest for actor, command_id, digest in rows}
+
     def scenes(self) -> list[str]:
         return [row[0] for row in self.query("SELECT scene FROM events WHERE seq = 1 ORDER BY at, pos")]
 

@@ -335,6 +335,12 @@ class SqliteStore(Batched):
     def command(self, scene: str, actor: str, command_id: str) -> CommandRecord | None:
         return self._logged(self.reads, scene, actor, command_id)
 
+    def digests(self, scene: str, upto: int) -> dict[tuple[str, str], str]:
+        rows = self.reads.execute(
+            "SELECT actor, id, digest FROM commands WHERE scene = ? AND first_seq <= ?", [scene, upto]
+        ).fetchall()
+        return {(actor, command_id): digest for actor, command_id, digest in rows}
+
     def scenes(self) -> list[str]:
         rows = self.reads.execute("SELECT scene FROM events WHERE seq = 1 ORDER BY at, rowid").fetchall()
         return [row[0] for row in rows]
