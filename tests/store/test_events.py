@@ -99,6 +99,18 @@ class TestCommands:
         assert store.command("s1", "sam", "c1") is not None and store.command("s1", "juan", "c1") is None
         assert store.scenes() == ["s1", "s2"]
 
+    def test_the_digests_of_the_commands_a_fork_copies(self, backend: Backend) -> None:
+        """Every command of the scene that began at or before the event named, by actor and id, with
+        its digest, in one read; not another scene's, nor one begun after it."""
+        store = backend.store
+        append(store, 0, [SceneOpened(ruleset="lotn")], "c1")
+        append(store, 1, [SceneClosed(), SceneClosed()], "c2")
+        store.append("s1", 3, [SceneClosed()], command="c1", digest="d-sam", actor="sam", at=AT)
+        append(store, 0, [SceneOpened(ruleset="lotn")], "c9", scene="s2")
+        assert store.digests("s1", 2) == {("st", "c1"): "d-c1", ("st", "c2"): "d-c2"}
+        assert store.digests("s1", 4) == {("st", "c1"): "d-c1", ("st", "c2"): "d-c2", ("sam", "c1"): "d-sam"}
+        assert store.digests("s1", 0) == {} and store.digests("missing", 9) == {}
+
     def test_the_first_result_stays(self, backend: Backend) -> None:
         """A command sent again after later commands still finds the events it first appended."""
         store = backend.store
