@@ -95,12 +95,20 @@ class Hub:
                 on_loaded=self._loaded,
                 on_follow_ups=self._follow,
                 on_commit=self.feed.announce,
+                warm=self._warm,
                 idle_after=self.idle_after,
                 worker=self.worker,
             )
             self.rooms[scene] = room
             self.tg.start_soon(room.run, name=f"room {scene}")
         return room
+
+    async def _warm(self, scenes: list[str]) -> None:
+        """Have each scene loaded by its room (off the event loop); one that cannot be served is
+        left to its own room to say why."""
+        for scene in scenes:
+            with contextlib.suppress(SceneUnavailable):
+                await self.state(scene)
 
     def _unload(self, room: Room) -> bool:
         if self.rooms.get(room.scene) is room:

@@ -32,7 +32,7 @@ import itertools
 import shutil
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, TypeVar
 
@@ -45,7 +45,7 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
 
 from domain.automation import automatic
-from domain.commands import AnyCommand
+from domain.commands import AnyCommand, RegisterCharacter
 from domain.evolve import fold
 from domain.log import Recorded
 from domain.night import follow_ups
@@ -239,6 +239,10 @@ def unavailable(scene: str, cause: str) -> ErrorBody:
     )
 
 
+async def _nothing_to_warm(scenes: list[str]) -> None:
+    pass
+
+
 @dataclass(eq=False)
 class Room:
     scene: str
@@ -252,6 +256,8 @@ class Room:
     """Given what a commit asks of the other streams of its game night (``domain.night``)."""
     on_commit: Callable[[str, int], None] = lambda scene, seq: None
     """Told the scene and last seq of each commit of this process (to announce to the others)."""
+    warm: Callable[[list[str]], Awaitable[None]] = _nothing_to_warm
+    """Loads other streams (off the event loop, each by its own room) before a command reads them."""
     idle_after: float = 300.0
     worker: Worker = field(default_factory=Worker)
     subscribers: list[Subscriber] = field(default_factory=list)
@@ -394,6 +400,7 @@ class Room:
         """Apply commands that arrived together (one group commit); push what each appended, in
         order, then answer each (the answers go even if what follows the commit fails: an
         acknowledged command is committed, and its sender is told)."""
+        await self._warm_for([job.command for job in jobs])
         before = self.state
         handled = await self.service.submit_many([job.command for job in jobs])
         try:
@@ -404,6 +411,17 @@ class Room:
                     job.reply.send_nowait(done)
         if any(done.fresh for done in handled):
             await self.automate()
+
+    async def _warm_for(self, commands: list[AnyCommand]) -> None:
+        """A night registering a character reads its open scenes (one added there by hand stays
+        there: ``domain.night.register_character``): those no room holds are loaded first, off the
+        event loop, so deciding does not load them on it."""
+        night = self.state.night
+        if night is None or not any(isinstance(command, RegisterCharacter) for command in commands):
+            return
+        cold = [s.id for s in night.scenes if s.open and self.service.cached(s.id) is None]
+        if cold:
+            await self.warm(cold)
 
     def _show(self, before: Scene, handled: Sequence[Handled]) -> None:
         """Push what the service just did, starting from ``before`` (what the subscribers have):

@@ -7,6 +7,7 @@ revoking it closes both sockets. And a move whose arrival a crash kept is mended
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -459,3 +460,32 @@ async def test_a_close_a_crash_kept_from_the_night_comes_back_once_when_the_nigh
             assert now == heads  # the second start appends nothing anywhere
         heads = now
         backend.close()
+
+
+async def test_an_npc_added_by_hand_is_not_registered_while_in_a_scene_no_room_holds(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The night reads its open scenes to register a character: one no room holds (idle, unloaded)
+    is loaded first by its own room, off the event loop, and the NPC added there by hand is found."""
+    rat = {"id": "rat", "name": "Rat", "npc": True, "traits": {"physical": {"Quick": 1}}}
+    on_the_loop: list[str] = []
+    load = SceneService.load
+
+    def watched(self: SceneService, scene: str) -> Any:
+        if threading.current_thread() is threading.main_thread():
+            on_the_loop.append(scene)
+        return load(self, scene)
+
+    monkeypatch.setattr(SceneService, "load", watched)
+    async with running(backend, idle_after=0.2) as live, Client(live.url, backend.tokens.issue("g1", "st")[0]) as st:
+        await st_do(st, "g1", "open_game", ruleset="lotn", title="Friday at Elysium")
+        await st.subscribe()  # the night stays loaded; the scene, which nobody follows, does not
+        await st_do(st, "bar", "open_scene", ruleset="lotn", title="The bar", game="g1")
+        await st_do(st, "bar", "add_character", character=rat)
+        with anyio.fail_after(5):
+            while "bar" in live.hub.rooms or live.hub.service.cached("bar") is not None:
+                await anyio.sleep(0.05)  # idle: unloaded
+        refused = await st.send({"type": "register_character", "scene": "g1", "character": rat})
+        assert refused["error"]["code"] == "in_a_scene" and "The bar" in refused["error"]["message"]
+        assert "bar" in live.hub.rooms and on_the_loop == []  # loaded by its room, off the loop
+        assert "rat" not in st.view["characters"]
