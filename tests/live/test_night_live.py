@@ -489,3 +489,32 @@ async def test_an_npc_added_by_hand_is_not_registered_while_in_a_scene_no_room_h
         assert refused["error"]["code"] == "in_a_scene" and "The bar" in refused["error"]["message"]
         assert "bar" in live.hub.rooms and on_the_loop == []  # loaded by its room, off the loop
         assert "rat" not in st.view["characters"]
+
+
+async def test_a_scene_adding_a_character_has_its_night_loaded_off_the_loop(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scene of a night reads the night to add a character by its sheet (a character of the night
+    comes in from it): a night no room holds (idle, unloaded) is loaded first by its own room."""
+    on_the_loop: list[str] = []
+    load = SceneService.load
+
+    def watched(self: SceneService, scene: str) -> Any:
+        if threading.current_thread() is threading.main_thread():
+            on_the_loop.append(scene)
+        return load(self, scene)
+
+    monkeypatch.setattr(SceneService, "load", watched)
+    token = backend.tokens.issue("g1", "st")[0]
+    async with running(backend, idle_after=0.2) as live, Client(live.url, token) as st:
+        await st_do(st, "g1", "open_game", ruleset="lotn", title="Friday at Elysium")
+        await st_do(st, "g1", "register_character", character=SAM)
+        await st_do(st, "bar", "open_scene", ruleset="lotn", title="The bar", game="g1")
+        async with Client(live.url, backend.tokens.issue("bar", "st")[0]) as there:  # the scene's own link
+            await there.subscribe()  # the scene stays loaded; the night, which nobody follows, does not
+            with anyio.fail_after(5):
+                while "g1" in live.hub.rooms or live.hub.service.cached("g1") is not None:
+                    await anyio.sleep(0.05)
+            refused = await there.send({"type": "add_character", "character": SAM})
+            assert refused["error"]["code"] == "night_character"
+            assert "g1" in live.hub.rooms and on_the_loop == []  # loaded by its room, off the loop
