@@ -45,7 +45,7 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
 
 from domain.automation import automatic
-from domain.commands import AddCharacter, AnyCommand, RegisterCharacter
+from domain.commands import AddCharacter, AnyCommand, OpenScene, RegisterCharacter
 from domain.evolve import fold
 from domain.log import Recorded
 from domain.night import follow_ups
@@ -416,13 +416,16 @@ class Room:
         """Streams a command reads beside its own are loaded first, each by its room, off the event
         loop, so deciding does not load them on it: a night registering a character reads its open
         scenes (one added there by hand stays there: ``domain.night.register_character``), a scene
-        of a night adding a character reads the night (``domain.scene.add_character``)."""
+        of a night adding a character reads the night (``domain.scene.add_character``), and so does
+        a scene opened in a night."""
         state, read = self.state, set()
         for command in commands:
             if isinstance(command, RegisterCharacter) and state.night is not None:
                 read |= {s.id for s in state.night.scenes if s.open}
             elif isinstance(command, AddCharacter) and state.game:
                 read.add(state.game)
+            elif isinstance(command, OpenScene) and command.game:
+                read.add(command.game)
         if cold := sorted(scene for scene in read if self.service.cached(scene) is None):
             await self.warm(cold)
 

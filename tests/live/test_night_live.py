@@ -491,11 +491,12 @@ async def test_an_npc_added_by_hand_is_not_registered_while_in_a_scene_no_room_h
         assert "rat" not in st.view["characters"]
 
 
-async def test_a_scene_adding_a_character_has_its_night_loaded_off_the_loop(
+async def test_a_scene_adding_a_character_or_opened_has_its_night_loaded_off_the_loop(
     backend: Backend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A scene of a night reads the night to add a character by its sheet (a character of the night
-    comes in from it): a night no room holds (idle, unloaded) is loaded first by its own room."""
+    comes in from it), and a scene opened in a night reads it too: a night no room holds (idle,
+    unloaded) is loaded first by its own room."""
     on_the_loop: list[str] = []
     load = SceneService.load
 
@@ -518,3 +519,9 @@ async def test_a_scene_adding_a_character_has_its_night_loaded_off_the_loop(
             refused = await there.send({"type": "add_character", "character": SAM})
             assert refused["error"]["code"] == "night_character"
             assert "g1" in live.hub.rooms and on_the_loop == []  # loaded by its room, off the loop
+            with anyio.fail_after(5):
+                while "g1" in live.hub.rooms or live.hub.service.cached("g1") is not None:
+                    await anyio.sleep(0.05)
+        async with Client(live.url, backend.tokens.issue("cellar", "st")[0]) as cellar:  # and a scene opened in it
+            await st_do(cellar, "cellar", "open_scene", ruleset="lotn", title="The cellar", game="g1")
+            assert on_the_loop == []
