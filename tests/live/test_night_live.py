@@ -462,21 +462,27 @@ async def test_a_close_a_crash_kept_from_the_night_comes_back_once_when_the_nigh
         backend.close()
 
 
-async def test_an_npc_added_by_hand_is_not_registered_while_in_a_scene_no_room_holds(
-    backend: Backend, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The night reads its open scenes to register a character: one no room holds (idle, unloaded)
-    is loaded first by its own room, off the event loop, and the NPC added there by hand is found."""
-    rat = {"id": "rat", "name": "Rat", "npc": True, "traits": {"physical": {"Quick": 1}}}
-    on_the_loop: list[str] = []
+@pytest.fixture
+def on_the_loop(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The streams the service loads on the event loop's thread (a room loads on its worker)."""
+    loaded: list[str] = []
     load = SceneService.load
 
     def watched(self: SceneService, scene: str) -> Any:
         if threading.current_thread() is threading.main_thread():
-            on_the_loop.append(scene)
+            loaded.append(scene)
         return load(self, scene)
 
     monkeypatch.setattr(SceneService, "load", watched)
+    return loaded
+
+
+async def test_an_npc_added_by_hand_is_not_registered_while_in_a_scene_no_room_holds(
+    backend: Backend, on_the_loop: list[str]
+) -> None:
+    """The night reads its open scenes to register a character: one no room holds (idle, unloaded)
+    is loaded first by its own room, off the event loop, and the NPC added there by hand is found."""
+    rat = {"id": "rat", "name": "Rat", "npc": True, "traits": {"physical": {"Quick": 1}}}
     async with running(backend, idle_after=0.2) as live, Client(live.url, backend.tokens.issue("g1", "st")[0]) as st:
         await st_do(st, "g1", "open_game", ruleset="lotn", title="Friday at Elysium")
         await st.subscribe()  # the night stays loaded; the scene, which nobody follows, does not
@@ -492,20 +498,11 @@ async def test_an_npc_added_by_hand_is_not_registered_while_in_a_scene_no_room_h
 
 
 async def test_a_scene_adding_a_character_or_opened_has_its_night_loaded_off_the_loop(
-    backend: Backend, monkeypatch: pytest.MonkeyPatch
+    backend: Backend, on_the_loop: list[str]
 ) -> None:
     """A scene of a night reads the night to add a character by its sheet (a character of the night
     comes in from it), and a scene opened in a night reads it too: a night no room holds (idle,
     unloaded) is loaded first by its own room."""
-    on_the_loop: list[str] = []
-    load = SceneService.load
-
-    def watched(self: SceneService, scene: str) -> Any:
-        if threading.current_thread() is threading.main_thread():
-            on_the_loop.append(scene)
-        return load(self, scene)
-
-    monkeypatch.setattr(SceneService, "load", watched)
     token = backend.tokens.issue("g1", "st")[0]
     async with running(backend, idle_after=0.2) as live, Client(live.url, token) as st:
         await st_do(st, "g1", "open_game", ruleset="lotn", title="Friday at Elysium")
