@@ -105,10 +105,15 @@ class Hub:
 
     async def _warm(self, scenes: list[str]) -> None:
         """Have each scene loaded by its room (off the event loop); one that cannot be served is
-        left to its own room to say why."""
+        left to its own room to say why, and whatever else goes wrong here leaves the reading to the
+        command (which then loads it itself): warming is never a reason for a command to fail."""
         for scene in scenes:
-            with contextlib.suppress(SceneUnavailable):
+            try:
                 await self.state(scene)
+            except SceneUnavailable:
+                pass
+            except Exception as err:
+                log.warning("scene not loaded ahead", scene=scene, error=str(err))
 
     def _unload(self, room: Room) -> bool:
         if self.rooms.get(room.scene) is room:
