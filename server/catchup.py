@@ -26,7 +26,7 @@ from server.snapshots import WORTH, Snapshots
 from server.store import EventStore
 from server.store.base import Checked, SceneCorrupt
 from server.wire import commit_frames
-from server.writer import Worker
+from server.writer import Worker, let_go
 
 
 def fold_to(store: EventStore, snapshots: Snapshots | None, scene: str, upto: int) -> Scene:
@@ -106,8 +106,7 @@ def release(held: list[Scene]) -> None:
         if isinstance(value, immutables.Map) and sys.getrefcount(value) == 2:
             entries = list(value.values())
             value = None  # the map's own nodes; its entries live on in ``entries``
-            while entries:
-                entries.pop()
+            let_go(entries)
         value = None
 
 

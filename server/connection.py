@@ -49,7 +49,7 @@ from projections.replay import Step, links_of_rows, replay
 from projections.views import older_challenges
 from server.catchup import fold_to, release, state_at, stream
 from server.documents import audit_document, export_document
-from server.history import fork_wires, let_go
+from server.history import fork_wires
 from server.hub import Hub, SceneUnavailable
 from server.ledgers import ledger_frame, night_of
 from server.room import Behind, Joined, JoinRefused, Subscriber, unavailable
@@ -99,6 +99,7 @@ from server.wire import (
     encode,
     viewed,
 )
+from server.writer import let_go
 
 log = structlog.get_logger("justicar.connection")
 security = structlog.get_logger("justicar.security")

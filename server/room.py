@@ -275,9 +275,9 @@ class Room:
         self._unpatched: list[Recorded] = []
         """Records pushed without their view patch: the next patch covers them too (``push``)."""
         self._outbox: dict[Subscriber, list[_Wired]] | None = None
+        """Frames for each subscriber, written at the end of ``_gathered``."""
         self._grouped: tuple[tuple[int, ...], dict[tuple[str, bool], list[Subscriber]]] = ((), {})
         """The subscribers' ids when last grouped, and the groups (``_groups``)."""
-        """Frames for each subscriber, written at the end of ``_gathered``."""
 
     @property
     def state(self) -> Scene:
@@ -595,7 +595,7 @@ class Room:
             self.announce()
 
     def _send(self, subs: list[Subscriber], frames: list[bytes]) -> None:
-        """Write frames to subscribers without waiting (within ``_together``: at its end); drop those
+        """Write frames to subscribers without waiting (within ``_gathered``: at its end); drop those
         too far behind."""
         if not subs or not frames:
             return

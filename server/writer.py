@@ -101,6 +101,19 @@ class Writer:
             done.set()
 
 
+def let_go(*held: list[Any] | dict[Any, Any]) -> None:
+    """Empty big containers one entry at a time (on a worker thread). Dropped whole, a list of
+    20,000 events' records is freed in one go, about 8 ms with the interpreter held, and the event
+    loop waits that long; entry by entry, it gets its turn in between."""
+    for each in held:
+        if isinstance(each, dict):
+            while each:
+                each.popitem()
+        else:
+            while each:
+                each.pop()
+
+
 class Worker:
     """One worker thread for heavy pure work (the loop waits for the interpreter at most one
     switch interval behind it). The cyclic garbage collector is paused while a job runs: a job
