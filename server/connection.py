@@ -438,7 +438,8 @@ class Connection:
         visit = night.night.where.get(grant.character) if night.night and grant.character else None
         if grant.role == "player" and visit is not None and visit.scene == scene:
             return  # in it now (the night sends characters into its own scenes only): asked again next time
-        state = await self._scene_state(scene) if self.hub.backend.store.head(scene)[0] else None
+        exists = await self.hub.reader.run(self.hub.backend.store.head, scene)
+        state = await self._scene_state(scene) if exists[0] else None
         if state is None or state.game != grant.scene:
             self._security("scene outside the night", claimed=scene[:64])
             raise self._closed_to(night)

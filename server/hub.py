@@ -24,6 +24,7 @@ from domain.night import bounced, pending, sending
 from domain.state import Scene
 from server.backend import Backend
 from server.notify import Feed, feed_for
+from server.reader import Reader
 from server.room import Inspect, Join, JoinAnswer, Leave, Reply, Room, SendView, Submit, Subscriber
 from server.service import ErrorBody, Handled, SceneService
 from server.wire import Limits
@@ -70,9 +71,11 @@ class Hub:
         self.idle_after = idle_after
         self.writer = Writer(backend.store)
         self.worker = Worker()
+        self.reader = Reader(backend.store)
         self._keys = Lane("justicar tokens")
-        self.service = SceneService(backend.store, snapshots=backend.snapshots, writer=self.writer)
+        self.service = SceneService(backend.store, snapshots=backend.snapshots, writer=self.writer, reader=self.reader)
         self.service.turn = self.feed.turn
+        self.service.loads_inline = False  # other streams are loaded by their rooms, off the loop
         self.rooms: dict[str, Room] = {}
         self.connections: dict[str, set[Connection]] = defaultdict(set)
         self.ended: set[str] = set()
@@ -164,8 +167,8 @@ class Hub:
             for item in pending(night, scenes):
                 if isinstance(item, tuple):
                     who, to, seq = item
-                    wire = next(self.backend.store.read_wire(night_id, after=seq - 1, upto=seq))
-                    owed.append(sending(night, who, to, seq, wire.hash))
+                    (record,) = await self.reader.run(self.service.read, night_id, seq - 1, seq)
+                    owed.append(sending(night, who, to, seq, record.hash))
                 else:
                     owed.append(item)
         except Exception as err:

@@ -86,6 +86,9 @@ RECENT = 64
 """States after the last commits, kept to put a joining subscriber's last events into words."""
 TAIL = 100
 """Events at most that a subscriber without ``since`` gets before the view (older: ``history``)."""
+UNREAD = "The server's database did not answer in time, so the scene could not be sent; try again in a moment."
+READ_ON = 10.0
+"""Seconds a read of what other processes appended is waited for (it may be long after a pause)."""
 
 log = structlog.get_logger("justicar.room")
 T = TypeVar("T")
@@ -381,7 +384,7 @@ class Room:
             case Submit():
                 await self.submit([job])
             case Join():
-                self.join(job)
+                await self.join(job)
             case Leave(subscriber=sub):
                 if sub in self.subscribers:
                     self.subscribers.remove(sub)
@@ -392,7 +395,10 @@ class Room:
                 reply.send_nowait(self.state)
             case Missed():
                 self._missing = False
-                self.catch_up()
+                try:
+                    await self.catch_up()
+                except StorageUnavailable as err:  # the next announcement, or the feed's sweep, reads again
+                    log.warning("other processes' commits not read", scene=self.scene, error=str(err))
             case Fault(error=error):
                 raise error
 
@@ -404,7 +410,7 @@ class Room:
         before = self.state
         handled = await self.service.submit_many([job.command for job in jobs])
         try:
-            self._show(before, handled)
+            await self._show(before, handled)
         finally:
             for job, done in zip(jobs, handled, strict=True):
                 with contextlib.suppress(anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
@@ -429,33 +435,51 @@ class Room:
         if cold := sorted(scene for scene in read if self.service.cached(scene) is None):
             await self.warm(cold)
 
-    def _show(self, before: Scene, handled: Sequence[Handled]) -> None:
+    async def _show(self, before: Scene, handled: Sequence[Handled]) -> None:
         """Push what the service just did, starting from ``before`` (what the subscribers have):
         each command this room appended, after whatever another process appended before it, and
-        then whatever the service read after its last (a command decided again, then refused). The
-        frames of several commits go to each subscriber in one write; one commit's go out viewer by
-        viewer as they are made (the first subscribers read theirs while the last are made)."""
+        then whatever the service read after its last (a command decided again, then refused). What
+        other processes appended is read first, on a reading thread; then everything is pushed
+        without a pause. The frames of several commits go to each subscriber in one write; one
+        commit's go out viewer by viewer as they are made (the first subscribers read theirs while
+        the last are made)."""
+        try:
+            foreign = await self._between(before.version, handled)
+        except StorageUnavailable as err:  # what they were sent can no longer be continued in order
+            self._restart_all(f"the database did not answer ({err})")
+            return
         state = before
         last = next((done for done in reversed(handled) if done.fresh), None)
         with self._gathered() if sum(done.fresh for done in handled) > 1 else contextlib.nullcontext():
             for done in handled:
                 if done.fresh:
                     if done.records:
-                        state = self._fill(state, done.records[0].seq - 1)
+                        state = self._foreign(state, foreign.get(state.version, []))
                         self.on_commit(self.scene, done.records[-1].seq)
                     state = self._pushed(state, done, patched=done is last)
-            self._fill(state, self.state.version)
+            self._foreign(state, foreign.get(state.version, []))
 
-    def _fill(self, state: Scene, upto: int) -> Scene:
-        """Push what other processes appended after ``state`` up to ``upto``."""
-        if upto <= state.version:
-            return state
-        return self._foreign(state, list(self.service.store.read(self.scene, after=state.version, upto=upto)))
+    async def _between(self, version: int, handled: Sequence[Handled]) -> dict[int, list[Recorded]]:
+        """What other processes appended between the commits of ``handled`` (and after the last, up
+        to the state the service holds), by the version it follows, read on a reading thread."""
+        gaps: list[tuple[int, int]] = []
+        for done in handled:
+            if done.fresh and done.records:
+                if done.records[0].seq - 1 > version:
+                    gaps.append((version, done.records[0].seq - 1))
+                version = done.records[-1].seq
+        if self.state.version > version:
+            gaps.append((version, self.state.version))
+        if not gaps:
+            return {}
+        read = self.service.read
+        return await self.service.reader.run(lambda: {after: read(self.scene, after, upto) for after, upto in gaps})
 
-    def catch_up(self) -> None:
-        """Read what other processes appended since the room's last event, push it, decide on it."""
+    async def catch_up(self) -> None:
+        """Read what other processes appended since the room's last event (on a reading thread),
+        push it, decide on it."""
         state = self.state
-        records = list(self.service.store.read(self.scene, after=state.version))
+        records = await self.service.reader.run(self.service.read, self.scene, state.version, None, patience=READ_ON)
         if records:
             with self._gathered():
                 self.service.adopt(self.scene, self._foreign(state, records))
@@ -494,9 +518,13 @@ class Room:
     async def _snapshot(self, state: Scene, at_hash: str) -> None:
         await self.service.writer.run(lambda: self.service.save_snapshot(state, at_hash))
 
-    def join(self, job: Join) -> None:
-        """Send the last stretch and add the subscriber, or say how far it must stream first."""
-        self.catch_up()  # it may come from another process, further on
+    async def join(self, job: Join) -> None:
+        """Send the last stretch and add the subscriber, or say how far it must stream first (what
+        it needs read on a reading thread; a database that does not answer: ``storage_unavailable``)."""
+        try:
+            await self.catch_up()  # it may come from another process, further on
+        except StorageUnavailable as err:
+            log.warning("other processes' commits not read", scene=self.scene, error=str(err))
         sub, since, state = job.subscriber, job.since, self.state
         if since is None:  # the latest events whose words the room can make from a state it holds
             held = [v for v in self.recent if state.version - v <= TAIL]
@@ -514,7 +542,13 @@ class Room:
         if sub.summaries and since < state.version and base is None:
             job.reply.send_nowait(Behind(state.version, need_base=True))
             return
-        records = list(self.service.store.read(self.scene, after=since)) if since < state.version else []
+        try:
+            records = []
+            if since < state.version:
+                records = await self.service.reader.run(self.service.read, self.scene, since, state.version)
+        except StorageUnavailable:
+            job.reply.send_nowait(JoinRefused("storage_unavailable", UNREAD))
+            return
         frames, _ = commit_frames(records, sub.viewer, base if sub.summaries else None)
         with self._gathered():
             self._send([sub], [*frames, *joined_frames(state, since, sub.viewer)])
@@ -529,7 +563,7 @@ class Room:
             for command in automatic(self.state):
                 before = self.state
                 handled = await self.service.submit(command)
-                self._show(before, [handled])
+                await self._show(before, [handled])
                 if handled.fresh:
                     moved = True
                 elif handled.error is not None:
@@ -674,6 +708,14 @@ class Room:
         held, sub.held = sub.held or [], None
         if sub in self.subscribers and held:
             self._write({sub: held})
+
+    def _restart_all(self, why: str) -> None:
+        """Close every subscriber so that each comes back and catches up from the log: what they were
+        sent can no longer be continued in order."""
+        log.warning("subscribers sent to catch up", scene=self.scene, why=why)
+        subs, self.subscribers = self.subscribers, []
+        for sub in subs:
+            self.tg.start_soon(sub.conn.close, TOO_SLOW, "reconnect to catch up")
 
     def _drop(self, subs: list[Subscriber]) -> None:
         for sub in subs:

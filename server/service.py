@@ -2,10 +2,13 @@
 
 The same steps serve ``justicar play`` (offline: a command's ``at`` is honoured; ``handle`` writes
 inline) and the live server (the clock stamps every event; ``submit`` writes through the server's
-writer thread). A command id already accepted from the same actor in the scene returns its first
-result; the same id with another body is ``id_reused``. A refused command is not recorded. A disk
-that will not take the write refuses the command with ``storage_unavailable``, acknowledging
-nothing.
+writer thread, and reads through its reading threads, ``server.reader``: the event loop never
+waits on the database). A command id already accepted from the same actor in the scene returns its
+first result, read from the events that carry that id and actor in the hash chain (the append finds
+them: ``Repeated``; a command decided again and refused looks for them), never from the
+``commands`` index alone; the same id with another body is ``id_reused``. A refused command is not
+recorded. A disk or database that will not take the write, or does not answer a read in time,
+refuses the command with ``storage_unavailable``, acknowledging nothing.
 
 A scene is loaded checked: from a snapshot that still matches the log (or from its first event),
 every event after it verified (seq, link, hash, readable) and the log's end matching the commands
@@ -38,9 +41,10 @@ from domain.log import GENESIS, Recorded, Wire
 from domain.night import bounced, follow_ups
 from domain.state import NARRATOR, Scene, shared
 from projections.redact import redact
+from server.reader import Reader
 from server.snapshots import WORTH, Snapshots
-from server.store import Append, Checked, ConcurrencyConflict, EventStore, StorageUnavailable
-from server.store.base import lost_end
+from server.store import Append, Checked, CommandRecord, ConcurrencyConflict, EventStore, StorageUnavailable
+from server.store.base import Repeated, lost_end
 from server.writer import Writer
 
 _canonical = msgspec.json.Encoder(order="sorted")
@@ -192,6 +196,7 @@ class SceneService:
         honour_at: bool = False,
         snapshots: Snapshots | None = None,
         writer: Writer | None = None,
+        reader: Reader | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
@@ -199,6 +204,10 @@ class SceneService:
         self.honour_at = honour_at
         self.snapshots = snapshots
         self.writer = writer or Writer(store, threaded=False)
+        self.reader = reader or Reader(store)
+        self.loads_inline = True
+        """Whether deciding may load another stream it reads (offline); a server has it loaded first,
+        off the event loop (``Room.warm``), and refuses the command if that could not be done."""
         self.turn: Turn = alone
         """Set by a server that shares its store with other processes (``Hub``)."""
         self._states: dict[str, Scene] = {}
@@ -246,6 +255,21 @@ class SceneService:
             self.moved(scene)
         return state
 
+    async def _refreshed(self, scene: str) -> Scene:
+        """``refresh``, its read on a reading thread (``server.reader``)."""
+        state = self._states.get(scene)
+        if state is None:
+            return self.state(scene)
+        records = await self.reader.run(self.read, scene, state.version, None)
+        if records:
+            state = self._states[scene] = fold(records, state)
+            self.moved(scene)
+        return state
+
+    def read(self, scene: str, after: int, upto: int | None) -> list[Recorded]:
+        """The scene's records after ``after`` (up to ``upto``): a read for a reading thread."""
+        return list(self.store.read(scene, after=after, upto=upto))
+
     def moved(self, scene: str) -> None:
         """Another process just appended to the scene (see ``SHARED``)."""
         self._moved[scene] = time.monotonic()
@@ -291,10 +315,13 @@ class SceneService:
     def _handle(self, command: AnyCommand) -> Handled:
         for _ in range(RETRIES):
             try:
-                step = self._decide(command)
+                step = self._decide(command, subject=self._subject(command))
                 if isinstance(step, Handled):
-                    return step
+                    return self._first_result(command) or step
                 records = self._append(step)
+            except Repeated as repeat:
+                prior = repeat.prior
+                return self._repeat(command, prior, self.read(command.scene, prior.first_seq - 1, prior.last_seq))
             except ConcurrencyConflict:
                 self.refresh(command.scene)  # someone else wrote: read on, decide again
                 continue
@@ -336,7 +363,8 @@ class SceneService:
             results[i] = self._kept_changing(commands[i])
         for i, command in enumerate(commands):
             if results[i] is None:
-                results[i] = self._again(results[first[(command.actor, command.id)]], command)
+                earlier = first[(command.actor, command.id)]
+                results[i] = self._again(results[earlier], commands[earlier], command)
                 if results[i] is None:
                     results[i] = await self._submit_alone(command)
         return [handled for handled in results if handled is not None]
@@ -345,23 +373,33 @@ class SceneService:
         self, commands: Sequence[AnyCommand], pending: list[int], results: list[Handled | None], *, fresh: bool
     ) -> list[int]:
         """Decide the ``pending`` commands in turn and append them in one group (on the log's end
-        when ``fresh``); answer each in ``results``; those that conflicted, to try again."""
+        when ``fresh``); answer each in ``results``; those that conflicted, to try again. What is
+        read for them (the log's end, the events disputes and rulings name, the first result of a
+        refused command that may be a repeat) is read on the reading threads."""
         scene = commands[pending[0]].scene
         decided: list[tuple[int, _Decided]] = []
-        state: Scene | None = None
+        refusals: list[tuple[int, Handled]] = []
+        try:
+            subjects = await self._subjects([commands[i] for i in pending])
+            state = await self._refreshed(scene) if fresh else self.state(scene)
+        except StorageUnavailable as err:
+            for i in pending:
+                results[i] = self._unavailable(commands[i], err)
+            return []
         for i in pending:
             command = commands[i]
             try:
-                state = state or (self.refresh(scene) if fresh else self.state(scene))
-                step = self._decide(command, state)
+                step = self._decide(command, state, subjects.get(command.id))
             except StorageUnavailable as err:
                 results[i] = self._unavailable(command, err)
                 continue
             if isinstance(step, Handled):
-                results[i] = step
+                refusals.append((i, step))
                 continue
             decided.append((i, step))
             state = fold(_provisional(step), state)  # what the next command is decided against
+        for i, refusal in refusals:  # unless the log holds it already: a repeat gets its first result
+            results[i] = await self._unless_repeated(commands[i], refusal)
         if not decided:
             return []
         outcomes = await self.writer.append([self._item(step) for _, step in decided])
@@ -373,6 +411,8 @@ class SceneService:
                 results[i] = Handled(id=step.command.id, records=outcome, fresh=True)
             elif isinstance(outcome, StorageUnavailable):
                 results[i] = self._unavailable(step.command, outcome)
+            elif isinstance(outcome, Repeated):
+                results[i] = await self._repeated(step.command, outcome.prior)
             else:
                 again.append(i)
         self._states[scene] = state
@@ -380,31 +420,75 @@ class SceneService:
             self.moved(scene)
         return again
 
-    def _again(self, earlier: Handled | None, command: AnyCommand) -> Handled | None:
-        """A command whose id came earlier in its group: the earlier one's result if it was
-        recorded (or ``id_reused``); None to decide it afresh."""
+    async def _subjects(self, commands: Sequence[AnyCommand]) -> dict[str, Recorded | None]:
+        """The event each dispute or ruling among ``commands`` names, by command id."""
+        asked = [command for command in commands if isinstance(command, Dispute | Rule)]
+        if not asked:
+            return {}
+        return await self.reader.run(lambda: {command.id: self._subject(command) for command in asked})
+
+    def _again(self, earlier: Handled | None, first: AnyCommand, command: AnyCommand) -> Handled | None:
+        """A command whose id came earlier in its group (``first``): the earlier one's result if it
+        was recorded (or ``id_reused``: another body); None to decide it afresh."""
         if earlier is None or not earlier.fresh or earlier.id != command.id:
             return None
-        prior = self.store.command(command.scene, command.actor, command.id)
-        if prior is not None and prior.digest and prior.digest != digest(command):
+        if digest(first) != digest(command):
             return _id_reused(command.id)
         return Handled(id=command.id, records=earlier.records)
 
     async def _submit_alone(self, command: AnyCommand) -> Handled:
         for _ in range(RETRIES):
             try:  # the scene changed under it (another process appended): read on, decide again
-                step = self._decide(command, self.refresh(command.scene))
+                subject = (await self._subjects([command])).get(command.id)
+                step = self._decide(command, await self._refreshed(command.scene), subject)
                 if isinstance(step, Handled):
-                    return step
+                    return await self._unless_repeated(command, step)
                 (outcome,) = await self.writer.append([self._item(step)])
             except StorageUnavailable as err:
                 return self._unavailable(command, err)
             if isinstance(outcome, StorageUnavailable):
                 return self._unavailable(command, outcome)
+            if isinstance(outcome, Repeated):
+                return await self._repeated(command, outcome.prior)
             if isinstance(outcome, list):
                 self._applied(step, outcome)
                 return Handled(id=command.id, records=outcome, fresh=True)
         return self._kept_changing(command)
+
+    # -- repeats: answered from the log ------------------------------------------------------------
+
+    def _first_result(self, command: AnyCommand) -> Handled | None:
+        """The first result of ``command`` if the log holds its id from its actor (a repeat); a
+        read, for a reading thread (or inline, offline)."""
+        prior = self.store.command(command.scene, command.actor, command.id)
+        if prior is None:
+            return None
+        return self._repeat(command, prior, self.read(command.scene, prior.first_seq - 1, prior.last_seq))
+
+    async def _unless_repeated(self, command: AnyCommand, refusal: Handled) -> Handled:
+        """A refused command's refusal, unless it repeats one the log holds: then that one's result."""
+        try:
+            first = await self.reader.run(self._first_result, command)
+        except StorageUnavailable as err:
+            return self._unavailable(command, err)
+        return first or refusal
+
+    async def _repeated(self, command: AnyCommand, prior: CommandRecord) -> Handled:
+        """The answer to a command the append found in the log already (``Repeated``)."""
+        try:
+            records = await self.reader.run(self.read, command.scene, prior.first_seq - 1, prior.last_seq)
+        except StorageUnavailable as err:
+            return self._unavailable(command, err)
+        return self._repeat(command, prior, records)
+
+    @staticmethod
+    def _repeat(command: AnyCommand, prior: CommandRecord, records: list[Recorded]) -> Handled:
+        """A repeat's answer: its first result, as the log holds it (``id_reused`` for another body,
+        when the digest of the first is known)."""
+        if prior.digest and prior.digest != digest(command):
+            return _id_reused(command.id)
+        mine = [r for r in records if r.command == command.id and r.actor == command.actor]
+        return Handled(id=command.id, records=mine)
 
     def save_snapshot(self, state: Scene, at_hash: str) -> None:
         """Keep a snapshot; a disk that will not take it costs only the shortcut."""
@@ -415,28 +499,37 @@ class SceneService:
         except Exception as err:  # derived data: never worth failing a command for
             log.warning("snapshot not saved", scene=state.id, version=state.version, error=str(err))
 
-    def _decide(self, command: AnyCommand, state: Scene | None = None) -> _Decided | Handled:
+    def _decide(
+        self, command: AnyCommand, state: Scene | None = None, subject: Recorded | None = None
+    ) -> _Decided | Handled:
+        """Decide ``command`` against ``state`` (the scene's, by default), with the event it names
+        (``subject``: a dispute's or a ruling's, read beforehand). A refusal may be a repeat: the
+        caller looks for the command in the log before answering it."""
         body = digest(command)
-        prior = self.store.command(command.scene, command.actor, command.id)
-        if prior is not None:
-            if prior.digest and prior.digest != body:
-                return _id_reused(command.id)
-            first = list(self.store.read(command.scene, after=prior.first_seq - 1, upto=prior.last_seq))
-            return Handled(id=command.id, records=first)
         state = state or self.state(command.scene)
         now = command.at if (self.honour_at and command.at) else self._now(state)
-        night = self.state(command.game) if isinstance(command, OpenScene) and command.game else None
+        night = self._stream(command.game) if isinstance(command, OpenScene) and command.game else None
         if isinstance(command, AddCharacter) and state.game:
-            night = self.state(state.game)  # its characters come in from the night, not by a sheet here
+            night = self._stream(state.game)  # its characters come in from the night, not by a sheet here
         scenes: tuple[Scene, ...] = ()
         if isinstance(command, RegisterCharacter) and state.night is not None:  # one added by hand stays there
-            scenes = tuple(self.cached(s.id) or self.load(s.id) for s in state.night.scenes if s.open)
-        ctx = Context(now=now, entropy=self.entropy(), subject=self._subject(command), night=night, scenes=scenes)
+            scenes = tuple(self._stream(s.id) for s in state.night.scenes if s.open)
+        ctx = Context(now=now, entropy=self.entropy(), subject=subject, night=night, scenes=scenes)
         try:
             events = decide(state, command, ctx)
         except Rejected as refusal:
             return refused(command.id, refusal.code, refusal.message, refusal.rule)
         return _Decided(command=command, state=state, events=events, digest=body, now=now)
+
+    def _stream(self, scene: str) -> Scene:
+        """Another stream a command reads (its night, a night's scenes): held, or loaded here when
+        ``loads_inline``; a server that could not load it first refuses the command."""
+        held = self._states.get(scene)
+        if held is not None:
+            return held
+        if not self.loads_inline:
+            raise StorageUnavailable(f"stream {scene!r} could not be loaded")
+        return self.state(scene)
 
     def _append(self, step: _Decided) -> list[Recorded]:
         item = self._item(step)

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Protocol
 
 import msgspec
+import structlog
 
 from domain.events import SceneEvent
 from domain.log import GENESIS, ChainProblem, Recorded, Row, Wire, check_chain, from_wire, seal
@@ -30,6 +31,15 @@ class StoreError(Exception):
 class ConcurrencyConflict(StoreError):
     """An append expected another version of the scene (or its command id was taken): nothing
     was written."""
+
+
+class Repeated(ConcurrencyConflict):
+    """The log already holds this actor's command id: nothing was written. ``prior`` is that
+    command as the hash chain holds it (``as_logged``): a repeat is answered with its events."""
+
+    def __init__(self, prior: CommandRecord) -> None:
+        super().__init__(f"command {prior.id!r} of {prior.actor!r} is already in scene {prior.scene!r}")
+        self.prior = prior
 
 
 class StorageUnavailable(StoreError):
@@ -46,8 +56,8 @@ class SceneCorrupt(StoreError):
 
 
 class CommandRecord(msgspec.Struct, frozen=True):
-    """An accepted command: the digest of its body (empty when unknown: imported, or recovered from
-    the log) and the events it appended."""
+    """An accepted command: the digest of its body (empty when unknown: imported, recovered from
+    the log, or its index row disagrees with the log) and the events it appended."""
 
     scene: str
     actor: str
@@ -121,8 +131,14 @@ class EventStore(Protocol):
         ...
 
     def command(self, scene: str, actor: str, command_id: str) -> CommandRecord | None:
-        """The accepted command of ``actor`` with this id in this scene, if any: from the commands
-        table, or (a row lost) from the events' own hash-chained ``command`` field."""
+        """The accepted command of ``actor`` with this id in this scene, if any, as the log holds it:
+        the events whose hash-chained ``actor`` and ``command`` fields name it (``as_logged``); the
+        ``commands`` row only lends its digest, and only when it agrees with them."""
+        ...
+
+    def command_rows(self, scene: str) -> list[CommandRecord]:
+        """Every row of the scene's ``commands`` index, as stored (``justicar verify`` checks each
+        against the log: ``index_problem``)."""
         ...
 
     def digests(self, scene: str, upto: int) -> dict[tuple[str, str], str]:
@@ -264,6 +280,55 @@ def verified(scene: str, wires: Iterable[Wire], *, after: int = 0, prev: str = G
         prev, expected = wire.hash, expected + 1
 
 
+log = structlog.get_logger("justicar.store")
+
+Span = tuple[int, int, int]
+"""Where the log holds one command: the first and last seq of its events, and how many there are."""
+
+
+def as_logged(
+    scene: str, actor: str, command_id: str, span: Span | None, row: tuple[str, int, int] | None
+) -> CommandRecord | None:
+    """The command as the log holds it (``span``, from its events), with the digest of its
+    ``commands`` row (``row``: digest, first and last seq) only when that row names the same events.
+    A row that disagrees, or names a command the log does not hold, is an index gone wrong (edited,
+    or left by a write that did not land): it is reported and ignored, never answered from."""
+    if span is not None and span[2] != span[1] - span[0] + 1:
+        log.warning("command scattered in the log", scene=scene, actor=actor, command=command_id, span=span)
+    if row is not None and (span is None or (row[1], row[2]) != (span[0], span[1])):
+        held = f"events {span[0]} to {span[1]}" if span else "no events"
+        log.warning(
+            "command index disagrees with the log",
+            scene=scene,
+            actor=actor,
+            command=command_id,
+            index=f"events {row[1]} to {row[2]}",
+            log=held,
+        )
+        row = None
+    if span is None:
+        return None
+    return CommandRecord(scene, actor, command_id, row[0] if row else "", span[0], span[1])
+
+
+def index_problem(scene: str, rows: Sequence[CommandRecord], wires: Iterable[Wire]) -> ChainProblem | None:
+    """The first row of a scene's ``commands`` index that the log does not bear out: a command the
+    log does not hold under that actor, or whose events are elsewhere."""
+    spans = {(actor, command): (first, last) for actor, command, first, last in command_spans(list(wires))}
+    for row in sorted(rows, key=lambda r: (r.first_seq, r.actor, r.id)):
+        held = spans.get((row.actor, row.id))
+        if held == (row.first_seq, row.last_seq):
+            continue
+        where = f"events {held[0]} to {held[1]}" if held else "no event of it"
+        problem = (
+            f"the commands index says {row.actor}'s command {row.id!r} appended events {row.first_seq} to "
+            f"{row.last_seq}, but the log holds {where}: the index was edited (a repeat of that command is "
+            "answered from the log, never from this row)"
+        )
+        return ChainProblem(row.first_seq, "command", problem)
+    return None
+
+
 def lost_end(scene: str, version: int, acknowledged: int) -> SceneCorrupt | None:
     """A log that ends before the last event a command was acknowledged with has lost its end."""
     if acknowledged <= version:
@@ -277,6 +342,8 @@ def first_problem(store: EventStore, scene: str) -> ChainProblem | None:
     problem = check_chain(store.read_wire(scene))
     if problem is None and (lost := lost_end(scene, store.head(scene)[0], store.acknowledged(scene))):
         problem = lost.problem
+    if problem is None:
+        problem = index_problem(scene, store.command_rows(scene), store.read_wire(scene))
     return problem
 
 
@@ -288,12 +355,15 @@ __all__ = [
     "CommandRecord",
     "ConcurrencyConflict",
     "EventStore",
+    "Repeated",
     "SceneCorrupt",
     "StorageUnavailable",
     "StoreError",
+    "as_logged",
     "chain",
     "command_spans",
     "first_problem",
+    "index_problem",
     "is_postgres",
     "lost_end",
     "verified",

@@ -7,7 +7,17 @@ from datetime import datetime
 
 from domain.events import SceneEvent
 from domain.log import GENESIS, Recorded, Row, Wire, format_at, from_wire, to_wire
-from server.store.base import Append, CommandRecord, ConcurrencyConflict, StoreError, chain, command_spans
+from server.store.base import (
+    Append,
+    CommandRecord,
+    ConcurrencyConflict,
+    Repeated,
+    Span,
+    StoreError,
+    as_logged,
+    chain,
+    command_spans,
+)
 
 
 class MemoryStore:
@@ -15,7 +25,10 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self._events: dict[str, list[tuple[Recorded, bytes]]] = {}
+        self._spans: dict[tuple[str, str, str], Span] = {}
+        """Where the log holds each command (read off its events as they are appended)."""
         self._commands: dict[tuple[str, str, str], CommandRecord] = {}
+        """The index, as the other stores' ``commands`` table."""
 
     def append(
         self,
@@ -31,15 +44,16 @@ class MemoryStore:
         stream = self._events.setdefault(scene, [])
         if len(stream) != expected_version:
             raise ConcurrencyConflict(f"scene {scene!r} is at version {len(stream)}, not {expected_version}")
-        if (scene, actor, command) in self._commands:
-            raise ConcurrencyConflict(f"command {command!r} of {actor!r} is already in scene {scene!r}")
+        prior = self.command(scene, actor, command)
+        if prior is not None:
+            raise Repeated(prior)
         prev = stream[-1][0].hash if stream else GENESIS
         sealed = chain(scene, expected_version, prev, events, command=command, actor=actor, at=at)
         stream.extend(sealed)
         if sealed:
-            self._commands[(scene, actor, command)] = CommandRecord(
-                scene, actor, command, digest, sealed[0][0].seq, sealed[-1][0].seq
-            )
+            first, last = sealed[0][0].seq, sealed[-1][0].seq
+            self._spans[(scene, actor, command)] = (first, last, len(sealed))
+            self._commands[(scene, actor, command)] = CommandRecord(scene, actor, command, digest, first, last)
         return [record for record, _ in sealed]
 
     def append_batch(self, items: Sequence[Append]) -> list[list[Recorded] | ConcurrencyConflict]:
@@ -73,6 +87,7 @@ class MemoryStore:
             raise StoreError(f"scene {scene!r} already has events; import into a new scene")
         self._events[scene] = [(from_wire(w), bytes(w.data)) for w in wires]
         for actor, command, first, last in command_spans(wires):
+            self._spans.setdefault((scene, actor, command), (first, last, last - first + 1))
             digest = (digests or {}).get((actor, command), "")
             self._commands.setdefault(
                 (scene, actor, command), CommandRecord(scene, actor, command, digest, first, last)
@@ -101,7 +116,13 @@ class MemoryStore:
         return max((c.last_seq for c in self._commands.values() if c.scene == scene), default=0)
 
     def command(self, scene: str, actor: str, command_id: str) -> CommandRecord | None:
-        return self._commands.get((scene, actor, command_id))
+        key = (scene, actor, command_id)
+        row = self._commands.get(key)
+        held = (row.digest, row.first_seq, row.last_seq) if row is not None else None
+        return as_logged(scene, actor, command_id, self._spans.get(key), held)
+
+    def command_rows(self, scene: str) -> list[CommandRecord]:
+        return sorted((c for c in self._commands.values() if c.scene == scene), key=lambda c: c.first_seq)
 
     def digests(self, scene: str, upto: int) -> dict[tuple[str, str], str]:
         return {(c.actor, c.id): c.digest for c in self._commands.values() if c.scene == scene and c.first_seq <= upto}

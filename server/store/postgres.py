@@ -61,8 +61,10 @@ from server.store.base import (
     Batched,
     CommandRecord,
     ConcurrencyConflict,
+    Repeated,
     StorageUnavailable,
     StoreError,
+    as_logged,
     chain,
     command_spans,
 )
@@ -73,6 +75,9 @@ SCHEMA_VERSION = 1
 POOL_SIZE = 8
 STATEMENT_TIMEOUT = "30s"
 CONNECT_TIMEOUT = 10
+POOL_WAIT = 2.0
+"""Seconds a call waits for a connection of the pool: while the database is away, how soon a read or
+a write is ``StorageUnavailable`` (nothing written) rather than left waiting."""
 PAGE = 2000
 CHANNEL = "justicar_commits"
 """The ``NOTIFY`` channel each commit is announced on, with ``"SEQ SCENE"`` (``server.notify``)."""
@@ -139,6 +144,14 @@ class Settings:
         except psycopg.ProgrammingError as err:
             raise StoreError(f"{describe(url)} is not a PostgreSQL URL libpq understands: {err}") from None
         return cls(conninfo, pool_size, ours.get("statement_timeout", STATEMENT_TIMEOUT))
+
+
+def _as_logged(scene: str, actor: str, command_id: str, row: Sequence[Any]) -> tuple[CommandRecord | None, bool]:
+    """``as_logged`` from a row of (first, last, count of the command's events, and its index row's
+    digest, first and last seq); and whether the index has a row for it."""
+    first, last, count, digest, first_seq, last_seq = row
+    indexed = (digest, first_seq, last_seq) if digest is not None else None
+    return as_logged(scene, actor, command_id, (first, last, count) if count else None, indexed), indexed is not None
 
 
 def describe(url: str) -> str:
@@ -212,7 +225,7 @@ class PostgresStore(Batched):
             kwargs={"autocommit": True},
             configure=configurer(self.settings.statement_timeout, readonly),  # no reference back to the store
             check=psycopg_pool.ConnectionPool.check_connection,
-            timeout=CONNECT_TIMEOUT,
+            timeout=POOL_WAIT,
             name="justicar",
             open=True,
         )
@@ -359,11 +372,13 @@ class PostgresStore(Batched):
         return out
 
     _CHECK = (
-        "SELECT h.seq, h.hash, EXISTS (SELECT 1 FROM commands WHERE scene = %(s)s AND actor = %(a)s AND id = %(c)s) "
-        "OR EXISTS (SELECT 1 FROM events WHERE scene = %(s)s AND actor = %(a)s AND command = %(c)s) "
-        "FROM (SELECT 1) AS one LEFT JOIN LATERAL "
-        "(SELECT seq, hash FROM events WHERE scene = %(s)s ORDER BY seq DESC LIMIT 1) AS h ON true"
+        "SELECT h.seq, h.hash, e.first, e.last, e.n, c.digest, c.first_seq, c.last_seq "
+        "FROM (SELECT min(seq) AS first, max(seq) AS last, count(*) AS n FROM events "
+        "WHERE scene = %(s)s AND actor = %(a)s AND command = %(c)s) AS e "
+        "LEFT JOIN commands c ON c.scene = %(s)s AND c.actor = %(a)s AND c.id = %(c)s "
+        "LEFT JOIN LATERAL (SELECT seq, hash FROM events WHERE scene = %(s)s ORDER BY seq DESC LIMIT 1) AS h ON true"
     )
+    """The scene's head, and the command as the log holds it (its events) beside its index row."""
     _INSERT = (
         "WITH written AS (INSERT INTO events (seq, scene, type, at, actor, command, prev, hash, data) "
         "SELECT * FROM unnest(%(seq)b::bigint[], %(scene)b::text[], %(type)b::text[], %(at)b::text[], "
@@ -377,11 +392,16 @@ class PostgresStore(Batched):
         scene = item.scene
         row = conn.execute(self._CHECK, {"s": scene, "a": item.actor, "c": item.command}).fetchone()
         assert row is not None
-        version, prev, logged = row[0] or 0, row[1] or GENESIS, row[2]
+        version, prev = row[0] or 0, row[1] or GENESIS
         if version != item.expected_version:
             raise ConcurrencyConflict(f"scene {scene!r} is at version {version}, not {item.expected_version}")
-        if logged:
-            raise ConcurrencyConflict(f"command {item.command!r} of {item.actor!r} is already in scene {scene!r}")
+        prior, indexed = _as_logged(scene, item.actor, item.command, row[2:])
+        if prior is not None:
+            raise Repeated(prior)
+        if indexed:  # a row for a command the log does not hold (reported by ``as_logged``)
+            conn.execute(
+                "DELETE FROM commands WHERE scene = %s AND actor = %s AND id = %s", [scene, item.actor, item.command]
+            )
         sealed = chain(scene, version, prev, item.events, command=item.command, actor=item.actor, at=item.at)
         if sealed:
             records = [r for r, _ in sealed]
@@ -502,12 +522,19 @@ class PostgresStore(Batched):
 
     def command(self, scene: str, actor: str, command_id: str) -> CommandRecord | None:
         rows = self.query(
-            "SELECT digest, first_seq, last_seq FROM commands WHERE scene = %(s)s AND actor = %(a)s AND id = %(c)s "
-            "UNION ALL (SELECT '', min(seq), max(seq) FROM events WHERE scene = %(s)s AND actor = %(a)s "
-            "AND command = %(c)s HAVING count(*) > 0) LIMIT 1",
+            "SELECT min(e.seq), max(e.seq), count(e.seq), c.digest, c.first_seq, c.last_seq "
+            "FROM (SELECT 1) AS one LEFT JOIN events e ON e.scene = %(s)s AND e.actor = %(a)s AND e.command = %(c)s "
+            "LEFT JOIN commands c ON c.scene = %(s)s AND c.actor = %(a)s AND c.id = %(c)s "
+            "GROUP BY c.digest, c.first_seq, c.last_seq",
             {"s": scene, "a": actor, "c": command_id},
         )
-        return CommandRecord(scene, actor, command_id, *rows[0]) if rows else None
+        return _as_logged(scene, actor, command_id, rows[0])[0] if rows else None
+
+    def command_rows(self, scene: str) -> list[CommandRecord]:
+        rows = self.query(
+            "SELECT actor, id, digest, first_seq, last_seq FROM commands WHERE scene = %s ORDER BY first_seq", [scene]
+        )
+        return [CommandRecord(scene, *row) for row in rows]
 
     def digests(self, scene: str, upto: int) -> dict[tuple[str, str], str]:
         rows = self.query("SELECT actor, id, digest FROM commands WHERE scene = %s AND first_seq <= %s", [scene, upto])

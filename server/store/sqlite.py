@@ -3,8 +3,9 @@
 ``events`` holds every record with ``UNIQUE(scene, seq)`` (its primary key); ``commands`` holds
 each accepted command id per scene and actor with the digest of its body and the events it
 appended. An append is one ``BEGIN IMMEDIATE`` transaction: check the version, check that the log
-does not already hold the command (its rows are hash-chained; the ``commands`` row is only an
-index of them), insert the events and the command, commit. When ``append`` returns, the events are
+does not already hold the command (its events are hash-chained; the ``commands`` row is only an
+index of them, believed only where it agrees with them: ``as_logged``), insert the events and the
+command (replacing a row the log does not bear out), commit. When ``append`` returns, the events are
 on disk.
 
 Writes go through one connection (the server calls it from its writer thread only); every thread
@@ -33,8 +34,10 @@ from server.store.base import (
     Batched,
     CommandRecord,
     ConcurrencyConflict,
+    Repeated,
     StorageUnavailable,
     StoreError,
+    as_logged,
     chain,
     command_spans,
 )
@@ -198,8 +201,9 @@ class SqliteStore(Batched):
         version, prev = self._head(conn, scene)
         if version != item.expected_version:
             raise ConcurrencyConflict(f"scene {scene!r} is at version {version}, not {item.expected_version}")
-        if self._logged(conn, scene, item.actor, item.command) is not None:
-            raise ConcurrencyConflict(f"command {item.command!r} of {item.actor!r} is already in scene {scene!r}")
+        prior, indexed = self._logged(conn, scene, item.actor, item.command)
+        if prior is not None:
+            raise Repeated(prior)
         sealed = chain(scene, version, prev, item.events, command=item.command, actor=item.actor, at=item.at)
         # The hot path uses the connection directly: sqlite-utils' insert_all costs a savepoint
         # and a query build per call, 40% of an append (docs/performance.md).
@@ -211,6 +215,10 @@ class SqliteStore(Batched):
             ],
         )
         if sealed:
+            if indexed:  # a row for a command the log does not hold (reported by ``as_logged``)
+                conn.execute(
+                    "DELETE FROM commands WHERE scene = ? AND actor = ? AND id = ?", (scene, item.actor, item.command)
+                )
             conn.execute(
                 "INSERT INTO commands (scene, actor, id, digest, first_seq, last_seq) VALUES (?, ?, ?, ?, ?, ?)",
                 (scene, item.actor, item.command, item.digest, sealed[0][0].seq, sealed[-1][0].seq),
@@ -318,22 +326,26 @@ class SqliteStore(Batched):
         return int(row[0] or 0)
 
     @staticmethod
-    def _logged(conn: sqlite3.Connection, scene: str, actor: str, command_id: str) -> CommandRecord | None:
-        """The command as the log holds it: its row, else its events (their ``command`` field)."""
-        row = conn.execute(
-            "SELECT digest, first_seq, last_seq FROM commands WHERE scene = ? AND actor = ? AND id = ?",
+    def _logged(conn: sqlite3.Connection, scene: str, actor: str, command_id: str) -> tuple[CommandRecord | None, bool]:
+        """The command as the log holds it (its events, with its index row's digest where the row
+        agrees), and whether the index has a row for it at all; in one query."""
+        first, last, count, digest, first_seq, last_seq = conn.execute(
+            "SELECT e.first, e.last, e.n, c.digest, c.first_seq, c.last_seq FROM (SELECT min(seq) AS first, "
+            "max(seq) AS last, count(*) AS n FROM events WHERE scene = ?1 AND actor = ?2 AND command = ?3) AS e "
+            "LEFT JOIN commands c ON c.scene = ?1 AND c.actor = ?2 AND c.id = ?3",
             [scene, actor, command_id],
         ).fetchone()
-        if row is None:
-            row = conn.execute(
-                "SELECT '', min(seq), max(seq) FROM events WHERE scene = ? AND actor = ? AND command = ? "
-                "HAVING count(*) > 0",
-                [scene, actor, command_id],
-            ).fetchone()
-        return CommandRecord(scene, actor, command_id, *row) if row else None
+        row = (digest, first_seq, last_seq) if digest is not None else None
+        return as_logged(scene, actor, command_id, (first, last, count) if count else None, row), row is not None
 
     def command(self, scene: str, actor: str, command_id: str) -> CommandRecord | None:
-        return self._logged(self.reads, scene, actor, command_id)
+        return self._logged(self.reads, scene, actor, command_id)[0]
+
+    def command_rows(self, scene: str) -> list[CommandRecord]:
+        rows = self.reads.execute(
+            "SELECT actor, id, digest, first_seq, last_seq FROM commands WHERE scene = ? ORDER BY first_seq", [scene]
+        ).fetchall()
+        return [CommandRecord(scene, *row) for row in rows]
 
     def digests(self, scene: str, upto: int) -> dict[tuple[str, str], str]:
         rows = self.reads.execute(

@@ -14,6 +14,7 @@ from domain.events import CharacterRemoved, SceneClosed, SceneEvent, SceneOpened
 from domain.log import GENESIS, Recorded, check_chain
 from server.backend import Backend
 from server.store import Append, ConcurrencyConflict, EventStore, StoreError
+from server.store.base import Repeated
 from server.store.base import first_problem
 from tests.store.conftest import KINDS, ON_DISK, raw
 
@@ -265,6 +266,42 @@ class TestOnDisk:
         assert record is not None and (record.digest, record.first_seq, record.last_seq) == ("", 1, 2)
         with pytest.raises(ConcurrencyConflict):
             append(backend.store, 2, [SceneClosed()], "c1")
+
+    def test_a_row_pointed_at_another_command_is_not_believed(self, where: str, backend: Backend) -> None:
+        """A ``commands`` row moved onto another command's events: the command is still found where
+        its own events are (without the row's digest: the row disagrees), a repeat is ``Repeated``
+        with that span, and ``verify`` names the row."""
+        store = backend.store
+        append(store, 0, [SceneOpened(ruleset="lotn")], "c1")
+        append(store, 1, [SceneClosed(), SceneClosed()], "c2")
+        raw(where, "UPDATE commands SET first_seq = 1, last_seq = 1 WHERE id = 'c2'")
+        record = store.command("s1", "st", "c2")
+        assert record is not None and (record.first_seq, record.last_seq, record.digest) == (2, 3, "")
+        with pytest.raises(Repeated) as repeat:
+            append(store, 3, [SceneClosed()], "c2")
+        assert (repeat.value.prior.first_seq, repeat.value.prior.last_seq) == (2, 3)
+        assert store.head("s1")[0] == 3
+        problem = first_problem(store, "s1")
+        assert problem is not None and problem.seq == 1 and problem.type == "command"
+        assert "'c2'" in problem.problem and "events 2 to 3" in problem.problem
+
+    def test_a_row_for_a_command_never_sent_is_not_believed(self, where: str, backend: Backend) -> None:
+        """A ``commands`` row forged for an id the log does not hold: the command is not found, its
+        first append goes in (the row replaced by the true one), and ``verify`` named the row."""
+        store = backend.store
+        append(store, 0, [SceneOpened(ruleset="lotn"), SceneClosed()], "c1")
+        raw(
+            where,
+            "INSERT INTO commands (scene, actor, id, digest, first_seq, last_seq) VALUES ('s1', 'st', 'c9', 'x', 1, 2)",
+        )
+        problem = first_problem(store, "s1")
+        assert problem is not None and problem.type == "command" and "no event of it" in problem.problem
+        assert store.command("s1", "st", "c9") is None
+        records = append(store, 2, [SceneClosed()], "c9")
+        assert [r.seq for r in records] == [3] and records[0].command == "c9"
+        record = store.command("s1", "st", "c9")
+        assert record is not None and (record.first_seq, record.last_seq, record.digest) == (3, 3, "d-c9")
+        assert first_problem(store, "s1") is None
 
     def test_what_is_committed_survives_a_reopen(self, where: str, opened) -> None:  # type: ignore[no-untyped-def]
         """What an append returned is in the database: a store opened afresh reads it."""
