@@ -14,8 +14,7 @@ from domain.events import CharacterRemoved, SceneClosed, SceneEvent, SceneOpened
 from domain.log import GENESIS, Recorded, check_chain
 from server.backend import Backend
 from server.store import Append, ConcurrencyConflict, EventStore, StoreError
-from server.store.base import Repeated
-from server.store.base import first_problem
+from server.store.base import Repeated, first_problem
 from tests.store.conftest import KINDS, ON_DISK, raw
 
 AT = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
