@@ -14,10 +14,9 @@ import contextlib
 import fcntl
 import os
 import socket
-import tempfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import IO
+from typing import IO, Any
 
 from server.snapshots import Snapshots
 from server.store import EventStore, MemoryStore, SqliteStore, StoreError, is_postgres
@@ -70,9 +69,9 @@ def open_backend(db: str | None, *, snapshot_every: int = 1000, lock: bool = Fal
 
 
 class Held:
-    """The writer locks of a database file, held for the server's life."""
+    """The writer lock of a database file, held for the server's life (and the note of who holds it)."""
 
-    def __init__(self, handles: list[IO[str]]) -> None:
+    def __init__(self, handles: list[IO[Any]]) -> None:
         self.handles = handles
 
     def close(self) -> None:
@@ -80,60 +79,55 @@ class Held:
             handle.close()
 
 
-def lock_paths(db: str) -> list[str]:
-    """Where the writer lock of ``db`` lives: a ``.lock`` file beside the file itself (a symlink
-    resolved), which says who holds it; and, once the file exists (``hold`` makes it), one named for
-    its inode in the system's temporary folder, which a hard link to the same file shares."""
-    real = os.path.realpath(db)
-    paths = [f"{real}.lock"]
-    with contextlib.suppress(OSError):
-        found = os.stat(real)
-        paths.append(os.path.join(tempfile.gettempdir(), f"justicar-{found.st_dev}-{found.st_ino}.lock"))
-    return paths
+def _note(db: str) -> str:
+    """The file beside the database that says which process holds its writer lock."""
+    return f"{os.path.realpath(db)}.lock"
 
 
 def hold(db: str) -> Held:
     """Take the writer lock of ``db``, or raise ``DatabaseBusy`` naming the process that holds it.
-    The lock ends with the process, however it ends."""
-    handles: list[IO[str]] = []
+    The lock is on the database file itself (``flock``, which SQLite's own byte-range locks never
+    touch), so a hard link or a symlink to the file shares it, and no cleaner of a temporary folder
+    can take it away; the note beside it only says who holds it. The lock ends with the process,
+    however it ends."""
+    real = os.path.realpath(db)
     started = datetime.now(UTC).isoformat(timespec="seconds")
-    with contextlib.suppress(OSError):  # an empty file is a new database to SQLite; it has an inode now
-        open(os.path.realpath(db), "a").close()
-    for path in lock_paths(db):
-        try:
-            handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the server's life
-        except OSError as err:
-            Held(handles).close()
-            raise StoreError(f"cannot open {path}: {err.strerror}") from err
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            handle.close()
-            Held(handles).close()
-            raise DatabaseBusy(
-                f"{db} is already served by {holder}; stop that server first, or serve another file"
-            ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"process {os.getpid()} on {socket.gethostname()} (since {started})\n")
-        handle.flush()
-        handles.append(handle)
-    return Held(handles)
+    try:
+        open(real, "a").close()  # an empty file is a new database to SQLite
+        handle = open(real, "rb")  # noqa: SIM115 - held for the server's life
+    except OSError as err:
+        raise StoreError(f"cannot open {db}: {err.strerror}") from err
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise DatabaseBusy(
+            f"{db} is already served by {_holder(db)}; stop that server first, or serve another file"
+        ) from None
+    # the note is a courtesy: a folder that refuses it costs nothing
+    with contextlib.suppress(OSError), open(_note(db), "w", encoding="utf-8") as note:
+        note.write(f"process {os.getpid()} on {socket.gethostname()} (since {started})\n")
+    return Held([handle])
+
+
+def _holder(db: str) -> str:
+    try:
+        with open(_note(db), encoding="utf-8") as note:
+            return note.read().strip() or "another process"
+    except OSError:
+        return "another process"
 
 
 def busy(db: str) -> str | None:
     """Who holds the writer lock of ``db`` now, if anyone (for commands that must not write under a
     running server)."""
-    for path in lock_paths(db):
+    try:
+        handle = open(os.path.realpath(db), "rb")  # noqa: SIM115
+    except OSError:
+        return None
+    with handle:
         try:
-            handle = open(path, encoding="utf-8")  # noqa: SIM115
-        except OSError:
-            continue
-        with handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return handle.read().strip() or "another process"
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return _holder(db)
     return None
