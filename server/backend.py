@@ -111,11 +111,33 @@ def hold(db: str) -> Held:
 
 
 def _holder(db: str) -> str:
+    """Who holds the writer lock of ``db``: its note, if the note beside this name is the holder's
+    (a hard link has a name, and so a note, of its own), else the process the system says holds it."""
+    pid = _locker(db)
     try:
-        with open(_note(db), encoding="utf-8") as note:
-            return note.read().strip() or "another process"
+        with open(_note(db), encoding="utf-8") as handle:
+            note = handle.read().strip()
     except OSError:
-        return "another process"
+        note = ""
+    if note and (pid is None or note.startswith(f"process {pid} ")):
+        return note
+    return f"process {pid}" if pid is not None else "another process"
+
+
+def _locker(db: str) -> int | None:
+    """The process holding a ``flock`` on the file ``db`` names, from ``/proc/locks`` (Linux)."""
+    try:
+        found = os.stat(db)
+        with open("/proc/locks", encoding="ascii") as locks:
+            lines = locks.read().splitlines()
+    except OSError:
+        return None
+    inode = f"{os.major(found.st_dev):02x}:{os.minor(found.st_dev):02x}:{found.st_ino}"
+    for line in lines:
+        fields = line.split()
+        if len(fields) > 5 and fields[1] == "FLOCK" and fields[5] == inode and fields[4].isdigit():
+            return int(fields[4])
+    return None
 
 
 def busy(db: str) -> str | None:

@@ -12,6 +12,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -96,6 +97,24 @@ class TestOneServerPerFile:
         other = tmp_path / "elsewhere" / "other.db"
         other.parent.mkdir()
         (os.symlink if link == "symlink" else os.link)(tmp_path / "j.db", other)
+        done = justicar("serve", "--db", str(other), "--port", str(free_port()))
+        assert done.returncode == 2, done.stderr
+        assert f"process {demo_server.proc.pid}" in done.stderr and "already served" in done.stderr
+
+    def test_the_lock_is_the_files_own(self, demo_server: Server, tmp_path: Path) -> None:
+        """The writer lock is on the database file itself: with every lock-like file of ours gone
+        (the note beside it, anything in the temporary folder a cleaner empties), a hard link to the
+        served file is still refused."""
+        served = tmp_path / "j.db"
+        found = os.stat(served)
+        for stray in [
+            Path(f"{served}.lock"),
+            Path(tempfile.gettempdir()) / f"justicar-{found.st_dev}-{found.st_ino}.lock",
+        ]:
+            stray.unlink(missing_ok=True)
+        other = tmp_path / "elsewhere" / "other.db"
+        other.parent.mkdir()
+        os.link(served, other)
         done = justicar("serve", "--db", str(other), "--port", str(free_port()))
         assert done.returncode == 2, done.stderr
         assert f"process {demo_server.proc.pid}" in done.stderr and "already served" in done.stderr
