@@ -132,14 +132,14 @@ def escape(state: Scene, who: str) -> list[SceneEvent]:
 
 
 def check_in_fight(state: Scene, who: str, targets: Iterable[str | None]) -> None:
-    """One with the Fair Escape Condition has left the combat scene: it declares nothing there and
-    nobody declares against it, until the Storyteller brings it back (``adjust`` clearing
-    ``escaped``) or a new fight starts (kony:fair-escape-condition)."""
+    """One with the Fair Escape Condition has left the combat scene: it does nothing there and
+    nobody declares against it or feeds on it, until the Storyteller brings it back (``adjust``
+    clearing ``escaped``) or a new fight starts (kony:fair-escape-condition)."""
     me = state.characters.get(who)
     if me is not None and me.conditions.fair_escape == "escaped":
         raise Rejected(
             "escaped",
-            f"{me.name} has left the combat scene by a fair escape and declares nothing in it until the "
+            f"{me.name} has left the combat scene by a fair escape and takes no action in it until the "
             "Storyteller brings them back.",
             LEFT,
         )
@@ -148,15 +148,17 @@ def check_in_fight(state: Scene, who: str, targets: Iterable[str | None]) -> Non
         if them is not None and them.conditions.fair_escape == "escaped":
             raise Rejected(
                 "escaped",
-                f"{them.name} has left the combat scene by a fair escape: nobody can declare against them until "
-                "the Storyteller brings them back.",
+                f"{them.name} has left the combat scene by a fair escape: nobody can act against them until the "
+                "Storyteller brings them back.",
                 LEFT,
             )
 
 
 def feed(state: Scene, who: str, target: str, blood: int) -> list[SceneEvent]:
     """Feeding on one held by a grapple won in a contested Physical challenge retested with Brawl,
-    on a later action, at most three blood Traits a round from a target (kony:feeding)."""
+    on a later action, at most three blood Traits a round from a target (kony:feeding); not on one
+    who left by a fair escape."""
+    check_in_fight(state, who, (target,))
     me, victim = state.characters[who], state.characters[target]
     rule = "kony:feeding"
     if target not in me.conditions.grappling:

@@ -624,6 +624,19 @@ class TestEscapeAndFeeding:
         turns = [r.event for r in t.log if isinstance(r.event, TurnStarted)]
         assert turns and all("rosa" not in e.characters for e in turns)
 
+    def test_nobody_feeds_on_the_escaped(self) -> None:
+        """kony:fair-escape-condition: held by Sam's Brawl grapple, Rosa fair-escapes; once gone, Sam
+        cannot feed on her (kony:feeding)."""
+        t = fight(rosa={"blood": 10})
+        attack(t, "g", target="rosa", effect={"kind": "grapple"}, answer=["Quick"])
+        roll(t, "sam", [1, 3], cid="g", retests=[BRAWL])
+        roll(t, "rosa", [3], cid="g")
+        t.do("st", "start_round")
+        t.do("rosa", "declare_action", action={"kind": "fair_escape"})
+        t.do("st", "end_round")
+        t.refused("sam", "feed", target="rosa", blood=1, code="escaped", rule="kony:fair-escape-condition")
+        assert t.character("rosa").blood_spent == 0
+
     def test_the_storyteller_brings_the_escaped_back(self) -> None:
         """kony:fair-escape-condition: the Storyteller clears the condition (``adjust``, ``escaped``):
         she is in the next declarations and the order, and can be declared against again."""
