@@ -29,7 +29,7 @@ FEED_LIMIT = 3
 ROUND_END = {"majesty_dropped": "Majesty goes back up"}
 """Conditions that end "at the end of the round", with what that means (kony:end-of-round)."""
 LEFT = "kony:fair-escape-condition"
-"""The escaped have left the combat scene: no declaration by them or against them."""
+"""The escaped have left the combat scene: no declaration by them or against them, no feeding."""
 
 
 def named_traits(c: Character, category: Category) -> int:
