@@ -212,8 +212,11 @@ ConditionName = Literal[
     "incapacitated",
     "staked",
     "majesty_dropped",
+    "escaped",
 ]
-"""The conditions a scene keeps as marks (``conditions.marks``; ``prone`` is its own flag)."""
+"""The conditions a scene keeps as marks (``conditions.marks``; ``prone`` and ``escaped`` are flags
+of their own: ``escaped`` is ``conditions.fair_escape``, which the ST only clears, bringing one who
+fair-escaped back into the fight)."""
 
 
 class Changes(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):

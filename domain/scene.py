@@ -152,9 +152,15 @@ def check_changes(character: Character, changes: Changes) -> None:
             problems.append(f"{character.name} has no Trait called {trait}")
         elif character.left(trait, category) < n:
             problems.append(f"{trait} is already lost")
-    held = {m.name for m in character.conditions.marks} | ({"prone"} if character.conditions.prone else set())
+    flags = {"prone": character.conditions.prone, "escaped": character.conditions.fair_escape == "escaped"}
+    held = {m.name for m in character.conditions.marks} | {name for name, on in flags.items() if on}
     for name in changes.set_conditions:
-        if name in held:
+        if name == "escaped":
+            problems.append(
+                f"{character.name} is not set escaped by hand: a fair escape is declared by the character "
+                "(declare_action); the Storyteller only clears it, to bring them back"
+            )
+        elif name in held:
             problems.append(f"{character.name} is already {name.replace('_', ' ')}")
     for name in changes.clear_conditions:
         if name not in held:

@@ -234,6 +234,16 @@ def _condition_cleared(s: Change, e: ConditionCleared, r: Place) -> None:
     if e.name == "prone":
         s.conditions(e.character, prone=False)
         return
+    if e.name == "escaped":  # back in the fight; a fair escape declared this round is no longer its action
+        s.character(
+            e.character,
+            lambda c: replace(
+                c,
+                action=None if c.action is not None and c.action.kind == "fair_escape" else c.action,
+                conditions=replace(c.conditions, fair_escape=None),
+            ),
+        )
+        return
     s.character(
         e.character,
         lambda c: replace(

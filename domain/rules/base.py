@@ -414,7 +414,11 @@ class Ruleset(ABC):
         r = state.round
         assert r is not None
         extra = r.extra + 1 if r.turn_phase == "extra" else 1
-        movers = sorted(c.id for c in state.roster() if c.present and self.round_actions(state, c.id) - 1 >= extra)
+        movers = sorted(
+            c.id
+            for c in state.roster()
+            if c.present and c.conditions.fair_escape != "escaped" and self.round_actions(state, c.id) - 1 >= extra
+        )
         if not movers:
             return None
         names = ", ".join(state.name_of(w) for w in movers)

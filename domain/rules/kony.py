@@ -80,6 +80,7 @@ class Kony(Camarilla):
 
     def check_declare(self, state: Scene, cmd: Declare, who: str, now: datetime) -> Declaration:
         self.refuse_flags(cmd)
+        kony_rounds.check_in_fight(state, who, cmd.targets)
         me = state.characters[who]
         target = cmd.targets[0] if cmd.targets else None
         them = state.characters.get(target) if target else None
@@ -353,6 +354,7 @@ class Kony(Camarilla):
         return kony_rounds.initiative(state, who, action)
 
     def check_action(self, state: Scene, who: str, action: Action) -> list[SceneEvent]:
+        kony_rounds.check_in_fight(state, who, (action.target,))
         if action.kind == "fair_escape":
             return kony_rounds.escape(state, who)
         return []

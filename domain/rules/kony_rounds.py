@@ -1,10 +1,11 @@
 """kony's rounds: initiative and its d10 ties, "end of the round" after everyone's normal actions,
-fair escape before declarations, feeding on a grapple, narrative rounds (kings-of-new-york-combat.txt).
-Pure policies over the scene; ``domain.rules.kony`` asks them."""
+fair escape before declarations (and the escaped gone from the fight), feeding on a grapple,
+narrative rounds (kings-of-new-york-combat.txt). Pure policies over the scene; ``domain.rules.kony``
+asks them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from domain.commands import Action
 from domain.errors import Rejected
@@ -27,6 +28,8 @@ FEED_LIMIT = 3
 """Blood Traits a round one may take from a target in combat (kony:feeding)."""
 ROUND_END = {"majesty_dropped": "Majesty goes back up"}
 """Conditions that end "at the end of the round", with what that means (kony:end-of-round)."""
+LEFT = "kony:fair-escape-condition"
+"""The escaped have left the combat scene: no declaration by them or against them, no feeding."""
 
 
 def named_traits(c: Character, category: Category) -> int:
@@ -128,9 +131,34 @@ def escape(state: Scene, who: str) -> list[SceneEvent]:
     return [FairEscapeSucceeded(character=who, why=why, rule="kony:fair-escape")]
 
 
+def check_in_fight(state: Scene, who: str, targets: Iterable[str | None]) -> None:
+    """One with the Fair Escape Condition has left the combat scene: it does nothing there and
+    nobody declares against it or feeds on it, until the Storyteller brings it back (``adjust``
+    clearing ``escaped``) or a new fight starts (kony:fair-escape-condition)."""
+    me = state.characters.get(who)
+    if me is not None and me.conditions.fair_escape == "escaped":
+        raise Rejected(
+            "escaped",
+            f"{me.name} has left the combat scene by a fair escape and takes no action in it until the "
+            "Storyteller brings them back.",
+            LEFT,
+        )
+    for target in targets:
+        them = state.characters.get(target) if target else None
+        if them is not None and them.conditions.fair_escape == "escaped":
+            raise Rejected(
+                "escaped",
+                f"{them.name} has left the combat scene by a fair escape: nobody can act against them until the "
+                "Storyteller brings them back.",
+                LEFT,
+            )
+
+
 def feed(state: Scene, who: str, target: str, blood: int) -> list[SceneEvent]:
     """Feeding on one held by a grapple won in a contested Physical challenge retested with Brawl,
-    on a later action, at most three blood Traits a round from a target (kony:feeding)."""
+    on a later action, at most three blood Traits a round from a target (kony:feeding); not on one
+    who left by a fair escape."""
+    check_in_fight(state, who, (target,))
     me, victim = state.characters[who], state.characters[target]
     rule = "kony:feeding"
     if target not in me.conditions.grappling:

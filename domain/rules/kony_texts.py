@@ -86,6 +86,11 @@ KONY = [
         "leave the scene. [...] Powers or abilities that allow the character leave the scene.",
     ),
     Rule(
+        "kony:fair-escape-condition",
+        KONY_DOC,
+        "Characters with the Fair Escape Condition are allowed to leave the combat scene.",
+    ),
+    Rule(
         "kony:feeding",
         KONY_DOC,
         "You must establish a Grapple on a character with a contested Physical Challenge retested "

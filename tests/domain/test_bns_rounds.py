@@ -384,6 +384,25 @@ class TestFairEscape:
         assert t.character("julian").conditions.fair_escape == "escaped"
         assert all("julian" not in g for g in t.state.round.order)  # type: ignore[union-attr]
 
+    def test_the_storyteller_brings_the_escaped_back(self) -> None:
+        """bns:fair-escape-hold: the escaped stay out of the fight until a new fight, or until the ST
+        clears ``escaped`` (``adjust``): a target again at once, and in the next round's order."""
+        t = fight()
+        act(t, "julian", "fair_escape")
+        done(t, "julian")
+        refused_attack(t, "edward", "julian", code="escaped", rule="bns:fair-escape-hold")
+        cleared = t.do("st", "adjust", character="julian", changes={"clear_conditions": ["escaped"]},
+                       reason="Julian comes back in")[-1]  # fmt: skip
+        assert cleared.type_name() == "condition_cleared" and t.character("julian").conditions.fair_escape is None
+        attack(t, "edward", "julian")
+        give_in(t, "julian")
+        assert t.character("julian").wounds.bashing == 1
+        for who in ("edward", "mook", "wolf"):
+            done(t, who)
+        t.do("st", "end_round")
+        t.do("st", "start_round")
+        assert any("julian" in g for g in t.state.round.order)  # type: ignore[union-attr]
+
     def test_the_last_to_act_escapes_automatically(self) -> None:
         """bns:fair-escape-automatic: nobody can still attack this round."""
         t = fight()

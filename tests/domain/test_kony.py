@@ -575,6 +575,95 @@ class TestEscapeAndFeeding:
         t.do("st", "start_round")
         t.refused("rosa", "declare_action", action={"kind": "fair_escape"}, code="too_late", rule="kony:fair-escape")
 
+    def test_the_escaped_have_left_nobody_declares_against_them(self) -> None:
+        """kony:fair-escape-condition: "Characters with the Fair Escape Condition are allowed to leave
+        the combat scene": no action is declared against one who escaped, no challenge (in the
+        round or after it), and she loses nothing."""
+        t = fight()
+        t.do("st", "start_round")
+        t.do("rosa", "declare_action", action={"kind": "fair_escape"})
+        at_rosa = {"kind": "challenge", "category": "physical", "target": "rosa"}
+        refused = t.refused("sam", "declare_action", action=at_rosa, code="escaped", rule="kony:fair-escape-condition")
+        assert refused.message.startswith("Rosa has left the combat scene by a fair escape")
+        t.do("sam", "declare_action", action={"kind": "challenge", "category": "physical"})
+        t.do("juan", "declare_action", action={"kind": "none"})
+        spent_all(t, "sam", "juan")
+        assert t.state.round is not None and t.state.round.turn == ("sam",)
+        punch_rosa = {"challenge": "c", "kind": "contested", "category": "physical", "targets": ["rosa"],
+                      "bid": ["Brawny"], "effect": PUNCH}  # fmt: skip
+        t.refused("sam", "declare", **punch_rosa, code="escaped", rule="kony:fair-escape-condition")
+        t.do("sam", "end_turn")
+        t.do("juan", "end_turn")
+        t.do("st", "end_round")
+        t.refused("sam", "declare", **punch_rosa, code="escaped", rule="kony:fair-escape-condition")
+        rosa = t.character("rosa")
+        assert rosa.lost_names == [] and rosa.wounds.bashing == 0 and rosa.conditions.fair_escape == "escaped"
+        assert not any("rosa" in getattr(r.event, "targets", ()) for r in t.log)
+
+    def test_the_escaped_are_out_of_the_order_and_declare_nothing(self) -> None:
+        """kony:fair-escape-condition: one who left the combat scene gets no turn, not even for an
+        extra action, this round or the next (not a new fight), and declares nothing there."""
+        t = fight(rosa={"extra_actions": 1})
+        t.do("st", "start_round")
+        t.do("rosa", "declare_action", action={"kind": "fair_escape"})
+        declared(t, sam="juan", juan="sam")
+        spent_all(t, "sam", "juan")
+        t.do("sam", "end_turn")
+        events = t.do("juan", "end_turn")  # everyone's normal action done: the extra actions, if any
+        assert any(isinstance(e, NormalActionsEnded) for e in events)
+        assert [e for e in events if isinstance(e, TurnStarted)] == []
+        t.do("st", "end_round")
+        t.do("st", "start_round")
+        t.refused("rosa", "declare_action", action={"kind": "challenge", "category": "physical", "target": "sam"},
+                  code="escaped", rule="kony:fair-escape-condition")  # fmt: skip
+        declared(t, sam="juan", juan="sam")
+        order = next(e for e in spent_all(t, "sam", "juan") if isinstance(e, InitiativeSet))
+        assert order.order == [["sam"], ["juan"]]
+        t.refused("rosa", "declare", challenge="r", kind="contested", category="physical", targets=["juan"],
+                  bid=["Quick"], immediate=True, code="escaped", rule="kony:fair-escape-condition")  # fmt: skip
+        turns = [r.event for r in t.log if isinstance(r.event, TurnStarted)]
+        assert turns and all("rosa" not in e.characters for e in turns)
+
+    def test_nobody_feeds_on_the_escaped(self) -> None:
+        """kony:fair-escape-condition: held by Sam's Brawl grapple, Rosa fair-escapes; once gone, Sam
+        cannot feed on her (kony:feeding)."""
+        t = fight(rosa={"blood": 10})
+        attack(t, "g", target="rosa", effect={"kind": "grapple"}, answer=["Quick"])
+        roll(t, "sam", [1, 3], cid="g", retests=[BRAWL])
+        roll(t, "rosa", [3], cid="g")
+        t.do("st", "start_round")
+        t.do("rosa", "declare_action", action={"kind": "fair_escape"})
+        t.do("st", "end_round")
+        t.refused("sam", "feed", target="rosa", blood=1, code="escaped", rule="kony:fair-escape-condition")
+        assert t.character("rosa").blood_spent == 0
+
+    def test_the_storyteller_brings_the_escaped_back(self) -> None:
+        """kony:fair-escape-condition: the Storyteller clears the condition (``adjust``, ``escaped``):
+        she is in the next declarations and the order, and can be declared against again."""
+        t = fight()
+        t.do("st", "start_round")
+        t.do("rosa", "declare_action", action={"kind": "fair_escape"})
+        t.refused("st", "adjust", character="sam", changes={"clear_conditions": ["escaped"]}, reason="back",
+                  code="bad_adjustment")  # fmt: skip
+        t.refused("st", "adjust", character="sam", changes={"set_conditions": ["escaped"]}, reason="gone",
+                  code="bad_adjustment")  # fmt: skip
+        cleared = t.do("st", "adjust", character="rosa", changes={"clear_conditions": ["escaped"]},
+                       reason="Rosa comes back through the door")[-1]  # fmt: skip
+        assert isinstance(cleared, ConditionCleared) and cleared.name == "escaped"
+        assert t.character("rosa").conditions.fair_escape is None and t.character("rosa").action is None
+        declared(t, sam="rosa", juan="sam")
+        assert t.state.round is not None and t.state.round.phase == "declaring"  # the round waits for her now
+        declared(t, rosa="sam")
+        spent_all(t, "sam", "juan")
+        t.entropy = entropy_for(0, 9, among=10)  # Sam and Rosa tie on 3: Rosa's d10 1, Sam's 10
+        order = next(e for e in t.do("rosa", "expenditures_done") if isinstance(e, InitiativeSet))
+        assert order.order == [["sam"], ["rosa"], ["juan"]]
+        attack(t, "c", target="rosa", answer=["Quick"])
+        roll(t, "sam", [1])
+        roll(t, "rosa", [3])
+        assert resolved(t).winner == "challenger" and t.character("rosa").wounds.bashing == 2
+        assert t.lost("rosa") == ["Quick"]
+
     def test_feeding_needs_a_grapple_won_with_brawl_and_takes_three_a_round(self) -> None:
         """kony:feeding: "You must establish a Grapple on a character with a contested Physical
         Challenge retested with Brawl. On your next action you may start to feed. A character may

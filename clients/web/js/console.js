@@ -560,8 +560,8 @@ function conditionText(view, c) {
     .join(", ") || "—";
 }
 
-/** The conditions the Storyteller sets or clears by hand (`adjust`). */
-const CONDITIONS = ["no_exit", "incapacitated", "prone", "blinded", "hamstrung", "unconscious", "armor_mangled", "disarmed", "staked"];
+/** The conditions the Storyteller sets or clears by hand (`adjust`); `escaped` is only cleared (back in the fight). */
+const CONDITIONS = ["no_exit", "incapacitated", "prone", "blinded", "hamstrung", "unconscious", "armor_mangled", "disarmed", "staked", "escaped"];
 
 function adjustForm(live, c) {
   const out = outcome(`adjust-${c.id}`);
