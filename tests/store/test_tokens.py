@@ -197,30 +197,29 @@ class TestSharedIssuedTokens:
         for round_ in range(4):
             st, st_grant = one.tokens.issue("s1", "st")
             issued: list[str] = []
-            refused = threading.Event()
-            revoked = threading.Event()
-
-            def invite() -> None:
-                issuers = [st_grant.token_id]
-                while not refused.is_set():
-                    try:
-                        token, grant = one.tokens.issue("s1", "spectator", by=issuers[-1])
-                    except IssuerEnded:
-                        refused.set()
-                    else:
-                        issued.append(token)
-                        issuers.append(grant.token_id)  # the next one a grandchild, and so on
-                        if len(issued) == 5:
-                            revoked.set()
-
-            inviting = threading.Thread(target=invite)
+            five = threading.Event()
+            inviting = threading.Thread(target=invite_until_refused, args=(one, st_grant.token_id, issued, five))
             inviting.start()
-            assert revoked.wait(30)
+            assert five.wait(30)
             two.tokens.revoke(st_grant.token_id)
             inviting.join(30)
-            assert refused.is_set(), f"round {round_}: issuing went on after the revocation"
+            assert not inviting.is_alive(), f"round {round_}: issuing went on after the revocation"
             working = [token for token in issued if one.tokens.check(token) is not None]
             assert working == [] and two.tokens.check(st) is None, f"round {round_}: {len(working)} still work"
+
+
+def invite_until_refused(backend: Backend, issuer: str, issued: list[str], five: threading.Event) -> None:
+    """Issue under ``issuer``, then under what it issued, and so on, into ``issued`` until refused;
+    ``five`` is set at the fifth."""
+    while True:
+        try:
+            token, grant = backend.tokens.issue("s1", "spectator", by=issuer)
+        except IssuerEnded:
+            return
+        issued.append(token)
+        issuer = grant.token_id  # the next one a grandchild, and so on
+        if len(issued) == 5:
+            five.set()
 
 
 def columns(where: str) -> set[str]:
