@@ -105,8 +105,8 @@ class Revocation(msgspec.Struct, frozen=True, kw_only=True):
     grant: Grant
     """The token, as it is now (revoked)."""
     cascaded: list[Grant] = []
-    """The tokens it issued, and those they issued, that this revocation ended (not those that
-    had ended before), by when they were issued."""
+    """The tokens it issued, and those they issued, that this revocation revoked (not those
+    revoked before), by when they were issued."""
 
 
 def _granted(
@@ -194,9 +194,8 @@ _INSERT = (
 )
 
 
-def _values(digest: str, grant: Grant) -> list[object]:
+def _values(digest: str, g: Grant) -> list[object]:
     """What ``_INSERT`` writes of a new token."""
-    g = grant
     return [g.token_id, digest, g.scene, g.role, g.character, g.created_at, g.expires_at, g.issued_by]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from playwright.async_api import Browser, expect
 
 from server.app import Running, running
 from server.backend import Backend, open_backend
@@ -20,8 +21,10 @@ from server.wire import Limits
 from tests.live.conftest import seed
 from tests.live.faults import Peer, cli, peer
 from tests.live.test_processes import refused_hello
+from tests.live.test_web import browser, phone
 
 pytestmark = pytest.mark.anyio
+__all__ = ["browser"]
 
 KINDS = ["sqlite", "postgres"]
 CLOSED = 5.0
@@ -125,6 +128,28 @@ class TestCascade:
             assert await refused_hello(live.url, token), "a link given by a revoked link still says hello"
         async with peer(live.url, other) as untouched:  # another Storyteller's link goes on
             assert (await request(untouched, {"type": "ping", "id": "p"}, "pong"))["type"] == "pong"
+
+
+class TestConsole:
+    async def test_the_console_says_which_links_went_with_the_one_it_revoked(
+        self, live: Running, backend: Backend, tokens: dict[str, str], browser: Browser
+    ) -> None:
+        """Another Storyteller's link has invited two spectators; revoked from the console (asked,
+        then confirmed), the console says the two links it gave went with it, and that link's
+        page is cut off."""
+        deputy = backend.tokens.issue("s1", "st")[0]
+        async with peer(live.url, deputy) as other:
+            for _ in range(2):
+                assert (await request(other, {"type": "invite", "role": "spectator"}, "invited"))["type"] == "invited"
+            st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+            await st.get_by_role("button", name="List links").click()
+            table = st.locator("#invitations table")
+            await table.get_by_role("button", name=re.compile("^Revoke the Storyteller's link at ")).click()
+            await table.get_by_role("button", name=re.compile("^Confirm: revoke the Storyteller's link at ")).click()
+            said = "and the 2 links it gave: those pages have stopped."
+            await expect(st.locator("#invitations")).to_contain_text(said)
+            assert await closed_4003([other]) == [4003]
+        assert await refused_hello(live.url, deputy)
 
 
 class TestRace:
