@@ -1,8 +1,9 @@
 """Revoking a link revokes every link it gave: a Storyteller's link invites players and a spectator
 and forks a what-if whose console invites a spectator of its own; revoked (from another console, or
 from the command line, another process), every one of those links is cut off (4003) and refused at
-hello. Invitations sent while the revocation lands never give a link that works afterwards. On
-SQLite and on PostgreSQL, with a real server and real websocket clients."""
+hello, and the console says which went with it. A console whose link was revoked elsewhere a moment
+ago invites nobody, and invitations sent while the revocation lands never give a link that works
+afterwards. On SQLite and on PostgreSQL, with a real server and real websocket clients."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import anyio
 import pytest
 from playwright.async_api import Browser, expect
 
+from server import hub
 from server.app import Running, running
 from server.backend import Backend, open_backend
 from server.wire import Limits
@@ -153,6 +155,31 @@ class TestConsole:
 
 
 class TestRace:
+    async def test_a_console_whose_link_was_just_revoked_elsewhere_invites_nobody(
+        self, db: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Revoked by another process a moment ago (before this server has looked: its watch is
+        slowed here to an hour), the Storyteller's console asks to invite: refused ``bad_token``,
+        in words, its connection closed (4003), and no link made."""
+        monkeypatch.setattr(hub, "WATCH", 3600.0)
+        backend = open_backend(db)
+        seed(backend)
+        try:
+            link = backend.tokens.issue("s1", "st")[0]
+            async with running(backend) as live, peer(live.url, link) as st:
+                elsewhere = open_backend(db)
+                try:
+                    elsewhere.tokens.revoke(id_of(backend, link))
+                finally:
+                    elsewhere.close()
+                refused = await request(st, {"type": "invite", "role": "player", "character": "sam"}, "invited")
+                assert refused["type"] == "error" and refused["code"] == "bad_token", refused
+                assert refused["message"] == "Your token has been revoked or has expired: it can give no more links."
+                assert await closed_4003([st]) == [4003]
+            assert [g.role for g in backend.tokens.list("s1")] == ["st"]
+        finally:
+            backend.close()
+
     async def test_invitations_sent_as_the_revocation_lands_never_work(
         self, db: str, served_on: tuple[Backend, Running]
     ) -> None:
