@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -197,21 +198,29 @@ class TestSharedIssuedTokens:
         for round_ in range(4):
             st, st_grant = one.tokens.issue("s1", "st")
             issued: list[str] = []
-            five = threading.Event()
-            inviting = threading.Thread(target=invite_until_refused, args=(one, st_grant.token_id, issued, five))
+            five, stop = threading.Event(), threading.Event()
+            inviting = threading.Thread(target=invite_until_refused, args=(one, st_grant.token_id, issued, five, stop))
             inviting.start()
-            assert five.wait(30)
-            two.tokens.revoke(st_grant.token_id)
-            inviting.join(30)
-            assert not inviting.is_alive(), f"round {round_}: issuing went on after the revocation"
+            try:
+                assert five.wait(30)
+                two.tokens.revoke(st_grant.token_id)
+                inviting.join(30)
+                assert not inviting.is_alive(), f"round {round_}: issuing went on after the revocation"
+            finally:  # never leave the thread on a connection the test is about to close
+                stop.set()
+                inviting.join()
             working = [token for token in issued if one.tokens.check(token) is not None]
             assert working == [] and two.tokens.check(st) is None, f"round {round_}: {len(working)} still work"
 
 
-def invite_until_refused(backend: Backend, issuer: str, issued: list[str], five: threading.Event) -> None:
-    """Issue under ``issuer``, then under what it issued, and so on, into ``issued`` until refused;
-    ``five`` is set at the fifth."""
-    while True:
+def invite_until_refused(
+    backend: Backend, issuer: str, issued: list[str], five: threading.Event, stop: threading.Event
+) -> None:
+    """Issue under ``issuer``, then under what it issued, and so on, into ``issued`` until refused
+    (or ``stop``); ``five`` is set at the fifth. A millisecond between two, as between a console's
+    invitations (back to back, SQLite's writer lock could keep the revocation waiting past its
+    timeout)."""
+    while not stop.is_set():
         try:
             token, grant = backend.tokens.issue("s1", "spectator", by=issuer)
         except IssuerEnded:
@@ -220,6 +229,7 @@ def invite_until_refused(backend: Backend, issuer: str, issued: list[str], five:
         issuer = grant.token_id  # the next one a grandchild, and so on
         if len(issued) == 5:
             five.set()
+        time.sleep(0.001)
 
 
 def columns(where: str) -> set[str]:
