@@ -129,12 +129,16 @@ def tokens(args: argparse.Namespace, out: TextIO) -> int:
 
 def revoke(args: argparse.Namespace, out: TextIO) -> int:
     backend = open_backend(args.db)
-    grant = backend.tokens.revoke(args.token_id)
+    revocation = backend.tokens.revoke(args.token_id)
     backend.close()
-    if grant is None:
+    if revocation is None:
         print(f"justicar scene revoke: no token {args.token_id!r}", file=sys.stderr)
         return 1
+    grant, cascaded = revocation.grant, revocation.cascaded
     print(f"revoked {grant.token_id} ({grant.role} {grant.character or ''} in {grant.scene})".rstrip(), file=out)
+    if cascaded:
+        issued = "1 token it had issued" if len(cascaded) == 1 else f"{len(cascaded)} tokens it had issued"
+        print(f"and {issued}: {', '.join(g.token_id for g in cascaded)}", file=out)
     return 0
 
 
@@ -377,7 +381,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("scene", metavar="SCENE")
     p.set_defaults(run=tokens)
 
-    p = verbs.add_parser("revoke", help="revoke a token by its id (t-…)")
+    p = verbs.add_parser("revoke", help="revoke a token by its id (t-…), and every token it issued")
     p.add_argument("--db", metavar="PATH", required=True)
     p.add_argument("token_id", metavar="TOKEN_ID")
     p.set_defaults(run=revoke)

@@ -56,7 +56,7 @@ from server.room import Behind, Joined, JoinRefused, Subscriber, unavailable
 from server.service import STORAGE_UNAVAILABLE, ErrorBody, Result, utc_now
 from server.sheet_words import in_words
 from server.store import SceneCorrupt, StorageUnavailable, StoreError
-from server.tokens import Grant
+from server.tokens import Grant, IssuerEnded, Role
 from server.wire import (
     COMMAND_TYPES,
     CONNECTIONS,
@@ -636,7 +636,7 @@ class Connection:
             raise Refusal("storage_unavailable", f"Cannot fork now: {err}.") from None
         except StoreError as err:
             raise Refusal("bad_fork", f"Cannot fork: {err}.") from None
-        token, issued = await self.hub.keys(self.hub.backend.tokens.issue, scene, "st")
+        token, issued = await self._issue(scene, "st")
         log.info("forked", new_scene=scene, at=at)
         await self.send(Forked(scene=scene, version=version, token=token, grant=issued))
 
@@ -774,7 +774,7 @@ class Connection:
         handled = await self.hub.submit(opening)
         if handled.error is not None:
             raise Refusal(handled.error.code, handled.error.message)
-        token, grant = await self.hub.keys(self.hub.backend.tokens.issue, scene, "st")
+        token, grant = await self._issue(scene, "st")
         log.info("scene created", new_scene=scene)
         await self.send(SceneCreated(scene=scene, token=token, grant=grant))
 
@@ -792,17 +792,30 @@ class Connection:
                 raise Refusal("unknown_character", f"There is no character {character!r} in this scene.")
         elif character is not None:
             raise Refusal("malformed", "A spectator token is not bound to a character.")
-        token, issued = await self.hub.keys(
-            partial(
-                self.hub.backend.tokens.issue,
-                grant.scene,
-                "player" if role == "player" else "spectator",
-                character,
-                expires=timedelta(seconds=expires) if expires else None,
-            )
+        token, issued = await self._issue(
+            grant.scene,
+            "player" if role == "player" else "spectator",
+            character,
+            timedelta(seconds=expires) if expires else None,
         )
         log.info("invited", role=role, character=character, token_id=issued.token_id)
         await self.send(Invited(token=token, grant=issued))
+
+    async def _issue(
+        self, scene: str, role: Role, character: str | None = None, expires: timedelta | None = None
+    ) -> tuple[str, Grant]:
+        """A token issued by this connection's: refused ``bad_token`` (and this connection closed)
+        when that token, or one above it, has been revoked or has expired, even a moment ago in
+        another process; its expiry is at the latest this token's."""
+        grant = self._authenticated()
+        issue = partial(self.hub.backend.tokens.issue, scene, role, character, expires=expires, by=grant.token_id)
+        try:
+            return await self.hub.keys(issue)
+        except IssuerEnded:
+            self._security("ended token used")
+            self.hub.close_token(grant.token_id, "token revoked or expired")
+            why = "Your token has been revoked or has expired: it can give no more links."
+            raise Refusal("bad_token", why) from None
 
     async def revoke(self, token_id: str) -> None:
         grant = self._storyteller("revoke a token")
@@ -814,7 +827,9 @@ class Connection:
         target = next((g for g in listed if g.token_id == token_id), None)
         if target is None:
             raise Refusal("unknown_token", f"There is no token {token_id!r} in this scene.")
-        revoked = await self.hub.keys(self.hub.backend.tokens.revoke, token_id)
-        self.hub.close_token(token_id)
-        log.info("token revoked", scene=grant.scene, token_id=token_id)
-        await self.send(Revoked(grant=revoked or target))
+        revocation = await self.hub.keys(self.hub.backend.tokens.revoke, token_id)
+        cascaded = revocation.cascaded if revocation else []
+        for ended in [token_id, *(g.token_id for g in cascaded)]:
+            self.hub.close_token(ended)
+        log.info("token revoked", scene=grant.scene, token_id=token_id, cascaded=len(cascaded))
+        await self.send(Revoked(grant=revocation.grant if revocation else target, cascaded=cascaded))

@@ -280,6 +280,8 @@ class Invited(_Out, frozen=True, kw_only=True, tag="invited"):
 
 class Revoked(_Out, frozen=True, kw_only=True, tag="revoked"):
     grant: Grant
+    cascaded: list[Grant] = []
+    """The tokens it had issued (and those they had issued), revoked with it."""
 
 
 class TokenList(_Out, frozen=True, kw_only=True, tag="tokens"):

@@ -99,7 +99,7 @@ TABLES: dict[str, str] = {
     "tokens": (
         "CREATE TABLE IF NOT EXISTS tokens (token_id text PRIMARY KEY, hash text UNIQUE NOT NULL, "
         "scene text NOT NULL, role text NOT NULL, character text, created_at text NOT NULL, "
-        "expires_at text, revoked_at text)"
+        "expires_at text, revoked_at text, issued_by text)"
     ),
     "snapshots": (
         "CREATE TABLE IF NOT EXISTS snapshots (scene text NOT NULL, version bigint NOT NULL, hash text NOT NULL, "
@@ -111,7 +111,11 @@ INDEXES = (
     "CREATE INDEX IF NOT EXISTS events_first ON events (at, pos) WHERE seq = 1",  # scenes(), in the order they began
     "CREATE INDEX IF NOT EXISTS commands_by_seq ON commands (scene, last_seq)",  # acknowledged()
     "CREATE INDEX IF NOT EXISTS tokens_by_scene ON tokens (scene, created_at)",
+    "CREATE INDEX IF NOT EXISTS tokens_by_issuer ON tokens (issued_by)",  # a revocation's cascade
 )
+ADDED = {("tokens", "issued_by"): ("text", "CREATE INDEX IF NOT EXISTS tokens_by_issuer ON tokens (issued_by)")}
+"""Columns added to a table since it was first made (with what they need), added at start to a
+database that lacks them."""
 # what the server does to each table; a read-only store (log, verify, replay, export) needs SELECT
 WRITES = {"events": "INSERT", "commands": "INSERT", "tokens": "INSERT, UPDATE", "snapshots": "INSERT, UPDATE, DELETE"}
 
@@ -281,6 +285,25 @@ class PostgresStore(Batched):
                     conn.execute(sql)
                 if not conn.execute("SELECT 1 FROM justicar_schema").fetchone():
                     conn.execute("INSERT INTO justicar_schema (version) VALUES (%s)", [SCHEMA_VERSION])
+        self._add_columns(conn)
+
+    def _add_columns(self, conn: psycopg.Connection[Any]) -> None:
+        """Add the columns of ``ADDED`` a database made by an older Justicar lacks (the tables'
+        owner may: a role that may not is told to start once as the owner)."""
+        for (table, column), (kind, also) in ADDED.items():
+            has = "SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(%s) AND attname = %s AND NOT attisdropped"
+            if conn.execute(has, [table, column]).fetchone():
+                continue
+            try:
+                with conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK])
+                    conn.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {kind}")
+                    conn.execute(also)
+            except pg_errors.InsufficientPrivilege as err:
+                raise StoreError(
+                    f"{self.where}: the table {table} lacks the column {column} (added by this version) and this "
+                    f"role may not add it: start once as the tables' owner ({str(err).strip()})"
+                ) from err
 
     def _check_schema(self, conn: psycopg.Connection[Any]) -> None:
         missing = self._missing(conn)

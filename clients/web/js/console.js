@@ -379,7 +379,9 @@ function invitations(live) { // built once: the invitations made stay on the pag
   const revoke = async (g) => {
     const reply = await live.request({ type: "revoke", token_id: g.token_id }, "revoked");
     await showTokens();
-    said.replaceChildren(reply.type === "error" ? refusal(reply) : done(`Revoked ${who(g)}: that page has stopped.`));
+    const gave = reply.cascaded?.length ?? 0; // the links that link had given, revoked with it
+    const also = gave === 0 ? ": that page has stopped." : ` and the ${gave === 1 ? "link" : `${gave} links`} it gave: those pages have stopped.`;
+    said.replaceChildren(reply.type === "error" ? refusal(reply) : done(`Revoked ${who(g)}${also}`));
   };
   const showTokens = async () => {
     const reply = await live.request({ type: "tokens" }, "tokens");
