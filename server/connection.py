@@ -643,7 +643,7 @@ class Connection:
     async def hello(self, token: str) -> None:
         if self.grant is not None:
             raise Refusal("already_authenticated", "This connection has already said hello.")
-        grant = await self.hub.keys(self.hub.backend.tokens.check, token)
+        grant = await self.hub.check(token)
         if grant is None:
             self._security("bad token")
             raise Refusal("bad_token", "That token is unknown, revoked or expired.")

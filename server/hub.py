@@ -11,8 +11,10 @@ room read and push what another process appended (``Room.missed``).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
 
 import anyio
@@ -27,6 +29,8 @@ from server.notify import Feed, feed_for
 from server.reader import Reader
 from server.room import Inspect, Join, JoinAnswer, Leave, Reply, Room, SendView, Submit, Subscriber
 from server.service import ErrorBody, Handled, SceneService
+from server.store import StorageUnavailable
+from server.tokens import Grant
 from server.wire import Limits
 from server.writer import Lane, Worker, Writer
 
@@ -41,6 +45,8 @@ REVOKED = 4003
 """The close code of a connection whose token was revoked or expired."""
 WATCH = 0.5
 """Seconds between looks at the tokens table for revocations and expiries."""
+CHECKED = 10_000
+"""Tokens whose grant a hub remembers for an outage (``Hub.check``)."""
 
 log = structlog.get_logger("justicar.hub")
 T = TypeVar("T")
@@ -80,6 +86,9 @@ class Hub:
         self.connections: dict[str, set[Connection]] = defaultdict(set)
         self.ended: set[str] = set()
         """Tokens revoked or expired, as last seen in the store."""
+        self._checked: dict[bytes, Grant] = {}
+        """The grants last found for the tokens checked here (by the token's hash), the most recent
+        last: what a hello is answered with while the token store cannot answer (``check``)."""
         self.closing = False
         self.in_flight = 0
         self._settled = anyio.Event()
@@ -258,6 +267,27 @@ class Hub:
             connection.stop(REVOKED, why)
         for room in self.rooms.values():
             room.evict(token_id)
+
+    async def check(self, token: str) -> Grant | None:
+        """The grant of ``token``, from the token store (off the loop). While the store cannot answer
+        (a database outage), the grant this process last found for it, unless it has ended since as
+        last seen (``ended``) or expired: a phone reconnecting during an outage gets its scene back;
+        a token never checked here is ``StorageUnavailable``."""
+        key = hashlib.sha256(token.encode()).digest()
+        try:
+            grant = await self.keys(self.backend.tokens.check, token)
+        except StorageUnavailable:
+            known = self._checked.get(key)
+            if known is None or known.token_id in self.ended or known.expired(datetime.now(UTC)):
+                raise
+            log.warning("token taken as last checked", token_id=known.token_id, why="the token store did not answer")
+            return known
+        self._checked.pop(key, None)
+        if grant is not None:
+            self._checked[key] = grant
+            if len(self._checked) > CHECKED:
+                del self._checked[next(iter(self._checked))]
+        return grant
 
     async def keys(self, job: Callable[..., T], *args: Any) -> T:
         """A call to the token store (``backend.tokens``), on a thread of its own, one at a time: a

@@ -87,8 +87,8 @@ RECENT = 64
 TAIL = 100
 """Events at most that a subscriber without ``since`` gets before the view (older: ``history``)."""
 UNREAD = "The server's database did not answer in time, so the scene could not be sent; try again in a moment."
-READ_ON = 10.0
-"""Seconds a read of what other processes appended is waited for (it may be long after a pause)."""
+CATCH_UP = 1000
+"""Events of other processes' commits read at most by one job of the room (``catch_up``)."""
 
 log = structlog.get_logger("justicar.room")
 T = TypeVar("T")
@@ -476,14 +476,19 @@ class Room:
         return await self.service.reader.run(lambda: {after: read(self.scene, after, upto) for after, upto in gaps})
 
     async def catch_up(self) -> None:
-        """Read what other processes appended since the room's last event (on a reading thread),
-        push it, decide on it."""
+        """Read what other processes appended since the room's last event (on a reading thread, at
+        most ``CATCH_UP`` events a read, so that a command waits behind one short read at most; the
+        rest is read as the next job), push it, decide on it."""
         state = self.state
-        records = await self.service.reader.run(self.service.read, self.scene, state.version, None, patience=READ_ON)
+        upto = state.version + CATCH_UP
+        records = await self.service.reader.run(self.service.read, self.scene, state.version, upto)
         if records:
             with self._gathered():
                 self.service.adopt(self.scene, self._foreign(state, records))
             self.service.moved(self.scene)
+        if len(records) == CATCH_UP:
+            self._missing = False
+            self.missed(None)
 
     def _foreign(self, state: Scene, records: list[Recorded]) -> Scene:
         """Push another process's commits, command by command; the state after them. Their

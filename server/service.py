@@ -170,7 +170,7 @@ def refused(command_id: str, code: str, message: str, rule: str | None = None) -
 
 STORAGE_UNAVAILABLE = (
     "storage_unavailable",
-    "The server could not write to its disk, so nothing was recorded; send it again in a moment.",
+    "The server could not reach its disk or database, so nothing was recorded; send it again in a moment.",
 )
 
 

@@ -5,7 +5,7 @@ The server, found once per test process (``server()``):
    (``postgresql://postgres@db.example:5432/postgres``);
 2. else the one answering on 127.0.0.1:5432 as ``postgres`` (trust or ``PGPASSWORD``);
 3. else a throwaway cluster: ``initdb`` (on the PATH, or Debian's ``/usr/lib/postgresql/*/bin``;
-   ``make test`` installs Debian's ``postgresql`` when neither a server nor ``initdb`` is there) in
+   ``make test`` installs Debian's ``postgresql`` when there is no ``initdb``: ``Cluster``) in
    a temporary directory, started on a free port of 127.0.0.1, as the ``postgres`` user when the
    tests run as root (PostgreSQL refuses to run as root), stopped and deleted when the process
    ends.
@@ -106,41 +106,61 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _throwaway() -> str:
-    initdb, pg_ctl = _bin("initdb"), _bin("pg_ctl")
-    root = os.geteuid() == 0
-    where = Path(tempfile.mkdtemp(prefix="justicar-pg-"))
-    data, log = where / "data", where / "log"
-    as_user: list[str] = []
-    if root:
-        try:
-            owner = pwd.getpwnam("postgres")
-        except KeyError:
-            raise NoPostgres(
-                f"the tests run as root and there is no 'postgres' user to run a cluster as: {HOW}"
-            ) from None
-        os.chown(where, owner.pw_uid, owner.pw_gid)
-        as_user = ["runuser", "-u", "postgres", "--"]
-    port = _free_port()
+class Cluster:
+    """A PostgreSQL cluster of the tests' own (``initdb``), on a free port of 127.0.0.1, as the
+    ``postgres`` user when the tests run as root (PostgreSQL refuses to run as root): started,
+    stopped as a crash stops it (``-m immediate``: every connection cut, as a server killed or a
+    host gone) and started again on the same port, and deleted when closed."""
 
-    def run(*argv: str) -> None:
-        done = subprocess.run([*as_user, *argv], capture_output=True, text=True, check=False)
+    def __init__(self) -> None:
+        self.initdb, self.pg_ctl = _bin("initdb"), _bin("pg_ctl")
+        self.where = Path(tempfile.mkdtemp(prefix="justicar-pg-"))
+        self.data, self.log = self.where / "data", self.where / "log"
+        self.as_user: list[str] = []
+        if os.geteuid() == 0:
+            try:
+                owner = pwd.getpwnam("postgres")
+            except KeyError:
+                raise NoPostgres(
+                    f"the tests run as root and there is no 'postgres' user to run a cluster as: {HOW}"
+                ) from None
+            os.chown(self.where, owner.pw_uid, owner.pw_gid)
+            self.as_user = ["runuser", "-u", "postgres", "--"]
+        self.port = _free_port()
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        self._run(
+            self.initdb, "-D", str(self.data), "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"
+        )
+        self.start()
+
+    def _run(self, *argv: str) -> None:
+        done = subprocess.run([*self.as_user, *argv], capture_output=True, text=True, check=False)
         if done.returncode:
             raise NoPostgres(f"{' '.join(argv[:2])} failed ({done.returncode}): {done.stderr or done.stdout}")
 
-    run(initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C")
-    options = f"-h 127.0.0.1 -p {port} -k {where} -c fsync=off -c max_connections=200"
-    run(pg_ctl, "-D", str(data), "-l", str(log), "-o", options, "-w", "-t", "60", "start")
+    def start(self) -> None:
+        options = f"-h 127.0.0.1 -p {self.port} -k {self.where} -c fsync=off -c max_connections=200"
+        self._run(self.pg_ctl, "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "-t", "60", "start")
+        if not _answers(self.url):
+            raise NoPostgres(f"the throwaway cluster in {self.where} started but does not answer: see {self.log}")
 
-    def stop() -> None:
-        subprocess.run([*as_user, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True, check=False)
-        shutil.rmtree(where, ignore_errors=True)
+    def stop(self) -> None:
+        """Stop it at once, as a crash would (``immediate``)."""
+        subprocess.run(
+            [*self.as_user, self.pg_ctl, "-D", str(self.data), "-m", "immediate", "-w", "stop"],
+            capture_output=True,
+            check=False,
+        )
 
-    atexit.register(stop)
-    url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
-    if not _answers(url):
-        raise NoPostgres(f"the throwaway cluster in {where} started but does not answer: see {log}")
-    return url
+    def close(self) -> None:
+        self.stop()
+        shutil.rmtree(self.where, ignore_errors=True)
+
+
+def _throwaway() -> str:
+    cluster = Cluster()
+    atexit.register(cluster.close)
+    return cluster.url
 
 
 def _with_database(url: str, name: str) -> str:
