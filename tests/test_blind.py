@@ -18,6 +18,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from clients.terminal import challenge_lines
 from domain.evolve import fold
 from domain.log import Recorded
 from domain.state import NARRATOR, Scene
@@ -258,3 +259,16 @@ def test_each_retest_throws_blind_again(ruleset: str) -> None:
     assert msgspec.json.decode(redact(first, ST, blind(t.state, ST)).data)["sign"] == "scissors"
     g.st_goes("rock")
     assert_st_sees(g, second)
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_the_terminal_says_the_storytellers_throw_is_blind(ruleset: str) -> None:
+    """The terminal client prints the view's words, and no sealed sign or dice of the player."""
+    g = game(ruleset)
+    record = g.player_goes()
+    shown = msgspec.json.decode(msgspec.json.encode(view(g.table.state, ST)))
+    lines = challenge_lines(shown, ST)
+    said = [line.strip() for line in lines if "blind" in line]
+    assert said == [view(g.table.state, ST).challenges["c"].blind]
+    secret_words = f"sealed dice: {', '.join(map(str, record.event.dice))}" if g.dice else "sealed throw: scissors"  # type: ignore[attr-defined]
+    assert not [line for line in lines if secret_words in line]
