@@ -580,6 +580,14 @@ def _blind_words(state: Scene, ch: Challenge, hidden: Blind) -> str:
     return f"You throw for {state.name_of(due)} blind: {player}'s sign stays sealed until both are in."
 
 
+def blind_export(state: Scene) -> str:
+    """Why the Storyteller may not export the scene's log now ("": it may): an export holds every
+    event whole, and so the sealed throw or dice it still throws or rolls against (``blind``)."""
+    hidden = blind(state, NARRATOR)
+    said = next((words for cid in state.undecided if (words := _blind_words(state, state.challenges[cid], hidden))), "")
+    return f"{said} An export holds every event whole: export once both are in." if said else ""
+
+
 def _to_roll(state: Scene, ch: Challenge) -> dict[str, RollOffer]:
     """Each side of ``ch`` still to roll, with what it may roll (dice rulesets)."""
     if ruleset_for(state.ruleset).family != "dice" or ch.status not in ("bidding", "throwing"):

@@ -46,7 +46,7 @@ from domain.state import Scene
 from projections.narrate import narrate
 from projections.redact import blind, redact
 from projections.replay import Step, links_of_rows, replay
-from projections.views import older_challenges
+from projections.views import blind_export, older_challenges
 from server.catchup import fold_to, release, state_at, stream
 from server.documents import audit_document, export_document
 from server.history import fork_wires
@@ -517,6 +517,8 @@ class Connection:
                 await self.send_parts(await audit_document(self.hub.worker, self.hub.backend.store, self.stream, fmt))
             case ExportRequest():
                 self._storyteller("export the scene")
+                if still := blind_export(await self._scene_state(self.stream)):
+                    raise Refusal("blind", still)
                 await self.send_parts(await export_document(self.hub.worker, self.hub.backend.store, self.stream))
             case LedgerRequest():
                 await self.ledger()

@@ -19,6 +19,7 @@ from clients.client import Client
 from domain.commands import parse_command
 from server.app import running
 from server.backend import open_backend
+from server.history import read_export
 from server.room import CHUNK
 from server.service import SceneService
 from tests.domain.test_bns import COVER, HUNTER, SHOTGUN, VINCENT
@@ -129,6 +130,11 @@ async def test_the_storytellers_sockets_never_carry_the_players_sealed_throw_bef
         await st.request({"type": "replay", "from": version - 5, "view": True}, "replay")
         await st.request({"type": "replay", "from": version - 5, "as": player, "view": True}, "replay")
         await st.request({"type": "get_view"}, "view")
+        audit = await st.request({"type": "audit", "format": "md"}, "document")
+        assert audit["type"] == "document" and f"{name} {'rolls' if dice else 'throws'} (sealed" in audit["text"]
+        refused = await st.request({"type": "export"}, "document")  # a whole copy of the log: not yet
+        assert refused["type"] == "error" and refused["code"] == "blind", refused
+        assert refused["message"].endswith("An export holds every event whole: export once both are in.")
         for client in (st, *late):
             assert client.received is not None and len(client.received) > 1
             found = [leak for message in client.received for leak in leaks(message, player, name, secret)]
@@ -150,6 +156,11 @@ async def test_the_storytellers_sockets_never_carry_the_players_sealed_throw_bef
         await after.subscribe(since=version - 1)
         await at_version(after, both["version"])
         assert any(leaks(message, player, name, secret) for message in after.received or [])
+        exported = await st.request({"type": "export"}, "document")
+        assert exported["type"] == "document", exported
+        wires, _ = read_export(exported["text"].splitlines())
+        (sealed,) = [w for w in wires if w.seq == mine["seq"]]
+        assert msgspec.json.decode(sealed.data)["dice" if dice else "sign"] == secret
 
 
 @pytest.mark.parametrize("ruleset", ["lotn", "kony"])
