@@ -450,6 +450,8 @@ def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
             lines.append(
                 f"    {' and '.join(hidden)} {'has' if len(hidden) == 1 else 'have'} thrown (sealed until both are in)"
             )
+        if ch.get("blind"):  # the Storyteller throwing for an NPC against a sealed throw it may not see
+            lines.append(f"    {ch['blind']}")
         if shield:
             defender = names.get(ch["targets"][0], ch["targets"][0])
             lines.append(f"    you may: shield {cid} [how…] (take it for {defender}: your simple action)")

@@ -92,7 +92,7 @@ from domain.rulings import challenge_words, step_words
 from domain.sheets import CATEGORIES
 from domain.state import NARRATOR, Scene
 from projections.changes import changes
-from projections.redact import SPECTATOR, knows
+from projections.redact import SEES_ALL, SPECTATOR, Blind, knows, sealed_from
 
 
 def source_label(source: Source) -> str:
@@ -110,13 +110,18 @@ FREE = "\x1f"
 """Around someone's own words in a sentence (a victory condition, a reason): never rewritten."""
 
 
-def narrate(before: Scene, event: SceneEvent, viewer: str = NARRATOR, *, second_person: bool = True) -> str:
+def narrate(
+    before: Scene, event: SceneEvent, viewer: str = NARRATOR, *, second_person: bool = True, blind: Blind = SEES_ALL
+) -> str:
     """What happened, as ``viewer`` may know it (``before`` names the people). A player reads their
     own character in the second person ("You challenge Juan", "Juan's challenge to you", "your
     pool of 8"); the Storyteller and spectators read everyone by name, and so does anyone reading
-    a player's knowledge on their behalf (a replay "as Sam saw it": ``second_person=False``)."""
+    a player's knowledge on their behalf (a replay "as Sam saw it": ``second_person=False``).
+    ``blind``: the sealed throws and rolls kept from the viewer now (``projections.redact.blind``),
+    said as to one who does not know them."""
     you = None if viewer in (NARRATOR, SPECTATOR) else _viewer_name(before, event, viewer)
-    said = _said(before, event, viewer, you)
+    kept = isinstance(event, ThrowSealed | DiceRolled) and sealed_from(event, blind)
+    said = _said(before, event, SPECTATOR if kept else viewer, you)
     me = you if second_person else None
     if me is None:
         return said.replace(FREE, "")

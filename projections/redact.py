@@ -1,10 +1,11 @@
 """Each viewer's copy of an event: what that viewer may not know is blanked.
 
-Viewers: ``"st"`` (the Storyteller, sees everything), a character id (a player), ``"*"`` (a
-spectator). Hidden from a viewer:
+Viewers: ``"st"`` (the Storyteller, sees everything but what ``blind`` says), a character id (a
+player), ``"*"`` (a spectator). Hidden from a viewer:
 
 - ``throw_sealed``: the sign, unless it is the viewer's own throw (the reveal, ``test_revealed``,
   is public); ``dice_rolled`` likewise: the dice, the retests named and how many dice and why;
+  from the Storyteller too while it still has to throw or roll for a side of that test (``blind``);
 - ``character_added``: another character's sheet beyond id, name and NPC; the ST's ``notes`` even
   from the character's own player; so too a game night's ``character_registered`` and
   ``character_entered`` (and the latter's ``carried``: what another character has lost tonight);
@@ -55,7 +56,8 @@ from domain.events import (
 )
 from domain.log import Recorded, Wire, to_wire
 from domain.pools import Pool
-from domain.state import NARRATOR
+from domain.rules import ruleset_for
+from domain.state import NARRATOR, Challenge, Scene, Side
 
 _encoder = msgspec.json.Encoder(order="sorted")
 SPECTATOR = "*"
@@ -64,6 +66,62 @@ SPECTATOR = "*"
 def knows(viewer: str, who: str) -> bool:
     """Whether ``viewer`` may know what only ``who`` (and the ST) may know."""
     return viewer in (NARRATOR, who)
+
+
+Blind = frozenset[tuple[str, int, str]]
+"""Sealed throws and rolls hidden from a viewer who knows whose they are: (challenge, test number,
+character), as ``throw_sealed`` and ``dice_rolled`` name them."""
+SEES_ALL: Blind = frozenset()
+
+
+def blind(state: Scene, viewer: str) -> Blind:
+    """The sealed throws and rolls the Storyteller may not know now: while it still has to throw or
+    roll for a side of a test (an NPC, or the Narrator of a static test where signs are thrown), the
+    other side's, until both are in (ARCHITECTURE, invariant 6: sealed from everyone who still has
+    to act in that test). A Storyteller who only watches two players sees their sealed signs, as
+    ever; a player or a spectator knows no sealed throw but its own anyway (``knows``).
+
+    The one rule for every path a viewer reads a sealed throw by: its view (``sealed``, ``rolls``),
+    and its copy of the events (``redact``) and their words (``narrate``) in a live push, a
+    catch-up, a history page or a replay, each given the state of the scene *now*: a throw hidden
+    while the Storyteller was due is shown once both are in, as the reveal shows it."""
+    if viewer != NARRATOR or not state.undecided:
+        return SEES_ALL
+    signs = ruleset_for(state.ruleset).family != "dice"
+    hidden: set[tuple[str, int, str]] = set()
+    for cid in state.undecided:
+        ch = state.challenges[cid]
+        if ch.status == "throwing":
+            hidden.update((cid, len(ch.tests) + 1, who) for who in _blind_to(state, ch, signs))
+    return frozenset(hidden) if hidden else SEES_ALL
+
+
+def _blind_to(state: Scene, ch: Challenge, signs: bool) -> list[str]:
+    """The players whose throw or roll is sealed in ``ch`` while a side the Storyteller acts for
+    still has to throw or roll (none: nothing is due of it)."""
+    sides = (ch.challenger, ch.defender)
+    if not any(_storytellers(state, side, signs) and not _in(side) for side in sides):
+        return []
+    return [side.who for side in sides if _in(side) and not _storytellers(state, side, signs)]
+
+
+def _in(side: Side) -> bool:
+    """Whether the side's throw (or its dice) for the current test is in."""
+    return side.throw is not None or side.rolled is not None
+
+
+def _storytellers(state: Scene, side: Side, signs: bool) -> bool:
+    """Whether the Storyteller throws or rolls for this side: an NPC, or the Narrator (who throws
+    signs, and rolls no dice: its side is the difficulty)."""
+    if side.who == NARRATOR:
+        return signs
+    c = state.characters.get(side.who)
+    return c is not None and c.sheet.npc
+
+
+def sealed_from(event: ThrowSealed | DiceRolled, blind: Blind) -> bool:
+    """Whether this sealed throw or roll is one ``blind`` hides."""
+    return bool(blind) and (event.challenge, event.test, event.character) in blind
 
 
 _HIDING = frozenset(
@@ -88,9 +146,18 @@ _HIDING = frozenset(
 """The events that may hide something from someone (``hidden_fields``): every other is public."""
 
 
-def hidden_fields(record: Recorded, viewer: str) -> dict[str, Any]:
-    """The fields of the event's data to replace for this viewer (empty: the event is public)."""
-    if viewer == NARRATOR or type(record.event) not in _HIDING:
+def hidden_fields(record: Recorded, viewer: str, blind: Blind = SEES_ALL) -> dict[str, Any]:
+    """The fields of the event's data to replace for this viewer (empty: the event is public);
+    ``blind``: the sealed throws and rolls hidden from it now, though it knows whose they are."""
+    if type(record.event) not in _HIDING:
+        return {}
+    if blind:
+        match record.event:
+            case ThrowSealed() as sealed if sealed_from(sealed, blind):
+                return {"sign": None}
+            case DiceRolled() as rolled if sealed_from(rolled, blind):
+                return {"dice": None, "retests": None, "why": None}
+    if viewer == NARRATOR:
         return {}
     match record.event:
         case ThrowSealed(character=who) if who != viewer:
@@ -138,9 +205,9 @@ def hidden_command(record: Recorded, viewer: str) -> bool:
     return viewer != NARRATOR and record.command.startswith(FOLLOW_UP) and record.command != FOLLOW_UP
 
 
-def redact(record: Recorded, viewer: str) -> Wire:
-    """The record as ``viewer`` may see it, in its JSON form."""
-    hidden = hidden_fields(record, viewer)
+def redact(record: Recorded, viewer: str, blind: Blind = SEES_ALL) -> Wire:
+    """The record as ``viewer`` may see it, in its JSON form (``blind``: as ``hidden_fields``)."""
+    hidden = hidden_fields(record, viewer, blind)
     command = hidden_command(record, viewer)
     if not hidden and not command:
         return to_wire(record)

@@ -19,6 +19,7 @@ from domain.pools import Pool
 from domain.rules.texts import RULES
 from domain.state import NARRATOR, Scene
 from projections.narrate import narrate
+from projections.redact import SEES_ALL, Blind
 from projections.views import challenge_view, character_view, round_view, touched
 
 _ENTITY_FIELDS = (
@@ -60,15 +61,18 @@ def replay(
     viewer: str = NARRATOR,
     state: Scene | None = None,
     links: dict[int, list[int]] | None = None,
+    blind: Blind = SEES_ALL,
 ) -> Iterator[Step]:
     """Every record as a step, as ``viewer`` may see it, starting from ``state`` (the fold of the
     records before them). ``links`` (from ``links_of``) ties events to the disputes and rulings on
-    them."""
+    them. ``blind``: the sealed throws and rolls kept from whoever asks, by the scene *now*
+    (``projections.redact.blind``): a Storyteller still to throw for an NPC replays no step that
+    shows the player's sealed sign, as whoever it replays."""
     state = state if state is not None else Scene()
     views: Views = {}  # each entity's view after a step is its view before the next
     for record in records:
         before, state = state, evolve(state, record)
-        yield explain(before, state, record, viewer, (links or {}).get(record.seq, []), views)
+        yield explain(before, state, record, viewer, (links or {}).get(record.seq, []), views, blind)
 
 
 def states(records: Iterable[Recorded], state: Scene | None = None) -> Iterator[Scene]:
@@ -115,6 +119,7 @@ def explain(
     viewer: str = NARRATOR,
     linked: list[int] | None = None,
     views: Views | None = None,
+    blind: Blind = SEES_ALL,
 ) -> Step:
     event = record.event
     cid = getattr(event, "challenge", None)
@@ -126,8 +131,8 @@ def explain(
         at=format_at(record.at),
         actor=record.actor,
         type=record.type,
-        summary=narrate(before, event, viewer, second_person=False),  # read by others: by name
-        changes=_changes(before, after, event, viewer, {} if views is None else views),
+        summary=narrate(before, event, viewer, second_person=False, blind=blind),  # read by others: by name
+        changes=_changes(before, after, event, viewer, {} if views is None else views, blind),
         challenge=cid if isinstance(cid, str) else None,
         rule=rule_id,
         words=rule.words if rule else None,
@@ -137,7 +142,7 @@ def explain(
     )
 
 
-def _changes(before: Scene, after: Scene, event: object, viewer: str, views: Views) -> list[Change]:
+def _changes(before: Scene, after: Scene, event: object, viewer: str, views: Views, blind: Blind) -> list[Change]:
     changes: list[Change] = []
     for key in ("title", "ruleset", "status"):
         if getattr(before, key) != getattr(after, key):
@@ -146,29 +151,35 @@ def _changes(before: Scene, after: Scene, event: object, viewer: str, views: Vie
     for key in ("disputes", "rulings"):
         changes += _diff(key, list(getattr(before, key)), list(getattr(after, key)))
     people, challenges = touched([event])
+    seen = (viewer, blind)
     for cid in challenges:
         path = f"challenges.{cid}"
         old, new = before.challenges.get(cid), after.challenges.get(cid)
-        changes += _diff(
-            path, _view(views, path, old, challenge_view, viewer), _view(views, path, new, challenge_view, viewer)
-        )
+        changes += _diff(path, _view(views, path, old, _challenge, seen), _view(views, path, new, _challenge, seen))
     for who in people if people is not None else after.characters:
         path = f"characters.{who}"
         old_c, new_c = before.characters.get(who), after.characters.get(who)
-        changes += _diff(
-            path, _view(views, path, old_c, character_view, viewer), _view(views, path, new_c, character_view, viewer)
-        )
+        changes += _diff(path, _view(views, path, old_c, _character, seen), _view(views, path, new_c, _character, seen))
     return changes
 
 
-def _view(views: Views, path: str, entity: Any, make: Any, viewer: str) -> Any:
+def _challenge(ch: Any, seen: tuple[str, Blind]) -> Any:
+    viewer, blind = seen
+    return challenge_view(ch, viewer, hidden=blind)
+
+
+def _character(c: Any, seen: tuple[str, Blind]) -> Any:
+    return character_view(c, seen[0])
+
+
+def _view(views: Views, path: str, entity: Any, make: Any, seen: tuple[str, Blind]) -> Any:
     """The view of ``entity`` at ``path``, made once for each version of it."""
     if entity is None:
         return None
     made = views.get(path)
     if made is not None and made[0] is entity:
         return made[1]
-    shown = make(entity, viewer)
+    shown = make(entity, seen)
     views[path] = (entity, shown)
     return shown
 

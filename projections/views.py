@@ -4,7 +4,9 @@ same shape with what they may not know removed; a spectator sees only public fac
 Hidden from a player: other characters' sheets, Traits, Abilities, attributes, skills, Willpower
 and health; the ST's notes, even on their own sheet; a sealed throw that is not theirs; the other
 side's test pool until the first test is revealed. Bids, declared counts, revealed tests and
-outcomes are public, as at the table, where they are spoken aloud.
+outcomes are public, as at the table, where they are spoken aloud. Hidden from the Storyteller: a
+player's sealed throw or dice while it still has to throw or roll for the other side (an NPC, the
+Narrator: ``projections.redact.blind``).
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ from domain.state import (
 )
 from projections.moves import Moves, RollOffer, RoundMoves, moves, roll_offer, round_moves
 from projections.narrate import addressed
-from projections.redact import knows
+from projections.redact import SEES_ALL, Blind, blind, knows
 
 SPECTATOR = "*"
 """The viewer id of someone who only watches."""
@@ -227,6 +229,11 @@ class ChallengeView(msgspec.Struct, frozen=True, omit_defaults=True):
     to_roll: dict[str, RollOffer] = {}
     """The Storyteller's view (dice rulesets): each side still to roll, with its dice and the
     retest sources it may name, for entering dice rolled by hand at the table."""
+    blind: str = ""
+    """The Storyteller's view, while it still has to throw or roll for a side (an NPC, the Narrator)
+    against a player's sealed throw or dice, which ``sealed`` and ``rolls`` leave out: that it acts
+    blind, in words ("You throw for Dockside Thug blind: Marco Reyes's sign stays sealed until both
+    are in.")."""
 
 
 class StateView(msgspec.Struct, frozen=True):
@@ -325,13 +332,18 @@ def challenge_view(
     moves: dict[str, Moves] | None = None,
     state: Scene | None = None,
     reader: Reader | None = None,
+    hidden: Blind = SEES_ALL,
+    blind_words: str = "",
 ) -> ChallengeView:
     """``state`` (the scene the challenge is in, given where the ruleset rolls dice) adds each side's
     Trait Pool, and for the Storyteller what each side still to roll may roll. ``reader`` (a
     player's own character's name, and the others') has each test's and the outcome's sentence
     said to that player: their own character as "you" ("A tie: your 5 Physical Traits against
-    Rosa's 5"), as the timeline's sentences are."""
+    Rosa's 5"), as the timeline's sentences are. ``hidden``: the sealed throws and rolls kept from
+    the viewer though it knows whose they are (``projections.redact.blind``), ``blind_words`` saying
+    so."""
     sides = (ch.challenger, ch.defender)
+    test = len(ch.tests) + 1
     shown = bool(ch.tests) or not ch.open
     rolling = ch.challenger.rolled is not None or ch.defender.rolled is not None
     dice = state is not None and ch.open
@@ -344,7 +356,7 @@ def challenge_view(
         rolls={
             side.who: SealedRoll(dice=list(side.rolled.dice), retests=list(side.rolled.retests))
             for side in sides
-            if side.rolled is not None and knows(viewer, side.who)
+            if side.rolled is not None and knows(viewer, side.who) and (ch.id, test, side.who) not in hidden
         }
         if rolling
         else NO_ROLLS,
@@ -362,7 +374,12 @@ def challenge_view(
         bids={side.who: list(side.bids) for side in sides if side.who != NARRATOR},
         owed={side.who: side.owed for side in sides if side.owed},
         thrown=[side.who for side in sides if side.throw is not None],
-        sealed={side.who: side.throw for side in sides if side.throw is not None and knows(viewer, side.who)},
+        sealed={
+            side.who: side.throw
+            for side in sides
+            if side.throw is not None and knows(viewer, side.who) and (ch.id, test, side.who) not in hidden
+        },
+        blind=blind_words,
         declared={side.who: side.declared for side in sides if side.declared is not None},
         passed=[side.who for side in sides if side.passed],
         declaring=ch.declaring,
@@ -549,6 +566,28 @@ def _acting_in(state: Scene, viewer: str, around: set[str] | None = None) -> lis
     return out
 
 
+def _blind_words(state: Scene, ch: Challenge, hidden: Blind) -> str:
+    """What the Storyteller reads of a test it throws or rolls for blind ("" : it is not)."""
+    test = len(ch.tests) + 1
+    sides = (ch.challenger, ch.defender)
+    theirs = [side.who for side in sides if (ch.id, test, side.who) in hidden]
+    if not theirs:
+        return ""
+    due = next((side.who for side in sides if side.throw is None and side.rolled is None), NARRATOR)
+    player = state.name_of(theirs[0])
+    if ruleset_for(state.ruleset).family == "dice":
+        return f"You roll for {state.name_of(due)} blind: {player}'s dice stay sealed until both are in."
+    return f"You throw for {state.name_of(due)} blind: {player}'s sign stays sealed until both are in."
+
+
+def blind_export(state: Scene) -> str:
+    """Why the Storyteller may not export the scene's log now ("": it may): an export holds every
+    event whole, and so the sealed throw or dice it still throws or rolls against (``blind``)."""
+    hidden = blind(state, NARRATOR)
+    said = next((words for cid in state.undecided if (words := _blind_words(state, state.challenges[cid], hidden))), "")
+    return f"{said} An export holds every event whole: export once both are in." if said else ""
+
+
 def _to_roll(state: Scene, ch: Challenge) -> dict[str, RollOffer]:
     """Each side of ``ch`` still to roll, with what it may roll (dice rulesets)."""
     if ruleset_for(state.ruleset).family != "dice" or ch.status not in ("bidding", "throwing"):
@@ -604,6 +643,7 @@ def view(
     only: tuple[list[str] | None, list[str]] | None = None,
     turned: bool = False,
     public: dict[str, CharacterView] | None = None,
+    hidden: Blind | None = None,
 ) -> StateView:
     """The scene as ``viewer`` may see it: ``"st"``, a character id, or ``SPECTATOR``. With
     ``only`` (characters or None for all, challenges), just those entries: a patch on an earlier
@@ -611,7 +651,10 @@ def view(
     the moves of the challenges it touches and of those with a character it touches (what a move
     depends on: the challenge, the characters in it, the round); of every challenge when the turn
     or the round ``turned``. ``public`` keeps the public part of each character (what a viewer who
-    does not know it sees, the same for all of them) for the next viewer of the same state."""
+    does not know it sees, the same for all of them) for the next viewer of the same state.
+    ``hidden``: the sealed throws and rolls kept from the viewer (default: ``blind`` of this state:
+    a replay's view of a step is given those of the scene now)."""
+    hidden = blind(state, viewer) if hidden is None else hidden
     if only is None:  # a whole view: what is undecided, and a page of recent history
         people, cids = None, sorted({*state.undecided, *state.recent}, key=lambda cid: state.challenges[cid].seq)
     else:
@@ -638,7 +681,15 @@ def view(
             if (c := state.characters.get(who))
         },
         challenges={
-            cid: challenge_view(ch, viewer, _moves(state, ch, viewer), state if dice else None, reader)
+            cid: challenge_view(
+                ch,
+                viewer,
+                _moves(state, ch, viewer),
+                state if dice else None,
+                reader,
+                hidden,
+                _blind_words(state, ch, hidden) if hidden else "",
+            )
             for cid in cids
             if (ch := state.challenges.get(cid))
         },

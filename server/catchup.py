@@ -20,6 +20,7 @@ import msgspec
 from domain.evolve import fold_rows
 from domain.log import GENESIS, ChainProblem, from_wire
 from domain.state import Scene
+from projections.redact import SEES_ALL, Blind
 from server.room import CHUNK
 from server.service import settle
 from server.snapshots import WORTH, Snapshots
@@ -54,7 +55,7 @@ def _settled_fold_to(store: EventStore, snapshots: Snapshots | None, scene: str,
 
 
 def _chunk(
-    store: EventStore, scene: str, viewer: str, after: int, upto: int, base: Scene | None, prev: str
+    store: EventStore, scene: str, viewer: str, after: int, upto: int, base: Scene | None, prev: str, sealed: Blind
 ) -> tuple[list[bytes], Scene | None, str]:
     """One chunk's frames, and the hash of its last event. Its events are read linked (seq without
     gaps, each ``prev`` the hash before it: ``prev`` is event ``after``'s) and readable; their own
@@ -75,7 +76,7 @@ def _chunk(
             problem = "its prev does not match the hash before it"
             raise SceneCorrupt(scene, ChainProblem(record.seq, record.type, problem))
         prev, expected = record.hash, expected + 1
-    frames, base = commit_frames(records, viewer, base)
+    frames, base = commit_frames(records, viewer, base, sealed)
     settle()  # the state grown by this chunk lives on into the next: no young collection walks it
     return frames, base, prev
 
@@ -119,15 +120,17 @@ async def stream(
     since: int,
     upto: int,
     base: Scene | None,
+    sealed: Blind = SEES_ALL,
 ) -> Scene | None:
     """Send the viewer's frames of events ``since+1..upto``, a chunk at a time, each built on a
     worker thread and sent (and drained) before the next is read; with ``base`` (the state at
     ``since``), in words too; every event checked as it is read (``SceneCorrupt`` at the first that
-    is not sound). Returns the state at ``upto`` when given ``base``."""
+    is not sound). Returns the state at ``upto`` when given ``base``. ``sealed``: the sealed throws the
+    viewer may not know, as of now (``projections.redact.blind``)."""
     at, prev = since, ""
     while at < upto:
         end = min(upto, at + CHUNK)
-        frames, base, prev = await worker.run(_chunk, store, scene, viewer, at, end, base, prev)
+        frames, base, prev = await worker.run(_chunk, store, scene, viewer, at, end, base, prev, sealed)
         for frame in frames:
             await send(frame)
         at = end

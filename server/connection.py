@@ -44,9 +44,9 @@ from domain.rules import ruleset_for
 from domain.sheets import UNPLAIN, sheet_problems
 from domain.state import Scene
 from projections.narrate import narrate
-from projections.redact import redact
+from projections.redact import blind, redact
 from projections.replay import Step, links_of_rows, replay
-from projections.views import older_challenges
+from projections.views import blind_export, older_challenges
 from server.catchup import fold_to, release, state_at, stream
 from server.documents import audit_document, export_document
 from server.history import fork_wires
@@ -518,6 +518,8 @@ class Connection:
                 await self.send_parts(await audit_document(self.hub.worker, self.hub.backend.store, self.stream, fmt))
             case ExportRequest():
                 self._storyteller("export the scene")
+                if still := blind_export(await self._scene_state(self.stream)):
+                    raise Refusal("blind", still)
                 await self.send_parts(await export_document(self.hub.worker, self.hub.backend.store, self.stream))
             case LedgerRequest():
                 await self.ledger()
@@ -557,13 +559,14 @@ class Connection:
             raise Refusal("unknown_character", f"There is no character {viewer!r} in this scene; as st, *, or one.")
         last = min(state.version, ask.end or state.version, ask.start + MAX_REPLAY - 1)
         store = self.hub.backend.store
+        sealed = blind(state, grant.viewer)  # kept from the asker now, as whomever it replays
 
         snapshots = self.hub.backend.snapshots
 
         def explained() -> tuple[list[Step], Scene | None]:  # reads and pure folds: off the event loop
             before = fold_to(store, snapshots, scene, ask.start - 1)
             records = list(store.read(scene, after=ask.start - 1, upto=last))
-            steps = list(replay(records, viewer, before, links_of_rows(store.rows(scene))))
+            steps = list(replay(records, viewer, before, links_of_rows(store.rows(scene)), sealed))
             return steps, fold(records, before) if ask.view else None
 
         steps, after = await self.hub.worker.run(explained)
@@ -575,7 +578,7 @@ class Connection:
                 end=last,
                 version=state.version,
                 steps=steps,
-                view=viewed(after, viewer) if after is not None else None,
+                view=viewed(after, viewer, hidden=sealed) if after is not None else None,
             )
         )
 
@@ -586,13 +589,14 @@ class Connection:
         end = min(before - 1, state.version)
         start = max(1, end - limit + 1)
         store, snapshots, scene = self.hub.backend.store, self.hub.backend.snapshots, self.stream
+        sealed = blind(state, grant.viewer)
 
         def page() -> tuple[list[Wire], list[str]]:
             base = fold_to(store, snapshots, scene, start - 1)
             records = list(store.read(scene, after=start - 1, upto=end))
             befores = befores_of(records, base) if records else []
-            words = [narrate(b, r.event, grant.viewer) for b, r in zip(befores, records, strict=True)]
-            return [redact(r, grant.viewer) for r in records], words
+            words = [narrate(b, r.event, grant.viewer, blind=sealed) for b, r in zip(befores, records, strict=True)]
+            return [redact(r, grant.viewer, sealed) for r in records], words
 
         events, words = await self.hub.worker.run(page) if end >= 1 else ([], [])
         await self.send(HistoryPage(start=start, end=end, events=events, summaries=words))
@@ -691,7 +695,7 @@ class Connection:
                         return
                     case JoinRefused(code=code, message=message):
                         raise Refusal(code, message)
-                    case Behind(version=version):
+                    case Behind(version=version, blind=sealed):
                         since = since or 0
                         try:
                             if summaries and base is None:
@@ -705,6 +709,7 @@ class Connection:
                                 since,
                                 version,
                                 base,
+                                sealed,
                             )
                         except SceneCorrupt as err:  # found on the way: refused, as a load would be
                             failed = unavailable(target, str(err))

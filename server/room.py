@@ -50,6 +50,7 @@ from domain.evolve import fold
 from domain.log import Recorded
 from domain.night import follow_ups
 from domain.state import Scene
+from projections.redact import SEES_ALL, Blind, blind
 from server.service import ErrorBody, Handled, SceneService
 from server.snapshots import WORTH
 from server.store import SceneCorrupt, SqliteStore, StorageUnavailable
@@ -139,6 +140,8 @@ class Behind:
 
     version: int
     need_base: bool = False
+    blind: Blind = SEES_ALL
+    """The sealed throws the subscriber may not know (``projections.redact.blind``), as of now."""
 
 
 @dataclass
@@ -539,13 +542,13 @@ class Room:
             job.reply.send_nowait(JoinRefused("bad_since", message))
             return
         if state.version - since > CHUNK:
-            job.reply.send_nowait(Behind(state.version))
+            job.reply.send_nowait(Behind(state.version, blind=blind(state, sub.viewer)))
             return
         base = job.base if job.base is not None and job.base.version == since else self.recent.get(since)
         if since == 0:
             base = Scene()
         if sub.summaries and since < state.version and base is None:
-            job.reply.send_nowait(Behind(state.version, need_base=True))
+            job.reply.send_nowait(Behind(state.version, need_base=True, blind=blind(state, sub.viewer)))
             return
         try:
             records = []
@@ -554,7 +557,7 @@ class Room:
         except StorageUnavailable:
             job.reply.send_nowait(JoinRefused("storage_unavailable", UNREAD))
             return
-        frames, _ = commit_frames(records, sub.viewer, base if sub.summaries else None)
+        frames, _ = commit_frames(records, sub.viewer, base if sub.summaries else None, blind(state, sub.viewer))
         with self._gathered():
             self._send([sub], [*frames, *joined_frames(state, since, sub.viewer)])
             self.subscribers.append(sub)

@@ -25,7 +25,7 @@ from domain.sheets import Category, Ident
 from domain.state import Scene
 from projections.narrate import narrate
 from projections.night_view import night_view
-from projections.redact import hidden_command, hidden_fields, redact
+from projections.redact import SEES_ALL, Blind, blind, hidden_command, hidden_fields, redact
 from projections.replay import Step, states
 from projections.views import ChallengeView, CharacterView, StateView, touched, turned, view
 from server.service import ErrorBody, Result
@@ -399,15 +399,15 @@ class Shared:
         self.wires: dict[tuple[int, str, bool], Wire] = {}
         self.public: dict[str, CharacterView] = {}
 
-    def events(self, records: list[Recorded], viewer: str) -> list[Wire]:
+    def events(self, records: list[Recorded], viewer: str, sealed: Blind = SEES_ALL) -> list[Wire]:
         """The viewer's copy of each record (``redact``), made once per distinct redaction."""
         out = []
         for n, record in enumerate(records):
-            hidden = hidden_fields(record, viewer)
+            hidden = hidden_fields(record, viewer, sealed)
             key = (n, repr(hidden) if hidden else "", hidden_command(record, viewer))
             wire = self.wires.get(key)
             if wire is None:
-                wire = self.wires[key] = redact(record, viewer)
+                wire = self.wires[key] = redact(record, viewer, sealed)
             out.append(wire)
         return out
 
@@ -422,14 +422,17 @@ def after_commit(
     """The frame one viewer gets after a commit: its copy of the events, and the view patch (unless
     ``shared`` says a later commit's patch covers this one's); with ``befores`` (the state before
     each record), each event in words too. ``shared`` is what the frames of the commit to all its
-    viewers share (``Shared``), worked out once."""
+    viewers share (``Shared``), worked out once. A sealed throw the viewer may not know now (the
+    Storyteller's, while it still has to throw for the other side: ``blind``) is hidden from all of
+    it."""
     shared = shared or Shared(reach_of(records))
+    sealed = blind(state, viewer)
     patch = None
     if shared.reach is not None:
         only, turn = shared.reach
-        patch = viewed(state, viewer, only=only, turned=turn, public=shared.public)
-    events = shared.events(records, viewer)
-    said = _summaries(records, befores, viewer)
+        patch = viewed(state, viewer, only=only, turned=turn, public=shared.public, hidden=sealed)
+    events = shared.events(records, viewer, sealed)
+    said = _summaries(records, befores, viewer, sealed)
     return [encode(CommitMessage(version=state.version, events=events, view=patch, summaries=said))]
 
 
@@ -440,13 +443,15 @@ def viewed(
     only: tuple[list[str] | None, list[str]] | None = None,
     turned: bool = False,
     public: dict[str, CharacterView] | None = None,
+    hidden: Blind | None = None,
 ) -> StateView:
     """The view of a stream for a viewer: a scene's (``projections.views``), or a game night's, which
     holds the night's scenes and whereabouts beside its characters (``projections.night_view``).
-    ``public``: the characters' public parts made so far for other viewers of the same state."""
+    ``public``: the characters' public parts made so far for other viewers of the same state;
+    ``hidden``: the sealed throws kept from the viewer (default: ``blind`` of ``state``)."""
     if state.night is not None:
         return night_view(state, viewer, only=only)
-    return view(state, viewer, only=only, turned=turned, public=public)
+    return view(state, viewer, only=only, turned=turned, public=public, hidden=hidden)
 
 
 Reach = tuple[tuple[list[str] | None, list[str]], bool]
@@ -464,23 +469,27 @@ def befores_of(records: list[Recorded], before: Scene) -> list[Scene]:
     return [before, *states(records[:-1], before)]
 
 
-def _summaries(records: list[Recorded], befores: list[Scene] | None, viewer: str) -> list[str]:
+def _summaries(records: list[Recorded], befores: list[Scene] | None, viewer: str, sealed: Blind) -> list[str]:
     if befores is None:
         return []
-    return [narrate(b, record.event, viewer) for b, record in zip(befores, records, strict=True)]
+    return [narrate(b, record.event, viewer, blind=sealed) for b, record in zip(befores, records, strict=True)]
 
 
-def commit_frames(records: list[Recorded], viewer: str, base: Scene | None = None) -> tuple[list[bytes], Scene | None]:
+def commit_frames(
+    records: list[Recorded], viewer: str, base: Scene | None = None, sealed: Blind = SEES_ALL
+) -> tuple[list[bytes], Scene | None]:
     """The catch-up frames of some records: a ``commit`` per command (events only); with ``base``
-    (the state before the first record), each event in words too, and the state after the last."""
+    (the state before the first record), each event in words too, and the state after the last.
+    ``sealed``: the sealed throws the viewer may not know now (``blind`` of the scene as it is, not
+    as it was at those records: what was sealed then may be shown by now)."""
     frames = []
     for batch in by_command(records):
         befores = None
         if base is not None:
             befores = befores_of(batch, base)
             base = evolve(befores[-1], batch[-1])
-        events = [redact(record, viewer) for record in batch]
-        said = _summaries(batch, befores, viewer)
+        events = [redact(record, viewer, sealed) for record in batch]
+        said = _summaries(batch, befores, viewer, sealed)
         frames.append(encode(CommitMessage(version=batch[-1].seq, events=events, summaries=said)))
     return frames, base
 

@@ -117,7 +117,12 @@ ADDED = {("tokens", "issued_by"): ("text", "CREATE INDEX IF NOT EXISTS tokens_by
 """Columns added to a table since it was first made (with what they need), added at start to a
 database that lacks them."""
 # what the server does to each table; a read-only store (log, verify, replay, export) needs SELECT
-WRITES = {"events": "INSERT", "commands": "INSERT, DELETE", "tokens": "INSERT, UPDATE", "snapshots": "INSERT, UPDATE, DELETE"}
+WRITES = {
+    "events": "INSERT",
+    "commands": "INSERT, DELETE",
+    "tokens": "INSERT, UPDATE",
+    "snapshots": "INSERT, UPDATE, DELETE",
+}
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """The kony fight of examples/kony.jsonl on a real server: the Storyteller (who plays Enzo, Tony
 and Don Carmine, and enters every d3 rolled at the table), Vito's, Rosa's and Sal's players and a
 spectator, each on its own connection, each command sent by its own player. Each side's dice are
-sealed: the roller's player (and the ST) sees them, nobody else does until the reveal, in the
-events and in the views (kony:d3-test); the log replays as each player and the audit verifies it."""
+sealed: the roller's player (and the ST, but while it still rolls for the NPC against them: a
+blind roll) sees them, nobody else does until the reveal, in the events and in the views
+(kony:d3-test); the log replays as each player and the audit verifies it."""
 
 from __future__ import annotations
 
@@ -82,11 +83,17 @@ async def play_live() -> list[Recorded]:
             if body["type"] == "roll" and "test_revealed" not in kinds:  # the first side's dice, sealed
                 roller, cid = body["character"], body["challenge"]
                 for viewer, client in c.items():
-                    ch = (await at_version(client, last))["challenges"][cid]
+                    view = await at_version(client, last)
+                    ch = view["challenges"][cid]
                     assert ch["rolled"] == [roller], viewer
-                    sees = viewer in (roller, "st")
+                    other = ch["targets"][0] if roller == ch["challenger"] else ch["challenger"]
+                    npc = {who: view["characters"][who]["npc"] for who in (roller, other)}
+                    # the ST sees them, unless it still rolls for the NPC against a player's: a blind roll
+                    sees = viewer == roller or (viewer == "st" and not (npc[other] and not npc[roller]))
                     rolls = {who: (r["dice"], r.get("retests", [])) for who, r in ch.get("rolls", {}).items()}
                     assert rolls == ({roller: (body["values"], body["retests"])} if sees else {}), (viewer, cid, rolls)
+                    if viewer == "st":
+                        assert bool(ch.get("blind")) is not sees, (cid, ch.get("blind"))
                 sealed_checked += 1
             if "test_revealed" in kinds:  # shown to everyone at once
                 revealed = next(e for e in result["events"] if e["type"] == "test_revealed")

@@ -137,6 +137,7 @@ function progress(view, ch) {
       ),
     Object.keys(ch.mob || {}).length > 0 && h("p", {}, "Mob: ", Object.entries(ch.mob).map(([who, traits]) => `${nameOf(view, who)} lends ${traits.join(", ")}`).join(" · ")),
     sealed.length > 0 && h("p", { class: "sealed" }, sealed.map(([who, sign]) => `${whose(who)} sealed throw: ${SIGN_LABELS[sign] || sign}`).join(" · ")),
+    ch.blind && h("p", { class: "sealed blind" }, ch.blind),
     ch.tests.length > 0 &&
       h(
         "ol",
