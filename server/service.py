@@ -7,7 +7,8 @@ result; the same id with another body is ``id_reused``. A refused command is not
 that will not take the write refuses the command with ``storage_unavailable``, acknowledging
 nothing.
 
-A scene is loaded checked: from a snapshot that still matches the log (or from its first event),
+A scene is loaded checked: from a snapshot the server signed that still matches the log (or from its
+first event),
 every event after it verified (seq, link, hash, readable) and the log's end matching the commands
 acknowledged; a scene that fails is ``SceneCorrupt`` and is never served.
 """
@@ -23,6 +24,7 @@ import random
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 import anyio
 import msgspec
@@ -121,6 +123,16 @@ class Handled(msgspec.Struct, frozen=True, kw_only=True):
         )
 
 
+class Loaded(NamedTuple):
+    """A scene as a load made it: its state; the event it was folded from, a snapshot's (0: the
+    log's first) and that event's hash; and the hash of its last event."""
+
+    state: Scene
+    start: int
+    start_hash: str
+    head: str
+
+
 class _Decided(msgspec.Struct, frozen=True, kw_only=True):
     """A command decided against a state: what to append, and on what."""
 
@@ -216,6 +228,10 @@ class SceneService:
     def load(self, scene: str) -> Scene:
         """The scene folded from the store, checked all the way (``SceneCorrupt`` if it is not
         sound). Pure reading: safe on a worker thread."""
+        return self.loaded(scene).state
+
+    def loaded(self, scene: str) -> Loaded:
+        """``load``, saying where it started and the hash of the scene's last event."""
         start = self.snapshots.load(scene, worth=WORTH) if self.snapshots else None
         after, prev = (start.state.version, start.hash) if start else (0, GENESIS)
         rows = Checked(scene, self.store.read_wire(scene, after=after), after=after, prev=prev)
@@ -228,7 +244,13 @@ class SceneService:
         if lost is not None:
             raise lost
         settle()
-        return state
+        return Loaded(state, after, prev, rows.last.hash if rows.last else prev)
+
+    def unsnapshotted(self, loaded: Loaded) -> bool:
+        """Whether a scene loaded so is long, and folded ``every`` events or more from its log: its
+        next load would too, unless a snapshot is kept at its end (``save_snapshot``)."""
+        state, snapshots = loaded.state, self.snapshots
+        return snapshots is not None and state.version >= WORTH and state.version - loaded.start >= snapshots.every
 
     def cached(self, scene: str) -> Scene | None:
         """The scene's state if it is held (never loads)."""
@@ -414,6 +436,25 @@ class SceneService:
             self.snapshots.save(state, at_hash)
         except Exception as err:  # derived data: never worth failing a command for
             log.warning("snapshot not saved", scene=state.id, version=state.version, error=str(err))
+
+    def snapshot_long(self, scenes: Sequence[str], snapshots: Snapshots | None = None) -> None:
+        """Keep a snapshot (in ``snapshots``, default the service's) at the end of each of
+        ``scenes`` that is long and has none there: after ``justicar play`` or ``import``, so that a
+        server's first join of it folds no long log."""
+        kept = snapshots or self.snapshots
+        if kept is None:
+            return
+        for scene in scenes:
+            version, head = self.store.head(scene)
+            if version < WORTH or version in kept.versions(scene):
+                continue
+            state = self.cached(scene)
+            if state is None or state.version != version:
+                state = self.load(scene)
+            try:
+                kept.save(state, head)
+            except Exception as err:  # derived data: the scene is written all the same
+                log.warning("snapshot not saved", scene=scene, version=version, error=str(err))
 
     def _decide(self, command: AnyCommand, state: Scene | None = None) -> _Decided | Handled:
         body = digest(command)
