@@ -234,12 +234,15 @@ class SceneService:
         """``load``, saying where it started and the hash of the scene's last event."""
         start = self.snapshots.load(scene, worth=WORTH) if self.snapshots else None
         after, prev = (start.state.version, start.hash) if start else (0, GENESIS)
-        rows = Checked(scene, self.store.read_wire(scene, after=after), after=after, prev=prev)
+        wires = self.store.read_wire(scene, after=after)
+        rows = Checked(scene, wires, after=after, prev=prev)
         try:
             # folded from its log alone (a short scene): one copy of each part its challenges repeat
             state = fold_rows(scene, rows, start.state) if start else shared(fold_rows(scene, rows))
         except (msgspec.DecodeError, msgspec.ValidationError) as err:
             raise rows.unreadable(err) from None
+        finally:
+            getattr(wires, "close", lambda: None)()  # a reader stopped at a bad event ends here, not in the collector
         lost = lost_end(scene, state.version, self.store.acknowledged(scene))
         if lost is not None:
             raise lost
