@@ -328,7 +328,7 @@ class Room:
         self.on_loaded(state)
         if loaded.start:
             self.tg.start_soon(self._distrust, loaded.start, loaded.start_hash)
-        elif self.service.unsnapshotted(loaded):
+        if self.service.unsnapshotted(loaded):
             self.tg.start_soon(self._snapshot, state, loaded.head, TRUST_AFTER)
 
     async def _distrust(self, version: int, at_hash: str) -> None:
