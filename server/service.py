@@ -8,9 +8,8 @@ that will not take the write refuses the command with ``storage_unavailable``, a
 nothing.
 
 A scene is loaded checked: from a snapshot the server signed that still matches the log (or from its
-first event),
-every event after it verified (seq, link, hash, readable) and the log's end matching the commands
-acknowledged; a scene that fails is ``SceneCorrupt`` and is never served.
+first event), every event after it verified (seq, link, hash, readable) and the log's end matching
+the commands acknowledged; a scene that fails is ``SceneCorrupt`` and is never served.
 """
 
 from __future__ import annotations
