@@ -21,12 +21,11 @@ def opened(args: argparse.Namespace, *, readonly: bool = False) -> EventStore:
 
 def snapshots_of(store: EventStore, args: argparse.Namespace) -> Snapshots | None:
     """The snapshots of a database a verb writes (none in memory), signed with the key file of
-    ``--snapshot-key`` (read now: a bad file is said before anything is written), else the default
-    one (``server.snapshot_keys``)."""
+    ``--snapshot-key``, else the default one (``server.snapshot_keys``): read now, so that a bad
+    file is said before anything is written."""
     if isinstance(store, MemoryStore):
         return None
-    asked = getattr(args, "snapshot_key", None)
-    return Snapshots(store, keys=read_keys(asked) if asked else None)  # type: ignore[arg-type]
+    return Snapshots(store, keys=read_keys(getattr(args, "snapshot_key", None)))  # type: ignore[arg-type]
 
 
 def add_snapshot_key(parser: argparse.ArgumentParser) -> None:
