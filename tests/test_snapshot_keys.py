@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from clients.cli import main
 from server.snapshot_keys import ENV, KeyFileError, default_path, key_path, read_keys
+from tests.live.faults import cli
 
 
 def test_made_on_first_use_for_its_owner_alone(tmp_path: Path) -> None:
@@ -52,9 +52,9 @@ def test_a_file_without_a_key_is_refused(tmp_path: Path, text: str, said: str) -
         read_keys(str(path))
 
 
-def test_serve_does_not_start_on_a_bad_key_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_serve_does_not_start_on_a_bad_key_file(tmp_path: Path) -> None:
     bad = tmp_path / "bad.key"
     bad.write_text("0123\n")
-    code = main(["serve", "--db", str(tmp_path / "j.db"), "--port", "0", "--snapshot-key", str(bad)])
-    assert code == 2
-    assert f"the snapshot key file {bad}, line 1: not a key" in capsys.readouterr().err
+    done = cli("serve", "--db", str(tmp_path / "j.db"), "--port", "0", "--snapshot-key", str(bad))
+    assert done.returncode == 2
+    assert f"the snapshot key file {bad}, line 1: not a key" in done.stderr
