@@ -43,6 +43,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m benchmarks.rulesets --runs 5
 	$(BIN)/python -m benchmarks.live all --runs 3
 	$(BIN)/python -m benchmarks.join --runs 3
+	$(BIN)/python -m benchmarks.played --runs 7 --without
 	$(BIN)/python -m benchmarks.audit --runs 3
 	$(BIN)/python -m benchmarks.pages --runs 3
 	$(BIN)/python -m benchmarks.stall --runs 3

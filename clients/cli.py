@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from clients import admin, history, offline, serve, terminal
+from clients.stores import add_snapshot_key
 from server.store import StoreError, is_postgres
 
 
@@ -34,6 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="apply protocol commands from a JSON-lines script")
     p.add_argument("script", metavar="SCRIPT.jsonl", help="one command per line; '-' reads standard input")
     p.add_argument("--db", metavar="PATH", help="SQLite database (default: in memory, gone at exit)")
+    add_snapshot_key(p)
     p.set_defaults(run=offline.play)
 
     p = sub.add_parser("log", help="print a scene's events as JSON lines")

@@ -8,12 +8,12 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from clients.stores import opened
+from clients.stores import add_snapshot_key, opened, snapshots_of
 from projections.audit import audit
 from projections.audit_render import render
 from server.history import ImportRefused, fork
 from server.nights import audit_of_night, export_all, import_all, is_night
-from server.service import utc_now
+from server.service import SceneService, utc_now
 from server.store import StoreError
 
 
@@ -35,6 +35,7 @@ def export(args: argparse.Namespace, out: TextIO) -> int:
 
 def import_(args: argparse.Namespace, out: TextIO) -> int:
     store = opened(args)
+    snapshots = snapshots_of(store, args)
     try:
         source = sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")  # noqa: SIM115
     except OSError as err:
@@ -52,6 +53,7 @@ def import_(args: argparse.Namespace, out: TextIO) -> int:
     for n, (stream, count) in enumerate(streams):
         what = "game night" if n == 0 and len(streams) > 1 else "scene"
         print(f"imported {what} {stream!r}: {count} events, head {store.head(stream)[1]}", file=out)
+    SceneService(store).snapshot_long([stream for stream, _ in streams], snapshots)  # a first join folds no long log
     return 0
 
 
@@ -113,6 +115,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         metavar="HASH",
         help="the head hash noted at export (a game night's: the night's own): refuse a file that ends elsewhere",
     )
+    add_snapshot_key(p)
     p.set_defaults(run=import_)
 
     p = sub.add_parser("fork", help="a what-if: a new scene starting as a copy of events 1..SEQ")

@@ -9,7 +9,7 @@ from typing import Any, TextIO
 
 import msgspec
 
-from clients.stores import opened
+from clients.stores import opened, snapshots_of
 from domain.commands import parse_command
 from domain.events import CharacterAdded, CharacterEntered, CharacterRegistered
 from domain.evolve import fold_rows
@@ -78,9 +78,11 @@ def play(args: argparse.Namespace, out: TextIO) -> int:
         print(f"justicar play: {args.db} is served by {holder}; send commands through it", file=sys.stderr)
         return 2
     store = opened(args)
+    snapshots = snapshots_of(store, args)
     service = SceneService(store, honour_at=True)
     with source:
         malformed, scenes = play_script(service, source, out)
+    service.snapshot_long(scenes, snapshots)  # a long scene's first join after it folds no long log
     for scene in scenes:
         state = service.state(scene)
         if state.status != "new":

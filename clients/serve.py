@@ -14,10 +14,12 @@ import anyio
 import structlog
 
 from clients.offline import play_script
+from clients.stores import add_snapshot_key
 from server.app import Running, listen, serve_forever
 from server.backend import Backend, DatabaseBusy, open_backend
 from server.logs import configure
 from server.service import SceneService
+from server.snapshot_keys import KeyFileError, read_keys
 from server.wire import BURST, RATE, Limits
 
 log = structlog.get_logger("justicar.serve")
@@ -30,6 +32,7 @@ def _load(backend: Backend, script: str) -> list[str]:
         malformed, scenes = play_script(service, source, io.StringIO())
     if malformed:
         raise SystemExit(f"justicar serve: {script} has malformed lines; `justicar play {script}` shows them")
+    service.snapshot_long(scenes, backend.snapshots)
     return scenes
 
 
@@ -71,8 +74,9 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
     except OSError as err:
         return _cannot_listen(args, err)
     try:
-        backend = open_backend(args.db, lock=not args.shared)
-    except DatabaseBusy as busy:
+        keys = read_keys(args.snapshot_key)
+        backend = open_backend(args.db, lock=not args.shared, snapshot_key=keys)
+    except (DatabaseBusy, KeyFileError) as busy:
         print(f"justicar serve: {busy}", file=sys.stderr)
         return 2
     log.info("backend", kind=backend.kind, db=backend.where, shared=args.shared or backend.kind == "postgresql")
@@ -122,6 +126,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="let other `justicar serve` processes on this machine serve the same SQLite file "
         "(they take turns to write, and each pushes what the others commit; see docs/deploy.md)",
     )
+    add_snapshot_key(p)
     p.add_argument("--log-json", action="store_true", help="log JSON lines instead of text")
     p.add_argument("--rate", type=float, default=RATE, help=f"messages a second per connection (default {RATE:g})")
     p.add_argument("--burst", type=int, default=BURST, help=f"messages at once per connection (default {BURST})")

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import IO, Any
 
+from server.snapshot_keys import Keys
 from server.snapshots import Snapshots
 from server.store import EventStore, MemoryStore, SqliteStore, StoreError, is_postgres
 from server.tokens import MemoryTokens, PostgresTokens, SqliteTokens, Tokens
@@ -45,7 +46,11 @@ class Backend:
             self.lock.close()  # releases the writer lock
 
 
-def open_backend(db: str | None, *, snapshot_every: int = 1000, lock: bool = False) -> Backend:
+def open_backend(
+    db: str | None, *, snapshot_every: int = 1000, lock: bool = False, snapshot_key: Keys | None = None
+) -> Backend:
+    """``snapshot_key``: the keys that sign snapshots (default: the key file ``read_keys`` finds,
+    read when a snapshot is first saved or loaded)."""
     if not db:
         return Backend(MemoryStore(), MemoryTokens(), None)
     if is_postgres(db):
@@ -53,7 +58,7 @@ def open_backend(db: str | None, *, snapshot_every: int = 1000, lock: bool = Fal
 
         pg = PostgresStore(db)  # many processes may serve it: no writer lock
         try:
-            snapshots = Snapshots(pg, every=snapshot_every)
+            snapshots = Snapshots(pg, every=snapshot_every, keys=snapshot_key)
             return Backend(pg, PostgresTokens(pg), snapshots, kind="postgresql", where=describe(db))
         except BaseException:
             pg.close()
@@ -61,7 +66,14 @@ def open_backend(db: str | None, *, snapshot_every: int = 1000, lock: bool = Fal
     held = hold(db) if lock else None
     try:
         store = SqliteStore(db)
-        return Backend(store, SqliteTokens(db), Snapshots(store, every=snapshot_every), held, kind="sqlite", where=db)
+        return Backend(
+            store,
+            SqliteTokens(db),
+            Snapshots(store, every=snapshot_every, keys=snapshot_key),
+            held,
+            kind="sqlite",
+            where=db,
+        )
     except BaseException:
         if held is not None:
             held.close()

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import os
 import shutil
 import sys
 from collections import defaultdict
@@ -37,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, NamedTuple, TypeVar
 
 import anyio
+import msgspec
 import structlog
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -52,7 +54,7 @@ from domain.night import follow_ups
 from domain.state import Scene
 from projections.redact import SEES_ALL, Blind, blind
 from server.service import ErrorBody, Handled, SceneService
-from server.snapshots import WORTH
+from server.snapshots import Verdict
 from server.store import SceneCorrupt, SqliteStore, StorageUnavailable
 from server.tokens import Grant
 from server.wire import (
@@ -212,7 +214,8 @@ class Inspect:
 
 
 TRUST_AFTER = 1.0
-"""Seconds after a load from a snapshot before what it took on trust is checked (``_distrust``)."""
+"""Seconds after a load before what a snapshot took on trust is checked (``_distrust``), or a
+snapshot is saved at the end of a long scene folded from far back (``_snapshot``)."""
 _CHECKS = anyio.Lock()
 """One such check at a time, whatever the number of scenes loading: the machine stays the loop's."""
 _NICE = ["nice", "-n", "10"] if shutil.which("nice") else []
@@ -321,29 +324,44 @@ class Room:
                 self._fail(err)
 
     async def _load(self) -> None:
-        """Load (and check) the scene off the event loop; what a load from a snapshot took on trust
-        (the log before it, the snapshot itself) is checked beside the room (``_distrust``)."""
-        state = await self.worker.run(self.service.load, self.scene)
+        """Load (and check) the scene off the event loop. What a load from a snapshot took on trust
+        (the log before it) is checked beside the room (``_distrust``); a long scene folded from
+        far back gets a snapshot at its end (``_snapshot``), so that its next load need not."""
+        loaded = await self.worker.run(self.service.loaded, self.scene)
+        state = loaded.state
         self.service.adopt(self.scene, state)
         self._remember(state)
         self.on_loaded(state)
-        store = self.service.store
-        if self.service.snapshots is not None and isinstance(store, SqliteStore) and state.version >= WORTH:
-            self.tg.start_soon(self._distrust, store.path)
+        if loaded.start:
+            self.tg.start_soon(self._distrust, loaded.start, loaded.start_hash)
+        if self.service.unsnapshotted(loaded):
+            self.tg.start_soon(self._snapshot, state, loaded.head, TRUST_AFTER)
 
-    async def _distrust(self, path: str) -> None:
-        """Check, in a process of its own, the log before the snapshot the scene was loaded from,
-        and the snapshot against it; if either fails, drop the scene's snapshots (the next load folds
-        the log from its first event, checked) and stop the room, naming what failed."""
+    async def _distrust(self, version: int, at_hash: str) -> None:
+        """Check, in a process of its own, the log before the snapshot the scene was loaded from (it
+        is checked up to event ``version``, whose hash must be ``at_hash``); if it fails, drop the
+        scene's snapshots (the next load folds the log from its first event, checked) and stop the
+        room, naming what failed: a damaged log stops its scene the same whether a snapshot was
+        used or not. The check's verdict is the last line it prints (``server.snapshots.Verdict``);
+        a check that cannot run, or says nothing readable, is logged and stops nothing."""
         await anyio.sleep(TRUST_AFTER)  # the join that loaded the scene goes first
+        store = self.service.store
+        env = dict(os.environ)
+        if isinstance(store, SqliteStore):
+            db = store.path
+        else:
+            db, env["JUSTICAR_DB"] = "-", getattr(store, "url", "")  # a password stays out of the process list
         async with _CHECKS:  # at a lower priority from its first instruction (``nice``), one at a time
             done = await anyio.run_process(
-                [*_NICE, sys.executable, "-m", "server.snapshots", path, self.scene], check=False
+                [*_NICE, sys.executable, "-m", "server.snapshots", db, self.scene, str(version), at_hash],
+                check=False,
+                env=env,
             )
-        if done.returncode != 0:
+        try:
+            problem = msgspec.json.decode(done.stdout.strip().rsplit(b"\n", 1)[-1], type=Verdict).problem
+        except msgspec.DecodeError:
             log.warning("trust check failed to run", scene=self.scene, stderr=done.stderr.decode()[-500:])
             return
-        problem = done.stdout.decode().strip()
         if not problem or self.failure is not None:
             return
         snapshots = self.service.snapshots
@@ -523,7 +541,9 @@ class Room:
             self.tg.start_soon(self._snapshot, after, done.records[-1].hash)
         return after
 
-    async def _snapshot(self, state: Scene, at_hash: str) -> None:
+    async def _snapshot(self, state: Scene, at_hash: str, after: float = 0.0) -> None:
+        """Save a snapshot on the writer (``after`` seconds from now: a load's, once its join went)."""
+        await anyio.sleep(after)
         await self.service.writer.run(lambda: self.service.save_snapshot(state, at_hash))
 
     async def join(self, job: Join) -> None:

@@ -10,9 +10,9 @@ them: ``Repeated``; a command decided again and refused looks for them), never f
 recorded. A disk or database that will not take the write, or does not answer a read in time,
 refuses the command with ``storage_unavailable``, acknowledging nothing.
 
-A scene is loaded checked: from a snapshot that still matches the log (or from its first event),
-every event after it verified (seq, link, hash, readable) and the log's end matching the commands
-acknowledged; a scene that fails is ``SceneCorrupt`` and is never served.
+A scene is loaded checked: from a snapshot the server signed that still matches the log (or from its
+first event), every event after it verified (seq, link, hash, readable) and the log's end matching
+the commands acknowledged; a scene that fails is ``SceneCorrupt`` and is never served.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import random
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 import anyio
 import msgspec
@@ -123,6 +124,16 @@ class Handled(msgspec.Struct, frozen=True, kw_only=True):
             version=self.records[-1].seq if self.records else None,
             events=[redact(record, viewer) for record in self.records],
         )
+
+
+class Loaded(NamedTuple):
+    """A scene as a load made it: its state; the event it was folded from, a snapshot's (0: the
+    log's first) and that event's hash; and the hash of its last event."""
+
+    state: Scene
+    start: int
+    start_hash: str
+    head: str
 
 
 class _Decided(msgspec.Struct, frozen=True, kw_only=True):
@@ -225,19 +236,32 @@ class SceneService:
     def load(self, scene: str) -> Scene:
         """The scene folded from the store, checked all the way (``SceneCorrupt`` if it is not
         sound). Pure reading: safe on a worker thread."""
+        return self.loaded(scene).state
+
+    def loaded(self, scene: str) -> Loaded:
+        """``load``, saying where it started and the hash of the scene's last event."""
         start = self.snapshots.load(scene, worth=WORTH) if self.snapshots else None
         after, prev = (start.state.version, start.hash) if start else (0, GENESIS)
-        rows = Checked(scene, self.store.read_wire(scene, after=after), after=after, prev=prev)
+        wires = self.store.read_wire(scene, after=after)
+        rows = Checked(scene, wires, after=after, prev=prev)
         try:
             # folded from its log alone (a short scene): one copy of each part its challenges repeat
             state = fold_rows(scene, rows, start.state) if start else shared(fold_rows(scene, rows))
         except (msgspec.DecodeError, msgspec.ValidationError) as err:
             raise rows.unreadable(err) from None
+        finally:
+            getattr(wires, "close", lambda: None)()  # a reader stopped at a bad event ends here, not in the collector
         lost = lost_end(scene, state.version, self.store.acknowledged(scene))
         if lost is not None:
             raise lost
         settle()
-        return state
+        return Loaded(state, after, prev, rows.last.hash if rows.last else prev)
+
+    def unsnapshotted(self, loaded: Loaded) -> bool:
+        """Whether a scene loaded so is long, and folded ``every`` events or more from its log: its
+        next load would too, unless a snapshot is kept at its end (``save_snapshot``)."""
+        state, snapshots = loaded.state, self.snapshots
+        return snapshots is not None and state.version >= WORTH and state.version - loaded.start >= snapshots.every
 
     def cached(self, scene: str) -> Scene | None:
         """The scene's state if it is held (never loads)."""
@@ -498,6 +522,25 @@ class SceneService:
             self.snapshots.save(state, at_hash)
         except Exception as err:  # derived data: never worth failing a command for
             log.warning("snapshot not saved", scene=state.id, version=state.version, error=str(err))
+
+    def snapshot_long(self, scenes: Sequence[str], snapshots: Snapshots | None = None) -> None:
+        """Keep a snapshot (in ``snapshots``, default the service's) at the end of each of
+        ``scenes`` that is long and has none there: after ``justicar play`` or ``import``, so that a
+        server's first join of it folds no long log."""
+        kept = snapshots or self.snapshots
+        if kept is None:
+            return
+        for scene in scenes:
+            version, head = self.store.head(scene)
+            if version < WORTH or version in kept.versions(scene):
+                continue
+            state = self.cached(scene)
+            if state is None or state.version != version:
+                state = self.load(scene)
+            try:
+                kept.save(state, head)
+            except Exception as err:  # derived data: the scene is written all the same
+                log.warning("snapshot not saved", scene=scene, version=version, error=str(err))
 
     def _decide(
         self, command: AnyCommand, state: Scene | None = None, subject: Recorded | None = None

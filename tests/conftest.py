@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 
+from server.snapshot_keys import ENV
 from tests import postgres
+
+
+@pytest.fixture(autouse=True, scope="session")
+def snapshot_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The key file that signs the tests' snapshots (``server.snapshot_keys``), made on first use in
+    a folder of the session's: never the user's own; the servers the tests start inherit it."""
+    path = str(tmp_path_factory.mktemp("keys") / "snapshot.key")
+    before = os.environ.get(ENV)
+    os.environ[ENV] = path
+    yield path
+    if before is None:
+        del os.environ[ENV]
+    else:
+        os.environ[ENV] = before
 
 
 @pytest.fixture

@@ -1,37 +1,31 @@
-"""Snapshots laid out as parts behind an index (format 6), read from SQLite a part at a time by a
-thread of its own that digests them while the loading thread decodes: a snapshot read that way is
-the fold it was taken from; one whose bytes changed is never used, and reading it never hangs;
-snapshots written before (format 5) are still read."""
+"""Snapshots laid out as parts behind an index, read from SQLite a part at a time, their MAC checked
+by a thread of its own while the loading thread decodes them: a snapshot read that way is the fold
+it was taken from; one whose bytes changed is never used, whatever its forger wrote beside it, and
+reading it never hangs; one signed with a key the server does not hold, or written before snapshots
+were signed, is passed over (and dropped at the next save); with two keys in its file, the first
+signs and either verifies."""
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
 
 import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from benchmarks.scenes import brawl
 from domain.evolve import fold_rows
 from domain.state import Scene
 from server import snapshots
+from server.service import SceneService
+from server.snapshot_keys import read_keys
 from server.snapshots import Snapshots
 from server.store.sqlite import SqliteStore
 from tests.test_properties import Move, _play, _setup, game
 
 _encoder = msgspec.msgpack.Encoder()
-
-
-def _format_5(state: Scene) -> bytes:
-    """A state as snapshots were written before format 6: a msgpack map of its parts."""
-    parts: dict[str, list[bytes]] = {"head": [_encoder.encode(snapshots._without_maps(state))]}
-    for name in snapshots._MAPS:
-        items = list(getattr(state, name).items())
-        step = snapshots.PART
-        parts[name] = [_encoder.encode(dict(items[n : n + step])) for n in range(0, len(items), step)]
-    return _encoder.encode(parts)
 
 
 def _logged(tmp: Path, moves: list[Move]) -> tuple[SqliteStore, list[tuple[int, Scene]], list[str]]:
@@ -45,12 +39,25 @@ def _logged(tmp: Path, moves: list[Move]) -> tuple[SqliteStore, list[tuple[int, 
     return store, [(set_out.version, set_out), *checkpoints], [w.hash for w in wires]
 
 
-def _corrupt(store: SqliteStore, version: int, blob: bytes, *, digest: bool) -> None:
-    """Replace a snapshot's bytes (and its digest too, when ``digest``: a forger's edit)."""
+def _corrupt(store: SqliteStore, version: int, blob: bytes, signed: str | None = None) -> None:
+    """Replace a snapshot's bytes, and what is written beside them when ``signed`` (a forger's
+    edit)."""
     store.db.conn.execute(
-        "UPDATE snapshots SET state = ?, digest = CASE WHEN ? THEN ? ELSE digest END WHERE scene = 's' AND version = ?",
-        [blob, digest, hashlib.sha256(blob).hexdigest(), version],
+        "UPDATE snapshots SET state = ?, digest = coalesce(?, digest) WHERE scene = 's' AND version = ?",
+        [blob, signed, version],
     )
+
+
+def _forgeries(store: SqliteStore, version: int, blob: bytes, elsewhere: Path) -> list[str]:
+    """What a forger who can write the database, not read the key file, may write beside new bytes:
+    their SHA-256 (what was checked before snapshots were signed), and a MAC under a key of its own
+    with the id of the server's key, or its own key's id."""
+    at_hash = store.db.conn.execute("SELECT hash FROM snapshots WHERE scene = 's' AND version = ?", [version])
+    header = snapshots.signed_header("s", version, at_hash.fetchone()[0])
+    theirs = read_keys(str(elsewhere / "theirs.key"))
+    ours = read_keys()
+    mac = theirs.sign(header, blob)
+    return [hashlib.sha256(blob).hexdigest(), f"{ours.signing}:{mac.partition(':')[2]}", mac]
 
 
 SLOW = settings(
@@ -63,8 +70,8 @@ SLOW = settings(
 def test_a_snapshot_read_the_new_way_is_the_fold_it_was_taken_from(
     tmp_path_factory: pytest.TempPathFactory, moves: list[Move], data: st.DataObject
 ) -> None:
-    """Any state of a random game, saved as a snapshot: decoded from memory, read part by part
-    from SQLite (digested beside the decode), and in the older layout, it is the fold of its log."""
+    """Any state of a random game, saved as a snapshot: decoded from memory, and read from SQLite
+    (its MAC checked beside the decode), it is the fold of its log."""
     store, checkpoints, hashes = _logged(tmp_path_factory.mktemp("layout"), moves)
     try:
         kept = Snapshots(store)
@@ -72,7 +79,6 @@ def test_a_snapshot_read_the_new_way_is_the_fold_it_was_taken_from(
             folded = fold_rows("s", store.rows("s", upto=version))
             assert live == folded
             assert snapshots.decode(snapshots.encode(live)) == folded
-            assert snapshots.decode_v5(_format_5(live)) == folded
             kept.save(live, hashes[version - 1])
             found = kept.load("s", at_most=version)
             assert found is not None and found.state == folded and found.hash == hashes[version - 1]
@@ -85,10 +91,11 @@ def test_a_snapshot_read_the_new_way_is_the_fold_it_was_taken_from(
 def test_a_snapshot_whose_bytes_changed_is_never_used(
     tmp_path_factory: pytest.TempPathFactory, moves: list[Move], data: st.DataObject
 ) -> None:
-    """A byte changed, bytes cut off or added: with its digest left as it was, the snapshot is
-    passed over; with its digest forged to match, it is passed over too when it cannot be read
-    (and what can be read is the distrust check's to catch). The read always ends."""
-    store, checkpoints, hashes = _logged(tmp_path_factory.mktemp("changed"), moves)
+    """A byte changed, bytes cut off or added: with what was beside them left as it was, or
+    forged as someone without the key can, the snapshot is passed over, and the scene loads from
+    its log. The read always ends."""
+    folder = tmp_path_factory.mktemp("changed")
+    store, checkpoints, hashes = _logged(folder, moves)
     try:
         kept = Snapshots(store)
         version, live = checkpoints[-1]
@@ -104,45 +111,91 @@ def test_a_snapshot_whose_bytes_changed_is_never_used(
                 ]
             )
         )
-        _corrupt(store, version, changed, digest=False)
-        assert kept.load("s") is None
-        _corrupt(store, version, changed, digest=True)
-        try:
-            found = kept.load("s")
-        except Exception as err:  # any error at all is a failure: a damaged snapshot is passed over
-            pytest.fail(f"reading a damaged snapshot raised {err!r}")
-        if found is not None:  # it still reads as a state of this scene at this event
-            assert found.state.id == "s" and found.state.version == version
-        assert not store.reads.in_transaction
+        for signed in [None, *_forgeries(store, version, changed, folder)]:
+            _corrupt(store, version, changed, signed)
+            try:
+                found = kept.load("s")
+            except Exception as err:  # any error at all is a failure: a damaged snapshot is passed over
+                pytest.fail(f"reading a damaged snapshot raised {err!r}")
+            assert found is None
+            assert not store.reads.in_transaction
+        assert SceneService(store, snapshots=kept).load("s") == fold_rows("s", store.rows("s"))
     finally:
         store.close()
 
 
-def test_a_snapshot_written_before_is_still_read(tmp_path: Path) -> None:
-    """A file written by an earlier version keeps its snapshots (format 5): they load as before,
-    and those written now (format 6) are preferred only by their version."""
-    from benchmarks.scenes import brawl
-    from server.service import SceneService
-
+def test_a_snapshot_written_before_they_were_signed_is_passed_over(tmp_path: Path) -> None:
+    """A file written by an earlier version holds snapshots checked by a bare digest (format 6):
+    they are never used (whoever could write them could recompute it), and the next save drops
+    them."""
     store = SqliteStore(tmp_path / "old.db")
     try:
         kept = Snapshots(store, every=100)
-        brawl(450, scene="s", service=SceneService(store, snapshots=kept, honour_at=True))
-        old: list[tuple[Any, ...]] = store.db.conn.execute(
-            "SELECT version, hash FROM snapshots WHERE scene = 's' ORDER BY version"
-        ).fetchall()
-        assert old and {f for (f,) in store.db.conn.execute("SELECT DISTINCT format FROM snapshots")} == {6}
-        for version, at_hash in old:
-            state = fold_rows("s", store.rows("s", upto=version))
-            blob = _format_5(state)
+        service = SceneService(store, snapshots=kept, honour_at=True)
+        brawl(450, scene="s", service=service)
+        old = [row[0] for row in store.db.conn.execute("SELECT version FROM snapshots WHERE scene = 's'")]
+        assert len(old) >= 3 and kept.load("s") is not None
+        for version in old:
+            blob = snapshots.encode(fold_rows("s", store.rows("s", upto=version)))
             store.db.conn.execute(
-                "UPDATE snapshots SET format = 5, state = ?, digest = ? WHERE scene = 's' AND version = ?",
+                "UPDATE snapshots SET format = 6, state = ?, digest = ? WHERE scene = 's' AND version = ?",
                 [blob, hashlib.sha256(blob).hexdigest(), version],
             )
-            found = kept.load("s", at_most=version)
-            assert found is not None and found.state == state and found.hash == at_hash
-        service = SceneService(store, snapshots=kept)
-        assert service.load("s") == fold_rows("s", store.rows("s"))
+        assert kept.load("s") is None
+        assert SceneService(store, snapshots=kept).load("s") == fold_rows("s", store.rows("s"))
+        brawl(560, scene="s", service=service)  # one more snapshot saved at event 500
+        assert [f for (f,) in store.db.conn.execute("SELECT format FROM snapshots WHERE scene = 's'")] == [7]
+    finally:
+        store.close()
+
+
+def test_a_snapshot_signed_with_another_key_is_passed_over(tmp_path: Path) -> None:
+    """A snapshot signed with a key the server does not hold (a key replaced, or another
+    deployment's database copied in) is passed over for the one before it, or the log; the next save
+    drops it."""
+    store = SqliteStore(tmp_path / "k.db")
+    try:
+        mine = read_keys(str(tmp_path / "mine.key"))
+        other = Snapshots(store, every=100, keys=read_keys(str(tmp_path / "other.key")))
+        brawl(350, scene="s", service=SceneService(store, snapshots=other, honour_at=True))
+        assert other.load("s") is not None
+        kept = Snapshots(store, every=100, keys=mine)
+        assert kept.load("s") is None
+        assert SceneService(store, snapshots=kept).load("s") == fold_rows("s", store.rows("s"))
+        brawl(420, scene="s", service=SceneService(store, snapshots=kept, honour_at=True))
+        (last,) = kept.versions("s")  # the one just saved (at 400 or so): the other key's are gone
+        assert 400 <= last < 420
+        found = kept.load("s")
+        assert found is not None and found.state == fold_rows("s", store.rows("s", upto=last))
+    finally:
+        store.close()
+
+
+def test_a_key_rotated(tmp_path: Path) -> None:
+    """A new key put on top of the file: it signs, and what the old one signed still verifies; the
+    old key dropped, what it signed is passed over, and only that."""
+    store = SqliteStore(tmp_path / "r.db")
+    old_file, both_file, new_file = (tmp_path / name for name in ("old.key", "both.key", "new.key"))
+    try:
+        old = read_keys(str(old_file))
+        brawl(
+            250, scene="s", service=SceneService(store, snapshots=Snapshots(store, every=100, keys=old), honour_at=True)
+        )
+        new = read_keys(str(new_file))
+        both_file.write_text(new_file.read_text() + old_file.read_text())
+        both = Snapshots(store, every=100, keys=read_keys(str(both_file)))
+        assert both.keys.signing == new.signing
+        before = both.versions("s")  # the old key's, at 100 and 200 or so
+        found = both.load("s")
+        assert len(before) == 2 and found is not None and found.state.version == before[-1]
+        brawl(350, scene="s", service=SceneService(store, snapshots=both, honour_at=True))
+        assert both.load("s", at_most=before[-1]) is not None and both.load("s") is not None
+        only_new = Snapshots(store, every=100, keys=new)
+        assert only_new.load("s", at_most=before[-1]) is None  # the old key's
+        (signed_new,) = set(both.versions("s")) - set(before)
+        found = only_new.load("s")
+        assert found is not None and found.state.version == signed_new
+        assert found.state == fold_rows("s", store.rows("s", upto=signed_new))
     finally:
         store.close()
 

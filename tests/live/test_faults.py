@@ -5,12 +5,10 @@ connections and never an acknowledged command."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import itertools
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import threading
 import time
@@ -21,18 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import msgspec
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from benchmarks.scenes import brawl
 from server.app import Running, running
 from server.backend import Backend, open_backend
 from server.room import Room
-from server.service import SceneService
-from server.snapshots import WORTH
-from server.snapshots import decode as snapshot_decode
-from server.snapshots import encode as snapshot_encode
 from server.wire import Limits
 from tests.live.conftest import seed
 from tests.live.faults import (
@@ -184,72 +176,6 @@ class TestCorruptScene:
             assert said[0] in answer["message"], answer
             await st1.ping()
         assert events(scenes.db, "what-if") == []
-
-
-class TestTrustedOnLoad:
-    """A long scene is loaded from its latest snapshot and the events after it. What that took on
-    trust (the log before the snapshot, and the snapshot itself) is checked beside the room, in a
-    process of its own: if either fails, the scene's snapshots are dropped and the room stops naming
-    the fault; the next load folds the whole log, checked. (A catch-up reads the log checked, so it
-    meets a bad event itself: refused, naming it.) The other scene never notices."""
-
-    @pytest.mark.parametrize("fault", ["log edited before the snapshot", "snapshot forged, digest and all"])
-    async def test_found_beside_the_room(self, tmp_path: Path, fault: str) -> None:
-        db, backend, tokens = two_scenes(tmp_path)
-        service = SceneService(backend.store, honour_at=True, snapshots=backend.snapshots)
-        brawl(WORTH + 200, scene="long", service=service)
-        tokens["st-long"] = backend.tokens.issue("long", "st")[0]
-        version, blob = (
-            sqlite3.connect(db)
-            .execute("SELECT version, state FROM snapshots WHERE scene = 'long' ORDER BY version DESC")
-            .fetchone()
-        )
-        assert version >= WORTH
-        someone = next(iter(snapshot_decode(blob).characters))
-        if fault == "log edited before the snapshot":
-            tamper(db, "UPDATE events SET data = 'x' || substr(data, 2) WHERE scene = 'long' AND seq = 3")
-            said = ["event 3", "not valid JSON"]
-        else:
-            state = snapshot_decode(blob)
-            who, c = next(iter(state.characters.items()))
-            forged = snapshot_encode(
-                msgspec.structs.replace(
-                    state, characters=state.characters.set(who, msgspec.structs.replace(c, willpower=99))
-                )
-            )
-            digest = hashlib.sha256(forged).hexdigest()
-            with contextlib.closing(sqlite3.connect(db, isolation_level=None)) as conn:
-                conn.execute(
-                    "UPDATE snapshots SET state = ?, digest = ? WHERE scene = 'long' AND version = ?",
-                    [forged, digest, version],
-                )
-            said = [f"snapshot at event {version}", "does not match"]
-        async with running(backend, limits=UNLIMITED) as live:
-            async with (
-                peer(live.url, tokens["st2"], subscribe=True) as st2,
-                peer(live.url, tokens["sam2"], subscribe=True) as sam2,
-                kept_alive(st2, sam2) as pings,
-                peer(live.url, tokens["st-long"]) as st,
-            ):
-                served = await st.command(adjust("served-on-trust", someone))  # loaded from the snapshot: served
-                assert served["ok"], served
-                await st.send({"type": "subscribe", "since": served["version"]})  # no catch-up to check
-                stopped = await st.wait(lambda m: m["type"] == "error", "the check's verdict", seconds=20)
-                assert stopped["code"] == "scene_unavailable" and all(w in stopped["message"] for w in said)
-                with anyio.fail_after(5):
-                    await st.closed.wait()
-                count = sqlite3.connect(db).execute("SELECT count(*) FROM snapshots WHERE scene = 'long'")
-                assert count.fetchone()[0] == 0  # dropped: the next load folds the whole log
-                async with peer(live.url, tokens["st-long"]) as again:
-                    answer = await again.subscribe()  # from 0: a fresh load and a catch-up
-                    if fault == "log edited before the snapshot":  # refused, naming the bad event
-                        assert answer["type"] == "error" and "event 3" in answer["message"], answer
-                    else:  # served from the log, as it was: no Willpower 99
-                        assert answer["type"] == "subscribed", answer
-                        view = next(m for m in again.messages if m["type"] == "view")["view"]
-                        assert all(c.get("willpower") != 99 for c in view["characters"].values())
-                await carries_on(st2, sam2, "in-s2")
-            assert pings.answered >= 4 and pings.slowest < 1.0
 
 
 class TestSlowTokenStore:

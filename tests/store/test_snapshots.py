@@ -4,7 +4,10 @@ before a step, used only while they match the log, discarded."""
 
 from __future__ import annotations
 
+import hashlib
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -15,6 +18,7 @@ from server import catchup, service, snapshots
 from server.backend import Backend
 from server.catchup import fold_to
 from server.service import SceneService
+from server.snapshot_keys import read_keys
 from server.snapshots import distrust
 from server.store import SceneCorrupt
 from tests.store.conftest import ON_DISK, raw
@@ -31,6 +35,11 @@ def small(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(snapshots, "WORTH", 300)
     monkeypatch.setattr(service, "WORTH", 300)
     monkeypatch.setattr(catchup, "WORTH", 300)
+
+
+def tmp_key() -> Path:
+    """A key file path of a folder of its own: a key the server does not hold."""
+    return Path(tempfile.mkdtemp()) / "elsewhere.key"
 
 
 def grown(opened: Callable[..., Backend], where: str, events: int = 720) -> Backend:
@@ -104,17 +113,48 @@ class TestSnapshots:
         found = backend.snapshots.load("s1")
         assert found is not None and found.state.version < before
 
-    def test_distrust_checks_what_a_load_took_on_trust(self, where: str, opened: Callable[..., Backend]) -> None:
-        """The room's check of a snapshot load (``distrust``, in a process of its own, given the
-        database's path or URL): nothing to say of a sound one; a snapshot that is not the fold of
-        its log (though its digest and hash hold) is named."""
+    def test_a_forged_snapshot_is_never_used(self, where: str, opened: Callable[..., Backend]) -> None:
+        """A snapshot rewritten in the database (Willpower 5 to 99) with its digest recomputed, or
+        signed with a key the server does not hold, is passed over for the one before it; the
+        scene loads to the fold of its log."""
         backend = grown(opened, where)
-        assert backend.snapshots is not None and distrust(where, "s1") is None
+        assert backend.snapshots is not None
+        *_, before, last = backend.snapshots.versions("s1")
+        state = backend.snapshots.load("s1")
+        assert state is not None and state.state.version == last
+        who, c = next(iter(state.state.characters.items()))
+        forged = snapshots.encode(
+            msgspec.structs.replace(
+                state.state, characters=state.state.characters.set(who, msgspec.structs.replace(c, willpower=99))
+            )
+        )
+        elsewhere = read_keys(str(tmp_key()))
+        header = snapshots.signed_header("s1", last, state.hash)
+        for signed in [hashlib.sha256(forged).hexdigest(), elsewhere.sign(header, forged)]:
+            raw(
+                where,
+                "UPDATE snapshots SET state = ?, digest = ? WHERE scene = 's1' AND version = ?",
+                (forged, signed, last),
+            )
+            found = backend.snapshots.load("s1")
+            assert found is not None and found.state.version == before
+            loaded = SceneService(backend.store, snapshots=backend.snapshots).load("s1")
+            assert loaded == fold_rows("s1", backend.store.rows("s1")) and loaded.characters[who].willpower != 99
+
+    def test_distrust_checks_the_log_before_a_snapshot(self, where: str, opened: Callable[..., Backend]) -> None:
+        """The room's check of a load from a snapshot (``distrust``, in a process of its own, given
+        the database's path or URL and the snapshot's event and hash): nothing to say of a sound log;
+        an event edited before the snapshot is named, and so is a log that no longer holds the
+        snapshot's event with its hash."""
+        backend = grown(opened, where)
+        assert backend.snapshots is not None
         latest = backend.snapshots.load("s1")
         assert latest is not None
-        forged = msgspec.structs.replace(latest.state, title="Forged")
-        backend.snapshots.save(forged, latest.hash)
-        assert "does not match the fold of its log" in (distrust(where, "s1") or "")
+        version = latest.state.version
+        assert distrust(where, "s1", version, latest.hash) is None
+        assert "no longer holds event" in (distrust(where, "s1", version, "another") or "")
+        raw(where, "UPDATE events SET data = replace(data, 'Brawny', 'Brawnie') WHERE scene = 's1' AND seq = 3")
+        assert "event 3" in (distrust(where, "s1", version, latest.hash) or "")
 
 
 def test_a_log_edited_under_its_snapshots_is_refused(where: str, opened: Callable[..., Backend]) -> None:
