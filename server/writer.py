@@ -66,6 +66,9 @@ class Writer:
         self._lane = Lane()
         self._waiting: list[_Waiting] = []
         self._committing: anyio.Event | None = None
+        self._stepping = anyio.Lock()
+        """Held by the copy whose step is with the writer: one step at a time, however many copies
+        are made, so a commit waits behind one step at most."""
 
     async def run(self, job: Callable[[], T]) -> T:
         """Run ``job`` after every write before it; it finishes even if the caller is cancelled
@@ -76,13 +79,15 @@ class Writer:
 
     async def copy(self, scene: str, wires: Sequence[Wire], digests: dict[tuple[str, str], str] | None = None) -> None:
         """Write a whole scene's records (a fork) a step at a time (``STEP`` records, each step a
-        job of its own: the commits that arrive meanwhile go in between, so none waits longer than
-        one step). The scene exists for readers once the last step is in; an unfinished copy of the
-        same records (a copy that died half-way) is taken over and completed."""
+        job of its own, and one copy's step at a time: the commits that arrive meanwhile go in
+        between, so none waits longer than one step). The scene exists for readers once the last
+        step is in; an unfinished copy of the same records (a copy that died half-way) is taken over
+        and completed."""
         owner = secrets.token_hex(8)
         done = await self.run(partial(self.store.resume, scene, wires))
-        for step in copy_steps(scene, wires, digests, done):  # each made on the loop: about 0.1 ms
-            await self.run(partial(self.store.write_step, scene, owner, step))
+        for step in copy_steps(scene, wires, digests, done):  # each made on the loop: well under 0.1 ms
+            async with self._stepping:
+                await self.run(partial(self.store.write_step, scene, owner, step))
             await anyio.lowlevel.checkpoint()  # a store in memory is written inline: the others' turn
 
     async def append(self, items: Sequence[Append]) -> list[Outcome]:
