@@ -25,6 +25,10 @@ committed), by ``NOTIFY`` on ``CHANNEL`` with ``"SEQ SCENE"`` per scene written 
 ``server.notify`` listens): the events themselves are read from the table. A commit whose answer was lost
 (the connection dropped during ``COMMIT``) is ``StorageUnavailable`` though it may have landed:
 a command sent again with its id finds its first result (``command``).
+``unfinished`` names each scene being copied in steps (a fork, an import: ``server.history``) and
+who copies it, as in SQLite: until its last step the scene has no events for any read (each read
+adds ``_WHOLE``) and an append to it conflicts; each step locks its row (``FOR UPDATE``), so a copy
+taking it over waits for the step in progress.
 
 The interface is synchronous, as every store's is: the server calls it from its writer and worker
 threads (``server.writer``), so this module uses psycopg's sync API over a

@@ -7,6 +7,10 @@ does not already hold the command (its rows are hash-chained; the ``commands`` r
 index of them), insert the events and the command, commit. When ``append`` returns, the events are
 on disk.
 
+``unfinished`` names each scene being copied in steps (a fork, an import: ``server.history``) and
+who copies it: until its last step the scene has no events for any read and an append to it
+conflicts. A file of an older version has no such table (a read-only store then reads as before).
+
 Writes go through one connection (the server calls it from its writer thread only); every thread
 that reads has its own connection, so a read never sees another's open transaction. A read-only
 store (``readonly=True``, for ``log``, ``verify``, ``replay``, ``export`` and ``audit``) opens the
