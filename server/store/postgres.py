@@ -437,10 +437,14 @@ class PostgresStore(Batched):
         """One step, in one transaction: the scene's ``unfinished`` row locked (``FOR UPDATE``: a
         copy taking it over waits for this step), its head checked, the records and commands
         inserted a statement each (``unnest``), and on the last step the row deleted and the scene
-        announced."""
+        announced. Only the last step waits for the disk (``synchronous_commit`` is off for the
+        others): its commit flushes the write-ahead log up to it, the earlier steps with it, and a
+        crash before then loses only the latest steps, leaving a prefix its retry completes."""
         self._writable()
         try:
             with self.pool.connection() as conn, conn.transaction():
+                if not step.last:  # made durable by the last step's commit (or any other's before it)
+                    conn.execute("SET LOCAL synchronous_commit = off")
                 holder = conn.execute(self._HOLDER + " FOR UPDATE", [scene]).fetchone()
                 head = conn.execute(self._RAW_HEAD, [scene]).fetchone()
                 raw = (head[0], head[1]) if head else (0, GENESIS)

@@ -234,7 +234,20 @@ class SqliteStore(Batched):
         return resumed(scene, wires, self._head(conn, scene), self._holder(conn, scene) is not None)
 
     def write_step(self, scene: str, owner: str, step: Step) -> None:
+        """One step of a copy. Only the last is made durable on its own: the others commit without
+        waiting for the disk (``synchronous=NORMAL``), and the last one's sync (or any commit's
+        between) takes them to the disk with it. A crash before then loses, at most, the steps
+        after the last sync, never one before a step kept (the log is written in order): what is
+        left is still a prefix of the copy, unseen, that its retry completes."""
         conn = self.db.conn
+        if not step.last:
+            conn.execute("PRAGMA synchronous=NORMAL")
+        try:
+            self._write_step(conn, scene, owner, step)
+        finally:
+            conn.execute("PRAGMA synchronous=FULL")
+
+    def _write_step(self, conn: sqlite3.Connection, scene: str, owner: str, step: Step) -> None:
         with self._writing(scene):
             claimable(scene, step, self._head(conn, scene), self._holder(conn, scene), owner)
             if step.first:
