@@ -841,7 +841,7 @@ def main() -> None:
     p.add_argument("--events", type=int, default=20_000, help="events in the long scene (default 20000)")
     p.add_argument("--interval", type=float, default=5.0, help="ms between the bystander's pings (default 5)")
     p.add_argument(
-        "--commit-interval", type=float, default=20.0, help="ms between the committer's commands (default 20)"
+        "--commit-interval", type=float, default=50.0, help="ms between the committer's commands (default 50)"
     )
     p.add_argument(
         "--postgres",
