@@ -18,6 +18,7 @@ import contextvars
 import gc
 import os
 import secrets
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
@@ -80,15 +81,18 @@ class Writer:
     async def copy(self, scene: str, wires: Sequence[Wire], digests: dict[tuple[str, str], str] | None = None) -> None:
         """Write a whole scene's records (a fork) a step at a time (``STEP`` records, each step a
         job of its own, and one copy's step at a time: the commits that arrive meanwhile go in
-        between, so none waits longer than one step). The scene exists for readers once the last
-        step is in; an unfinished copy of the same records (a copy that died half-way) is taken over
-        and completed."""
+        between, so none waits longer than one step). After each step the copies pause as long as
+        it took: they have at most half the writer's thread, and the event loop the interpreter
+        (a step is Python work too: steps back to back starve the loop that brings the commits).
+        The scene exists for readers once the last step is in; an unfinished copy of the same
+        records (a copy that died half-way) is taken over and completed."""
         owner = secrets.token_hex(8)
         done = await self.run(partial(self.store.resume, scene, wires))
         for step in copy_steps(scene, wires, digests, done):  # each made on the loop: well under 0.1 ms
             async with self._stepping:
+                started = time.perf_counter()
                 await self.run(partial(self.store.write_step, scene, owner, step))
-            await anyio.lowlevel.checkpoint()  # a store in memory is written inline: the others' turn
+                await anyio.sleep(time.perf_counter() - started)  # as long again for the others
 
     async def append(self, items: Sequence[Append]) -> list[Outcome]:
         """Append these commands' events (in this order), committed with whatever else is waiting:
