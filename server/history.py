@@ -7,9 +7,12 @@ readable, the end present and matching, and the head noted with ``--expect``) an
 unless all of it is sound. A fork copies events 1..N of a scene into a new one and records where it
 came from; the original is never touched.
 
-Both write in steps (``server.store.base.copy_steps``: ``STEP`` records a transaction, each a job
-of its own on the server's writer, so other scenes' commits go in between and none waits longer than
-one step), and the new scene is whole or absent to everyone else:
+Both write in steps (``server.store.base.copy_steps``: ``STEP`` records a transaction; in a server,
+``Writer.copy``, each a job of its own on the writer followed by a pause as long as it took, so
+other scenes' commits go in between and none waits longer than one step; ``justicar import`` and
+``fork`` on a file a server is serving hold SQLite's write lock one step at a time too), the steps
+but the last without waiting for the disk (the last one's sync takes them with it), and the new
+scene is whole or absent to everyone else:
 
 - The first step claims the name: in the transaction that writes the first records, a row of the
   store's ``unfinished`` table names the scene and the copy's owner (a random key). The first
