@@ -1,6 +1,7 @@
 """Stalls: the longest a bystander waits for a ``pong`` while another connection floods the server.
 
     .venv/bin/python -m benchmarks.stall [--runs 3] [--seconds 4] [--events 20000] [--nodelay] [--json]
+        [--postgres URL]
 
 One server (``server.app.running`` over ``server.backend.open_backend`` on a SQLite file in
 .justicar/bench, WAL and ``synchronous=FULL``, logging JSON lines to a file as ``justicar serve
@@ -10,7 +11,14 @@ of its own; so does the bystander, a spectator of the SHORT scene that sends
 ``{"type": "ping", "id": …}`` every ``--interval`` ms on a fixed schedule (never waiting for the
 last pong, so a stall shows in full) and times each ``pong``. A ping's round-trip includes any time
 the server's event loop spent on something else: the longest one is the longest stall a table's
-phones would feel, whoever caused it. The flooders run in this process.
+phones would feel, whoever caused it. A committer, the Storyteller of the short scene in a process
+of its own, sends an always-accepted ``adjust`` every ``--commit-interval`` ms on a fixed schedule
+and times each ``result``: its longest wait is the longest a table's commands waited on the writer
+(a fork's rows, a snapshot), which pings do not see. The flooders run in this process.
+
+With ``--postgres URL`` (a server where the role may create databases) the server serves a
+PostgreSQL database instead: the scenes are seeded once into a database of their own, and each run
+serves a copy of it (``CREATE DATABASE … TEMPLATE``), dropped afterwards.
 
 Phases, ``--seconds`` each, one request at a time (each waits for its answer, so the server has
 the next one as soon as it is free):
@@ -23,18 +31,20 @@ the next one as soon as it is free):
   keeps sending garbage (1008): the flooder reconnects and goes on, and the closes are counted.
 - ``sheets``: ``add_character`` with a sheet of about 1,300 wrong entries, as the Storyteller.
 - ``forks``: ``fork`` of the long scene at a random event, as its Storyteller.
+- ``forks3``: the same from three connections at once.
 - ``documents``: ``export`` and ``audit`` (HTML) of the long scene, in turn.
 - ``catchups``: ``--catchups`` spectators subscribing to the long scene from 0 with words
   (``summaries``), again and again, and ``--stuck`` more that subscribe the same way but never
   read (``max_queue=1``: their socket fills and stays full).
 
 Each phase reports the bystander's round-trip p50, p99 and max (ms) over the pings sent while the
-flood lasted (until its last answer came), pings never answered, how many cores other processes
+flood lasted (until its last answer came), pings never answered, the committer's longest wait and
+median (``commit``), how many cores other processes
 kept busy meanwhile (``others``: the machine is shared; a run with others at work is noise), and
 what the flood got back (answered of sent). The whole sequence runs ``--runs`` times, each on a
 fresh copy of the database and a fresh server; the summary gives per phase the median and the
-range (min-max) across runs of the max and of the p99. Goal: every phase's longest ping under
-20 ms. ``--json`` prints every figure as JSON instead of the tables.
+range (min-max) across runs of the max and of the p99, and of the longest commit. Goal: every
+phase's longest ping and longest commit under 20 ms. ``--json`` prints every figure as JSON instead of the tables.
 
 The server now makes its listening socket with the protocol named (``server.app.listen``), so
 asyncio turns Nagle's algorithm off on every connection. Earlier versions made it with
@@ -70,6 +80,7 @@ from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Connection as Pipe
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import anyio
 import msgspec
@@ -84,10 +95,10 @@ from server.app import running
 from server.backend import Backend, open_backend
 from server.logs import configure
 from server.service import SceneService
-from server.store import SqliteStore
+from server.store import SqliteStore, is_postgres
 from server.wire import MAX_FRAME, MAX_QR, Limits
 
-PHASES = ("baseline", "qr", "malformed", "sheets", "forks", "documents", "catchups")
+PHASES = ("baseline", "qr", "malformed", "sheets", "forks", "forks3", "documents", "catchups")
 GOAL_MS = 20.0
 TIMEOUT = 60.0
 """Seconds a flooding request waits for its answer before it counts as missing."""
@@ -101,14 +112,16 @@ LONG, SHORT = "long", "short"
 
 @dataclass
 class Seeded:
-    db: Path
+    db: str
+    """The seeded database: a SQLite file, or a PostgreSQL database's URL (``--postgres``)."""
     long_version: int
     short_version: int
     tokens: dict[str, str]
 
 
-def seed(where: Path, events: int) -> Seeded:
-    """The long scene (played command by command) and the demo scene, and the tokens the clients use."""
+def seed(where: Path, events: int, postgres: str | None = None) -> Seeded:
+    """The long scene (played command by command) and the demo scene, and the tokens the clients
+    use; with ``postgres`` (a server's URL), copied into a database of their own there."""
     db = where / "base.db"
     store = SqliteStore(db)
     store.db.execute("PRAGMA synchronous=OFF")  # only to build the scenes fast
@@ -117,28 +130,59 @@ def seed(where: Path, events: int) -> Seeded:
     for line in (ROOT / "examples" / "demo.jsonl").read_text().splitlines():
         if line.startswith("{"):
             service.handle(parse_command(json.dumps({**json.loads(line), "scene": SHORT})))
-    seeded = Seeded(db, store.head(LONG)[0], store.head(SHORT)[0], {})
+    seeded = Seeded(str(db), store.head(LONG)[0], store.head(SHORT)[0], {})
+    if postgres:
+        seeded.db = pg_create(postgres, f"justicar_stall_{os.getpid()}")
+        target = open_backend(seeded.db)
+        for scene in (LONG, SHORT):
+            target.store.import_wires(scene, list(store.read_wire(scene)))
+        target.close()
     store.close()
-    backend = open_backend(str(db))
+    backend = open_backend(seeded.db)
     issue = backend.tokens.issue
     seeded.tokens = {
         "st": issue(LONG, "st")[0],
         "player": issue(LONG, "player", PEOPLE[0])[0],
         "spectator": issue(LONG, "spectator")[0],
         "bystander": issue(SHORT, "spectator")[0],
+        "committer": issue(SHORT, "st")[0],
     }
     backend.close()
     return seeded
 
 
-def fresh_copy(seeded: Seeded, where: Path, run: int) -> Path:
+def fresh_copy(seeded: Seeded, where: Path, run: int) -> str:
     """A copy of the seeded database for one run (forks grow it)."""
+    if is_postgres(seeded.db):
+        return pg_create(seeded.db, f"{pg_name(seeded.db)}_run{run}", template=pg_name(seeded.db))
     target = where / f"run{run}.db"
     for suffix in ("", "-wal", "-shm"):
         source = Path(f"{seeded.db}{suffix}")
         if source.exists():
             shutil.copyfile(source, f"{target}{suffix}")
-    return target
+    return str(target)
+
+
+def pg_name(url: str) -> str:
+    return urlsplit(url).path.lstrip("/")
+
+
+def pg_create(url: str, name: str, *, template: str | None = None) -> str:
+    """A new database ``name`` on the server of ``url`` (a copy of ``template``): its URL."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.execute(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}" if template else ""))
+    return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
+
+
+def pg_drop(url: str, names: list[str]) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for name in names:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 # -- the server and the bystander, each in a process of its own ---------------------------------
@@ -235,10 +279,48 @@ async def _ping(url: str, token: str, since: int, interval: float, pipe: Pipe) -
     return sorted(samples + [(at, float("nan")) for at in sent.values()])
 
 
-class Processes:
-    """The server and the bystander of one run, started in order and stopped on exit."""
+def committer(url: str, token: str, interval: float, pipe: Pipe) -> None:
+    """The committer process: an ``adjust`` of the short scene (as its Storyteller) every
+    ``interval`` seconds until told to stop, then (sent at, ms to its result) per command, ``nan``
+    for one never answered or refused."""
+    pipe.send(asyncio.run(_commit(url, token, interval, pipe)))
 
-    def __init__(self, db: Path, log: Path, seeded: Seeded, args: argparse.Namespace) -> None:
+
+async def _commit(url: str, token: str, interval: float, pipe: Pipe) -> list[tuple[float, float]]:
+    ws = await hello(url, token)
+    sent: dict[str, float] = {}
+    samples: list[tuple[float, float]] = []
+
+    async def read() -> None:
+        with contextlib.suppress(ConnectionClosed):
+            async for frame in ws:
+                received = time.monotonic()
+                body = json.loads(frame)
+                if body.get("type") == "result" and (at := sent.pop(body.get("id"), None)) is not None:
+                    samples.append((at, (received - at) * 1000 if body.get("ok") else float("nan")))
+
+    reader = asyncio.create_task(read())
+    pipe.send("ready")
+    started, n = time.monotonic(), 0
+    try:
+        while not pipe.poll():
+            n += 1
+            await asyncio.sleep(max(0.0, started + n * interval - time.monotonic()))
+            sent[f"c{n}"] = time.monotonic()
+            adjust = {"type": "adjust", "id": f"c{n}", "character": "michael", "changes": {"willpower": 1}}
+            await ws.send(json.dumps({**adjust, "reason": "benchmark"}))
+        await asyncio.sleep(1.0)  # the last results
+    except ConnectionClosed:
+        pass
+    reader.cancel()
+    await ws.close()
+    return sorted(samples + [(at, float("nan")) for at in sent.values()])
+
+
+class Processes:
+    """The server, the bystander and the committer of one run, started in order and stopped on exit."""
+
+    def __init__(self, db: str, log: Path, seeded: Seeded, args: argparse.Namespace) -> None:
         self.ctx = multiprocessing.get_context("spawn")
         self.server_pipe, child = self.ctx.Pipe()
         self.server = self.ctx.Process(
@@ -257,20 +339,34 @@ class Processes:
         self.pinger.start()
         if not self.pinger_pipe.poll(60) or self.pinger_pipe.recv() != "ready":
             raise RuntimeError("the bystander did not start")
+        self.committer_pipe, child = self.ctx.Pipe()
+        self.committer = self.ctx.Process(
+            target=committer, args=(self.url, seeded.tokens["committer"], args.commit_interval / 1000, child)
+        )
+        self.committer.start()
+        if not self.committer_pipe.poll(60) or self.committer_pipe.recv() != "ready":
+            raise RuntimeError("the committer did not start")
 
     @property
     def pids(self) -> list[int]:
-        return [pid for pid in (self.server.pid, self.pinger.pid) if pid is not None]
+        return [pid for pid in (self.server.pid, self.pinger.pid, self.committer.pid) if pid is not None]
 
-    def samples(self) -> list[tuple[float, float]]:
-        """Stop the bystander and take its pings."""
-        self.pinger_pipe.send("stop")
-        samples: list[tuple[float, float]] = self.pinger_pipe.recv()
-        self.pinger.join(10)
-        return samples
+    def samples(self) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+        """Stop the bystander and the committer and take their pings and commits."""
+        taken = []
+        for process, pipe in ((self.pinger, self.pinger_pipe), (self.committer, self.committer_pipe)):
+            pipe.send("stop")
+            taken.append(pipe.recv())
+            process.join(10)
+        return taken[0], taken[1]
 
     def stop(self) -> None:
-        for process, pipe in ((self.pinger, self.pinger_pipe), (self.server, self.server_pipe)):
+        pairs = (
+            (self.pinger, self.pinger_pipe),
+            (self.committer, self.committer_pipe),
+            (self.server, self.server_pipe),
+        )
+        for process, pipe in pairs:
             if process.is_alive():
                 with contextlib.suppress(OSError):
                     pipe.send("stop")
@@ -475,6 +571,19 @@ async def flood_forks(ctx: Context, deadline: float, tally: Tally) -> None:
     await ask_until(ctx, ctx.seeded.tokens["st"], deadline, tally, requests())
 
 
+async def flood_forks3(ctx: Context, deadline: float, tally: Tally) -> None:
+    """Three Storytellers forking the long scene at once, each one fork at a time."""
+
+    def requests(who: int) -> Iterator[tuple[str, frozenset[str]]]:
+        n = 0
+        while True:
+            n += 1
+            at = ctx.rng.randint(1, ctx.seeded.long_version)
+            yield json.dumps({"type": "fork", "at": at, "scene": f"f3-{who}-{n}"}), frozenset({"forked"})
+
+    await asyncio.gather(*(ask_until(ctx, ctx.seeded.tokens["st"], deadline, tally, requests(w)) for w in range(3)))
+
+
 async def flood_documents(ctx: Context, deadline: float, tally: Tally) -> None:
     def requests() -> Iterator[tuple[str, frozenset[str]]]:
         while True:
@@ -526,6 +635,7 @@ FLOODS: dict[str, Flood] = {
     "malformed": flood_malformed,
     "sheets": flood_sheets,
     "forks": flood_forks,
+    "forks3": flood_forks3,
     "documents": flood_documents,
     "catchups": flood_catchups,
 }
@@ -569,6 +679,11 @@ class Phase:
     seconds: float
     others: float
     """Cores busy with other processes than the benchmark's, on average, while it lasted."""
+    commits: int = 0
+    commits_lost: int = 0
+    """Commands of the committer never answered, or refused."""
+    commit_p50: float = float("nan")
+    commit_max: float = float("nan")
 
 
 def percentile(ordered: list[float], q: float) -> float:
@@ -584,10 +699,12 @@ class Window:
     others: float
 
 
-def measured(window: Window, samples: list[tuple[float, float]]) -> Phase:
+def measured(window: Window, samples: list[tuple[float, float]], commits: list[tuple[float, float]]) -> Phase:
     name, start, end, tally = window.name, window.start, window.end, window.tally
     inside = [rtt for at, rtt in samples if start <= at <= end]
     answered = sorted(rtt for rtt in inside if rtt == rtt)  # nan: never answered
+    committed = [wait for at, wait in commits if start <= at <= end]
+    acknowledged = sorted(wait for wait in committed if wait == wait)
     return Phase(
         name=name,
         pings=len(inside),
@@ -604,6 +721,10 @@ def measured(window: Window, samples: list[tuple[float, float]]) -> Phase:
         replies=dict(tally.replies),
         seconds=end - start,
         others=window.others,
+        commits=len(committed),
+        commits_lost=len(committed) - len(acknowledged),
+        commit_p50=statistics.median(acknowledged) if acknowledged else float("nan"),
+        commit_max=acknowledged[-1] if acknowledged else float("nan"),
     )
 
 
@@ -642,10 +763,10 @@ def one_run(seeded: Seeded, where: Path, run: int, args: argparse.Namespace) -> 
     try:
         pids = [os.getpid(), *processes.pids]
         windows = asyncio.run(phases(processes.url, seeded, run, args, pids))
-        samples = processes.samples()
+        samples, commits = processes.samples()
     finally:
         processes.stop()
-    return [measured(window, samples) for window in windows]
+    return [measured(window, samples, commits) for window in windows]
 
 
 # -- the tables ---------------------------------------------------------------------------------
@@ -654,15 +775,15 @@ def one_run(seeded: Seeded, where: Path, run: int, args: argparse.Namespace) -> 
 def print_run(run: int, results: list[Phase]) -> None:
     print(f"\n## run {run}")
     print(
-        f"{'phase':<10} | {'pings':>5} {'lost':>4} | {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} | {'others':>6} |"
-        " flood answered"
+        f"{'phase':<10} | {'pings':>5} {'lost':>4} | {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} |"
+        f" {'commits':>7} {'lost':>4} {'p50 ms':>7} {'max ms':>7} | {'others':>6} | flood answered"
     )
     for r in results:
         got = f"{r.answered}/{r.sent}" + (f", {r.closes} closes" if r.closes else "")
         got += "" if r.got_answers else f"  NOT ALL: {r.missing} missing, {r.cut} cut; replies {r.replies}"
         print(
             f"{r.name:<10} | {r.pings:>5} {r.lost:>4} | {r.p50:>7.2f} {r.p99:>7.2f} {r.max:>7.2f} |"
-            f" {r.others:>6.2f} | {got}"
+            f" {r.commits:>7} {r.commits_lost:>4} {r.commit_p50:>7.2f} {r.commit_max:>7.2f} | {r.others:>6.2f} | {got}"
         )
 
 
@@ -670,7 +791,7 @@ def summary(runs: list[list[Phase]]) -> list[dict[str, Any]]:
     rows = []
     for name in [phase.name for phase in runs[0]]:
         of = [phase for run in runs for phase in run if phase.name == name]
-        maxes, p99s = [p.max for p in of], [p.p99 for p in of]
+        maxes, p99s, commit_maxes = [p.max for p in of], [p.p99 for p in of], [p.commit_max for p in of]
         rows.append(
             {
                 "phase": name,
@@ -681,9 +802,14 @@ def summary(runs: list[list[Phase]]) -> list[dict[str, Any]]:
                 "p99_min": min(p99s),
                 "p99_max": max(p99s),
                 "p50_median": statistics.median(p.p50 for p in of),
+                "commit_max_median": statistics.median(commit_maxes),
+                "commit_max_min": min(commit_maxes),
+                "commit_max_max": max(commit_maxes),
+                "commits_lost": sum(p.commits_lost for p in of),
                 "lost": sum(p.lost for p in of),
                 "runs_with_all_answers": sum(p.got_answers for p in of),
                 "runs_under_goal": sum(p.max < GOAL_MS and not p.lost for p in of),
+                "runs_commits_under_goal": sum(p.commit_max < GOAL_MS and not p.commits_lost for p in of),
                 "runs": len(of),
                 "closes": sum(p.closes for p in of),
             }
@@ -693,14 +819,18 @@ def summary(runs: list[list[Phase]]) -> list[dict[str, Any]]:
 
 def print_summary(rows: list[dict[str, Any]]) -> None:
     print(f"\n## across {rows[0]['runs']} runs: median (min-max) of each run's figure; goal: max under {GOAL_MS:g} ms")
-    print(f"{'phase':<10} | {'max ms':>22} | {'p99 ms':>22} | {'p50 ms':>6} | answers | under goal")
+    print(
+        f"{'phase':<10} | {'max ms':>22} | {'p99 ms':>22} | {'p50 ms':>6} | {'commit max ms':>22} | answers |"
+        " under goal (pings, commits)"
+    )
     for r in rows:
         spread = f"{r['max_median']:.1f} ({r['max_min']:.1f}-{r['max_max']:.1f})"
         p99 = f"{r['p99_median']:.1f} ({r['p99_min']:.1f}-{r['p99_max']:.1f})"
+        commit = f"{r['commit_max_median']:.1f} ({r['commit_max_min']:.1f}-{r['commit_max_max']:.1f})"
         answers = f"{r['runs_with_all_answers']}/{r['runs']}"
         print(
-            f"{r['phase']:<10} | {spread:>22} | {p99:>22} | {r['p50_median']:>6.2f} | {answers:>7} |"
-            f" {r['runs_under_goal']}/{r['runs']} runs"
+            f"{r['phase']:<10} | {spread:>22} | {p99:>22} | {r['p50_median']:>6.2f} | {commit:>22} | {answers:>7} |"
+            f" {r['runs_under_goal']}/{r['runs']}, {r['runs_commits_under_goal']}/{r['runs']} runs"
         )
 
 
@@ -710,6 +840,14 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=4.0, help="seconds of flood per phase (default 4)")
     p.add_argument("--events", type=int, default=20_000, help="events in the long scene (default 20000)")
     p.add_argument("--interval", type=float, default=5.0, help="ms between the bystander's pings (default 5)")
+    p.add_argument(
+        "--commit-interval", type=float, default=50.0, help="ms between the committer's commands (default 50)"
+    )
+    p.add_argument(
+        "--postgres",
+        metavar="URL",
+        help="serve a PostgreSQL database on this server (a role that may create databases) instead of SQLite",
+    )
     p.add_argument("--catchups", type=int, default=4, help="spectators catching up at once (default 4)")
     p.add_argument("--stuck", type=int, default=2, help="more that subscribe and never read (default 2)")
     p.add_argument("--phases", nargs="+", choices=PHASES, default=list(PHASES), metavar="PHASE")
@@ -728,9 +866,10 @@ def main() -> None:
     started = time.strftime("%Y-%m-%d %H:%M:%S")
     try:
         print(f"# seeding a {args.events:,}-event scene in {where}", file=sys.stderr)
-        seeded = seed(where, args.events)
+        seeded = seed(where, args.events, args.postgres)
         if not args.json:
             print(f"# stalls: the bystander's ping round-trip while one connection floods ({args.seconds:g} s a phase)")
+            print(f"# store: {'PostgreSQL' if args.postgres else 'SQLite (WAL, synchronous=FULL)'}")
             print(f"# command: {command_line()}; code at {revision()}")
             print(
                 f"# {platform.python_implementation()} {platform.python_version()} on {platform.machine()}, {started};"
@@ -763,6 +902,9 @@ def main() -> None:
             print(f"# kept {where}", file=sys.stderr)
         else:
             cleanup(where)
+            if args.postgres:
+                base = f"justicar_stall_{os.getpid()}"
+                pg_drop(args.postgres, [base] + [f"{base}_run{run}" for run in range(1, args.runs + 1)])
 
 
 if __name__ == "__main__":

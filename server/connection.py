@@ -633,7 +633,7 @@ class Connection:
             wires, digests = await self.hub.worker.run(fork_wires, store, self.stream, at, scene, utc_now)
             version = wires[-1].seq
             try:
-                await self.hub.writer.run(partial(store.import_wires, scene, wires, digests))
+                await self.hub.writer.copy(scene, wires, digests)  # in steps: other commits go between
             finally:  # freed there a little at a time, not here in one go
                 await self.hub.worker.run(let_go, wires, digests)
         except StorageUnavailable as err:

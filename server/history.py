@@ -5,7 +5,32 @@ with a line that says how many events it holds and the head hash, so a truncated
 Import checks the whole file first (one scene, seq from 1 without gaps, every hash, every event
 readable, the end present and matching, and the head noted with ``--expect``) and writes nothing
 unless all of it is sound. A fork copies events 1..N of a scene into a new one and records where it
-came from; the original is never touched. Both write in one transaction.
+came from; the original is never touched.
+
+Both write in steps (``server.store.base.copy_steps``: ``STEP`` records a transaction; in a server,
+``Writer.copy``, each a job of its own on the writer followed by a pause as long as it took, so
+other scenes' commits go in between and none waits longer than one step; ``justicar import`` and
+``fork`` on a file a server is serving hold SQLite's write lock one step at a time too), the steps
+but the last without waiting for the disk (the last one's sync takes them with it), and the new
+scene is whole or absent to everyone else:
+
+- The first step claims the name: in the transaction that writes the first records, a row of the
+  store's ``unfinished`` table names the scene and the copy's owner (a random key). The first
+  record's seq collides with any append to that scene, so a copy and a command opening the same
+  scene cannot both win.
+- While that row stands, the scene does not exist for readers (its head is 0, its records,
+  commands and digests are none, ``scenes`` leaves it out) and every append to it conflicts: no
+  half scene is ever loaded, served, listed, exported, verified or joined.
+- Each later step writes only while its owner still holds the row and the scene's head is the
+  record just before the step's. The last step deletes the row in its own transaction (for a
+  fork: with ``scene_forked``, the last record): the scene then exists whole, at once.
+- A copy that dies half-way (the process killed, the disk full) leaves the row and a prefix of its
+  records, which nobody sees. The records of a copy are the same bytes each time it is made (a
+  fork re-chains the origin's events, seq, times, actors and command ids kept; an import writes
+  the file's records), so a retry with the same name finds the prefix its own, takes the row over
+  and goes on from there (``resume``); a live copy taken over finds it gone at its next step and
+  fails, leaving the name to the retry. A name held by an unfinished copy of other records (another
+  origin, another file) is refused, naming why: nothing is ever deleted from ``events``.
 """
 
 from __future__ import annotations
@@ -119,9 +144,9 @@ def fork_wires(
     store: EventStore, scene: str, at: int, new_scene: str, clock: Callable[[], datetime]
 ) -> tuple[list[Wire], dict[tuple[str, str], str]]:
     """The records of a what-if (events 1..``at`` of ``scene``, each checked, re-chained under
-    ``new_scene``, then ``scene_forked``) and the digests of their commands, ready to write in one
-    transaction; ``SceneCorrupt`` if the events copied are not sound. Pure reading: safe on a
-    worker thread."""
+    ``new_scene``, then ``scene_forked``) and the digests of their commands, ready to write in steps
+    (``Writer.copy``, ``EventStore.import_wires``); ``SceneCorrupt`` if the events copied are not
+    sound. Pure reading: safe on a worker thread."""
     version, _ = store.head(scene)
     if version == 0:
         raise StoreError(f"there is no scene {scene!r}")
@@ -167,8 +192,8 @@ def fork_wires(
 
 
 def fork(store: EventStore, scene: str, at: int, new_scene: str, clock: Callable[[], datetime]) -> int:
-    """Copy events 1..``at`` of ``scene`` into ``new_scene`` and record the origin, in one
-    transaction; returns the new scene's version."""
+    """Copy events 1..``at`` of ``scene`` into ``new_scene`` and record the origin, in steps (see
+    above); returns the new scene's version."""
     wires, digests = fork_wires(store, scene, at, new_scene, clock)
     store.import_wires(new_scene, wires, digests)
     return wires[-1].seq

@@ -5,7 +5,8 @@ writes one), and its import whole.
 Import reads every stream of the file and checks each as ``server.history`` checks one (seq from
 1 without gaps, every hash, every event readable, its end line) and that a night arrives with
 every scene it names and nothing else; it writes nothing unless all of it is sound and none of its
-streams is in the database already. Each stream is then written in its own transaction.
+streams is in the database already. Each stream is then written in steps, as ``server.history``
+writes one (it exists for readers once whole).
 """
 
 from __future__ import annotations

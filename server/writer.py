@@ -1,6 +1,6 @@
 """Work the event loop hands to worker threads, so it never waits on the disk or on a long
-computation: the server's one writer (every write to the store, one at a time: an fsync, a fork's
-thousands of rows, a snapshot) and its one worker (QR codes, sheet reports, catch-ups, replays,
+computation: the server's one writer (every write to the store, one at a time: an fsync, a step of
+a fork's rows, a snapshot) and its one worker (QR codes, sheet reports, catch-ups, replays,
 audits, exports, forks, loads: one at a time, so the loop competes for the interpreter with one
 thread, not a crowd).
 
@@ -17,14 +17,19 @@ import contextlib
 import contextvars
 import gc
 import os
+import secrets
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any, TypeVar
 
 import anyio
+import anyio.lowlevel
 
-from domain.log import Recorded
+from domain.log import Recorded, Wire
 from server.store import Append, ConcurrencyConflict, EventStore, MemoryStore, StoreError
+from server.store.base import copy_steps
 
 T = TypeVar("T")
 Outcome = list[Recorded] | ConcurrencyConflict | StoreError
@@ -62,6 +67,9 @@ class Writer:
         self._lane = Lane()
         self._waiting: list[_Waiting] = []
         self._committing: anyio.Event | None = None
+        self._stepping = anyio.Lock()
+        """Held by the copy whose step is with the writer: one step at a time, however many copies
+        are made, so a commit waits behind one step at most."""
 
     async def run(self, job: Callable[[], T]) -> T:
         """Run ``job`` after every write before it; it finishes even if the caller is cancelled
@@ -69,6 +77,22 @@ class Writer:
         if not self.threaded:
             return job()
         return await self._lane.run(job)
+
+    async def copy(self, scene: str, wires: Sequence[Wire], digests: dict[tuple[str, str], str] | None = None) -> None:
+        """Write a whole scene's records (a fork) a step at a time (``STEP`` records, each step a
+        job of its own, and one copy's step at a time: the commits that arrive meanwhile go in
+        between, so none waits longer than one step). After each step the copies pause as long as
+        it took: they have at most half the writer's thread, and the event loop the interpreter
+        (a step is Python work too: steps back to back starve the loop that brings the commits).
+        The scene exists for readers once the last step is in; an unfinished copy of the same
+        records (a copy that died half-way) is taken over and completed."""
+        owner = secrets.token_hex(8)
+        done = await self.run(partial(self.store.resume, scene, wires))
+        for step in copy_steps(scene, wires, digests, done):  # each made on the loop: well under 0.1 ms
+            async with self._stepping:
+                started = time.perf_counter()
+                await self.run(partial(self.store.write_step, scene, owner, step))
+                await anyio.sleep(time.perf_counter() - started)  # as long again for the others
 
     async def append(self, items: Sequence[Append]) -> list[Outcome]:
         """Append these commands' events (in this order), committed with whatever else is waiting:

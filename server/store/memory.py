@@ -11,16 +11,19 @@ from server.store.base import (
     Append,
     CommandRecord,
     ConcurrencyConflict,
+    Copies,
     Repeated,
     Span,
-    StoreError,
+    Step,
     as_logged,
     chain,
+    claimable,
     command_spans,
+    resumed,
 )
 
 
-class MemoryStore:
+class MemoryStore(Copies):
     readonly = False
 
     def __init__(self) -> None:
@@ -29,6 +32,8 @@ class MemoryStore:
         """Where the log holds each command (read off its events as they are appended)."""
         self._commands: dict[tuple[str, str, str], CommandRecord] = {}
         """The index, as the other stores' ``commands`` table."""
+        self._unfinished: dict[str, str] = {}
+        """A scene being copied in (``write_step``) and its copier: no reader sees it yet."""
 
     def append(
         self,
@@ -44,6 +49,8 @@ class MemoryStore:
         stream = self._events.setdefault(scene, [])
         if len(stream) != expected_version:
             raise ConcurrencyConflict(f"scene {scene!r} is at version {len(stream)}, not {expected_version}")
+        if scene in self._unfinished:
+            raise ConcurrencyConflict(f"scene {scene!r} is being copied in (a fork or an import)")
         prior = self.command(scene, actor, command)
         if prior is not None:
             raise Repeated(prior)
@@ -80,21 +87,32 @@ class MemoryStore:
                 stale.add(item.scene)
         return out
 
-    def import_wires(
-        self, scene: str, wires: Sequence[Wire], digests: dict[tuple[str, str], str] | None = None
-    ) -> None:
-        if self._events.get(scene):
-            raise StoreError(f"scene {scene!r} already has events; import into a new scene")
-        self._events[scene] = [(from_wire(w), bytes(w.data)) for w in wires]
-        for actor, command, first, last in command_spans(wires):
-            self._spans.setdefault((scene, actor, command), (first, last, last - first + 1))
-            digest = (digests or {}).get((actor, command), "")
-            self._commands.setdefault(
-                (scene, actor, command), CommandRecord(scene, actor, command, digest, first, last)
-            )
+    def resume(self, scene: str, wires: Sequence[Wire]) -> int:
+        return resumed(scene, wires, self._raw_head(scene), scene in self._unfinished)
+
+    def write_step(self, scene: str, owner: str, step: Step) -> None:
+        claimable(scene, step, self._raw_head(scene), self._unfinished.get(scene), owner)
+        if step.first:
+            self._unfinished[scene] = owner
+        self._events.setdefault(scene, []).extend((from_wire(w), bytes(w.data)) for w in step.wires)
+        for c in step.commands:
+            self._commands[(scene, c.actor, c.id)] = c
+        if step.last:
+            del self._unfinished[scene]
+            wires = [to_wire(record, data) for record, data in self._events[scene]]
+            for actor, command, first, last in command_spans(wires):
+                self._spans[(scene, actor, command)] = (first, last, last - first + 1)
+
+    def _raw_head(self, scene: str) -> tuple[int, str]:
+        stream = self._events.get(scene)
+        return (len(stream), stream[-1][0].hash) if stream else (0, GENESIS)
 
     def _slice(self, scene: str, after: int, upto: int | None) -> list[tuple[Recorded, bytes]]:
-        return self._events.get(scene, [])[after:upto]
+        return self._stream(scene)[after:upto]
+
+    def _stream(self, scene: str) -> list[tuple[Recorded, bytes]]:
+        """The scene's records; none while it is being copied in."""
+        return [] if scene in self._unfinished else self._events.get(scene, [])
 
     def read(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Recorded]:
         for record, _ in self._slice(scene, after, upto):
@@ -109,26 +127,35 @@ class MemoryStore:
             yield record.seq, format_at(record.at), record.type, data
 
     def head(self, scene: str) -> tuple[int, str]:
-        stream = self._events.get(scene)
-        return (len(stream), stream[-1][0].hash) if stream else (0, GENESIS)
+        return (0, GENESIS) if scene in self._unfinished else self._raw_head(scene)
 
     def acknowledged(self, scene: str) -> int:
-        return max((c.last_seq for c in self._commands.values() if c.scene == scene), default=0)
+        return max((c.last_seq for c in self._commands.values() if c.scene == scene and self._whole(c)), default=0)
 
     def command(self, scene: str, actor: str, command_id: str) -> CommandRecord | None:
         key = (scene, actor, command_id)
         row = self._commands.get(key)
+        if scene in self._unfinished:
+            return None
         held = (row.digest, row.first_seq, row.last_seq) if row is not None else None
         return as_logged(scene, actor, command_id, self._spans.get(key), held)
 
     def command_rows(self, scene: str) -> list[CommandRecord]:
-        return sorted((c for c in self._commands.values() if c.scene == scene), key=lambda c: c.first_seq)
+        rows = (c for c in self._commands.values() if c.scene == scene and self._whole(c))
+        return sorted(rows, key=lambda c: c.first_seq)
 
     def digests(self, scene: str, upto: int) -> dict[tuple[str, str], str]:
-        return {(c.actor, c.id): c.digest for c in self._commands.values() if c.scene == scene and c.first_seq <= upto}
+        return {
+            (c.actor, c.id): c.digest
+            for c in self._commands.values()
+            if c.scene == scene and c.first_seq <= upto and self._whole(c)
+        }
+
+    def _whole(self, command: CommandRecord) -> bool:
+        return command.scene not in self._unfinished
 
     def scenes(self) -> list[str]:
-        return [scene for scene, stream in self._events.items() if stream]
+        return [scene for scene, stream in self._events.items() if stream and scene not in self._unfinished]
 
     def close(self) -> None:
         pass

@@ -25,6 +25,10 @@ committed), by ``NOTIFY`` on ``CHANNEL`` with ``"SEQ SCENE"`` per scene written 
 ``server.notify`` listens): the events themselves are read from the table. A commit whose answer was lost
 (the connection dropped during ``COMMIT``) is ``StorageUnavailable`` though it may have landed:
 a command sent again with its id finds its first result (``command``).
+``unfinished`` names each scene being copied in steps (a fork, an import: ``server.history``) and
+who copies it, as in SQLite: until its last step the scene has no events for any read (each read
+adds ``_WHOLE``) and an append to it conflicts; each step locks its row (``FOR UPDATE``), so a copy
+taking it over waits for the step in progress.
 
 The interface is synchronous, as every store's is: the server calls it from its writer and worker
 threads (``server.writer``), so this module uses psycopg's sync API over a
@@ -62,11 +66,13 @@ from server.store.base import (
     CommandRecord,
     ConcurrencyConflict,
     Repeated,
+    Step,
     StorageUnavailable,
     StoreError,
     as_logged,
     chain,
-    command_spans,
+    claimable,
+    resumed,
 )
 
 MIN_SERVER = 130000
@@ -84,6 +90,8 @@ CHANNEL = "justicar_commits"
 _LOCK = 0x4A55_5354  # the advisory lock held while the schema is created ("JUST")
 
 _COLUMNS = "seq, scene, type, at, actor, command, prev, hash, data"
+_WHOLE = " AND NOT EXISTS (SELECT 1 FROM unfinished WHERE scene = %s)"
+"""What every read of a scene adds (the scene once more): not a scene still being copied in."""
 
 TABLES: dict[str, str] = {
     "justicar_schema": "CREATE TABLE IF NOT EXISTS justicar_schema (version integer NOT NULL)",
@@ -101,6 +109,9 @@ TABLES: dict[str, str] = {
         "scene text NOT NULL, role text NOT NULL, character text, created_at text NOT NULL, "
         "expires_at text, revoked_at text, issued_by text)"
     ),
+    # a scene being copied in steps (a fork, an import) and who copies it: until its last step it
+    # does not exist for readers and refuses appends
+    "unfinished": "CREATE TABLE IF NOT EXISTS unfinished (scene text PRIMARY KEY, owner text NOT NULL)",
     "snapshots": (
         "CREATE TABLE IF NOT EXISTS snapshots (scene text NOT NULL, version bigint NOT NULL, hash text NOT NULL, "
         "format integer NOT NULL, digest text NOT NULL, state bytea NOT NULL, PRIMARY KEY (scene, version))"
@@ -121,6 +132,7 @@ WRITES = {
     "events": "INSERT",
     "commands": "INSERT, DELETE",
     "tokens": "INSERT, UPDATE",
+    "unfinished": "INSERT, UPDATE, DELETE",
     "snapshots": "INSERT, UPDATE, DELETE",
 }
 
@@ -400,7 +412,8 @@ class PostgresStore(Batched):
         return out
 
     _CHECK = (
-        "SELECT h.seq, h.hash, e.first, e.last, e.n, c.digest, c.first_seq, c.last_seq "
+        "SELECT h.seq, h.hash, e.first, e.last, e.n, c.digest, c.first_seq, c.last_seq, "
+        "EXISTS (SELECT 1 FROM unfinished WHERE scene = %(s)s) "
         "FROM (SELECT min(seq) AS first, max(seq) AS last, count(*) AS n FROM events "
         "WHERE scene = %(s)s AND actor = %(a)s AND command = %(c)s) AS e "
         "LEFT JOIN commands c ON c.scene = %(s)s AND c.actor = %(a)s AND c.id = %(c)s "
@@ -423,7 +436,9 @@ class PostgresStore(Batched):
         version, prev = row[0] or 0, row[1] or GENESIS
         if version != item.expected_version:
             raise ConcurrencyConflict(f"scene {scene!r} is at version {version}, not {item.expected_version}")
-        prior, indexed = _as_logged(scene, item.actor, item.command, row[2:])
+        if row[8]:
+            raise ConcurrencyConflict(f"scene {scene!r} is being copied in (a fork or an import)")
+        prior, indexed = _as_logged(scene, item.actor, item.command, row[2:8])
         if prior is not None:
             raise Repeated(prior)
         if indexed:  # a row for a command the log does not hold (reported by ``as_logged``)
@@ -453,34 +468,72 @@ class PostgresStore(Batched):
             )
         return [record for record, _ in sealed]
 
-    def import_wires(
-        self, scene: str, wires: Sequence[Wire], digests: dict[tuple[str, str], str] | None = None
-    ) -> None:
+    _HOLDER = "SELECT owner FROM unfinished WHERE scene = %s"
+    _RAW_HEAD = "SELECT seq, hash FROM events WHERE scene = %s ORDER BY seq DESC LIMIT 1"
+
+    def resume(self, scene: str, wires: Sequence[Wire]) -> int:
+        head = self.query(self._RAW_HEAD, [scene])
+        holder = self.query(self._HOLDER, [scene])
+        return resumed(scene, wires, (head[0][0], head[0][1]) if head else (0, GENESIS), bool(holder))
+
+    def write_step(self, scene: str, owner: str, step: Step) -> None:
+        """One step, in one transaction: the scene's ``unfinished`` row locked (``FOR UPDATE``: a
+        copy taking it over waits for this step), its head checked, the records and commands
+        inserted a statement each (``unnest``), and on the last step the row deleted and the scene
+        announced. Only the last step waits for the disk (``synchronous_commit`` is off for the
+        others): its commit flushes the write-ahead log up to it, the earlier steps with it, and a
+        crash before then loses only the latest steps, leaving a prefix its retry completes."""
         self._writable()
         try:
             with self.pool.connection() as conn, conn.transaction():
-                if conn.execute("SELECT 1 FROM events WHERE scene = %s LIMIT 1", [scene]).fetchone():
-                    raise StoreError(f"scene {scene!r} already has events; import into a new scene")
-                with conn.cursor() as cursor:
-                    cursor.executemany(
-                        f"INSERT INTO events ({_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                if not step.last:  # made durable by the last step's commit (or any other's before it)
+                    conn.execute("SET LOCAL synchronous_commit = off")
+                holder = conn.execute(self._HOLDER + " FOR UPDATE", [scene]).fetchone()
+                head = conn.execute(self._RAW_HEAD, [scene]).fetchone()
+                raw = (head[0], head[1]) if head else (0, GENESIS)
+                claimable(scene, step, raw, holder[0] if holder else None, owner)
+                if step.first:
+                    conn.execute(
+                        "INSERT INTO unfinished (scene, owner) VALUES (%s, %s) "
+                        "ON CONFLICT (scene) DO UPDATE SET owner = EXCLUDED.owner",
+                        [scene, owner],
+                    )
+                wires = step.wires
+                conn.execute(
+                    f"INSERT INTO events ({_COLUMNS}) SELECT * FROM unnest(%b::bigint[], %b::text[], %b::text[], "
+                    "%b::text[], %b::text[], %b::text[], %b::text[], %b::text[], %b::text[])",
+                    [
+                        [w.seq for w in wires],
+                        [scene] * len(wires),
+                        [w.type for w in wires],
+                        [w.at for w in wires],
+                        [w.actor for w in wires],
+                        [w.command for w in wires],
+                        [w.prev for w in wires],
+                        [w.hash for w in wires],
+                        [bytes(w.data).decode() for w in wires],
+                    ],
+                )
+                commands = step.commands
+                if commands:
+                    conn.execute(
+                        "INSERT INTO commands (scene, actor, id, digest, first_seq, last_seq) SELECT %s, * FROM "
+                        "unnest(%b::text[], %b::text[], %b::text[], %b::bigint[], %b::bigint[])",
                         [
-                            (w.seq, scene, w.type, w.at, w.actor, w.command, w.prev, w.hash, bytes(w.data).decode())
-                            for w in wires
+                            scene,
+                            [c.actor for c in commands],
+                            [c.id for c in commands],
+                            [c.digest for c in commands],
+                            [c.first_seq for c in commands],
+                            [c.last_seq for c in commands],
                         ],
                     )
-                    cursor.executemany(
-                        "INSERT INTO commands (scene, actor, id, digest, first_seq, last_seq) "
-                        "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                        [
-                            (scene, actor, command, (digests or {}).get((actor, command), ""), first, last)
-                            for actor, command, first, last in command_spans(wires)
-                        ],
-                    )
-                if wires and self.notify:
-                    conn.execute("SELECT pg_notify(%s, %s)", [CHANNEL, f"{wires[-1].seq} {scene}"])
+                if step.last:
+                    conn.execute("DELETE FROM unfinished WHERE scene = %s", [scene])
+                    if self.notify:
+                        conn.execute("SELECT pg_notify(%s, %s)", [CHANNEL, f"{wires[-1].seq} {scene}"])
         except pg_errors.UniqueViolation as err:
-            raise ConcurrencyConflict(f"scene {scene!r} was written during the import: {err}") from err
+            raise ConcurrencyConflict(f"scene {scene!r} was written during the copy: {err}") from err
         except psycopg.Error as err:
             raise unavailable(err, self.where) from err
 
@@ -501,9 +554,9 @@ class PostgresStore(Batched):
 
     def _pages(self, columns: str, scene: str, after: int, upto: int | None) -> Iterator[tuple[Any, ...]]:
         last = upto if upto is not None else 2**62
-        sql = f"SELECT {columns} FROM events WHERE scene = %s AND seq > %s AND seq <= %s ORDER BY seq LIMIT %s"
+        sql = f"SELECT {columns} FROM events WHERE scene = %s AND seq > %s AND seq <= %s{_WHOLE} ORDER BY seq LIMIT %s"
         while True:
-            rows = self.query(sql, [scene, after, last, PAGE])
+            rows = self.query(sql, [scene, after, last, scene, PAGE])
             yield from rows
             if len(rows) < PAGE:
                 return
@@ -541,11 +594,12 @@ class PostgresStore(Batched):
             yield row[0], row[1], row[2], row[3]
 
     def head(self, scene: str) -> tuple[int, str]:
-        rows = self.query("SELECT seq, hash FROM events WHERE scene = %s ORDER BY seq DESC LIMIT 1", [scene])
+        sql = f"SELECT seq, hash FROM events WHERE scene = %s{_WHOLE} ORDER BY seq DESC LIMIT 1"
+        rows = self.query(sql, [scene, scene])
         return (rows[0][0], rows[0][1]) if rows else (0, GENESIS)
 
     def acknowledged(self, scene: str) -> int:
-        rows = self.query("SELECT max(last_seq) FROM commands WHERE scene = %s", [scene])
+        rows = self.query(f"SELECT max(last_seq) FROM commands WHERE scene = %s{_WHOLE}", [scene, scene])
         return int(rows[0][0] or 0) if rows else 0
 
     def command(self, scene: str, actor: str, command_id: str) -> CommandRecord | None:
@@ -553,6 +607,7 @@ class PostgresStore(Batched):
             "SELECT min(e.seq), max(e.seq), count(e.seq), c.digest, c.first_seq, c.last_seq "
             "FROM (SELECT 1) AS one LEFT JOIN events e ON e.scene = %(s)s AND e.actor = %(a)s AND e.command = %(c)s "
             "LEFT JOIN commands c ON c.scene = %(s)s AND c.actor = %(a)s AND c.id = %(c)s "
+            "WHERE NOT EXISTS (SELECT 1 FROM unfinished WHERE scene = %(s)s) "
             "GROUP BY c.digest, c.first_seq, c.last_seq",
             {"s": scene, "a": actor, "c": command_id},
         )
@@ -565,11 +620,19 @@ class PostgresStore(Batched):
         return [CommandRecord(scene, *row) for row in rows]
 
     def digests(self, scene: str, upto: int) -> dict[tuple[str, str], str]:
-        rows = self.query("SELECT actor, id, digest FROM commands WHERE scene = %s AND first_seq <= %s", [scene, upto])
+        rows = self.query(
+            f"SELECT actor, id, digest FROM commands WHERE scene = %s AND first_seq <= %s{_WHOLE}", [scene, upto, scene]
+        )
         return {(actor, command_id): digest for actor, command_id, digest in rows}
 
     def scenes(self) -> list[str]:
-        return [row[0] for row in self.query("SELECT scene FROM events WHERE seq = 1 ORDER BY at, pos")]
+        return [
+            row[0]
+            for row in self.query(
+                "SELECT scene FROM events WHERE seq = 1 AND scene NOT IN (SELECT scene FROM unfinished) "
+                "ORDER BY at, pos"
+            )
+        ]
 
     def close(self) -> None:
         self.pool.close()

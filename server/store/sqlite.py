@@ -8,6 +8,10 @@ index of them, believed only where it agrees with them: ``as_logged``), insert t
 command (replacing a row the log does not bear out), commit. When ``append`` returns, the events are
 on disk.
 
+``unfinished`` names each scene being copied in steps (a fork, an import: ``server.history``) and
+who copies it: until its last step the scene has no events for any read and an append to it
+conflicts. A file of an older version has no such table (a read-only store then reads as before).
+
 Writes go through one connection (the server calls it from its writer thread only); every thread
 that reads has its own connection, so a read never sees another's open transaction. A read-only
 store (``readonly=True``, for ``log``, ``verify``, ``replay``, ``export`` and ``audit``) opens the
@@ -35,11 +39,13 @@ from server.store.base import (
     CommandRecord,
     ConcurrencyConflict,
     Repeated,
+    Step,
     StorageUnavailable,
     StoreError,
     as_logged,
     chain,
-    command_spans,
+    claimable,
+    resumed,
 )
 
 SCHEMA_VERSION = 2
@@ -93,6 +99,7 @@ class SqliteStore(Batched):
                 conn.execute("PRAGMA synchronous=FULL")
                 self._create()
             self._check_schema()
+            self._gated = self.db.table("unfinished").exists()  # a file of an older version has none
         except sqlite3.DatabaseError as err:
             raise StoreError(self._unreadable(err)) from err
 
@@ -125,6 +132,9 @@ class SqliteStore(Batched):
         )
         # ``acknowledged`` (on every load) reads the largest last_seq of a scene from this index
         conn.execute("CREATE INDEX IF NOT EXISTS commands_by_seq ON commands (scene, last_seq)")
+        # a scene being copied in steps (a fork, an import) and who copies it: until its last step
+        # it does not exist for readers and refuses appends
+        conn.execute("CREATE TABLE IF NOT EXISTS unfinished (scene TEXT PRIMARY KEY, owner TEXT NOT NULL)")
         conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def _migrate_commands(self) -> None:
@@ -201,6 +211,8 @@ class SqliteStore(Batched):
         version, prev = self._head(conn, scene)
         if version != item.expected_version:
             raise ConcurrencyConflict(f"scene {scene!r} is at version {version}, not {item.expected_version}")
+        if self._holder(conn, scene) is not None:
+            raise ConcurrencyConflict(f"scene {scene!r} is being copied in (a fork or an import)")
         prior, indexed = self._logged(conn, scene, item.actor, item.command)
         if prior is not None:
             raise Repeated(prior)
@@ -225,28 +237,49 @@ class SqliteStore(Batched):
             )
         return [record for record, _ in sealed]
 
-    def import_wires(
-        self, scene: str, wires: Sequence[Wire], digests: dict[tuple[str, str], str] | None = None
-    ) -> None:
+    def resume(self, scene: str, wires: Sequence[Wire]) -> int:
+        conn = self.reads
+        return resumed(scene, wires, self._head(conn, scene), self._holder(conn, scene) is not None)
+
+    def write_step(self, scene: str, owner: str, step: Step) -> None:
+        """One step of a copy. Only the last is made durable on its own: the others commit without
+        waiting for the disk (``synchronous=NORMAL``), and the last one's sync (or any commit's
+        between) takes them to the disk with it. A crash before then loses, at most, the steps
+        after the last sync, never one before a step kept (the log is written in order): what is
+        left is still a prefix of the copy, unseen, that its retry completes."""
         conn = self.db.conn
+        if not step.last:
+            conn.execute("PRAGMA synchronous=NORMAL")
+        try:
+            self._write_step(conn, scene, owner, step)
+        finally:
+            conn.execute("PRAGMA synchronous=FULL")
+
+    def _write_step(self, conn: sqlite3.Connection, scene: str, owner: str, step: Step) -> None:
         with self._writing(scene):
-            if self._head(conn, scene)[0]:
-                raise StoreError(f"scene {scene!r} already has events; import into a new scene")
+            claimable(scene, step, self._head(conn, scene), self._holder(conn, scene), owner)
+            if step.first:
+                conn.execute("INSERT OR REPLACE INTO unfinished (scene, owner) VALUES (?, ?)", [scene, owner])
             conn.executemany(
                 _INSERT,
                 [
                     (w.seq, scene, w.type, w.at, w.actor, w.command, w.prev, w.hash, bytes(w.data).decode())
-                    for w in wires
+                    for w in step.wires
                 ],
             )
             conn.executemany(
-                "INSERT OR IGNORE INTO commands (scene, actor, id, digest, first_seq, last_seq) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    (scene, actor, command, (digests or {}).get((actor, command), ""), first, last)
-                    for actor, command, first, last in command_spans(wires)
-                ],
+                "INSERT INTO commands (scene, actor, id, digest, first_seq, last_seq) VALUES (?, ?, ?, ?, ?, ?)",
+                [(scene, c.actor, c.id, c.digest, c.first_seq, c.last_seq) for c in step.commands],
             )
+            if step.last:
+                conn.execute("DELETE FROM unfinished WHERE scene = ?", [scene])
+
+    def _holder(self, conn: sqlite3.Connection, scene: str) -> str | None:
+        """Who is writing the scene's unfinished copy (a fork or an import in steps), if anyone."""
+        if not self._gated:
+            return None
+        row = conn.execute("SELECT owner FROM unfinished WHERE scene = ?", [scene]).fetchone()
+        return row[0] if row else None
 
     def _writing(self, scene: str) -> _Transaction:
         if self.readonly:
@@ -256,8 +289,8 @@ class SqliteStore(Batched):
     # -- reading -------------------------------------------------------------------------------
 
     def _rows(self, scene: str, after: int, upto: int | None) -> Iterator[tuple[Any, ...]]:
-        sql = f"SELECT {_COLUMNS} FROM events WHERE scene = ? AND seq > ?"
-        params: list[object] = [scene, after]
+        sql = f"SELECT {_COLUMNS} FROM events WHERE scene = ? AND seq > ?{self._whole}"
+        params: list[object] = [scene, after, *self._scene(scene)]
         if upto is not None:
             sql += " AND seq <= ?"
             params.append(upto)
@@ -301,8 +334,8 @@ class SqliteStore(Batched):
             )
 
     def rows(self, scene: str, *, after: int = 0, upto: int | None = None) -> Iterator[Row]:
-        sql = "SELECT seq, at, type, data FROM events WHERE scene = ? AND seq > ?"
-        params: list[object] = [scene, after]
+        sql = f"SELECT seq, at, type, data FROM events WHERE scene = ? AND seq > ?{self._whole}"
+        params: list[object] = [scene, after, *self._scene(scene)]
         if upto is not None:
             sql += " AND seq <= ?"
             params.append(upto)
@@ -317,12 +350,27 @@ class SqliteStore(Batched):
         return (row[0], row[1]) if row else (0, GENESIS)
 
     def head(self, scene: str) -> tuple[int, str]:
-        return self._head(self.reads, scene)
+        row = self.reads.execute(
+            f"SELECT seq, hash FROM events WHERE scene = ?{self._whole} ORDER BY seq DESC LIMIT 1",
+            [scene, *self._scene(scene)],
+        ).fetchone()
+        return (row[0], row[1]) if row else (0, GENESIS)
+
+    @property
+    def _whole(self) -> str:
+        """The condition a read adds (with ``_scene``): not a scene still being copied in. Its own
+        parameter, not a correlated subquery: SQLite evaluates it once a statement."""
+        return " AND NOT EXISTS (SELECT 1 FROM unfinished WHERE scene = ?)" if self._gated else ""
+
+    def _scene(self, scene: str) -> list[str]:
+        return [scene] if self._gated else []
 
     def acknowledged(self, scene: str) -> int:
         """The last seq any accepted command of the scene reached (a log shorter than this lost
         its end)."""
-        row = self.reads.execute("SELECT max(last_seq) FROM commands WHERE scene = ?", [scene]).fetchone()
+        row = self.reads.execute(
+            f"SELECT max(last_seq) FROM commands WHERE scene = ?{self._whole}", [scene, *self._scene(scene)]
+        ).fetchone()
         return int(row[0] or 0)
 
     @staticmethod
@@ -339,9 +387,13 @@ class SqliteStore(Batched):
         return as_logged(scene, actor, command_id, (first, last, count) if count else None, row), row is not None
 
     def command(self, scene: str, actor: str, command_id: str) -> CommandRecord | None:
+        if self._holder(self.reads, scene) is not None:
+            return None
         return self._logged(self.reads, scene, actor, command_id)[0]
 
     def command_rows(self, scene: str) -> list[CommandRecord]:
+        if self._holder(self.reads, scene) is not None:
+            return []
         rows = self.reads.execute(
             "SELECT actor, id, digest, first_seq, last_seq FROM commands WHERE scene = ? ORDER BY first_seq", [scene]
         ).fetchall()
@@ -349,12 +401,14 @@ class SqliteStore(Batched):
 
     def digests(self, scene: str, upto: int) -> dict[tuple[str, str], str]:
         rows = self.reads.execute(
-            "SELECT actor, id, digest FROM commands WHERE scene = ? AND first_seq <= ?", [scene, upto]
+            f"SELECT actor, id, digest FROM commands WHERE scene = ? AND first_seq <= ?{self._whole}",
+            [scene, upto, *self._scene(scene)],
         ).fetchall()
         return {(actor, command_id): digest for actor, command_id, digest in rows}
 
     def scenes(self) -> list[str]:
-        rows = self.reads.execute("SELECT scene FROM events WHERE seq = 1 ORDER BY at, rowid").fetchall()
+        unfinished = " AND scene NOT IN (SELECT scene FROM unfinished)" if self._gated else ""
+        rows = self.reads.execute(f"SELECT scene FROM events WHERE seq = 1{unfinished} ORDER BY at, rowid").fetchall()
         return [row[0] for row in rows]
 
     def close(self) -> None:
