@@ -14,7 +14,8 @@ the room two ways, and is pushed the same way as its own commits, in the log's o
 anything the room appends after it: a command of the room's that was decided on a state gone stale
 conflicts, is decided again on the log's end (``SceneService.refresh``), and the events before it
 are pushed first (``_show``); and the process's feed (``server.notify``) says a scene moved on,
-and the room reads what it has not seen (``Missed``, ``catch_up``). Between two jobs, what the
+and the room has what it has not seen read beside it, on a reading thread, while it goes on with
+its jobs, and pushes it when it comes (``missed``, ``Caught``). Between two jobs, what the
 subscribers were sent is exactly the state the room decides on.
 
 A room is supervised: its scene is loaded (checked) off the event loop when it starts, and if the
@@ -226,8 +227,13 @@ class Distrusted(Exception):
 
 
 @dataclass
-class Missed:
-    """Another process committed to the scene (``server.notify``): read on and push it."""
+class Caught:
+    """What other processes appended after event ``after``, read beside the room (``missed``): to
+    push, as far as the room has not got it otherwise meanwhile. ``failed``: the read did not answer."""
+
+    after: int
+    records: list[Recorded]
+    failed: bool = False
 
 
 @dataclass
@@ -237,7 +243,7 @@ class Fault:
     error: Exception
 
 
-Job = Submit | Join | Leave | SendView | Inspect | Missed | Fault
+Job = Submit | Join | Leave | SendView | Inspect | Caught | Fault
 
 
 def unavailable(scene: str, cause: str) -> ErrorBody:
@@ -279,8 +285,10 @@ class Room:
         self.failure: ErrorBody | None = None
         self._current: Sequence[Job] = ()
         self._held: list[Job] = []
-        self._missing = False
-        """A ``Missed`` job is waiting: more announcements need none of their own."""
+        self._reading = False
+        """A read of other processes' commits is on its way (``missed``): announcements meanwhile
+        only ask for one more after it (``_again``)."""
+        self._again = False
         self._unpatched: list[Recorded] = []
         """Records pushed without their view patch: the next patch covers them too (``push``)."""
         self._outbox: dict[Subscriber, list[_Wired]] | None = None
@@ -414,12 +422,8 @@ class Room:
                 self._send([sub], joined_frames(self.state, self.state.version, sub.viewer)[:-1])
             case Inspect(reply=reply):
                 reply.send_nowait(self.state)
-            case Missed():
-                self._missing = False
-                try:
-                    await self.catch_up()
-                except StorageUnavailable as err:  # the next announcement, or the feed's sweep, reads again
-                    log.warning("other processes' commits not read", scene=self.scene, error=str(err))
+            case Caught():
+                self._caught(job)
             case Fault(error=error):
                 raise error
 
@@ -498,8 +502,8 @@ class Room:
 
     async def catch_up(self) -> None:
         """Read what other processes appended since the room's last event (on a reading thread, at
-        most ``CATCH_UP`` events a read, so that a command waits behind one short read at most; the
-        rest is read as the next job), push it, decide on it."""
+        most ``CATCH_UP`` events; the rest is read beside the room, ``missed``), push it, decide on
+        it: a joining subscriber's, so that it joins at the log's end."""
         state = self.state
         upto = state.version + CATCH_UP
         records = await self.service.reader.run(self.service.read, self.scene, state.version, upto)
@@ -508,7 +512,21 @@ class Room:
                 self.service.adopt(self.scene, self._foreign(state, records))
             self.service.moved(self.scene)
         if len(records) == CATCH_UP:
-            self._missing = False
+            self.missed(None)
+
+    def _caught(self, caught: Caught) -> None:
+        """Push what a read beside the room brought, from the room's last event on (what it got
+        meanwhile, from its own commands' gaps or a join's catch-up, is not pushed twice); read on
+        if more may be there."""
+        self._reading = False
+        state = self.state
+        fresh = [record for record in caught.records if record.seq > state.version]
+        if fresh and fresh[0].seq == state.version + 1:
+            with self._gathered():
+                self.service.adopt(self.scene, self._foreign(state, fresh))
+            self.service.moved(self.scene)
+        again, self._again = self._again or len(caught.records) == CATCH_UP, False
+        if again and not caught.failed:  # a read that failed waits for the next announcement or sweep
             self.missed(None)
 
     def _foreign(self, state: Scene, records: list[Recorded]) -> Scene:
@@ -520,14 +538,27 @@ class Room:
         return state
 
     def missed(self, seq: int | None) -> None:
-        """The feed says the scene reached ``seq`` (``None``: it may have moved on): read on, unless
-        the room already holds it or a read is already waiting."""
+        """The feed says the scene reached ``seq`` (``None``: it may have moved on): have it read
+        beside the room (the room goes on with its jobs, and never waits on the database for it),
+        unless the room already holds it; a read on its way is followed by one more."""
         held = self.service.cached(self.scene)
-        if self._missing or self.failure is not None or held is None or (seq is not None and seq <= held.version):
+        if self.failure is not None or held is None or (seq is not None and seq <= held.version):
             return
+        if self._reading:
+            self._again = True
+            return
+        self._reading = True
+        self.tg.start_soon(self._read_beside, held.version)
+
+    async def _read_beside(self, after: int) -> None:
+        try:
+            records = await self.service.reader.run(self.service.read, self.scene, after, after + CATCH_UP)
+            caught = Caught(after, records)
+        except StorageUnavailable as err:  # the next announcement, or the feed's sweep, reads again
+            log.warning("other processes' commits not read", scene=self.scene, error=str(err))
+            caught = Caught(after, [], failed=True)
         with contextlib.suppress(anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            self.jobs.send_nowait(Missed())
-            self._missing = True
+            self.jobs.send_nowait(caught)
 
     def _pushed(self, before: Scene, done: Handled, *, own: bool = True, patched: bool = True) -> Scene:
         """Push one commit to the subscribers (``patched``: with its view patch); the state after it."""
@@ -790,5 +821,5 @@ class Room:
                 reply.send_nowait(JoinRefused(self.failure.code, self.failure.message))
             case Inspect(reply=reply):
                 reply.send_nowait(self.failure)
-            case Leave() | SendView() | Missed():
+            case Leave() | SendView() | Caught():
                 pass
