@@ -84,6 +84,10 @@ CONNECT_TIMEOUT = 10
 POOL_WAIT = 2.0
 """Seconds a call waits for a connection of the pool: while the database is away, how soon a read or
 a write is ``StorageUnavailable`` (nothing written) rather than left waiting."""
+RECONNECT = 2.0
+"""Seconds the pool keeps trying to connect on its own, its waits doubling (1 s, 2 s, …); then it
+tries again as soon as a call needs a connection. So while the database is away, tries are made
+about once a second, and the first call after it is back connects (not one up to minutes later)."""
 PAGE = 2000
 CHANNEL = "justicar_commits"
 """The ``NOTIFY`` channel each commit is announced on, with ``"SEQ SCENE"`` (``server.notify``)."""
@@ -247,6 +251,7 @@ class PostgresStore(Batched):
             configure=configurer(self.settings.statement_timeout, readonly),  # no reference back to the store
             check=psycopg_pool.ConnectionPool.check_connection,
             timeout=POOL_WAIT,
+            reconnect_timeout=RECONNECT,
             name="justicar",
             open=True,
         )
