@@ -1,7 +1,7 @@
 """Stalls: the longest a bystander waits for a ``pong`` while another connection floods the server.
 
     .venv/bin/python -m benchmarks.stall [--runs 3] [--seconds 4] [--events 20000] [--nodelay] [--json]
-        [--postgres URL]
+        [--postgres URL | --outage]
 
 One server (``server.app.running`` over ``server.backend.open_backend`` on a SQLite file in
 .justicar/bench, WAL and ``synchronous=FULL``, logging JSON lines to a file as ``justicar serve
@@ -36,6 +36,12 @@ the next one as soon as it is free):
 - ``catchups``: ``--catchups`` spectators subscribing to the long scene from 0 with words
   (``summaries``), again and again, and ``--stuck`` more that subscribe the same way but never
   read (``max_queue=1``: their socket fills and stays full).
+
+- ``outage`` (with ``--outage`` only, which serves a PostgreSQL cluster of the benchmark's own,
+  ``tests.postgres.Cluster``): the cluster is stopped as a crash stops it for ``--seconds``, then
+  started again, and a command is asked for until one is taken again. The committer's commands
+  meanwhile are refused ``storage_unavailable``: its longest wait is how long a command waits for
+  that answer; the bystander's pings say whether the server's loop waited on the database.
 
 Each phase reports the bystander's round-trip p50, p99 and max (ms) over the pings sent while the
 flood lasted (until its last answer came), pings never answered, the committer's longest wait and
@@ -97,8 +103,11 @@ from server.logs import configure
 from server.service import SceneService
 from server.store import SqliteStore, is_postgres
 from server.wire import MAX_FRAME, MAX_QR, Limits
+from tests.postgres import Cluster
 
 PHASES = ("baseline", "qr", "malformed", "sheets", "forks", "forks3", "documents", "catchups")
+OUTAGE = "outage"
+"""A phase of ``--outage`` only: the database stopped for the phase's seconds, then started again."""
 GOAL_MS = 20.0
 TIMEOUT = 60.0
 """Seconds a flooding request waits for its answer before it counts as missing."""
@@ -629,6 +638,27 @@ async def flood_catchups(ctx: Context, deadline: float, tally: Tally) -> None:
         ws.transport.abort()
 
 
+async def flood_outage(ctx: Context, deadline: float, tally: Tally) -> None:
+    """The database goes away for the phase's seconds (the cluster stopped as a crash stops it) and
+    comes back; the committer's commands meanwhile are refused ``storage_unavailable``. After it, the
+    committer's commands must be taken again (one is asked for until it is)."""
+    cluster: Cluster = ctx.args.cluster
+    await asyncio.to_thread(cluster.stop)
+    await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+    await asyncio.to_thread(cluster.start)
+    asker = Asker(ctx.url, ctx.seeded.tokens["committer"], tally)
+    try:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(30):
+                while tally.answered == 0:  # resumed by itself: a command is taken again
+                    body = {"type": "adjust", "id": f"after-outage-{ctx.run}-{tally.sent}", "character": "michael"}
+                    frame = json.dumps({**body, "changes": {"willpower": 1}, "reason": "after the outage"})
+                    await asker.ask(frame, frozenset({"result"}))
+                    await asyncio.sleep(0.1)
+    finally:
+        await asker.close()
+
+
 FLOODS: dict[str, Flood] = {
     "baseline": flood_nothing,
     "qr": flood_qr,
@@ -638,6 +668,7 @@ FLOODS: dict[str, Flood] = {
     "forks3": flood_forks3,
     "documents": flood_documents,
     "catchups": flood_catchups,
+    "outage": flood_outage,
 }
 
 
@@ -850,7 +881,13 @@ def main() -> None:
     )
     p.add_argument("--catchups", type=int, default=4, help="spectators catching up at once (default 4)")
     p.add_argument("--stuck", type=int, default=2, help="more that subscribe and never read (default 2)")
-    p.add_argument("--phases", nargs="+", choices=PHASES, default=list(PHASES), metavar="PHASE")
+    p.add_argument("--phases", nargs="+", choices=[*PHASES, OUTAGE], default=list(PHASES), metavar="PHASE")
+    p.add_argument(
+        "--outage",
+        action="store_true",
+        help="serve a PostgreSQL cluster of the benchmark's own (initdb), and add the outage phase: it is stopped"
+        " as a crash stops it for --seconds, then started again",
+    )
     p.add_argument("--rate", type=float, default=1e6, help="the server's per-connection rate (default: lifted)")
     p.add_argument("--burst", type=int, default=1_000_000, help="the server's per-connection burst (default: lifted)")
     p.add_argument(
@@ -862,6 +899,11 @@ def main() -> None:
     p.add_argument("--keep", action="store_true", help="keep the databases and the server logs")
     p.add_argument("--dir", help="where the databases go (default: .justicar/bench)")
     args = p.parse_args()
+    args.cluster = None
+    if args.outage:
+        args.cluster = Cluster()
+        args.postgres = args.cluster.url
+        args.phases = [*[name for name in args.phases if name != OUTAGE], OUTAGE]
     where = workdir(args)
     started = time.strftime("%Y-%m-%d %H:%M:%S")
     try:
@@ -902,7 +944,9 @@ def main() -> None:
             print(f"# kept {where}", file=sys.stderr)
         else:
             cleanup(where)
-            if args.postgres:
+            if args.cluster is not None:
+                args.cluster.close()
+            elif args.postgres:
                 base = f"justicar_stall_{os.getpid()}"
                 pg_drop(args.postgres, [base] + [f"{base}_run{run}" for run in range(1, args.runs + 1)])
 
