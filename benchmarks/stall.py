@@ -87,7 +87,9 @@ from server.service import SceneService
 from server.store import SqliteStore
 from server.wire import MAX_FRAME, MAX_QR, Limits
 
-PHASES = ("baseline", "qr", "malformed", "sheets", "forks", "documents", "catchups")
+PHASES = (
+    "baseline", "qr", "malformed", "sheets", "forks", "documents", "catchups", "challenges", "history", "spectators"
+)  # fmt: skip
 GOAL_MS = 20.0
 TIMEOUT = 60.0
 """Seconds a flooding request waits for its answer before it counts as missing."""
@@ -126,6 +128,7 @@ def seed(where: Path, events: int) -> Seeded:
         "player": issue(LONG, "player", PEOPLE[0])[0],
         "spectator": issue(LONG, "spectator")[0],
         "bystander": issue(SHORT, "spectator")[0],
+        "reader": issue(LONG, "spectator")[0],
     }
     backend.close()
     return seeded
@@ -325,6 +328,8 @@ class Tally:
     """Requests unanswered because the server closed the connection."""
     closes: int = 0
     replies: Counter[str] = field(default_factory=Counter)
+    extra: dict[str, float] = field(default_factory=dict)
+    """Figures of the phase's own (``witness ms``, ``catch-up x``)."""
 
     def got(self, closes_expected: bool) -> bool:
         """Whether every request got its answer (or, where the server closes flooders, a close)."""
@@ -520,6 +525,155 @@ async def flood_catchups(ctx: Context, deadline: float, tally: Tally) -> None:
         ws.transport.abort()
 
 
+SPACED = 1 / 50
+"""Seconds between two requests of a flooder that does not wait for answers: the default rate limit."""
+REFUSED = frozenset({"error:busy", "error:work_limited", "error:rate_limited"})
+"""What a request over its connection's or link's share may get instead of its answer."""
+
+
+async def spaced_flood(
+    ctx: Context, token: str, deadline: float, tally: Tally, request: Callable[[], str], expected: str
+) -> None:
+    """``--links`` connections of one link, each sending ``request()`` every ``SPACED`` s without
+    waiting for answers (as a page, or an attacker, at the allowed rate) until ``deadline``; then
+    each closes at once (its TCP connection cut), whatever it still had asked."""
+
+    async def one() -> None:
+        ws = await hello(ctx.url, token)
+        asked = 0
+
+        async def read() -> None:
+            with contextlib.suppress(ConnectionClosed):
+                async for frame in ws:
+                    what = label(frame if isinstance(frame, bytes) else frame.encode())
+                    tally.replies[what] += 1
+                    tally.answered += what == expected or what in REFUSED
+
+        reader = asyncio.create_task(read())
+        started = time.monotonic()
+        try:
+            while time.monotonic() < deadline:
+                asked += 1
+                tally.sent += 1
+                await ws.send(request())
+                await asyncio.sleep(max(0.0, started + asked * SPACED - time.monotonic()))
+        except ConnectionClosed:
+            tally.cut += 1
+        reader.cancel()
+        ws.transport.abort()  # gone, with whatever it asked still queued
+
+    await asyncio.gather(*(one() for _ in range(ctx.args.links)))
+
+
+async def witness(ctx: Context, stop: asyncio.Event, tally: Tally) -> None:
+    """Another scene's reader (the SHORT scene's spectator link) asking a page of ``history`` every
+    250 ms until ``stop``, then once more: the longest it waited for an answer (``witness ms``)."""
+    ws = await hello(ctx.url, ctx.seeded.tokens["bystander"])
+    ask = json.dumps({"type": "history", "before": ctx.seeded.short_version + 1, "limit": 200})
+    longest = 0.0
+    try:
+        while True:
+            last = stop.is_set()
+            started = time.monotonic()
+            await ws.send(ask)
+            async with asyncio.timeout(TIMEOUT):
+                while kind(await ws.recv(decode=False)) != "history":
+                    pass
+            longest = max(longest, (time.monotonic() - started) * 1000)
+            if last:
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 0.25)
+    except TimeoutError:
+        longest = TIMEOUT * 1000
+    finally:
+        await ws.close()
+    tally.extra["witness ms"] = round(longest, 1)
+
+
+async def witnessed(ctx: Context, tally: Tally, flood: Awaitable[None]) -> None:
+    """``flood``, with ``witness`` asking another scene's history meanwhile and right after."""
+    stop = asyncio.Event()
+    watching = asyncio.create_task(witness(ctx, stop, tally))
+    await flood
+    stop.set()
+    await watching
+
+
+async def flood_challenges(ctx: Context, deadline: float, tally: Tally) -> None:
+    """``--links`` spectators of the long scene on one link, each asking the oldest 200 decided
+    challenges at 50 a second."""
+    ask = json.dumps({"type": "challenges", "limit": 200})
+    flood = spaced_flood(ctx, ctx.seeded.tokens["spectator"], deadline, tally, lambda: ask, "challenges")
+    await witnessed(ctx, tally, flood)
+
+
+async def flood_history(ctx: Context, deadline: float, tally: Tally) -> None:
+    """``--links`` spectators of the long scene on one link, each asking 500 events of ``history``
+    from a random place at 50 a second."""
+
+    def ask() -> str:
+        before = ctx.rng.randint(2, ctx.seeded.long_version + 1)
+        return json.dumps({"type": "history", "before": before, "limit": 500})
+
+    flood = spaced_flood(ctx, ctx.seeded.tokens["spectator"], deadline, tally, ask, "history")
+    await witnessed(ctx, tally, flood)
+
+
+async def catch_up(url: str, token: str) -> float:
+    """Seconds a subscription from 0 with words takes to be ``subscribed`` (``TIMEOUT``: never)."""
+    started = time.monotonic()
+    ws = await hello(url, token)
+    try:
+        await ws.send(json.dumps({"type": "subscribe", "since": 0, "summaries": True}))
+        async with asyncio.timeout(TIMEOUT):
+            while kind(await ws.recv(decode=False)) != "subscribed":
+                pass
+    except TimeoutError:
+        return TIMEOUT
+    finally:
+        await ws.close()
+    return time.monotonic() - started
+
+
+async def flood_spectators(ctx: Context, deadline: float, tally: Tally) -> None:
+    """``--crowd`` spectators on one link catching up from 0 with words, then idle; meanwhile a
+    reader on another link catches up the same way: its time against its time alone, just before
+    (``catch-up x``). At the deadline (or once the reader is done, if later) the crowd leaves,
+    caught up or not (those not yet caught up count as cut)."""
+    alone = await catch_up(ctx.url, ctx.seeded.tokens["reader"])
+    token = ctx.seeded.tokens["spectator"]
+    subscribe = json.dumps({"type": "subscribe", "since": 0, "summaries": True})
+    crowd: list[ClientConnection] = []
+
+    async def idle() -> None:
+        tally.sent += 1
+        ws = await hello(ctx.url, token)
+        crowd.append(ws)
+        try:
+            await ws.send(subscribe)
+            while kind(await ws.recv(decode=False)) != "subscribed":
+                pass
+            tally.answered += 1
+            tally.replies["subscribed"] += 1
+        except ConnectionClosed:
+            tally.cut += 1
+
+    joining = [asyncio.create_task(idle()) for _ in range(ctx.args.crowd)]
+    await asyncio.sleep(0.3)  # the crowd's catch-ups under way
+    crowded = await catch_up(ctx.url, ctx.seeded.tokens["reader"])
+    await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+    for task in joining:
+        task.cancel()
+    await asyncio.gather(*joining, return_exceptions=True)
+    tally.cut += tally.sent - tally.answered - tally.cut
+    for ws in crowd:
+        ws.transport.abort()
+    tally.extra["alone s"] = round(alone, 3)
+    tally.extra["crowded s"] = round(crowded, 3)
+    tally.extra["catch-up x"] = round(crowded / alone, 2)
+
+
 FLOODS: dict[str, Flood] = {
     "baseline": flood_nothing,
     "qr": flood_qr,
@@ -528,6 +682,9 @@ FLOODS: dict[str, Flood] = {
     "forks": flood_forks,
     "documents": flood_documents,
     "catchups": flood_catchups,
+    "challenges": flood_challenges,
+    "history": flood_history,
+    "spectators": flood_spectators,
 }
 
 
@@ -569,6 +726,7 @@ class Phase:
     seconds: float
     others: float
     """Cores busy with other processes than the benchmark's, on average, while it lasted."""
+    extra: dict[str, float]
 
 
 def percentile(ordered: list[float], q: float) -> float:
@@ -600,10 +758,11 @@ def measured(window: Window, samples: list[tuple[float, float]]) -> Phase:
         cut=tally.cut,
         missing=tally.missing,
         closes=tally.closes,
-        got_answers=tally.got(closes_expected=name == "malformed"),
+        got_answers=tally.got(closes_expected=name in ("malformed", "challenges", "history", "spectators")),
         replies=dict(tally.replies),
         seconds=end - start,
         others=window.others,
+        extra=dict(tally.extra),
     )
 
 
@@ -660,6 +819,7 @@ def print_run(run: int, results: list[Phase]) -> None:
     for r in results:
         got = f"{r.answered}/{r.sent}" + (f", {r.closes} closes" if r.closes else "")
         got += "" if r.got_answers else f"  NOT ALL: {r.missing} missing, {r.cut} cut; replies {r.replies}"
+        got += "".join(f"; {k} {v:g}" for k, v in r.extra.items())
         print(
             f"{r.name:<10} | {r.pings:>5} {r.lost:>4} | {r.p50:>7.2f} {r.p99:>7.2f} {r.max:>7.2f} |"
             f" {r.others:>6.2f} | {got}"
@@ -686,6 +846,11 @@ def summary(runs: list[list[Phase]]) -> list[dict[str, Any]]:
                 "runs_under_goal": sum(p.max < GOAL_MS and not p.lost for p in of),
                 "runs": len(of),
                 "closes": sum(p.closes for p in of),
+                **{
+                    name: (statistics.median(values), min(values), max(values))
+                    for name in of[0].extra
+                    if len(values := [p.extra[name] for p in of if name in p.extra]) == len(of)
+                },
             }
         )
     return rows
@@ -701,6 +866,7 @@ def print_summary(rows: list[dict[str, Any]]) -> None:
         print(
             f"{r['phase']:<10} | {spread:>22} | {p99:>22} | {r['p50_median']:>6.2f} | {answers:>7} |"
             f" {r['runs_under_goal']}/{r['runs']} runs"
+            + "".join(f"; {k} {v[0]:g} ({v[1]:g}-{v[2]:g})" for k, v in r.items() if isinstance(v, tuple))
         )
 
 
@@ -712,6 +878,8 @@ def main() -> None:
     p.add_argument("--interval", type=float, default=5.0, help="ms between the bystander's pings (default 5)")
     p.add_argument("--catchups", type=int, default=4, help="spectators catching up at once (default 4)")
     p.add_argument("--stuck", type=int, default=2, help="more that subscribe and never read (default 2)")
+    p.add_argument("--links", type=int, default=8, help="connections of one link flooding challenges, history (8)")
+    p.add_argument("--crowd", type=int, default=60, help="spectators of one link catching up at once (default 60)")
     p.add_argument("--phases", nargs="+", choices=PHASES, default=list(PHASES), metavar="PHASE")
     p.add_argument("--rate", type=float, default=1e6, help="the server's per-connection rate (default: lifted)")
     p.add_argument("--burst", type=int, default=1_000_000, help="the server's per-connection burst (default: lifted)")

@@ -42,15 +42,49 @@ def fold_to(store: EventStore, snapshots: Snapshots | None, scene: str, upto: in
         raise rows.unreadable(err) from None
 
 
-async def state_at(worker: Worker, store: EventStore, snapshots: Snapshots | None, scene: str, since: int) -> Scene:
-    """The scene's state after event ``since``, made on the worker."""
-    return await worker.run(_settled_fold_to, store, snapshots, scene, since)
+FOLD = 2_000
+"""Events folded in one job on the worker (a few tens of milliseconds): a long fold is made in
+turns, so that it never holds the worker from the others for long (``server.writer.Worker``)."""
 
 
-def _settled_fold_to(store: EventStore, snapshots: Snapshots | None, scene: str, upto: int) -> Scene:
-    state = fold_to(store, snapshots, scene, upto)
-    settle()  # kept for the whole catch-up: no young collection walks it
-    return state
+async def state_at(
+    worker: Worker,
+    store: EventStore,
+    snapshots: Snapshots | None,
+    scene: str,
+    since: int,
+    spent: Callable[[int], None] = lambda events: None,
+) -> Scene:
+    """The scene's state after event ``since`` (as ``fold_to`` makes it), made on the worker in
+    turns of ``FOLD`` events, each turn's events told to ``spent``; cancelled between two turns,
+    it folds no further."""
+    state, at, prev = await worker.run(_start, snapshots, scene, since)
+    while True:
+        upto = min(since, at + FOLD)
+        folded, prev = await worker.run(_folded, store, scene, state, at, prev, upto)
+        spent(upto - at)
+        state, at = folded, upto
+        if at >= since:
+            return folded
+
+
+def _start(snapshots: Snapshots | None, scene: str, upto: int) -> tuple[Scene | None, int, str]:
+    """Where a fold to ``upto`` starts: the snapshot at or before it that saves enough folding, or
+    the first event."""
+    start = snapshots.load(scene, at_most=upto, worth=WORTH) if snapshots and upto >= WORTH else None
+    return (start.state, start.state.version, start.hash) if start is not None else (None, 0, GENESIS)
+
+
+def _folded(store: EventStore, scene: str, state: Scene | None, after: int, prev: str, upto: int) -> tuple[Scene, str]:
+    """``state`` (the state after event ``after``, whose hash is ``prev``) with events up to
+    ``upto`` folded in, each checked as it is read; and the hash of the last."""
+    rows = Checked(scene, store.read_wire(scene, after=after, upto=upto), after=after, prev=prev)
+    try:
+        state = fold_rows(scene, rows, state)
+    except (msgspec.DecodeError, msgspec.ValidationError) as err:
+        raise rows.unreadable(err) from None
+    settle()  # kept for the whole request: no young collection walks it
+    return state, rows.last.hash if rows.last is not None else prev
 
 
 def _chunk(
@@ -113,6 +147,7 @@ def release(held: list[Scene]) -> None:
 async def stream(
     worker: Worker,
     send: Callable[[bytes], Awaitable[None]],
+    pace: Callable[[int], Awaitable[None]],
     store: EventStore,
     scene: str,
     viewer: str,
@@ -123,10 +158,12 @@ async def stream(
     """Send the viewer's frames of events ``since+1..upto``, a chunk at a time, each built on a
     worker thread and sent (and drained) before the next is read; with ``base`` (the state at
     ``since``), in words too; every event checked as it is read (``SceneCorrupt`` at the first that
-    is not sound). Returns the state at ``upto`` when given ``base``."""
+    is not sound). Each chunk first awaits ``pace`` with its number of events (the link's budget).
+    Returns the state at ``upto`` when given ``base``."""
     at, prev = since, ""
     while at < upto:
         end = min(upto, at + CHUNK)
+        await pace(end - at)
         frames, base, prev = await worker.run(_chunk, store, scene, viewer, at, end, base, prev)
         for frame in frames:
             await send(frame)

@@ -1,0 +1,189 @@
+"""Heavy requests (history, older challenges, replays, catch-ups, documents) shared fairly: one in
+progress per connection (a second is refused ``busy``), paid for in work from the connection's and
+its link's budgets (``work_limited`` when in debt), the worker taken in turn by link, and what a
+closed connection asked dropped, never done for nobody.
+
+The worker is held busy by a job of the test's own (``gate``) so that requests queue behind it in a
+known order; each event of a history page put into words is recorded (``made``: the scene it
+belongs to), slowed down so that a page is work a bystander would wait for."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import pytest
+from anyio.abc import TaskGroup
+
+from server import connection, writer
+from server.app import Running
+from server.backend import Backend
+from tests.live.conftest import seed
+from tests.live.faults import peer
+from tests.live.test_guards import hello, recv
+
+pytestmark = pytest.mark.anyio
+
+SLOW = 0.05
+"""Seconds each event of a history page takes to put into words, here."""
+
+
+def page_of(before: int = 5, limit: int = 3) -> str:
+    """A page of history: events 2-4 of a seeded scene (an open and three characters added)."""
+    return json.dumps({"type": "history", "before": before, "limit": limit})
+
+
+@pytest.fixture
+def made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The scene of each event a history page put into words, in the order they were."""
+    scenes: list[str] = []
+    narrate = connection.narrate
+
+    def slowly(before: Any, event: Any, viewer: str) -> str:
+        scenes.append(before.id)
+        time.sleep(SLOW)
+        return narrate(before, event, viewer)
+
+    monkeypatch.setattr(connection, "narrate", slowly)
+    return scenes
+
+
+@pytest.fixture
+def elsewhere(backend: Backend) -> str:
+    """A spectator's token for another scene, s2 (another link)."""
+    seed(backend, "s2")
+    return backend.tokens.issue("s2", "spectator")[0]
+
+
+@pytest.fixture
+async def tasks() -> AsyncIterator[TaskGroup]:
+    async with anyio.create_task_group() as tg:
+        yield tg
+        tg.cancel_scope.cancel()
+
+
+@pytest.fixture
+async def gate(live: Running, tasks: TaskGroup) -> AsyncIterator[threading.Event]:
+    """The worker held by a job of the server's own until the event is set."""
+    held = threading.Event()
+    tasks.start_soon(live.hub.worker.run, held.wait)
+    await anyio.sleep(0.05)  # the job has the worker
+    yield held
+    held.set()
+
+
+class TestOneAtATime:
+    async def test_a_second_heavy_request_is_refused_at_once(self, live: Running, tokens: dict[str, str]) -> None:
+        """History asked, then older challenges before it is answered: the challenges are refused
+        (``busy``, saying why), the history answered; asked again, the challenges are answered."""
+        ws = await hello(live.url, tokens["spectator"])
+        await ws.send(page_of())
+        await ws.send(json.dumps({"type": "challenges"}))
+        first, second = await recv(ws), await recv(ws)
+        refused, page = (first, second) if first["type"] == "error" else (second, first)
+        assert refused["code"] == "busy" and "One request at a time" in refused["message"]
+        assert page["type"] == "history" and (page["from"], page["to"]) == (2, 4)
+        await ws.send(json.dumps({"type": "challenges"}))
+        assert (await recv(ws))["type"] == "challenges"
+
+    async def test_pings_are_answered_while_a_request_waits(
+        self, live: Running, tokens: dict[str, str], gate: threading.Event
+    ) -> None:
+        """With its history waiting for the worker, the connection still answers pings; the
+        history follows once the worker is free."""
+        ws = await hello(live.url, tokens["spectator"])
+        await ws.send(page_of())
+        await ws.send(json.dumps({"type": "ping", "id": "meanwhile"}))
+        assert await recv(ws) == {"type": "pong", "id": "meanwhile"}
+        gate.set()
+        assert (await recv(ws, "history"))["to"] == 4
+
+
+class TestDropped:
+    async def test_what_a_closed_connection_asked_is_never_done(
+        self, live: Running, tokens: dict[str, str], elsewhere: str, made: list[str], gate: threading.Event
+    ) -> None:
+        """Four connections of one link each ask ten pages of history while the worker is busy, and
+        go. Not one of their pages is made once the worker is free, and another scene's reader is
+        answered at once."""
+        flooders = [await hello(live.url, tokens["spectator"]) for _ in range(4)]
+        for ws in flooders:
+            for _ in range(10):
+                await ws.send(page_of())
+        await anyio.sleep(0.3)  # read by the server
+        for ws in flooders:
+            ws.transport.abort()
+        await anyio.sleep(0.3)  # their closes seen
+        gate.set()
+        async with peer(live.url, elsewhere) as bystander:
+            started = time.monotonic()
+            await bystander.send(json.loads(page_of()))
+            page = await bystander.wait(lambda m: m["type"] == "history", "its history", seconds=30)
+            took = time.monotonic() - started
+        assert (page["from"], page["to"]) == (2, 4) and len(page["summaries"]) == 3
+        assert made == ["s2", "s2", "s2"], f"pages made for connections gone: {made.count('s1') // 3}"
+        assert took < 2.0
+
+
+class TestInTurn:
+    async def test_another_link_waits_one_turn_not_the_whole_queue(
+        self, live: Running, tokens: dict[str, str], elsewhere: str, made: list[str], gate: threading.Event
+    ) -> None:
+        """Four connections of one link ask a page of history each, then another link's reader does
+        (another scene): the worker takes them in turn by link, so the reader's page is made before
+        the link's four, not after them."""
+        crowd = [await hello(live.url, tokens["spectator"]) for _ in range(4)]
+        for ws in crowd:
+            await ws.send(page_of())
+        await anyio.sleep(0.2)
+        reader = await hello(live.url, elsewhere)
+        await reader.send(page_of())
+        await anyio.sleep(0.2)
+        gate.set()
+        assert (await recv(reader, "history"))["to"] == 4
+        for ws in crowd:
+            with anyio.fail_after(10):
+                assert json.loads(await ws.recv())["type"] == "history"
+        pages = [scene for n, scene in enumerate(made) if n % 3 == 0]
+        assert sorted(pages) == ["s1", "s1", "s1", "s1", "s2"]
+        assert pages.index("s2") <= 1, f"the other link's page was made after {pages.index('s2')} of the crowd's"
+
+
+class TestBudget:
+    async def test_a_link_in_debt_is_refused_until_it_is_repaid(
+        self, live: Running, tokens: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """With a link's budget of 100 units a second, 300 at once: a page of 250 events costs 350
+        (100 for the request); the next one asked on another connection of the same link is refused
+        (``work_limited``, saying when to ask again), and answered once the debt is repaid."""
+        monkeypatch.setattr(writer, "LINK_WORK", (100.0, 300.0), raising=False)
+        one = await hello(live.url, tokens["spectator"])
+        two = await hello(live.url, tokens["spectator"])
+        await one.send(page_of(limit=250))
+        assert (await recv(one))["type"] == "history"
+        await two.send(page_of())
+        refused = await recv(two)
+        assert refused["type"] == "error" and refused["code"] == "work_limited", refused
+        assert "ask again in 1 s" in refused["message"]
+        await anyio.sleep(0.6)
+        await two.send(page_of())
+        assert (await recv(two))["type"] == "history"
+
+    async def test_a_connection_in_debt_is_refused(
+        self, live: Running, tokens: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """One connection's own budget (here 100 a second, 300 at once) counts too: its second
+        page of 250 is refused while another connection of the same link is answered."""
+        monkeypatch.setattr(connection, "CONNECTION_WORK", (100.0, 300.0), raising=False)
+        one = await hello(live.url, tokens["spectator"])
+        two = await hello(live.url, tokens["spectator"])
+        await one.send(page_of(limit=250))
+        assert (await recv(one))["type"] == "history"
+        await one.send(page_of(limit=250))
+        assert (await recv(one))["code"] == "work_limited"
+        await two.send(page_of(limit=250))
+        assert (await recv(two))["type"] == "history"
