@@ -42,7 +42,7 @@ def fold_to(store: EventStore, snapshots: Snapshots | None, scene: str, upto: in
         raise rows.unreadable(err) from None
 
 
-FOLD = 2_000
+FOLD = 1_000
 """Events folded in one job on the worker (a few tens of milliseconds): a long fold is made in
 turns, so that it never holds the worker from the others for long (``server.writer.Worker``)."""
 

@@ -69,7 +69,7 @@ from server.ledgers import ledger_frame, night_of
 from server.room import Behind, Joined, JoinRefused, Subscriber, unavailable
 from server.service import STORAGE_UNAVAILABLE, ErrorBody, Result, utc_now
 from server.sheet_words import in_words
-from server.store import SceneCorrupt, StorageUnavailable, StoreError
+from server.store import EventStore, SceneCorrupt, StorageUnavailable, StoreError
 from server.tokens import Grant
 from server.wire import (
     COMMAND_TYPES,
@@ -113,7 +113,7 @@ from server.wire import (
     encode,
     viewed,
 )
-from server.writer import CONNECTION_WORK, HEAVY, Budget, Worker, let_go
+from server.writer import CONNECTION_WORK, FOLDED, HEAVY, Budget, Worker, let_go
 
 log = structlog.get_logger("justicar.connection")
 security = structlog.get_logger("justicar.security")
@@ -174,6 +174,23 @@ def _plainly(err: msgspec.ValidationError) -> str | None:
     field = found["field"].replace("_", " ")
     bidi = " or text-direction overrides" if "u202a" in str(err) else ""
     return f"The {field} cannot hold control characters (line breaks, tabs, escape codes){bidi}."
+
+
+PAGE = 250
+"""Events of a page of history put into words in one job on the worker."""
+
+
+def _page(
+    store: EventStore, scene: str, base: Scene, after: int, upto: int, viewer: str
+) -> tuple[list[Wire], list[str], Scene]:
+    """Events ``after+1..upto`` as ``viewer`` may see them, each in words (``base``: the state
+    after event ``after``), and the state after them."""
+    records = list(store.read(scene, after=after, upto=upto))
+    if not records:
+        return [], [], base
+    befores = befores_of(records, base)
+    words = [narrate(b, r.event, viewer) for b, r in zip(befores, records, strict=True)]
+    return [redact(r, viewer) for r in records], words, fold(records[-1:], befores[-1])
 
 
 async def _refusing_corrupt(work: Callable[[], Awaitable[None]]) -> None:
@@ -493,18 +510,28 @@ class Connection:
             self.link_budget = self.hub.worker.budget(self._authenticated().token_id)
         return self.link_budget
 
-    def _spend(self, units: int) -> None:
+    def _spend(self, units: float) -> None:
         """Work done for this connection: taken from its budget and its link's."""
         self.budget.spend(units)
         self._link().spend(units)
 
+    def _folding(self, events: int) -> None:
+        self._spend(events / FOLDED)
+
+    def _catching_up(self) -> Budget:
+        return self.hub.worker.budget(self._authenticated().token_id, catching_up=True)
+
     async def _paced(self, events: int) -> None:
-        """A catch-up's next ``events``: once its link is out of debt, taken from the link's budget
+        """A catch-up's next ``events``: once its link's catch-ups are out of debt, taken from them
         (a catch-up is never refused; a link's crowd catching up at once goes at its link's pace)."""
-        link = self._link()
-        while (wait := link.owed()) > 0:
+        catching_up = self._catching_up()
+        while (wait := catching_up.owed()) > 0:
             await anyio.sleep(wait)
-        link.spend(events)
+        catching_up.spend(events)
+
+    def _caught_up(self, folded: int) -> None:
+        """The events a catch-up folded to reach its start (to put the rest into words)."""
+        self._catching_up().spend(folded / FOLDED)
 
     async def _document(self, made: Callable[[Worker, Any, str], Awaitable[bytes]]) -> None:
         """An audit or an export of this connection's stream, paid for by its events."""
@@ -672,7 +699,7 @@ class Connection:
 
         snapshots = self.hub.backend.snapshots
 
-        before = await state_at(self.work, store, snapshots, scene, ask.start - 1, self._spend)
+        before = await state_at(self.work, store, snapshots, scene, ask.start - 1, self._folding)
 
         def explained() -> tuple[list[Step], Scene | None]:  # reads and pure folds: off the event loop
             records = list(store.read(scene, after=ask.start - 1, upto=last))
@@ -702,15 +729,16 @@ class Connection:
         if end < 1:
             await self.send(HistoryPage(start=start, end=end, events=[], summaries=[]))
             return
-        base = await state_at(self.work, store, snapshots, scene, start - 1, self._spend)
-
-        def page() -> tuple[list[Wire], list[str]]:
-            records = list(store.read(scene, after=start - 1, upto=end))
-            befores = befores_of(records, base) if records else []
-            words = [narrate(b, r.event, grant.viewer) for b, r in zip(befores, records, strict=True)]
-            return [redact(r, grant.viewer) for r in records], words
-
-        events, words = await self.work.run(page)
+        base = await state_at(self.work, store, snapshots, scene, start - 1, self._folding)
+        events: list[Wire] = []
+        words: list[str] = []
+        at = start - 1
+        while at < end:  # in turns of ``PAGE`` events
+            upto = min(end, at + PAGE)
+            shown, said, base = await self.work.run(_page, store, scene, base, at, upto, grant.viewer)
+            events += shown
+            words += said
+            at = upto
         await self.send(HistoryPage(start=start, end=end, events=events, summaries=words))
 
     async def ledger(self) -> None:
@@ -814,7 +842,7 @@ class Connection:
                         since = since or 0
                         try:
                             if summaries and base is None:
-                                base = await state_at(self.work, store, snapshots, target, since, self._link().spend)
+                                base = await state_at(self.work, store, snapshots, target, since, self._caught_up)
                             base = await stream(
                                 self.work,
                                 self._send_frame,

@@ -116,16 +116,21 @@ def let_go(*held: list[Any] | dict[Any, Any]) -> None:
                 each.pop()
 
 
-CONNECTION_WORK = (2_000.0, 20_000.0)
-"""Work one connection may ask for: 2,000 units a second on average, 20,000 at once. A unit is an
-event read, folded or put into words, or a challenge shown; a heavy request (``docs/protocol.md``,
-Limits) costs ``HEAVY`` units plus what it asks for."""
-LINK_WORK = (5_000.0, 100_000.0)
-"""Work all the connections of one link (a token) may ask for together: 5,000 units a second on
-average (about a quarter of what the worker does), 100,000 at once (a catch-up from the start of
-a 100,000-event scene)."""
+CONNECTION_WORK = (2_000.0, 5_000.0)
+"""Work one connection may ask for in heavy requests: 2,000 units a second on average, 5,000 at
+once. A unit is an event read, folded or put into words, or a challenge shown; a heavy request
+(``docs/protocol.md``, Limits) costs ``HEAVY`` units plus what it asks for, plus the events folded
+to reach what it asks for."""
+LINK_WORK = (5_000.0, 10_000.0)
+"""Work all the connections of one link (a token) may ask for together in heavy requests: 5,000
+units a second on average (about a quarter of what the worker does), 10,000 at once."""
+LINK_CATCH_UP = (5_000.0, 100_000.0)
+"""Events all the connections of one link may catch up on together: 5,000 a second on average
+once 100,000 (a catch-up from the start of a 100,000-event scene) are spent."""
 HEAVY = 100
 """Units every heavy request costs whatever it asks for (its turn on the worker, its state)."""
+FOLDED = 10
+"""Events folded (read, checked and folded, not put into words) for one unit: about as long."""
 
 
 class Budget:
@@ -174,7 +179,7 @@ class _Fair:
         self.server: deque[anyio.Event] = deque()
         self.links: dict[str, dict[int, deque[anyio.Event]]] = {}
         """Waiting jobs by link, then connection, each in turn order (first: next to go)."""
-        self.budgets: dict[str, Budget] = {}
+        self.budgets: dict[tuple[str, bool], Budget] = {}
         """The work each link may still ask for (``Worker.budget``)."""
 
     async def turn(self, lane: Share | None) -> None:
@@ -238,15 +243,16 @@ class Worker:
         """This worker as one connection of one link asks for it: its jobs wait their turn."""
         return Worker(self._fair, (link, connection))
 
-    def budget(self, link: str) -> Budget:
-        """The work ``link`` (all its connections together) may still ask for (``LINK_WORK``)."""
+    def budget(self, link: str, *, catching_up: bool = False) -> Budget:
+        """The work ``link`` (all its connections together) may still ask for: in heavy requests
+        (``LINK_WORK``) or, ``catching_up``, in catch-ups (``LINK_CATCH_UP``)."""
         budgets = self._fair.budgets
-        found = budgets.get(link)
+        found = budgets.get((link, catching_up))
         if found is None:
-            if len(budgets) >= 4096:  # forget the links whose budget is whole again
-                for name in [name for name, held in budgets.items() if held.owed() == 0 and held.full()]:
-                    del budgets[name]
-            found = budgets[link] = Budget(*LINK_WORK)
+            if len(budgets) >= 4096:  # forget the links whose budgets are whole again
+                for key in [key for key, held in budgets.items() if held.full()]:
+                    del budgets[key]
+            found = budgets[link, catching_up] = Budget(*(LINK_CATCH_UP if catching_up else LINK_WORK))
         return found
 
     @property

@@ -19,6 +19,7 @@ import anyio
 import pytest
 from anyio.abc import TaskGroup
 
+from projections.narrate import narrate
 from server import connection, writer
 from server.app import Running
 from server.backend import Backend
@@ -41,7 +42,6 @@ def page_of(before: int = 5, limit: int = 3) -> str:
 def made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The scene of each event a history page put into words, in the order they were."""
     scenes: list[str] = []
-    narrate = connection.narrate
 
     def slowly(before: Any, event: Any, viewer: str) -> str:
         scenes.append(before.id)
