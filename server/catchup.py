@@ -3,8 +3,11 @@
 A subscriber far behind (a page's first load of a long scene, a phone back after an hour) would
 cost its room, and every other viewer of the scene, one long stall and a buffer of megabytes. So
 its connection reads the log in chunks of ``CHUNK`` events, each chunk's frames built (read,
-folded, put into words, redacted, encoded) on a worker thread, sent, and drained by the socket
-before the next is read: memory stays one chunk per connection, and the event loop only writes.
+folded, put into words, redacted, encoded, framed) on a worker thread, sent in one write, and
+drained by the socket before the next is read: memory stays one chunk per connection, and the
+event loop only writes, once a chunk (a write a frame would cost the loop a system call each, and
+with the worker busy each system call costs the loop up to a switch interval to take the
+interpreter back).
 Then the room sends the last stretch and the live stream follows (``server.room``).
 """
 
@@ -16,6 +19,7 @@ from typing import Any
 
 import immutables
 import msgspec
+from websockets.frames import Frame, Opcode
 
 from domain.evolve import fold_rows
 from domain.log import GENESIS, ChainProblem, from_wire
@@ -89,8 +93,9 @@ def _folded(store: EventStore, scene: str, state: Scene | None, after: int, prev
 
 def _chunk(
     store: EventStore, scene: str, viewer: str, after: int, upto: int, base: Scene | None, prev: str
-) -> tuple[list[bytes], Scene | None, str]:
-    """One chunk's frames, and the hash of its last event. Its events are read linked (seq without
+) -> tuple[list[bytes], bytes, Scene | None, str]:
+    """One chunk's messages, the same framed for the wire (a server's frames, unmasked, one after
+    the other: sent in one write), and the hash of its last event. Its events are read linked (seq without
     gaps, each ``prev`` the hash before it: ``prev`` is event ``after``'s) and readable; their own
     hashes are not recomputed here: the room's load checks them (``server.service.load``, and beside
     the room what a snapshot took on trust)."""
@@ -110,8 +115,9 @@ def _chunk(
             raise SceneCorrupt(scene, ChainProblem(record.seq, record.type, problem))
         prev, expected = record.hash, expected + 1
     frames, base = commit_frames(records, viewer, base)
+    wired = b"".join(Frame(Opcode.TEXT, frame).serialize(mask=False) for frame in frames)
     settle()  # the state grown by this chunk lives on into the next: no young collection walks it
-    return frames, base, prev
+    return frames, wired, base, prev
 
 
 def _unreadable(store: EventStore, scene: str, after: int, upto: int) -> SceneCorrupt:
@@ -146,7 +152,7 @@ def release(held: list[Scene]) -> None:
 
 async def stream(
     worker: Worker,
-    send: Callable[[bytes], Awaitable[None]],
+    send: Callable[[list[bytes], bytes], Awaitable[None]],
     pace: Callable[[int], Awaitable[None]],
     store: EventStore,
     scene: str,
@@ -155,8 +161,8 @@ async def stream(
     upto: int,
     base: Scene | None,
 ) -> Scene | None:
-    """Send the viewer's frames of events ``since+1..upto``, a chunk at a time, each built on a
-    worker thread and sent (and drained) before the next is read; with ``base`` (the state at
+    """Send the viewer's frames of events ``since+1..upto``, a chunk at a time, each built (and
+    framed for the wire) on a worker thread and sent (and drained) before the next is read; with ``base`` (the state at
     ``since``), in words too; every event checked as it is read (``SceneCorrupt`` at the first that
     is not sound). Each chunk first awaits ``pace`` with its number of events (the link's budget).
     Returns the state at ``upto`` when given ``base``."""
@@ -164,8 +170,7 @@ async def stream(
     while at < upto:
         end = min(upto, at + CHUNK)
         await pace(end - at)
-        frames, base, prev = await worker.run(_chunk, store, scene, viewer, at, end, base, prev)
-        for frame in frames:
-            await send(frame)
+        frames, wired, base, prev = await worker.run(_chunk, store, scene, viewer, at, end, base, prev)
+        await send(frames, wired)
         at = end
     return base

@@ -28,6 +28,7 @@ connection still had waiting or in progress when it closed is dropped, never don
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import math
@@ -379,8 +380,19 @@ class Connection:
         with contextlib.suppress(ConnectionClosed):
             await self.conn.send(_paced(_fragments(frame)), text=True)
 
-    async def _send_frame(self, frame: bytes) -> None:
-        await self.conn.send(frame, text=True)  # waits while the socket drains: catch-up's back-pressure
+    async def _send_chunk(self, frames: list[bytes], wired: bytes) -> None:
+        """A catch-up chunk's messages, in one write (``wired``: framed on the worker), then waits
+        while the socket drains (the catch-up's back-pressure). A message being sent in fragments
+        (a document) goes first, whole."""
+        conn = self.conn
+        while conn.send_in_progress is not None:
+            await asyncio.shield(conn.send_in_progress)
+        if conn.protocol.extensions:  # not this server's (no compression): framed its way
+            for frame in frames:
+                await conn.send(frame, text=True)
+            return
+        async with conn.send_context():
+            conn.transport.write(wired)
 
     def _security(self, what: str, **details: Any) -> None:
         """A security log line with the token id and the peer (never the token), once per ``QUIET``."""
@@ -845,7 +857,7 @@ class Connection:
                                 base = await state_at(self.work, store, snapshots, target, since, self._caught_up)
                             base = await stream(
                                 self.work,
-                                self._send_frame,
+                                self._send_chunk,
                                 self._paced,
                                 store,
                                 target,
