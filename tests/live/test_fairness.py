@@ -24,7 +24,7 @@ from server import connection, writer
 from server.app import Running
 from server.backend import Backend
 from tests.live.conftest import seed
-from tests.live.faults import peer
+from tests.live.faults import adjust, peer
 from tests.live.test_guards import hello, recv
 
 pytestmark = pytest.mark.anyio
@@ -68,7 +68,9 @@ async def tasks() -> AsyncIterator[TaskGroup]:
 
 @pytest.fixture
 async def gate(live: Running, tasks: TaskGroup) -> AsyncIterator[threading.Event]:
-    """The worker held by a job of the server's own until the event is set."""
+    """The worker held by a job of the server's own until the event is set (the scene s1 loaded
+    first)."""
+    await live.hub.state("s1")
     held = threading.Event()
     tasks.start_soon(live.hub.worker.run, held.wait)
     await anyio.sleep(0.05)  # the job has the worker
@@ -187,3 +189,26 @@ class TestBudget:
         assert (await recv(one))["code"] == "work_limited"
         await two.send(page_of(limit=250))
         assert (await recv(two))["type"] == "history"
+
+
+class TestCommitsFirst:
+    async def test_a_scene_loading_for_a_command_goes_before_the_readers(
+        self, live: Running, backend: Backend, tokens: dict[str, str], made: list[str], gate: threading.Event
+    ) -> None:
+        """Four readers' pages of history wait for the worker; a command comes for a scene not yet
+        loaded (its load is worker's work too): the load goes first, and the command is answered
+        before the readers' pages are made, not after all of them."""
+        seed(backend, "s2")
+        storyteller = await hello(live.url, backend.tokens.issue("s2", "st")[0])
+        readers = [await hello(live.url, tokens["spectator"]) for _ in range(4)]
+        for ws in readers:
+            await ws.send(page_of())
+        await anyio.sleep(0.2)
+        await storyteller.send(json.dumps(adjust("more")))
+        await anyio.sleep(0.2)
+        gate.set()
+        result = await recv(storyteller, "result")
+        assert result["ok"] and result["id"] == "more"
+        assert len(made) <= 3, f"{len(made) // 3} pages of history were made before the command was answered"
+        for ws in readers:
+            assert (await recv(ws, "history"))["to"] == 4
