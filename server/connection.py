@@ -545,10 +545,10 @@ class Connection:
         """The events a catch-up folded to reach its start (to put the rest into words)."""
         self._catching_up().spend(folded / FOLDED)
 
-    async def _document(self, made: Callable[[Worker, Any, str], Awaitable[bytes]]) -> None:
+    async def _document(self, made: Callable[[EventStore, str], Awaitable[bytes]]) -> None:
         """An audit or an export of this connection's stream, paid for by its events."""
         self._spend((await self._scene_state(self.stream)).version)
-        await self.send_parts(await made(self.work, self.hub.backend.store, self.stream))
+        await self.send_parts(await made(self.hub.backend.store, self.stream))
 
     async def challenges(self, before: int | None, limit: int) -> None:
         grant = self._authenticated()

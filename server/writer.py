@@ -255,11 +255,6 @@ class Worker:
             found = budgets[link, catching_up] = Budget(*(LINK_CATCH_UP if catching_up else LINK_WORK))
         return found
 
-    @property
-    def waiting(self) -> int:
-        """Jobs waiting for their turn (for tests and the log)."""
-        return len(self._fair.server) + sum(len(q) for link in self._fair.links.values() for q in link.values())
-
     async def run(self, job: Callable[..., T], *args: Any) -> T:
         """``job(*args)`` on the worker thread, in its turn. Cancelled while it waits, it never
         runs; once running, it finishes (the caller waits for it) before the next one starts."""

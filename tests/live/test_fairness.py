@@ -9,6 +9,7 @@ belongs to), slowed down so that a page is work a bystander would wait for."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -18,11 +19,15 @@ from typing import Any
 import anyio
 import pytest
 from anyio.abc import TaskGroup
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
+from benchmarks.scenes import brawl
 from projections.narrate import narrate
 from server import connection, writer
 from server.app import Running
 from server.backend import Backend
+from server.service import SceneService
 from tests.live.conftest import seed
 from tests.live.faults import adjust, peer
 from tests.live.test_guards import hello, recv
@@ -212,3 +217,99 @@ class TestCommitsFirst:
         assert len(made) <= 3, f"{len(made) // 3} pages of history were made before the command was answered"
         for ws in readers:
             assert (await recv(ws, "history"))["to"] == 4
+
+
+FLOODS = {
+    "history": ("spectator", 32, {"type": "history", "before": 3001, "limit": 500}),
+    "challenges": ("spectator", 32, {"type": "challenges", "limit": 200}),
+    "replay": ("st", 8, {"type": "replay", "from": 2000}),
+    "audit": ("st", 8, {"type": "audit", "format": "html"}),
+    "export": ("st", 8, {"type": "export"}),
+}
+"""Each heavy request, asked by a link's worth of connections (a spectators' link opens 64, a
+Storyteller's 8) of a 3,000-event scene."""
+
+
+@pytest.fixture
+def long_scene(backend: Backend) -> dict[str, str]:
+    """A 3,000-event brawl (scene ``long``, no snapshot: every page folds from its first event),
+    and its links."""
+    brawl(3000, scene="long", service=SceneService(backend.store, honour_at=True))
+    return {role: backend.tokens.issue("long", role)[0] for role in ("st", "spectator")}
+
+
+class TestFloods:
+    @pytest.mark.parametrize("asked", sorted(FLOODS))
+    async def test_a_links_flood_leaves_another_scene_its_answers(
+        self,
+        live: Running,
+        tokens: dict[str, str],
+        long_scene: dict[str, str],
+        asked: str,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        """For two seconds a link's worth of connections ask for one heavy request each 20 ms (as
+        fast as the rate limit lets them), then go at once. A reader of another scene, asking for
+        its history every 200 ms meanwhile, has each page within two seconds; once the flooders
+        are gone nothing more is asked of the worker for them, and the reader's next page comes
+        within a second."""
+        role, connections, request = FLOODS[asked]
+        jobs: list[float] = []  # when each job was asked of the worker
+        run = writer.Worker.run
+
+        async def timed(worker: writer.Worker, job: Any, *args: Any) -> Any:
+            jobs.append(time.monotonic())
+            return await run(worker, job, *args)
+
+        monkeypatch.setattr(writer.Worker, "run", timed)
+        await live.hub.state("long")
+        flooders = [await flooder(live.url, long_scene[role]) for _ in range(connections)]
+        answers: list[float] = []
+
+        async def flood(ws: ClientConnection) -> None:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(unread, ws)
+                for _ in range(100):
+                    await ws.send(json.dumps(request))
+                    await anyio.sleep(0.02)
+                ws.transport.abort()  # gone, with whatever it asked
+                tg.cancel_scope.cancel()
+
+        async with peer(live.url, tokens["spectator"]) as reader:
+
+            async def read_history() -> None:
+                seen = len(reader.messages)
+                started = time.monotonic()
+                await reader.send(json.loads(page_of()))
+                await reader.wait(lambda m: m["type"] == "history", "a page", seconds=30, after=seen)
+                answers.append(time.monotonic() - started)
+
+            async with anyio.create_task_group() as tg:
+                for ws in flooders:
+                    tg.start_soon(flood, ws)
+                while any(not ws.transport.is_closing() for ws in flooders):
+                    await read_history()
+                    await anyio.sleep(0.2)
+            during = max(answers)
+            gone = time.monotonic()
+            await anyio.sleep(1.5)
+            late = [at - gone for at in jobs if at > gone + 0.5]
+            await read_history()
+            after = answers[-1]
+        assert not late, f"{len(late)} jobs asked of the worker up to {max(late):.1f} s after the flooders left"
+        assert during < 2.0 and after < 1.0, (during, after)
+
+
+async def flooder(url: str, token: str) -> ClientConnection:
+    """A connection that has said hello, taking documents of any size."""
+    ws = await connect(url, max_size=None)
+    await ws.send(json.dumps({"type": "hello", "token": token}))
+    assert (await recv(ws))["type"] == "welcome"
+    return ws
+
+
+async def unread(ws: ClientConnection) -> None:
+    """Read (and drop) whatever the server sends ``ws`` until it closes."""
+    with contextlib.suppress(ConnectionClosed):
+        async for _ in ws:
+            pass
