@@ -25,8 +25,8 @@ from websockets.exceptions import ConnectionClosed
 from benchmarks.scenes import brawl
 from projections.narrate import narrate
 from server import connection, writer
-from server.app import Running
-from server.backend import Backend
+from server.app import Running, running
+from server.backend import Backend, open_backend
 from server.service import SceneService
 from tests.live.conftest import seed
 from tests.live.faults import adjust, peer
@@ -313,3 +313,39 @@ async def unread(ws: ClientConnection) -> None:
     with contextlib.suppress(ConnectionClosed):
         async for _ in ws:
             pass
+
+
+class TestDocumentsElsewhere:
+    async def test_a_postgresql_scenes_audit_and_export_are_made_beside_the_worker(
+        self, postgres_db: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """On PostgreSQL the Storyteller's audit and export are made in a process of their own
+        (which opens the same database, read-only), not on the worker every reader shares: the
+        worker does none of it, and both documents hold the scene."""
+        backend = open_backend(postgres_db)
+        try:
+            seed(backend)
+            token = backend.tokens.issue("s1", "st")[0]
+            jobs: list[str] = []
+            run = writer.Worker.run
+
+            async def named(worker: writer.Worker, job: Any, *args: Any) -> Any:
+                jobs.append(getattr(job, "__name__", repr(job)))
+                return await run(worker, job, *args)
+
+            monkeypatch.setattr(writer.Worker, "run", named)
+            async with running(backend) as live:
+                await live.hub.state("s1")
+                ws = await flooder(live.url, token)
+                jobs.clear()
+                await ws.send(json.dumps({"type": "audit", "format": "json"}))
+                audit = await recv(ws, "document")
+                await ws.send(json.dumps({"type": "export"}))
+                export = await recv(ws, "document")
+                await ws.close()
+        finally:
+            backend.close()
+        assert audit["name"] == "s1-audit.json" and '"Sam"' in audit["text"]
+        lines = export["text"].splitlines()
+        assert len(lines) == 5 and json.loads(lines[-1])["end"]["events"] == 4
+        assert jobs == []
