@@ -841,7 +841,9 @@ class Connection:
         self.joining = True
         try:
             while not self.stopped:
-                match await self.hub.join(sub, since, base):
+                with anyio.CancelScope(shield=True):  # a room that adds it is always heard: it leaves when this closes
+                    joined = await self.hub.join(sub, since, base)
+                match joined:
                     case Joined():
                         self.subscriber, self.stream = sub, target
                         if base is not None:  # a whole state (a catch-up's words): freed off the loop
