@@ -416,6 +416,8 @@ async def flood_qr(ctx: Context, deadline: float, tally: Tally) -> None:
     await ask_until(ctx, ctx.seeded.tokens["st"], deadline, tally, requests())
 
 
+REFUSED = frozenset({"error:busy", "error:work_limited", "error:rate_limited"})
+"""What a request over its connection's or link's share may get instead of its answer."""
 BAD = frozenset({"error:malformed", "error:too_large", "error:unknown_message"})
 
 
@@ -475,7 +477,7 @@ async def flood_forks(ctx: Context, deadline: float, tally: Tally) -> None:
         while True:
             n += 1
             at = ctx.rng.randint(1, ctx.seeded.long_version)
-            yield json.dumps({"type": "fork", "at": at, "scene": f"f-{n}"}), frozenset({"forked"})
+            yield json.dumps({"type": "fork", "at": at, "scene": f"f-{n}"}), frozenset({"forked"}) | REFUSED
 
     await ask_until(ctx, ctx.seeded.tokens["st"], deadline, tally, requests())
 
@@ -483,8 +485,8 @@ async def flood_forks(ctx: Context, deadline: float, tally: Tally) -> None:
 async def flood_documents(ctx: Context, deadline: float, tally: Tally) -> None:
     def requests() -> Iterator[tuple[str, frozenset[str]]]:
         while True:
-            yield json.dumps({"type": "export"}), frozenset({"document"})
-            yield json.dumps({"type": "audit", "format": "html"}), frozenset({"document"})
+            yield json.dumps({"type": "export"}), frozenset({"document"}) | REFUSED
+            yield json.dumps({"type": "audit", "format": "html"}), frozenset({"document"}) | REFUSED
 
     await ask_until(ctx, ctx.seeded.tokens["st"], deadline, tally, requests())
 
@@ -527,8 +529,6 @@ async def flood_catchups(ctx: Context, deadline: float, tally: Tally) -> None:
 
 SPACED = 1 / 50
 """Seconds between two requests of a flooder that does not wait for answers: the default rate limit."""
-REFUSED = frozenset({"error:busy", "error:work_limited", "error:rate_limited"})
-"""What a request over its connection's or link's share may get instead of its answer."""
 
 
 async def spaced_flood(

@@ -15,7 +15,7 @@ worker thread, through the writer, or in chunks that yield, so no connection sta
 The worker is shared fairly: a connection's jobs wait their turn in its link's share of it
 (``server.writer.Worker``), and long folds and catch-ups go in turns of bounded size.
 
-A heavy request (``HEAVY_REQUESTS``: history, challenges, replay, ledger, audit, export, fork) is
+A heavy request (history, challenges, replay, ledger, audit, export, fork: ``Connection._heavy``) is
 answered beside the frame loop, one at a time per connection: pings, views and commands are
 answered meanwhile, and a second heavy request before the first is answered is refused at once
 (``busy``). Each costs work in proportion to what it asks for (``server.writer.HEAVY`` plus the
@@ -132,10 +132,6 @@ CLOSE_GRACE = 0.5
 """Seconds a stopped connection's peer has to answer the close frame."""
 QUIET = 10.0
 """Seconds between two security log lines of one kind for one connection (a flood logs once)."""
-HEAVY_REQUESTS = (
-    HistoryRequest, ChallengesRequest, ReplayRequest, LedgerRequest, AuditRequest, ExportRequest, ForkRequest
-)  # fmt: skip
-"""Requests answered beside the frame loop, one at a time per connection, each paid for in work."""
 
 
 PART = 64 * 1024
@@ -492,8 +488,8 @@ class Connection:
         if self._working is not None:
             raise Refusal(
                 "busy",
-                "One request at a time: this connection has not yet been answered its last history, "
-                "challenges, replay, ledger, audit, export or fork. Ask again once it is.",
+                "One request at a time: the answer to this connection's last history, challenges, replay, "
+                "ledger, audit, export or fork has not come yet. Ask again once it has.",
             )
         link = self._link()
         wait = max(self.budget.owed(), link.owed())
@@ -676,7 +672,7 @@ class Connection:
             case LedgerRequest():
                 self._heavy(self.ledger)
             case ForkRequest(at=at, scene=new_scene):
-                self._heavy(partial(self.fork, at, new_scene), at)
+                self._heavy(partial(self.fork, at, new_scene), at // FOLDED)
             case ChallengesRequest(before=before, limit=limit):
                 self._heavy(partial(self.challenges, before, limit), limit)
             case HistoryRequest(before=before, limit=limit):
