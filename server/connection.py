@@ -530,11 +530,12 @@ class Connection:
         return self.hub.worker.budget(self._authenticated().token_id, catching_up=True)
 
     async def _paced(self, events: int) -> None:
-        """A catch-up's next ``events``: once its link's catch-ups are out of debt, taken from them
-        (a catch-up is never refused; a link's crowd catching up at once goes at its link's pace)."""
+        """A catch-up's next ``events``, taken from its link's catch-ups: while another link waits
+        for the worker, only once they are out of debt (a catch-up is never refused; a link's crowd
+        catching up at once goes at its link's pace, not the others')."""
         catching_up = self._catching_up()
-        while (wait := catching_up.owed()) > 0:
-            await anyio.sleep(wait)
+        while (wait := catching_up.owed()) > 0 and self.work.contended():
+            await anyio.sleep(min(wait, 0.05))
         catching_up.spend(events)
 
     def _caught_up(self, folded: int) -> None:

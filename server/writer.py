@@ -124,9 +124,12 @@ to reach what it asks for."""
 LINK_WORK = (5_000.0, 10_000.0)
 """Work all the connections of one link (a token) may ask for together in heavy requests: 5,000
 units a second on average (about a quarter of what the worker does), 10,000 at once."""
-LINK_CATCH_UP = (5_000.0, 100_000.0)
-"""Events all the connections of one link may catch up on together: 5,000 a second on average
-once 100,000 (a catch-up from the start of a 100,000-event scene) are spent."""
+LINK_CATCH_UP = (5_000.0, 20_000.0)
+"""Events all the connections of one link may catch up on together while another link waits for
+the worker: 5,000 a second on average once 20,000 are spent. A link alone goes at the worker's
+pace (``Worker.contended``)."""
+CONTENDED = 0.5
+"""Seconds after a link last asked for the worker during which others catching up are paced."""
 HEAVY = 100
 """Units every heavy request costs whatever it asks for (its turn on the worker, its state)."""
 FOLDED = 10
@@ -181,9 +184,13 @@ class _Fair:
         """Waiting jobs by link, then connection, each in turn order (first: next to go)."""
         self.budgets: dict[tuple[str, bool], Budget] = {}
         """The work each link may still ask for (``Worker.budget``)."""
+        self.asked: dict[str, float] = {}
+        """When each link last asked for the worker (``Worker.contended``)."""
 
     async def turn(self, lane: Share | None) -> None:
         """Wait for this job's turn (the worker is then this job's until ``done``)."""
+        if lane is not None:
+            self._asked(lane[0])
         if not self.busy:
             self.busy = True
             return
@@ -200,6 +207,12 @@ class _Fair:
                 if lane is not None and not queue:
                     self._drop(lane)
             raise
+
+    def _asked(self, link: str) -> None:
+        now = self.asked[link] = time.monotonic()
+        if len(self.asked) > 1024:  # forget the links quiet for a while
+            for name in [name for name, at in self.asked.items() if at < now - CONTENDED]:
+                del self.asked[name]
 
     def _drop(self, lane: Share) -> None:
         link = self.links.get(lane[0])
@@ -238,6 +251,13 @@ class Worker:
     def __init__(self, fair: _Fair | None = None, lane: Share | None = None) -> None:
         self._fair = fair or _Fair()
         self._lane = lane
+
+    def contended(self) -> bool:
+        """Whether a link other than this share's has asked for the worker in the last
+        ``CONTENDED`` seconds."""
+        mine = self._lane[0] if self._lane is not None else None
+        since = time.monotonic() - CONTENDED
+        return any(link != mine and at > since for link, at in self._fair.asked.items())
 
     def share(self, link: str, connection: int) -> Worker:
         """This worker as one connection of one link asks for it: its jobs wait their turn."""
