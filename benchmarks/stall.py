@@ -1,6 +1,7 @@
 """Stalls: the longest a bystander waits for a ``pong`` while another connection floods the server.
 
-    .venv/bin/python -m benchmarks.stall [--runs 3] [--seconds 4] [--events 20000] [--nodelay] [--json]
+    .venv/bin/python -m benchmarks.stall [--runs 3] [--seconds 4] [--events 20000] [--links 8] [--crowd 60]
+        [--nodelay] [--json]
 
 One server (``server.app.running`` over ``server.backend.open_backend`` on a SQLite file in
 .justicar/bench, WAL and ``synchronous=FULL``, logging JSON lines to a file as ``justicar serve
@@ -27,11 +28,24 @@ the next one as soon as it is free):
 - ``catchups``: ``--catchups`` spectators subscribing to the long scene from 0 with words
   (``summaries``), again and again, and ``--stuck`` more that subscribe the same way but never
   read (``max_queue=1``: their socket fills and stays full).
+- ``challenges``: ``--links`` connections of the long scene's spectators' link, each asking for
+  the oldest 200 decided challenges every 20 ms (the default rate limit) without waiting for the
+  answers, then cut off at once (issue 25). Meanwhile a witness, the SHORT scene's spectators'
+  link, asks for a page of its history every 250 ms and once right after the flood: its longest
+  wait is ``witness ms``.
+- ``history``: the same with ``history`` pages of 500 events from a random place (the long scene
+  has no snapshot, as one written by ``play`` or ``import``: a page folds from its first event).
+- ``spectators``: a reader on another link of the long scene catches up from 0 with words alone,
+  then again while ``--crowd`` spectators of one link do the same (and stay); ``catch-up x`` is
+  its time crowded over its time alone (goal: at most 2). The crowd leaves at the phase's end,
+  caught up or not.
 
 Each phase reports the bystander's round-trip p50, p99 and max (ms) over the pings sent while the
 flood lasted (until its last answer came), pings never answered, how many cores other processes
 kept busy meanwhile (``others``: the machine is shared; a run with others at work is noise), and
-what the flood got back (answered of sent). The whole sequence runs ``--runs`` times, each on a
+what the flood got back (answered of sent: an answer, or for the floods of heavy requests a refusal
+``busy``, ``work_limited``; requests still unanswered when a flooder went count as cut), and the
+phase's own figures. The whole sequence runs ``--runs`` times, each on a
 fresh copy of the database and a fresh server; the summary gives per phase the median and the
 range (min-max) across runs of the max and of the p99. Goal: every phase's longest ping under
 20 ms. ``--json`` prints every figure as JSON instead of the tables.
@@ -540,14 +554,16 @@ async def spaced_flood(
 
     async def one() -> None:
         ws = await hello(ctx.url, token)
-        asked = 0
+        asked = replied = 0
 
         async def read() -> None:
+            nonlocal replied
             with contextlib.suppress(ConnectionClosed):
                 async for frame in ws:
                     what = label(frame if isinstance(frame, bytes) else frame.encode())
                     tally.replies[what] += 1
                     tally.answered += what == expected or what in REFUSED
+                    replied += 1
 
         reader = asyncio.create_task(read())
         started = time.monotonic()
@@ -558,9 +574,10 @@ async def spaced_flood(
                 await ws.send(request())
                 await asyncio.sleep(max(0.0, started + asked * SPACED - time.monotonic()))
         except ConnectionClosed:
-            tally.cut += 1
+            pass
         reader.cancel()
         ws.transport.abort()  # gone, with whatever it asked still queued
+        tally.cut += asked - replied  # unanswered when it went: cut
 
     await asyncio.gather(*(one() for _ in range(ctx.args.links)))
 
