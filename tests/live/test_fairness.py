@@ -164,19 +164,20 @@ class TestBudget:
     async def test_a_link_in_debt_is_refused_until_it_is_repaid(
         self, live: Running, tokens: dict[str, str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """With a link's budget of 100 units a second, 300 at once: a page of 250 events costs 350
-        (100 for the request); the next one asked on another connection of the same link is refused
-        (``work_limited``, saying when to ask again), and answered once the debt is repaid."""
+        """With a link's budget of 100 units a second, 300 at once: a page of up to 450 events costs
+        550 (100 for the request), 250 into debt; the next one asked on another connection of the
+        same link is refused (``work_limited``, saying when to ask again), and answered once the
+        debt is repaid."""
         monkeypatch.setattr(writer, "LINK_WORK", (100.0, 300.0), raising=False)
         one = await hello(live.url, tokens["spectator"])
         two = await hello(live.url, tokens["spectator"])
-        await one.send(page_of(limit=250))
+        await one.send(page_of(limit=450))
         assert (await recv(one))["type"] == "history"
         await two.send(page_of())
         refused = await recv(two)
         assert refused["type"] == "error" and refused["code"] == "work_limited", refused
-        assert "ask again in 1 s" in refused["message"]
-        await anyio.sleep(0.6)
+        assert "ask again in 3 s" in refused["message"]
+        await anyio.sleep(2.6)
         await two.send(page_of())
         assert (await recv(two))["type"] == "history"
 
@@ -184,15 +185,15 @@ class TestBudget:
         self, live: Running, tokens: dict[str, str], monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """One connection's own budget (here 100 a second, 300 at once) counts too: its second
-        page of 250 is refused while another connection of the same link is answered."""
+        page of up to 450 is refused while another connection of the same link is answered."""
         monkeypatch.setattr(connection, "CONNECTION_WORK", (100.0, 300.0), raising=False)
         one = await hello(live.url, tokens["spectator"])
         two = await hello(live.url, tokens["spectator"])
-        await one.send(page_of(limit=250))
+        await one.send(page_of(limit=450))
         assert (await recv(one))["type"] == "history"
-        await one.send(page_of(limit=250))
+        await one.send(page_of(limit=450))
         assert (await recv(one))["code"] == "work_limited"
-        await two.send(page_of(limit=250))
+        await two.send(page_of(limit=450))
         assert (await recv(two))["type"] == "history"
 
 
