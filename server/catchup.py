@@ -13,6 +13,7 @@ Then the room sends the last stretch and the live stream follows (``server.room`
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -162,15 +163,28 @@ async def stream(
     base: Scene | None,
 ) -> Scene | None:
     """Send the viewer's frames of events ``since+1..upto``, a chunk at a time, each built (and
-    framed for the wire) on a worker thread and sent (and drained) before the next is read; with ``base`` (the state at
-    ``since``), in words too; every event checked as it is read (``SceneCorrupt`` at the first that
-    is not sound). Each chunk first awaits ``pace`` with its number of events (the link's budget).
+    framed for the wire) on a worker thread and sent (and drained) while the next is built, at most
+    one ahead; with ``base`` (the state at ``since``), in words too; every event checked as it is
+    read (``SceneCorrupt`` at the first that is not sound). Each chunk first awaits ``pace`` with
+    its number of events (the link's budget).
     Returns the state at ``upto`` when given ``base``."""
     at, prev = since, ""
-    while at < upto:
-        end = min(upto, at + CHUNK)
-        await pace(end - at)
-        frames, wired, base, prev = await worker.run(_chunk, store, scene, viewer, at, end, base, prev)
-        await send(frames, wired)
-        at = end
+    ahead: tuple[list[bytes], bytes] | None = None
+    """The chunk built last, sent while the next is built: the catch-up always has a job waiting
+    for the worker, and so gets its turn among the others' (``Worker``), not only when it is back."""
+    building: asyncio.Future[tuple[list[bytes], bytes, Scene | None, str]] | None = None
+    try:
+        while at < upto:
+            end = min(upto, at + CHUNK)
+            await pace(end - at)
+            building = asyncio.ensure_future(worker.run(_chunk, store, scene, viewer, at, end, base, prev))
+            if ahead is not None:
+                await send(*ahead)
+            frames, wired, base, prev = await building
+            ahead, at = (frames, wired), end
+        if ahead is not None:
+            await send(*ahead)
+    finally:
+        if building is not None and not building.done():
+            building.cancel()  # still waiting for the worker: it leaves the queue
     return base

@@ -186,13 +186,15 @@ class _Fair:
         """The work each link may still ask for (``Worker.budget``)."""
         self.asked: dict[str, float] = {}
         """When each link last asked for the worker (``Worker.contended``)."""
+        self.last: str | None = None
+        """The link whose job had the worker last (None: the server's)."""
 
     async def turn(self, lane: Share | None) -> None:
         """Wait for this job's turn (the worker is then this job's until ``done``)."""
         if lane is not None:
             self._asked(lane[0])
         if not self.busy:
-            self.busy = True
+            self.busy, self.last = True, lane[0] if lane is not None else None
             return
         ticket = anyio.Event()
         queue = self.server if lane is None else self.links.setdefault(lane[0], {}).setdefault(lane[1], deque())
@@ -229,7 +231,12 @@ class _Fair:
         if not self.links:
             self.busy = False
             return
-        name, link = next(iter(self.links.items()))
+        names = iter(self.links)
+        name = next(names)
+        if name == self.last and len(self.links) > 1:  # a link back as its job ended goes before it
+            name = next(names)
+        link = self.links[name]
+        self.last = name
         connection, queue = next(iter(link.items()))
         queue.popleft().set()
         del link[connection], self.links[name]  # to the back of their rounds

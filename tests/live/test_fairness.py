@@ -22,9 +22,9 @@ from anyio.abc import TaskGroup
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from benchmarks.scenes import brawl
+from benchmarks.scenes import PEOPLE, brawl
 from projections.narrate import narrate
-from server import connection, writer
+from server import catchup, connection, writer
 from server.app import Running, running
 from server.backend import Backend, open_backend
 from server.service import SceneService
@@ -350,3 +350,46 @@ class TestDocumentsElsewhere:
         lines = export["text"].splitlines()
         assert len(lines) == 5 and json.loads(lines[-1])["end"]["events"] == 4
         assert jobs == []
+
+
+class TestCatchUps:
+    async def test_a_links_crowd_catching_up_takes_turns_with_another_reader(
+        self, live: Running, backend: Backend, long_scene: dict[str, str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Twelve spectators of one link catch up on the 3,000-event scene from its start, in words;
+        then a player (another link) does the same. The worker takes their chunks in turn by link:
+        from the player's first chunk (of 12, 256 events each) to its last, the crowd has had about
+        as many, not twelve times as many; and once the crowd goes, none of its chunks is made."""
+        chunks: list[str] = []  # the viewer of each chunk made
+        chunk = catchup._chunk
+
+        def counted(store: Any, scene: str, viewer: str, *args: Any) -> Any:
+            chunks.append(viewer)
+            return chunk(store, scene, viewer, *args)
+
+        monkeypatch.setattr(catchup, "_chunk", counted)
+        await live.hub.state("long")
+        player = backend.tokens.issue("long", "player", PEOPLE[0])[0]
+        subscribe = json.dumps({"type": "subscribe", "since": 0, "summaries": True})
+        crowd = [await flooder(live.url, long_scene["spectator"]) for _ in range(12)]
+        async with anyio.create_task_group() as tg:
+            for ws in crowd:
+                tg.start_soon(unread, ws)
+                await ws.send(subscribe)
+            await anyio.sleep(0.2)
+            reader = await flooder(live.url, player)
+            await reader.send(subscribe)
+            with anyio.fail_after(60):
+                while json.loads(await reader.recv())["type"] != "subscribed":
+                    pass
+            for ws in crowd:
+                ws.transport.abort()
+            await anyio.sleep(0.5)  # their closes seen
+            gone = len(chunks)
+            await anyio.sleep(1.0)
+            tg.cancel_scope.cancel()
+        mine = [n for n, viewer in enumerate(chunks) if viewer == PEOPLE[0]]
+        theirs = mine[-1] - mine[0] + 1 - len(mine)
+        assert len(mine) == 12
+        assert theirs <= 2 * 11, f"the crowd had {theirs} chunks made between the player's first and last"
+        assert len(chunks) == gone, f"{len(chunks) - gone} chunks made for connections gone"
