@@ -1,7 +1,7 @@
 """Stalls: the longest a bystander waits for a ``pong`` while another connection floods the server.
 
-    .venv/bin/python -m benchmarks.stall [--runs 3] [--seconds 4] [--events 20000] [--nodelay] [--json]
-        [--postgres URL | --outage]
+    .venv/bin/python -m benchmarks.stall [--runs 3] [--seconds 4] [--events 20000] [--links 8] [--crowd 60]
+        [--nodelay] [--json] [--postgres URL | --outage]
 
 One server (``server.app.running`` over ``server.backend.open_backend`` on a SQLite file in
 .justicar/bench, WAL and ``synchronous=FULL``, logging JSON lines to a file as ``justicar serve
@@ -36,6 +36,17 @@ the next one as soon as it is free):
 - ``catchups``: ``--catchups`` spectators subscribing to the long scene from 0 with words
   (``summaries``), again and again, and ``--stuck`` more that subscribe the same way but never
   read (``max_queue=1``: their socket fills and stays full).
+- ``challenges``: ``--links`` connections of the long scene's spectators' link, each asking for
+  the oldest 200 decided challenges every 20 ms (the default rate limit) without waiting for the
+  answers, then cut off at once (issue 25). Meanwhile a witness, the SHORT scene's spectators'
+  link, asks for a page of its history every 250 ms and once right after the flood: its longest
+  wait is ``witness ms``.
+- ``history``: the same with ``history`` pages of 500 events from a random place (the long scene
+  has no snapshot, as one written by ``play`` or ``import``: a page folds from its first event).
+- ``spectators``: a reader on another link of the long scene catches up from 0 with words alone,
+  then again while ``--crowd`` spectators of one link do the same (and stay); ``catch-up x`` is
+  its time crowded over its time alone (goal: at most 2). The crowd leaves at the phase's end,
+  caught up or not.
 
 - ``outage`` (with ``--outage`` only, which serves a PostgreSQL cluster of the benchmark's own,
   ``tests.postgres.Cluster``): the cluster is stopped as a crash stops it for ``--seconds``, then
@@ -47,7 +58,9 @@ Each phase reports the bystander's round-trip p50, p99 and max (ms) over the pin
 flood lasted (until its last answer came), pings never answered, the committer's longest wait and
 median (``commit``), how many cores other processes
 kept busy meanwhile (``others``: the machine is shared; a run with others at work is noise), and
-what the flood got back (answered of sent). The whole sequence runs ``--runs`` times, each on a
+what the flood got back (answered of sent: an answer, or for the floods of heavy requests a refusal
+``busy``, ``work_limited``; requests still unanswered when a flooder went count as cut), and the
+phase's own figures. The whole sequence runs ``--runs`` times, each on a
 fresh copy of the database and a fresh server; the summary gives per phase the median and the
 range (min-max) across runs of the max and of the p99, and of the longest commit. Goal: every
 phase's longest ping and longest commit under 20 ms. ``--json`` prints every figure as JSON instead of the tables.
@@ -105,7 +118,10 @@ from server.store import SqliteStore, is_postgres
 from server.wire import MAX_FRAME, MAX_QR, Limits
 from tests.postgres import Cluster
 
-PHASES = ("baseline", "qr", "malformed", "sheets", "forks", "forks3", "documents", "catchups")
+PHASES = (
+    "baseline", "qr", "malformed", "sheets", "forks", "forks3", "documents", "catchups", "challenges", "history",
+    "spectators",
+)  # fmt: skip
 OUTAGE = "outage"
 """A phase of ``--outage`` only: the database stopped for the phase's seconds, then started again."""
 GOAL_MS = 20.0
@@ -155,6 +171,7 @@ def seed(where: Path, events: int, postgres: str | None = None) -> Seeded:
         "spectator": issue(LONG, "spectator")[0],
         "bystander": issue(SHORT, "spectator")[0],
         "committer": issue(SHORT, "st")[0],
+        "reader": issue(LONG, "spectator")[0],
     }
     backend.close()
     return seeded
@@ -430,6 +447,8 @@ class Tally:
     """Requests unanswered because the server closed the connection."""
     closes: int = 0
     replies: Counter[str] = field(default_factory=Counter)
+    extra: dict[str, float] = field(default_factory=dict)
+    """Figures of the phase's own (``witness ms``, ``catch-up x``)."""
 
     def got(self, closes_expected: bool) -> bool:
         """Whether every request got its answer (or, where the server closes flooders, a close)."""
@@ -516,6 +535,8 @@ async def flood_qr(ctx: Context, deadline: float, tally: Tally) -> None:
     await ask_until(ctx, ctx.seeded.tokens["st"], deadline, tally, requests())
 
 
+REFUSED = frozenset({"error:busy", "error:work_limited", "error:rate_limited"})
+"""What a request over its connection's or link's share may get instead of its answer."""
 BAD = frozenset({"error:malformed", "error:too_large", "error:unknown_message"})
 
 
@@ -575,7 +596,7 @@ async def flood_forks(ctx: Context, deadline: float, tally: Tally) -> None:
         while True:
             n += 1
             at = ctx.rng.randint(1, ctx.seeded.long_version)
-            yield json.dumps({"type": "fork", "at": at, "scene": f"f-{n}"}), frozenset({"forked"})
+            yield json.dumps({"type": "fork", "at": at, "scene": f"f-{n}"}), frozenset({"forked"}) | REFUSED
 
     await ask_until(ctx, ctx.seeded.tokens["st"], deadline, tally, requests())
 
@@ -596,8 +617,8 @@ async def flood_forks3(ctx: Context, deadline: float, tally: Tally) -> None:
 async def flood_documents(ctx: Context, deadline: float, tally: Tally) -> None:
     def requests() -> Iterator[tuple[str, frozenset[str]]]:
         while True:
-            yield json.dumps({"type": "export"}), frozenset({"document"})
-            yield json.dumps({"type": "audit", "format": "html"}), frozenset({"document"})
+            yield json.dumps({"type": "export"}), frozenset({"document"}) | REFUSED
+            yield json.dumps({"type": "audit", "format": "html"}), frozenset({"document"}) | REFUSED
 
     await ask_until(ctx, ctx.seeded.tokens["st"], deadline, tally, requests())
 
@@ -659,6 +680,156 @@ async def flood_outage(ctx: Context, deadline: float, tally: Tally) -> None:
         await asker.close()
 
 
+SPACED = 1 / 50
+"""Seconds between two requests of a flooder that does not wait for answers: the default rate limit."""
+
+
+async def spaced_flood(
+    ctx: Context, token: str, deadline: float, tally: Tally, request: Callable[[], str], expected: str
+) -> None:
+    """``--links`` connections of one link, each sending ``request()`` every ``SPACED`` s without
+    waiting for answers (as a page, or an attacker, at the allowed rate) until ``deadline``; then
+    each closes at once (its TCP connection cut), whatever it still had asked."""
+
+    async def one() -> None:
+        ws = await hello(ctx.url, token)
+        asked = replied = 0
+
+        async def read() -> None:
+            nonlocal replied
+            with contextlib.suppress(ConnectionClosed):
+                async for frame in ws:
+                    what = label(frame if isinstance(frame, bytes) else frame.encode())
+                    tally.replies[what] += 1
+                    tally.answered += what == expected or what in REFUSED
+                    replied += 1
+
+        reader = asyncio.create_task(read())
+        started = time.monotonic()
+        try:
+            while time.monotonic() < deadline:
+                asked += 1
+                tally.sent += 1
+                await ws.send(request())
+                await asyncio.sleep(max(0.0, started + asked * SPACED - time.monotonic()))
+        except ConnectionClosed:
+            pass
+        reader.cancel()
+        ws.transport.abort()  # gone, with whatever it asked still queued
+        tally.cut += asked - replied  # unanswered when it went: cut
+
+    await asyncio.gather(*(one() for _ in range(ctx.args.links)))
+
+
+async def witness(ctx: Context, stop: asyncio.Event, tally: Tally) -> None:
+    """Another scene's reader (the SHORT scene's spectator link) asking a page of ``history`` every
+    250 ms until ``stop``, then once more: the longest it waited for an answer (``witness ms``)."""
+    ws = await hello(ctx.url, ctx.seeded.tokens["bystander"])
+    ask = json.dumps({"type": "history", "before": ctx.seeded.short_version + 1, "limit": 200})
+    longest = 0.0
+    try:
+        while True:
+            last = stop.is_set()
+            started = time.monotonic()
+            await ws.send(ask)
+            async with asyncio.timeout(TIMEOUT):
+                while kind(await ws.recv(decode=False)) != "history":
+                    pass
+            longest = max(longest, (time.monotonic() - started) * 1000)
+            if last:
+                break
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 0.25)
+    except TimeoutError:
+        longest = TIMEOUT * 1000
+    finally:
+        await ws.close()
+    tally.extra["witness ms"] = round(longest, 1)
+
+
+async def witnessed(ctx: Context, tally: Tally, flood: Awaitable[None]) -> None:
+    """``flood``, with ``witness`` asking another scene's history meanwhile and right after."""
+    stop = asyncio.Event()
+    watching = asyncio.create_task(witness(ctx, stop, tally))
+    await flood
+    stop.set()
+    await watching
+
+
+async def flood_challenges(ctx: Context, deadline: float, tally: Tally) -> None:
+    """``--links`` spectators of the long scene on one link, each asking the oldest 200 decided
+    challenges at 50 a second."""
+    ask = json.dumps({"type": "challenges", "limit": 200})
+    flood = spaced_flood(ctx, ctx.seeded.tokens["spectator"], deadline, tally, lambda: ask, "challenges")
+    await witnessed(ctx, tally, flood)
+
+
+async def flood_history(ctx: Context, deadline: float, tally: Tally) -> None:
+    """``--links`` spectators of the long scene on one link, each asking 500 events of ``history``
+    from a random place at 50 a second."""
+
+    def ask() -> str:
+        before = ctx.rng.randint(2, ctx.seeded.long_version + 1)
+        return json.dumps({"type": "history", "before": before, "limit": 500})
+
+    flood = spaced_flood(ctx, ctx.seeded.tokens["spectator"], deadline, tally, ask, "history")
+    await witnessed(ctx, tally, flood)
+
+
+async def catch_up(url: str, token: str) -> float:
+    """Seconds a subscription from 0 with words takes to be ``subscribed`` (``TIMEOUT``: never)."""
+    started = time.monotonic()
+    ws = await hello(url, token)
+    try:
+        await ws.send(json.dumps({"type": "subscribe", "since": 0, "summaries": True}))
+        async with asyncio.timeout(TIMEOUT):
+            while kind(await ws.recv(decode=False)) != "subscribed":
+                pass
+    except TimeoutError:
+        return TIMEOUT
+    finally:
+        await ws.close()
+    return time.monotonic() - started
+
+
+async def flood_spectators(ctx: Context, deadline: float, tally: Tally) -> None:
+    """``--crowd`` spectators on one link catching up from 0 with words, then idle; meanwhile a
+    reader on another link catches up the same way: its time against its time alone, just before
+    (``catch-up x``). At the deadline (or once the reader is done, if later) the crowd leaves,
+    caught up or not (those not yet caught up count as cut)."""
+    alone = await catch_up(ctx.url, ctx.seeded.tokens["reader"])
+    token = ctx.seeded.tokens["spectator"]
+    subscribe = json.dumps({"type": "subscribe", "since": 0, "summaries": True})
+    crowd: list[ClientConnection] = []
+
+    async def idle() -> None:
+        tally.sent += 1
+        ws = await hello(ctx.url, token)
+        crowd.append(ws)
+        try:
+            await ws.send(subscribe)
+            while kind(await ws.recv(decode=False)) != "subscribed":
+                pass
+            tally.answered += 1
+            tally.replies["subscribed"] += 1
+        except ConnectionClosed:
+            tally.cut += 1
+
+    joining = [asyncio.create_task(idle()) for _ in range(ctx.args.crowd)]
+    await asyncio.sleep(0.3)  # the crowd's catch-ups under way
+    crowded = await catch_up(ctx.url, ctx.seeded.tokens["reader"])
+    await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+    for task in joining:
+        task.cancel()
+    await asyncio.gather(*joining, return_exceptions=True)
+    tally.cut += tally.sent - tally.answered - tally.cut
+    for ws in crowd:
+        ws.transport.abort()
+    tally.extra["alone s"] = round(alone, 3)
+    tally.extra["crowded s"] = round(crowded, 3)
+    tally.extra["catch-up x"] = round(crowded / alone, 2)
+
+
 FLOODS: dict[str, Flood] = {
     "baseline": flood_nothing,
     "qr": flood_qr,
@@ -669,6 +840,9 @@ FLOODS: dict[str, Flood] = {
     "documents": flood_documents,
     "catchups": flood_catchups,
     "outage": flood_outage,
+    "challenges": flood_challenges,
+    "history": flood_history,
+    "spectators": flood_spectators,
 }
 
 
@@ -710,6 +884,7 @@ class Phase:
     seconds: float
     others: float
     """Cores busy with other processes than the benchmark's, on average, while it lasted."""
+    extra: dict[str, float] = field(default_factory=dict)
     commits: int = 0
     commits_lost: int = 0
     """Commands of the committer never answered, or refused."""
@@ -748,7 +923,7 @@ def measured(window: Window, samples: list[tuple[float, float]], commits: list[t
         cut=tally.cut,
         missing=tally.missing,
         closes=tally.closes,
-        got_answers=tally.got(closes_expected=name == "malformed"),
+        got_answers=tally.got(closes_expected=name in ("malformed", "challenges", "history", "spectators")),
         replies=dict(tally.replies),
         seconds=end - start,
         others=window.others,
@@ -756,6 +931,7 @@ def measured(window: Window, samples: list[tuple[float, float]], commits: list[t
         commits_lost=len(committed) - len(acknowledged),
         commit_p50=statistics.median(acknowledged) if acknowledged else float("nan"),
         commit_max=acknowledged[-1] if acknowledged else float("nan"),
+        extra=dict(tally.extra),
     )
 
 
@@ -812,6 +988,7 @@ def print_run(run: int, results: list[Phase]) -> None:
     for r in results:
         got = f"{r.answered}/{r.sent}" + (f", {r.closes} closes" if r.closes else "")
         got += "" if r.got_answers else f"  NOT ALL: {r.missing} missing, {r.cut} cut; replies {r.replies}"
+        got += "".join(f"; {k} {v:g}" for k, v in r.extra.items())
         print(
             f"{r.name:<10} | {r.pings:>5} {r.lost:>4} | {r.p50:>7.2f} {r.p99:>7.2f} {r.max:>7.2f} |"
             f" {r.commits:>7} {r.commits_lost:>4} {r.commit_p50:>7.2f} {r.commit_max:>7.2f} | {r.others:>6.2f} | {got}"
@@ -843,6 +1020,11 @@ def summary(runs: list[list[Phase]]) -> list[dict[str, Any]]:
                 "runs_commits_under_goal": sum(p.commit_max < GOAL_MS and not p.commits_lost for p in of),
                 "runs": len(of),
                 "closes": sum(p.closes for p in of),
+                **{
+                    name: (statistics.median(values), min(values), max(values))
+                    for name in of[0].extra
+                    if len(values := [p.extra[name] for p in of if name in p.extra]) == len(of)
+                },
             }
         )
     return rows
@@ -862,6 +1044,7 @@ def print_summary(rows: list[dict[str, Any]]) -> None:
         print(
             f"{r['phase']:<10} | {spread:>22} | {p99:>22} | {r['p50_median']:>6.2f} | {commit:>22} | {answers:>7} |"
             f" {r['runs_under_goal']}/{r['runs']}, {r['runs_commits_under_goal']}/{r['runs']} runs"
+            + "".join(f"; {k} {v[0]:g} ({v[1]:g}-{v[2]:g})" for k, v in r.items() if isinstance(v, tuple))
         )
 
 
@@ -881,6 +1064,8 @@ def main() -> None:
     )
     p.add_argument("--catchups", type=int, default=4, help="spectators catching up at once (default 4)")
     p.add_argument("--stuck", type=int, default=2, help="more that subscribe and never read (default 2)")
+    p.add_argument("--links", type=int, default=8, help="connections of one link flooding challenges, history (8)")
+    p.add_argument("--crowd", type=int, default=60, help="spectators of one link catching up at once (default 60)")
     p.add_argument("--phases", nargs="+", choices=[*PHASES, OUTAGE], default=list(PHASES), metavar="PHASE")
     p.add_argument(
         "--outage",

@@ -12,16 +12,30 @@ included (``Hub.watch_tokens``).
 
 Anything heavy (QR codes, sheet reports, replays, audits, exports, forks, long catch-ups) runs on a
 worker thread, through the writer, or in chunks that yield, so no connection stalls the others.
+The worker is shared fairly: a connection's jobs wait their turn in its link's share of it
+(``server.writer.Worker``), and long folds and catch-ups go in turns of bounded size.
+
+A heavy request (history, challenges, replay, ledger, audit, export, fork: ``Connection._heavy``) is
+answered beside the frame loop, one at a time per connection: pings, views and commands are
+answered meanwhile, and a second heavy request before the first is answered is refused at once
+(``busy``). Each costs work in proportion to what it asks for (``server.writer.HEAVY`` plus the
+events or challenges asked and the events folded to reach them), taken from the connection's
+budget and its link's (all the connections of one token together: ``server.writer.Budget``); one
+asked while either is in debt is refused at once (``work_limited``, with when to ask again). A
+catch-up is never refused: each of its chunks waits its link's debt out instead. Whatever a
+connection still had waiting or in progress when it closed is dropped, never done for nobody.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
+import math
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache, partial
@@ -32,6 +46,7 @@ import anyio
 import msgspec
 import segno
 import structlog
+from anyio.abc import TaskGroup
 from structlog.contextvars import bound_contextvars
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -44,10 +59,10 @@ from domain.rules import ruleset_for
 from domain.sheets import UNPLAIN, sheet_problems
 from domain.state import Scene
 from projections.narrate import narrate
-from projections.redact import blind, redact
+from projections.redact import Blind, blind, redact
 from projections.replay import Step, links_of_rows, replay
 from projections.views import blind_export, older_challenges
-from server.catchup import fold_to, release, state_at, stream
+from server.catchup import release, state_at, stream
 from server.documents import audit_document, export_document
 from server.history import fork_wires
 from server.hub import Hub, SceneUnavailable
@@ -55,7 +70,7 @@ from server.ledgers import ledger_frame, night_of
 from server.room import Behind, Joined, JoinRefused, Subscriber, unavailable
 from server.service import STORAGE_UNAVAILABLE, ErrorBody, Result, utc_now
 from server.sheet_words import in_words
-from server.store import SceneCorrupt, StorageUnavailable, StoreError
+from server.store import EventStore, SceneCorrupt, StorageUnavailable, StoreError
 from server.tokens import Grant, IssuerEnded, Role
 from server.wire import (
     COMMAND_TYPES,
@@ -99,7 +114,7 @@ from server.wire import (
     encode,
     viewed,
 )
-from server.writer import let_go
+from server.writer import CONNECTION_WORK, FOLDED, HEAVY, Budget, Worker, let_go
 
 log = structlog.get_logger("justicar.connection")
 security = structlog.get_logger("justicar.security")
@@ -156,6 +171,34 @@ def _plainly(err: msgspec.ValidationError) -> str | None:
     field = found["field"].replace("_", " ")
     bidi = " or text-direction overrides" if "u202a" in str(err) else ""
     return f"The {field} cannot hold control characters (line breaks, tabs, escape codes){bidi}."
+
+
+PAGE = 250
+"""Events of a page of history put into words in one job on the worker."""
+
+
+def _page(
+    store: EventStore, scene: str, base: Scene, after: int, upto: int, viewer: str, sealed: Blind
+) -> tuple[list[Wire], list[str], Scene]:
+    """Events ``after+1..upto`` as ``viewer`` may see them, each in words (``base``: the state
+    after event ``after``), and the state after them; ``sealed``: the sealed throws the viewer may
+    not know, as of now (``projections.redact.blind``)."""
+    records = list(store.read(scene, after=after, upto=upto))
+    if not records:
+        return [], [], base
+    befores = befores_of(records, base)
+    words = [narrate(b, r.event, viewer, blind=sealed) for b, r in zip(befores, records, strict=True)]
+    return [redact(r, viewer, sealed) for r in records], words, fold(records[-1:], befores[-1])
+
+
+async def _refusing_corrupt(work: Callable[[], Awaitable[None]]) -> None:
+    """``work``; a scene found damaged on the way (by a replay, a page of history, a catch-up) is
+    refused as its load would be."""
+    try:
+        await work()
+    except SceneCorrupt as err:
+        failed = unavailable(err.scene, str(err))
+        raise Refusal(failed.code, failed.message) from None
 
 
 class Refusal(Exception):
@@ -230,6 +273,14 @@ class Connection:
         self.bucket = Bucket(hub.limits.rate, hub.limits.burst)
         self.strikes = Bucket(*STRIKES)
         self._said: dict[str, float] = {}
+        self.work: Worker = hub.worker
+        """The worker as this connection asks for it: its share, once it has said hello."""
+        self.budget = Budget(*CONNECTION_WORK)
+        self.link_budget: Budget | None = None
+        """The work its link (its token's connections together) may still ask for."""
+        self._working: anyio.Event | None = None
+        """Set when the heavy request in progress is answered (None: none in progress)."""
+        self._tasks: TaskGroup | None = None
 
     @property
     def peer(self) -> str:
@@ -239,29 +290,48 @@ class Connection:
     async def serve(self) -> None:
         with bound_contextvars(conn=self.id):
             try:
-                while not self.stopped:
-                    waiting = anyio.move_on_after(HELLO_WITHIN) if self.grant is None else None  # after: no scope
-                    with waiting or contextlib.nullcontext():
-                        frame = await self.conn.recv()
-                    if waiting is not None and waiting.cancelled_caught:
-                        self._security("no hello", why=f"silent for {HELLO_WITHIN:g} s")
-                        await self.conn.close(POLICY, f"say hello within {HELLO_WITHIN:g} seconds")
-                        return
-                    if self.stopped:
-                        return
-                    try:
-                        await self.frame(frame)
-                    except Refusal as refusal:
-                        await self.refuse(refusal)
-                    except StoreError as err:
-                        log.error("store error", error=str(err))
-                        await self.send(ErrorMessage(code=STORAGE_UNAVAILABLE[0], message=STORAGE_UNAVAILABLE[1]))
-            except ConnectionClosed:
-                pass
+                async with anyio.create_task_group() as tasks:  # its heavy request, its watch
+                    self._tasks = tasks
+                    tasks.start_soon(self._until_gone, tasks.cancel_scope)
+                    await self._frames()
+                    tasks.cancel_scope.cancel()
             finally:
                 await self.close()
                 if self._stopping is not None:  # before the handler returns (which would close with 1000)
                     await self._close(*self._stopping)
+
+    async def _until_gone(self, scope: anyio.CancelScope) -> None:
+        """Once the connection is closed, drop whatever it was waiting for or doing: a job waiting
+        for the worker leaves its queue, a catch-up stops, frames it still had queued are not read."""
+        await self.conn.wait_closed()
+        scope.cancel()
+
+    async def _frames(self) -> None:
+        """Read and answer frames, one at a time, until the connection closes or is stopped."""
+        try:
+            while not self.stopped:
+                waiting = anyio.move_on_after(HELLO_WITHIN) if self.grant is None else None  # after: no scope
+                with waiting or contextlib.nullcontext():
+                    frame = await self.conn.recv()
+                if waiting is not None and waiting.cancelled_caught:
+                    self._security("no hello", why=f"silent for {HELLO_WITHIN:g} s")
+                    await self.conn.close(POLICY, f"say hello within {HELLO_WITHIN:g} seconds")
+                    return
+                if self.stopped:
+                    return
+                await self._answered(partial(self.frame, frame))
+        except ConnectionClosed:
+            pass
+
+    async def _answered(self, work: Callable[[], Awaitable[None]]) -> None:
+        """Do ``work`` (a frame, a heavy request), answering what keeps it from being done."""
+        try:
+            await work()
+        except Refusal as refusal:
+            await self.refuse(refusal)
+        except StoreError as err:
+            log.error("store error", error=str(err))
+            await self.send(ErrorMessage(code=STORAGE_UNAVAILABLE[0], message=STORAGE_UNAVAILABLE[1]))
 
     async def refuse(self, refusal: Refusal) -> None:
         if refusal.command:
@@ -307,8 +377,19 @@ class Connection:
         with contextlib.suppress(ConnectionClosed):
             await self.conn.send(_paced(_fragments(frame)), text=True)
 
-    async def _send_frame(self, frame: bytes) -> None:
-        await self.conn.send(frame, text=True)  # waits while the socket drains: catch-up's back-pressure
+    async def _send_chunk(self, frames: list[bytes], wired: bytes) -> None:
+        """A catch-up chunk's messages, in one write (``wired``: framed on the worker), then waits
+        while the socket drains (the catch-up's back-pressure). A message being sent in fragments
+        (a document) goes first, whole."""
+        conn = self.conn
+        while conn.send_in_progress is not None:
+            await asyncio.shield(conn.send_in_progress)
+        if conn.protocol.extensions:  # not this server's (no compression): framed its way
+            for frame in frames:
+                await conn.send(frame, text=True)
+            return
+        async with conn.send_context():
+            conn.transport.write(wired)
 
     def _security(self, what: str, **details: Any) -> None:
         """A security log line with the token id and the peer (never the token), once per ``QUIET``."""
@@ -349,11 +430,7 @@ class Connection:
                 message = msgspec.convert(body, Control)
             except msgspec.ValidationError as err:
                 raise Refusal("malformed", _plainly(err) or f"Bad {kind} message: {err}") from None
-            try:
-                await self.control(message)
-            except SceneCorrupt as err:  # a replay, a page of history, a catch-up met a bad event
-                failed = unavailable(err.scene, str(err))
-                raise Refusal(failed.code, failed.message) from None
+            await _refusing_corrupt(partial(self.control, message))
         elif is_command:
             try:
                 await self.command(body, command_id)
@@ -401,6 +478,81 @@ class Connection:
             return await self.hub.state(scene)
         except SceneUnavailable as failed:
             raise Refusal(failed.error.code, failed.error.message) from None
+
+    # -- heavy requests: one at a time, paid for in work ------------------------------------------
+
+    def _heavy(self, work: Callable[[], Awaitable[None]], asked: int = 0) -> None:
+        """Start ``work`` (a heavy request asking for ``asked`` events or challenges) beside the
+        frame loop, or refuse it at once: one is in progress already (``busy``), or the
+        connection's or its link's budget is in debt (``work_limited``)."""
+        self._authenticated()
+        if self._working is not None:
+            raise Refusal(
+                "busy",
+                "One request at a time: the answer to this connection's last history, challenges, replay, "
+                "ledger, audit, export or fork has not come yet. Ask again once it has.",
+            )
+        link = self._link()
+        wait = max(self.budget.owed(), link.owed())
+        if wait > 0:
+            self._security("work limited")
+            raise Refusal(
+                "work_limited",
+                f"This link has asked the server for a lot of reading in a short time (history, older "
+                f"challenges, replays, catch-ups); ask again in {math.ceil(wait)} s.",
+            )
+        self._spend(HEAVY + asked)
+        assert self._tasks is not None
+        self._working = anyio.Event()
+        self._tasks.start_soon(self._heavy_answered, work)
+
+    async def _heavy_answered(self, work: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await self._answered(partial(_refusing_corrupt, work))
+        finally:
+            working, self._working = self._working, None
+            if working is not None:
+                working.set()
+
+    def _link(self) -> Budget:
+        if self.link_budget is None:
+            self.link_budget = self.hub.worker.budget(self._authenticated().token_id)
+        return self.link_budget
+
+    def _spend(self, units: float) -> None:
+        """Work done for this connection: taken from its budget and its link's."""
+        self.budget.spend(units)
+        self._link().spend(units)
+
+    def _folding(self, events: int) -> None:
+        self._spend(events / FOLDED)
+
+    def _catching_up(self) -> Budget:
+        return self.hub.worker.budget(self._authenticated().token_id, catching_up=True)
+
+    async def _paced(self, events: int) -> None:
+        """A catch-up's next ``events``, taken from its link's catch-ups: while another link waits
+        for the worker, only once they are out of debt (a catch-up is never refused; a link's crowd
+        catching up at once goes at its link's pace, not the others')."""
+        catching_up = self._catching_up()
+        while (wait := catching_up.owed()) > 0 and self.work.contended():
+            await anyio.sleep(min(wait, 0.05))
+        catching_up.spend(events)
+
+    def _caught_up(self, folded: int) -> None:
+        """The events a catch-up folded to reach its start (to put the rest into words)."""
+        self._catching_up().spend(folded / FOLDED)
+
+    async def _document(self, made: Callable[[EventStore, str], Awaitable[bytes]]) -> None:
+        """An audit or an export of this connection's stream, paid for by its events."""
+        self._spend((await self._scene_state(self.stream)).version)
+        await self.send_parts(await made(self.hub.backend.store, self.stream))
+
+    async def challenges(self, before: int | None, limit: int) -> None:
+        grant = self._authenticated()
+        state = await self._scene_state(self.stream)
+        page, after = await self.work.run(older_challenges, state, grant.viewer, before, limit)
+        await self.send(ChallengesPage(challenges=page, next=after))
 
     # -- a game night's token: the night, and the scenes of that night ---------------------------
 
@@ -511,27 +663,25 @@ class Connection:
             case ListTokens():
                 grant = self._storyteller("list tokens")
                 await self.send(TokenList(tokens=await self.hub.keys(self.hub.backend.tokens.list, grant.scene)))
-            case ReplayRequest():
-                await self.replay(message)
+            case ReplayRequest(end=end, start=start):
+                span = min(MAX_REPLAY, end - start + 1 if end else MAX_REPLAY)
+                self._heavy(partial(self.replay, message), span)
             case AuditRequest(format=fmt):
                 self._storyteller("download the audit")
-                await self.send_parts(await audit_document(self.hub.worker, self.hub.backend.store, self.stream, fmt))
+                self._heavy(partial(self._document, partial(audit_document, fmt=fmt)))
             case ExportRequest():
                 self._storyteller("export the scene")
                 if still := blind_export(await self._scene_state(self.stream)):
                     raise Refusal("blind", still)
-                await self.send_parts(await export_document(self.hub.worker, self.hub.backend.store, self.stream))
+                self._heavy(partial(self._document, export_document))
             case LedgerRequest():
-                await self.ledger()
+                self._heavy(self.ledger)
             case ForkRequest(at=at, scene=new_scene):
-                await self.fork(at, new_scene)
+                self._heavy(partial(self.fork, at, new_scene), at // FOLDED)
             case ChallengesRequest(before=before, limit=limit):
-                grant = self._authenticated()
-                state = await self._scene_state(self.stream)
-                page, after = await self.hub.worker.run(older_challenges, state, grant.viewer, before, limit)
-                await self.send(ChallengesPage(challenges=page, next=after))
+                self._heavy(partial(self.challenges, before, limit), limit)
             case HistoryRequest(before=before, limit=limit):
-                await self.history(before, limit)
+                self._heavy(partial(self.history, before, limit), limit)
             case PoolRequest():
                 await self.send(await self.pool(message))
             case QrRequest(text=text):
@@ -539,7 +689,7 @@ class Connection:
                 if len(text) > MAX_QR:
                     raise Refusal("too_long", f"A QR code holds at most {MAX_QR} characters here; this is {len(text)}.")
                 try:
-                    svg = await self.hub.worker.run(qr_svg, text)
+                    svg = await self.work.run(qr_svg, text)
                 except segno.DataOverflowError:
                     raise Refusal("too_long", "That text is too long for a QR code.") from None
                 await self.send(QrCode(text=text, svg=svg))
@@ -563,13 +713,14 @@ class Connection:
 
         snapshots = self.hub.backend.snapshots
 
+        before = await state_at(self.work, store, snapshots, scene, ask.start - 1, self._folding)
+
         def explained() -> tuple[list[Step], Scene | None]:  # reads and pure folds: off the event loop
-            before = fold_to(store, snapshots, scene, ask.start - 1)
             records = list(store.read(scene, after=ask.start - 1, upto=last))
             steps = list(replay(records, viewer, before, links_of_rows(store.rows(scene)), sealed))
             return steps, fold(records, before) if ask.view else None
 
-        steps, after = await self.hub.worker.run(explained)
+        steps, after = await self.work.run(explained)
         await self.send(
             ReplayMessage(
                 scene=scene,
@@ -590,15 +741,19 @@ class Connection:
         start = max(1, end - limit + 1)
         store, snapshots, scene = self.hub.backend.store, self.hub.backend.snapshots, self.stream
         sealed = blind(state, grant.viewer)
-
-        def page() -> tuple[list[Wire], list[str]]:
-            base = fold_to(store, snapshots, scene, start - 1)
-            records = list(store.read(scene, after=start - 1, upto=end))
-            befores = befores_of(records, base) if records else []
-            words = [narrate(b, r.event, grant.viewer, blind=sealed) for b, r in zip(befores, records, strict=True)]
-            return [redact(r, grant.viewer, sealed) for r in records], words
-
-        events, words = await self.hub.worker.run(page) if end >= 1 else ([], [])
+        if end < 1:
+            await self.send(HistoryPage(start=start, end=end, events=[], summaries=[]))
+            return
+        base = await state_at(self.work, store, snapshots, scene, start - 1, self._folding)
+        events: list[Wire] = []
+        words: list[str] = []
+        at = start - 1
+        while at < end:  # in turns of ``PAGE`` events
+            upto = min(end, at + PAGE)
+            shown, said, base = await self.work.run(_page, store, scene, base, at, upto, grant.viewer, sealed)
+            events += shown
+            words += said
+            at = upto
         await self.send(HistoryPage(start=start, end=end, events=events, summaries=words))
 
     async def ledger(self) -> None:
@@ -614,7 +769,7 @@ class Connection:
         if grant.scene != night:  # a scene's Storyteller: its stream is its own scene (``_opens``)
             only = frozenset(who for who, there in state.characters.items() if there.entered)
         origin = state.forked_from
-        frame = await self.hub.worker.run(
+        frame = await self.work.run(
             ledger_frame,
             self.hub.backend.store,
             self.stream,
@@ -630,12 +785,12 @@ class Connection:
         scene = new_scene or f"{self.stream}-at-{at}"
         store = self.hub.backend.store
         try:
-            wires, digests = await self.hub.worker.run(fork_wires, store, self.stream, at, scene, utc_now)
+            wires, digests = await self.work.run(fork_wires, store, self.stream, at, scene, utc_now)
             version = wires[-1].seq
             try:
                 await self.hub.writer.copy(scene, wires, digests)  # in steps: other commits go between
             finally:  # freed there a little at a time, not here in one go
-                await self.hub.worker.run(let_go, wires, digests)
+                await self.work.run(let_go, wires, digests)
         except StorageUnavailable as err:
             raise Refusal("storage_unavailable", f"Cannot fork now: {err}.") from None
         except StoreError as err:
@@ -659,6 +814,7 @@ class Connection:
             self.stop(POLICY, why)
             return
         self.grant, self.stream = grant, grant.scene
+        self.work = self.hub.worker.share(grant.token_id, self.id)
         self.hub.attach(grant.token_id, self)
         structlog.contextvars.bind_contextvars(scene=grant.scene, role=grant.role)
         log.info("hello", character=grant.character, token_id=grant.token_id, peer=self.peer)
@@ -683,15 +839,19 @@ class Connection:
         sub = Subscriber(self.conn, grant, summaries, "" if target == grant.scene else target)
         base: Scene | None = None
         store, snapshots = self.hub.backend.store, self.hub.backend.snapshots
+        if self._working is not None:  # a heavy request in progress: the catch-up comes after it
+            await self._working.wait()
         self.joining = True
         try:
             while not self.stopped:
-                match await self.hub.join(sub, since, base):
+                with anyio.CancelScope(shield=True):  # a room that adds it is always heard: it leaves when this closes
+                    joined = await self.hub.join(sub, since, base)
+                match joined:
                     case Joined():
                         self.subscriber, self.stream = sub, target
                         if base is not None:  # a whole state (a catch-up's words): freed off the loop
                             held, base = [base], None
-                            await self.hub.worker.run(release, held)
+                            await self.work.run(release, held)
                         return
                     case JoinRefused(code=code, message=message):
                         raise Refusal(code, message)
@@ -699,10 +859,11 @@ class Connection:
                         since = since or 0
                         try:
                             if summaries and base is None:
-                                base = await state_at(self.hub.worker, store, snapshots, target, since)
+                                base = await state_at(self.work, store, snapshots, target, since, self._caught_up)
                             base = await stream(
-                                self.hub.worker,
-                                self._send_frame,
+                                self.work,
+                                self._send_chunk,
+                                self._paced,
                                 store,
                                 target,
                                 grant.viewer,
@@ -738,7 +899,7 @@ class Connection:
             command: AnyCommand = msgspec.convert({**body, "actor": actor, "scene": scene}, COMMANDS[body["type"]])
         except msgspec.ValidationError as err:
             if body["type"] == "add_character":
-                problems = await self.hub.worker.run(sheet_problems, body.get("character"))
+                problems = await self.work.run(sheet_problems, body.get("character"))
                 if problems:
                     problems = in_words(problems, body.get("character"))  # a player's words (server.sheet_words)
                     listed = " ".join(problems.values())

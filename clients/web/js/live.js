@@ -256,6 +256,7 @@ export class Live extends EventTarget {
     }
     if (!message.id && this.requests[0]?.sentOn) {
       if (message.code === "rate_limited") return setTimeout(() => this.raw(this.requests[0].body), 200);
+      if (message.code === "work_limited") return setTimeout(() => this.raw(this.requests[0].body), 1000); // its link has asked a lot: later
       return this.answer(message);
     }
     this.dispatchEvent(Object.assign(new Event("problem"), { error: message }));
