@@ -48,10 +48,10 @@ def made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The scene of each event a history page put into words, in the order they were."""
     scenes: list[str] = []
 
-    def slowly(before: Any, event: Any, viewer: str) -> str:
+    def slowly(before: Any, event: Any, viewer: str, **hidden: Any) -> str:
         scenes.append(before.id)
         time.sleep(SLOW)
-        return narrate(before, event, viewer)
+        return narrate(before, event, viewer, **hidden)
 
     monkeypatch.setattr(connection, "narrate", slowly)
     return scenes
