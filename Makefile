@@ -47,6 +47,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m benchmarks.audit --runs 3
 	$(BIN)/python -m benchmarks.pages --runs 3
 	$(BIN)/python -m benchmarks.stall --runs 3
+	$(BIN)/python -m benchmarks.stall --runs 3 --outage --phases baseline --seconds 6
 	$(BIN)/python -m benchmarks.night --runs 5
 	$(BIN)/python -m benchmarks.pg_append --runs 5
 	$(BIN)/python -m benchmarks.processes --runs 3
