@@ -10,7 +10,7 @@ from playwright.async_api import Browser, expect
 
 from clients.client import Client
 from server.app import Running
-from tests.live.test_web import browser, phone
+from tests.live.test_web import ARTIFACTS, browser, phone
 
 pytestmark = pytest.mark.anyio
 __all__ = ["browser"]
@@ -31,6 +31,8 @@ async def test_the_console_throws_for_the_npc_blind(live: Running, tokens: dict[
         await expect(card.locator("p.blind")).to_have_text(blind)
         await expect(card).to_contain_text("Acting for Guard")
         await expect(card).not_to_contain_text("Sam's sealed throw")
+        ARTIFACTS.mkdir(exist_ok=True)
+        await card.screenshot(path=ARTIFACTS / "console-blind-throw.png")  # the card, at 390 px
         assert (await st.send({"type": "throw", "challenge": "c1", "character": "guard", "sign": "rock"}))["ok"]
         await expect(card.locator("ol.tests")).to_contain_text("Sam threw scissors")
         await expect(card.locator("p.blind")).to_have_count(0)
