@@ -161,7 +161,7 @@ def measure(store: SqliteStore, plain: Plain, scene: str, steps: list[int], expe
 def pause(work: Callable[[], object]) -> float:
     """The longest (ms) a thread that wakes every millisecond, as the server's event loop would,
     waits while ``work`` runs on another thread as the server's worker runs it: the server's
-    switch interval, the cyclic collector paused during the job (``server.writer.Worker``). What
+    switch interval, the cyclic collector paused during the job (``server.worker.Worker``). What
     the job returns is kept until the measure ends (freeing a whole state is a pause of its own)."""
     done = threading.Event()
     kept: list[object] = []

@@ -32,7 +32,8 @@ from server.snapshots import WORTH, Snapshots
 from server.store import EventStore
 from server.store.base import Checked, SceneCorrupt
 from server.wire import commit_frames
-from server.writer import Worker, let_go
+from server.worker import Worker
+from server.writer import let_go
 
 
 def fold_to(store: EventStore, snapshots: Snapshots | None, scene: str, upto: int) -> Scene:
@@ -50,7 +51,7 @@ def fold_to(store: EventStore, snapshots: Snapshots | None, scene: str, upto: in
 
 FOLD = 1_000
 """Events folded in one job on the worker (a few tens of milliseconds): a long fold is made in
-turns, so that it never holds the worker from the others for long (``server.writer.Worker``)."""
+turns, so that it never holds the worker from the others for long (``server.worker.Worker``)."""
 
 
 async def state_at(

@@ -13,7 +13,7 @@ included (``Hub.watch_tokens``).
 Anything heavy (QR codes, sheet reports, replays, audits, exports, forks, long catch-ups) runs on a
 worker thread, through the writer, or in chunks that yield, so no connection stalls the others.
 The worker is shared fairly: a connection's jobs wait their turn in its link's share of it
-(``server.writer.Worker``), and long folds and catch-ups go in turns of bounded size.
+(``server.worker.Worker``), and long folds and catch-ups go in turns of bounded size.
 
 A heavy request (history, challenges, replay, ledger, audit, export, fork: ``Connection._heavy``) is
 answered beside the frame loop, one at a time per connection: pings, views and commands are
@@ -114,7 +114,8 @@ from server.wire import (
     encode,
     viewed,
 )
-from server.writer import CONNECTION_WORK, FOLDED, HEAVY, Budget, Worker, let_go
+from server.worker import CONNECTION_WORK, FOLDED, HEAVY, Budget, Worker
+from server.writer import let_go
 
 log = structlog.get_logger("justicar.connection")
 security = structlog.get_logger("justicar.security")

@@ -2,7 +2,7 @@
 
 An audit of a long scene is a second of Python and megabytes of text. On a worker thread it
 still competes with the event loop for the interpreter, and it would hold the worker that every
-connection's reading shares (``server.writer.Worker``) for as long: so it is made in a process of
+connection's reading shares (``server.worker.Worker``) for as long: so it is made in a process of
 its own (``anyio.to_process``) that opens the store read-only (a SQLite file, or the same
 PostgreSQL database). The process hands back the whole ``document`` message already encoded:
 bytes cross the pipe and unpickle as one copy (a string would be decoded on the server's loop: 20

@@ -32,7 +32,8 @@ from server.service import ErrorBody, Handled, SceneService
 from server.store import StorageUnavailable
 from server.tokens import Grant
 from server.wire import Limits
-from server.writer import Lane, Worker, Writer
+from server.worker import Worker
+from server.writer import Lane, Writer
 
 
 class Connection(Protocol):

@@ -70,7 +70,7 @@ from server.wire import (
     joined_frames,
     reach_of,
 )
-from server.writer import Worker
+from server.worker import Worker
 
 WRITE_LIMIT = 512 * 1024
 """Bytes a subscriber may leave unread before it is dropped as too slow."""

@@ -24,7 +24,8 @@ from websockets.exceptions import ConnectionClosed
 
 from benchmarks.scenes import PEOPLE, brawl
 from projections.narrate import narrate
-from server import catchup, connection, writer
+from server import catchup, connection
+from server import worker as working
 from server.app import Running, running
 from server.backend import Backend, open_backend
 from server.service import SceneService
@@ -168,7 +169,7 @@ class TestBudget:
         550 (100 for the request), 250 into debt; the next one asked on another connection of the
         same link is refused (``work_limited``, saying when to ask again), and answered once the
         debt is repaid."""
-        monkeypatch.setattr(writer, "LINK_WORK", (100.0, 300.0), raising=False)
+        monkeypatch.setattr(working, "LINK_WORK", (100.0, 300.0))
         one = await hello(live.url, tokens["spectator"])
         two = await hello(live.url, tokens["spectator"])
         await one.send(page_of(limit=450))
@@ -256,13 +257,13 @@ class TestFloods:
         within a second."""
         role, connections, request = FLOODS[asked]
         jobs: list[float] = []  # when each job was asked of the worker
-        run = writer.Worker.run
+        run = working.Worker.run
 
-        async def timed(worker: writer.Worker, job: Any, *args: Any) -> Any:
+        async def timed(worker: working.Worker, job: Any, *args: Any) -> Any:
             jobs.append(time.monotonic())
             return await run(worker, job, *args)
 
-        monkeypatch.setattr(writer.Worker, "run", timed)
+        monkeypatch.setattr(working.Worker, "run", timed)
         await live.hub.state("long")
         flooders = [await flooder(live.url, long_scene[role]) for _ in range(connections)]
         answers: list[float] = []
@@ -328,13 +329,13 @@ class TestDocumentsElsewhere:
             seed(backend)
             token = backend.tokens.issue("s1", "st")[0]
             jobs: list[str] = []
-            run = writer.Worker.run
+            run = working.Worker.run
 
-            async def named(worker: writer.Worker, job: Any, *args: Any) -> Any:
+            async def named(worker: working.Worker, job: Any, *args: Any) -> Any:
                 jobs.append(getattr(job, "__name__", repr(job)))
                 return await run(worker, job, *args)
 
-            monkeypatch.setattr(writer.Worker, "run", named)
+            monkeypatch.setattr(working.Worker, "run", named)
             async with running(backend) as live:
                 await live.hub.state("s1")
                 ws = await flooder(live.url, token)
