@@ -504,30 +504,30 @@ class Room:
         """Read what other processes appended since the room's last event (on a reading thread, at
         most ``CATCH_UP`` events; the rest is read beside the room, ``missed``), push it, decide on
         it: a joining subscriber's, so that it joins at the log's end."""
-        state = self.state
-        upto = state.version + CATCH_UP
-        records = await self.service.reader.run(self.service.read, self.scene, state.version, upto)
-        if records:
-            with self._gathered():
-                self.service.adopt(self.scene, self._foreign(state, records))
-            self.service.moved(self.scene)
+        after = self.state.version
+        records = await self.service.reader.run(self.service.read, self.scene, after, after + CATCH_UP)
+        self._take(records)
         if len(records) == CATCH_UP:
             self.missed(None)
 
     def _caught(self, caught: Caught) -> None:
-        """Push what a read beside the room brought, from the room's last event on (what it got
-        meanwhile, from its own commands' gaps or a join's catch-up, is not pushed twice); read on
-        if more may be there."""
+        """Push what a read beside the room brought; read on if more may be there."""
         self._reading = False
+        self._take(caught.records)
+        again, self._again = self._again or len(caught.records) == CATCH_UP, False
+        if again and not caught.failed:  # a read that failed waits for the next announcement or sweep
+            self.missed(None)
+
+    def _take(self, records: list[Recorded]) -> None:
+        """Push what other processes appended, read from the log, from the room's last event on
+        (what the room got meanwhile, from its own commands' gaps or a join's catch-up, is not
+        pushed twice), and decide on it."""
         state = self.state
-        fresh = [record for record in caught.records if record.seq > state.version]
+        fresh = [record for record in records if record.seq > state.version]
         if fresh and fresh[0].seq == state.version + 1:
             with self._gathered():
                 self.service.adopt(self.scene, self._foreign(state, fresh))
             self.service.moved(self.scene)
-        again, self._again = self._again or len(caught.records) == CATCH_UP, False
-        if again and not caught.failed:  # a read that failed waits for the next announcement or sweep
-            self.missed(None)
 
     def _foreign(self, state: Scene, records: list[Recorded]) -> Scene:
         """Push another process's commits, command by command; the state after them. Their
