@@ -148,7 +148,7 @@ def relent(d: Draft, cmd: Relent) -> None:
         raise Rejected("too_late", "It is too late to relent: the test has begun.", rules.cites["relent"])
     verdict = rules.relented(d.state, ch, who, cmd)
     d.add(Relented(challenge=ch.id, character=who, rule=rules.cites["relent"], pool=verdict.pool))
-    _resolve(d, ch.id, verdict, losses=False)
+    resolve(d, ch.id, verdict, losses=False)
 
 
 def withdraw(d: Draft, cmd: Withdraw) -> None:
@@ -410,12 +410,15 @@ def _settle(d: Draft, cid: str, *, rerolls: list[int] | None = None) -> None:
             if forced:  # a retest the rules force before the outcome (darkness)
                 d.add(*forced)
                 continue
-            _resolve(d, cid, rules.outcome(d.state, ch))
+            resolve(d, cid, rules.outcome(d.state, ch))
         else:
             return
 
 
-def _resolve(d: Draft, cid: str, verdict: Verdict, *, losses: bool = True) -> None:
+def resolve(d: Draft, cid: str, verdict: Verdict, *, losses: bool = True) -> None:
+    """End the challenge with ``verdict``: the outcome, the losses, what the ruleset settles, the
+    winning effect. ``domain.stakes`` runs this same function on a thrown-away draft to say what
+    winning will do before the test."""
     rules = ruleset_for(d.state.ruleset)
     ch = d.state.challenges[cid]
     winner, why = verdict.winner, verdict.why
