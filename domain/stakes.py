@@ -8,6 +8,7 @@ computation: the declared effect, the power in play (Feral Claws), the sheet's e
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TypeGuard
 
 import msgspec
 
@@ -17,7 +18,7 @@ from domain.events import Leader, SceneEvent
 from domain.rules.base import Verdict
 from domain.state import NARRATOR, Consequence, Scene
 
-_CONSEQUENCES = Consequence.__args__  # type: ignore[attr-defined]
+_CONSEQUENCES: tuple[type, ...] = Consequence.__args__
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -55,5 +56,5 @@ def consequences(state: Scene, cid: str, winner: Leader, *, exceptional: bool = 
     return tuple(e for e in d.events if _is_consequence(e))
 
 
-def _is_consequence(event: SceneEvent) -> bool:
+def _is_consequence(event: SceneEvent) -> TypeGuard[Consequence]:
     return isinstance(event, _CONSEQUENCES)

@@ -277,6 +277,8 @@ class Side(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=Tr
     who: str
     bids: tuple[str, ...] = ()
     """Traits at risk now, in the order bid (the first is the lead)."""
+    first: tuple[str, ...] = ()
+    """The Traits first bid, once an overbid has put others at risk instead (lost on the way)."""
     category: Category | None = None
     victory: str = ""
     owed: int = 0

@@ -56,6 +56,7 @@ from domain.state import (
     TestRecord,
     undecided,
 )
+from projections.account import Account, for_viewer
 from projections.moves import Moves, RollOffer, RoundMoves, moves, roll_offer, round_moves
 from projections.narrate import addressed
 from projections.redact import SEES_ALL, Blind, blind, knows
@@ -229,6 +230,10 @@ class ChallengeView(msgspec.Struct, frozen=True, omit_defaults=True):
     to_roll: dict[str, RollOffer] = {}
     """The Storyteller's view (dice rulesets): each side still to roll, with its dice and the
     retest sources it may name, for entering dice rolled by hand at the table."""
+    account: Account | None = None
+    """The challenge told once (``projections.account``): what each side put up, the tests and
+    retests, the verdict with what it cost, what winning will do while it is open, the rulings and
+    their reasons; redacted and said to this viewer. The pages render it and compose nothing."""
     blind: str = ""
     """The Storyteller's view, while it still has to throw or roll for a side (an NPC, the Narrator)
     against a player's sealed throw or dice, which ``sealed`` and ``rolls`` leave out: that it acts
@@ -334,6 +339,7 @@ def challenge_view(
     reader: Reader | None = None,
     hidden: Blind = SEES_ALL,
     blind_words: str = "",
+    told: Account | None = None,
 ) -> ChallengeView:
     """``state`` (the scene the challenge is in, given where the ruleset rolls dice) adds each side's
     Trait Pool, and for the Storyteller what each side still to roll may roll. ``reader`` (a
@@ -380,6 +386,7 @@ def challenge_view(
             if side.throw is not None and knows(viewer, side.who) and (ch.id, test, side.who) not in hidden
         },
         blind=blind_words,
+        account=told,
         declared={side.who: side.declared for side in sides if side.declared is not None},
         passed=[side.who for side in sides if side.passed],
         declaring=ch.declaring,
@@ -689,6 +696,7 @@ def view(
                 reader,
                 hidden,
                 _blind_words(state, ch, hidden) if hidden else "",
+                for_viewer(state, ch, viewer, reader),
             )
             for cid in cids
             if (ch := state.challenges.get(cid))
@@ -717,4 +725,6 @@ def older_challenges(
     page = older[:limit]
     more = page[-1].seq if len(older) > limit else None
     reader = _reader(state, viewer)
-    return {ch.id: challenge_view(ch, viewer, reader=reader) for ch in page}, more
+    return {
+        ch.id: challenge_view(ch, viewer, reader=reader, told=for_viewer(state, ch, viewer, reader)) for ch in page
+    }, more

@@ -259,7 +259,7 @@ def _retest(ch: Challenge, event: RetestInvoked) -> Challenge:
     ch = replace(ch, retests=(*ch.retests, entry))
     source = event.source
     if isinstance(source, OverbidSource):  # the original bid is lost; the new one is at risk
-        ch = replace_side(ch, role, lambda s: replace(s, bids=tuple(source.bid)))
+        ch = replace_side(ch, role, lambda s: replace(s, bids=tuple(source.bid), first=s.first or s.bids))
     return sides(ch, lambda s: replace(s, passed=False))
 
 

@@ -349,6 +349,10 @@ class Ruleset(ABC):
         """The combat maneuvers ``who`` could use now, each with its cost (pool rulesets)."""
         return []
 
+    def maneuver_title(self, name: str) -> str:
+        """A combat maneuver by the name the book gives it ("Grapple", "Knock Down")."""
+        return name.replace("_", " ").title()
+
     def clears_after(self, condition: str) -> int:
         """Simple actions a condition takes to clear (0: not that way)."""
         return 0

@@ -615,6 +615,10 @@ class Bns(Ruleset):
     def maneuvers(self, state: Scene, who: str) -> list[ManeuverOffer]:
         return maneuvers.offers(state, state.characters[who])
 
+    def maneuver_title(self, name: str) -> str:
+        found = MANEUVERS.get(name)
+        return found.title if found else super().maneuver_title(name)
+
     def clears_after(self, condition: str) -> int:
         return CLEARS_AFTER.get(condition, 0)
 
