@@ -45,6 +45,7 @@ from domain.state import (
     Scene,
     and_list,
 )
+from projections.account import Account, account
 from projections.ledger import Ledger, ledgers
 from projections.narrate import narrate, source_label
 from projections.redact import blind
@@ -167,6 +168,8 @@ class Audit(msgspec.Struct, frozen=True):
     ruleset_title: str = ""
     steps: dict[int, str] = {}
     """The steps disputed or ruled on, in words ("the result of Sam's challenge to Juan (step 30)")."""
+    accounts: list[Account] = []
+    """Each challenge told once (``projections.account``), in the order declared."""
 
 
 def words(rule_id: str | None) -> Words | None:
@@ -310,6 +313,7 @@ def audit(wires: Sequence[Wire]) -> Audit:
         markers=markers(records),
         ruleset_title=RULESETS[state.ruleset].title if state.ruleset in RULESETS else state.ruleset,
         steps={seq: step_words(state, seq) for seq in sorted(asked)},
+        accounts=[account(state, ch) for ch in sorted(state.challenges.values(), key=_declared)],
     )
 
 

@@ -573,6 +573,18 @@ def _acting_in(state: Scene, viewer: str, around: set[str] | None = None) -> lis
     return out
 
 
+def _staked(state: Scene, around: set[str] | None) -> list[str]:
+    """The undecided challenges with one of these characters in them (None: every one): what
+    winning them will do (their account's stakes) reads the characters, so it may have changed."""
+    if around is None:
+        return list(state.undecided)
+    return [
+        cid
+        for cid in state.undecided
+        if not around.isdisjoint((*(ch := state.challenges[cid]).challenger.members, *ch.targets))
+    ]
+
+
 def _blind_words(state: Scene, ch: Challenge, hidden: Blind) -> str:
     """What the Storyteller reads of a test it throws or rolls for blind ("" : it is not)."""
     test = len(ch.tests) + 1
@@ -667,7 +679,7 @@ def view(
     else:
         people = only[0]
         around = None if turned or people is None else set(people)
-        cids = list(dict.fromkeys([*only[1], *_acting_in(state, viewer, around)]))
+        cids = list(dict.fromkeys([*only[1], *_acting_in(state, viewer, around), *_staked(state, around)]))
     rules = ruleset_for(state.ruleset)
     dice = rules.family == "dice"
     reader = _reader(state, viewer)
