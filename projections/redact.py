@@ -1,7 +1,9 @@
 """Each viewer's copy of an event: what that viewer may not know is blanked.
 
 Viewers: ``"st"`` (the Storyteller, sees everything but what ``blind`` says), a character id (a
-player), ``"*"`` (a spectator). Hidden from a viewer:
+player), ``"*"`` (a spectator). What an event hides, from whom, is declared beside it
+(``FACTS.secret`` in ``domain/events.py``, ``domain.facts.Secret``); ``hidden_fields`` reads that.
+Hidden from a viewer:
 
 - ``throw_sealed``: the sign, unless it is the viewer's own throw (the reveal, ``test_revealed``,
   is public); ``dice_rolled`` likewise: the dice, the retests named and how many dice and why;
