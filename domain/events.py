@@ -3,7 +3,9 @@
 An event here is the ``data`` of a log record; ``domain.log.Recorded`` wraps it with its seq, time,
 actor and hash. Stored events stay tolerant: new fields always get defaults, nothing is renamed.
 Ruling events (``test_resolved``, ``overbid_*``, ``challenge_resolved``, ``trait_lost``, …) carry
-the ``rule`` they applied and the numbers they ``compared``, so a replay explains itself.
+the ``rule`` they applied and the numbers they ``compared``, so a replay explains itself. Each
+event type says once what it is (``FACTS``, ``domain.facts``); views, redaction, rulings and the
+night read that instead of keeping lists of their own.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import msgspec
 from domain.carried import Carried
 from domain.commands import Action, Changes, Options, Source
 from domain.effects import DamageType, Effect
+from domain.facts import A_SHEET, Facts, Secret
 from domain.pools import Pool
 from domain.sheets import Category, Sheet
 
@@ -25,6 +28,11 @@ Result = Literal["win", "lose", "tie"]
 
 
 class Event(msgspec.Struct, frozen=True, gc=False, kw_only=True, tag_field="type"):
+    FACTS: ClassVar[Facts]
+    """What the event type is (``domain.facts``): whom it touches, what of it is secret from whom,
+    whether a ruling undoes it, what of it a game night carries. Every event type declares its own,
+    beside its fields (tests/test_event_facts.py)."""
+
     @classmethod
     def type_name(cls) -> str:
         return cls.__struct_config__.tag  # type: ignore[return-value]
@@ -34,6 +42,8 @@ class Event(msgspec.Struct, frozen=True, gc=False, kw_only=True, tag_field="type
 
 
 class SceneOpened(Event, frozen=True, kw_only=True, tag="scene_opened"):
+    FACTS: ClassVar[Facts] = Facts(sends=True)
+
     ruleset: str
     title: str = ""
     options: Options = Options()
@@ -42,14 +52,22 @@ class SceneOpened(Event, frozen=True, kw_only=True, tag="scene_opened"):
 
 
 class CharacterAdded(Event, frozen=True, kw_only=True, tag="character_added"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",), secret=A_SHEET)
+
     character: Sheet
 
 
 class CharacterRemoved(Event, frozen=True, kw_only=True, tag="character_removed"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",))
+
     character: str
 
 
 class CharacterAdjusted(Event, frozen=True, kw_only=True, tag="character_adjusted"):
+    FACTS: ClassVar[Facts] = Facts(
+        people=("character",), secret=(Secret(fields=("changes", "reason"), known_to="character"),), carried=True
+    )
+
     character: str
     changes: Changes
     reason: str
@@ -58,12 +76,14 @@ class CharacterAdjusted(Event, frozen=True, kw_only=True, tag="character_adjuste
 
 
 class SceneClosed(Event, frozen=True, kw_only=True, tag="scene_closed"):
-    pass
+    FACTS: ClassVar[Facts] = Facts(turns=True, sends=True)
 
 
 class SceneForked(Event, frozen=True, kw_only=True, tag="scene_forked"):
     """This scene's events so far are a copy of ``scene``'s events 1..``seq``, whose last hash was
     ``hash``: a what-if that never touches the original."""
+
+    FACTS: ClassVar[Facts] = Facts()
 
     scene: str
     seq: int
@@ -76,22 +96,28 @@ class SceneForked(Event, frozen=True, kw_only=True, tag="scene_forked"):
 class GameOpened(Event, frozen=True, kw_only=True, tag="game_opened"):
     """A game night begins: its characters carry what they lose from scene to scene."""
 
+    FACTS: ClassVar[Facts] = Facts()
+
     ruleset: str
     title: str = ""
 
 
 class GameClosed(Event, frozen=True, kw_only=True, tag="game_closed"):
-    pass
+    FACTS: ClassVar[Facts] = Facts()
 
 
 class CharacterRegistered(Event, frozen=True, kw_only=True, tag="character_registered"):
     """A character joins the night with its sheet, whole."""
+
+    FACTS: ClassVar[Facts] = Facts(people=("character",), secret=A_SHEET)
 
     character: Sheet
 
 
 class SceneAdded(Event, frozen=True, kw_only=True, tag="scene_added"):
     """A scene of this night was opened (its own stream)."""
+
+    FACTS: ClassVar[Facts] = Facts(secret=(Secret(fields=("scene", "title"), spectators=True),))
 
     scene: str
     title: str = ""
@@ -100,11 +126,17 @@ class SceneAdded(Event, frozen=True, kw_only=True, tag="scene_added"):
 class SceneEnded(Event, frozen=True, kw_only=True, tag="scene_ended"):
     """A scene of this night was closed."""
 
+    FACTS: ClassVar[Facts] = Facts(secret=(Secret(fields=("scene",), spectators=True),))
+
     scene: str
 
 
 class CharacterMoved(Event, frozen=True, kw_only=True, tag="character_moved"):
     """The Storyteller sends a character into a scene of the night, carrying what it has now."""
+
+    FACTS: ClassVar[Facts] = Facts(
+        people=("character",), secret=(Secret(fields=("to",), known_to="character", spectators=True),), sends=True
+    )
 
     character: str
     to: str
@@ -113,6 +145,10 @@ class CharacterMoved(Event, frozen=True, kw_only=True, tag="character_moved"):
 class CharacterEntered(Event, frozen=True, kw_only=True, tag="character_entered"):
     """In a scene: a character of the night arrives with what it carries, from the night's event
     ``seq`` (whose hash is ``hash``): the scene replays on its own."""
+
+    FACTS: ClassVar[Facts] = Facts(
+        people=("character",), secret=(*A_SHEET, Secret(fields=("carried",), known_to="character")), carried=True
+    )
 
     character: Sheet
     carried: Carried
@@ -124,6 +160,10 @@ class CharacterEntered(Event, frozen=True, kw_only=True, tag="character_entered"
 class CharacterLeft(Event, frozen=True, kw_only=True, tag="character_left"):
     """In a scene: a character of the night leaves (or the scene closes), taking what it carries."""
 
+    FACTS: ClassVar[Facts] = Facts(
+        people=("character",), secret=(Secret(fields=("carried",), known_to="character"),), sends=True
+    )
+
     character: str
     carried: Carried
 
@@ -131,6 +171,15 @@ class CharacterLeft(Event, frozen=True, kw_only=True, tag="character_left"):
 class CharacterReturned(Event, frozen=True, kw_only=True, tag="character_returned"):
     """In the night: a character is back from ``scene`` (its event ``seq``, whose hash is
     ``hash``) with what it carries now; ``why`` says when it never got in."""
+
+    FACTS: ClassVar[Facts] = Facts(
+        people=("character",),
+        secret=(
+            Secret(fields=("carried",), known_to="character"),
+            Secret(fields=("scene", "why"), known_to="character", spectators=True),
+        ),
+        carried=True,
+    )
 
     character: str
     scene: str
@@ -144,6 +193,13 @@ class CarriedCorrected(Event, frozen=True, kw_only=True, tag="carried_corrected"
     """A ruling in ``scene`` (its event ``ruling``) changed what a character carries after it left
     that scene: the correction, appended to the night and to the scene the character is in now."""
 
+    FACTS: ClassVar[Facts] = Facts(
+        people=("character",),
+        secret=(Secret(fields=("changes", "why"), known_to="character"),),
+        carried=True,
+        sends=True,
+    )
+
     character: str
     scene: str
     ruling: int
@@ -155,6 +211,11 @@ class CarriedCorrected(Event, frozen=True, kw_only=True, tag="carried_corrected"
 
 
 class ChallengeDeclared(Event, frozen=True, kw_only=True, tag="challenge_declared"):
+    FACTS: ClassVar[Facts] = Facts(
+        people=("challenger", "targets"),
+        secret=(Secret(fields=("pool",), known_to="challenger", until="test_revealed"),),
+    )
+
     challenge: str
     kind: Literal["contested", "static", "simple"]
     challenger: str
@@ -192,6 +253,10 @@ class BidPlaced(Event, frozen=True, kw_only=True, tag="bid_placed"):
     """A side puts Traits at risk (or, where the ruleset plays pools, sets its defence pool): the
     defender's answer, or what a Negative Trait call owes."""
 
+    FACTS: ClassVar[Facts] = Facts(
+        people=("character",), secret=(Secret(fields=("pool",), known_to="character", until="test_revealed"),)
+    )
+
     challenge: str
     character: str
     traits: list[str] = []
@@ -204,6 +269,8 @@ class BidPlaced(Event, frozen=True, kw_only=True, tag="bid_placed"):
 
 
 class Relented(Event, frozen=True, kw_only=True, tag="relented"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",))
+
     challenge: str
     character: str
     rule: str
@@ -212,6 +279,8 @@ class Relented(Event, frozen=True, kw_only=True, tag="relented"):
 
 
 class ChallengeWithdrawn(Event, frozen=True, kw_only=True, tag="challenge_withdrawn"):
+    FACTS: ClassVar[Facts] = Facts(people=("by",))
+
     challenge: str
     by: str
 
@@ -219,6 +288,8 @@ class ChallengeWithdrawn(Event, frozen=True, kw_only=True, tag="challenge_withdr
 class NegativeTraitCalled(Event, frozen=True, kw_only=True, tag="negative_trait_called"):
     """``correct`` says whether ``against`` has ``trait``; ``owed_by`` must bid one more Trait,
     unless ``matched`` is false: then the other side's Traits are no longer at risk."""
+
+    FACTS: ClassVar[Facts] = Facts(people=("by", "against", "owed_by"))
 
     challenge: str
     by: str
@@ -233,6 +304,11 @@ class NegativeTraitCalled(Event, frozen=True, kw_only=True, tag="negative_trait_
 class ThrowSealed(Event, frozen=True, kw_only=True, tag="throw_sealed"):
     """A throw nobody but the thrower and the ST may see until both are in."""
 
+    FACTS: ClassVar[Facts] = Facts(
+        people=("character",),
+        secret=(Secret(fields=("sign",), known_to="character", blind=True, until="test_revealed"),),
+    )
+
     challenge: str
     test: int
     character: str
@@ -243,6 +319,11 @@ class ThrowSealed(Event, frozen=True, kw_only=True, tag="throw_sealed"):
 class DiceRolled(Event, frozen=True, kw_only=True, tag="dice_rolled"):
     """A side's d3s, sealed like a throw: nobody but the roller and the ST sees the dice, the count or
     the retests named until both sides have rolled (kony:d3-test)."""
+
+    FACTS: ClassVar[Facts] = Facts(
+        people=("character",),
+        secret=(Secret(fields=("dice", "retests", "why"), known_to="character", blind=True, until="test_revealed"),),
+    )
 
     challenge: str
     test: int
@@ -259,6 +340,8 @@ class TestRevealed(Event, frozen=True, kw_only=True, omit_defaults=True, tag="te
     """Both signs (or both sides' dice) shown; ``result`` is from the challenger's side."""
 
     __test__ = False  # not a pytest test class
+
+    FACTS: ClassVar[Facts] = Facts()
 
     challenge: str
     test: int
@@ -281,6 +364,8 @@ class TestRevealed(Event, frozen=True, kw_only=True, omit_defaults=True, tag="te
 class DeclarationsOpened(Event, frozen=True, kw_only=True, tag="declarations_opened"):
     """Both sides must now declare how many Traits they have, ``first`` first."""
 
+    FACTS: ClassVar[Facts] = Facts()
+
     challenge: str
     test: int
     purpose: Literal["tie", "overbid"]
@@ -289,6 +374,8 @@ class DeclarationsOpened(Event, frozen=True, kw_only=True, tag="declarations_ope
 
 
 class TraitsDeclared(Event, frozen=True, kw_only=True, tag="traits_declared"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",))
+
     challenge: str
     test: int
     character: str
@@ -301,6 +388,8 @@ class TestResolved(Event, frozen=True, kw_only=True, tag="test_resolved"):
 
     __test__ = False  # not a pytest test class
 
+    FACTS: ClassVar[Facts] = Facts()
+
     challenge: str
     test: int
     leader: Leader
@@ -310,6 +399,8 @@ class TestResolved(Event, frozen=True, kw_only=True, tag="test_resolved"):
 
 
 class RetestInvoked(Event, frozen=True, kw_only=True, tag="retest_invoked"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",))
+
     challenge: str
     character: str
     source: Source
@@ -317,6 +408,8 @@ class RetestInvoked(Event, frozen=True, kw_only=True, tag="retest_invoked"):
 
 
 class RetestCancelled(Event, frozen=True, kw_only=True, tag="retest_cancelled"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",))
+
     challenge: str
     character: str
     source: Source
@@ -324,6 +417,8 @@ class RetestCancelled(Event, frozen=True, kw_only=True, tag="retest_cancelled"):
 
 
 class AbilitySpent(Event, frozen=True, kw_only=True, tag="ability_spent"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",), carried=True)
+
     character: str
     ability: str
     challenge: str
@@ -332,11 +427,15 @@ class AbilitySpent(Event, frozen=True, kw_only=True, tag="ability_spent"):
 class Passed(Event, frozen=True, kw_only=True, tag="passed"):
     """No (further) retest from this side; on a pending retest, the winner lets it stand."""
 
+    FACTS: ClassVar[Facts] = Facts(people=("character",))
+
     challenge: str
     character: str
 
 
 class OverbidSucceeded(Event, frozen=True, kw_only=True, tag="overbid_succeeded"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",))
+
     challenge: str
     character: str
     compared: dict[str, int]
@@ -345,6 +444,8 @@ class OverbidSucceeded(Event, frozen=True, kw_only=True, tag="overbid_succeeded"
 
 
 class OverbidFailed(Event, frozen=True, kw_only=True, tag="overbid_failed"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",))
+
     challenge: str
     character: str
     compared: dict[str, int]
@@ -355,6 +456,8 @@ class OverbidFailed(Event, frozen=True, kw_only=True, tag="overbid_failed"):
 class ChallengeResolved(Event, frozen=True, kw_only=True, tag="challenge_resolved"):
     """The final outcome. ``wait_until`` is set when the challenger may not repeat this
     challenge before then (``wait_key`` names what counts as a repeat)."""
+
+    FACTS: ClassVar[Facts] = Facts(carried=True)
 
     challenge: str
     winner: Leader
@@ -371,11 +474,15 @@ class RetestStood(Event, frozen=True, kw_only=True, tag="retest_stood"):
     """A retest nobody may cancel (bns Willpower and overbid retests) stands at once: the next test
     begins."""
 
+    FACTS: ClassVar[Facts] = Facts()
+
     challenge: str
     rule: str
 
 
 class TraitLost(Event, frozen=True, kw_only=True, tag="trait_lost"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",), undone_by="trait_restored", carried=True)
+
     character: str
     trait: str
     category: Category
@@ -389,6 +496,8 @@ class DamageTaken(Event, frozen=True, kw_only=True, omit_defaults=True, tag="dam
     what was declared ("1 lethal declared; Feral Claws makes it aggravated.", or "1 lethal, as
     declared."), ``rule`` the rule of the first change (empty: as declared). Both default to empty
     and are left out when empty, so logs written before them decode and hash as they did."""
+
+    FACTS: ClassVar[Facts] = Facts(people=("character",), undone_by="damage_healed", carried=True)
 
     LATE: ClassVar[tuple[str, ...]] = ("why", "rule")
     """Fields added after logs were written: left out of the canonical data when empty."""
@@ -404,6 +513,8 @@ class DamageTaken(Event, frozen=True, kw_only=True, omit_defaults=True, tag="dam
 class ArmorDamaged(Event, frozen=True, kw_only=True, tag="armor_damaged"):
     """Damage armour took before the character (kony:damage-order)."""
 
+    FACTS: ClassVar[Facts] = Facts(people=("character",), undone_by="armor_restored")
+
     character: str
     amount: int
     challenge: str
@@ -412,12 +523,16 @@ class ArmorDamaged(Event, frozen=True, kw_only=True, tag="armor_damaged"):
 
 
 class GrappleStarted(Event, frozen=True, kw_only=True, tag="grapple_started"):
+    FACTS: ClassVar[Facts] = Facts(people=("grappler", "victim"), undone_by="grapple_broken")
+
     grappler: str
     victim: str
     challenge: str
 
 
 class GrappleBroken(Event, frozen=True, kw_only=True, tag="grapple_broken"):
+    FACTS: ClassVar[Facts] = Facts(people=("grappler", "victim"), undone_by="grapple_started")
+
     grappler: str
     victim: str
     challenge: str = ""
@@ -425,6 +540,8 @@ class GrappleBroken(Event, frozen=True, kw_only=True, tag="grapple_broken"):
 
 
 class KnockedDown(Event, frozen=True, kw_only=True, tag="knocked_down"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",), undone_by="prone_cleared")
+
     character: str
     challenge: str
 
@@ -433,6 +550,8 @@ class KnockedDown(Event, frozen=True, kw_only=True, tag="knocked_down"):
 
 
 class DisputeOpened(Event, frozen=True, kw_only=True, tag="dispute_opened"):
+    FACTS: ClassVar[Facts] = Facts(people=("by",))
+
     event: int
     by: str
     reason: str
@@ -442,6 +561,8 @@ class RulingIssued(Event, frozen=True, kw_only=True, tag="ruling_issued"):
     """The ST's ruling on event ``event``, closing the ``disputes`` (their seqs) on it. For a
     challenge's outcome, ``winner`` is the corrected winner and ``later`` the challenges resolved
     since that involve the same characters: they stand as played."""
+
+    FACTS: ClassVar[Facts] = Facts(sends=True)
 
     event: int
     decision: Literal["uphold", "overturn", "amend"]
@@ -457,6 +578,8 @@ class RulingIssued(Event, frozen=True, kw_only=True, tag="ruling_issued"):
 class OutcomeCorrected(Event, frozen=True, kw_only=True, tag="outcome_corrected"):
     """A ruling changed a resolved challenge's winner; ``ruling`` is the ruling's seq."""
 
+    FACTS: ClassVar[Facts] = Facts()
+
     challenge: str
     winner: Leader
     ruling: int
@@ -466,6 +589,8 @@ class OutcomeCorrected(Event, frozen=True, kw_only=True, tag="outcome_corrected"
 
 
 class TraitRestored(Event, frozen=True, kw_only=True, tag="trait_restored"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",), carried=True)
+
     character: str
     trait: str
     category: Category
@@ -476,12 +601,16 @@ class TraitRestored(Event, frozen=True, kw_only=True, tag="trait_restored"):
 class ArmorRestored(Event, frozen=True, kw_only=True, tag="armor_restored"):
     """A ruling gives back armour a challenge's damage destroyed."""
 
+    FACTS: ClassVar[Facts] = Facts(people=("character",))
+
     character: str
     amount: int
     challenge: str
 
 
 class DamageHealed(Event, frozen=True, kw_only=True, tag="damage_healed"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",), carried=True)
+
     character: str
     amount: int
     damage: DamageType
@@ -489,6 +618,8 @@ class DamageHealed(Event, frozen=True, kw_only=True, tag="damage_healed"):
 
 
 class ProneCleared(Event, frozen=True, kw_only=True, tag="prone_cleared"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",))
+
     character: str
     challenge: str
 
@@ -497,6 +628,10 @@ class ProneCleared(Event, frozen=True, kw_only=True, tag="prone_cleared"):
 
 
 class MobJoined(Event, frozen=True, kw_only=True, tag="mob_joined"):
+    FACTS: ClassVar[Facts] = Facts(
+        people=("character",), secret=(Secret(fields=("pool",), known_to="character", until="test_revealed"),)
+    )
+
     challenge: str
     character: str
     traits: list[str] = []
@@ -509,6 +644,8 @@ class MobJoined(Event, frozen=True, kw_only=True, tag="mob_joined"):
 
 
 class ChampionChosen(Event, frozen=True, kw_only=True, tag="champion_chosen"):
+    FACTS: ClassVar[Facts] = Facts(people=("character", "by"))
+
     challenge: str
     character: str
     by: str
@@ -517,12 +654,16 @@ class ChampionChosen(Event, frozen=True, kw_only=True, tag="champion_chosen"):
 class VictoryChosen(Event, frozen=True, kw_only=True, tag="victory_chosen"):
     """Whose victory condition the winning mob applies."""
 
+    FACTS: ClassVar[Facts] = Facts(people=("by",))
+
     challenge: str
     of: str
     by: str
 
 
 class WillpowerSpent(Event, frozen=True, kw_only=True, tag="willpower_spent"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",), carried=True)
+
     character: str
     challenge: str
 
@@ -531,6 +672,8 @@ class WillpowerSpent(Event, frozen=True, kw_only=True, tag="willpower_spent"):
 
 
 class RoundStarted(Event, frozen=True, kw_only=True, tag="round_started"):
+    FACTS: ClassVar[Facts] = Facts(everyone=True, turns=True)
+
     number: int
     first: bool = True
     """The first round of a fight: the only one with surprise."""
@@ -545,6 +688,8 @@ class RoundStarted(Event, frozen=True, kw_only=True, tag="round_started"):
 
 
 class ActionDeclared(Event, frozen=True, kw_only=True, tag="action_declared"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",), turns=True)
+
     character: str
     action: Action
 
@@ -562,6 +707,8 @@ class InitiativeTest(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 class InitiativeSet(Event, frozen=True, kw_only=True, tag="initiative_set"):
     """The order of the round: groups acting at once, fastest first, with each one's initiative."""
 
+    FACTS: ClassVar[Facts] = Facts(turns=True)
+
     order: list[list[str]]
     values: dict[str, int]
     why: str
@@ -577,6 +724,8 @@ class InitiativeSet(Event, frozen=True, kw_only=True, tag="initiative_set"):
 class TurnStarted(Event, frozen=True, kw_only=True, tag="turn_started"):
     """Whose turn it is: a group of the order, the end-of-turn actions, or an extra action round."""
 
+    FACTS: ClassVar[Facts] = Facts(people=("characters",), turns=True)
+
     phase: Literal["initiative", "end_of_turn", "extra"]
     characters: list[str]
     extra: int = 0
@@ -587,14 +736,20 @@ class TurnStarted(Event, frozen=True, kw_only=True, tag="turn_started"):
 
 
 class TurnEnded(Event, frozen=True, kw_only=True, tag="turn_ended"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",), turns=True)
+
     character: str
 
 
 class RoundEnded(Event, frozen=True, kw_only=True, tag="round_ended"):
+    FACTS: ClassVar[Facts] = Facts(everyone=True, turns=True)
+
     number: int
 
 
 class BloodSpent(Event, frozen=True, kw_only=True, tag="blood_spent"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",), carried=True)
+
     character: str
     trait: str
     kind: str
@@ -606,11 +761,15 @@ class BloodSpent(Event, frozen=True, kw_only=True, tag="blood_spent"):
 class ExpendituresOpened(Event, frozen=True, kw_only=True, tag="expenditures_opened"):
     """Every action is declared: now each side declares its Trait expenditures (kony:expenditures)."""
 
+    FACTS: ClassVar[Facts] = Facts(everyone=True, turns=True)
+
     why: str
     rule: str
 
 
 class ExpendituresDone(Event, frozen=True, kw_only=True, tag="expenditures_done"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",), turns=True)
+
     character: str
 
 
@@ -618,12 +777,16 @@ class NormalActionsEnded(Event, frozen=True, kw_only=True, tag="normal_actions_e
     """Everyone's first action is done: "end of the round" powers act now, before extra actions
     (kony:end-of-round)."""
 
+    FACTS: ClassVar[Facts] = Facts(everyone=True, turns=True)
+
     number: int
     why: str
     rule: str
 
 
 class Fed(Event, frozen=True, kw_only=True, tag="fed"):
+    FACTS: ClassVar[Facts] = Facts(people=("character", "target"), carried=True)
+
     character: str
     target: str
     blood: int
@@ -632,6 +795,8 @@ class Fed(Event, frozen=True, kw_only=True, tag="fed"):
 
 
 class BonusExpired(Event, frozen=True, kw_only=True, tag="bonus_expired"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",))
+
     character: str
     trait: str
     challenge: str
@@ -642,6 +807,8 @@ class BonusExpired(Event, frozen=True, kw_only=True, tag="bonus_expired"):
 
 class ActionTaken(Event, frozen=True, kw_only=True, tag="action_taken"):
     """A character spends a standard or a simple action (bns), or acts without spending one."""
+
+    FACTS: ClassVar[Facts] = Facts(people=("character",), carried=True)
 
     character: str
     spent: Literal["standard", "simple"] | None
@@ -655,6 +822,8 @@ class ActionTaken(Event, frozen=True, kw_only=True, tag="action_taken"):
 class ConditionSet(Event, frozen=True, kw_only=True, tag="condition_set"):
     """A condition marked on a character: by whom, until when, or how many simple actions clear it."""
 
+    FACTS: ClassVar[Facts] = Facts(people=("character", "by"), undone_by="condition_cleared", carried=True)
+
     character: str
     name: str
     by: str = ""
@@ -667,6 +836,8 @@ class ConditionSet(Event, frozen=True, kw_only=True, tag="condition_set"):
 
 
 class ConditionCleared(Event, frozen=True, kw_only=True, tag="condition_cleared"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",), carried=True)
+
     character: str
     name: str
     challenge: str = ""
@@ -676,6 +847,8 @@ class ConditionCleared(Event, frozen=True, kw_only=True, tag="condition_cleared"
 
 class ManeuverUsed(Event, frozen=True, kw_only=True, tag="maneuver_used"):
     """A combat maneuver declared with an attack or an action, and how it was paid for."""
+
+    FACTS: ClassVar[Facts] = Facts(people=("character",))
 
     character: str
     maneuver: str
@@ -688,18 +861,24 @@ class ManeuverUsed(Event, frozen=True, kw_only=True, tag="maneuver_used"):
 
 
 class AttackIntended(Event, frozen=True, kw_only=True, tag="attack_intended"):
+    FACTS: ClassVar[Facts] = Facts(people=("character", "target"))
+
     character: str
     target: str
     rule: str
 
 
 class FairEscapeDeclared(Event, frozen=True, kw_only=True, tag="fair_escape_declared"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",), turns=True)
+
     character: str
     why: str
     rule: str
 
 
 class FairEscapeHeld(Event, frozen=True, kw_only=True, tag="fair_escape_held"):
+    FACTS: ClassVar[Facts] = Facts(people=("character", "by"), turns=True)
+
     character: str
     by: list[str]
     """Those who declared intent to attack."""
@@ -708,12 +887,16 @@ class FairEscapeHeld(Event, frozen=True, kw_only=True, tag="fair_escape_held"):
 
 
 class FairEscapeSucceeded(Event, frozen=True, kw_only=True, tag="fair_escape_succeeded"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",), turns=True)
+
     character: str
     why: str
     rule: str
 
 
 class FairEscapeFailed(Event, frozen=True, kw_only=True, tag="fair_escape_failed"):
+    FACTS: ClassVar[Facts] = Facts(people=("character",), turns=True)
+
     character: str
     challenge: str = ""
     """The attack that failed it, if an attack did."""
@@ -724,6 +907,8 @@ class FairEscapeFailed(Event, frozen=True, kw_only=True, tag="fair_escape_failed
 class AssistOffered(Event, frozen=True, kw_only=True, tag="assist_offered"):
     """A mass combat tactic: help offered to an attacker (answered later), or a defender shielded
     (the attack's new target at once)."""
+
+    FACTS: ClassVar[Facts] = Facts(people=("character", "to"))
 
     character: str
     kind: Literal["attacker", "defender"]
@@ -736,6 +921,8 @@ class AssistOffered(Event, frozen=True, kw_only=True, tag="assist_offered"):
 
 
 class AssistAnswered(Event, frozen=True, kw_only=True, tag="assist_answered"):
+    FACTS: ClassVar[Facts] = Facts(people=("character", "by"))
+
     offer: int
     """The seq of the ``assist_offered``."""
     character: str

@@ -180,13 +180,16 @@ def left(state: Scene, character: Character) -> CharacterLeft:
 
 
 def follow_ups(before: Scene, after: Scene, records: Sequence[Recorded]) -> list[AnyCommand]:
-    """The commands that carry a commit's consequences to the other streams of its night. A
-    what-if (a fork) carries nothing: the real night never hears of it."""
+    """The commands that carry a commit's consequences to the other streams of its night, from the
+    events whose type declares it sends something (``FACTS.sends``). A what-if (a fork) carries
+    nothing: the real night never hears of it."""
     out: list[AnyCommand] = []
     if after.forked_from is not None:
         return out
     for record in records:
         event, here = record.event, record.scene
+        if not type(event).FACTS.sends:  # what most events declare: they ask nothing of another stream
+            continue
         match event:
             case SceneOpened(game=game) if game:
                 out.append(NoteScene(id=f"~opened-{here}", scene=game, actor=SERVER, origin=here, title=event.title))

@@ -9,12 +9,16 @@ a grapple released or restored, a prone character stood up), records the correct
 applies the new one (the new loser's Traits at risk, the challenger's effect if it now wins).
 Challenges resolved since, that involve the same characters, stand as played: the ruling lists
 them, and each can be ruled on in its turn. Losses on the way (an overbid's) are not the
-outcome's and are not undone.
+outcome's and are not undone. What undoes each consequence is declared beside it
+(``FACTS.undone_by``, ``domain.events``); ``UNDO`` holds one policy for each, checked against
+those declarations when this module loads.
 """
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable
+from typing import Any
 
 from domain.challenge import effects
 from domain.commands import Dispute, Rule
@@ -29,6 +33,7 @@ from domain.events import (
     DamageHealed,
     DamageTaken,
     DisputeOpened,
+    Event,
     GrappleBroken,
     GrappleStarted,
     KnockedDown,
@@ -205,33 +210,73 @@ def _undo(state: Scene, ch: Challenge) -> list[SceneEvent]:
     """The events that take back what the challenge's resolution did, as far as it still holds."""
     undone: list[SceneEvent] = []
     for event in reversed(ch.consequences):
-        match event:
-            case TraitLost(character=who, trait=trait, category=category):
-                if any(lost.trait == trait for lost in state.characters[who].lost):
-                    why = f"{state.name_of(who)} gets {trait} back: the ruling takes back the loss."
-                    undone.append(
-                        TraitRestored(character=who, trait=trait, category=category, challenge=ch.id, why=why)
-                    )
-            case ArmorDamaged(character=who, amount=amount):
-                if state.characters[who].armor_lost:
-                    lost = min(amount, state.characters[who].armor_lost)
-                    undone.append(ArmorRestored(character=who, amount=lost, challenge=ch.id))
-            case DamageTaken(character=who, amount=amount, damage=kind):
-                taken = getattr(state.characters[who].wounds, kind)
-                if taken:
-                    undone.append(DamageHealed(character=who, amount=min(amount, taken), damage=kind, challenge=ch.id))
-            case GrappleStarted(grappler=grappler, victim=victim):
-                if state.characters[victim].conditions.grappled_by == grappler:
-                    undone.append(GrappleBroken(grappler=grappler, victim=victim, challenge=ch.id))
-            case GrappleBroken(grappler=grappler, victim=victim):
-                if state.characters[victim].conditions.grappled_by is None:
-                    undone.append(GrappleStarted(grappler=grappler, victim=victim, challenge=ch.id))
-            case KnockedDown(character=who):
-                if state.characters[who].conditions.prone:
-                    undone.append(ProneCleared(character=who, challenge=ch.id))
-            case ConditionSet(character=who, name=condition, rule=rule):
-                held = state.characters[who].conditions
-                if held.prone if condition == "prone" else held.marked(condition) is not None:
-                    why = "The ruling undoes the outcome that set it."
-                    undone.append(ConditionCleared(character=who, name=condition, challenge=ch.id, why=why, rule=rule))
+        back = UNDO[type(event)](state, ch, event)
+        if back is not None:
+            undone.append(back)
     return undone
+
+
+# -- what undoes each consequence (the event its type declares, ``FACTS.undone_by``) ----------
+
+
+def _trait_back(state: Scene, ch: Challenge, e: TraitLost) -> TraitRestored | None:
+    if not any(lost.trait == e.trait for lost in state.characters[e.character].lost):
+        return None
+    why = f"{state.name_of(e.character)} gets {e.trait} back: the ruling takes back the loss."
+    return TraitRestored(character=e.character, trait=e.trait, category=e.category, challenge=ch.id, why=why)
+
+
+def _armor_back(state: Scene, ch: Challenge, e: ArmorDamaged) -> ArmorRestored | None:
+    lost = state.characters[e.character].armor_lost
+    if not lost:
+        return None
+    return ArmorRestored(character=e.character, amount=min(e.amount, lost), challenge=ch.id)
+
+
+def _healed(state: Scene, ch: Challenge, e: DamageTaken) -> DamageHealed | None:
+    taken = getattr(state.characters[e.character].wounds, e.damage)
+    if not taken:
+        return None
+    return DamageHealed(character=e.character, amount=min(e.amount, taken), damage=e.damage, challenge=ch.id)
+
+
+def _released(state: Scene, ch: Challenge, e: GrappleStarted) -> GrappleBroken | None:
+    if state.characters[e.victim].conditions.grappled_by != e.grappler:
+        return None
+    return GrappleBroken(grappler=e.grappler, victim=e.victim, challenge=ch.id)
+
+
+def _held_again(state: Scene, ch: Challenge, e: GrappleBroken) -> GrappleStarted | None:
+    if state.characters[e.victim].conditions.grappled_by is not None:
+        return None
+    return GrappleStarted(grappler=e.grappler, victim=e.victim, challenge=ch.id)
+
+
+def _stood_up(state: Scene, ch: Challenge, e: KnockedDown) -> ProneCleared | None:
+    if not state.characters[e.character].conditions.prone:
+        return None
+    return ProneCleared(character=e.character, challenge=ch.id)
+
+
+def _cleared(state: Scene, ch: Challenge, e: ConditionSet) -> ConditionCleared | None:
+    held = state.characters[e.character].conditions
+    if not (held.prone if e.name == "prone" else held.marked(e.name) is not None):
+        return None
+    why = "The ruling undoes the outcome that set it."
+    return ConditionCleared(character=e.character, name=e.name, challenge=ch.id, why=why, rule=e.rule)
+
+
+UNDO: dict[type[Event], Callable[[Scene, Challenge, Any], SceneEvent | None]] = {
+    TraitLost: _trait_back,
+    ArmorDamaged: _armor_back,
+    DamageTaken: _healed,
+    GrappleStarted: _released,
+    GrappleBroken: _held_again,
+    KnockedDown: _stood_up,
+    ConditionSet: _cleared,
+}
+"""How a ruling undoes each consequence a resolution keeps (``Challenge.consequences``), as far as
+it still holds: one policy for each event type that declares ``FACTS.undone_by``, giving that event."""
+
+_UNDECLARED = set(UNDO) ^ {kind for kind in typing.get_args(SceneEvent) if kind.FACTS.undone_by}
+assert not _UNDECLARED, f"consequences without an undoing, or undoings of no consequence: {_UNDECLARED}"

@@ -1,7 +1,9 @@
 """Each viewer's copy of an event: what that viewer may not know is blanked.
 
 Viewers: ``"st"`` (the Storyteller, sees everything but what ``blind`` says), a character id (a
-player), ``"*"`` (a spectator). Hidden from a viewer:
+player), ``"*"`` (a spectator). What an event hides, from whom, is declared beside it
+(``FACTS.secret`` in ``domain/events.py``, ``domain.facts.Secret``); ``hidden_fields`` reads that.
+Hidden from a viewer:
 
 - ``throw_sealed``: the sign, unless it is the viewer's own throw (the reveal, ``test_revealed``,
   is public); ``dice_rolled`` likewise: the dice, the retests named and how many dice and why;
@@ -37,26 +39,11 @@ from typing import Any
 
 import msgspec
 
-from domain.events import (
-    BidPlaced,
-    CarriedCorrected,
-    ChallengeDeclared,
-    CharacterAdded,
-    CharacterAdjusted,
-    CharacterEntered,
-    CharacterLeft,
-    CharacterMoved,
-    CharacterRegistered,
-    CharacterReturned,
-    DiceRolled,
-    MobJoined,
-    SceneAdded,
-    SceneEnded,
-    ThrowSealed,
-)
+from domain.events import DiceRolled, ThrowSealed
+from domain.facts import Secret
 from domain.log import Recorded, Wire, to_wire
-from domain.pools import Pool
 from domain.rules import ruleset_for
+from domain.sheets import Sheet
 from domain.state import NARRATOR, Challenge, Scene, Side
 
 _encoder = msgspec.json.Encoder(order="sorted")
@@ -124,75 +111,40 @@ def sealed_from(event: ThrowSealed | DiceRolled, blind: Blind) -> bool:
     return bool(blind) and (event.challenge, event.test, event.character) in blind
 
 
-_HIDING = frozenset(
-    {
-        ThrowSealed,
-        DiceRolled,
-        CharacterAdded,
-        CharacterRegistered,
-        CharacterEntered,
-        CharacterLeft,
-        CharacterReturned,
-        CharacterMoved,
-        CarriedCorrected,
-        CharacterAdjusted,
-        ChallengeDeclared,
-        BidPlaced,
-        MobJoined,
-        SceneAdded,
-        SceneEnded,
-    }
-)
-"""The events that may hide something from someone (``hidden_fields``): every other is public."""
-
-
 def hidden_fields(record: Recorded, viewer: str, blind: Blind = SEES_ALL) -> dict[str, Any]:
-    """The fields of the event's data to replace for this viewer (empty: the event is public);
-    ``blind``: the sealed throws and rolls hidden from it now, though it knows whose they are."""
-    if type(record.event) not in _HIDING:
+    """The fields of the event's data to replace for this viewer (empty: the event is public), as
+    its type declares them secret (``FACTS.secret``, ``domain.facts.Secret``); ``blind``: the sealed
+    throws and rolls hidden from it now, though it knows whose they are."""
+    event = record.event
+    secrets = type(event).FACTS.secret
+    if not secrets:
         return {}
-    if blind:
-        match record.event:
-            case ThrowSealed() as sealed if sealed_from(sealed, blind):
-                return {"sign": None}
-            case DiceRolled() as rolled if sealed_from(rolled, blind):
-                return {"dice": None, "retests": None, "why": None}
+    if blind and any(secret.blind for secret in secrets) and sealed_from(event, blind):  # type: ignore[arg-type]
+        return {field: None for secret in secrets if secret.blind for field in secret.fields}
     if viewer == NARRATOR:
         return {}
-    match record.event:
-        case ThrowSealed(character=who) if who != viewer:
-            return {"sign": None}
-        case DiceRolled(character=who) if who != viewer:
-            return {"dice": None, "retests": None, "why": None}
-        case CharacterAdded(character=sheet) | CharacterRegistered(character=sheet):
-            if sheet.id != viewer:
-                return {"character": {"id": sheet.id, "name": sheet.name, "npc": sheet.npc}}
-            if sheet.notes:
-                return {"character": {**msgspec.to_builtins(sheet), "notes": None}}
-        case CharacterEntered(character=sheet):  # (a game night's: rare beside the rest, so late)
-            if sheet.id != viewer:
-                return {"character": {"id": sheet.id, "name": sheet.name, "npc": sheet.npc}, "carried": None}
-            if sheet.notes:
-                return {"character": {**msgspec.to_builtins(sheet), "notes": None}}
-        case CharacterLeft(character=who) if who != viewer:
-            return {"carried": None}
-        case CharacterReturned(character=who) if who != viewer:
-            return {"carried": None} if viewer == SPECTATOR else {"carried": None, "scene": None, "why": None}
-        case CharacterMoved(character=who) if who != viewer and viewer != SPECTATOR:
-            return {"to": None}
-        case CarriedCorrected(character=who) if who != viewer:
-            return {"changes": None, "why": None}
-        case CharacterAdjusted(character=who) if who != viewer:
-            return {"changes": None, "reason": None}
-        case ChallengeDeclared(challenger=who, pool=Pool()) if who != viewer:
-            return {"pool": None}
-        case BidPlaced(character=who, pool=Pool()) | MobJoined(character=who, pool=Pool()) if who != viewer:
-            return {"pool": None}
-        case SceneAdded() if viewer != SPECTATOR:
-            return {"scene": None, "title": None}
-        case SceneEnded() if viewer != SPECTATOR:
-            return {"scene": None}
-    return {}
+    hidden: dict[str, Any] = {}
+    for secret in secrets:
+        if (secret.spectators and viewer == SPECTATOR) or (secret.known_to and _whose(event, secret) == viewer):
+            continue
+        for field in secret.fields:
+            value = getattr(event, field)
+            if field in hidden or value is None:  # hidden already, or nothing in it to hide
+                continue
+            if secret.parts:
+                if any(getattr(value, part) for part in secret.parts):
+                    hidden[field] = {**msgspec.to_builtins(value), **dict.fromkeys(secret.parts)}
+            elif secret.shown:
+                hidden[field] = {part: getattr(value, part) for part in secret.shown}
+            else:
+                hidden[field] = None
+    return hidden
+
+
+def _whose(event: object, secret: Secret) -> object:
+    """The character who may know ``secret`` (a sheet by its id)."""
+    who = getattr(event, secret.known_to)
+    return who.id if isinstance(who, Sheet) else who
 
 
 FOLLOW_UP = "~"

@@ -20,22 +20,7 @@ import msgspec
 from domain.carried import Mark
 from domain.commands import Action, Source
 from domain.effects import Effect
-from domain.events import (
-    ActionDeclared,
-    ExpendituresDone,
-    ExpendituresOpened,
-    FairEscapeDeclared,
-    FairEscapeFailed,
-    FairEscapeHeld,
-    FairEscapeSucceeded,
-    InitiativeSet,
-    NormalActionsEnded,
-    RoundEnded,
-    RoundStarted,
-    SceneClosed,
-    TurnEnded,
-    TurnStarted,
-)
+from domain.facts import Facts
 from domain.pools import Pool
 from domain.rules import ruleset_for
 from domain.rules.base import ManeuverOffer, TraitPool
@@ -458,71 +443,29 @@ def _trait_pools(state: Scene, ch: Challenge, viewer: str) -> dict[str, TraitPoo
     return out
 
 
-_PEOPLE_FIELDS = (
-    "character",
-    "characters",
-    "challenger",
-    "targets",
-    "grappler",
-    "victim",
-    "by",
-    "against",
-    "owed_by",
-    "to",
-    "target",
-)
-_EVERYONE = (RoundStarted, RoundEnded, ExpendituresOpened, NormalActionsEnded)
-"""Events that change every character (actions, declared actions, movement)."""
-
-
-_TURNS = (
-    RoundStarted,
-    RoundEnded,
-    InitiativeSet,
-    TurnStarted,
-    TurnEnded,
-    ActionDeclared,
-    SceneClosed,
-    FairEscapeDeclared,
-    FairEscapeHeld,
-    FairEscapeSucceeded,
-    FairEscapeFailed,
-    ExpendituresOpened,
-    ExpendituresDone,
-    NormalActionsEnded,
-)
-"""Events after which anyone may act differently (whose turn it is, whether the scene is open)."""
+def _facts(event: object) -> Facts:
+    """What an event declares of itself (``domain.facts``)."""
+    return type(event).FACTS  # type: ignore[attr-defined,no-any-return]
 
 
 def turned(events: Iterable[object]) -> bool:
-    """Whether these events change who may act, for everyone."""
-    return any(isinstance(event, _TURNS) for event in events)
-
-
-_FIELDS_OF: dict[type, tuple[str, ...]] = {}
-
-
-def _people_fields(kind: type) -> tuple[str, ...]:
-    """The fields of an event type that may name characters (worked out once a type)."""
-    found = _FIELDS_OF.get(kind)
-    if found is None:
-        fields = getattr(kind, "__struct_fields__", ())
-        found = _FIELDS_OF[kind] = tuple(f for f in _PEOPLE_FIELDS if f in fields)
-    return found
+    """Whether these events change who may act, for everyone (their ``FACTS.turns``)."""
+    return any(_facts(event).turns for event in events)
 
 
 def touched(events: Iterable[object]) -> tuple[list[str] | None, list[str]]:
     """The characters and challenges some events name, in order of first mention (None: every
-    character)."""
+    character): the characters as each event type declares them (``FACTS.people``, ``everyone``)."""
     people: dict[str, None] | None = {}
     challenges: dict[str, None] = {}
     for event in events:
-        if isinstance(event, _EVERYONE):
+        facts = _facts(event)
+        if facts.everyone:
             people = None
         cid = getattr(event, "challenge", None)
         if isinstance(cid, str):
             challenges[cid] = None
-        for field in _people_fields(type(event)) if people is not None else ():
+        for field in facts.people if people is not None else ():
             value = getattr(event, field)
             if isinstance(value, Sheet):
                 value = value.id
