@@ -165,7 +165,8 @@ def _correct(
         other.id
         for other in state.in_order()
         if other.id != ch.id
-        and (other.resolved_seq or state.version + 1) > (ch.resolved_seq or 0)
+        and other.status == "resolved"  # withdrawn or still open: nothing was played to stand
+        and (other.resolved_seq or 0) > (ch.resolved_seq or 0)
         and people & ({other.challenger.who, other.defender.who})
     ]
     why = f"{challenge_words(state, ch)}: {_instead(state, ch, winner, exceptional)}"
