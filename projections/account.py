@@ -345,13 +345,8 @@ def effect_line(state: Scene, event: Consequence) -> EffectLine:
     match event:
         case TraitLost():
             said = f"{name(event.character)} loses {event.trait}"
-            return EffectLine(
-                kind="trait_lost",
-                who=event.character,
-                words=said,
-                why=_reason(event.why, said),
-                rule=event.rule,
-            )
+            # its rule says why (a loss kept on its challenge keeps its names, not its words)
+            return EffectLine(kind="trait_lost", who=event.character, words=said, rule=event.rule)
         case DamageTaken():
             said = f"{name(event.character)} takes {event.amount} {event.damage} damage"
             return EffectLine(kind="damage_taken", who=event.character, words=said, why=event.why, rule=event.rule)
@@ -371,12 +366,6 @@ def effect_line(state: Scene, event: Consequence) -> EffectLine:
             said = f"{name(event.character)} is {event.name.replace('_', ' ')}"
             return EffectLine(kind="condition_set", who=event.character, words=said, why=event.why, rule=event.rule)
     raise TypeError(f"not a consequence: {type(event).__name__}")
-
-
-def _reason(why: str, said: str) -> str:
-    """A loss's reason without the loss said again ("Juan loses Nimble: the loser loses …" -> "the
-    loser loses …")."""
-    return why.removeprefix(f"{said}: ").removesuffix(".") if why.startswith(said) else why
 
 
 def costs(effects: Iterable[EffectLine]) -> list[str]:
