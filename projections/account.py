@@ -419,19 +419,49 @@ def _stakes_of(state: Scene, cid: str) -> tuple[Stake, ...]:
 
 
 def _stake(state: Scene, ch: Challenge, stake: Stake) -> StakeLine:
-    name = state.name_of
-    if stake.winner == "none":
-        head = "On a draw"
-    else:
-        winners = and_list(name(w) for w in ch.side(stake.winner).members)
-        won = "succeeds" if ch.kind != "contested" and stake.winner == "challenger" else "wins"
-        won = "fails" if ch.kind != "contested" and stake.winner == "defender" else won
-        head = f"If {winners} {'win' if len(ch.side(stake.winner).members) > 1 else won}"
-        if stake.exceptional:
-            head += " exceptionally"
     lines = [effect_line(state, e) for e in stake.events]
     said = "; ".join(costs(lines)) or _nothing(ch, stake)
-    return StakeLine(winner=stake.winner, words=f"{head}: {said}", effects=lines, exceptional=stake.exceptional)
+    return StakeLine(
+        winner=stake.winner,
+        words=f"{stake_title(state, ch, stake)}: {said}",
+        effects=lines,
+        exceptional=stake.exceptional,
+    )
+
+
+def stake_title(state: Scene, ch: Challenge, stake: Stake) -> str:
+    """Which way of ending ``stake`` is, as a heading: "If Sam wins", "If Sam wins with an
+    exceptional success", "If Juan relents", "If the mob of Sam wins and Carl's victory condition
+    is chosen", "If it is a draw"; a static or simple test succeeds or fails."""
+    name = state.name_of
+    challenger, defender = name(ch.challenger.who), name(ch.defender.who)
+    if stake.relent:
+        title = f"If {defender} relents"
+    elif stake.winner == "none":
+        return "If it is a draw"
+    elif ch.kind != "contested":
+        title = f"If {challenger} {'succeeds' if stake.winner == 'challenger' else 'fails'}"
+    elif stake.winner == "challenger" and ch.challenger.helpers:
+        title = f"If the mob of {challenger} wins"
+    else:
+        title = f"If {challenger if stake.winner == 'challenger' else defender} wins"
+    if stake.exceptional:
+        title += " with an exceptional success"
+    if stake.chosen is not None:
+        title += f" and {name(stake.chosen)}'s victory condition is chosen"
+    return title
+
+
+def stake_words(state: Scene, stake: Stake) -> list[str]:
+    """Each consequence of ``stake`` in words, with how a damage came where something changed it
+    (the declare form's preview): "Juan takes 2 aggravated damage: 1 lethal declared; Feral Claws
+    makes it aggravated; Puissance adds 1."."""
+    return [_with_why(effect_line(state, event)) for event in stake.events]
+
+
+def _with_why(e: EffectLine) -> str:
+    changed = e.kind == "damage_taken" and e.why and not e.why.endswith(", as declared.")
+    return f"{e.words}: {e.why}" if changed else e.words
 
 
 def _nothing(ch: Challenge, stake: Stake) -> str:

@@ -51,7 +51,7 @@ from structlog.contextvars import bound_contextvars
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from domain.commands import COMMANDS, AnyCommand, OpenScene
+from domain.commands import COMMANDS, AnyCommand, Declare, OpenScene
 from domain.errors import Rejected
 from domain.evolve import fold
 from domain.log import Wire
@@ -107,11 +107,14 @@ from server.wire import (
     Revoke,
     Revoked,
     SceneCreated,
+    StakesPreview,
+    StakesRequest,
     Subscribe,
     TokenList,
     Welcome,
     befores_of,
     encode,
+    stakes_preview,
     viewed,
 )
 from server.worker import CONNECTION_WORK, FOLDED, HEAVY, Budget, Worker
@@ -639,6 +642,37 @@ class Connection:
             return PoolPreview(error=ErrorBody(refused.code, refused.message, refused.rule))
         return PoolPreview(pool=found)
 
+    async def stakes(self, asked: StakesRequest) -> StakesPreview:
+        """What a would-be declaration would put at stake, as the ruleset would apply it, decided
+        on a thrown-away draft of the scene (nothing is appended); or the refusal it would get."""
+        grant = self._authenticated()
+        if grant.role == "spectator":
+            raise Refusal("forbidden", "Spectators watch; they do not declare.")
+        actor = "st" if grant.role == "st" else grant.character
+        body = dict(asked.declare)
+        if body.pop("type", "declare") != "declare":
+            raise Refusal("malformed", 'A stakes preview is of a declaration: its "type" is "declare" or left out.')
+        if body.get("actor", actor) != actor:
+            self._security("forged actor", claimed=str(body["actor"])[:64])
+            raise Refusal("forbidden", f"You are connected as {actor}; you cannot declare as {body['actor']}.")
+        scene = body.get("scene", self.stream)
+        if not isinstance(scene, str):
+            raise Refusal("malformed", "Bad declare: `scene` is the id of a scene, a string.")
+        if scene != grant.scene and not await self._night():
+            self._security("forged scene", claimed=scene[:64])
+            raise Refusal("forbidden", f"Your token is for scene {grant.scene!r}.")
+        if scene != grant.scene:
+            await self._opens(scene)
+        state = await self._scene_state(scene)
+        cid = body.get("challenge") or next(
+            name for n in itertools.count(1) if (name := f"preview-{n}") not in state.challenges
+        )
+        try:
+            cmd = msgspec.convert({**body, "id": "preview", "actor": actor, "scene": scene, "challenge": cid}, Declare)
+        except msgspec.ValidationError as err:
+            return StakesPreview(error=ErrorBody("malformed", _plainly(err) or f"Bad declare: {err}"))
+        return stakes_preview(state, cmd, utc_now())
+
     async def control(self, message: Control) -> None:
         grant = self.grant
         if grant is not None and self.stream != grant.scene and not isinstance(message, Hello | Ping | Subscribe):
@@ -685,6 +719,8 @@ class Connection:
                 self._heavy(partial(self.history, before, limit), limit)
             case PoolRequest():
                 await self.send(await self.pool(message))
+            case StakesRequest():
+                await self.send(await self.stakes(message))
             case QrRequest(text=text):
                 self._storyteller("make QR codes")
                 if len(text) > MAX_QR:

@@ -1,28 +1,35 @@
-"""The messages of a live connection (docs/protocol.md, section 8), and the pure function that
-says what each viewer is sent after a commit.
+"""The messages of a live connection (docs/protocol.md, section 8), and the pure functions that
+say what each viewer is sent after a commit and what a would-be declaration puts at stake.
 
 Client to server: ``hello``, ``subscribe``, ``ping``, ``get_view``, ``replay``, ``qr``, the ST's
-``create_scene``, ``invite``, ``revoke``, ``tokens``, ``audit``, ``export`` and ``fork``, and
-commands (section 1). Server to client: ``welcome``, ``result`` (``server.service.Result``),
-``commit`` (the event pushes), ``view``, ``subscribed``, ``presence``, ``error``, ``pong``,
-``scene_created``, ``invited``, ``revoked``, ``tokens``, ``goodbye``, ``replay``, ``document``,
-``forked``, ``qr``.
+``create_scene``, ``invite``, ``revoke``, ``tokens``, ``audit``, ``export`` and ``fork``, the
+previews ``pool`` and ``stakes`` (read-only: nothing is appended), and commands (section 1).
+Server to client: ``welcome``, ``result`` (``server.service.Result``), ``commit`` (the event
+pushes), ``view``, ``subscribed``, ``presence``, ``error``, ``pong``, ``scene_created``,
+``invited``, ``revoked``, ``tokens``, ``goodbye``, ``replay``, ``document``, ``forked``, ``qr``,
+``pool``, ``stakes``.
 """
 
 from __future__ import annotations
 
 import typing
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
 
-from domain.commands import AnyCommand, Maneuver, Options, Title
+from domain.commands import AnyCommand, Declare, Maneuver, Options, Title
+from domain.context import Context
+from domain.errors import Rejected
+from domain.events import Leader
 from domain.evolve import evolve
 from domain.log import Recorded, Wire
 from domain.pools import Pool, PoolSpec
 from domain.sheets import Category, Ident
-from domain.state import Scene
+from domain.stakes import declared
+from domain.state import Consequence, Scene
+from projections.account import stake_title, stake_words
 from projections.narrate import narrate
 from projections.night_view import night_view
 from projections.redact import SEES_ALL, Blind, blind, hidden_command, hidden_fields, redact
@@ -166,6 +173,15 @@ class PoolRequest(_In, frozen=True, kw_only=True, tag="pool"):
     """The maneuvers the attack would use: their pool modifiers count (bns)."""
 
 
+class StakesRequest(_In, frozen=True, kw_only=True, tag="stakes"):
+    """What a would-be declaration would put at stake, decided on a thrown-away draft of the scene
+    and recorded nowhere (a page shows it before sending): ``declare`` holds the fields a
+    ``declare`` command would (``challenge`` may be left out; ``type``, ``id``, ``actor`` and
+    ``scene`` as a command's, or left out)."""
+
+    declare: dict[str, Any]
+
+
 Control = (
     Hello
     | Subscribe
@@ -184,6 +200,7 @@ Control = (
     | ChallengesRequest
     | HistoryRequest
     | PoolRequest
+    | StakesRequest
 )
 CONTROL_TYPES = frozenset(cls.__struct_config__.tag for cls in typing.get_args(Control))
 COMMAND_TYPES = frozenset(cls.__struct_config__.tag for cls in typing.get_args(AnyCommand))
@@ -334,6 +351,28 @@ class PoolPreview(_Out, frozen=True, kw_only=True, tag="pool"):
     error: ErrorBody | None = None
 
 
+class StakeShown(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """One way a challenge can end (``domain.stakes.Stake``), with its heading and each of its
+    consequences in words (``projections.account``)."""
+
+    winner: Leader
+    exceptional: bool = False
+    relent: bool = False
+    chosen: str | None = None
+    title: str
+    events: list[Consequence] = []
+    words: list[str] = []
+
+
+class StakesPreview(_Out, frozen=True, kw_only=True, tag="stakes"):
+    """The answer to ``stakes``: what each way the would-be challenge can end would do, as the
+    ruleset would apply it; or the refusal the declaration would get."""
+
+    challenge: str | None = None
+    stakes: list[StakeShown] = []
+    error: ErrorBody | None = None
+
+
 class ChallengesPage(_Out, frozen=True, kw_only=True, tag="challenges"):
     """Decided challenges, newest first; ``next``: ask again with ``before`` set to it (none: that
     was the oldest)."""
@@ -371,8 +410,36 @@ Outgoing = (
     | QrCode
     | ChallengesPage
     | PoolPreview
+    | StakesPreview
     | HistoryPage
 )
+
+
+def stakes_preview(state: Scene, cmd: Declare, now: datetime) -> StakesPreview:
+    """The answer to ``stakes``: ``cmd`` decided on a draft of ``state`` that is thrown away
+    (``domain.stakes.declared``), each way it can end with its words; or the refusal it would get."""
+    ctx = Context(now=max(now, state.last_at) if state.last_at else now)
+    try:
+        draft, shown = declared(state, cmd, ctx)
+    except Rejected as refused:
+        return StakesPreview(error=ErrorBody(refused.code, refused.message, refused.rule))
+    ch = draft.challenges[cmd.challenge]
+    return StakesPreview(
+        challenge=cmd.challenge,
+        stakes=[
+            StakeShown(
+                winner=stake.winner,
+                exceptional=stake.exceptional,
+                relent=stake.relent,
+                chosen=stake.chosen,
+                title=stake_title(draft, ch, stake),
+                events=list(stake.events),
+                words=stake_words(draft, stake),
+            )
+            for stake in shown
+        ],
+    )
+
 
 encoder = msgspec.json.Encoder()
 outgoing_decoder = msgspec.json.Decoder(Outgoing)
