@@ -96,6 +96,10 @@ class EffectLine(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     why: str = ""
     """How it came: "1 lethal declared; Feral Claws makes it aggravated; Puissance adds 1."."""
     rule: str = ""
+    amount: int = 0
+    """Damage taken, or armour lost: how much."""
+    damage: str = ""
+    """The damage's type (``bashing``, ``lethal``, ``aggravated``)."""
 
 
 class StakeLine(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -103,6 +107,8 @@ class StakeLine(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
 
     winner: str
     """``challenger``, ``defender`` or ``none`` (a draw)."""
+    title: str
+    """Which way of ending it is: "If Sam wins", "If Juan relents", "If it is a draw"."""
     words: str
     """"If Sam wins: Juan loses Nimble; Juan takes 1 bashing damage"."""
     effects: list[EffectLine] = []
@@ -349,10 +355,25 @@ def effect_line(state: Scene, event: Consequence) -> EffectLine:
             return EffectLine(kind="trait_lost", who=event.character, words=said, rule=event.rule)
         case DamageTaken():
             said = f"{name(event.character)} takes {event.amount} {event.damage} damage"
-            return EffectLine(kind="damage_taken", who=event.character, words=said, why=event.why, rule=event.rule)
+            return EffectLine(
+                kind="damage_taken",
+                who=event.character,
+                words=said,
+                why=event.why,
+                rule=event.rule,
+                amount=event.amount,
+                damage=event.damage,
+            )
         case ArmorDamaged():
             said = f"{name(event.character)}'s armour takes {event.amount}"
-            return EffectLine(kind="armor_damaged", who=event.character, words=said, why=event.why, rule=event.rule)
+            return EffectLine(
+                kind="armor_damaged",
+                who=event.character,
+                words=said,
+                why=event.why,
+                rule=event.rule,
+                amount=event.amount,
+            )
         case GrappleStarted():
             said = f"{name(event.grappler)} grapples {name(event.victim)}"
             return EffectLine(kind="grapple_started", who=event.victim, words=said)
@@ -421,9 +442,11 @@ def _stakes_of(state: Scene, cid: str) -> tuple[Stake, ...]:
 def _stake(state: Scene, ch: Challenge, stake: Stake) -> StakeLine:
     lines = [effect_line(state, e) for e in stake.events]
     said = "; ".join(costs(lines)) or _nothing(ch, stake)
+    title = stake_title(state, ch, stake)
     return StakeLine(
         winner=stake.winner,
-        words=f"{stake_title(state, ch, stake)}: {said}",
+        title=title,
+        words=f"{title}: {said}",
         effects=lines,
         exceptional=stake.exceptional,
     )
@@ -521,8 +544,38 @@ def for_viewer(state: Scene, ch: Challenge, viewer: str, reader: Reader | None) 
     verdict = whole.verdict
     if verdict is not None and verdict.tone != "withdrawn":
         verdict = replace(verdict, tone=_tone(ch, viewer, verdict.winner))
-    seen = replace(whole, sides=sides, verdict=verdict)
+    staked = whole.stakes
+    if any(e.kind == "armor_damaged" and not knows(viewer, e.who) for st in staked for e in st.effects):
+        staked = [_armour_kept(state, ch, st, viewer) for st in staked]
+    seen = replace(whole, sides=sides, verdict=verdict, stakes=staked)
     return _addressed(seen, reader) if reader is not None else seen
+
+
+def _armour_kept(state: Scene, ch: Challenge, stake: StakeLine, viewer: str) -> StakeLine:
+    """A stake as one who does not know the target may read it before the test: the armour the
+    target has left is the target's own (kony:damage-order), so its armour and its damage are said
+    as the one amount dealt ("Don takes 3 lethal damage"), the same whether armour takes some or not."""
+    lines: list[EffectLine] = []
+    soaked: dict[str, int] = {}
+    for e in stake.effects:
+        if e.kind == "armor_damaged" and not knows(viewer, e.who):
+            soaked[e.who] = soaked.get(e.who, 0) + e.amount
+        elif e.kind == "damage_taken" and not knows(viewer, e.who):
+            total = e.amount + soaked.pop(e.who, 0)
+            said = f"{state.name_of(e.who)} takes {total} {e.damage} damage"
+            lines.append(replace(e, words=said, why="", rule="", amount=total))
+        else:
+            lines.append(e)
+    dealt = _declared_type(ch)
+    for who, amount in soaked.items():  # all of it on the armour
+        said = f"{state.name_of(who)} takes {amount} {dealt} damage"
+        lines.append(EffectLine(kind="damage_taken", who=who, words=said, amount=amount, damage=dealt))
+    return replace(stake, effects=lines, words=f"{stake.title}: {'; '.join(costs(lines))}")
+
+
+def _declared_type(ch: Challenge) -> str:
+    effect = ch.challenger.effect
+    return effect.type if isinstance(effect, Damage) else "bashing"
 
 
 def _hidden(state: Scene, put: Put) -> str:
@@ -556,7 +609,10 @@ def _addressed(a: Account, reader: Reader) -> Account:
         if a.verdict
         else None,
         effects=[_effect_to(e, say) for e in a.effects],
-        stakes=[replace(s, words=say(s.words), effects=[_effect_to(e, say) for e in s.effects]) for s in a.stakes],
+        stakes=[
+            replace(s, title=say(s.title), words=say(s.words), effects=[_effect_to(e, say) for e in s.effects])
+            for s in a.stakes
+        ],
     )
 
 

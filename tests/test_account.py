@@ -8,6 +8,7 @@ from projections.account import EffectLine, account, costs, for_viewer
 from projections.views import view
 from tests.domain.test_bns import bns, shoot
 from tests.domain.test_damage_explained import punch
+from tests.domain.test_kony import attack, duel
 from tests.table import Table
 
 
@@ -140,3 +141,18 @@ def test_losses_are_counted_not_said_twice() -> None:
         EffectLine(kind="armor_damaged", who="sam", words="Sam's armour takes 1"),
     ]
     assert costs(lines) == ["Sam loses Brawny ×2", "Sam's armour takes 1"]
+
+
+def test_the_armour_a_target_has_left_is_not_told_to_others_before_the_test() -> None:
+    """kony:damage-order: armour takes damage first; how much a target has left is its own (the
+    view shows it to its player and the ST), so a stake says the amount dealt to anyone else."""
+    t = duel(juan={"armor": 1})
+    attack(t, effect={"kind": "damage", "amount": 2, "type": "lethal"})
+    ch = t.challenge("c")
+    own = next(s for s in for_viewer(t.state, ch, "st", None).stakes if s.winner == "challenger")
+    assert own.words.endswith("Juan's armour takes 1; Juan takes 1 lethal damage")
+    for viewer, reader in (("sam", ("Sam", ("Juan",))), ("*", None)):
+        seen = next(s for s in for_viewer(t.state, ch, viewer, reader).stakes if s.winner == "challenger")
+        assert "armour" not in seen.words and seen.words.endswith("Juan takes 2 lethal damage"), seen.words
+    juan = next(s for s in for_viewer(t.state, ch, "juan", ("Juan", ("Sam",))).stakes if s.winner == "challenger")
+    assert "your armour takes 1" in juan.words.lower()
