@@ -100,6 +100,8 @@ class EffectLine(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """Damage taken, or armour lost: how much."""
     damage: str = ""
     """The damage's type (``bashing``, ``lethal``, ``aggravated``)."""
+    trait: str = ""
+    """The Trait lost."""
 
 
 class StakeLine(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -352,7 +354,7 @@ def effect_line(state: Scene, event: Consequence) -> EffectLine:
         case TraitLost():
             said = f"{name(event.character)} loses {event.trait}"
             # its rule says why (a loss kept on its challenge keeps its names, not its words)
-            return EffectLine(kind="trait_lost", who=event.character, words=said, rule=event.rule)
+            return EffectLine(kind="trait_lost", who=event.character, words=said, rule=event.rule, trait=event.trait)
         case DamageTaken():
             said = f"{name(event.character)} takes {event.amount} {event.damage} damage"
             return EffectLine(
@@ -389,19 +391,17 @@ def effect_line(state: Scene, event: Consequence) -> EffectLine:
     raise TypeError(f"not a consequence: {type(event).__name__}")
 
 
-def costs(effects: Iterable[EffectLine]) -> list[str]:
-    """What some effects cost, a phrase a person: "Juan loses Brawny ×2 and takes 1 bashing damage"
-    is said as "Juan loses Brawny ×2; Juan's armour takes 1; Juan takes 1 bashing damage", each
-    Trait counted, never said twice."""
+def costs(state: Scene, effects: Iterable[EffectLine]) -> list[str]:
+    """What some effects cost, said once each: a person's lost Traits together and counted ("Juan
+    loses Brawny ×2"), then every other effect as it came ("Juan's armour takes 1")."""
     lost: dict[str, list[str]] = {}
     rest: list[str] = []
     for e in effects:
         if e.kind == "trait_lost":
-            lost.setdefault(e.who, []).append(e.words.rsplit(" loses ", 1)[1])
+            lost.setdefault(e.who, []).append(e.trait)
         else:
             rest.append(e.words)
-    named = {e.who: e.words.split(" loses ", 1)[0] for e in effects if e.kind == "trait_lost"}
-    return [f"{named[who]} loses {and_list(traits)}" for who, traits in lost.items()] + rest
+    return [f"{state.name_of(who)} loses {and_list(traits)}" for who, traits in lost.items()] + rest
 
 
 def _verdict(state: Scene, ch: Challenge, effects: list[EffectLine]) -> Verdict | None:
@@ -411,7 +411,7 @@ def _verdict(state: Scene, ch: Challenge, effects: list[EffectLine]) -> Verdict 
     o = ch.outcome
     if o is None:
         return None
-    cost = "; ".join(costs(effects))
+    cost = "; ".join(costs(state, effects))
     said = result(state, ch)
     words = f"{said[0].upper()}{said[1:]}{f': {cost}' if cost else ''}"
     grade = "An exceptional success" if o.exceptional else ""
@@ -441,7 +441,7 @@ def _stakes_of(state: Scene, cid: str) -> tuple[Stake, ...]:
 
 def _stake(state: Scene, ch: Challenge, stake: Stake) -> StakeLine:
     lines = [effect_line(state, e) for e in stake.events]
-    said = "; ".join(costs(lines)) or _nothing(ch, stake)
+    said = "; ".join(costs(state, lines)) or _nothing(ch, stake)
     title = stake_title(state, ch, stake)
     return StakeLine(
         winner=stake.winner,
@@ -570,7 +570,7 @@ def _armour_kept(state: Scene, ch: Challenge, stake: StakeLine, viewer: str) -> 
     for who, amount in soaked.items():  # all of it on the armour
         said = f"{state.name_of(who)} takes {amount} {dealt} damage"
         lines.append(EffectLine(kind="damage_taken", who=who, words=said, amount=amount, damage=dealt))
-    return replace(stake, effects=lines, words=f"{stake.title}: {'; '.join(costs(lines))}")
+    return replace(stake, effects=lines, words=f"{stake.title}: {'; '.join(costs(state, lines))}")
 
 
 def _declared_type(ch: Challenge) -> str:

@@ -136,11 +136,13 @@ def test_losses_are_counted_not_said_twice() -> None:
     """The terminal once said "Brawny is gone for the night; Brawny is gone for the night": a Trait
     lost twice is counted, and every other effect is said once beside it."""
     lines = [
-        EffectLine(kind="trait_lost", who="sam", words="Sam loses Brawny", rule="kony:trait-loss"),
-        EffectLine(kind="trait_lost", who="sam", words="Sam loses Brawny", rule="kony:trait-loss"),
-        EffectLine(kind="armor_damaged", who="sam", words="Sam's armour takes 1"),
+        EffectLine(kind="trait_lost", who="sam", words="Sam loses Brawny", rule="kony:trait-loss", trait="Brawny"),
+        EffectLine(kind="trait_lost", who="sam", words="Sam loses Brawny", rule="kony:trait-loss", trait="Brawny"),
+        EffectLine(kind="armor_damaged", who="sam", words="Sam's armour takes 1", amount=1),
     ]
-    assert costs(lines) == ["Sam loses Brawny ×2", "Sam's armour takes 1"]
+    t = Table()
+    t.add("sam", {"Brawny": 3})
+    assert costs(t.state, lines) == ["Sam loses Brawny ×2", "Sam's armour takes 1"]
 
 
 def test_the_armour_a_target_has_left_is_not_told_to_others_before_the_test() -> None:
