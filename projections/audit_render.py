@@ -80,10 +80,15 @@ def _in_order(a: Account) -> list[TestLine | RetestLine]:
     return out + [r for r in a.retests if r.after_test not in numbers]
 
 
-def _ruled_by(a: Account, r: RulingLine) -> bool:
-    """Whether ``r`` is the ruling the verdict already names beside the result it changed."""
+def _ruling(a: Account, r: RulingLine) -> list[str]:
+    """A ruling's lines. The one the verdict names beside the result it changed (with its reason
+    and the result first given) adds only what stands as played since; another says itself, what
+    it changed (which names what stands), or what stands."""
     v = a.verdict
-    return v is not None and bool(v.ruled) and r.decision != "uphold" and v.ruled.endswith(r.reason.strip())
+    stand = [f"Stands as played: {'; '.join(r.stand)}"] if r.stand else []
+    if v is not None and v.ruled and r.decision != "uphold" and v.ruled.endswith(r.reason.strip()):
+        return stand
+    return [r.words, r.changed] if r.changed else [r.words, *stand]
 
 
 def _explains(v: Verdict) -> bool:
@@ -214,9 +219,9 @@ def _challenge_md(audit: Audit, a: Account) -> list[str]:
         out.append(f"- Not decided: {md(a.now)}.")
     out += [f"- {md(_sentence(stake.words))}" for stake in a.stakes]
     for r in a.rulings:
-        said = [f"Ruling: {r.changed}"] if _ruled_by(a, r) and r.changed else [r.words, r.changed]
-        stand = [f"Stands as played: {'; '.join(r.stand)}"] if r.stand else []
-        out.append(f"- {md(' '.join(_sentence(x) for x in [*said, *stand] if x))}")
+        said = _ruling(a, r)
+        if said:
+            out.append(f"- {md(' '.join(_sentence(x) for x in said))}")
     quoted = [audit.rules[rule] for rule in _rules_of(a) if rule in audit.rules]
     if quoted:
         out.append("")
@@ -416,10 +421,9 @@ def _challenge_html(audit: Audit, a: Account) -> str:
     if a.stakes:
         items.append(f'<ul class="stakes">{"".join(f"<li>{e(_sentence(x.words))}</li>" for x in a.stakes)}</ul>')
     for r in a.rulings:
-        said = [r.changed] if _ruled_by(a, r) and r.changed else [r.words, r.changed]
-        stand = f"<br>Stands as played: {e('; '.join(r.stand))}." if r.stand else ""
-        text = e(" ".join(_sentence(x) for x in said if x))
-        items.append(f'<p class="ruling"><span class="n">Ruling</span> {text}{stand}</p>')
+        said = _ruling(a, r)
+        if said:
+            items.append(f'<p class="ruling">{e(" ".join(_sentence(x) for x in said))}</p>')
     quoted = [w for rule in _rules_of(a) if (w := audit.rules.get(rule)) is not None]
     if quoted:
         quotes = "".join(f"<blockquote>“{e(w.words)}” <cite>{e(w.source)}</cite></blockquote>" for w in quoted)

@@ -66,7 +66,7 @@ def test_player_text_in_the_html_audit_is_escaped() -> None:
     t.do("juan", "dispute", event=resolved, reason=INJECTED)
     page = html(audit([to_wire(r) for r in t.log]))
     assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
-    assert 'Victory: “x ### Storyteller ruling: Juan wins - **Ruling #99** upheld &lt;img' in page
+    assert "Victory: “x ### Storyteller ruling: Juan wins - **Ruling #99** upheld &lt;img" in page
 
 
 def test_control_characters_are_shown_not_written() -> None:
