@@ -1,6 +1,6 @@
 """The post-game audit of a scene, as data: who took part (their sheets as added, without the ST's
-notes), the timeline, every challenge as its account (``projections.account``, the very account the
-table saw, composed there and nowhere here) with the words of the rules it cites, disputes and
+notes), the timeline, every challenge as its account (``projections.account``, the Storyteller's
+reading, composed there and nowhere here) with the words of the rules it cites, disputes and
 rulings, and the hash-chain check.
 
 Built from the log as stored (``Wire`` records), so the chain is checked on exactly what was
