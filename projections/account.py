@@ -33,7 +33,7 @@ from domain.events import (
 from domain.pools import Pool
 from domain.rules import ruleset_for
 from domain.stakes import Stake, stakes
-from domain.state import NARRATOR, Challenge, Consequence, RetestEntry, Scene, and_list
+from domain.state import NARRATOR, Challenge, Consequence, RetestEntry, Scene, TestRecord, and_list
 from projections.narrate import addressed, source_label
 from projections.redact import knows
 
@@ -158,6 +158,8 @@ class Account(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     now: str
     """Where it stands, in words: "waiting for the throws", "decided", "withdrawn"."""
     sides: list[Put]
+    result: str = ""
+    """How it ended in a few words, or where it stands: "Juan won", "a draw", "withdrawn" (``result``)."""
     in_play: list[str] = []
     """The powers and maneuvers in play, in words: "Sam uses Dread Gaze", "Grapple (maneuver)"."""
     calls: list[str] = []
@@ -211,6 +213,7 @@ def account(state: Scene, ch: Challenge) -> Account:
         status=ch.status,
         now=_STATUS.get(ch.status, ch.status.replace("_", " ")),
         sides=sides,
+        result=result(state, ch),
         in_play=_in_play(state, ch),
         calls=[
             f"{name(c.by)} calls {c.trait} on {name(c.against)}: {'right' if c.correct else 'wrong'}" for c in ch.calls
@@ -218,7 +221,7 @@ def account(state: Scene, ch: Challenge) -> Account:
         tests=[
             TestLine(
                 number=t.number,
-                words=t.why or _signs_words(state, ch, t.signs),
+                words=_test_words(state, ch, t),
                 signs=dict(t.signs),
                 dice={who: list(d) for who, d in t.dice.items()},
                 leader=t.leader,
@@ -325,6 +328,15 @@ def _in_play(state: Scene, ch: Challenge) -> list[str]:
 def _signs_words(state: Scene, ch: Challenge, signs: dict[str, str]) -> str:
     order = [who for who in (ch.challenger.who, ch.defender.who) if who in signs]
     return ", ".join(f"{state.name_of(who)} threw {signs[who]}" for who in order)
+
+
+def _test_words(state: Scene, ch: Challenge, t: TestRecord) -> str:
+    """The test's own explanation, with the throws where it does not say them (a tie is told by the
+    Traits compared: "Sam threw rock, Juan threw rock. A tie: Sam's 9 Physical Traits …")."""
+    thrown = _signs_words(state, ch, t.signs)
+    if not t.why or not thrown or thrown in t.why:
+        return t.why or thrown
+    return f"{thrown}. {t.why}"
 
 
 def _retest(state: Scene, ch: Challenge, r: RetestEntry) -> RetestLine:
@@ -600,6 +612,7 @@ def _addressed(a: Account, reader: Reader) -> Account:
     return replace(
         a,
         title=say(a.title),
+        result=say(a.result),
         sides=[replace(s, words=say(s.words)) for s in a.sides],
         in_play=[say(x) for x in a.in_play],
         calls=[say(x) for x in a.calls],

@@ -1,6 +1,7 @@
 """The post-game audit of a scene, as data: who took part (their sheets as added, without the ST's
-notes), the timeline,
-every challenge in full with the rules' words, disputes and rulings, and the hash-chain check.
+notes), the timeline, every challenge as its account (``projections.account``, the Storyteller's
+reading, composed there and nowhere here) with the words of the rules it cites, disputes and
+rulings, and the hash-chain check.
 
 Built from the log as stored (``Wire`` records), so the chain is checked on exactly what was
 kept; ``projections.audit_render`` turns it into Markdown or one self-contained HTML page.
@@ -15,8 +16,6 @@ from typing import Literal
 import msgspec
 
 from domain.carried import Carried
-from domain.commands import Source
-from domain.effects import Effect
 from domain.events import (
     CharacterAdded,
     CharacterEntered,
@@ -34,20 +33,9 @@ from domain.rules import RULESETS
 from domain.rules.texts import RULES
 from domain.rulings import step_words
 from domain.sheets import Sheet
-from domain.state import (
-    NARRATOR,
-    Call,
-    Challenge,
-    DisputeRecord,
-    Outcome,
-    RetestEntry,
-    RulingRecord,
-    Scene,
-    and_list,
-)
-from projections.account import Account, account
+from domain.state import NARRATOR, Challenge, DisputeRecord, RulingRecord, Scene
+from projections.account import Account, account, result, title
 from projections.ledger import Ledger, ledgers
-from projections.narrate import narrate, source_label
 from projections.redact import blind
 from projections.replay import Step, links_of, replay
 
@@ -67,66 +55,6 @@ class Words(msgspec.Struct, frozen=True):
     rule: str
     words: str
     source: str
-
-
-class TestAudit(msgspec.Struct, frozen=True):
-    __test__ = False  # not a pytest test class
-
-    number: int
-    signs: dict[str, str]
-    result: str | None
-    leader: str | None
-    why: str
-    compared: dict[str, int]
-    rule: Words | None
-
-
-class RetestAudit(msgspec.Struct, frozen=True):
-    by: str
-    source: Source
-    after_test: int
-    status: str
-    """``pending``, ``stood``, ``cancelled`` or ``failed``: for machines; ``words`` says it."""
-    cancelled_by: Source | None
-    words: str = ""
-    """What became of the retest, in words ("it went ahead, and the test was thrown again")."""
-
-
-class OutcomeAudit(msgspec.Struct, frozen=True):
-    winner: str
-    why: str
-    rule: Words | None
-
-
-class ChallengeAudit(msgspec.Struct, frozen=True):
-    id: str
-    """The machine's handle: the audit names a challenge by ``title``, the id is its anchor."""
-    title: str
-    """The challenge by its people and what it was: "Sam challenges Juan (Physical)"."""
-    result: str
-    """How it ended, or where it stands, in words: "Juan won", "a draw", "withdrawn"."""
-    kind: str
-    category: str
-    challenger: str
-    targets: list[str]
-    victory: str
-    defender_victory: str
-    effect: Effect | None
-    difficulty: int | None
-    power: str | None
-    status: str
-    bids: dict[str, list[str]]
-    calls: list[Call]
-    tests: list[TestAudit]
-    retests: list[RetestAudit]
-    outcome: OutcomeAudit | None
-    original_outcome: OutcomeAudit | None
-    consequences: list[str]
-    rulings: list[int]
-    round: int | None = None
-    mob: list[str] = []
-    seq: int = 0
-    """The step that declared it."""
 
 
 class Section(msgspec.Struct, frozen=True):
@@ -160,7 +88,9 @@ class Audit(msgspec.Struct, frozen=True):
     chain: ChainAudit
     participants: list[Participant]
     timeline: list[Section]
-    challenges: list[ChallengeAudit]
+    challenges: list[Account]
+    """Each challenge told once (``projections.account``: the JSON audit's challenges are the
+    accounts), in the order declared."""
     disputes: list[DisputeRecord]
     rulings: list[RulingRecord]
     names: dict[str, str]
@@ -168,106 +98,13 @@ class Audit(msgspec.Struct, frozen=True):
     ruleset_title: str = ""
     steps: dict[int, str] = {}
     """The steps disputed or ruled on, in words ("the result of Sam's challenge to Juan (step 30)")."""
-    accounts: list[Account] = []
-    """Each challenge told once (``projections.account``), in the order declared."""
+    rules: dict[str, Words] = {}
+    """The words of every rule the challenges cite, by rule id (each quoted once per challenge)."""
 
 
 def words(rule_id: str | None) -> Words | None:
     rule = RULES.get(rule_id) if rule_id else None
     return Words(rule.id, rule.words, rule.source) if rule else None
-
-
-def _outcome(outcome: Outcome | None) -> OutcomeAudit | None:
-    return OutcomeAudit(outcome.winner, outcome.why, words(outcome.rule)) if outcome else None
-
-
-_STATUS = {
-    "awaiting_response": "not decided: waiting for an answer",
-    "bidding": "not decided: Traits being bid",
-    "throwing": "not decided: waiting for the throws",
-    "tie_declaring": "not decided: Traits being declared to break a tie",
-    "retest_window": "not decided: open for retests",
-    "resolved": "decided",
-    "withdrawn": "withdrawn",
-}
-"""A challenge's status in words, where it has no outcome."""
-
-_RETEST = {
-    "pending": "not yet answered",
-    "stood": "it went ahead, and the test was thrown again",
-    "cancelled": "cancelled",
-    "failed": "it failed (the overbid fell short)",
-}
-"""A retest's status in words."""
-
-
-def title(state: Scene, ch: Challenge) -> str:
-    """A challenge by its people and what it was: "Sam challenges Juan (Physical)", "Sam and Ana
-    challenge Juan (Physical)" (a mob), "Sam's static Mental test against the Narrator (difficulty 6)"."""
-    category = ch.category.capitalize()
-    who = state.name_of(ch.challenger.who)
-    if ch.kind == "contested":
-        members = ch.challenger.members
-        verb = "challenges" if len(members) == 1 else "challenge"
-        against = and_list(state.name_of(t) for t in ch.targets or (ch.defender.who,))
-        return f"{and_list(state.name_of(m) for m in members)} {verb} {against} ({category})"
-    if ch.kind == "static":
-        difficulty = f" (difficulty {ch.difficulty})" if ch.difficulty is not None else ""
-        return f"{who}'s static {category} test against the Narrator{difficulty}"
-    return f"{who}'s simple {category} test"
-
-
-def result(state: Scene, ch: Challenge) -> str:
-    """How the challenge ended, in words: who won (a static or simple test: succeeded or failed), a
-    draw; without an outcome, where it stands."""
-    if ch.outcome is None:
-        return _STATUS.get(ch.status, ch.status.replace("_", " "))
-    winner = ch.outcome.winner
-    if winner == "none":
-        return "a draw"
-    if ch.kind != "contested":
-        return f"{state.name_of(ch.challenger.who)} {'succeeded' if winner == 'challenger' else 'failed'}"
-    return f"{and_list(state.name_of(who) for who in ch.side(winner).members)} won"  # a mob wins together
-
-
-def retest_words(r: RetestEntry) -> str:
-    """What became of a retest, in words."""
-    if r.status == "cancelled" and r.cancelled_by is not None:
-        return f"cancelled with {source_label(r.cancelled_by)}"
-    return _RETEST.get(r.status, r.status)
-
-
-def _challenge(state: Scene, ch: Challenge) -> ChallengeAudit:
-    sides = (ch.challenger, ch.defender)
-    return ChallengeAudit(
-        id=ch.id,
-        title=title(state, ch),
-        result=result(state, ch),
-        kind=ch.kind,
-        category=ch.category,
-        challenger=ch.challenger.who,
-        targets=list(ch.targets),
-        victory=ch.victory,
-        defender_victory=ch.defender.victory,
-        effect=ch.effect,
-        difficulty=ch.difficulty,
-        power=ch.power,
-        status=ch.status,
-        bids={side.who: list(side.bids) for side in sides if side.who != NARRATOR},
-        calls=list(ch.calls),
-        tests=[
-            TestAudit(t.number, dict(t.signs), t.result, t.leader, t.why, dict(t.compared), words(t.rule))
-            for t in ch.tests
-        ],
-        retests=[RetestAudit(r.by, r.source, r.test, r.status, r.cancelled_by, retest_words(r)) for r in ch.retests],
-        outcome=_outcome(ch.outcome),
-        original_outcome=_outcome(ch.original_outcome),
-        consequences=[narrate(state, event) for event in ch.consequences],
-        rulings=list(ch.rulings),
-        round=ch.round,
-        mob=[h.who for h in ch.challenger.helpers],
-        seq=ch.seq,
-    )
 
 
 def audit(wires: Sequence[Wire]) -> Audit:
@@ -293,6 +130,7 @@ def audit(wires: Sequence[Wire]) -> Audit:
             sections.append(Section(step.summary, []))
         sections[-1].steps.append(step)
     asked = {d.event for d in state.disputes} | {r.event for r in state.rulings}
+    told = [account(state, ch) for ch in sorted(state.challenges.values(), key=_declared)]
     return Audit(
         scene=state.id,
         title=state.title,
@@ -306,15 +144,21 @@ def audit(wires: Sequence[Wire]) -> Audit:
         ),
         participants=participants,
         timeline=[s for s in sections if s.steps],
-        challenges=[_challenge(state, ch) for ch in sorted(state.challenges.values(), key=_declared)],
+        challenges=told,
         disputes=list(state.disputes),
         rulings=list(state.rulings),
         names={who: c.name for who, c in state.characters.items()} | {NARRATOR: "the Narrator"},
         markers=markers(records),
         ruleset_title=RULESETS[state.ruleset].title if state.ruleset in RULESETS else state.ruleset,
         steps={seq: step_words(state, seq) for seq in sorted(asked)},
-        accounts=[account(state, ch) for ch in sorted(state.challenges.values(), key=_declared)],
+        rules={rule: w for rule in sorted(cited(told)) if (w := words(rule)) is not None},
     )
+
+
+def cited(accounts: Sequence[Account]) -> set[str]:
+    """Every rule the accounts cite: their tests', verdicts' and effects'."""
+    found = {t.rule for a in accounts for t in a.tests} | {e.rule for a in accounts for e in a.effects}
+    return (found | {a.verdict.rule for a in accounts if a.verdict}) - {""}
 
 
 _ESCAPES = {FairEscapeHeld: "escape held", FairEscapeFailed: "escape failed", FairEscapeSucceeded: "escaped"}

@@ -13,20 +13,11 @@ from typing import Literal
 import msgspec
 
 from domain.carried import Carried
-from projections.audit import (
-    Audit,
-    ChallengeAudit,
-    Marker,
-    NightAudit,
-    OutcomeAudit,
-    Participant,
-    RetestAudit,
-    StreamChain,
-    TestAudit,
-    Words,
-)
+from domain.pools import Pool
+from domain.sheets import Sheet, in_order
+from projections.account import Account, RetestLine, RulingLine, TestLine, Verdict
+from projections.audit import Audit, Marker, NightAudit, Participant, StreamChain, Words
 from projections.ledger import Entry, Ledger
-from projections.narrate import source_label
 
 
 def _name(audit: Audit, who: str) -> str:
@@ -59,19 +50,75 @@ def md(text: object) -> str:
     return _MARKUP.sub(r"\\\1", visible(str(text)))
 
 
-def _heading(ch: ChallengeAudit) -> str:
-    """A challenge's heading: its people and what it was, then how it ended ("Sam challenges Juan
-    (Physical) — Juan won"); the id is left to a small line under it."""
-    return f"{ch.title} — {ch.result}"
-
-
 def _step(audit: Audit, seq: int) -> str:
     """A disputed or ruled step in words where the audit knows what it was."""
     return audit.steps.get(seq, f"step {seq}")
 
 
-def _retest(audit: Audit, r: RetestAudit) -> str:
-    return f"{_name(audit, r.by)} retests with {source_label(r.source)}: {r.words}."
+# -- one challenge, laid out from its account (every sentence is the account's) -------------------
+
+
+def _heading(a: Account) -> str:
+    """A challenge's heading: its people and what it was, then how it ended ("Sam challenges Juan
+    (Physical) — Juan won")."""
+    return f"{a.title} — {a.result or a.now}"
+
+
+def _sentence(text: str) -> str:
+    """A line of the account as a sentence: its full stop, once."""
+    text = text.strip()
+    return text if not text or text.endswith((".", "!", "?")) else f"{text}."
+
+
+def _in_order(a: Account) -> list[TestLine | RetestLine]:
+    """The tests, each retest right after the test it answered (one not yet placed, last)."""
+    out: list[TestLine | RetestLine] = []
+    for test in a.tests:
+        out.append(test)
+        out += [r for r in a.retests if r.after_test == test.number]
+    numbers = {t.number for t in a.tests}
+    return out + [r for r in a.retests if r.after_test not in numbers]
+
+
+def _ruling(a: Account, r: RulingLine) -> list[str]:
+    """A ruling's lines. The one the verdict names beside the result it changed (with its reason
+    and the result first given) adds only what stands as played since; another says itself, what
+    it changed (which names what stands), or what stands."""
+    v = a.verdict
+    stand = [f"Stands as played: {'; '.join(r.stand)}"] if r.stand else []
+    if v is not None and v.ruled and r.decision != "uphold" and v.ruled.endswith(r.reason.strip()):
+        return stand
+    return [r.words, r.changed] if r.changed else [r.words, *stand]
+
+
+def _explains(v: Verdict) -> bool:
+    """Whether the verdict's ``why`` says how it was decided beyond who won ("Julian relented: …",
+    "Edward succeeds, an exceptional success: a pool of 5 against 1 …"), rather than only the
+    result again ("Favian wins the challenge."). A ruled verdict is explained by its ruling."""
+    return bool(v.why) and not v.ruled and any(mark in v.why.rstrip(".") for mark in (":", ";"))
+
+
+def _effect_why(words: str, why: str) -> str:
+    """An effect with how it came, the effect said once ("Sal's armour takes 2 of the 3 first")."""
+    return why if why.startswith(words) else f"{words}: {why}"
+
+
+def _rules_of(a: Account) -> list[str]:
+    """The rules the challenge cites, each once, in the order they came up."""
+    found = [t.rule for t in a.tests] + ([a.verdict.rule] if a.verdict else []) + [e.rule for e in a.effects]
+    return [rule for rule in dict.fromkeys(found) if rule]
+
+
+def _record(a: Account) -> list[tuple[str, str]]:
+    """The challenge for the record, as (what, id) pairs: its id, the step that declared it, the
+    rule each line cites, the rulings' numbers."""
+    out = [("challenge id", a.id), ("declared at step", f"#{a.seq}")]
+    out += [(f"test {t.number}", t.rule) for t in a.tests if t.rule]
+    if a.verdict and a.verdict.rule:
+        out.append(("outcome", a.verdict.rule))
+    out += [(e.words, e.rule) for e in a.effects if e.rule]
+    out += [(f"ruling ({r.decision})", f"#{r.id}") for r in a.rulings]
+    return out
 
 
 # -- Markdown -------------------------------------------------------------------------------------
@@ -105,7 +152,7 @@ def markdown(audit: Audit) -> str:
                 if traits.of(cat)
             )
             if traits
-            else "no Traits"
+            else md("; ".join(f"{what.lower()} {listed}" for what, listed in _ratings(p.sheet)) or "no Traits")
         )
         extra = (
             f"; abilities {md(', '.join(f'{a} {n}' for a, n in p.sheet.abilities.items()))}"
@@ -133,6 +180,7 @@ def markdown(audit: Audit) -> str:
             rule = f" *[{md(step.rule)}]*" if step.rule else ""
             out.append(f"- #{step.seq} `{step.at}` {md(step.summary)}{rule}")
         out.append("")
+    out += _record_md(audit)
     return "\n".join(out)
 
 
@@ -145,44 +193,65 @@ def _joined(p: Participant, event: str = "") -> str:
 
 def _chain_text(audit: Audit) -> str:
     if audit.chain.ok:
-        return f"Hash chain intact: {audit.chain.events} events, head `{audit.chain.head}`."
-    return f"**Hash chain broken** at {audit.chain.problem}. Stored head `{audit.chain.head}`."
+        return f"Hash chain intact: {audit.chain.events} events (its head is given for the record, below)."
+    return f"**Hash chain broken** at {audit.chain.problem} (the stored head is given for the record, below)."
 
 
 def _words_md(words: Words | None) -> list[str]:
     return [f"  > {md(words.words)} — *{md(words.rule)}, {md(words.source)}*"] if words else []
 
 
-def _challenge_md(audit: Audit, ch: ChallengeAudit) -> list[str]:
-    out = [f"### {md(_heading(ch))}", "", f"*Declared at step #{ch.seq}; challenge id `{ch.id}`.*", ""]
-    if ch.victory:
-        out.append(f"- Victory: “{md(ch.victory)}”")
-    for who, bid in ch.bids.items():
-        out.append(f"- {md(_name(audit, who))} bids {md(', '.join(bid) or 'nothing')}")
-    for call in ch.calls:
-        verdict = "right" if call.correct else "wrong"
-        said = f"{md(_name(audit, call.by))} calls {md(call.trait)} on {md(_name(audit, call.against))}"
-        out.append(f"- {said}: {verdict}")
-    for test in ch.tests:
-        out.append(f"- Test {test.number}: {md(_signs(audit, ch, test))} — {md(test.why)}")
-        out += _words_md(test.rule)
-    out += [f"- {md(_retest(audit, r))}" for r in ch.retests]
-    if ch.original_outcome:
-        out.append(
-            f"- First outcome: {md(ch.original_outcome.why)} "
-            f"(corrected by ruling {', '.join(f'#{n}' for n in ch.rulings)})"
-        )
-    if ch.outcome:
-        out.append(f"- **Outcome**: {md(ch.outcome.why)}")
-        out += _words_md(ch.outcome.rule)
-    out += [f"- {md(line)}" for line in ch.consequences]
+def _challenge_md(audit: Audit, a: Account) -> list[str]:
+    out = [f"### {md(_heading(a))}", ""]
+    for side in a.sides:
+        victory = f" Victory: “{md(side.victory)}”" if side.victory else ""
+        out.append(f"- {md(_sentence(side.words))}{victory}")
+    if a.in_play:
+        out.append(f"- In play: {md(_sentence('; '.join(a.in_play)))}")
+    out += [f"- {md(_sentence(call))}" for call in a.calls]
+    for line in _in_order(a):
+        told = f"Test {line.number}: {line.words}" if isinstance(line, TestLine) else line.words
+        out.append(f"- {md(_sentence(told))}")
+    if a.verdict is not None:
+        out += _verdict_md(a.verdict)
+        out += [f"  - {md(_sentence(_effect_why(e.words, e.why)))}" for e in a.effects if e.why]
+    else:
+        out.append(f"- Not decided: {md(a.now)}.")
+    out += [f"- {md(_sentence(stake.words))}" for stake in a.stakes]
+    for r in a.rulings:
+        said = _ruling(a, r)
+        if said:
+            out.append(f"- {md(' '.join(_sentence(x) for x in said))}")
+    quoted = [audit.rules[rule] for rule in _rules_of(a) if rule in audit.rules]
+    if quoted:
+        out.append("")
+        for n, w in enumerate(quoted):
+            out += [*([">"] if n else []), f"> {md(w.words)} — *{md(w.source)}*"]
     out.append("")
     return out
 
 
-def _signs(audit: Audit, ch: ChallengeAudit, test: TestAudit) -> str:
-    order = [ch.challenger, *ch.targets, *test.signs]  # the challenger first, as at the table
-    return ", ".join(f"{_name(audit, who)} {test.signs[who]}" for who in dict.fromkeys(order) if who in test.signs)
+def _verdict_md(v: Verdict) -> list[str]:
+    line = f"- **{md(_sentence(v.words))}**"
+    if v.grade and not (_explains(v) and v.grade.lower() in v.why.lower()):  # the why says it
+        line += f" {md(_sentence(v.grade))}"
+    if v.ruled:
+        first = f" (first given: {v.before})" if v.before else ""
+        line += f" {md(_sentence(v.ruled[:1].upper() + v.ruled[1:] + first))}"
+    if _explains(v):
+        line += f" {md(_sentence(v.why))}"
+    return [line]
+
+
+def _record_md(audit: Audit) -> list[str]:
+    """The final section: the chain's head, and each challenge's ids and rule ids."""
+    head = "Hash chain head" if audit.chain.ok else "Stored head of the broken chain"
+    out = ["## For the record", "", f"{head} `{audit.chain.head}`.", ""]
+    for a in audit.challenges:
+        ids = "; ".join(f"{md(what)} `{ident}`" for what, ident in _record(a))
+        out.append(f"- {md(_heading(a))}: {ids}")
+    out.append("")
+    return out
 
 
 # -- HTML -------------------------------------------------------------------------------------------
@@ -206,6 +275,18 @@ blockquote { margin: .25rem 0 .5rem; padding-left: .75rem; border-left: 3px soli
 svg text { fill: var(--fg); font: 12px system-ui, sans-serif; }
 ol.timeline { padding-left: 1.5rem; } ol.timeline li { margin: .25rem 0; }
 details summary { cursor: pointer; color: var(--muted); }
+section.card ul { padding-left: 1.25rem; margin: .25rem 0 .5rem; } section.card li { margin: .2rem 0; }
+ul.sides li { font-variant-numeric: tabular-nums; } .victory { display: block; color: var(--muted); }
+ul.tests { list-style: none; padding-left: 0; }
+ul.tests li.retest { padding-left: 1rem; color: var(--muted); }
+p.verdict { margin: .5rem 0; } p.verdict.open { color: var(--open); }
+.grade { display: inline-block; padding: 0 .4rem; border-radius: 4px; background: var(--line); font-size: .85em; }
+.ruled { display: block; color: var(--open); } .why { display: block; color: var(--muted); }
+p.ruling { border-left: 3px solid var(--open); padding-left: .75rem; }
+cite { font-style: normal; } cite::before { content: "— "; }
+.pool { display: block; } .pool span { white-space: nowrap; }
+.n { font-weight: 600; margin-right: .25rem; } details.rules { margin: .25rem 0; }
+details.record { font-size: .85em; } details.record ul { color: var(--muted); }
 """
 
 _COLOURS = {"challenger": "var(--win)", "defender": "var(--lose)", "none": "var(--draw)"}
@@ -222,7 +303,7 @@ def html(audit: Audit) -> str:
         f'<p class="muted">Scene <code>{e(audit.scene)}</code> · {e(audit.ruleset_title or audit.ruleset)} rules'
         f" · {e(audit.status)}"
         f" · {audit.chain.events} events</p>",
-        f'<p class="{"ok" if audit.chain.ok else "bad"}">{_chain_html(audit)}</p>',
+        f'<div class="{"ok" if audit.chain.ok else "bad"}">{_chain_html(audit)}</div>',
         "<h2>The fight</h2>",
         f'<div class="picture">{picture(audit)}</div>',
         '<p class="muted">Rounds across (without rounds, challenges in the order declared), characters down. '
@@ -239,6 +320,7 @@ def html(audit: Audit) -> str:
             for cat in ("physical", "social", "mental")
             if traits and traits.of(cat)
         )
+        rows += "".join(f"<li>{e(what)}: {e(listed)}</li>" for what, listed in _ratings(p.sheet))
         abilities = ", ".join(f"{a} {n}" for a, n in p.sheet.abilities.items())
         negative = ", ".join(t for cat in ("physical", "social", "mental") for t in p.sheet.negative_traits.of(cat))
         parts.append(
@@ -278,14 +360,32 @@ def html(audit: Audit) -> str:
     return "\n".join(parts)
 
 
+def _ratings(sheet: Sheet) -> list[tuple[str, str]]:
+    """A pool sheet's ratings, the pools' parts to check against: attributes in the books' order,
+    skills, weapons with their bonus."""
+    out = []
+    if sheet.attributes:
+        out.append(("Attributes", ", ".join(f"{a.capitalize()} {n}" for a, n in in_order(sheet.attributes).items())))
+    if sheet.skills:
+        out.append(("Skills", ", ".join(f"{k.capitalize()} {n}" for k, n in sheet.skills.items())))
+    if sheet.weapons:
+        out.append(("Weapons", ", ".join(f"{w.name} ({w.kind}, {w.bonus:+d})" for w in sheet.weapons)))
+    return out
+
+
 def _trait_list(traits: dict[str, int]) -> str:
     return ", ".join(f"{t} ×{n}" if n > 1 else t for t, n in traits.items())
 
 
 def _chain_html(audit: Audit) -> str:
-    if audit.chain.ok:
-        return f"Hash chain intact: {audit.chain.events} events, head <code>{audit.chain.head}</code>"
-    return f"Hash chain broken at {escape(audit.chain.problem or '')}; stored head <code>{audit.chain.head}</code>"
+    said = (
+        f"Hash chain intact: {audit.chain.events} events."
+        if audit.chain.ok
+        else f"Hash chain broken at {escape(audit.chain.problem or '')}."
+    )
+    head = "Head" if audit.chain.ok else "Stored head"
+    record = f"<summary>For the record</summary>{head} <code>{audit.chain.head}</code>"
+    return f'{said}<details class="record">{record}</details>'
 
 
 def _words_html(words: Words | None) -> str:
@@ -294,39 +394,72 @@ def _words_html(words: Words | None) -> str:
     return f"<blockquote>“{escape(words.words)}” — {escape(words.rule)}, {escape(words.source)}</blockquote>"
 
 
-def _outcome_html(label: str, outcome: OutcomeAudit | None) -> str:
-    if outcome is None:
-        return ""
-    return f"<p><b>{label}</b>: {escape(outcome.why)}</p>{_words_html(outcome.rule)}"
-
-
-def _challenge_html(audit: Audit, ch: ChallengeAudit) -> str:
+def _challenge_html(audit: Audit, a: Account) -> str:
     e = escape
-    items = [f"<li>Victory: “{e(ch.victory)}”</li>"] if ch.victory else []
-    items += [f"<li>{e(_name(audit, who))} bids {e(', '.join(bid) or 'nothing')}</li>" for who, bid in ch.bids.items()]
-    items += [
-        f"<li>{e(_name(audit, c.by))} calls {e(c.trait)} on {e(_name(audit, c.against))}: "
-        f"{'right' if c.correct else 'wrong'}</li>"
-        for c in ch.calls
-    ]
-    for test in ch.tests:
-        items.append(
-            f"<li>Test {test.number}: {e(_signs(audit, ch, test))} — {e(test.why)}{_words_html(test.rule)}</li>"
-        )
-    items += [f"<li>{e(_retest(audit, r))}</li>" for r in ch.retests]
-    corrected = ""
-    if ch.original_outcome:
-        rulings = ", ".join(f"#{n}" for n in ch.rulings)
-        corrected = _outcome_html(f"First outcome (corrected by ruling {rulings})", ch.original_outcome)
-    consequences = "".join(f"<li>{e(line)}</li>" for line in ch.consequences)
-    return (
-        f'<section class="card" id="challenge-{e(ch.id)}"><h3>{e(_heading(ch))}</h3>'
-        f'<p class="muted small">Declared at step #{ch.seq} · challenge id <code>{e(ch.id)}</code></p>'
-        f"<ul>{''.join(items)}</ul>"
-        f"{corrected}{_outcome_html('Outcome', ch.outcome)}"
-        + (f"<ul>{consequences}</ul>" if consequences else "")
-        + "</section>"
+    sides = "".join(
+        f"<li>{_put_html(side.words, side.pool)}"
+        + (f' <span class="victory">Victory: “{e(side.victory)}”</span>' if side.victory else "")
+        + "</li>"
+        for side in a.sides
     )
+    items = [f'<ul class="sides">{sides}</ul>']
+    facts = ([f"In play: {'; '.join(a.in_play)}"] if a.in_play else []) + a.calls
+    if facts:
+        items.append(f'<ul class="facts">{"".join(f"<li>{e(_sentence(x))}</li>" for x in facts)}</ul>')
+    lines = [
+        f'<li><span class="n">Test {line.number}</span> {e(_sentence(line.words))}</li>'
+        if isinstance(line, TestLine)
+        else f'<li class="retest">{e(_sentence(line.words))}</li>'
+        for line in _in_order(a)
+    ]
+    if lines:
+        items.append(f'<ul class="tests">{"".join(lines)}</ul>')
+    if a.verdict is not None:
+        items.append(_verdict_html(a))
+    else:
+        items.append(f'<p class="verdict open">Not decided: {e(a.now)}.</p>')
+    if a.stakes:
+        items.append(f'<ul class="stakes">{"".join(f"<li>{e(_sentence(x.words))}</li>" for x in a.stakes)}</ul>')
+    for r in a.rulings:
+        said = _ruling(a, r)
+        if said:
+            items.append(f'<p class="ruling">{e(" ".join(_sentence(x) for x in said))}</p>')
+    quoted = [w for rule in _rules_of(a) if (w := audit.rules.get(rule)) is not None]
+    if quoted:
+        quotes = "".join(f"<blockquote>“{e(w.words)}” <cite>{e(w.source)}</cite></blockquote>" for w in quoted)
+        items.append(f'<details class="rules"><summary>The rules, in their own words</summary>{quotes}</details>')
+    record = "".join(f"<li>{e(what)}: <code>{e(ident)}</code></li>" for what, ident in _record(a))
+    items.append(f'<details class="record"><summary>For the record</summary><ul>{record}</ul></details>')
+    return f'<section class="card" id="challenge-{e(a.id)}"><h3>{e(_heading(a))}</h3>{"".join(items)}</section>'
+
+
+def _put_html(words: str, pool: Pool | None) -> str:
+    """A side's words, its pool's make-up set on a line of its own, each part kept whole ("Strength
+    3 + Brawl 2 = 5" never broken inside a part): the text is the account's, unchanged."""
+    made = pool.describe() if pool is not None else ""
+    if not made or made not in words:
+        return escape(_sentence(words))
+    before, _, after = words.partition(made)
+    parts, _, total = made.rpartition(" = ")
+    laid = " + ".join(f"<span>{escape(part)}</span>" for part in parts.split(" + "))
+    rest = escape(_sentence(after)) if after.strip() else ""
+    return f'{escape(before)}<span class="pool">{laid} = <b>{escape(total)}</b></span>{rest}'
+
+
+def _verdict_html(a: Account) -> str:
+    e = escape
+    v = a.verdict
+    assert v is not None
+    parts = [f"<b>{e(_sentence(v.words))}</b>"]
+    if v.grade:
+        parts.append(f'<span class="grade">{e(v.grade)}</span>')
+    if v.ruled:
+        first = f" (first given: {v.before})" if v.before else ""
+        parts.append(f'<span class="ruled">{e(_sentence(v.ruled[:1].upper() + v.ruled[1:] + first))}</span>')
+    if _explains(v):
+        parts.append(f'<span class="why">{e(_sentence(v.why))}</span>')
+    why = "".join(f"<li>{e(_sentence(_effect_why(x.words, x.why)))}</li>" for x in a.effects if x.why)
+    return f'<p class="verdict">{" ".join(parts)}</p>' + (f'<ul class="how">{why}</ul>' if why else "")
 
 
 def picture(audit: Audit) -> str:
@@ -337,7 +470,7 @@ def picture(audit: Audit) -> str:
     conditions (squares) on the characters' rows."""
     people = [p.id for p in audit.participants]
     row = {who: i for i, who in enumerate(people)}
-    columns: list[tuple[str, list[ChallengeAudit]]] = []
+    columns: list[tuple[str, list[Account]]] = []
     for n, ch in enumerate(audit.challenges, start=1):
         label = f"round {ch.round}" if ch.round else str(n)
         if ch.round and columns and columns[-1][0] == label:
@@ -390,23 +523,27 @@ def _marker(audit: Audit, mark: Marker, x: int, y: int) -> str:
     return f"<g><title>{tip}</title>{shape}</g>"
 
 
-def _challenge_mark(audit: Audit, ch: ChallengeAudit, x: int, row: dict[str, int], top: int, dy: int) -> str:
-    colour = _COLOURS.get(ch.outcome.winner, "var(--open)") if ch.outcome else "var(--open)"
-    dash = "" if ch.outcome else ' stroke-dasharray="4 3"'
-    y1 = top + row.get(ch.challenger, 0) * dy
-    tip = f"{ch.title}: {ch.result}"
+def _challenge_mark(audit: Audit, a: Account, x: int, row: dict[str, int], top: int, dy: int) -> str:
+    decided = a.verdict is not None and a.verdict.winner in _COLOURS
+    colour = _COLOURS[a.verdict.winner] if a.verdict is not None and decided else "var(--open)"
+    dash = "" if decided else ' stroke-dasharray="4 3"'
+    challenger = next((s.who for s in a.sides if s.role == "challenger"), "")
+    targets = [s.who for s in a.sides if s.role == "defender"] or [challenger]
+    helpers = [s.who for s in a.sides if s.role == "helper"]
+    y1 = top + row.get(challenger, 0) * dy
+    tip = f"{a.title}: {a.result or a.now}"
     parts = [f"<g><title>{escape(tip)}</title>"]
-    for target in ch.targets or [ch.challenger]:
+    for target in targets:
         y2 = top + row.get(target, 0) * dy
         parts.append(f'<line x1="{x}" y1="{y1}" x2="{x}" y2="{y2}" stroke="{colour}" stroke-width="3"{dash}/>')
-        if target != ch.challenger:
+        if target != challenger:
             parts.append(f'<circle cx="{x}" cy="{y2}" r="4" fill="{colour}"/>')
-        for helper in ch.mob:
+        for helper in helpers:
             yh = top + row.get(helper, 0) * dy
             parts.append(f'<line x1="{x}" y1="{yh}" x2="{x}" y2="{y2}" stroke="{colour}" stroke-width="1"/>')
             parts.append(f'<circle cx="{x}" cy="{yh}" r="4" fill="{colour}"/>')
     parts.append(f'<circle cx="{x}" cy="{y1}" r="7" fill="{colour}"/>')
-    if ch.rulings:
+    if a.verdict is not None and a.verdict.ruled:
         parts.append(f'<circle cx="{x}" cy="{y1}" r="11" fill="none" stroke="{colour}" stroke-width="2"/>')
     parts.append("</g>")
     return "".join(parts)

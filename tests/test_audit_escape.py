@@ -19,7 +19,7 @@ from domain.events import CharacterRegistered
 from domain.log import to_wire
 from domain.sheets import Sheet, sheet_problems
 from projections.audit import audit
-from projections.audit_render import markdown, md, visible
+from projections.audit_render import html, markdown, md, visible
 from server.backend import open_backend
 from server.connection import _plainly
 from server.service import SceneService
@@ -48,11 +48,25 @@ def test_player_text_in_the_markdown_audit_is_literal() -> None:
     assert not re.search(r"(?<!\\)<img", out) and "\\<img src=x onerror=alert(1)\\>" in out
     assert "**Ruling #99**" not in out and "\\*\\*Ruling #99\\*\\* upheld" in out
     assert "[win](http://evil)" not in out and "\\[win\\](http://evil)" in out
-    victory = next(line for line in lines_of(out) if line.startswith("- Victory:"))
-    assert "Storyteller ruling" in victory  # on the victory's own line, not a heading of its own
+    victory = next(line for line in lines_of(out) if line.startswith("- Sam bids Brawny. Victory:"))
+    assert "Storyteller ruling" in victory  # on Sam's own line, not a heading of its own
     assert not any(line.startswith("### Storyteller ruling") for line in lines_of(out))
     disputed = next(line for line in lines_of(out) if "disputes" in line)
     assert disputed.startswith("- #") and "Ruling #99" in disputed
+
+
+def test_player_text_in_the_html_audit_is_escaped() -> None:
+    """The same victory condition and reason in the HTML audit: text, never markup."""
+    t = Table()
+    t.add("sam", {"Brawny": 2})
+    t.add("juan", {"Wiry": 2})
+    t.contest("c1", "sam", "juan", "Brawny", "Wiry", victory=INJECTED)
+    t.test("c1", "rock", "scissors")
+    resolved = next(r.seq for r in t.log if r.type == "test_resolved")
+    t.do("juan", "dispute", event=resolved, reason=INJECTED)
+    page = html(audit([to_wire(r) for r in t.log]))
+    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert "Victory: “x ### Storyteller ruling: Juan wins - **Ruling #99** upheld &lt;img" in page
 
 
 def test_control_characters_are_shown_not_written() -> None:
@@ -67,7 +81,12 @@ def test_control_characters_are_shown_not_written() -> None:
     report = msgspec.structs.replace(
         report,
         title=CONTROLS,
-        challenges=[msgspec.structs.replace(report.challenges[0], victory=CONTROLS)],
+        challenges=[
+            msgspec.structs.replace(
+                report.challenges[0],
+                sides=[msgspec.structs.replace(report.challenges[0].sides[0], victory=CONTROLS)],
+            )
+        ],
         participants=[msgspec.structs.replace(sam, name=f"Sam{CONTROLS}"), *report.participants[1:]],
     )
     out = markdown(report)
@@ -75,6 +94,7 @@ def test_control_characters_are_shown_not_written() -> None:
     assert "⟨U+001B⟩\\[2J⟨U+001B⟩\\]0;pwned⟨U+0007⟩⟨U+000D⟩⟨U+000A⟩⟨U+000A⟩### Storyteller" in out
     assert "⟨U+0085⟩⟨U+202E⟩" in out
     assert not any(line.startswith(("### Storyteller", "- \\*\\*Ruling", "- **Ruling")) for line in lines_of(out))
+    assert "- Sam⟨U+001B⟩\\[2J" not in out  # the name is the participant's, the sides' words the account's
     assert lines_of(out)[0].startswith("# Audit: ⟨U+001B⟩")
 
 

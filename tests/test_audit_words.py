@@ -1,7 +1,6 @@
 """The audit in words a player understands (issue 14): a challenge headed by its people and what it
-was, its id only a small reference under the heading; retests said in words, not by their status;
-disputes naming the step they are about; the ruleset by its title. JSON keeps the machine fields
-and adds the words."""
+was, its id kept for the record; retests said in words, not by their status; disputes naming the
+step they are about; the ruleset by its title. JSON keeps the machine fields beside the words."""
 
 from __future__ import annotations
 
@@ -35,7 +34,7 @@ def audited(capsys: pytest.CaptureFixture[str], db: Path, fmt: str) -> str:
 
 def test_headings_name_the_people_and_keep_the_id_small(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Sam's swipe at Juan is "Sam challenges Juan (Physical) — Sam won" in every format; the id
-    "guitar" is only a reference under the heading (and the HTML anchor)."""
+    "guitar" is kept for the record (the Markdown's last section, the card's fold, the anchor)."""
     data = json.loads(audited(capsys, demo, "json"))
     first = data["challenges"][0]
     assert (first["id"], first["title"], first["result"], first["status"]) == (
@@ -51,30 +50,41 @@ def test_headings_name_the_people_and_keep_the_id_small(demo: Path, capsys: pyte
         "Michael challenges Daron (Physical)",
     ]
     md = audited(capsys, demo, "md")
-    assert "### Sam challenges Juan (Physical) — Sam won\n\n*Declared at step #8; challenge id `guitar`.*" in md
+    assert "### Sam challenges Juan (Physical) — Sam won\n\n- Sam bids Ferocious." in md
+    record = md[md.index("## For the record") :]
+    assert "- Sam challenges Juan (Physical) — Sam won: challenge id `guitar`; declared at step `#8`;" in record
+    assert "`guitar`" not in md[: md.index("## For the record")] and "lotn:" not in md[: md.index("## Timeline")]
     assert "### Michael challenges Daron (Physical) — Daron won" in md
     assert "### guitar" not in md and "won by the challenger" not in md
     assert "Laws of the Night rules" in md and "ruleset `lotn`" not in md
     page = audited(capsys, demo, "html")
     assert '<section class="card" id="challenge-guitar"><h3>Sam challenges Juan (Physical) — Sam won</h3>' in page
-    assert "challenge id <code>guitar</code>" in page
+    card = page[page.index('id="challenge-guitar"') :]
+    card = card[: card.index("</section>")]
+    assert '<details class="record"><summary>For the record</summary><ul><li>challenge id: <code>guitar</code>' in card
+    assert card.count("lotn:") == card.count("<code>lotn:")  # rule ids only in the fold
     assert "<g><title>Sam challenges Juan (Physical): Sam won</title>" in page  # the picture's hover
 
 
 def test_retests_are_said_in_words(demo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Favian's overbid went ahead; Michael's Brawl was cancelled with Dodge: said so, not "stood"
-    or "cancelled" as a status; JSON keeps the status beside the words."""
+    or "cancelled" as a status; JSON keeps the status beside the words (the account's)."""
     data = json.loads(audited(capsys, demo, "json"))
-    retests = {(r["by"], r["status"]): r["words"] for ch in data["challenges"] for r in ch["retests"]}
+    retests = {(r["by"], r["status"]): r["words"] for ch in data["challenges"] for r in ch.get("retests", [])}
     assert retests == {
-        ("favian", "stood"): "it went ahead, and the test was thrown again",
-        ("daron", "stood"): "it went ahead, and the test was thrown again",
-        ("michael", "cancelled"): "cancelled with Dodge (ability)",
+        ("favian", "stood"): "After test 1, Favian retests with an overbid, risking Seductive: it stands, "
+        "and the test is thrown again",
+        (
+            "daron",
+            "stood",
+        ): "After test 1, Daron retests with Firearms (ability): it stands, and the test is thrown again",
+        ("michael", "cancelled"): "After test 1, Michael retests with Brawl (ability): Daron cancels it with Dodge "
+        "(ability)",
     }
     for fmt in ("md", "html"):
         out = audited(capsys, demo, fmt)
-        assert "Michael retests with Brawl (ability): cancelled with Dodge (ability)." in out
-        assert "Daron retests with Firearms (ability): it went ahead, and the test was thrown again." in out
+        assert "After test 1, Michael retests with Brawl (ability): Daron cancels it with Dodge (ability)." in out
+        assert "After test 1, Daron retests with Firearms (ability): it stands, and the test is thrown again." in out
         assert "(stood" not in out and "(cancelled" not in out
 
 
@@ -97,6 +107,10 @@ def test_a_dispute_and_its_ruling_name_the_step_they_are_about(demo: Path, capsy
     md = audited(capsys, demo, "md")
     assert f"Juan disputes {about}: late" in md and f"Ruling #63 on {about}:" in md
     assert "### Sam challenges Juan (Physical) — Juan won" in md  # the heading follows the ruling
+    assert (
+        "- **Juan won: Sam loses Ferocious.** Overturned by the Storyteller: Sam threw late (first given: Sam won)."
+        in md
+    )
     assert json.loads(audited(capsys, demo, "json"))["steps"] == {str(resolved): about}
 
 
@@ -118,15 +132,18 @@ def test_a_mob_a_static_test_a_simple_one_and_what_is_not_decided() -> None:
     by_id = {ch.id: ch for ch in report.challenges}
     assert (by_id["m-1"].title, by_id["m-1"].result) == (
         "Andrew and Bob challenge Zach (Physical)",
-        "not decided: waiting for an answer",
+        "waiting for an answer",
     )
     assert (by_id["s-1"].title, by_id["s-1"].result) == (
-        "Hacker's static Mental test against the Narrator (difficulty 5)",
+        "Hacker's static test against the Narrator (Mental, difficulty 5)",
         "withdrawn",
     )
-    assert by_id["s-2"].title == "Hacker's simple Mental test"
+    assert by_id["s-2"].title == "Hacker's simple test (Mental)"
     md, page = markdown(report), html(report)
-    assert "### Andrew and Bob challenge Zach (Physical) — not decided: waiting for an answer" in md
+    assert "### Andrew and Bob challenge Zach (Physical) — waiting for an answer" in md
+    assert "- Andrew bids Ferocious.\n- Bob lends Brawny.\n- Zach puts nothing up.\n- Not decided: waiting" in md
+    assert "- If Zach wins: Andrew loses Ferocious; Bob loses Brawny." in md  # the stakes, while it is open
     assert "awaiting response" not in md and "awaiting_response" not in page
-    assert "<h3>Hacker&#x27;s static Mental test against the Narrator (difficulty 5) — withdrawn</h3>" in page
+    assert "<h3>Hacker&#x27;s static test against the Narrator (Mental, difficulty 5) — withdrawn</h3>" in page
+    assert "<b>Hacker withdrew the challenge.</b>" in page
     assert json.loads(render(report, "json"))["challenges"][0]["status"] == "awaiting_response"  # kept for machines

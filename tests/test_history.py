@@ -194,8 +194,11 @@ class TestAudit:
                 assert RULES[test.rule].words in out
         assert "Test 1: Sam rock, Juan rock" in out  # the challenger named first
         assert "### Sam challenges Juan (Physical) — Sam won" in out
-        assert "Favian retests with an overbid, risking Seductive: it went ahead, and the test was thrown again." in out
-        assert "Michael retests with Brawl (ability): cancelled with Dodge (ability)." in out
+        assert "Favian bids Beguiling; on the overbid risks Seductive." in out
+        assert (
+            "After test 1, Favian retests with an overbid, risking Seductive: it stands, and the test is thrown" in out
+        )
+        assert "After test 1, Michael retests with Brawl (ability): Daron cancels it with Dodge (ability)." in out
         assert "(stood)" not in out
         assert "**Sam**, joined at #2: physical 9" in out
         _, verified, _ = run(capsys, "verify", "--db", str(db), "demo")
@@ -229,7 +232,7 @@ class TestAudit:
 
 def test_rulings_show_in_the_replay_and_the_audit(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A dispute and an overturn, replayed: the original step and the ruling point at each other;
-    the audit shows the first outcome and the correction."""
+    the audit shows the correction, its reason and the first outcome."""
     resolved = next(r.seq for r in SqliteStore(db).read("demo") if r.type == "challenge_resolved")
     script = db.parent / "ruling.jsonl"
     script.write_text(
@@ -245,7 +248,11 @@ def test_rulings_show_in_the_replay_and_the_audit(db: Path, capsys: pytest.Captu
     assert "The Storyteller overturns the result of " in out and f"(step {resolved}): Sam threw late." in out
     assert f"see also: #{resolved}" in out
     _, out, _ = run(capsys, "audit", "--db", str(db), "demo")
-    assert "First outcome: Sam wins the challenge." in out and "(corrected by ruling #63)" in out
+    assert (
+        "**Juan won: Sam loses Ferocious.** Overturned by the Storyteller: Sam threw late (first given: Sam won)."
+        in out
+    )
+    assert "ruling (overturn) `#63`" in out  # for the record
     assert "Juan wins instead of Sam" in out
 
 
