@@ -417,6 +417,8 @@ class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaul
     outcome: Outcome | None = None
     resolved_seq: int | None = None
     consequences: tuple[Consequence, ...] = ()
+    spent: tuple[TraitLost, ...] = ()
+    """Traits lost on the way, before the outcome (an overbid's first bid): no ruling undoes them."""
     original_outcome: Outcome | None = None
     """Before a ruling corrected it."""
     rulings: tuple[int, ...] = ()

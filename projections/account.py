@@ -168,6 +168,8 @@ class Account(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     retests: list[RetestLine] = []
     verdict: Verdict | None = None
     effects: list[EffectLine] = []
+    """What it did to characters that stands: the Traits lost on the way (an overbid's first bid,
+    which no ruling undoes) first, then what the outcome did."""
     stakes: list[StakeLine] = []
     """While it is open: what each way of ending it would do."""
     rulings: list[RulingLine] = []
@@ -232,7 +234,7 @@ def account(state: Scene, ch: Challenge) -> Account:
         ],
         retests=[_retest(state, ch, r) for r in ch.retests],
         verdict=_verdict(state, ch, effects),
-        effects=effects,
+        effects=[*(effect_line(state, e) for e in ch.spent), *effects],
         stakes=_stakes(state, ch) if ch.open and ch.kind != "simple" else [],
         rulings=_rulings(state, ch),
         round=ch.round,
@@ -285,7 +287,8 @@ def _put(state: Scene, ch: Challenge, who: str, role: Role) -> Put:
     pool = member.pool if role == "helper" else side.pool
     parts = []
     if bid:
-        parts.append(f"{name} {'lends' if role == 'helper' else 'bids'} {and_list(bid)}")
+        gone = " (lost on the overbid)" if risked and any(e.character == who for e in ch.spent) else ""
+        parts.append(f"{name} {'lends' if role == 'helper' else 'bids'} {and_list(bid)}{gone}")
     if risked:
         parts.append(f"on the overbid risks {and_list(risked)}")
     if pool is not None:

@@ -32,9 +32,9 @@ def test_an_overbid_keeps_the_first_bid_apart_from_the_trait_risked() -> None:
     t = overbid_table()
     favian = account(t.state, t.challenge("flattery")).sides[0]
     assert (favian.bid, favian.risked) == (["Beguiling"], ["Seductive"])
-    assert favian.words == "Favian bids Beguiling; on the overbid risks Seductive"
+    assert favian.words == "Favian bids Beguiling (lost on the overbid); on the overbid risks Seductive"
     mine = for_viewer(t.state, t.challenge("flattery"), "favian", ("Favian", ("Endora",))).sides[0]
-    assert mine.words == "You bid Beguiling; on the overbid risks Seductive"
+    assert mine.words == "You bid Beguiling (lost on the overbid); on the overbid risks Seductive"
 
 
 def test_each_test_is_said_once_and_the_verdict_does_not_repeat_it() -> None:
@@ -46,6 +46,10 @@ def test_each_test_is_said_once_and_the_verdict_does_not_repeat_it() -> None:
     ]
     assert told.verdict is not None
     assert told.verdict.words == "Favian won: Endora loses Dignified"
+    assert [(e.words, e.rule) for e in told.effects] == [
+        ("Favian loses Beguiling", "lotn:overbid"),  # on the way: the overbid's first bid
+        ("Endora loses Dignified", "lotn:trait-loss"),
+    ]
     assert told.verdict.why == "Favian wins the challenge."  # the last test's words are on its own line
     assert [r.words for r in told.retests] == [
         "After test 1, Favian retests with an overbid, risking Seductive: it stands, and the test is thrown again"

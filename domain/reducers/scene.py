@@ -88,8 +88,10 @@ def _relented(s: Change, e: Relented, r: Place) -> None:
 def consequence(s: Change, e: Consequence) -> None:
     """Keep ``e`` on the resolved challenge it follows from, for a ruling to undo."""
     ch: Challenge | None = s.challenges.get(e.challenge)
-    if ch is not None and ch.status == "resolved":  # a loss on the way (an overbid's) is not the outcome's
+    if ch is not None and ch.status == "resolved":
         s.put(replace(ch, consequences=(*ch.consequences, _kept(e))))
+    elif ch is not None and isinstance(e, TraitLost):  # a loss on the way (an overbid's): not the outcome's
+        s.put(replace(ch, spent=(*ch.spent, _kept(e))))
 
 
 def _kept(e: Consequence) -> Consequence:
