@@ -47,7 +47,7 @@ class Put(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     who: str
     role: Role
     words: str
-    """All of it in one sentence: "Favian bids Beguiling; on the overbid he risks Seductive"."""
+    """All of it in one sentence: "Favian bids Beguiling; on the overbid, Favian risks Seductive"."""
     bid: list[str] = []
     """The Traits first bid (a mob member: the Traits it lent)."""
     risked: list[str] = []
@@ -276,14 +276,14 @@ def _put(state: Scene, ch: Challenge, who: str, role: Role) -> Put:
     if bid:
         parts.append(f"{name} {'lends' if role == 'helper' else 'bids'} {and_list(bid)}")
     if risked:
-        parts.append(f"on the overbid risks {and_list(risked)}")
+        parts.append(f"on the overbid, {name} risks {and_list(risked)}")
     if pool is not None:
         what = pool.attack or pool.defense or "test"
         parts.append(f"{name}'s {what} pool: {pool.describe()}")
     if member.power:
         parts.append(f"with {member.power}")
     if not parts:
-        parts.append(f"{name} puts nothing up")
+        parts.append(f"{name} has put nothing up")
     return Put(
         who=who,
         role=role,
@@ -533,7 +533,13 @@ def _addressed(a: Account, reader: Reader) -> Account:
         calls=[say(x) for x in a.calls],
         tests=[replace(t, words=say(t.words)) for t in a.tests],
         retests=[replace(r, words=say(r.words)) for r in a.retests],
-        verdict=replace(a.verdict, words=say(a.verdict.words), grade=say(a.verdict.grade), why=say(a.verdict.why))
+        verdict=replace(
+            a.verdict,
+            words=say(a.verdict.words),
+            grade=say(a.verdict.grade),
+            why=say(a.verdict.why),
+            before=say(a.verdict.before),
+        )
         if a.verdict
         else None,
         effects=[_effect_to(e, say) for e in a.effects],
