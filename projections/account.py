@@ -186,9 +186,11 @@ _RETEST = {
 }
 
 
-def account(state: Scene, ch: Challenge) -> Account:
+def account(state: Scene, ch: Challenge, *, staked: bool = True) -> Account:
     """The challenge's account, everything the table may eventually know, by names (the
-    Storyteller's reading; ``for_viewer`` makes another viewer's)."""
+    Storyteller's reading; ``for_viewer`` makes another viewer's). ``staked``: with what winning
+    will do while it is open (the resolution run for each way of ending it: the dearest part; a
+    replay of every step goes without)."""
     name = state.name_of
     sides = [_put(state, ch, ch.challenger.who, "challenger")]
     sides += [_put(state, ch, h.who, "helper") for h in ch.challenger.helpers]
@@ -222,7 +224,7 @@ def account(state: Scene, ch: Challenge) -> Account:
         retests=[_retest(state, ch, r) for r in ch.retests],
         verdict=_verdict(state, ch, effects),
         effects=effects,
-        stakes=_stakes(state, ch) if ch.open and ch.kind != "simple" else [],
+        stakes=_stakes(state, ch) if staked and ch.open and ch.kind != "simple" else [],
         rulings=_rulings(state, ch),
         round=ch.round,
         seq=ch.seq,
@@ -490,10 +492,12 @@ Reader = tuple[str, tuple[str, ...]]
 """A player's own character's name, and the other characters' names."""
 
 
-def for_viewer(state: Scene, ch: Challenge, viewer: str, reader: Reader | None) -> Account:
+def for_viewer(state: Scene, ch: Challenge, viewer: str, reader: Reader | None, *, staked: bool = True) -> Account:
     """The account as ``viewer`` may know it: the other side's pool hidden until the first test is
-    shown, a player's own character as "you", the verdict's tone for them."""
-    whole = _memo(state, ch.id, "account", lambda: account(state, ch))
+    shown, a player's own character as "you", the verdict's tone for them. ``staked``: as for
+    ``account``."""
+    made = "account" if staked else "unstaked"
+    whole = _memo(state, ch.id, made, lambda: account(state, ch, staked=staked))
     shown = bool(ch.tests) or not ch.open
     sides = [
         s if s.pool is None or shown or knows(viewer, s.who) else replace(s, pool=None, words=_hidden(state, s))

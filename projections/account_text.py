@@ -7,11 +7,11 @@ from __future__ import annotations
 from projections.account import Account, RulingLine, Verdict
 
 
-def account_lines(a: Account, *, ids: bool = False, head: bool = True, stakes: bool = True) -> list[str]:
+def account_lines(a: Account, *, ids: bool = False, head: bool = True) -> list[str]:
     """The account, one fact a line: the title and where it stands (``head``), what each side put
     up, the powers in play, the calls, each test and the retests after it, the verdict with its
-    grade and the ruling's reason, how each effect came, what winning will do while it is open
-    (``stakes``), the rulings."""
+    grade and the ruling's reason, how each effect came, what winning will do while it is open,
+    the rulings."""
     out = [f"{a.title} · {a.now}{f' [{a.id}]' if ids else ''}"] if head else []
     out += [put.words for put in a.sides]
     if a.in_play:
@@ -25,7 +25,7 @@ def account_lines(a: Account, *, ids: bool = False, head: bool = True, stakes: b
         out.append(verdict_line(a.verdict, ids=ids))
     whys = dict.fromkeys(f"{e.words}: {e.why}{_rule(e.rule, ids)}" for e in a.effects if e.why)
     out += list(whys)
-    out += [s.words for s in a.stakes] if stakes else []
+    out += [s.words for s in a.stakes]
     out += [line for r in a.rulings for line in _ruling(r, a.verdict, ids)]
     return out
 

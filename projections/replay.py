@@ -61,8 +61,9 @@ class Step(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     """The disputes and rulings that name this event (their seqs), or, for those, the event."""
     account: Account | None = None
     """The step's challenge as it stood after the step, in words, as the viewer may know it
-    (``projections.account.for_viewer``, by names): what each side put up, the tests and retests,
-    the verdict with what it cost and how a ruling changed it, what winning would do while open."""
+    (``projections.account.for_viewer``, by names): what each side put up, the powers in play, the
+    tests and retests, the verdict with what it cost and how a ruling changed it. Without its
+    stakes (what winning would do): the page of a live challenge says those."""
 
 
 def replay(
@@ -136,7 +137,7 @@ def explain(
     rule = RULES.get(rule_id) if rule_id else None
     compared = getattr(event, "compared", None)
     challenge = after.challenges.get(cid) if isinstance(cid, str) else None
-    told = for_viewer(after, challenge, viewer, None) if challenge is not None else None
+    told = for_viewer(after, challenge, viewer, None, staked=False) if challenge is not None else None
     return Step(
         seq=record.seq,
         at=format_at(record.at),
@@ -282,7 +283,7 @@ def render(step: Step) -> str:
     lines = [f"#{step.seq} {step.at} {step.actor} · {step.type}{where}", f"  {step.summary}"]
     if step.account is not None:
         lines.append("  the challenge then:")
-        lines += [f"    {line}" for line in account_lines(step.account, stakes=False)]
+        lines += [f"    {line}" for line in account_lines(step.account)]
     for change in step.changes:
         lines.append(f"  · {change.path}: {_show(change.before)} → {_show(change.after)}")
     if step.rule:

@@ -71,7 +71,7 @@ class TestReplay:
         assert favian["bid"] == ["Beguiling"] and favian["risked"] == ["Seductive"]
         state = fold(SqliteStore(db).read("demo", upto=overbid["seq"]))
         assert overbid["account"] == json.loads(
-            json.dumps(msgspec.to_builtins(account(state, state.challenges["flattery"])))
+            json.dumps(msgspec.to_builtins(account(state, state.challenges["flattery"], staked=False)))
         )
         assert all(s["account"]["id"] == s["challenge"] for s in steps if s.get("challenge"))
         _, text, _ = run(capsys, "replay", "--db", str(db), "demo")

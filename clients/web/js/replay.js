@@ -169,8 +169,7 @@ function start(live) {
 
 /** A challenge as it stood after a step, in its account's own words (projections/account.py):
  * each side's stake, the powers in play, each test and the retests after it, the verdict with its
- * grade and the ruling's reason, how each effect came; what winning would do, while it was open,
- * folded away. Laid out only: nothing said here. */
+ * grade and the ruling's reason, how each effect came. Laid out only: nothing said here. */
 function told(a) {
   const tests = a.tests || [];
   const retests = a.retests || [];
@@ -195,7 +194,6 @@ function told(a) {
     how.length > 0 && h("ul", { class: "told" }, how.map((line) => h("li", {}, line))),
     (a.rulings || []).filter((r) => !(v?.ruled && r.decision !== "uphold")).map((r) => h("p", {}, r.words)),
     (a.rulings || []).filter((r) => r.stand?.length).map((r) => h("p", {}, `Standing as played: ${r.stand.join("; ")}`)),
-    a.stakes?.length > 0 && h("details", {}, h("summary", {}, "What winning would do"), h("ul", { class: "told" }, a.stakes.map((s) => h("li", {}, s.words)))),
   );
 }
 
