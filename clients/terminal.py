@@ -4,9 +4,12 @@ LINK is the page link ``justicar serve`` prints (``http://HOST:PORT/play#token=�
 and the token are read from it. The terminal shows your sheet and the challenges you are in, with
 the moves the rules allow you now, and reads one move per line (``help`` lists them). What happens
 at the table is printed as it happens, in the server's words (``» Juan throws (sealed until both
-are in).``), and a challenge you are in ends with its result said to you (``» Result [c]: you lost
-to Juan: Brawny is gone for the night.``). A refused move prints the server's reason and the rule
-it cites. The connection reconnects by itself and catches up.
+are in).``), and a challenge you are in ends with its result said to you (``» Result: You
+challenge Juan (Physical): Juan won: you lose Brawny.``). Every challenge and result is its
+account's words (``projections.account``, carried on the view): the terminal lays them out and
+says nothing of its own. A refused move prints the server's reason. ``--ids`` adds, for the record,
+each challenge's id and the rule id beside each test, verdict and refusal. The connection
+reconnects by itself and catches up.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ import anyio
 import msgspec
 
 from clients.client import Client, ClientError
-from domain.pools import Pool
+from projections.account import Account
+from projections.account_text import account_lines, verdict_line
 from projections.audit_render import visible
 
 HELP = """moves (the challenge id may be left out when you are in only one open challenge):
@@ -136,23 +140,8 @@ def parse_effect(word: str) -> dict[str, Any]:
     return {"kind": "damage", "amount": int(amount), "type": kind_of}
 
 
-def effect_words(effect: dict[str, Any] | None) -> str:
-    """An effect as the pages say it: ``2 lethal damage``, ``a grapple``."""
-    if not effect:
-        return ""
-    if effect["kind"] == "damage":
-        return f"{effect.get('amount', 1)} {effect.get('type', 'bashing')} damage"
-    words = {"grapple": "a grapple", "escape_grapple": "breaking free", "knock_down": "knocked down"}
-    return words.get(effect["kind"], "as the Storyteller narrates")
-
-
 def _faces(dice: list[int]) -> str:
     return ", ".join(str(v) for v in dice) or "nothing"
-
-
-def describe(pool: dict[str, Any]) -> str:
-    """A recorded pool, part by part: ``Physical 7 + Firearms 3 + 2 (shotgun) = 12``."""
-    return msgspec.convert(pool, Pool).describe()
 
 
 def sheet_lines(view: dict[str, Any], me: str) -> list[str]:
@@ -328,26 +317,6 @@ def shieldable(view: dict[str, Any], ch: dict[str, Any], me: str) -> bool:
     return me not in (ch["challenger"], *ch["targets"])
 
 
-def attack_details(ch: dict[str, Any]) -> str:
-    """``from 1 step · Hamstring + Targeted attack``: the range and the maneuvers (one, or two with
-    an assist) an attack was declared with, as the pages say them; empty when none."""
-    steps = ch.get("range")
-    used = ch.get("maneuvers") or ([ch["maneuver"]] if ch.get("maneuver") else [])
-    parts = [f"from {steps} step{'' if steps == 1 else 's'}"] if isinstance(steps, int) else []
-    if used:
-        parts.append(" + ".join(name.replace("_", " ").capitalize() for name in used))
-    return " · ".join(parts)
-
-
-def kind_words(ch: dict[str, Any]) -> str:
-    """``a Physical challenge``, ``a static Mental challenge (difficulty 5)``: as the pages say it."""
-    category = str(ch.get("category") or "").capitalize()
-    if ch.get("kind") == "contested":
-        return f"a {category} challenge"
-    hard = f" (difficulty {ch['difficulty']})" if ch.get("kind") == "static" and "difficulty" in ch else ""
-    return f"a {ch.get('kind')} {category} challenge{hard}"
-
-
 def status_words(view: dict[str, Any], ch: dict[str, Any], me: str) -> str:
     """What the challenge waits for, in words, to ``me`` in the second person: ``your answer is
     due``, ``waiting for Juan to throw``."""
@@ -374,29 +343,25 @@ def status_words(view: dict[str, Any], ch: dict[str, Any], me: str) -> str:
     return str(ch["status"]).replace("_", " ")
 
 
-def effect_on(effect: dict[str, Any], loser: str) -> str:
-    """What an effect does to the one who loses, as the pages say it: ``Juan takes 2 lethal
-    damage``, ``you are knocked down``."""
-    you = loser == "you"
-    match effect["kind"]:
-        case "damage":
-            return f"{loser} take{'' if you else 's'} {effect_words(effect)}"
-        case "knock_down":
-            return f"{loser} {'are' if you else 'is'} knocked down"
-        case "grapple":
-            return f"{loser} {'are' if you else 'is'} grappled"
-        case "escape_grapple":
-            return "the grapple is broken"
-        case _:
-            return "as the Storyteller narrates"
+def told(ch: dict[str, Any]) -> Account | None:
+    """A challenge's account as the view carries it (``projections.account``): its sentences are
+    the server's, said to this viewer."""
+    a = ch.get("account")
+    return msgspec.convert(a, Account) if a else None
 
 
-def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
+def _tag(cid: str, shown: bool) -> str:
+    return f"[{cid}] " if shown else ""
+
+
+def challenge_lines(view: dict[str, Any], me: str, ids: bool = False) -> list[str]:
+    """Each open challenge ``me`` is in (the Storyteller and a spectator: all), in its account's
+    words: who challenges whom and what it waits for, what each side put up, the powers in play,
+    the tests and retests, what winning will do; then what only this viewer may see (its own sealed
+    throw or dice, its Trait Pool) and the moves it has. The challenge's id (what a move names) is
+    shown with ``ids``, or where a move must name it (more than one open challenge)."""
     names = _names(view)
-
-    def as_read(w: str) -> str:  # the player reads themselves as "you"
-        return "you" if w == me else names.get(w, w)
-
+    tagged = ids or len(_open_challenges(view, me)) > 1
     lines = []
     for cid, ch in view.get("challenges", {}).items():
         shield = me not in ("st", "*") and shieldable(view, ch, me)
@@ -404,36 +369,11 @@ def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
             me not in ("st", "*") and me not in (ch["challenger"], *ch["targets"]) and not shield
         ):
             continue
-        against = ", ".join(as_read(t) for t in ch["targets"]) or "the Narrator"
-        bids = "; ".join(f"{names.get(w, w)}: {', '.join(b)}" for w, b in ch.get("bids", {}).items() if b)
-        lines.append(
-            f"[{cid}] {'You' if ch['challenger'] == me else as_read(ch['challenger'])} → {against} · "
-            f"{kind_words(ch)} · "
-            f"{status_words(view, ch, me)}" + (f" · bids {bids}" if bids else "")
-        )
-        if details := attack_details(ch):
-            lines.append(f"    {details}")
-        if ch.get("defender_effect"):
-            challenger, defender = ch["challenger"], ch["targets"][0] if ch["targets"] else "st"
-
-            def wins(w: str) -> str:
-                return "if you win" if w == me else f"if {names.get(w, w)} wins"
-
-            won = [f"{wins(challenger)}: {effect_on(ch['effect'], as_read(defender))}"] if ch.get("effect") else []
-            won.append(f"{wins(defender)}: {effect_on(ch['defender_effect'], as_read(challenger))}")
-            lines.append(f"    {' · '.join(won)}")
-        for test in ch.get("tests", []) if _dice(view) else []:
-            dice = " vs ".join(f"{as_read(w)} {_faces(d)}" for w, d in (test.get("dice") or {}).items())
-            lines.append(f"    test {test['number']}: {dice} — {test.get('why') or test.get('result')}")
-        for test in ch.get("tests", []) if not _dice(view) else []:
-            signs = " vs ".join(test.get("signs", {}).values())
-            lines.append(f"    test {test['number']}: {signs} — {test.get('why') or test.get('result')}")
-        for who, pool in ch.get("pools", {}).items():
-            lines.append(f"    {'your' if who == me else names.get(who, who) + chr(39) + 's'} pool: {describe(pool)}")
-        outcome = ch.get("outcome") or {}
-        if outcome.get("exceptional") or outcome.get("critical"):
-            grade = "exceptional success" if outcome.get("exceptional") else ""
-            lines.append(f"    {grade or 'critical failure: ' + names.get(outcome['critical'], outcome['critical'])}")
+        a = told(ch)
+        if a is None:
+            continue
+        lines.append(f"{_tag(cid, tagged or shield)}{a.title} · {status_words(view, ch, me)}")
+        lines += [f"    {line}" for line in account_lines(a, ids=ids, head=False)]
         for who, pool in ch.get("trait_pools", {}).items():
             whose = "your" if who == me else names.get(who, who) + "'s"
             lines.append(f"    {whose} Trait Pool: {pool['total']} (at most {pool['cap']}): {pool['why']}")
@@ -458,13 +398,13 @@ def challenge_lines(view: dict[str, Any], me: str) -> list[str]:
         elif me not in ("st", "*"):
             lines.append(f"    you may: {moves(ch, me, names)}")
     lines = lines or ["No open challenge involves you." if me not in ("st", "*") else "No open challenge."]
-    return lines + _last_outcome(view, me)
+    return lines + _last_outcome(view, me, ids)
 
 
-def _last_outcome(view: dict[str, Any], me: str) -> list[str]:
+def _last_outcome(view: dict[str, Any], me: str, ids: bool = False) -> list[str]:
     """The newest resolved challenge ``me`` was in, so that a terminal joining after it still reads
-    how it ended: why (and, where the scene rolls d3s, both sides' dice)."""
-    names = _names(view)
+    how it ended, in its account's words: the last test, the verdict with what it cost and a
+    ruling's reason."""
     done = [
         (cid, ch)
         for cid, ch in view.get("challenges", {}).items()
@@ -472,87 +412,44 @@ def _last_outcome(view: dict[str, Any], me: str) -> list[str]:
         and ch.get("tests")
         and (me in ("st", "*") or me in (ch["challenger"], *ch["targets"]))
     ]
-    if not done:
+    a = told(done[-1][1]) if done else None
+    if a is None:
         return []
-    cid, ch = done[-1]
-    why = (ch.get("outcome") or {}).get("why", "")
-    if not _dice(view):
-        return [f"Just resolved [{cid}]: {why}"]
-    test = ch["tests"][-1]
-    dice = " vs ".join(f"{names.get(w, w)} {_faces(d)}" for w, d in (test.get("dice") or {}).items())
-    return [f"Just resolved [{cid}]: test {test['number']}: {dice} — {why}"]
+    last = [f"Test {t.number}: {t.words}" for t in a.tests[-1:]]
+    said = [*last, verdict_line(a.verdict, ids=ids)] if a.verdict is not None else last
+    return [f"Just resolved: {_tag(a.id, ids)}{a.title}", *(f"    {line}" for line in said)]
 
 
-def _sides(ch: dict[str, Any], winner: str | None) -> tuple[str, str, str, str]:
-    """A challenge's challenger and defender, and who won and lost it (empty: nobody)."""
-    challenger = str(ch.get("challenger") or "st")
-    defender = str((ch.get("targets") or ["st"])[0])
-    won = {"challenger": challenger, "defender": defender}.get(winner or "", "")
-    lost = "" if not won else defender if won == challenger else challenger
-    return challenger, defender, won, lost
-
-
-def _cost(event: dict[str, Any], me: str, names: dict[str, str]) -> str | None:
-    """One consequence of a challenge in words, to ``me`` in the second person; ``None`` for an
-    event that is no consequence."""
-    data = event.get("data") or {}
-    who = str(data.get("character") or data.get("victim") or "")
-    you = who == me
-    name = "you" if you else names.get(who, who)
-    match event.get("type"):
-        case "trait_lost":
-            trait = data.get("trait") or "a Trait"
-            return f"{trait} is gone for the night" if you else f"{name} loses {trait} for the night"
-        case "damage_taken":
-            return f"{name} take{'' if you else 's'} {data.get('amount')} {data.get('damage')} damage"
-        case "armor_damaged":
-            return f"{'your' if you else name + chr(39) + 's'} armour takes {data.get('amount')}"
-        case "knocked_down":
-            return f"{name} {'are' if you else 'is'} knocked down"
-        case "grapple_started":
-            grappler = str(data.get("grappler") or "")
-            holder = "you" if grappler == me else names.get(grappler, grappler)
-            return f"{holder} grapple{'' if holder == 'you' else 's'} {'you' if you else name}"
-        case "condition_set":
-            return f"{name} {'are' if you else 'is'} {str(data.get('name') or 'marked').replace('_', ' ')}"
-    return None
-
-
-def result_lines(view: dict[str, Any], events: list[dict[str, Any]], me: str) -> list[str]:
-    """Each challenge these events resolve, once, in words: who won, and what it cost whom; on a
-    player's own terminal said to them (``» Result [c]: you lost to Juan: Brawny is gone for the
-    night.``). The view is the one after the events (it names the sides)."""
-    names = _names(view)
+def result_lines(view: dict[str, Any], events: list[dict[str, Any]], me: str, ids: bool = False) -> list[str]:
+    """Each challenge these events resolve or a ruling changes, once, in its account's words: how
+    it ended, what it cost whom (each Trait counted once), a ruling's reason; on a player's own
+    terminal said to them (``» Result: You challenge Juan (Physical): Juan won: you lose Brawny.``).
+    The view is the one after the events (it holds their challenge's account)."""
     lines = []
     for event in events:
-        if event.get("type") != "challenge_resolved":
-            continue
         data = event.get("data") or {}
-        cid = data.get("challenge")
-        ch = view.get("challenges", {}).get(cid) or {}
-        challenger, defender, won, lost = _sides(ch, data.get("winner"))
-        if not won:
-            head = f"nobody wins {'your' if me in (challenger, defender) else 'the'} challenge"
-        elif me == won:
-            head = f"you won against {names.get(lost, lost)}"
-        elif me == lost:
-            head = f"you lost to {names.get(won, won)}"
+        kind, cid = event.get("type"), data.get("challenge")
+        if kind not in ("challenge_resolved", "ruling_issued") or not cid:
+            continue
+        a = told(view.get("challenges", {}).get(cid) or {})
+        if a is None or a.verdict is None:
+            continue
+        said = verdict_line(a.verdict, ids=ids)
+        if kind == "ruling_issued":
+            ruling = next((r for r in a.rulings if r.id == event.get("seq")), None)
+            if ruling is not None and ruling.decision == "uphold":
+                said = f"{ruling.words}: {said}"
+            lines.append(f"» Ruling: {_tag(cid, ids)}{a.title}: {said}.")
         else:
-            head = f"{names.get(won, won)} won against {names.get(lost, lost)}"
-        costs = [
-            said
-            for other in events
-            if (other.get("data") or {}).get("challenge") == cid and (said := _cost(other, me, names))
-        ]
-        lines.append(f"» Result [{cid}]: {head}" + (f": {'; '.join(costs)}." if costs else "."))
+            lines.append(f"» Result: {_tag(cid, ids)}{a.title}: {said}.")
     return lines
 
 
-def news_lines(message: dict[str, Any], view: dict[str, Any], me: str) -> list[str]:
+def news_lines(message: dict[str, Any], view: dict[str, Any], me: str, ids: bool = False) -> list[str]:
     """What a live commit did, as this viewer may know it: the server's words for each event (a
     sealed throw says only that it is in), then each result said to the viewer."""
     said = [f"» {text}" for text in message.get("summaries") or []]
-    return said + result_lines(view, message.get("events") or [], me)
+    return said + result_lines(view, message.get("events") or [], me, ids)
 
 
 class News:
@@ -561,8 +458,9 @@ class News:
     others wait for it (or for the whole view a catch-up ends with), so a result names its sides
     even when its challenge was declared in the same group."""
 
-    def __init__(self, me: str) -> None:
+    def __init__(self, me: str, ids: bool = False) -> None:
         self.me = me
+        self.ids = ids
         self.waiting: list[dict[str, Any]] = []
 
     def take(self, message: dict[str, Any], view: dict[str, Any]) -> list[str]:
@@ -571,16 +469,16 @@ class News:
             self.waiting.append(message)
             if not message.get("view"):
                 return []
-        said = [line for waiting in self.waiting for line in news_lines(waiting, view, self.me)]
+        said = [line for waiting in self.waiting for line in news_lines(waiting, view, self.me, self.ids)]
         self.waiting.clear()
         return said
 
 
-def status(view: dict[str, Any], welcome: dict[str, Any]) -> str:
+def status(view: dict[str, Any], welcome: dict[str, Any], ids: bool = False) -> str:
     me = viewer(welcome)
     who = _names(view).get(me, me)
     head = f"── {who} ({welcome.get('role')}) · scene {welcome.get('scene')} · event {view.get('version')} ──"
-    return "\n".join([head, *sheet_lines(view, me), *round_lines(view, me), *challenge_lines(view, me)])
+    return "\n".join([head, *sheet_lines(view, me), *round_lines(view, me), *challenge_lines(view, me, ids)])
 
 
 def _open_challenges(view: dict[str, Any], me: str) -> list[str]:
@@ -823,7 +721,7 @@ async def _lines(stdin: TextIO) -> AsyncIterator[str]:
         yield line.strip()
 
 
-async def run(url: str, token: str, stdin: TextIO, out: TextIO) -> int:
+async def run(url: str, token: str, stdin: TextIO, out: TextIO, ids: bool = False) -> int:
     def say(text: str) -> None:  # a name's control characters shown as codes, never sent to the terminal
         print("\n".join(visible(line) for line in text.split("\n")), file=out, flush=True)
 
@@ -832,17 +730,17 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO) -> int:
             me = viewer(table.welcome)
             say(f"Connected to {url} as {table.welcome.get('character') or table.welcome.get('role')}.")
             await table.subscribe()
-            say(status(table.view, table.welcome))
+            say(status(table.view, table.welcome, ids))
 
             async def follow() -> None:
                 shown = table.view.get("version")
                 live = False  # the catch-up before the first `subscribed` is the past: the view says it
-                news = News(me)
+                news = News(me, ids)
                 async for message in table.messages():
                     kind = message.get("type")
                     if kind in ("view", "commit") and table.view.get("version") != shown:
                         shown = table.view.get("version")
-                        say(status(table.view, table.welcome))
+                        say(status(table.view, table.welcome, ids))
                     if kind in ("commit", "view") and live:
                         if said := news.take(message, table.view):
                             say("\n".join(said))
@@ -862,7 +760,7 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO) -> int:
                         say(HELP)
                         continue
                     if line == "view":
-                        say(status(table.view, table.welcome))
+                        say(status(table.view, table.welcome, ids))
                         continue
                     try:
                         command = parse(line, table.view, me)
@@ -874,7 +772,7 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO) -> int:
                         say(f"ok ({command['type']})")
                     else:
                         error = result.get("error") or {}
-                        rule = f" [{error['rule']}]" if error.get("rule") else ""
+                        rule = f" [{error['rule']}]" if ids and error.get("rule") else ""
                         say(f"refused: {error.get('message')}{rule}")
                 tg.cancel_scope.cancel()
     except ClientError as err:
@@ -908,7 +806,7 @@ def join(args: argparse.Namespace, out: TextIO) -> int:
     except Unclear as unclear:
         print(f"justicar join: {unclear}", file=sys.stderr)
         return 2
-    return anyio.run(run, url, token, sys.stdin, out)
+    return anyio.run(run, url, token, sys.stdin, out, args.ids)
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -920,4 +818,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "or the server's socket, e.g. ws://127.0.0.1:8765, with --token",
     )
     p.add_argument("--token", help="your token (from the Storyteller), when LINK does not hold it")
+    p.add_argument(
+        "--ids",
+        action="store_true",
+        help="for the record: each challenge's id, and the rule id beside each test, verdict and refusal",
+    )
     p.set_defaults(run=join)

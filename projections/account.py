@@ -47,7 +47,7 @@ class Put(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     who: str
     role: Role
     words: str
-    """All of it in one sentence: "Favian bids Beguiling; on the overbid he risks Seductive"."""
+    """All of it in one sentence: "Favian bids Beguiling; on the overbid, Favian risks Seductive"."""
     bid: list[str] = []
     """The Traits first bid (a mob member: the Traits it lent)."""
     risked: list[str] = []
@@ -198,9 +198,11 @@ _RETEST = {
 }
 
 
-def account(state: Scene, ch: Challenge) -> Account:
+def account(state: Scene, ch: Challenge, *, staked: bool = True) -> Account:
     """The challenge's account, everything the table may eventually know, by names (the
-    Storyteller's reading; ``for_viewer`` makes another viewer's)."""
+    Storyteller's reading; ``for_viewer`` makes another viewer's). ``staked``: with what winning
+    will do while it is open (the resolution run for each way of ending it: the dearest part; a
+    replay of every step goes without)."""
     name = state.name_of
     sides = [_put(state, ch, ch.challenger.who, "challenger")]
     sides += [_put(state, ch, h.who, "helper") for h in ch.challenger.helpers]
@@ -235,7 +237,7 @@ def account(state: Scene, ch: Challenge) -> Account:
         retests=[_retest(state, ch, r) for r in ch.retests],
         verdict=_verdict(state, ch, effects),
         effects=[*(effect_line(state, e) for e in ch.spent), *effects],
-        stakes=_stakes(state, ch) if ch.open and ch.kind != "simple" else [],
+        stakes=_stakes(state, ch) if staked and ch.open and ch.kind != "simple" else [],
         rulings=_rulings(state, ch),
         round=ch.round,
         seq=ch.seq,
@@ -290,14 +292,14 @@ def _put(state: Scene, ch: Challenge, who: str, role: Role) -> Put:
         gone = " (lost on the overbid)" if risked and any(e.character == who for e in ch.spent) else ""
         parts.append(f"{name} {'lends' if role == 'helper' else 'bids'} {and_list(bid)}{gone}")
     if risked:
-        parts.append(f"on the overbid risks {and_list(risked)}")
+        parts.append(f"on the overbid, {name} risks {and_list(risked)}")
     if pool is not None:
         what = pool.attack or pool.defense or "test"
         parts.append(f"{name}'s {what} pool: {pool.describe()}")
     if member.power:
         parts.append(f"with {member.power}")
     if not parts:
-        parts.append(f"{name} puts nothing up")
+        parts.append(f"{name} has put nothing up")
     return Put(
         who=who,
         role=role,
@@ -547,10 +549,12 @@ Reader = tuple[str, tuple[str, ...]]
 """A player's own character's name, and the other characters' names."""
 
 
-def for_viewer(state: Scene, ch: Challenge, viewer: str, reader: Reader | None) -> Account:
+def for_viewer(state: Scene, ch: Challenge, viewer: str, reader: Reader | None, *, staked: bool = True) -> Account:
     """The account as ``viewer`` may know it: the other side's pool hidden until the first test is
-    shown, a player's own character as "you", the verdict's tone for them."""
-    whole = _memo(state, ch.id, "account", lambda: account(state, ch))
+    shown, a player's own character as "you", the verdict's tone for them. ``staked``: as for
+    ``account``."""
+    made = "account" if staked else "unstaked"
+    whole = _memo(state, ch.id, made, lambda: account(state, ch, staked=staked))
     shown = bool(ch.tests) or not ch.open
     sides = [
         s if s.pool is None or shown or knows(viewer, s.who) else replace(s, pool=None, words=_hidden(state, s))
@@ -621,7 +625,13 @@ def _addressed(a: Account, reader: Reader) -> Account:
         calls=[say(x) for x in a.calls],
         tests=[replace(t, words=say(t.words)) for t in a.tests],
         retests=[replace(r, words=say(r.words)) for r in a.retests],
-        verdict=replace(a.verdict, words=say(a.verdict.words), grade=say(a.verdict.grade), why=say(a.verdict.why))
+        verdict=replace(
+            a.verdict,
+            words=say(a.verdict.words),
+            grade=say(a.verdict.grade),
+            why=say(a.verdict.why),
+            before=say(a.verdict.before),
+        )
         if a.verdict
         else None,
         effects=[_effect_to(e, say) for e in a.effects],

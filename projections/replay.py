@@ -1,5 +1,8 @@
 """The replay: the log folded one event at a time, each step with what happened, what it changed
-in the state, and the rule it applied in the rule's own words.
+in the state, and the rule it applied in the rule's own words. A step of a challenge carries the
+challenge as it stood after it, in words (its ``account``: the bids, the tests, the retests, the
+verdict), never a diff of the fields the state keeps; a step's ``changes`` are the characters', the
+round's and the scene's.
 
 Replay is a fold of a prefix of the log, so step N shows exactly the state the table had after
 event N.
@@ -18,9 +21,11 @@ from domain.log import Recorded, Row, decode_event, format_at
 from domain.pools import Pool
 from domain.rules.texts import RULES
 from domain.state import NARRATOR, Scene
+from projections.account import Account, for_viewer
+from projections.account_text import account_lines
 from projections.narrate import narrate
 from projections.redact import SEES_ALL, Blind
-from projections.views import challenge_view, character_view, round_view, touched
+from projections.views import character_view, round_view, touched
 
 _ENTITY_FIELDS = (
     "character",
@@ -54,6 +59,11 @@ class Step(msgspec.Struct, frozen=True, gc=False, omit_defaults=True):
     compared: dict[str, int] | None = None
     linked: list[int] = []
     """The disputes and rulings that name this event (their seqs), or, for those, the event."""
+    account: Account | None = None
+    """The step's challenge as it stood after the step, in words, as the viewer may know it
+    (``projections.account.for_viewer``, by names): what each side put up, the powers in play, the
+    tests and retests, the verdict with what it cost and how a ruling changed it. Without its
+    stakes (what winning would do): the page of a live challenge says those."""
 
 
 def replay(
@@ -126,60 +136,54 @@ def explain(
     rule_id = getattr(event, "rule", None)
     rule = RULES.get(rule_id) if rule_id else None
     compared = getattr(event, "compared", None)
+    challenge = after.challenges.get(cid) if isinstance(cid, str) else None
+    told = for_viewer(after, challenge, viewer, None, staked=False) if challenge is not None else None
     return Step(
         seq=record.seq,
         at=format_at(record.at),
         actor=record.actor,
         type=record.type,
         summary=narrate(before, event, viewer, second_person=False, blind=blind),  # read by others: by name
-        changes=_changes(before, after, event, viewer, {} if views is None else views, blind),
+        changes=_changes(before, after, event, viewer, {} if views is None else views, told is not None),
         challenge=cid if isinstance(cid, str) else None,
         rule=rule_id,
         words=rule.words if rule else None,
         source=rule.source if rule else None,
         compared=dict(compared) if compared else None,
         linked=linked or [],
+        account=told,
     )
 
 
-def _changes(before: Scene, after: Scene, event: object, viewer: str, views: Views, blind: Blind) -> list[Change]:
+def _changes(before: Scene, after: Scene, event: object, viewer: str, views: Views, told: bool) -> list[Change]:
+    """What the step changed that its account does not say: the scene's title, ruleset and status,
+    the round, the disputes, the rulings on no challenge, and each character it touched. A
+    challenge's own fields are not listed: its account says where it stands (``told``: the step
+    has one, which says its rulings too)."""
     changes: list[Change] = []
     for key in ("title", "ruleset", "status"):
         if getattr(before, key) != getattr(after, key):
             changes.append(Change(key, getattr(before, key), getattr(after, key)))
     changes += _diff("round", round_view(before.round), round_view(after.round))
-    for key in ("disputes", "rulings"):
-        changes += _diff(key, list(getattr(before, key)), list(getattr(after, key)))
-    people, challenges = touched([event])
-    seen = (viewer, blind)
-    for cid in challenges:
-        path = f"challenges.{cid}"
-        old, new = before.challenges.get(cid), after.challenges.get(cid)
-        changes += _diff(path, _view(views, path, old, _challenge, seen), _view(views, path, new, _challenge, seen))
+    changes += _diff("disputes", list(before.disputes), list(after.disputes))
+    if not told:
+        changes += _diff("rulings", list(before.rulings), list(after.rulings))
+    people, _ = touched([event])
     for who in people if people is not None else after.characters:
         path = f"characters.{who}"
         old_c, new_c = before.characters.get(who), after.characters.get(who)
-        changes += _diff(path, _view(views, path, old_c, _character, seen), _view(views, path, new_c, _character, seen))
+        changes += _diff(path, _view(views, path, old_c, viewer), _view(views, path, new_c, viewer))
     return changes
 
 
-def _challenge(ch: Any, seen: tuple[str, Blind]) -> Any:
-    viewer, blind = seen
-    return challenge_view(ch, viewer, hidden=blind)
-
-
-def _character(c: Any, seen: tuple[str, Blind]) -> Any:
-    return character_view(c, seen[0])
-
-
-def _view(views: Views, path: str, entity: Any, make: Any, seen: tuple[str, Blind]) -> Any:
-    """The view of ``entity`` at ``path``, made once for each version of it."""
+def _view(views: Views, path: str, entity: Any, viewer: str) -> Any:
+    """The view of the character ``entity`` at ``path``, made once for each version of it."""
     if entity is None:
         return None
     made = views.get(path)
     if made is not None and made[0] is entity:
         return made[1]
-    shown = make(entity, seen)
+    shown = character_view(entity, viewer)
     views[path] = (entity, shown)
     return shown
 
@@ -277,6 +281,9 @@ def render(step: Step) -> str:
     """A step as text for a terminal."""
     where = f" [{step.challenge}]" if step.challenge else ""
     lines = [f"#{step.seq} {step.at} {step.actor} · {step.type}{where}", f"  {step.summary}"]
+    if step.account is not None:
+        lines.append("  the challenge then:")
+        lines += [f"    {line}" for line in account_lines(step.account)]
     for change in step.changes:
         lines.append(f"  · {change.path}: {_show(change.before)} → {_show(change.after)}")
     if step.rule:

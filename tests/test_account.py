@@ -32,9 +32,9 @@ def test_an_overbid_keeps_the_first_bid_apart_from_the_trait_risked() -> None:
     t = overbid_table()
     favian = account(t.state, t.challenge("flattery")).sides[0]
     assert (favian.bid, favian.risked) == (["Beguiling"], ["Seductive"])
-    assert favian.words == "Favian bids Beguiling (lost on the overbid); on the overbid risks Seductive"
+    assert favian.words == "Favian bids Beguiling (lost on the overbid); on the overbid, Favian risks Seductive"
     mine = for_viewer(t.state, t.challenge("flattery"), "favian", ("Favian", ("Endora",))).sides[0]
-    assert mine.words == "You bid Beguiling (lost on the overbid); on the overbid risks Seductive"
+    assert mine.words == "You bid Beguiling (lost on the overbid); on the overbid, you risk Seductive"
 
 
 def test_each_test_is_said_once_and_the_verdict_does_not_repeat_it() -> None:

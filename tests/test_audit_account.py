@@ -64,7 +64,7 @@ def test_the_overbid_reads_the_first_bid_and_the_trait_risked(
     data = json.loads(audited(capsys, db, "demo", "json"))
     favian = next(s for a in data["challenges"] for s in a["sides"] if s["who"] == "favian")
     assert (favian["bid"], favian["risked"]) == (["Beguiling"], ["Seductive"])
-    said = "Favian bids Beguiling (lost on the overbid); on the overbid risks Seductive"
+    said = "Favian bids Beguiling (lost on the overbid); on the overbid, Favian risks Seductive"
     assert favian["words"] == said
     md, page = audited(capsys, db, "demo", "md"), audited(capsys, db, "demo", "html")
     for out in (md, page, json.dumps(data)):

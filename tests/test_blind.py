@@ -147,9 +147,9 @@ def assert_st_blind(g: Game, record: Recorded) -> None:
     for as_whom in (ST, g.player):
         steps = list(replay(t.log, as_whom, blind=blind(now, ST)))
         step = next(s for s in steps if s.seq == record.seq)
-        paths = [c.path for c in step.changes]
-        assert f"challenges.c.{'rolled' if g.dice else 'thrown'}" in paths  # that it is in: public
-        assert not [p for p in paths if p.startswith(("challenges.c.sealed", "challenges.c.rolls"))]
+        shown = [t.number for t in before.challenges["c"].tests]  # the sealed throw or roll shows no test
+        assert step.account is not None and [t.number for t in step.account.tests] == shown
+        assert not [c.path for c in step.changes if c.path.startswith("challenges.")]  # its words, not its fields
         assert step.summary == f"{g.player_name} {verb}s (sealed until both are in)."
 
 

@@ -11,11 +11,13 @@ import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from clients.cli import main
 from domain.evolve import fold
 from domain.rules.texts import RULES
+from projections.account import account
 from server.store import SqliteStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,7 +57,47 @@ class TestReplay:
         assert "sealed.daron" not in out
         assert "Daron scissors, Michael rock" in out  # the reveal is public
         code, st_out, _ = run(capsys, "replay", "--db", str(db), "demo", "--from", "38", "--to", "38")
-        assert "Daron throws scissors" in st_out and "sealed.daron: – → scissors" in st_out
+        assert "Daron throws scissors" in st_out and "the challenge then:" in st_out
+
+    def test_each_step_of_a_challenge_tells_it_as_it_stood(self, db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """A challenge's step carries the challenge as it stood after it, in the account's words
+        (the bids, the Trait risked on the overbid, the tests, the retests, the verdict), never a
+        diff of its fields ("the challenge › outcome › rule"); the characters' changes stay."""
+        code, out, _ = run(capsys, "replay", "--db", str(db), "demo", "--json")
+        steps = [json.loads(line) for line in out.splitlines()]
+        assert code == 0 and not [c for s in steps for c in s["changes"] if c["path"].startswith("challenges.")]
+        overbid = next(s for s in steps if s["type"] == "retest_invoked" and s["challenge"] == "flattery")
+        (favian,) = [put for put in overbid["account"]["sides"] if put["who"] == "favian"]
+        assert favian["bid"] == ["Beguiling"] and favian["risked"] == ["Seductive"]
+        state = fold(SqliteStore(db).read("demo", upto=overbid["seq"]))
+        assert overbid["account"] == json.loads(
+            json.dumps(msgspec.to_builtins(account(state, state.challenges["flattery"], staked=False)))
+        )
+        assert all(s["account"]["id"] == s["challenge"] for s in steps if s.get("challenge"))
+        _, text, _ = run(capsys, "replay", "--db", str(db), "demo")
+        block = text.split(f"#{overbid['seq']} ", 1)[1].split("\n\n", 1)[0]
+        assert "    Favian bids Beguiling; on the overbid, Favian risks Seductive" in block
+        assert "    After test 1, Favian retests with an overbid, risking Seductive: not yet answered" in block
+        assert "› outcome › rule" not in text and "outcome.rule" not in text and "challenges." not in text
+        last = max(s["seq"] for s in steps if s.get("challenge") == "flattery")  # Endora's loss, after the result
+        assert "    Favian won: Endora loses Dignified" in text.split(f"#{last} ", 1)[1].split("\n\n", 1)[0]
+        assert 'characters.juan.traits_lost: – → ["Brutal"]' in text  # a character's change, as it was
+
+    def test_a_player_s_replay_keeps_the_other_pool_until_the_test(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """bns: replayed as Vincent, the hunter's pool is kept secret in the challenge's account
+        until the first test shows it; as the Storyteller, it is there from the declaration."""
+        db = str(tmp_path / "b.db")
+        run(capsys, "play", str(ROOT / "examples" / "bns-duel.jsonl"), "--db", db)
+        for viewer, shown in (("vincent", False), ("st", True)):
+            _, out, _ = run(capsys, "replay", "--db", db, "church", "--to", "7", "--json", "--as", viewer)
+            steps = [json.loads(line) for line in out.splitlines()]
+            declared = next(s for s in steps if s["type"] == "challenge_declared")
+            (hunter,) = [put for put in declared["account"]["sides"] if put["who"] == "hunter"]
+            assert ("pool" in hunter) == shown, viewer
+            revealed = next(s for s in steps if s["type"] == "test_revealed")
+            assert all("pool" in put for put in revealed["account"]["sides"])
 
     def test_a_player_does_not_see_another_sheet(self, db: Path, capsys: pytest.CaptureFixture[str]) -> None:
         """Replayed as Sam, Juan joins without his Traits; as the ST, with them."""
@@ -194,7 +236,7 @@ class TestAudit:
                 assert RULES[test.rule].words in out
         assert "Test 1: Sam rock, Juan rock" in out  # the challenger named first
         assert "### Sam challenges Juan (Physical) — Sam won" in out
-        assert "Favian bids Beguiling; on the overbid risks Seductive." in out
+        assert "Favian bids Beguiling (lost on the overbid); on the overbid, Favian risks Seductive." in out
         assert (
             "After test 1, Favian retests with an overbid, risking Seductive: it stands, and the test is thrown" in out
         )
@@ -247,6 +289,8 @@ def test_rulings_show_in_the_replay_and_the_audit(db: Path, capsys: pytest.Captu
     _, out, _ = run(capsys, "replay", "--db", str(db), "demo", "--from", "63", "--to", "63")
     assert "The Storyteller overturns the result of " in out and f"(step {resolved}): Sam threw late." in out
     assert f"see also: #{resolved}" in out
+    _, out, _ = run(capsys, "replay", "--db", str(db), "demo", "--from", "66", "--to", "66")  # the outcome corrected
+    assert "    Juan won (overturned by the Storyteller: Sam threw late. First given: Sam won)" in out
     _, out, _ = run(capsys, "audit", "--db", str(db), "demo")
     assert (
         "**Juan won: Sam loses Ferocious.** Overturned by the Storyteller: Sam threw late (first given: Sam won)."

@@ -103,10 +103,13 @@ async def test_a_kony_roll_at_the_terminal() -> None:
 
         out = await terminal("sam", "done\ndeclare g juan physical Brawny effect=knock_down I hold him\nquit\n")
         assert "ok (expenditures_done)" in out and "ok (declare)" in out
-        assert "if you win" not in out  # Juan has not answered with his own yet
         out = await terminal("juan", "view\nbid Strong effect=damage:2:lethal : I break his arm\nquit\n")
         assert "you may: bid TRAIT [effect=EFFECT] [: victory…], or relent" in out and "ok (bid)" in out
-        assert "if Sam wins: you are knocked down · if you win: Sam takes 2 lethal damage" in out  # Juan reads
+        stakes = (
+            "    If Sam wins: you lose Strong; you are knocked prone\n"
+            "    If you win: Sam loses Brawny; Sam takes 2 lethal damage"
+        )
+        assert stakes in out  # Juan reads what winning does, as the ruleset will apply it
         assert "Armour 2 left" in out and "down 1 Trait(s)" in out
 
         moves = "view\nroll ability:Occult\nroll ability:Brawl values=1\nroll ability:Brawl values=1,1\nquit\n"
@@ -115,7 +118,7 @@ async def test_a_kony_roll_at_the_terminal() -> None:
         offer = "(1 d3 as it stands; sources, one more die each: ability:Blind_Fighting ability:Brawl power:Potence)"
         assert f"you may: roll [SOURCE…] [values=…] {offer}" in out
         assert "refused: Sam has no Occult left to spend" in out
-        assert "refused: Sam rolls 2 d3s (1 + 1 retest(s) = 2 d3); enter 2 values. [kony:d3-test]" in out
+        assert "refused: Sam rolls 2 d3s (1 + 1 retest(s) = 2 d3); enter 2 values.\n" in out
         assert "ok (roll)" in out and "your sealed dice: 1, 1, naming ability:Brawl" in out
         assert "you may: wait for Juan to roll" in out
 
@@ -127,9 +130,11 @@ async def test_a_kony_roll_at_the_terminal() -> None:
         )
         assert "ok (roll)" in out
         assert (
-            "Just resolved [g]: test 1: Sam 1, 1 vs Juan 3 — Sam wins the challenge. Sam rolled 1, 1, you rolled 3"
-            in out  # Juan's own terminal: "you"
-        )
+            "Just resolved: Sam challenges you (Physical)\n"
+            "    Test 1: Sam rolled 1, 1, you rolled 3: 2 success(es) against 0; Sam has more and wins the test.\n"
+            "    Sam won: you lose Strong; you are knocked prone\n"
+        ) in out  # Juan's own terminal: "you"
+        assert "» Result: Sam challenges you (Physical): Sam won: you lose Strong; you are knocked prone." in out
         assert (
             "» Sam wins the challenge. Sam rolled 1, 1, you rolled 3: 2 success(es) against 0; Sam has more and wins"
             in out
@@ -138,7 +143,8 @@ async def test_a_kony_roll_at_the_terminal() -> None:
 
         out = await terminal("sam", "view\nend\nquit\n")
         assert (
-            "Just resolved [g]: test 1: Sam 1, 1 vs Juan 3 — You win the challenge. You rolled 1, 1, Juan rolled 3"
-            in out
-        )
+            "Just resolved: You challenge Juan (Physical)\n"
+            "    Test 1: You rolled 1, 1, Juan rolled 3: 2 success(es) against 0; you have more and win the test.\n"
+            "    You won: Juan loses Strong; Juan is knocked prone\n"
+        ) in out
         assert "Abilities: Blind Fighting 1, Brawl 1" in out  # the level named is spent

@@ -25,8 +25,8 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_a_player_answers_a_challenge_from_the_terminal(live: Running, tokens: dict[str, str]) -> None:
-    """Juan sees his sheet and Sam's challenge with the moves he has, bids, throws; a refused move
-    shows the reason and the rule."""
+    """Juan sees his sheet and Sam's challenge, in its account's words, with the moves he has, bids,
+    throws; a refused move shows the reason, and with ``--ids`` the rule and the challenge's id."""
     async with Client(live.url, tokens["sam"]) as sam:
         await sam.subscribe()
         await sam.send(
@@ -43,7 +43,7 @@ async def test_a_player_answers_a_challenge_from_the_terminal(live: Running, tok
         moves = "help\nthrow rock\nbid Brutal\ncall Lazy\nthrow paper\nbid Quick\nthrow scissors\nview\nquit\n"
         with anyio.fail_after(20):
             done = await anyio.run_process(
-                [sys.executable, "-m", "clients.cli", "join", live.url, "--token", tokens["juan"]],
+                [sys.executable, "-m", "clients.cli", "join", live.url, "--token", tokens["juan"], "--ids"],
                 input=moves.encode(),
                 check=False,
             )
@@ -51,7 +51,8 @@ async def test_a_player_answers_a_challenge_from_the_terminal(live: Running, tok
         assert done.returncode == 0, done.stderr.decode()
         assert "Connected to" in out and "── Juan (player) · scene s1" in out
         assert "Traits: Physical 5, Social 0, Mental 0 (lost tonight: none)" in out
-        assert "[c] Sam → you · a Physical challenge · your answer is due · bids Sam: Brawny" in out
+        assert "[c] Sam challenges you (Physical) · your answer is due\n    Sam bids Brawny\n" in out
+        assert "    If Sam wins: “down you go”" in out  # what winning does, as the ruleset will apply it
         assert "you may: bid TRAIT, or relent" in out
         assert "refused: This is not the moment for a throw: the defender has not answered yet." in out
         assert "ok (bid)" in out
@@ -96,7 +97,7 @@ async def test_a_player_declares_and_defends_with_pools(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr.decode()
         assert "Attributes: Physical 3, Social 10, Mental 5 · Skills: Dodge 2, Intimidation 5" in out
         assert "ok (declare)" in out
-        assert "your pool: Social 10 + Intimidation 5 + 1 (glare) = 16" in out
+        assert "    Your social pool: Social 10 + Intimidation 5 + 1 (glare) = 16" in out
         moves = "view\ndefend dodge\ndefend social -1 rattled\nthrow rock\nview\nquit\n"
         with anyio.fail_after(20):
             done = await anyio.run_process(
@@ -107,9 +108,9 @@ async def test_a_player_declares_and_defends_with_pools(tmp_path: Path) -> None:
         out = done.stdout.decode()
         assert done.returncode == 0, done.stderr.decode()
         assert "you may: defend DEFENSE [±N REASON] (social 5), or relent DEFENSE" in out
-        assert "Vincent's pool" not in out  # not before the test
-        assert "refused: A Social challenge is resisted with social, not dodge. [bns:mental-social-defense]" in out
-        assert "ok (bid)" in out and "your pool: Composure 2 + Willpower 3 - 1 (rattled) = 4" in out
+        assert "Vincent's social pool" not in out and "Vincent's pool is kept secret until the test" in out
+        assert "refused: A Social challenge is resisted with social, not dodge.\n" in out  # no rule id: see --ids
+        assert "ok (bid)" in out and "Your social pool: Composure 2 + Willpower 3 - 1 (rattled) = 4" in out
 
 
 async def test_a_fair_escape_held_and_failed_at_the_terminal() -> None:
@@ -164,8 +165,8 @@ async def test_a_fair_escape_held_and_failed_at_the_terminal() -> None:
         moves = "relent dodge\nact move 4\nact move 2\nact stand\nassist rosa plus_one I hold him\nquit\n"
         out = await terminal("edward", moves)
         assert "ok (relent)" in out and "Conditions: prone" in out and "Edward: prone" in out
-        assert "refused: A move goes at most 3 steps. [bns:movement]" in out
-        assert "refused: Edward is prone: crawl a step, or stand and move one. [bns:prone]" in out
+        assert "refused: A move goes at most 3 steps.\n" in out
+        assert "refused: Edward is prone: crawl a step, or stand and move one.\n" in out
         assert "ok (declare_action)" in out and "Actions left: 1 standard, 0 simple" in out
         assert "ok (assist)" in out
 
@@ -208,13 +209,13 @@ async def test_a_shield_and_a_quick_draw_at_the_terminal() -> None:
         out = await terminal("rosa", "help\nshield\nshield punch I step between them\nshield punch\nquit\n")
         assert "shield CHALLENGE [how…]   take a Physical attack in its defender's place" in out
         assert "act draw knife maneuver=quick_draw" in out  # the maneuvers that go with an action
-        assert "[punch] Julian → Edward · a Physical challenge · waiting for Edward to answer" in out
+        assert "[punch] Julian challenges Edward (Physical) · waiting for Edward to answer" in out
         assert "you may: shield punch [how…] (take it for Edward: your simple action)" in out
         assert "shield CHALLENGE [how…]: the id of the attack whose defender you shield." in out
-        assert "ok (assist)" in out and "[punch] Julian → you · a Physical challenge · your answer is due" in out
+        assert "ok (assist)" in out and "\nJulian challenges you (Physical) · your answer is due" in out
         assert "you may: defend DEFENSE [±N REASON] (dodge 2, parry 2, soak 3), or relent DEFENSE" in out
         assert "Actions left: 1 standard, 0 simple" in out
-        assert "refused: Rosa is already in that challenge. [bns:assist-defender]" in out
+        assert "refused: Rosa is already in that challenge.\n" in out
 
         out = await terminal("edward", "view\nquit\n")
         assert "you may: shield punch [how…] (take it for Rosa: your simple action)" in out  # he is out of it
@@ -267,8 +268,7 @@ async def test_two_maneuvers_on_one_attack_at_the_terminal() -> None:
         two = "maneuver=hamstring,targeted_attack"
         out = await terminal("edward", f"declare jab rosa unarmed {two} : ribs\nend\nquit\n")
         assert (
-            "refused: Edward may use a second maneuver on one attack only with an Assist Attacker's free one. "
-            "[bns:assist-attacker]"
+            "refused: Edward may use a second maneuver on one attack only with an Assist Attacker's free one.\n"
         ) in out
         assert "ok (end_turn)" in out
 
@@ -282,10 +282,11 @@ async def test_two_maneuvers_on_one_attack_at_the_terminal() -> None:
         out = await terminal("rosa", moves)
         assert "declare … maneuver=FIRST,SECOND   two maneuvers on one attack" in out
         assert "maneuver=NAME, or maneuver=FIRST,SECOND (two, with an assist's free maneuver)." in out
-        assert "refused: Two maneuvers on one attack must be two different ones. [bns:assist-attacker]" in out
+        assert "refused: Two maneuvers on one attack must be two different ones.\n" in out
         assert "ok (declare)" in out
-        assert "[cut] You → Edward · a Physical challenge · waiting for Edward to answer" in out
-        assert "    from 1 step · Hamstring + Targeted attack" in out
+        assert "You challenge Edward (Physical · Hamstring · Targeted Attack) · waiting for Edward to answer" in out
+        assert "    In play: Hamstring (maneuver); Targeted Attack (maneuver); from 1 step" in out
+        assert "    If you win: Edward is hamstrung" in out  # what winning does, as the ruleset applies it
         assert "Willpower 2 · Health" in out  # 3, less the second maneuver's; the assist paid the first
         assert "Julian's help (a free maneuver)" not in out.rpartition("ok (declare)")[2]  # spent
 
@@ -332,23 +333,24 @@ async def test_the_other_side_s_throw_and_the_result_show_at_the_terminal(
         await st.expect("── the Narrator (st) · scene s1")
         await juan.expect("── Juan (player) · scene s1")
         await sam.type("declare c juan physical Brawny down you go")
-        await juan.expect("[c] Sam → you")
+        await juan.expect("Sam challenges you (Physical)")
         await juan.type("bid Quick")
         await juan.type("throw rock")
         await juan.expect("your sealed throw: rock")
         await sam.expect("» Juan throws (sealed until both are in).")
         await sam.expect("    Juan has thrown (sealed until both are in)")
-        assert "· your throw is due" in sam.out.rpartition("[c] You → Juan")[2]
+        assert "· your throw is due" in sam.out.rpartition("You challenge Juan (Physical)")[2]
         await st.expect("Juan's sealed throw: rock")
         assert "rock" not in sam.out  # that Juan threw, never what
         await sam.type("throw scissors")
         await sam.expect("» Test 1: you threw scissors, Juan threw rock: Juan wins.")  # Sam's own terminal
         await sam.type("pass")
-        after = await sam.expect("» Result [c]: you lost to Juan: Brawny is gone for the night.")
-        assert "Just resolved [c]: Juan wins the challenge." in sam.out
-        assert "Result [c]" not in after  # said once
-        await juan.expect("» Result [c]: you won against Sam: Sam loses Brawny for the night.")
-        await st.expect("» Result [c]: Juan won against Sam: Sam loses Brawny for the night.")
+        after = await sam.expect("» Result: You challenge Juan (Physical): Juan won: you lose Brawny.")
+        assert "Just resolved: You challenge Juan (Physical)\n" in sam.out
+        assert "    Juan won: you lose Brawny\n" in sam.out  # the account's verdict
+        assert "» Result" not in after and "gone for the night" not in sam.out  # said once, in the account's words
+        await juan.expect("» Result: Sam challenges you (Physical): You won: Sam loses Brawny.")
+        await st.expect("» Result: Sam challenges Juan (Physical): Juan won: Sam loses Brawny.")
         for side in (sam, st, juan):
             await side.type("quit")
             with anyio.fail_after(10):

@@ -228,9 +228,9 @@ async def test_a_tie_and_a_retest_at_a_table_of_phones(live: Running, tokens: di
     await replay.get_by_label("See it as").select_option("st")  # the same step, as the Storyteller saw it
     await expect(replay.get_by_text("Step 8 of 24, as the Storyteller saw it")).to_be_visible()
     await expect(replay.locator(".step-detail")).to_contain_text("Sam throws rock (sealed until both are in).")
-    changes = replay.locator(".step-detail .changes")  # what it changed, by names, never ids or paths
-    await expect(changes).to_contain_text("the challenge › ")
-    assert not re.search(r"c-[0-9a-f]{6}|challenges\.|characters\.|_", await changes.inner_text())
+    then = replay.get_by_role("region", name="The challenge then")  # the challenge in words, never ids or paths
+    await expect(then).to_contain_text("Sam challenges Juan (Physical)")
+    assert not re.search(r"c-[0-9a-f]{6}|challenges\.|characters\.|_| › ", await then.inner_text())
     await expect(replay.locator("section").filter(has_text="The scene after step 8")).to_contain_text("Sam")
     await accessible(replay)
     await shot(replay, "replay")

@@ -1,9 +1,10 @@
-// The replay viewer: a slider over the log; at each step the event in words, what it changed,
-// the rule's own words, the disputes and rulings linked to it, and the state then. The
+// The replay viewer: a slider over the log; at each step the event in words, its challenge as it
+// stood then (the step's account, in its own words: bids, tests, retests, verdict), what it changed
+// in the characters, the rule's own words, the disputes and rulings linked to it, and the state then. The
 // Storyteller may watch as any player saw it, and download the audit and the export.
 import { download, field, fill, h, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
-import { CATEGORIES, challengeLine, defenderOf, nameOf, refusal, rulesetName, title, waitingFor } from "./words.js";
+import { CATEGORIES, defenderOf, nameOf, refusal, rulesetName, title } from "./words.js";
 
 const app = document.getElementById("app");
 const wanted = Number(new URLSearchParams(location.hash.slice(1)).get("step")) || null;
@@ -115,6 +116,7 @@ function start(live) {
       h("p", { class: "scene" }, `${step.at.slice(11, 19)} · ${causeOf(steps, n - 1, who, sides)}`),
       step.compared && h("p", {}, "Compared: ", Object.entries(step.compared).map(([w, n]) => `${who(w)} ${n}`).join(" against ")),
       step.rule && h("figure", {}, step.words && h("blockquote", {}, step.words), h("figcaption", { dataset: { rule: step.rule } }, `— ${step.source || "the rules"}`)),
+      step.account && told(step.account),
       step.linked?.length > 0 && h("p", {}, "See also: ", step.linked.map((seq) => h("button", { type: "button", class: "quiet", onclick: () => drawControls(seq) }, `Step ${seq}`))),
       step.changes.length > 0 && h("details", { open: true }, h("summary", {}, `What it changed (${step.changes.length})`), h("ul", { class: "changes" }, step.changes.map((c) => h("li", {}, `${pathWords(c.path, who)}: ${c.path === "ruleset" ? rulesetName(scene) || c.after : `${said(c.before, c.path)} → ${said(c.after, c.path)}`}`)))),
     );
@@ -150,7 +152,7 @@ function start(live) {
           ),
         ),
       ),
-      h("ul", {}, Object.values(v.challenges).map((ch) => h("li", {}, `${challengeLine(v, ch, false)} — ${waitingFor(v, ch)}`))),
+      h("ul", {}, Object.values(v.challenges).filter((ch) => ch.account).map((ch) => h("li", {}, `${ch.account.title} — ${ch.account.verdict?.words || ch.account.now}`))),
     );
     state.setAttribute("aria-labelledby", "state-h");
   };
@@ -163,6 +165,36 @@ function start(live) {
     }
   });
   drawHeader();
+}
+
+/** A challenge as it stood after a step, in its account's own words (projections/account.py):
+ * each side's stake, the powers in play, each test and the retests after it, the verdict with its
+ * grade and the ruling's reason, how each effect came. Laid out only: nothing said here. */
+function told(a) {
+  const tests = a.tests || [];
+  const retests = a.retests || [];
+  const after = (n) => retests.filter((r) => r.after_test === n).map((r) => h("li", {}, r.words));
+  const v = a.verdict;
+  const how = [...new Set((a.effects || []).filter((e) => e.why).map((e) => `${e.words}: ${e.why}`))];
+  return h(
+    "section",
+    { class: "account", "aria-label": "The challenge then" },
+    h("h3", {}, a.title),
+    h("p", { class: "scene" }, a.now),
+    h(
+      "ul",
+      { class: "told" },
+      (a.sides || []).map((s) => h("li", {}, s.words)),
+      a.in_play?.length > 0 && h("li", {}, `In play: ${a.in_play.join("; ")}`),
+      (a.calls || []).map((c) => h("li", {}, c)),
+      tests.map((t) => [h("li", {}, `Test ${t.number}: ${t.words}`), after(t.number)]),
+      retests.filter((r) => !tests.some((t) => t.number === r.after_test)).map((r) => h("li", {}, r.words)),
+    ),
+    v && h("p", { class: "verdict" }, h("strong", {}, v.words), v.grade && `. ${v.grade}`, v.ruled && ` (${v.ruled}${v.before ? `. First given: ${v.before}` : ""})`),
+    how.length > 0 && h("ul", { class: "told" }, how.map((line) => h("li", {}, line))),
+    (a.rulings || []).filter((r) => !(v?.ruled && r.decision !== "uphold")).map((r) => h("p", {}, r.words)),
+    (a.rulings || []).filter((r) => r.stand?.length).map((r) => h("p", {}, `Standing as played: ${r.stand.join("; ")}`)),
+  );
 }
 
 /** The connection, in words: a replay is not live play, so a connected socket says "Connected". */
