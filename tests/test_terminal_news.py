@@ -148,12 +148,8 @@ def test_the_overbid_says_the_trait_bid_and_the_trait_risked() -> None:
     records = played(EXAMPLES / "demo.jsonl")
     overbid = next(r.seq for r in records if r.type == "retest_invoked" and r.event.challenge == "flattery")  # type: ignore[attr-defined]
     state = fold(records[:overbid])
-    assert "    You bid Beguiling; on the overbid, you risk Seductive" in terminal_of(
-        state, "favian"
-    )
-    assert "    Favian bids Beguiling; on the overbid, Favian risks Seductive" in terminal_of(
-        state, "st"
-    )
+    assert "    You bid Beguiling; on the overbid, you risk Seductive" in terminal_of(state, "favian")
+    assert "    Favian bids Beguiling; on the overbid, Favian risks Seductive" in terminal_of(state, "st")
 
 
 def test_a_ruling_s_reason_reaches_the_terminal() -> None:
