@@ -420,7 +420,7 @@ def test_the_generated_fights_reach_every_case(ruleset: str) -> None:
     seen: set[str] = set()
     fights = bns_duels() if ruleset == "bns" else duels(ruleset)
 
-    @settings(max_examples=60, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+    @settings(max_examples=150, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
     @given(fights)
     def play(records: list[Record]) -> None:
         seen.update(_cases(ruleset, records))
