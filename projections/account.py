@@ -47,7 +47,7 @@ class Put(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     who: str
     role: Role
     words: str
-    """All of it in one sentence: "Favian bids Beguiling; on the overbid he risks Seductive"."""
+    """All of it in one sentence: "Favian bids Beguiling; Favian risks Seductive on the overbid"."""
     bid: list[str] = []
     """The Traits first bid (a mob member: the Traits it lent)."""
     risked: list[str] = []
@@ -276,14 +276,14 @@ def _put(state: Scene, ch: Challenge, who: str, role: Role) -> Put:
     if bid:
         parts.append(f"{name} {'lends' if role == 'helper' else 'bids'} {and_list(bid)}")
     if risked:
-        parts.append(f"on the overbid risks {and_list(risked)}")
+        parts.append(f"{name} risks {and_list(risked)} on the overbid")
     if pool is not None:
         what = pool.attack or pool.defense or "test"
         parts.append(f"{name}'s {what} pool: {pool.describe()}")
     if member.power:
         parts.append(f"with {member.power}")
     if not parts:
-        parts.append(f"{name} puts nothing up")
+        parts.append(f"{name} has put nothing up yet" if ch.open else f"{name} put nothing up")  # "you have …"
     return Put(
         who=who,
         role=role,
@@ -349,7 +349,7 @@ def effect_line(state: Scene, event: Consequence) -> EffectLine:
                 kind="trait_lost",
                 who=event.character,
                 words=said,
-                why=_reason(event.why, said),
+                why=reason(event.why, said),
                 rule=event.rule,
             )
         case DamageTaken():
@@ -373,7 +373,7 @@ def effect_line(state: Scene, event: Consequence) -> EffectLine:
     raise TypeError(f"not a consequence: {type(event).__name__}")
 
 
-def _reason(why: str, said: str) -> str:
+def reason(why: str, said: str) -> str:
     """A loss's reason without the loss said again ("Juan loses Nimble: the loser loses …" -> "the
     loser loses …")."""
     return why.removeprefix(f"{said}: ").removesuffix(".") if why.startswith(said) else why
@@ -492,7 +492,8 @@ Reader = tuple[str, tuple[str, ...]]
 
 def for_viewer(state: Scene, ch: Challenge, viewer: str, reader: Reader | None) -> Account:
     """The account as ``viewer`` may know it: the other side's pool hidden until the first test is
-    shown, a player's own character as "you", the verdict's tone for them."""
+    shown, a player's own character as "you", the verdict's tone for them (a side's own verdict
+    begins "You won" or "You lost")."""
     whole = _memo(state, ch.id, "account", lambda: account(state, ch))
     shown = bool(ch.tests) or not ch.open
     sides = [
@@ -501,7 +502,12 @@ def for_viewer(state: Scene, ch: Challenge, viewer: str, reader: Reader | None) 
     ]
     verdict = whole.verdict
     if verdict is not None and verdict.tone != "withdrawn":
-        verdict = replace(verdict, tone=_tone(ch, viewer, verdict.winner))
+        tone = _tone(ch, viewer, verdict.winner)
+        verdict = replace(verdict, tone=tone)
+        if ch.kind == "contested" and tone in ("won", "lost") and reader is not None:
+            # a side reads its own result first: "You lost: you take 2 aggravated damage"
+            cost = "; ".join(costs(whole.effects))
+            verdict = replace(verdict, words=f"You {tone}{f': {cost}' if cost else ''}")
     seen = replace(whole, sides=sides, verdict=verdict)
     return _addressed(seen, reader) if reader is not None else seen
 
@@ -533,11 +539,18 @@ def _addressed(a: Account, reader: Reader) -> Account:
         calls=[say(x) for x in a.calls],
         tests=[replace(t, words=say(t.words)) for t in a.tests],
         retests=[replace(r, words=say(r.words)) for r in a.retests],
-        verdict=replace(a.verdict, words=say(a.verdict.words), grade=say(a.verdict.grade), why=say(a.verdict.why))
+        verdict=replace(
+            a.verdict,
+            words=say(a.verdict.words),
+            grade=say(a.verdict.grade),
+            why=say(a.verdict.why),
+            before=say(a.verdict.before),
+        )
         if a.verdict
         else None,
         effects=[_effect_to(e, say) for e in a.effects],
         stakes=[replace(s, words=say(s.words), effects=[_effect_to(e, say) for e in s.effects]) for s in a.stakes],
+        rulings=[replace(r, changed=say(r.changed)) for r in a.rulings],
     )
 
 

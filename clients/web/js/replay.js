@@ -3,7 +3,7 @@
 // Storyteller may watch as any player saw it, and download the audit and the export.
 import { download, field, fill, h, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
-import { CATEGORIES, challengeLine, defenderOf, nameOf, refusal, rulesetName, title, waitingFor } from "./words.js";
+import { CATEGORIES, defenderOf, nameOf, refusal, rulesetName, title } from "./words.js";
 
 const app = document.getElementById("app");
 const wanted = Number(new URLSearchParams(location.hash.slice(1)).get("step")) || null;
@@ -150,7 +150,7 @@ function start(live) {
           ),
         ),
       ),
-      h("ul", {}, Object.values(v.challenges).map((ch) => h("li", {}, `${challengeLine(v, ch, false)} — ${waitingFor(v, ch)}`))),
+      h("ul", {}, Object.values(v.challenges).map((ch) => h("li", {}, `${ch.account.title} — ${ch.account.verdict?.words || ch.account.now}`))),
     );
     state.setAttribute("aria-labelledby", "state-h");
   };
