@@ -57,6 +57,10 @@ class Put(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     power: str | None = None
     victory: str = ""
     """Its own victory condition, in its own words."""
+    trait_pool: str = ""
+    """While it is open, its Trait Pool for ties and overbids where the ruleset counts one (kony),
+    with how it is counted and its cap: "Vito's pool of 8 (8 physical), at most 30" (kept from a
+    viewer who may not know it)."""
 
 
 class TestLine(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -284,6 +288,8 @@ def _put(state: Scene, ch: Challenge, who: str, role: Role) -> Put:
         parts.append(f"with {member.power}")
     if not parts:
         parts.append(f"{name} has put nothing up yet" if ch.open else f"{name} put nothing up")  # "you have …"
+    counted = ruleset_for(state.ruleset).trait_pool(state, ch, "challenger" if role == "helper" else role)
+    trait_pool = f"{counted.why}, at most {counted.cap}" if counted is not None and ch.open and role != "helper" else ""
     return Put(
         who=who,
         role=role,
@@ -293,6 +299,7 @@ def _put(state: Scene, ch: Challenge, who: str, role: Role) -> Put:
         pool=pool,
         power=member.power,
         victory=member.victory,
+        trait_pool=trait_pool,
     )
 
 
@@ -500,6 +507,7 @@ def for_viewer(state: Scene, ch: Challenge, viewer: str, reader: Reader | None) 
         s if s.pool is None or shown or knows(viewer, s.who) else replace(s, pool=None, words=_hidden(state, s))
         for s in whole.sides
     ]
+    sides = [s if not s.trait_pool or knows(viewer, s.who) else replace(s, trait_pool="") for s in sides]
     verdict = whole.verdict
     if verdict is not None and verdict.tone != "withdrawn":
         tone = _tone(ch, viewer, verdict.winner)
@@ -534,7 +542,7 @@ def _addressed(a: Account, reader: Reader) -> Account:
     return replace(
         a,
         title=say(a.title),
-        sides=[replace(s, words=say(s.words)) for s in a.sides],
+        sides=[replace(s, words=say(s.words), trait_pool=say(s.trait_pool)) for s in a.sides],
         in_play=[say(x) for x in a.in_play],
         calls=[say(x) for x in a.calls],
         tests=[replace(t, words=say(t.words)) for t in a.tests],

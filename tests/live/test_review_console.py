@@ -106,7 +106,7 @@ async def test_a_ruling_on_any_step_asks_first_and_its_what_if_goes_the_other_wa
     panel = st.locator("#disputes article.rule-any")
     await expect(panel.get_by_role("heading")).to_have_text(f"Rule on step {lost}")
     await expect(panel.locator("blockquote.step")).to_contain_text("Sam loses Brawny")
-    await expect(panel).to_contain_text("In the challenge Juan → Sam: Juan won.")
+    await expect(panel).to_contain_text("In the challenge Juan challenges Sam (Physical): Juan won")
     choices = await panel.get_by_label("Ruling").locator("option").all_inner_texts()
     assert choices == ["Uphold: it stands", "Overturn: Sam wins instead", "Amend: name the winner"]
     await panel.get_by_label("Ruling").select_option("overturn")
@@ -247,7 +247,7 @@ async def test_record_the_test_offers_only_the_gestures_the_sheets_grant(
         assert (await sam.send({**body, "category": "physical", "bid": ["Brawny"], "victory": "A shove"}))["ok"]
         assert (await bea.send({"type": "bid", "challenge": "push", "bid": ["Nimble"]}))["ok"]
     st = await phone(browser, f"{live.web}/st#token={alley['st']}")
-    card = st.locator("#challenges article").filter(has_text="Sam → Bea")
+    card = st.locator("#challenges article").filter(has_text="Sam challenges Bea")
     sams = await card.get_by_label("Sam threw").locator("option").all_inner_texts()
     beas = await card.get_by_label("Bea threw").locator("option").all_inner_texts()
     assert sams == ["Rock", "Paper", "Scissors"]  # Sam's sheet grants no gesture

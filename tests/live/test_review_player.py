@@ -122,7 +122,7 @@ async def test_a_player_reads_their_own_retest_result_and_what_a_loss_costs_as_y
         await do(sam, "declare", **fight, **declared, victory="I shove him into the fountain", effect=SHOVE)
 
         # the defender's card says what losing means, in the second person, beside the victory text
-        card = juan.locator("#challenges article").filter(has_text="Sam → you")
+        card = juan.locator("#challenges article").filter(has_text="Sam challenges you")
         await expect(card.locator(".victory")).to_have_text("“I shove him into the fountain”")
         await expect(card.locator(".effects")).to_have_text("If Sam wins: you take 1 bashing damage")
         await expect(sam_page.locator("#challenges .effects")).to_have_text("If you win: Juan takes 1 bashing damage")
@@ -141,7 +141,7 @@ async def test_a_player_reads_their_own_retest_result_and_what_a_loss_costs_as_y
         await expect(card.locator(".waiting")).to_have_text(
             "Now: You retest with Dodge (ability): waiting for Sam, who may cancel it or let it stand"
         )
-        mine = sam_page.locator("#challenges article").filter(has_text="You → Juan")
+        mine = sam_page.locator("#challenges article").filter(has_text="You challenge Juan")
         await expect(mine.locator("ul.retests")).to_have_text(
             "Juan's Dodge retest (ability): waiting for you: cancel it or let it stand"
         )
@@ -152,7 +152,7 @@ async def test_a_player_reads_their_own_retest_result_and_what_a_loss_costs_as_y
         await do(jc, "throw", **fight, sign="scissors")
         await do(sam, "pass", **fight)
 
-        resolved = juan.locator("#challenges article.resolved").filter(has_text="Sam → you")
+        resolved = juan.locator("#challenges article.resolved").filter(has_text="Sam challenges you")
         await expect(resolved.locator(".verdict")).to_have_text("You won: Sam loses Brawny")
         await resolved.get_by_text("How it was decided, and the rule").click()
         await expect(resolved.locator(".why")).to_have_text(

@@ -277,7 +277,7 @@ async def test_a_page_reconnects_by_itself_and_catches_up(
             }
         )
     await expect(sam.get_by_role("status").filter(has_text="Live")).to_be_visible()
-    await expect(sam.locator("#challenges")).to_contain_text("Guard → you")
+    await expect(sam.locator("#challenges")).to_contain_text("Guard challenges you")
     await expect(sam.locator("#challenges").get_by_role("button", name="Bid", exact=True)).to_be_visible()
     await expect(sam.locator("#timeline")).to_contain_text("Guard challenges you")
     steps = await sam.locator("#timeline li").count()
@@ -400,7 +400,7 @@ async def test_a_pool_challenge_on_two_phones(live: Running, tokens: dict[str, s
     await accessible(vincent)
 
     card = brute.locator("#challenges article")
-    await expect(card).to_contain_text("Vincent → you · a Social challenge")
+    await expect(card).to_contain_text("Vincent challenges you (Social)")
     await expect(card).not_to_contain_text("Intimidation")  # Vincent's pool stays his until the test
     defenses = card.locator("fieldset.defenses")
     await expect(defenses).to_contain_text("Social: Composure 2 + Willpower 3 = 5")
@@ -428,7 +428,7 @@ async def test_a_pool_challenge_on_two_phones(live: Running, tokens: dict[str, s
     await expect(npc.locator(".pool-preview")).to_have_text("Your pool: Physical 7 + Firearms 3 + 2 (shotgun) = 12")
     await npc.get_by_label("Victory condition").fill("I shoot Vincent")
     await npc.get_by_role("button", name="Declare", exact=True).click()
-    shot_card = vincent.locator("#challenges article").filter(has_text="The hunter → you")
+    shot_card = vincent.locator("#challenges article").filter(has_text="The hunter challenges you")
     await expect(shot_card.locator("fieldset.defenses")).to_contain_text("Dodge: Physical 3 + Dodge 2 = 5")
     await expect(shot_card).not_to_contain_text("Firearms")
     await accessible(st)

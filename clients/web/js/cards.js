@@ -73,7 +73,7 @@ function sides(a) {
 /** The tests, retests and Negative Trait calls so far, each said once. */
 function steps(a) {
   return [
-    a.tests?.length > 0 && h("ol", { class: "tests", "aria-label": "Tests" }, a.tests.map((t) => h("li", {}, `Test ${t.number}: `, t.words, diceLine(a, t)))),
+    a.tests?.length > 0 && h("ol", { class: "tests", "aria-label": "Tests" }, a.tests.map((t) => h("li", {}, `Test ${t.number}: `, t.words))),
     a.retests?.length > 0 && h("ul", { class: "retests", "aria-label": "Retests" }, a.retests.map((r) => h("li", {}, r.words))),
     a.calls?.length > 0 && h("ul", { class: "calls", "aria-label": "Negative Traits called" }, a.calls.map((c) => h("li", {}, c))),
   ];
@@ -82,19 +82,6 @@ function steps(a) {
 /** How a decided challenge went: the victories, what each side put up, the tests and retests. */
 function story(a) {
   return [victories(a), sides(a), steps(a)];
-}
-
-/** "You ⚀ 1 · 2 (1 success) vs Juan 3 (0)": a test's dice as faces, beside its words (the words
- * name the sides; the faces are drawn). */
-function diceLine(a, t) {
-  const rolled = Object.entries(t.dice || {});
-  if (!rolled.length) return null;
-  return h(
-    "span",
-    { class: "dice" },
-    " ",
-    rolled.map(([, dice], i) => [i > 0 && " vs ", dice.map((d) => h("span", { class: `die d${d}`, "aria-label": `a ${d}` }, String(d)))]),
-  );
 }
 
 /** A ruling on the challenge: the Storyteller's words and reason, what it changed, and the
@@ -115,22 +102,17 @@ function rules(a) {
   return [...new Set(ids)].map((id) => ruleWords(id));
 }
 
-/** What only this viewer sees of its own side while it is open: its sealed throw or dice, its
- * Trait Pool; the Storyteller's blind throws. */
+/** What only this viewer sees of its own side while it is open: its Trait Pool (from the account),
+ * its sealed throw or dice; the Storyteller's blind throws. */
 function own(view, ch) {
   const me = view.viewer;
   const whose = (who) => (who === me ? "Your" : `${nameOf(view, who)}'s`);
   const sealed = Object.entries(ch.sealed || {});
-  const traitPools = Object.entries(ch.trait_pools || {});
+  const traitPools = ch.account.sides.filter((s) => s.trait_pool); // the viewer's own (the ST: every side's)
   const rolls = Object.entries(ch.rolls || {});
   const rolledOnly = (ch.rolled || []).filter((w) => !(w in (ch.rolls || {})));
   return [
-    traitPools.length > 0 &&
-      h(
-        "ul",
-        { class: "pools trait-pools", "aria-label": "Trait pools" },
-        traitPools.map(([who, pool]) => h("li", {}, `${whose(who)} Trait Pool: `, h("strong", {}, `${pool.total}`), ` (at most ${pool.cap}): ${pool.why}`)),
-      ),
+    traitPools.length > 0 && h("ul", { class: "pools trait-pools", "aria-label": "Trait pools" }, traitPools.map((s) => h("li", {}, "Trait Pool: ", h("strong", {}, s.trait_pool)))),
     (rolls.length > 0 || rolledOnly.length > 0) &&
       h(
         "p",
