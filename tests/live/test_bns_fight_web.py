@@ -133,7 +133,7 @@ async def test_a_fair_escape_held_and_failed_on_three_phones(
     await expect(edward.locator("#round")).to_contain_text("Your escape failed.")
     await expect(rosa.locator("#round")).to_contain_text("Actions left: 0 standard, 1 simple.")
     card = edward.locator("#challenges article").filter(has_text="Rosa challenges you")
-    await expect(card).to_contain_text("From 1 step · Knock down")
+    await expect(card.locator(".in-play")).to_have_text("Knock Down (maneuver) · from 1 step")
     await shots(edward, "bns-escape-failed", "round", "challenges")
 
     # Edward gives in; knocked down, he stands up out of turn, and offers Rosa his help
@@ -461,10 +461,11 @@ async def test_two_maneuvers_with_an_assist_and_an_escape_the_storyteller_fails(
     await expect(declare.get_by_label("Second maneuver (1 Willpower)")).to_have_count(0)  # the assist is spent
     for page, line in ((edward, "Rosa challenges you"), (rosa, "You challenge Edward"), (st, "Rosa challenges Edward")):
         card = page.locator("#challenges article").filter(has_text=line)
-        await expect(card.locator(".attack-details")).to_have_text("Hamstring + Targeted attack")
+        await expect(card.locator(".in-play")).to_contain_text("Hamstring (maneuver)")
+        await expect(card.locator(".in-play")).to_contain_text("Targeted Attack (maneuver)")
     pool = "Rosa's unarmed pool: Strength 4 + Brawl 3 - 3 (Targeted Attack) = 4"  # the maneuver's part, shown
-    pools = st.locator("#challenges article").filter(has_text="Rosa challenges Edward").locator(".pools")
-    await expect(pools).to_have_text(pool)
+    pools = st.locator("#challenges article").filter(has_text="Rosa challenges Edward").locator(".sides")
+    await expect(pools).to_contain_text(pool)
     await expect(rosa.locator("#timeline")).to_contain_text("Targeted Attack")
     await shots(edward, "bns-two-maneuvers", "challenges")
     await shots(st, "bns-two-maneuvers-console", "round", "challenges")

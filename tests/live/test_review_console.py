@@ -124,7 +124,9 @@ async def test_a_ruling_on_any_step_asks_first_and_its_what_if_goes_the_other_wa
     await panel.get_by_role("button", name="Rule", exact=True).click()
     await panel.get_by_role("button", name=f"Confirm: rule on step {lost}").click()
     await expect(panel.locator(f".outcome[data-key='rule-any-{lost}']")).to_contain_text("Ruled.")
-    await expect(st.locator("#disputes ul.rulings")).to_contain_text(f"Ruling on step {lost}: overturn")
+    await expect(st.locator("#disputes ul.rulings")).to_contain_text(
+        f"Ruling on step {lost}: The Storyteller overturned the result: Juan had already used his Dodge — "
+    )
     assert kinds(backend, "elysium").count("ruling_issued") == 1
     await accessible(st)
 
@@ -139,7 +141,9 @@ async def test_a_ruling_on_any_step_asks_first_and_its_what_if_goes_the_other_wa
     await expect(fork.locator(".what-if-banner")).to_contain_text("What-if of “Elysium”")
     rulings = fork.locator("#disputes ul.rulings li")
     await expect(rulings).to_have_count(2)
-    await expect(rulings.nth(1)).to_contain_text(f"Ruling on step {lost}: overturn")
+    await expect(rulings.nth(1)).to_contain_text(
+        f"Ruling on step {lost}: The Storyteller overturned the result: What if: Juan had won step {lost}"
+    )
     await expect(fork.locator("#timeline")).to_contain_text(f"What if: Juan had won step {lost}")
     tonight = fork.locator("#tonight")
     await expect(tonight.locator(".what-if-ledger[data-character=sam]")).to_contain_text(

@@ -991,7 +991,7 @@ function rulingWords(live, view, r) {
   const ch = r.challenge ? view.challenges[r.challenge] || live.older[r.challenge] : null;
   const told = ch?.account?.rulings?.find((x) => x.id === r.id);
   if (!told) return `${r.decision} — ${r.why || r.reason}`;
-  return [told.words, told.changed && ` ${told.changed}`];
+  return [told.words, told.changed && ` — ${told.changed}`];
 }
 
 /** The step in words, the challenge it belongs to and how it ended, and a link to the replay. */
