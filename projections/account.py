@@ -57,6 +57,10 @@ class Put(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     power: str | None = None
     victory: str = ""
     """Its own victory condition, in its own words."""
+    trait_pool: str = ""
+    """While it is open, its Trait Pool for ties and overbids where the ruleset counts one (kony),
+    with how it is counted and its cap: "Vito's pool of 8 (8 physical), at most 30" (kept from a
+    viewer who may not know it)."""
 
 
 class TestLine(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -138,6 +142,8 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """How it ended, with what it cost, said once: "Endora won: Favian loses Beguiling"."""
     tone: Tone = "other"
     """For the viewer: ``won``, ``lost``, ``draw``, ``other``, ``withdrawn``."""
+    cost: str = ""
+    """What the outcome did, each loss counted once: "Favian loses Beguiling; Favian takes 1 bashing damage"."""
     grade: str = ""
     """"An exceptional success", "Lucia fails critically" ("" : none)."""
     why: str = ""
@@ -299,7 +305,9 @@ def _put(state: Scene, ch: Challenge, who: str, role: Role) -> Put:
     if member.power:
         parts.append(f"with {member.power}")
     if not parts:
-        parts.append(f"{name} has put nothing up")
+        parts.append(f"{name} has put nothing up yet" if ch.open else f"{name} put nothing up")  # "you have …"
+    counted = ruleset_for(state.ruleset).trait_pool(state, ch, "challenger" if role == "helper" else role)
+    trait_pool = f"{counted.why}, at most {counted.cap}" if counted is not None and ch.open and role != "helper" else ""
     return Put(
         who=who,
         role=role,
@@ -309,6 +317,7 @@ def _put(state: Scene, ch: Challenge, who: str, role: Role) -> Put:
         pool=pool,
         power=member.power,
         victory=member.victory,
+        trait_pool=trait_pool,
     )
 
 
@@ -408,6 +417,12 @@ def effect_line(state: Scene, event: Consequence) -> EffectLine:
     raise TypeError(f"not a consequence: {type(event).__name__}")
 
 
+def reason(why: str, said: str) -> str:
+    """A loss's reason without the loss said again ("Juan loses Nimble: the loser loses …" -> "the
+    loser loses …")."""
+    return why.removeprefix(f"{said}: ").removesuffix(".") if why.startswith(said) else why
+
+
 def costs(state: Scene, effects: Iterable[EffectLine]) -> list[str]:
     """What some effects cost, said once each: a person's lost Traits together and counted ("Juan
     loses Brawny ×2"), then every other effect as it came ("Juan's armour takes 1")."""
@@ -445,7 +460,9 @@ def _verdict(state: Scene, ch: Challenge, effects: list[EffectLine]) -> Verdict 
         before = "a draw" if was == "none" else f"{and_list(name(w) for w in ch.side(was).members)} won"
     last = ch.tests[-1].why if ch.tests else ""
     why = o.why.replace(last, "").strip() if last else o.why  # the last test is said on its own line
-    return Verdict(winner=o.winner, words=words, grade=grade, why=why, rule=o.rule, ruled=ruled, before=before)
+    return Verdict(
+        winner=o.winner, words=words, cost=cost, grade=grade, why=why, rule=o.rule, ruled=ruled, before=before
+    )
 
 
 def _stakes(state: Scene, ch: Challenge) -> list[StakeLine]:
@@ -560,13 +577,18 @@ def for_viewer(state: Scene, ch: Challenge, viewer: str, reader: Reader | None, 
         s if s.pool is None or shown or knows(viewer, s.who) else replace(s, pool=None, words=_hidden(state, s))
         for s in whole.sides
     ]
+    sides = [s if not s.trait_pool or knows(viewer, s.who) else replace(s, trait_pool="") for s in sides]
     verdict = whole.verdict
     if verdict is not None and verdict.tone != "withdrawn":
-        verdict = replace(verdict, tone=_tone(ch, viewer, verdict.winner))
-    staked = whole.stakes
-    if any(e.kind == "armor_damaged" and not knows(viewer, e.who) for st in staked for e in st.effects):
-        staked = [_armour_kept(state, ch, st, viewer) for st in staked]
-    seen = replace(whole, sides=sides, verdict=verdict, stakes=staked)
+        tone = _tone(ch, viewer, verdict.winner)
+        verdict = replace(verdict, tone=tone)
+        if ch.kind == "contested" and tone in ("won", "lost") and reader is not None:
+            # a side reads its own result first: "You lost: you take 2 aggravated damage"
+            verdict = replace(verdict, words=f"You {tone}{f': {verdict.cost}' if verdict.cost else ''}")
+    stakes = whole.stakes
+    if any(e.kind == "armor_damaged" and not knows(viewer, e.who) for st in stakes for e in st.effects):
+        stakes = [_armour_kept(state, ch, st, viewer) for st in stakes]
+    seen = replace(whole, sides=sides, verdict=verdict, stakes=stakes)
     return _addressed(seen, reader) if reader is not None else seen
 
 
@@ -620,7 +642,7 @@ def _addressed(a: Account, reader: Reader) -> Account:
         a,
         title=say(a.title),
         result=say(a.result),
-        sides=[replace(s, words=say(s.words)) for s in a.sides],
+        sides=[replace(s, words=say(s.words), trait_pool=say(s.trait_pool)) for s in a.sides],
         in_play=[say(x) for x in a.in_play],
         calls=[say(x) for x in a.calls],
         tests=[replace(t, words=say(t.words)) for t in a.tests],
@@ -628,6 +650,7 @@ def _addressed(a: Account, reader: Reader) -> Account:
         verdict=replace(
             a.verdict,
             words=say(a.verdict.words),
+            cost=say(a.verdict.cost),
             grade=say(a.verdict.grade),
             why=say(a.verdict.why),
             before=say(a.verdict.before),
@@ -639,6 +662,7 @@ def _addressed(a: Account, reader: Reader) -> Account:
             replace(s, title=say(s.title), words=say(s.words), effects=[_effect_to(e, say) for e in s.effects])
             for s in a.stakes
         ],
+        rulings=[replace(r, changed=say(r.changed)) for r in a.rulings],
     )
 
 

@@ -54,6 +54,7 @@ from domain.night import travelling
 from domain.rules import RULESETS
 from domain.rules.texts import RULES
 from domain.state import Scene
+from projections.account import reason
 from projections.changes import Kind, changes, condition_words
 from projections.narrate import source_label
 
@@ -232,9 +233,11 @@ def _changes_of(e: object, who: str, name: str, retest: str) -> Iterator[Change]
     spent = f"Spent on {retest}." if retest else ""
     match e:
         case TraitLost(character=c) if c == who:
-            yield "trait", e.trait, 1, True, f"{name} loses {e.trait} ({e.category.capitalize()})", e.why
+            lost = f"{name} loses {e.trait}"  # said once: its reason only after it
+            yield "trait", e.trait, 1, True, f"{lost} ({e.category.capitalize()})", reason(e.why, lost)
         case TraitRestored(character=c) if c == who:
-            yield "trait", e.trait, 1, False, f"{name} gets {e.trait} back ({e.category.capitalize()})", e.why
+            back = f"{name} gets {e.trait} back"
+            yield "trait", e.trait, 1, False, f"{back} ({e.category.capitalize()})", reason(e.why, back)
         case DamageTaken(character=c) if c == who:
             yield "damage", e.damage, e.amount, True, f"{name} takes {e.amount} {e.damage} damage", e.why
         case DamageHealed(character=c) if c == who:

@@ -141,7 +141,7 @@ def test_a_mob_a_static_test_a_simple_one_and_what_is_not_decided() -> None:
     assert by_id["s-2"].title == "Hacker's simple test (Mental)"
     md, page = markdown(report), html(report)
     assert "### Andrew and Bob challenge Zach (Physical) — waiting for an answer" in md
-    assert "- Andrew bids Ferocious.\n- Bob lends Brawny.\n- Zach has put nothing up.\n- Not decided: waiting" in md
+    assert "- Andrew bids Ferocious.\n- Bob lends Brawny.\n- Zach has put nothing up yet.\n- Not decided: waiting" in md
     assert "- If Zach wins: Andrew loses Ferocious; Bob loses Brawny." in md  # the stakes, while it is open
     assert "awaiting response" not in md and "awaiting_response" not in page
     assert "<h3>Hacker&#x27;s static test against the Narrator (Mental, difficulty 5) — withdrawn</h3>" in page

@@ -61,7 +61,8 @@ def test_an_overbids_losses_name_the_character_and_each_quotes_its_own_rule() ->
     scenes = {s: t.log(s) for s in t.store.scenes() if s != "g1"}
     [lia] = [b for b in ledgers(t.log("g1"), scenes) if b.character == "lia"]
     called, failed, hurt = lia.entries
-    assert called.why == "Lia loses Nimble: Lia lost the test, and an overbid risks a new Trait."
+    assert called.what == "Lia loses Nimble (Physical)"  # the loss said once, its reason after it
+    assert called.why == "Lia lost the test, and an overbid risks a new Trait"
     assert "it lost" not in " ".join(e.why for e in lia.entries)
     assert (called.rule, failed.rule, hurt.rule) == ("lotn:overbid", "lotn:overbid", "")
     assert hurt.what == "Lia takes 1 bashing damage"

@@ -26,7 +26,7 @@ async def test_the_console_throws_for_the_npc_blind(live: Running, tokens: dict[
         assert (await st.send({"type": "bid", "challenge": "c1", "character": "guard", "bid": ["Tough"]}))["ok"]
         assert (await sam.send({"type": "throw", "challenge": "c1", "sign": "scissors"}))["ok"]
         page = await phone(browser, f"{live.web}/st#token={tokens['st']}")
-        card = page.locator("#challenges article").filter(has_text="Sam → Guard").first
+        card = page.locator("#challenges article").filter(has_text="Sam challenges Guard").first
         blind = "You throw for Guard blind: Sam's sign stays sealed until both are in."
         await expect(card.locator("p.blind")).to_have_text(blind)
         await expect(card).to_contain_text("Acting for Guard")

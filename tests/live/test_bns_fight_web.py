@@ -132,8 +132,8 @@ async def test_a_fair_escape_held_and_failed_on_three_phones(
         await expect(page.locator("#round")).to_contain_text("Edward's escape failed.")
     await expect(edward.locator("#round")).to_contain_text("Your escape failed.")
     await expect(rosa.locator("#round")).to_contain_text("Actions left: 0 standard, 1 simple.")
-    card = edward.locator("#challenges article").filter(has_text="Rosa → you")
-    await expect(card).to_contain_text("From 1 step · Knock down")
+    card = edward.locator("#challenges article").filter(has_text="Rosa challenges you")
+    await expect(card.locator(".in-play")).to_have_text("Knock Down (maneuver) · from 1 step")
     await shots(edward, "bns-escape-failed", "round", "challenges")
 
     # Edward gives in; knocked down, he stands up out of turn, and offers Rosa his help
@@ -276,13 +276,13 @@ async def test_a_third_character_shields_the_defender_and_answers(
     await expect(julian.locator(".toast")).to_have_text("Declared.")  # confirmed once, at the foot
 
     # Rosa is not in it, but the attack is in front of her: she may take it for Edward
-    card = rosa.locator("#challenges article").filter(has_text="Julian → Edward")
+    card = rosa.locator("#challenges article").filter(has_text="Julian challenges Edward")
     shield = card.get_by_role("button", name="Shield Edward")
     await expect(shield).to_be_visible()
     await expect(card).to_contain_text("you become the target and answer it (your simple action, once a round)")
     await expect(julian.locator("#challenges").get_by_role("button", name=re.compile("^Shield"))).to_have_count(0)
     await expect(edward.locator("#challenges").get_by_role("button", name=re.compile("^Shield"))).to_have_count(0)
-    console_card = st.locator("#challenges article").filter(has_text="Julian → Edward")
+    console_card = st.locator("#challenges article").filter(has_text="Julian challenges Edward")
     await expect(console_card.get_by_role("button", name="Mook shields Edward")).to_be_visible()
     await expect(console_card.get_by_role("button", name="Rosa shields Edward")).to_have_count(0)  # a player's
     await accessible(rosa)
@@ -291,17 +291,17 @@ async def test_a_third_character_shields_the_defender_and_answers(
     await shield.click()
 
     # the attack is on Rosa now, on every page; her card offers her defences
-    for page, line in ((julian, "You → Rosa"), (rosa, "Julian → you"), (st, "Julian → Rosa")):
+    for page, line in ((julian, "You challenge Rosa"), (rosa, "Julian challenges you"), (st, "Julian challenges Rosa")):
         await expect(page.locator("#challenges article").filter(has_text=line)).to_be_visible()
     await expect(rosa.locator("#round")).to_contain_text("Actions left: 1 standard, 0 simple.")
     await expect(rosa.locator("#timeline")).to_contain_text("You shield Edward")
-    mine = rosa.locator("#challenges article").filter(has_text="Julian → you")
+    mine = rosa.locator("#challenges article").filter(has_text="Julian challenges you")
     await expect(mine).to_contain_text("Your answer is due")  # her own page: in the second person
     await expect(mine.get_by_role("group", name="Defend with")).to_be_visible()
     await expect(mine.get_by_role("button", name=re.compile("^Shield"))).to_have_count(0)  # she is in it now
-    console_card = st.locator("#challenges article").filter(has_text="Julian → Rosa")
+    console_card = st.locator("#challenges article").filter(has_text="Julian challenges Rosa")
     await expect(console_card.get_by_role("button", name="Mook shields Rosa")).to_be_visible()
-    attack = julian.locator("#challenges article").filter(has_text="You → Rosa")
+    attack = julian.locator("#challenges article").filter(has_text="You challenge Rosa")
     await expect(attack).to_contain_text("Withdraw the challenge")  # he may, losing the action
     await shots(rosa, "bns-shield-answer", "challenges")
     await mine.get_by_role("button", name="Defend", exact=True).click()
@@ -459,12 +459,13 @@ async def test_two_maneuvers_with_an_assist_and_an_escape_the_storyteller_fails(
     await expect(rosa.locator(".toast")).to_have_text("Declared.")  # confirmed once, at the foot
     await expect(rosa.locator("#me")).to_contain_text("Willpower 2")
     await expect(declare.get_by_label("Second maneuver (1 Willpower)")).to_have_count(0)  # the assist is spent
-    for page, line in ((edward, "Rosa → you"), (rosa, "You → Edward"), (st, "Rosa → Edward")):
+    for page, line in ((edward, "Rosa challenges you"), (rosa, "You challenge Edward"), (st, "Rosa challenges Edward")):
         card = page.locator("#challenges article").filter(has_text=line)
-        await expect(card.locator(".attack-details")).to_have_text("Hamstring + Targeted attack")
+        await expect(card.locator(".in-play")).to_contain_text("Hamstring (maneuver)")
+        await expect(card.locator(".in-play")).to_contain_text("Targeted Attack (maneuver)")
     pool = "Rosa's unarmed pool: Strength 4 + Brawl 3 - 3 (Targeted Attack) = 4"  # the maneuver's part, shown
-    pools = st.locator("#challenges article").filter(has_text="Rosa → Edward").locator(".pools")
-    await expect(pools).to_have_text(pool)
+    pools = st.locator("#challenges article").filter(has_text="Rosa challenges Edward").locator(".sides")
+    await expect(pools).to_contain_text(pool)
     await expect(rosa.locator("#timeline")).to_contain_text("Targeted Attack")
     await shots(edward, "bns-two-maneuvers", "challenges")
     await shots(st, "bns-two-maneuvers-console", "round", "challenges")

@@ -68,7 +68,7 @@ async def test_the_console_asks_before_it_destroys_and_a_cancel_sends_nothing(
     Confirm does it and says so."""
     await swing(live, tokens)
     st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
-    card = st.locator("#challenges article").filter(has_text="Sam → Juan").first
+    card = st.locator("#challenges article").filter(has_text="Sam challenges Juan").first
     await expect(card.get_by_role("button", name="Withdraw Sam → Juan")).to_be_visible()
     await fits(st, "console-phone")
 
@@ -235,8 +235,8 @@ async def test_record_the_test_is_offered_only_while_the_server_would_take_it(
     await swing(live, tokens, "first")
     await swing(live, tokens, "second")
     st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
-    first = st.locator("#challenges article").filter(has_text="Sam → Juan").first
-    second = st.locator("#challenges article").filter(has_text="Sam → Juan").last
+    first = st.locator("#challenges article").filter(has_text="Sam challenges Juan").first
+    second = st.locator("#challenges article").filter(has_text="Sam challenges Juan").last
     await expect(first.get_by_role("button", name="Record the test")).to_be_visible()
     await expect(second.get_by_role("button", name="Record the test")).to_be_visible()
 
@@ -276,7 +276,7 @@ async def test_record_the_test_is_offered_only_while_the_server_would_take_it(
     await npc.get_by_label("Victory condition").fill("Out you go")
     await npc.get_by_role("button", name="Declare", exact=True).click()
     await expect(npc.get_by_role("status").filter(has_text="Declared.")).to_be_visible()
-    await expect(st.locator("#challenges article").filter(has_text="Guard → Sam")).to_be_visible()
+    await expect(st.locator("#challenges article").filter(has_text="Guard challenges Sam")).to_be_visible()
     await fits(st, "console-recorded")
     await accessible(st)
 
@@ -401,7 +401,7 @@ async def test_a_dispute_shows_the_step_in_words_and_the_sides_by_name(
     dispute = st.locator("#disputes article")
     await expect(dispute.get_by_role("heading")).to_have_text(f"Juan disputes step {revealed}")
     await expect(dispute.locator("blockquote")).to_contain_text("Test 1: Sam rock")
-    await expect(dispute).to_contain_text("In the challenge Sam → Juan: Sam won.")
+    await expect(dispute).to_contain_text("In the challenge Sam challenges Juan (Physical): Sam won")
     await expect(dispute).to_contain_text("Juan: “He threw late”")
     ruling = dispute.get_by_label("Ruling")
     options = await ruling.locator("option").all_inner_texts()
@@ -548,7 +548,7 @@ async def test_an_npc_challenge_has_one_withdraw_and_it_asks(
         )  # fmt: skip
         assert declared["ok"], declared
     st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
-    card = st.locator("#challenges article").filter(has_text="Guard → Sam").first
+    card = st.locator("#challenges article").filter(has_text="Guard challenges Sam").first
     await expect(card.get_by_role("button", name="Withdraw Guard → Sam")).to_be_visible()
     await expect(card.get_by_role("button", name=re.compile("^Withdraw"))).to_have_count(1)
     await expect(card.get_by_text("Acting for Guard")).to_be_hidden()  # nothing else the Guard may do yet

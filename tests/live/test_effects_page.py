@@ -65,7 +65,9 @@ async def test_a_punch_for_1_lethal_and_a_knock_down_from_the_declare_form(
     await expect(effect.get_by_label("Damage", exact=True)).to_be_checked()
     await declare.get_by_label("Target").select_option(label="Juan")
     await declare.get_by_label("Type of damage").select_option("lethal")
-    await expect(declare.locator(".victory-sentence")).to_have_text("If you win: Juan takes 1 lethal damage.")
+    # the form says what is declared, as declared; what it will do is the server's to say (below)
+    await expect(declare.locator(".victory-sentence")).to_have_text("Declared: 1 lethal damage.")
+    await expect(declare.locator(".stakes-preview")).to_be_hidden()  # nothing made up in the page
     victory = declare.get_by_label("Victory condition")
     await expect(victory).to_have_attribute("placeholder", "I punch him in the jaw")
     await victory.fill("I punch him in the jaw")
@@ -74,6 +76,9 @@ async def test_a_punch_for_1_lethal_and_a_knock_down_from_the_declare_form(
     await shot(sam, "effects-declare-punch")
     await declare.get_by_role("button", name="Declare", exact=True).click()
     await expect(sam.locator(".toast")).to_have_text("Declared.")  # confirmed once, at the foot
+    # declared, the card says what winning does, as the server will apply it
+    await expect(juan.locator("#challenges .stakes li").first).to_have_text("If Sam wins: you take 1 lethal damage")
+    await expect(sam.locator("#challenges .stakes li").first).to_have_text("If you win: Juan takes 1 lethal damage")
 
     # Juan loses (he relents): 1 lethal, as declared, on his sheet and in his timeline
     await juan.get_by_role("button", name="Relent (lose without a test)").click()
@@ -89,7 +94,7 @@ async def test_a_punch_for_1_lethal_and_a_knock_down_from_the_declare_form(
     # a knock down: chosen, it says so, and Juan's sheet shows him down
     await effect.get_by_label("Knock down", exact=True).check()
     await expect(declare.get_by_label("Type of damage")).to_be_hidden()
-    await expect(declare.locator(".victory-sentence")).to_have_text("If you win: Juan is knocked down.")
+    await expect(declare.locator(".victory-sentence")).to_have_text("Declared: knocking down.")
     await expect(victory).to_have_attribute("placeholder", "I sweep his legs out from under him")
     await victory.fill("I sweep his legs")
     await declare.get_by_role("button", name="Declare", exact=True).click()
@@ -163,8 +168,11 @@ async def test_the_round_action_is_carried_in_and_the_damage_says_why(
         assert "camarilla:" not in await step.inner_text()
         assert scene(live, docks).characters["frank"].wounds.aggravated == 2
         verdict = jimmy.locator("#challenges .verdict").first  # the result, large, says it too
-        await expect(verdict).to_have_text(
-            "You won: Frank takes 2 aggravated damage (Feral Claws makes it aggravated; Puissance adds 1)"
+        await expect(verdict).to_have_text("You won: Frank takes 2 aggravated damage")
+        card = jimmy.locator("#challenges article").first
+        await card.locator("details.how summary").click()  # how the damage came, one tap away
+        await expect(card.locator(".effects li")).to_have_text(
+            ["Frank takes 2 aggravated damage — 1 lethal declared; Feral Claws makes it aggravated; Puissance adds 1."]
         )
         await shot(jimmy, "effects-damage-explained")
         await step.screenshot(path=ARTIFACTS / "effects-damage-step.png")

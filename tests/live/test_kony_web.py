@@ -64,7 +64,7 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
     await expect(sheet).to_contain_text("Down 1 Trait (off your Trait Pool)")
     await expect(sam.get_by_role("region", name="Sam's sheet")).not_to_contain_text("Armour")  # none on his sheet
     # the defender's own victory condition (kony:resolution), offered like the declaration's effect
-    juan_card = juan.locator("#challenges article").filter(has_text="Sam → you")
+    juan_card = juan.locator("#challenges article").filter(has_text="Sam challenges you")
     await juan_card.get_by_label("Your victory condition (if you win)").fill("I break his arm")
     await juan_card.locator("details.defender-effect summary").click()
     await juan_card.get_by_label("Effect", exact=True).select_option("damage")
@@ -75,15 +75,41 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
     await shot(juan, "kony-answer-effect")
     await juan_card.get_by_role("button", name="Bid", exact=True).click()
     # each side reads itself as "you"; the Storyteller reads both by name
-    for page, line, effects in (
-        (sam, "You → Juan", "If you win: Juan is knocked down · If Juan wins: you take 2 lethal damage"),
-        (juan, "Sam → you", "If Sam wins: you are knocked down · If you win: Sam takes 2 lethal damage"),
-        (st, "Sam → Juan", "If Sam wins: Juan is knocked down · If Juan wins: Sam takes 2 lethal damage"),
+    # what each way of ending it does, as the ruleset will apply it (the server's stakes)
+    for page, line, stakes in (
+        (
+            sam,
+            "You challenge Juan",
+            [
+                "If you win: Juan loses Strong; Juan is knocked prone",
+                "If Juan wins: you lose Brawny; you take 2 lethal damage",
+                "On a draw: you lose Brawny; Juan loses Strong",
+            ],
+        ),
+        (
+            juan,
+            "Sam challenges you",
+            [
+                "If Sam wins: you lose Strong; you are knocked prone",
+                "If you win: Sam loses Brawny; Sam takes 2 lethal damage",
+                "On a draw: Sam loses Brawny; you lose Strong",
+            ],
+        ),
+        (
+            st,
+            "Sam challenges Juan",
+            [
+                "If Sam wins: Juan loses Strong; Juan is knocked prone",
+                "If Juan wins: Sam loses Brawny; Sam takes 2 lethal damage",
+                "On a draw: Sam loses Brawny; Juan loses Strong",
+            ],
+        ),
     ):
-        await expect(page.locator("#challenges article").filter(has_text=line).first).to_contain_text(effects)
+        card = page.locator("#challenges article").filter(has_text=line).first
+        await expect(card.locator(".stakes li")).to_have_text(stakes)
 
-    card = sam.locator("#challenges article").filter(has_text="You → Juan")
-    await expect(card).to_contain_text("Your Trait Pool: 5 (5 physical; at most 30)")
+    card = sam.locator("#challenges article").filter(has_text="You challenge Juan")
+    await expect(card).to_contain_text("Trait Pool: Your pool of 5 (5 physical), at most 30")
     roll = card.get_by_role("button", name="Roll 1 d3", exact=True)
     await expect(roll).to_be_visible()
     await expect(card.locator("fieldset.sources")).to_contain_text("Brawl (ability)")
@@ -103,19 +129,19 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
     await expect(juan_card).not_to_contain_text("sealed dice")
     await expect(juan_card).not_to_contain_text("Brawl")
     await expect(juan_card).to_contain_text("Your roll is due")
-    await expect(juan_card).to_contain_text("Your Trait Pool: 3")  # down 1
+    await expect(juan_card).to_contain_text("Trait Pool: Your pool of 3")  # down 1
     await expect(juan_card).not_to_contain_text("pool of 5")  # Sam's pool is his
     await juan_card.get_by_role("button", name="Roll 1 d3", exact=True).click()
 
     for page, line, sides in (
-        (sam, "You → Juan", ("Test 1: You ", " vs Juan ")),
-        (juan, "Sam → you", ("Test 1: Sam ", " vs you ")),
+        (sam, "You challenge Juan", ("Test 1: You rolled ", ", Juan rolled ")),
+        (juan, "Sam challenges you", ("Test 1: Sam rolled ", ", you rolled ")),
     ):
         tests = page.locator("#challenges").filter(has_text=line).locator("ol.tests").first
         for side in sides:  # each reads their own dice as "you"
             await expect(tests).to_contain_text(side)
-        await expect(tests.locator(".die")).to_have_count(3)  # Sam's two, Juan's one
         await expect(tests).to_contain_text("success")
+        await expect(tests.locator("li")).to_have_count(1)  # the test said once, its dice in it
     await expect(st.locator("#challenges")).to_contain_text("Sam rolled")
     assert await sam.evaluate(OVERFLOWING) == []
     await shot(sam, "kony-dice")

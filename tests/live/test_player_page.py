@@ -84,7 +84,7 @@ async def test_your_move_finds_you(live: Running, tokens: dict[str, str], browse
     await swing(sam)
 
     # after declaring, Sam's own card is in view, not far above the form
-    mine = sam.locator("#challenges article").filter(has_text="You → Juan")
+    mine = sam.locator("#challenges article").filter(has_text="You challenge Juan")
     await expect(mine).to_be_in_viewport()
     assert await mine.evaluate(IN_VIEW)
     await expect(sam.locator(".toast")).to_have_text("Declared.")
@@ -93,7 +93,7 @@ async def test_your_move_finds_you(live: Running, tokens: dict[str, str], browse
     # Juan: a banner naming the move, the title marked, his card brought into view, a buzz, awake
     await expect(banner).to_have_text("Sam challenges you: bid a Physical Trait")
     await expect(juan).to_have_title("● Your move · Justicar")
-    card = juan.locator("#challenges article").filter(has_text="Sam → you")
+    card = juan.locator("#challenges article").filter(has_text="Sam challenges you")
     await expect(card).to_be_in_viewport()
     assert await card.evaluate(IN_VIEW)
     await expect(card).to_contain_text("Your answer is due")
@@ -136,32 +136,34 @@ async def test_a_result_reads_at_arms_length(live: Running, tokens: dict[str, st
     juan = await player(browser, f"{live.web}/play#token={tokens['juan']}")
     await expect(sam.locator("header")).to_contain_text("The alley · Laws of the Night")
     await swing(sam)
-    card = juan.locator("#challenges article").filter(has_text="Sam → you")
-    await expect(card.get_by_role("heading")).to_have_text("Sam → you · a Physical challenge")
+    card = juan.locator("#challenges article").filter(has_text="Sam challenges you")
+    await expect(card.get_by_role("heading")).to_have_text("Sam challenges you (Physical)")
     await card.get_by_label("Trait to bid").select_option("Quick")
     await card.get_by_role("button", name="Bid", exact=True).click()
     await sam.locator("#challenges").get_by_role("button", name="Rock", exact=True).click()
     await card.get_by_role("button", name="Paper", exact=True).click()
     await sam.locator("#challenges").get_by_role("button", name="Pass: no retest").click()
 
-    lost = sam.locator("#challenges article").filter(has_text="You → Juan")
-    await expect(lost.locator(".verdict")).to_have_text("You lost: Brawny is gone for the night")
+    lost = sam.locator("#challenges article").filter(has_text="You challenge Juan")
+    await expect(lost.locator(".verdict")).to_have_text("You lost: you lose Brawny")
     await expect(card.locator(".verdict")).to_have_text("You won: Sam loses Brawny")
-    # the outcome's sentence is in the card once, folded with the rule's own words
-    why = "Juan wins the challenge. You threw rock, Juan threw paper: Juan wins the test."
+    # the outcome's sentence is in the card once, folded with the rule's own words (the test said
+    # on its own line, not again in it)
+    why = "Juan wins the challenge."
     # the test said once, in the second person on each side's own page
-    await expect(lost.locator("ol.tests")).to_have_text("Test 1: You threw rock, Juan threw paper: Juan wins the test")
-    await expect(card.locator("ol.tests")).to_have_text("Test 1: Sam threw rock, you threw paper: you win the test")
+    await expect(lost.locator("ol.tests")).to_have_text("Test 1: You threw rock, Juan threw paper: Juan wins the test.")
+    await expect(card.locator("ol.tests")).to_have_text("Test 1: Sam threw rock, you threw paper: you win the test.")
     await expect(lost.get_by_text(why)).to_have_count(1)
     await expect(lost.get_by_text(why)).to_be_hidden()
     await lost.get_by_text("How it was decided, and the rule").click()
     await expect(lost.get_by_text(why)).to_be_visible()
-    await expect(card.locator(".why")).to_have_text(
-        "You win the challenge. Sam threw rock, you threw paper: you win the test."
-    )
-    await expect(lost.locator(".rule-words blockquote")).to_be_visible()
-    await expect(lost.locator(".rule-words")).to_have_attribute("data-rule", "lotn:rps")  # the id for the audit
-    await expect(lost.locator(".rule-words cite")).to_have_text("Laws of the Night")  # the words, by their book
+    await expect(card.locator(".why")).to_have_text("You win the challenge.")
+    await expect(lost.locator(".rule-words blockquote").first).to_be_visible()
+    # each rule the account cites, its words once: the test's, then the loss's (the ids for the audit)
+    await expect(lost.locator(".rule-words")).to_have_count(2)
+    await expect(lost.locator(".rule-words").first).to_have_attribute("data-rule", "lotn:rps")
+    await expect(lost.locator(".rule-words").last).to_have_attribute("data-rule", "lotn:trait-loss")
+    await expect(lost.locator(".rule-words cite").first).to_have_text("Laws of the Night")  # the words, by their book
     # names and plain words: no ids, no ruleset ids, no "contested", nobody in the third person
     for page, name in ((sam, "Sam"), (juan, "Juan")):
         text = await page.locator("#challenges").inner_text()
@@ -197,7 +199,7 @@ async def test_a_tap_while_offline_is_queued_then_confirmed(
     await sam.context.set_offline(False)
     await expect(toast).to_have_text("Declared.")
     await expect(note).to_be_hidden()
-    await expect(sam.locator("#challenges article").filter(has_text="You → Juan")).to_be_in_viewport()
+    await expect(sam.locator("#challenges article").filter(has_text="You challenge Juan")).to_be_in_viewport()
     declared = [r for r in live.hub.backend.store.read("s1") if r.event.__class__.__name__ == "ChallengeDeclared"]
     assert len(declared) == 1  # sent once, when back
 
@@ -208,14 +210,14 @@ async def test_the_controls_are_those_the_server_accepts(
     sam = await player(browser, f"{live.web}/play#token={tokens['sam']}")
     juan = await player(browser, f"{live.web}/play#token={tokens['juan']}")
     await swing(sam)
-    card = juan.locator("#challenges article").filter(has_text="Sam → you")
+    card = juan.locator("#challenges article").filter(has_text="Sam challenges you")
     # by keyboard: Juan bids; the focus stays in his card (on the throw), not lost to <body>
     await card.get_by_label("Trait to bid").select_option("Quick")
     await card.get_by_role("button", name="Bid", exact=True).focus()
     await juan.keyboard.press("Enter")
     throws = card.get_by_role("group", name="Throw")
     await expect(throws.get_by_role("button")).to_have_text(["Rock", "Paper", "Scissors", "At random"])  # no Bomb
-    in_card = "() => document.activeElement.closest('article[data-challenge]')?.textContent.includes('Sam → you')"
+    in_card = "() => document.activeElement.closest('article[data-challenge]')?.textContent.includes('Sam challenges')"
     assert await juan.evaluate(in_card)  # the card was drawn anew: the focus moved into the new one
     await expect(throws.get_by_role("button", name="Rock")).to_be_focused()
     await juan.keyboard.press("Tab")
@@ -237,12 +239,12 @@ async def test_disputes_from_the_result_and_a_steps_menu(
     sam = await player(browser, f"{live.web}/play#token={tokens['sam']}")
     juan = await player(browser, f"{live.web}/play#token={tokens['juan']}")
     await swing(sam)
-    card = juan.locator("#challenges article").filter(has_text="Sam → you")
+    card = juan.locator("#challenges article").filter(has_text="Sam challenges you")
     await card.get_by_role("button", name="Bid", exact=True).click()
     await sam.locator("#challenges").get_by_role("button", name="Rock", exact=True).click()
     await card.get_by_role("button", name="Paper", exact=True).click()
     await sam.locator("#challenges").get_by_role("button", name="Pass: no retest").click()
-    result = sam.locator("#challenges article").filter(has_text="You → Juan")
+    result = sam.locator("#challenges article").filter(has_text="You challenge Juan")
     await expect(result.locator(".verdict")).to_contain_text("You lost")
 
     steps = sam.locator("#timeline")
@@ -364,21 +366,23 @@ async def test_a_draw_then_its_amendment_count_only_the_losses_that_stand(
     live: Running, tokens: dict[str, str], browser: Browser
 ) -> None:
     """A draw says what each side lost; amended to a win, the draw's losses given back are not
-    counted again, and the result says the Storyteller amended it."""
+    counted again, and the result says the Storyteller amended it, and why."""
     resolved = await draw(live, tokens)
     sam = await player(browser, f"{live.web}/play#token={tokens['sam']}")
     juan = await player(browser, f"{live.web}/play#token={tokens['juan']}")
     watcher = await player(browser, f"{live.web}/play#token={tokens['spectator']}")
     await expect(sam.locator("#challenges .verdict")).to_have_text("A draw: you lose Brawny; Juan loses Quick")
-    await expect(juan.locator("#challenges .verdict")).to_have_text("A draw: you lose Quick; Sam loses Brawny")
+    await expect(juan.locator("#challenges .verdict")).to_have_text("A draw: Sam loses Brawny; you lose Quick")
     await expect(watcher.locator("#challenges .verdict")).to_have_text("A draw: Sam loses Brawny; Juan loses Quick")
     await shot(juan, "player-draw")
 
     await amend(live, tokens, resolved)
-    amended = " (amended by the Storyteller)"
-    await expect(sam.locator("#challenges .verdict")).to_have_text(f"You won: Juan loses Quick{amended}")
-    await expect(juan.locator("#challenges .verdict")).to_have_text(f"You lost: Quick is gone for the night{amended}")
-    await expect(watcher.locator("#challenges .verdict")).to_have_text(f"Sam won: Juan loses Quick{amended}")
+    await expect(sam.locator("#challenges .verdict")).to_have_text("You won: Juan loses Quick")
+    await expect(juan.locator("#challenges .verdict")).to_have_text("You lost: you lose Quick")
+    await expect(watcher.locator("#challenges .verdict")).to_have_text("Sam won: Juan loses Quick")
+    amended = "Amended by the Storyteller: Sam's Ferocious counts (first given: a draw)"
+    for page in (sam, juan, watcher):
+        await expect(page.locator("#challenges .ruled")).to_have_text(amended)
     await shot(juan, "player-amended")
 
 

@@ -106,7 +106,7 @@ async def test_a_ruling_on_any_step_asks_first_and_its_what_if_goes_the_other_wa
     panel = st.locator("#disputes article.rule-any")
     await expect(panel.get_by_role("heading")).to_have_text(f"Rule on step {lost}")
     await expect(panel.locator("blockquote.step")).to_contain_text("Sam loses Brawny")
-    await expect(panel).to_contain_text("In the challenge Juan → Sam: Juan won.")
+    await expect(panel).to_contain_text("In the challenge Juan challenges Sam (Physical): Juan won")
     choices = await panel.get_by_label("Ruling").locator("option").all_inner_texts()
     assert choices == ["Uphold: it stands", "Overturn: Sam wins instead", "Amend: name the winner"]
     await panel.get_by_label("Ruling").select_option("overturn")
@@ -124,7 +124,9 @@ async def test_a_ruling_on_any_step_asks_first_and_its_what_if_goes_the_other_wa
     await panel.get_by_role("button", name="Rule", exact=True).click()
     await panel.get_by_role("button", name=f"Confirm: rule on step {lost}").click()
     await expect(panel.locator(f".outcome[data-key='rule-any-{lost}']")).to_contain_text("Ruled.")
-    await expect(st.locator("#disputes ul.rulings")).to_contain_text(f"Ruling on step {lost}: overturn")
+    await expect(st.locator("#disputes ul.rulings")).to_contain_text(
+        f"Ruling on step {lost}: The Storyteller overturned the result: Juan had already used his Dodge — "
+    )
     assert kinds(backend, "elysium").count("ruling_issued") == 1
     await accessible(st)
 
@@ -139,7 +141,9 @@ async def test_a_ruling_on_any_step_asks_first_and_its_what_if_goes_the_other_wa
     await expect(fork.locator(".what-if-banner")).to_contain_text("What-if of “Elysium”")
     rulings = fork.locator("#disputes ul.rulings li")
     await expect(rulings).to_have_count(2)
-    await expect(rulings.nth(1)).to_contain_text(f"Ruling on step {lost}: overturn")
+    await expect(rulings.nth(1)).to_contain_text(
+        f"Ruling on step {lost}: The Storyteller overturned the result: What if: Juan had won step {lost}"
+    )
     await expect(fork.locator("#timeline")).to_contain_text(f"What if: Juan had won step {lost}")
     tonight = fork.locator("#tonight")
     await expect(tonight.locator(".what-if-ledger[data-character=sam]")).to_contain_text(
@@ -247,7 +251,7 @@ async def test_record_the_test_offers_only_the_gestures_the_sheets_grant(
         assert (await sam.send({**body, "category": "physical", "bid": ["Brawny"], "victory": "A shove"}))["ok"]
         assert (await bea.send({"type": "bid", "challenge": "push", "bid": ["Nimble"]}))["ok"]
     st = await phone(browser, f"{live.web}/st#token={alley['st']}")
-    card = st.locator("#challenges article").filter(has_text="Sam → Bea")
+    card = st.locator("#challenges article").filter(has_text="Sam challenges Bea")
     sams = await card.get_by_label("Sam threw").locator("option").all_inner_texts()
     beas = await card.get_by_label("Bea threw").locator("option").all_inner_texts()
     assert sams == ["Rock", "Paper", "Scissors"]  # Sam's sheet grants no gesture

@@ -122,10 +122,12 @@ async def test_a_player_reads_their_own_retest_result_and_what_a_loss_costs_as_y
         await do(sam, "declare", **fight, **declared, victory="I shove him into the fountain", effect=SHOVE)
 
         # the defender's card says what losing means, in the second person, beside the victory text
-        card = juan.locator("#challenges article").filter(has_text="Sam → you")
+        card = juan.locator("#challenges article").filter(has_text="Sam challenges you")
         await expect(card.locator(".victory")).to_have_text("“I shove him into the fountain”")
-        await expect(card.locator(".effects")).to_have_text("If Sam wins: you take 1 bashing damage")
-        await expect(sam_page.locator("#challenges .effects")).to_have_text("If you win: Juan takes 1 bashing damage")
+        await expect(card.locator(".stakes li").first).to_have_text("If Sam wins: you take 1 bashing damage")
+        await expect(sam_page.locator("#challenges .stakes li").first).to_have_text(
+            "If you win: Juan takes 1 bashing damage"
+        )
         await accessible(juan)
         await shot(juan, "review-answer-knows-the-cost")
 
@@ -135,15 +137,17 @@ async def test_a_player_reads_their_own_retest_result_and_what_a_loss_costs_as_y
         await do(jc, "retest", **fight, source={"category": "ability", "name": "Dodge"})
 
         # Juan's own retest, in his words; the side that may cancel it, by name
-        await expect(card.locator("ul.retests")).to_have_text(
-            "Your Dodge retest (ability): waiting for Sam, who may cancel it"
-        )
+        retest = "After test 1, you retest with Dodge (ability): not yet answered"
+        await expect(card.locator("ul.retests")).to_have_text(retest)
         await expect(card.locator(".waiting")).to_have_text(
             "Now: You retest with Dodge (ability): waiting for Sam, who may cancel it or let it stand"
         )
-        mine = sam_page.locator("#challenges article").filter(has_text="You → Juan")
+        mine = sam_page.locator("#challenges article").filter(has_text="You challenge Juan")
         await expect(mine.locator("ul.retests")).to_have_text(
-            "Juan's Dodge retest (ability): waiting for you: cancel it or let it stand"
+            "After test 1, Juan retests with Dodge (ability): not yet answered"
+        )
+        await expect(mine.locator(".waiting")).to_have_text(
+            "Now: Juan retests with Dodge (ability): cancel it or let it stand"
         )
         await shot(juan, "review-my-retest")
 
@@ -152,13 +156,19 @@ async def test_a_player_reads_their_own_retest_result_and_what_a_loss_costs_as_y
         await do(jc, "throw", **fight, sign="scissors")
         await do(sam, "pass", **fight)
 
-        resolved = juan.locator("#challenges article.resolved").filter(has_text="Sam → you")
+        resolved = juan.locator("#challenges article.resolved").filter(has_text="Sam challenges you")
         await expect(resolved.locator(".verdict")).to_have_text("You won: Sam loses Brawny")
         await resolved.get_by_text("How it was decided, and the rule").click()
-        await expect(resolved.locator(".why")).to_have_text(
-            "You win the challenge. Sam threw paper, you threw scissors: you win the test."
+        await expect(resolved.locator(".why")).to_have_text("You win the challenge.")
+        await expect(resolved.locator("ol.tests li")).to_have_text(
+            [
+                "Test 1: Sam threw rock, you threw scissors: Sam wins the test.",
+                "Test 2: Sam threw paper, you threw scissors: you win the test.",
+            ]
         )
-        await expect(resolved.locator("ul.retests")).to_have_text("Your Dodge retest (ability): it stood")
+        await expect(resolved.locator("ul.retests")).to_have_text(
+            "After test 1, you retest with Dodge (ability): it stands, and the test is thrown again"
+        )
         said = await resolved.inner_text()
         assert "Juan" not in said, said  # nobody reads themselves by name on their own card
         await shot(juan, "review-result-as-you")
@@ -171,14 +181,15 @@ async def test_a_player_reads_their_own_retest_result_and_what_a_loss_costs_as_y
         await expect(juan.locator("#timeline li[data-type=test_resolved]").first).to_be_hidden()
 
     # the Storyteller overturns: the sentence after the reason starts with a capital, and the
-    # result says "overturned"
+    # result says "overturned", with the Storyteller's reason
     async with Client(live.url, tokens["st"]) as st:
         seq = next(r.seq for r in live.hub.backend.store.read("s1") if type(r.event).__name__ == "ChallengeResolved")
         await do(st, "rule", event=seq, decision="overturn", reason="The retest was void.")
     await expect(sam_page.locator("#timeline")).to_contain_text("The retest was void. Your challenge to Juan: you win")
     verdict = resolved.locator(".verdict")
-    await expect(verdict).to_have_text(
-        "You lost: Quick is gone for the night; you take 1 bashing damage (overturned by the Storyteller)"
+    await expect(verdict).to_have_text("You lost: you lose Quick; you take 1 bashing damage")
+    await expect(resolved.locator(".ruled")).to_have_text(
+        "Overturned by the Storyteller: The retest was void. (first given: You won)"
     )
     await shot(juan, "review-overturned")
 
@@ -199,8 +210,17 @@ async def test_a_trait_lost_twice_is_counted_not_said_twice(
         await do(sam, "pass", **fight)
     sam_page = await player(browser, f"{live.web}/play#token={tokens['sam']}")
     watcher = await player(browser, f"{live.web}/play#token={tokens['spectator']}")
-    await expect(sam_page.locator("#challenges .verdict")).to_have_text("You lost: Brawny ×2 are gone for the night")
-    await expect(watcher.locator("#challenges .verdict")).to_have_text("Juan won: Sam loses Brawny ×2")
+    # the Brawny bid and the Brawny the overbid risked, each said once where it was put up; the
+    # verdict says what the resolution did (the overbid's losses came on the way, before it)
+    mine = sam_page.locator("#challenges article[data-challenge=o]")
+    await expect(mine.locator(".verdict")).to_have_text("You lost")
+    await expect(mine.locator(".sides li[data-role=challenger]")).to_have_text(
+        "You bid Brawny; you risk Brawny on the overbid"
+    )
+    await mine.locator("details.how summary").click()
+    await expect(mine.locator("ul.retests")).to_contain_text("it failed (the overbid fell short)")
+    await expect(watcher.locator("#challenges .verdict")).to_have_text("Juan won")
+    assert "Brawny and Brawny" not in await mine.inner_text()
     await shot(sam_page, "review-brawny-twice")
 
 

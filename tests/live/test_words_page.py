@@ -62,16 +62,16 @@ async def test_a_player_reads_themselves_as_you_and_the_others_by_name(
         assert not re.search(rf"\b{me}\b", said), said
         assert other in said
 
-    # the cards: "You → Juan" on Sam's page, "Sam → you" on Juan's
-    await expect(sam.locator("#challenges article h3")).to_have_text("You → Juan · a Physical challenge")
-    await expect(juan.locator("#challenges article h3")).to_have_text("Sam → you · a Physical challenge")
+    # the cards: "You challenge Juan" on Sam's page, "Sam challenges you" on Juan's
+    await expect(sam.locator("#challenges article h3")).to_have_text("You challenge Juan (Physical)")
+    await expect(juan.locator("#challenges article h3")).to_have_text("Sam challenges you (Physical)")
 
     # the Storyteller and a spectator: everyone by name
     for page in (st, watcher):
         await expect(page.locator("#timeline")).to_contain_text("Sam challenges Juan (physical)")
         await expect(page.locator("#timeline")).to_contain_text("Sam loses Brawny: ")
         assert not re.search(r"\b[Yy]ou (challenge|lose|answer)\b", await steps(page))
-    await expect(st.locator("#challenges article h3").first).to_contain_text("Sam → Juan")
+    await expect(st.locator("#challenges article h3").first).to_contain_text("Sam challenges Juan")
 
     await accessible(sam)
     await shot(sam, "words-sam-timeline")
@@ -96,7 +96,7 @@ async def test_a_rule_under_a_step_is_its_words_signed_by_its_book(
     # the outcome's rule on the card: its words and book, no id
     card = sam.locator("#challenges article").first
     await card.get_by_text("How it was decided, and the rule").click()
-    await expect(card.locator(".rule-words cite")).to_have_text("Laws of the Night")
+    await expect(card.locator(".rule-words cite").first).to_have_text("Laws of the Night")
     assert "lotn" not in await card.inner_text()
     await shot(sam, "words-rule")
 
@@ -167,8 +167,8 @@ async def test_a_kony_pool_is_your_pool_on_your_own_page(live: Running, browser:
     said = await steps(page)
     assert "Vito" not in said, said
     card = page.locator("#challenges article").first
-    await expect(card.locator("h3")).to_contain_text("You → Nico")
-    await expect(card.locator(".trait-pools")).to_contain_text("Your Trait Pool: 8 (8 physical; at most 30)")
+    await expect(card.locator("h3")).to_contain_text("You challenge Nico")
+    await expect(card.locator(".trait-pools")).to_have_text("Trait Pool: Your pool of 8 (8 physical), at most 30")
     assert "Vito" not in await card.inner_text()
     await shot(page, "words-kony")
 
@@ -247,7 +247,7 @@ async def test_a_refusal_under_the_declare_form_goes_once_a_command_goes_through
     async with Client(live.url, tokens["juan"]) as juan:
         body = {"type": "declare", "challenge": "jab", "kind": "contested", "targets": ["sam"], "category": "physical"}
         assert (await juan.send({**body, "bid": ["Brutal"], "victory": "A jab"}))["ok"]
-        card = sam.locator("#challenges article").filter(has_text="Juan → you")
+        card = sam.locator("#challenges article").filter(has_text="Juan challenges you")
         await expect(alert).to_be_visible()  # the situation is the same: the refusal still stands
         await card.get_by_label("Trait to bid").select_option("Quick")
         await card.get_by_role("button", name="Bid", exact=True).click()

@@ -980,19 +980,28 @@ function disputes(live, view) {
       h(
         "ul",
         { class: "rulings" },
-        view.rulings.map((r) => h("li", {}, `Ruling on step ${r.event}: ${r.decision} — ${r.why || r.reason}`, otherWay(live, view, r.event, `ruling-${r.event}-${r.seq || ""}`))),
+        view.rulings.map((r) => h("li", {}, `Ruling on step ${r.event}: `, rulingWords(live, view, r), otherWay(live, view, r.event, `ruling-${r.event}-${r.seq || ""}`))),
       ),
   );
+}
+
+/** A ruling in words: its challenge's account's ("The Storyteller overturned the result: Sam had
+ * cover", with what it changed), else, a ruling on a step of no challenge, its record's. */
+function rulingWords(live, view, r) {
+  const ch = r.challenge ? view.challenges[r.challenge] || live.older[r.challenge] : null;
+  const told = ch?.account?.rulings?.find((x) => x.id === r.id);
+  if (!told) return `${r.decision} — ${r.why || r.reason}`;
+  return [told.words, told.changed && ` — ${told.changed}`];
 }
 
 /** The step in words, the challenge it belongs to and how it ended, and a link to the replay. */
 function stepBox(live, view, seq) {
   const step = disputedStep(live, seq);
   const ch = challengeOf(live, view, step);
-  const names = ch ? { challenger: nameOf(view, ch.challenger), defender: nameOf(view, defenderOf(ch)) } : null;
+  const a = ch?.account;
   return [
     h("blockquote", { class: "step" }, step ? step.summary : "Fetching the step…"),
-    ch && h("p", { class: "hint" }, `In the challenge ${names.challenger} → ${ch.targets?.length ? names.defender : "a difficulty"}${ch.outcome ? `: ${ch.outcome.winner === "none" ? "a draw" : `${names[ch.outcome.winner]} won`}` : ""}.`),
+    a && h("p", { class: "hint" }, "In the challenge ", h("strong", {}, a.title), ": ", a.verdict ? a.verdict.words : a.now),
     h("p", {}, h("a", { href: replayLink(live, seq), target: "_blank" }, "See it in the replay")),
   ];
 }
@@ -1422,15 +1431,13 @@ function carriedWords(now) {
 function entryItem(live, book, e, mark = "", link = (x) => replayLink(live, x.seq, x.scene === book.night ? null : x.scene)) {
   const where = e.scene === book.night ? "between scenes" : `in “${e.title}”`;
   const href = link(e);
-  const said = e.why?.split(": ")[0]; // "Sam loses Brawny: the loser loses…" after "Sam loses Brawny (Physical)"
-  const why = said && e.why.includes(": ") && e.what.startsWith(said) ? e.why.slice(said.length + 2) : e.why;
   return h(
     "li",
     { class: `${e.loss ? "loss" : "gain"}${mark ? ` ${mark}` : ""}` },
     href ? h("a", { class: "step-link", href, target: "_blank" }, `Step ${e.seq} ${where}`) : h("span", { class: "step-link" }, `Step ${e.seq} ${where}`),
     ": ",
     e.what,
-    why ? h("span", { class: "why" }, ` — ${why}`) : "",
+    e.why ? h("span", { class: "why" }, ` — ${e.why}`) : "", // the reason only: the ledger does not say the loss twice
     e.ruling && e.by === "correction" ? h("span", { class: "by" }, ` (a ruling in “${e.ruling.title}”, step ${e.ruling.seq})`) : "",
     e.book ? h("span", { class: "book" }, ` · ${e.book}`) : "",
     ruleNote(e.rule),

@@ -76,7 +76,7 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
   if (intent?.target && [...target.options].some((o) => o.value === intent.target)) target.value = intent.target;
   if (intent?.category) category.value = intent.category;
   const victory = h("input", { name: "victory", autocomplete: "off", required: true });
-  const effect = victoryFields(view, victory, () => (pools ? attack.fields().category : category.value), () => target.value, kind);
+  const effect = victoryFields(live, victory, () => (pools ? attack.fields().category : category.value), () => declaration());
   const offerCategories = () => {
     // a category with no Trait left to bid is not offered for a test that needs a bid
     for (const option of category.options) {
@@ -98,9 +98,9 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
   const power = select("power", [["", "No power"], ...powers.map((p) => [p, p])]);
   const difficulty = h("input", { type: "number", name: "difficulty", min: 0, max: 99, value: 3, inputmode: "numeric" });
   const flags = (view.rules?.flags || []).filter((f) => f in FLAGS).map((f) => [f, h("input", { type: "checkbox", name: f })]);
-  const submit = async (e) => {
-    e.preventDefault();
-    const body = { type: "declare", challenge: `c-${newId().slice(0, 6)}`, kind: kind.value, victory: victory.value.trim() };
+  // what is being declared, as the `declare` command carries it (less its id)
+  const declaration = () => {
+    const body = { type: "declare", kind: kind.value, victory: victory.value.trim() };
     if (forCharacter) body.character = who;
     if (kind.value === "contested") body.targets = [target.value];
     if (pools) Object.assign(body, attack.fields());
@@ -113,7 +113,11 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
     if (chosen) body.effect = chosen;
     if (power.value) body.power = power.value;
     for (const [flag, box] of flags) if (box.checked) body[flag] = true;
-    Object.assign(body, fight.fields());
+    return Object.assign(body, fight.fields());
+  };
+  const submit = async (e) => {
+    e.preventDefault();
+    const body = { ...declaration(), challenge: `c-${newId().slice(0, 6)}` };
     const reply = await live.send(body);
     // a player's page confirms every command at its foot (notice.js); the console, declaring for
     // an NPC, says it here
@@ -162,11 +166,27 @@ const EXAMPLES = {
   narrative: "I talk my way past the guard",
 };
 
+/** A declared effect in plain words, as declared (damage: its amount and type, from the form). */
+const DECLARED = { grapple: "a grapple", knock_down: "knocking down", narrative: "narrative only (no mechanical effect)" };
+
+/** What winning the challenge being declared would do, as the server's resolution will apply it
+ * (the ruleset's powers, armour, a draw's losses): the lines of its stakes ("If Jimmy wins: Frank
+ * takes 2 aggravated damage"), to be had from the server's read-only request for the stakes of a
+ * declaration (issue 26, not yet wired). Nothing is worked out here: until the request is wired it
+ * gives no line, and the form shows only what is declared, as declared; once declared, the card
+ * shows the server's stakes (`account.stakes`). */
+export async function previewStakes(live, declaration) {
+  void live;
+  void declaration;
+  return [];
+}
+
 /** What winning does, asked up front (protocol section 4): damage (how much, of what type), a
  * grapple, knocking down, or narrative only (no mechanical effect), with the victory in words
- * beside it. Physical challenges start at 1 bashing damage, the others at narrative only: the
+ * beside it, and what is chosen said back as declared ("Declared: 1 bashing damage") with the
+ * server's stakes under it once `previewStakes` gives them. Physical challenges start at 1 bashing damage, the others at narrative only: the
  * choice is always in sight, never a silent none. `value()` is the `effect` to send. */
-function victoryFields(view, victory, categoryOf, targetOf, kind) {
+function victoryFields(live, victory, categoryOf, declaration) {
   const name = uid("effect");
   const choices = [
     ["damage", "Damage"],
@@ -179,20 +199,24 @@ function victoryFields(view, victory, categoryOf, targetOf, kind) {
   const damageType = select("type", [["bashing", "Bashing"], ["lethal", "Lethal"], ["aggravated", "Aggravated"]]);
   const damage = h("div", { class: "row damage-fields" }, field("How much", amount), field("Type of damage", damageType));
   const sentence = h("p", { class: "victory-sentence", "aria-live": "polite" });
+  const stakes = h("ul", { class: "stakes-preview", "aria-label": "What winning would do", hidden: true });
   const chosen = () => radios.find((r) => r.checked)?.value || "narrative";
   let touched = false;
+  let asked = 0;
   const sayIt = () => {
-    const who = kind.value === "contested" ? nameOf(view, targetOf()) : "the target";
-    const n = Number(amount.value);
-    const words = {
-      damage: `${who} takes ${n} ${damageType.value} damage`,
-      grapple: `you grapple ${who}`,
-      knock_down: `${who} is knocked down`,
-      narrative: "nothing mechanical: the Storyteller narrates it",
-    }[chosen()];
     damage.hidden = chosen() !== "damage";
     victory.placeholder = EXAMPLES[chosen()];
-    sentence.replaceChildren("If you win: ", h("strong", {}, words), ".");
+    // what is declared, as declared; what it will do to whom (the ruleset's powers, armour, the
+    // draw) is the server's to say, here once wired (previewStakes), else on the card once declared
+    const declared = chosen() === "damage" ? `${Number(amount.value)} ${damageType.value} damage` : DECLARED[chosen()];
+    sentence.replaceChildren("Declared: ", h("strong", {}, declared), ".");
+    const mine = ++asked;
+    // after the form is built (the declaration reads every control of it)
+    Promise.resolve().then(() => previewStakes(live, declaration())).then((lines) => {
+      if (mine !== asked) return; // a later change asked again
+      stakes.replaceChildren(...lines.map((words) => h("li", {}, words)));
+      stakes.hidden = lines.length === 0;
+    });
   };
   const pick = (value) => {
     for (const r of radios) r.checked = r.value === value;
@@ -215,6 +239,7 @@ function victoryFields(view, victory, categoryOf, targetOf, kind) {
     choices.map(([, text], i) => h("label", { class: "check" }, radios[i], ` ${text}`)),
     damage,
     sentence,
+    stakes,
   );
   pick("damage");
   return { controls, value, categoryChanged, sayIt };

@@ -200,8 +200,8 @@ function start(live, root = app) {
     const open = all.filter((ch) => (!ch.outcome && ch.status !== "withdrawn") || Object.keys(ch.moves || {}).length);
     const recent = all.filter((ch) => !open.includes(ch)).slice(-RECENT).reverse();
     const dispute = who === "*" ? null : (ch) => resultDispute(live, ch);
-    const settled = outcomeSteps(live);
-    const card = (ch) => [JSON.stringify([ch, names(view), shields(ch), settled.get(ch.id)]), () => challengeCard(live, view, ch, { extra: shields(ch) && shieldControls(live, view, ch, [who]), dispute })];
+    // a result card is drawn anew when its deciding step arrives (its dispute names that step)
+    const card = (ch) => [JSON.stringify([ch, names(view), shields(ch), decidingStep(live, ch)?.seq]), () => challengeCard(live, view, ch, { extra: shields(ch) && shieldControls(live, view, ch, [who]), dispute })];
     challenges.querySelector("h2").textContent = who === "*" ? "Challenges" : "Challenges in front of me";
     none.textContent = who === "*" ? "No open challenge." : "No open challenge involves you.";
     keepFocus(challenges, () => {
@@ -243,25 +243,6 @@ function start(live, root = app) {
   live.addEventListener("change", draw);
   live.addEventListener("status", draw);
   draw();
-}
-
-// what a result card counts: its outcome, the losses, and a ruling's give-backs
-const SETTLING = new Set(["challenge_resolved", "outcome_corrected", "trait_lost", "trait_restored", "damage_taken", "damage_healed", "knocked_down", "prone_cleared", "grapple_started", "grapple_broken"]);
-let settling = { length: 0, first: 0, map: new Map() };
-
-/** The steps that settled each challenge (its outcome, what it cost): a result card is drawn anew
- * when they arrive. Kept up as the timeline grows; worked out afresh only when earlier steps are
- * put in front of it. */
-function outcomeSteps(live) {
-  const steps = live.timeline;
-  const first = steps[0]?.seq || 0;
-  if (first !== settling.first || steps.length < settling.length) settling = { length: 0, first, map: new Map() };
-  for (const step of steps.slice(settling.length)) {
-    const id = step.data?.challenge;
-    if (id && SETTLING.has(step.type)) settling.map.set(id, [...(settling.map.get(id) || []), step.seq]);
-  }
-  settling.length = steps.length;
-  return settling.map;
 }
 
 /** Run `redraw`; if it took the focused control away (a move's button, once the move is made),

@@ -1,4 +1,5 @@
-// What the pages say: names, sources, challenge lines, the timeline, refusals with the rule's words.
+// What the pages say: names, sources, whom a challenge waits for, the timeline, refusals with the
+// rule's words. A challenge's own facts are its account's words (cards.js), never made here.
 import { h } from "./dom.js";
 import { ruleTable } from "./live.js";
 
@@ -11,40 +12,9 @@ export function nameOf(view, who) {
   return view?.characters?.[who]?.name || who;
 }
 
-/** "Brawny ×2, Quick": a list of Traits with each repeated one counted, not said twice. */
-export function counted(traits) {
-  const counts = new Map();
-  for (const t of traits) counts.set(t, (counts.get(t) || 0) + 1);
-  return [...counts].map(([t, n]) => (n > 1 ? `${t} ×${n}` : t));
-}
-
-/** "Brawny ×2 and Quick": counted, joined by "and" (one item: itself). */
-export function andList(traits) {
-  const items = counted(traits);
-  return items.length > 1 ? `${items.slice(0, -1).join(", ")} and ${items.at(-1)}` : items[0] || "";
-}
-
 /** The side opposing whoever called `retest` in `ch` (who may cancel it). */
 export function otherSide(ch, retest) {
   return retest.role === "challenger" || (!retest.role && retest.by === ch.challenger) ? defenderOf(ch) : ch.challenger;
-}
-
-/** A retest in words, the viewer in the second person: "Your Dodge retest (ability): waiting for
- * Sam, who may cancel it", "Sam's Overbid retest: stood". */
-export function retestWords(view, ch, r) {
-  const mine = r.by === view.viewer && view.characters?.[r.by];
-  const label = sourceLabel(r.source);
-  const what = r.source.name ? `${r.source.name} retest (${r.source.category})` : /retest/i.test(label) ? label : `${label} retest`;
-  const whose = mine ? `Your ${what}` : `${nameOf(view, r.by)}'s ${what}`;
-  const other = otherSide(ch, r);
-  const them = other === view.viewer ? "you" : nameOf(view, other);
-  const status = {
-    pending: other === view.viewer ? "waiting for you: cancel it or let it stand" : `waiting for ${them}, who may cancel it`,
-    stood: "it stood",
-    cancelled: `cancelled by ${them}`,
-    failed: "it failed",
-  }[r.status] || r.status;
-  return `${whose}: ${status}`;
 }
 
 export function title(word) {
@@ -77,30 +47,6 @@ export function describePool(pool) {
   return `${text || "0"} = ${pool.total}`;
 }
 
-/** The grade of a resolved challenge, in the table's words (pool rulesets). */
-export function gradeLine(view, ch) {
-  const o = ch.outcome;
-  if (!o) return null;
-  const parts = [];
-  if (o.exceptional) parts.push(ch.effect?.kind === "damage" ? "exceptional success: +1 damage" : "exceptional success");
-  if (o.critical) parts.push(`critical failure: ${nameOf(view, o.critical)}`);
-  return parts.length ? parts.join(" · ") : null;
-}
-
-/** A structured victory condition in words: "2 lethal damage", "a grapple", "knock down". */
-export function effectWords(effect) {
-  if (!effect) return "";
-  if (effect.kind === "damage") return `${effect.amount ?? 1} ${effect.type || "bashing"} damage`;
-  return { grapple: "a grapple", escape_grapple: "breaking free", knock_down: "knocked down", narrative: "as the Storyteller narrates" }[effect.kind] || effect.kind;
-}
-
-/** Damage taken, from its `damage_taken` step: "2 aggravated damage (Feral Claws makes it
- * aggravated; Puissance adds 1)": what changed it from the declared damage, where something did. */
-export function damageWords(d) {
-  const changed = d.rule && d.why ? d.why.split("; ").slice(1).join("; ").replace(/\.$/, "") : "";
-  return `${d.amount} ${d.damage} damage${changed ? ` (${changed})` : ""}`;
-}
-
 export function defenderOf(ch) {
   return ch.targets[0] || "st";
 }
@@ -117,22 +63,6 @@ let rulesets = null;
 export async function rulesetTable() {
   if (!rulesets) rulesets = fetch("/rulesets.json").then((r) => r.json()).catch(() => ({}));
   return rulesets;
-}
-
-/** "a Physical challenge", "a static Mental challenge (difficulty 5)": the kind in plain words. */
-export function challengeKind(ch) {
-  const category = title(ch.category);
-  if (ch.kind === "contested") return `a ${category} challenge`;
-  const extra = ch.kind === "static" && ch.difficulty !== undefined ? ` (difficulty ${ch.difficulty})` : "";
-  return `a ${ch.kind} ${category} challenge${extra}`;
-}
-
-/** "Sam → Juan · a Physical challenge"; on Sam's own page "You → Juan", on Juan's "Sam → you"
- * (`second`: false where someone else reads a player's view, the replay). */
-export function challengeLine(view, ch, second = true) {
-  const who = (w, first) => (second && w === view.viewer && view.characters?.[w] ? (first ? "You" : "you") : nameOf(view, w));
-  const against = ch.targets.map((t) => who(t, false)).join(", ") || "the Narrator";
-  return `${who(ch.challenger, true)} → ${against} · ${challengeKind(ch)}`;
 }
 
 /** "you and Juan", "Sam and Juan": the viewer in the second person on their own page. */
@@ -195,10 +125,10 @@ function overbidder(v, ch) {
   return !by ? "an" : by === v.viewer ? "your" : `${nameOf(v, by)}'s`;
 }
 
-/** What the challenge waits for, in words. */
+/** Whom an open challenge waits for, and to do what, for this viewer ("Your throw is due"); where
+ * the page has no finer words for its state, the account's (`account.now`). */
 export function waitingFor(view, ch) {
-  if (ch.outcome) return ch.outcome.why;
-  return (WAITING[ch.status] || (() => ch.status))(view, ch);
+  return (WAITING[ch.status] || (() => ch.account.now))(view, ch);
 }
 
 /** The first words of a rule, to name it where its whole text is folded away: a short rule whole
