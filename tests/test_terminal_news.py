@@ -70,7 +70,7 @@ def test_a_commit_without_its_view_waits_for_its_groups_last(brawl: Table) -> No
     news = News("sam")
     assert news.take(commit(resolved, events), seen(fold(brawl.log[: resolved - 1]), "sam")) == []  # view next
     said = news.take(commit(resolved + 5, [{"type": "character_adjusted", "data": {}}], view=after), after)
-    result = "» Result: You challenge Juan (Physical): Juan won: you lose Brawny ×2."
+    result = "» Result: You challenge Juan (Physical): You lost: you lose Brawny ×2."
     assert said == [*(f"» event {e['type']}" for e in events), result, "» event character_adjusted"]
     alone = News("juan").take(commit(resolved, events, view=after), seen(brawl.state, "juan"))
     assert alone[-1] == "» Result: Sam challenges you (Physical): You won: Sam loses Brawny ×2."
@@ -97,7 +97,7 @@ def test_each_trait_and_the_armour_are_said_once() -> None:
     now = seen(after, "sal")
     (said,) = [line for line in News("sal").take(commit(1, events, view=now), now) if "Result" in line]
     cost = "you lose Tough; your armour takes 2; you take 1 lethal damage"
-    assert said == f"» Result: Enzo challenges you (Physical): Enzo won: {cost}."
+    assert said == f"» Result: Enzo challenges you (Physical): You lost: {cost}."
     assert "gone for the night" not in said and said.count("armour") == 1
 
 
@@ -182,7 +182,7 @@ def test_a_ruling_s_reason_reaches_the_terminal() -> None:
     ruled = [line for line in said if line.startswith("» Ruling")]
     assert ruled == [f"» Ruling: You challenge Juan (Physical): {verdict_line(a.verdict)}."]
     assert (
-        "Juan won: you lose Ferocious (overturned by the Storyteller: Sam threw late. First given: You won)" in ruled[0]
+        "You lost: you lose Ferocious (overturned by the Storyteller: Sam threw late. First given: You won)" in ruled[0]
     )
     lines = challenge_lines(seen(state, "sam"), "sam")
     assert f"    {verdict_line(a.verdict)}" in lines
