@@ -187,5 +187,5 @@ def test_a_ruling_s_reason_reaches_the_terminal() -> None:
     lines = challenge_lines(seen(state, "sam"), "sam")
     assert f"    {verdict_line(a.verdict)}" in lines
     with_ids = News("sam", ids=True).take(commit(1, events, view=now), now)
-    assert f"» Ruling: [{cid}] You challenge Juan (Physical): Juan won" in "\n".join(with_ids)
+    assert f"» Ruling: [{cid}] You challenge Juan (Physical): You lost" in "\n".join(with_ids)
     assert "[lotn:adjudication]" in "\n".join(with_ids)
