@@ -96,6 +96,7 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
   offerCategories();
   const powers = Array.isArray(c.sheet?.powers) ? c.sheet.powers : Object.keys(c.sheet?.powers || {});
   const power = select("power", [["", "No power"], ...powers.map((p) => [p, p])]);
+  for (const control of [bid, power, category, victory]) control.addEventListener("change", () => effect.sayIt()); // what is at stake moves with them
   const difficulty = h("input", { type: "number", name: "difficulty", min: 0, max: 99, value: 3, inputmode: "numeric" });
   const flags = (view.rules?.flags || []).filter((f) => f in FLAGS).map((f) => [f, h("input", { type: "checkbox", name: f })]);
   // what is being declared, as the `declare` command carries it (less its id)
@@ -171,14 +172,15 @@ const DECLARED = { grapple: "a grapple", knock_down: "knocking down", narrative:
 
 /** What winning the challenge being declared would do, as the server's resolution will apply it
  * (the ruleset's powers, armour, a draw's losses): the lines of its stakes ("If Jimmy wins: Frank
- * takes 2 aggravated damage"), to be had from the server's read-only request for the stakes of a
- * declaration (issue 26, not yet wired). Nothing is worked out here: until the request is wired it
- * gives no line, and the form shows only what is declared, as declared; once declared, the card
- * shows the server's stakes (`account.stakes`). */
+ * takes 2 aggravated damage"), from the read-only `stakes` request (the declaration decided on a
+ * thrown-away draft). Nothing is worked out here; a declaration the server would refuse as it
+ * stands (no target yet) gives no line. */
 export async function previewStakes(live, declaration) {
-  void live;
-  void declaration;
-  return [];
+  const { type, ...declare } = declaration;
+  void type;
+  const reply = await live.request({ type: "stakes", declare }, "stakes");
+  if (reply.type !== "stakes" || reply.error) return []; // not a declaration the server would take yet
+  return (reply.stakes || []).map((s) => `${s.title}: ${(s.words || []).join(" · ") || "nobody loses anything"}`);
 }
 
 /** What winning does, asked up front (protocol section 4): damage (how much, of what type), a
