@@ -330,7 +330,6 @@ def _in_play(state: Scene, ch: Challenge) -> list[str]:
             if power:
                 against = f" on {and_list(name(t) for t in ch.targets)}" if side is ch.challenger and ch.targets else ""
                 out.append(f"{name(member)} uses {power}{against}")
-    out += [f"{_maneuver(state, m)} (maneuver)" for m in ch.maneuvers]
     if ch.range is not None:
         out.append(f"from {ch.range} step{'s' if ch.range != 1 else ''}")
     out += [flag for flag, on in (("surprise", ch.surprise), ("ranged", ch.ranged)) if on]
@@ -533,6 +532,12 @@ def _nothing(ch: Challenge, stake: Stake) -> str:
     return f"“{victory}”" if victory else "nothing is lost"
 
 
+def _sentence(text: str) -> str:
+    """Someone's own words as a sentence of ours: one full stop at the end."""
+    text = text.strip()
+    return text if text.endswith((".", "!", "?", "…")) else f"{text}."
+
+
 def _rulings(state: Scene, ch: Challenge) -> list[RulingLine]:
     out = []
     for r in state.rulings:
@@ -551,7 +556,7 @@ def _rulings(state: Scene, ch: Challenge) -> list[RulingLine]:
                 id=r.id,
                 decision=r.decision,
                 reason=r.reason,
-                words=f"The Storyteller {done} the result: {r.reason.strip()}",
+                words=f"The Storyteller {done} the result: {_sentence(r.reason)}",
                 changed=r.why if r.decision != "uphold" else "",
                 stand=stand,
             )

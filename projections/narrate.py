@@ -145,7 +145,7 @@ _REGULAR = """win lose lead take challenge make bid answer relent withdraw call 
 let fail grapple join dispute leave roll end announce act use get keep hold escape break feed move stand need
 lend assist regain heal suffer choose drop attack want gain become fall owe risk name draw receive deal hit
 shoot stay remain say reroll tie beat decline defend offer refuse accept see acquire burn bring land enter
-come carry send shield"""
+come carry send shield succeed"""
 _SECOND = {
     **{v: v for v in _KEPT.split()},
     **{f"{v}s": v for v in _REGULAR.split()},
