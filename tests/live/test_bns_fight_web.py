@@ -133,7 +133,8 @@ async def test_a_fair_escape_held_and_failed_on_three_phones(
     await expect(edward.locator("#round")).to_contain_text("Your escape failed.")
     await expect(rosa.locator("#round")).to_contain_text("Actions left: 0 standard, 1 simple.")
     card = edward.locator("#challenges article").filter(has_text="Rosa challenges you")
-    await expect(card.locator(".in-play")).to_have_text("Knock Down (maneuver) · from 1 step")
+    await expect(card.locator("h3")).to_contain_text("(Physical · Knock Down)")  # the maneuver, in its heading
+    await expect(card.locator(".in-play")).to_have_text("from 1 step")
     await shots(edward, "bns-escape-failed", "round", "challenges")
 
     # Edward gives in; knocked down, he stands up out of turn, and offers Rosa his help

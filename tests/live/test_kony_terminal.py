@@ -132,9 +132,9 @@ async def test_a_kony_roll_at_the_terminal() -> None:
         assert (
             "Just resolved: Sam challenges you (Physical)\n"
             "    Test 1: Sam rolled 1, 1, you rolled 3: 2 success(es) against 0; Sam has more and wins the test.\n"
-            "    Sam won: you lose Strong; you are knocked prone\n"
+            "    You lost: you lose Strong; you are knocked prone\n"
         ) in out  # Juan's own terminal: "you"
-        assert "» Result: Sam challenges you (Physical): Sam won: you lose Strong; you are knocked prone." in out
+        assert "» Result: Sam challenges you (Physical): You lost: you lose Strong; you are knocked prone." in out
         assert (
             "» Sam wins the challenge. Sam rolled 1, 1, you rolled 3: 2 success(es) against 0; Sam has more and wins"
             in out

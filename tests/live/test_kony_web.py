@@ -83,7 +83,8 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
             [
                 "If you win: Juan loses Strong; Juan is knocked prone",
                 "If Juan wins: you lose Brawny; you take 2 lethal damage",
-                "On a draw: you lose Brawny; Juan loses Strong",
+                "If it is a draw: you lose Brawny; Juan loses Strong",
+                "If Juan relents: Juan is knocked prone",
             ],
         ),
         (
@@ -92,7 +93,8 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
             [
                 "If Sam wins: you lose Strong; you are knocked prone",
                 "If you win: Sam loses Brawny; Sam takes 2 lethal damage",
-                "On a draw: Sam loses Brawny; you lose Strong",
+                "If it is a draw: Sam loses Brawny; you lose Strong",
+                "If you relent: you are knocked prone",
             ],
         ),
         (
@@ -101,7 +103,8 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
             [
                 "If Sam wins: Juan loses Strong; Juan is knocked prone",
                 "If Juan wins: Sam loses Brawny; Sam takes 2 lethal damage",
-                "On a draw: Sam loses Brawny; Juan loses Strong",
+                "If it is a draw: Sam loses Brawny; Juan loses Strong",
+                "If Juan relents: Juan is knocked prone",
             ],
         ),
     ):

@@ -125,7 +125,7 @@ async def test_a_ruling_on_any_step_asks_first_and_its_what_if_goes_the_other_wa
     await panel.get_by_role("button", name=f"Confirm: rule on step {lost}").click()
     await expect(panel.locator(f".outcome[data-key='rule-any-{lost}']")).to_contain_text("Ruled.")
     await expect(st.locator("#disputes ul.rulings")).to_contain_text(
-        f"Ruling on step {lost}: The Storyteller overturned the result: Juan had already used his Dodge — "
+        f"Ruling on step {lost}: The Storyteller overturned the result: Juan had already used his Dodge. — "
     )
     assert kinds(backend, "elysium").count("ruling_issued") == 1
     await accessible(st)

@@ -215,7 +215,7 @@ async def test_a_trait_lost_twice_is_counted_not_said_twice(
     mine = sam_page.locator("#challenges article[data-challenge=o]")
     await expect(mine.locator(".verdict")).to_have_text("You lost")
     await expect(mine.locator(".sides li[data-role=challenger]")).to_have_text(
-        "You bid Brawny; you risk Brawny on the overbid"
+        "You bid Brawny (lost on the overbid); on the overbid, you risk Brawny"
     )
     await mine.locator("details.how summary").click()
     await expect(mine.locator("ul.retests")).to_contain_text("it failed (the overbid fell short)")

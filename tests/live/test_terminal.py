@@ -285,7 +285,8 @@ async def test_two_maneuvers_on_one_attack_at_the_terminal() -> None:
         assert "refused: Two maneuvers on one attack must be two different ones.\n" in out
         assert "ok (declare)" in out
         assert "You challenge Edward (Physical · Hamstring · Targeted Attack) · waiting for Edward to answer" in out
-        assert "    In play: Hamstring (maneuver); Targeted Attack (maneuver); from 1 step" in out
+        assert "(Physical · Hamstring · Targeted Attack)" in out  # the maneuvers, in its heading
+        assert "    In play: from 1 step" in out
         assert "    If you win: Edward is hamstrung" in out  # what winning does, as the ruleset applies it
         assert "Willpower 2 · Health" in out  # 3, less the second maneuver's; the assist paid the first
         assert "Julian's help (a free maneuver)" not in out.rpartition("ok (declare)")[2]  # spent
@@ -345,9 +346,9 @@ async def test_the_other_side_s_throw_and_the_result_show_at_the_terminal(
         await sam.type("throw scissors")
         await sam.expect("» Test 1: you threw scissors, Juan threw rock: Juan wins.")  # Sam's own terminal
         await sam.type("pass")
-        after = await sam.expect("» Result: You challenge Juan (Physical): Juan won: you lose Brawny.")
+        after = await sam.expect("» Result: You challenge Juan (Physical): You lost: you lose Brawny.")
         assert "Just resolved: You challenge Juan (Physical)\n" in sam.out
-        assert "    Juan won: you lose Brawny\n" in sam.out  # the account's verdict
+        assert "    You lost: you lose Brawny\n" in sam.out  # the account's verdict
         assert "» Result" not in after and "gone for the night" not in sam.out  # said once, in the account's words
         await juan.expect("» Result: Sam challenges you (Physical): You won: Sam loses Brawny.")
         await st.expect("» Result: Sam challenges Juan (Physical): Juan won: Sam loses Brawny.")
