@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from domain.carried import Carried
@@ -92,7 +92,7 @@ from domain.rulings import challenge_words, step_words
 from domain.sheets import CATEGORIES
 from domain.state import NARRATOR, Scene
 from projections.changes import changes
-from projections.redact import SEES_ALL, SPECTATOR, Blind, knows, sealed_from
+from projections.redact import SEES_ALL, SPECTATOR, Blind, may_know
 
 
 def source_label(source: Source) -> str:
@@ -120,8 +120,7 @@ def narrate(
     ``blind``: the sealed throws and rolls kept from the viewer now (``projections.redact.blind``),
     said as to one who does not know them."""
     you = None if viewer in (NARRATOR, SPECTATOR) else _viewer_name(before, event, viewer)
-    kept = isinstance(event, ThrowSealed | DiceRolled) and sealed_from(event, blind)
-    said = _said(before, event, SPECTATOR if kept else viewer, you)
+    said = _said(before, event, viewer, you, blind)
     me = you if second_person else None
     if me is None:
         return said.replace(FREE, "")
@@ -204,9 +203,14 @@ def _addressed(text: str, me: str, longer: list[str], at_start: bool) -> str:
     return text
 
 
-def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None) -> str:
-    """What happened, by names; ``you`` is the viewer's own character's name, if any."""
+def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None, blind: Blind = SEES_ALL) -> str:
+    """What happened, by names; ``you`` is the viewer's own character's name, if any. What of it is
+    secret from the viewer is what its type declares (``may_know``), never decided here."""
     name = before.name_of
+
+    def shown(field: str) -> bool:
+        return may_know(event, field, viewer, blind)
+
     match event:
         case SceneOpened():
             title = f" “{event.title}”" if event.title else ""
@@ -214,14 +218,14 @@ def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None) -> str
             return f"The Storyteller opens the scene{title} under the {rules} rules."
         case CharacterAdded(character=sheet):
             who = f"{sheet.name} (NPC)" if sheet.npc else sheet.name
-            if sheet.traits is None or not knows(viewer, sheet.id):
+            if sheet.traits is None or not shown("character"):
                 return f"{who} joins the scene."
             counts = ", ".join(f"{sum(sheet.traits.of(c).values())} {c.capitalize()}" for c in CATEGORIES)
             return f"{who} joins the scene with {counts} Traits."
         case CharacterRemoved():
             return f"{name(event.character)} leaves the scene."
         case CharacterAdjusted():
-            reason = f": {FREE}{event.reason}{FREE}" if knows(viewer, event.character) else "."
+            reason = f": {FREE}{event.reason}{FREE}" if shown("reason") else "."
             return f"The Storyteller adjusts {name(event.character)}{reason}"
         case SceneClosed():
             return "The Storyteller closes the scene."
@@ -241,7 +245,7 @@ def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None) -> str
             | CharacterLeft()
             | CarriedCorrected()
         ):
-            return _tonight(before, event, viewer)
+            return _tonight(before, event, viewer, shown)
         case ChallengeDeclared():
             against = (
                 f"challenges {', '.join(name(t) for t in event.targets)}"
@@ -268,18 +272,18 @@ def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None) -> str
             ]
             extra = f" [{', '.join(flags)}]" if flags else ""
             if event.pool is not None:
-                bid = f", {_pool(event.pool, event.challenger, viewer)}"
+                bid = f", {_pool(event.pool, shown('pool'))}"
             return f"{name(event.challenger)} {against} ({kind}{difficulty}){power}{bid}{victory}{extra}."
         case BidPlaced():
             if event.owed:
                 return f"{name(event.character)} bids {', '.join(event.traits)}, owed for a Negative Trait call."
             victory = f": “{FREE}{event.victory}{FREE}”" if event.victory else ""
             if event.pool is not None:
-                return f"{name(event.character)} answers, {_pool(event.pool, event.character, viewer)}{victory}."
+                return f"{name(event.character)} answers, {_pool(event.pool, shown('pool'))}{victory}."
             return f"{name(event.character)} answers, bidding {', '.join(event.traits)}{victory}."
         case Relented():
             if event.pool is not None:
-                would = _pool(event.pool, event.character, NARRATOR)
+                would = _pool(event.pool, True)  # a relent's pool is said to all (it decides the grade)
                 they = "you" if event.character == viewer else "they"
                 return f"{name(event.character)} relents ({they} would have defended {would})."
             return f"{name(event.character)} relents."
@@ -296,7 +300,7 @@ def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None) -> str
             return f"{name(event.by)} calls {event.trait} on {name(event.against)}: {verdict}; {then}."
         case ThrowSealed():
             how = "at random" if event.random else ""
-            sign = f" {event.sign}" if knows(viewer, event.character) else ""
+            sign = f" {event.sign}" if shown("sign") else ""
             return f"{name(event.character)} throws{sign} {how} (sealed until both are in).".replace("  ", " ")
         case TestRevealed() if event.dice:
             return _dice_shown(before, event)
@@ -304,11 +308,11 @@ def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None) -> str
             ch = before.challenges.get(event.challenge)
             order = [ch.challenger.who, ch.defender.who] if ch else list(event.signs)
             threw = " threw" if you is not None and viewer in order else ""  # "you threw rock", as the card says
-            shown = ", ".join(f"{name(who)}{threw} {event.signs[who]}" for who in order if who in event.signs)
+            signs = ", ".join(f"{name(who)}{threw} {event.signs[who]}" for who in order if who in event.signs)
             by = " (recorded by the Storyteller)" if event.recorded_by else ""
             result = "a tie" if event.result == "tie" else f"{name(order[0 if event.result == 'win' else 1])} wins"
             pools = "; ".join(f"{name(who)}'s pool: {pool.describe()}" for who, pool in event.pools.items())
-            return f"Test {event.test}{by}: {shown}: {result}." + (f" Pools shown: {pools}." if pools else "")
+            return f"Test {event.test}{by}: {signs}: {result}." + (f" Pools shown: {pools}." if pools else "")
         case DeclarationsOpened():
             what = "On the tie" if event.purpose == "tie" else "For the overbid"
             return f"{what}, both sides declare their Traits, {name(event.first)} first."
@@ -369,7 +373,7 @@ def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None) -> str
         case ProneCleared():
             return f"{name(event.character)} is no longer prone."
         case MobJoined():
-            lending = f", {_pool(event.pool, event.character, viewer)}" if event.pool is not None else ""
+            lending = f", {_pool(event.pool, shown('pool'))}" if event.pool is not None else ""
             lending = f", lending {', '.join(event.traits)}" if event.traits else lending
             return f"{name(event.character)} joins the attack{lending}" + (
                 f": “{FREE}{event.victory}{FREE}”." if event.victory else "."
@@ -425,7 +429,7 @@ def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None) -> str
         ):
             return event.why or _kind(event)
         case DiceRolled():  # (kony: rare beside the rest, so late in the match)
-            if not knows(viewer, event.character):
+            if not shown("dice"):
                 return f"{name(event.character)} rolls (sealed until both are in)."
             named = f", naming {', '.join(source_label(s) for s in event.retests)}" if event.retests else ""
             by = f" (rolled by hand, entered by {_entered(before, event.entered_by)})" if event.entered_by else ""
@@ -493,10 +497,10 @@ def _action(state: Scene, action: Action) -> str:
     return f"{what}{target}{steps}{drag}{stand}"
 
 
-def _pool(pool: Pool, owner: str, viewer: str) -> str:
-    """A side's pool as ``viewer`` may know it before the test: its parts, or only that it is set."""
+def _pool(pool: Pool, shown: bool) -> str:
+    """A side's pool as a viewer may know it before the test (``shown``): its parts, or only that it is set."""
     what = f"{pool.attack} attack" if pool.attack else f"{pool.defense or 'a'} defence" if pool.defense else "a pool"
-    if not knows(viewer, owner):
+    if not shown:
         return "with a test pool kept secret until the test"
     return f"with a {what} pool of {pool.describe()}"
 
@@ -509,16 +513,14 @@ def _challenger(state: Scene, cid: str) -> str:
 # -- a game night: its scenes, and its characters going from one to the next -------------------
 
 
-def _tonight(before: Scene, event: SceneEvent, viewer: str) -> str:
-    """A game night's events, in the night's stream and in its scenes."""
+def _tonight(before: Scene, event: SceneEvent, viewer: str, shown: Callable[[str], bool]) -> str:
+    """A game night's events, in the night's stream and in its scenes; ``shown``: whether the viewer
+    may know a field, as the event's type declares."""
     name = before.name_of
 
     def where(scene: str) -> str:
         found = before.night.scene(scene) if before.night else None
         return f"“{found.title}”" if found and found.title else "a scene of tonight's"
-
-    def sees(who: str) -> bool:  # where a character goes: the ST, its player, spectators
-        return viewer in (NARRATOR, SPECTATOR, who)
 
     match event:
         case GameOpened():
@@ -531,39 +533,39 @@ def _tonight(before: Scene, event: SceneEvent, viewer: str) -> str:
             who = f"{sheet.name} (NPC)" if sheet.npc else sheet.name
             return f"{who} is at the game tonight."
         case SceneAdded():  # a player's night names no scene but its character's (projections.redact)
-            shown = event.title and viewer in (NARRATOR, SPECTATOR)
-            return f"“{event.title}” opens tonight." if shown else "A new scene opens tonight."
+            named = event.title and shown("title")
+            return f"“{event.title}” opens tonight." if named else "A new scene opens tonight."
         case SceneEnded():
             found = before.night.scene(event.scene) if before.night else None
             visit = before.night.where.get(viewer) if before.night else None
-            shown = viewer in (NARRATOR, SPECTATOR) or (visit is not None and visit.scene == event.scene)
-            return f"“{found.title}” ends." if shown and found and found.title else "A scene of tonight's game ends."
-        case CharacterMoved(character=who) if sees(who):
+            named = shown("scene") or (visit is not None and visit.scene == event.scene)
+            return f"“{found.title}” ends." if named and found and found.title else "A scene of tonight's game ends."
+        case CharacterMoved(character=who) if shown("to"):
             return f"The Storyteller sends {name(who)} into {where(event.to)}."
         case CharacterMoved(character=who):
             return f"The Storyteller sends {name(who)} into a scene."
-        case CharacterReturned(character=who) if event.why and knows(viewer, who):
+        case CharacterReturned(character=who) if event.why and shown("why") and shown("carried"):
             return (
                 f"{name(who)} could not go into {where(event.scene)} ({FREE}{event.why}{FREE}) and is between scenes."
             )
-        case CharacterReturned(character=who) if knows(viewer, who):
+        case CharacterReturned(character=who) if shown("carried"):
             character = before.characters.get(who)
             fresh = _newly_lost(character.lost_names if character else [], event.carried)
             without = f", now without {_and(fresh)}" if fresh else ""
             return f"{name(who)} comes back from {where(event.scene)}{without}: between scenes."
-        case CharacterReturned(character=who) if viewer == SPECTATOR:
+        case CharacterReturned(character=who) if shown("scene"):
             return f"{name(who)} comes back from {where(event.scene)}: between scenes."
         case CharacterReturned(character=who):
             return f"{name(who)} is between scenes."
         case CharacterEntered(character=sheet):
             here = f"“{before.title}”" if before.title else "the scene"
-            if not knows(viewer, sheet.id):
+            if not shown("carried"):
                 return f"{sheet.name} enters {here} from tonight's game."
             return f"{sheet.name} enters {here}{_still(event.carried)}."
         case CharacterLeft(character=who):
-            still = _still(event.carried, earlier=False) if knows(viewer, who) else ""
+            still = _still(event.carried, earlier=False) if shown("carried") else ""
             return f"{name(who)} leaves the scene, back to tonight's game{still}."
-        case CarriedCorrected(character=who) if knows(viewer, who):
+        case CarriedCorrected(character=who) if shown("changes"):
             said = "; ".join(what for *_, what in changes(event.changes, name(who))) or f"{name(who)} is unchanged"
             ruled = where(event.scene) if before.night else "an earlier scene"
             return f"A ruling in {ruled} after {name(who)} left it: {said}."

@@ -141,6 +141,23 @@ def hidden_fields(record: Recorded, viewer: str, blind: Blind = SEES_ALL) -> dic
     return hidden
 
 
+def may_know(event: object, field: str, viewer: str, blind: Blind = SEES_ALL) -> bool:
+    """Whether ``viewer`` may know the whole of ``field`` of ``event``, as its type declares
+    (``FACTS.secret``): what narration says of a secret field (a sheet's notes, hidden part by part,
+    aside). ``blind``: as ``hidden_fields``."""
+    for secret in type(event).FACTS.secret:  # type: ignore[attr-defined]
+        if field not in secret.fields or secret.parts:
+            continue
+        if secret.blind and blind and sealed_from(event, blind):  # type: ignore[arg-type]
+            return False
+        if viewer == NARRATOR:
+            continue
+        if (secret.spectators and viewer == SPECTATOR) or (secret.known_to and _whose(event, secret) == viewer):
+            continue
+        return False
+    return True
+
+
 def _whose(event: object, secret: Secret) -> object:
     """The character who may know ``secret`` (a sheet by its id)."""
     who = getattr(event, secret.known_to)

@@ -26,10 +26,11 @@ from domain.events import CharacterMoved, Event, RoundStarted, SceneEvent, Throw
 from domain.evolve import evolve
 from domain.facts import Facts, problems
 from domain.log import Recorded
+from domain.pools import Pool
 from domain.sheets import Sheet
 from domain.state import Consequence, Scene
 from projections.narrate import _kind, narrate
-from projections.redact import SPECTATOR, hidden_fields
+from projections.redact import SPECTATOR, hidden_fields, may_know
 from projections.views import touched, turned
 from tests.table import Table
 
@@ -277,3 +278,30 @@ def test_the_declarations_hold_over_an_example(example: str) -> None:
                 assert declared.undone_by, f"{kind.__name__} kept as a consequence"
         state = after
     assert "ChallengeResolved" in seen
+
+
+def test_narration_says_a_secret_only_to_whom_its_type_lets_know_it() -> None:
+    """Narration reads the same declarations (``projections.redact.may_know``): each secret field
+    of each event type, filled with words nobody else would say, never reaches the words of a
+    viewer its type keeps it from, and the Storyteller's words are never the poorer for it."""
+    before = Scene()
+    checked = 0
+    for kind in EVENTS:
+        for secret in facts(kind).secret:
+            if secret.parts:
+                continue
+            for field in secret.fields:
+                event = sample(kind)
+                value = getattr(event, field)
+                marker = f"zz{field}zz"
+                if isinstance(value, str):
+                    event = msgspec.structs.replace(event, **{field: marker})
+                elif isinstance(value, Pool):
+                    event = msgspec.structs.replace(event, **{field: Pool(total=3, wildcard=1, why=marker)})
+                else:
+                    continue
+                checked += 1
+                for viewer in ("juan", SPECTATOR):
+                    if not may_know(event, field, viewer):
+                        assert marker not in narrate(before, event, viewer), (kind.__name__, field, viewer)
+    assert checked >= 6  # signs, reasons, pools, a night's scenes and titles
