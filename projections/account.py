@@ -577,24 +577,30 @@ def for_viewer(state: Scene, ch: Challenge, viewer: str, reader: Reader | None, 
     ``account``."""
     made = "account" if staked else "unstaked"
     whole = _memo(state, ch.id, made, lambda: account(state, ch, staked=staked))
+    if viewer == NARRATOR:
+        return whole  # the Storyteller reads it whole, by names
     shown = bool(ch.tests) or not ch.open
-    sides = [
-        s if s.pool is None or shown or knows(viewer, s.who) else replace(s, pool=None, words=_hidden(state, s))
-        for s in whole.sides
-    ]
-    sides = [s if not s.trait_pool or knows(viewer, s.who) else replace(s, trait_pool="") for s in sides]
+    sides = whole.sides
+    if any((s.pool is not None and not shown) or s.trait_pool for s in sides):
+        sides = [
+            s if s.pool is None or shown or knows(viewer, s.who) else replace(s, pool=None, words=_hidden(state, s))
+            for s in sides
+        ]
+        sides = [s if not s.trait_pool or knows(viewer, s.who) else replace(s, trait_pool="") for s in sides]
     verdict = whole.verdict
     if verdict is not None and verdict.tone != "withdrawn":
         tone = _tone(ch, viewer, verdict.winner)
-        verdict = replace(verdict, tone=tone)
+        if tone != verdict.tone:
+            verdict = replace(verdict, tone=tone)
         if ch.kind == "contested" and tone in ("won", "lost") and reader is not None:
             # a side reads its own result first: "You lost: you take 2 aggravated damage"
             verdict = replace(verdict, words=f"You {tone}{f': {verdict.cost}' if verdict.cost else ''}")
     stakes = whole.stakes
     if any(e.kind == "armor_damaged" and not knows(viewer, e.who) for st in stakes for e in st.effects):
         stakes = [_armour_kept(state, ch, st, viewer) for st in stakes]
-    seen = replace(whole, sides=sides, verdict=verdict, stakes=stakes)
-    return _addressed(seen, reader) if reader is not None else seen
+    if sides is not whole.sides or verdict is not whole.verdict or stakes is not whole.stakes:
+        whole = replace(whole, sides=sides, verdict=verdict, stakes=stakes)
+    return _addressed(whole, reader) if reader is not None else whole
 
 
 def _armour_kept(state: Scene, ch: Challenge, stake: StakeLine, viewer: str) -> StakeLine:
