@@ -600,7 +600,9 @@ def for_viewer(state: Scene, ch: Challenge, viewer: str, reader: Reader | None, 
         stakes = [_armour_kept(state, ch, st, viewer) for st in stakes]
     if sides is not whole.sides or verdict is not whole.verdict or stakes is not whole.stakes:
         whole = replace(whole, sides=sides, verdict=verdict, stakes=stakes)
-    return _addressed(whole, reader) if reader is not None else whole
+    if reader is None or viewer not in (*ch.challenger.members, *ch.targets, ch.defender.who):
+        return whole  # a challenge between others says nobody as "you"
+    return _addressed(whole, reader)
 
 
 def _armour_kept(state: Scene, ch: Challenge, stake: StakeLine, viewer: str) -> StakeLine:
