@@ -516,11 +516,13 @@ def _acting_in(state: Scene, viewer: str, around: set[str] | None = None) -> lis
     return out
 
 
-def _staked(state: Scene, around: set[str] | None) -> list[str]:
-    """The undecided challenges with one of these characters in them (None: every one): what
-    winning them will do (their account's stakes) reads the characters, so it may have changed."""
-    if around is None:
-        return list(state.undecided)
+def _staked(state: Scene, people: list[str] | None) -> list[str]:
+    """The undecided challenges with one of these characters in them: what winning them will do
+    (their account's stakes) reads the characters (armour left, powers, grapples), so it may have
+    changed. Events that touch everyone (a round's start or end) change who may act, not that."""
+    if people is None:
+        return []
+    around = set(people)
     return [
         cid
         for cid in state.undecided
@@ -622,7 +624,7 @@ def view(
     else:
         people = only[0]
         around = None if turned or people is None else set(people)
-        cids = list(dict.fromkeys([*only[1], *_acting_in(state, viewer, around), *_staked(state, around)]))
+        cids = list(dict.fromkeys([*only[1], *_acting_in(state, viewer, around), *_staked(state, people)]))
     rules = ruleset_for(state.ruleset)
     dice = rules.family == "dice"
     reader = _reader(state, viewer)
