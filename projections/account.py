@@ -177,7 +177,8 @@ class Account(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """What it did to characters that stands: the Traits lost on the way (an overbid's first bid,
     which no ruling undoes) first, then what the outcome did."""
     stakes: list[StakeLine] = []
-    """While it is open: what each way of ending it would do."""
+    """While it is open: what each way of ending it would do; told to the Storyteller and those in
+    it, who act on it (a spectator or another player reads the challenge without them)."""
     rulings: list[RulingLine] = []
     round: int | None = None
     seq: int = 0
@@ -596,11 +597,14 @@ def for_viewer(state: Scene, ch: Challenge, viewer: str, reader: Reader | None, 
             # a side reads its own result first: "You lost: you take 2 aggravated damage"
             verdict = replace(verdict, words=f"You {tone}{f': {verdict.cost}' if verdict.cost else ''}")
     stakes = whole.stakes
+    acting = viewer in (*ch.challenger.members, *ch.targets, ch.defender.who)
+    if stakes and not acting:  # what winning will do is for those who act in it (and the Storyteller)
+        stakes = []
     if any(e.kind == "armor_damaged" and not knows(viewer, e.who) for st in stakes for e in st.effects):
         stakes = [_armour_kept(state, ch, st, viewer) for st in stakes]
     if sides is not whole.sides or verdict is not whole.verdict or stakes is not whole.stakes:
         whole = replace(whole, sides=sides, verdict=verdict, stakes=stakes)
-    if reader is None or viewer not in (*ch.challenger.members, *ch.targets, ch.defender.who):
+    if reader is None or not acting:
         return whole  # a challenge between others says nobody as "you"
     return _addressed(whole, reader)
 

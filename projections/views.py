@@ -516,17 +516,19 @@ def _acting_in(state: Scene, viewer: str, around: set[str] | None = None) -> lis
     return out
 
 
-def _staked(state: Scene, people: list[str] | None) -> list[str]:
-    """The undecided challenges with one of these characters in them: what winning them will do
-    (their account's stakes) reads the characters (armour left, powers, grapples), so it may have
-    changed. Events that touch everyone (a round's start or end) change who may act, not that."""
+def _staked(state: Scene, people: list[str] | None, viewer: str) -> list[str]:
+    """The undecided challenges with one of these characters in them, whose stakes ``viewer`` reads
+    (the Storyteller, and those in the challenge: ``projections.account.for_viewer``): what winning
+    will do reads the characters (armour left, powers, grapples), so it may have changed. Events
+    that touch everyone (a round's start or end) change who may act, not that."""
     if people is None:
         return []
     around = set(people)
     return [
         cid
         for cid in state.undecided
-        if not around.isdisjoint((*(ch := state.challenges[cid]).challenger.members, *ch.targets))
+        if not around.isdisjoint(members := (*(ch := state.challenges[cid]).challenger.members, *ch.targets))
+        and (viewer == NARRATOR or viewer in members)
     ]
 
 
@@ -624,7 +626,7 @@ def view(
     else:
         people = only[0]
         around = None if turned or people is None else set(people)
-        cids = list(dict.fromkeys([*only[1], *_acting_in(state, viewer, around), *_staked(state, people)]))
+        cids = list(dict.fromkeys([*only[1], *_acting_in(state, viewer, around), *_staked(state, people, viewer)]))
     rules = ruleset_for(state.ruleset)
     dice = rules.family == "dice"
     reader = _reader(state, viewer)
