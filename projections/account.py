@@ -695,19 +695,33 @@ def _said_to(text: str, me: str, others: tuple[str, ...]) -> str:
 # -- made once a state ------------------------------------------------------------------------
 
 _T = TypeVar("_T")
-_MEMO: dict[tuple[int, str, str], tuple[Scene, object]] = {}
-_MEMO_SIZE = 256
+_MEMO: dict[tuple[object, ...], tuple[tuple[object, ...], object]] = {}
+_MEMO_SIZE = 1024
 
 
 def _memo(state: Scene, cid: str, what: str, make: Callable[[], _T]) -> _T:
-    """What ``make`` gives for this very state (kept beside it, so its id is not reused while the
-    entry lives): every viewer of one commit shares one account."""
-    key = (id(state), cid, what)
+    """What ``make`` gives for a challenge, made again only when what it reads has changed: the
+    challenge itself, the characters in it, the rulings, the options and the round (all frozen,
+    replaced on every change, so the very objects say so); every viewer of a commit, and the
+    commits that leave the challenge and its people alone, share one account."""
+    inputs = _inputs(state, cid)
+    key = (*map(id, inputs), cid, what)
     found = _MEMO.get(key)
-    if found is not None and found[0] is state:
+    if found is not None and all(a is b for a, b in zip(found[0], inputs, strict=True)):
         return found[1]  # type: ignore[return-value]
     if len(_MEMO) >= _MEMO_SIZE:
         _MEMO.clear()
     value = make()
-    _MEMO[key] = (state, value)
+    _MEMO[key] = (inputs, value)  # kept beside it: their ids are not reused while the entry lives
     return value
+
+
+def _inputs(state: Scene, cid: str) -> tuple[object, ...]:
+    """Everything a challenge's account and stakes read of the scene: the challenge, its people
+    (their sheets, conditions, armour, names), the rulings, the options, the round; and where one of
+    them is held by another (escaping frees from every holder), every character."""
+    ch = state.challenges[cid]
+    people = (*ch.challenger.members, *ch.targets, ch.defender.who)
+    found = [state.characters.get(who) for who in people]
+    held = any(c is not None and c.conditions.grappled_by for c in found)
+    return (ch, state.rulings, state.options, state.round, state.ruleset, *found, *([state.characters] if held else []))
