@@ -717,11 +717,14 @@ def _memo(state: Scene, cid: str, what: str, make: Callable[[], _T]) -> _T:
 
 
 def _inputs(state: Scene, cid: str) -> tuple[object, ...]:
-    """Everything a challenge's account and stakes read of the scene: the challenge, its people
-    (their sheets, conditions, armour, names), the rulings, the options, the round; and where one of
-    them is held by another (escaping frees from every holder), every character."""
+    """Everything a challenge's account and stakes read of the scene: the challenge, of its people
+    what a resolution reads (their sheets and names, Traits lost, wounds, conditions, bonuses,
+    armour, presence: not their Willpower, Abilities or actions), the rulings, the options, the
+    round; and where one of them is held by another (escaping frees from every holder), every
+    character."""
     ch = state.challenges[cid]
     people = (*ch.challenger.members, *ch.targets, ch.defender.who)
-    found = [state.characters.get(who) for who in people]
-    held = any(c is not None and c.conditions.grappled_by for c in found)
-    return (ch, state.rulings, state.options, state.round, state.ruleset, *found, *([state.characters] if held else []))
+    found = [c for who in people if (c := state.characters.get(who)) is not None]
+    held = any(c.conditions.grappled_by for c in found)
+    read = [part for c in found for part in (c.sheet, c.lost, c.wounds, c.conditions, c.bonuses, c.worn, c.present)]
+    return (ch, state.rulings, state.options, state.round, state.ruleset, *read, *([state.characters] if held else []))
