@@ -697,6 +697,8 @@ def _said_to(text: str, me: str, others: tuple[str, ...]) -> str:
 _T = TypeVar("_T")
 _MEMO: dict[tuple[object, ...], tuple[tuple[object, ...], object]] = {}
 _MEMO_SIZE = 1024
+_NOW: dict[tuple[int, str, str], tuple[Scene, object]] = {}
+"""The same, by the very state asked about: the viewers of one commit ask about one state."""
 
 
 def _memo(state: Scene, cid: str, what: str, make: Callable[[], _T]) -> _T:
@@ -704,16 +706,24 @@ def _memo(state: Scene, cid: str, what: str, make: Callable[[], _T]) -> _T:
     challenge itself, the characters in it, the rulings, the options and the round (all frozen,
     replaced on every change, so the very objects say so); every viewer of a commit, and the
     commits that leave the challenge and its people alone, share one account."""
+    now = (id(state), cid, what)
+    hit = _NOW.get(now)
+    if hit is not None and hit[0] is state:
+        return hit[1]  # type: ignore[return-value]
     inputs = _inputs(state, cid)
     key = (*map(id, inputs), cid, what)
     found = _MEMO.get(key)
     if found is not None and all(a is b for a, b in zip(found[0], inputs, strict=True)):
-        return found[1]  # type: ignore[return-value]
-    if len(_MEMO) >= _MEMO_SIZE:
-        _MEMO.clear()
-    value = make()
-    _MEMO[key] = (inputs, value)  # kept beside it: their ids are not reused while the entry lives
-    return value
+        value = found[1]
+    else:
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        value = make()
+        _MEMO[key] = (inputs, value)  # kept beside it: their ids are not reused while the entry lives
+    if len(_NOW) >= _MEMO_SIZE:
+        _NOW.clear()
+    _NOW[now] = (state, value)
+    return value  # type: ignore[return-value]
 
 
 def _inputs(state: Scene, cid: str) -> tuple[object, ...]:

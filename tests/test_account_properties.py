@@ -29,6 +29,7 @@ def _check(records: list[Recorded]) -> None:
                 reader = _reader(state, viewer)
                 shared = for_viewer(state, ch, viewer, reader)
                 accounts._MEMO.clear()
+                accounts._NOW.clear()
                 assert for_viewer(state, ch, viewer, reader) == shared, (n, ch.id, viewer)
     state = fold(records)
     for ch in state.challenges.values():
@@ -38,13 +39,14 @@ def _check(records: list[Recorded]) -> None:
         sides = {s.who: s for s in told.sides}
         if first.bid and first.challenger in sides:
             assert sides[first.challenger].bid[: len(first.bid)] == list(first.bid)
-        risked = [
-            t
-            for e in mine
-            if isinstance(e, RetestInvoked) and isinstance(e.source, OverbidSource)
-            for t in e.source.bid
-        ]
-        assert [t for s in told.sides for t in s.risked] == risked or len(told.sides) > 2
+        for who, side in sides.items():  # each Trait a side risked on an overbid, in order
+            risked = [
+                t
+                for e in mine
+                if isinstance(e, RetestInvoked) and e.character == who and isinstance(e.source, OverbidSource)
+                for t in e.source.bid
+            ]
+            assert side.risked == risked, (ch.id, who)
         answered = [e for e in mine if isinstance(e, BidPlaced) and not e.owed and e.character in sides]
         for e in answered[:1]:
             assert sides[e.character].bid[: len(e.traits)] == list(e.traits) or not e.traits
