@@ -72,6 +72,8 @@ def replay(
     state: Scene | None = None,
     links: dict[int, list[int]] | None = None,
     blind: Blind = SEES_ALL,
+    *,
+    accounts: bool = True,
 ) -> Iterator[Step]:
     """Every record as a step, as ``viewer`` may see it, starting from ``state`` (the fold of the
     records before them). ``links`` (from ``links_of``) ties events to the disputes and rulings on
@@ -82,7 +84,7 @@ def replay(
     views: Views = {}  # each entity's view after a step is its view before the next
     for record in records:
         before, state = state, evolve(state, record)
-        yield explain(before, state, record, viewer, (links or {}).get(record.seq, []), views, blind)
+        yield explain(before, state, record, viewer, (links or {}).get(record.seq, []), views, blind, accounts=accounts)
 
 
 def states(records: Iterable[Recorded], state: Scene | None = None) -> Iterator[Scene]:
@@ -130,21 +132,25 @@ def explain(
     linked: list[int] | None = None,
     views: Views | None = None,
     blind: Blind = SEES_ALL,
+    *,
+    accounts: bool = True,
 ) -> Step:
+    """One step in words. ``accounts``: a challenge's step carries the challenge as it then stood
+    (the audit, which tells each challenge whole in its own section, asks without)."""
     event = record.event
     cid = getattr(event, "challenge", None)
     rule_id = getattr(event, "rule", None)
     rule = RULES.get(rule_id) if rule_id else None
     compared = getattr(event, "compared", None)
     challenge = after.challenges.get(cid) if isinstance(cid, str) else None
-    told = for_viewer(after, challenge, viewer, None, staked=False) if challenge is not None else None
+    told = for_viewer(after, challenge, viewer, None, staked=False) if challenge is not None and accounts else None
     return Step(
         seq=record.seq,
         at=format_at(record.at),
         actor=record.actor,
         type=record.type,
         summary=narrate(before, event, viewer, second_person=False, blind=blind),  # read by others: by name
-        changes=_changes(before, after, event, viewer, {} if views is None else views, told is not None),
+        changes=_changes(before, after, event, viewer, {} if views is None else views, challenge is not None),
         challenge=cid if isinstance(cid, str) else None,
         rule=rule_id,
         words=rule.words if rule else None,
