@@ -513,10 +513,11 @@ def stake_words(state: Scene, stake: Stake) -> list[str]:
     """Each consequence of ``stake`` in words, with how a damage came where something changed it
     (the declare form's preview): "Juan takes 2 aggravated damage: 1 lethal declared; Feral Claws
     makes it aggravated; Puissance adds 1."."""
-    return [_with_why(effect_line(state, event)) for event in stake.events]
+    return [with_why(effect_line(state, event)) for event in stake.events]
 
 
-def _with_why(e: EffectLine) -> str:
+def with_why(e: EffectLine) -> str:
+    """An effect's words, with how a damage came where something changed it."""
     changed = e.kind == "damage_taken" and e.why and not e.why.endswith(", as declared.")
     return f"{e.words}: {e.why}" if changed else e.words
 
@@ -607,6 +608,45 @@ def for_viewer(state: Scene, ch: Challenge, viewer: str, reader: Reader | None, 
     if reader is None or not acting:
         return whole  # a challenge between others says nobody as "you"
     return _addressed(whole, reader)
+
+
+def preview(state: Scene, ch: Challenge, viewer: str) -> list[tuple[StakeLine, tuple[Consequence, ...]]]:
+    """What each way ``ch`` (a would-be challenge, on a thrown-away draft) can end would do, as
+    ``viewer`` may read it before the test: each stake said to them ("If you win: …"), with its
+    events; a target's armour, which only its player and the Storyteller know, said as the one
+    amount dealt, and its armour and damage events left out (``domain.stakes``)."""
+    out = []
+    reader = reader_of(state, viewer)
+
+    def say(text: str) -> str:
+        return _said_to(text, reader[0], reader[1]) if reader is not None and reader[0] in text else text
+
+    for stake in stakes(state, ch.id):
+        line = _stake(state, ch, stake)
+        events = stake.events
+        unknown = {e.character for e in events if isinstance(e, ArmorDamaged) and not knows(viewer, e.character)}
+        if unknown:
+            line = _armour_kept(state, ch, line, viewer)
+            events = tuple(
+                e for e in events if not (isinstance(e, ArmorDamaged | DamageTaken) and e.character in unknown)
+            )
+        if reader is not None:
+            line = replace(
+                line,
+                title=say(line.title),
+                words=say(line.words),
+                effects=[_effect_to(e, say) for e in line.effects],
+            )
+        out.append((line, events))
+    return out
+
+
+def reader_of(state: Scene, viewer: str) -> Reader | None:
+    """A player's own character's name and the others' (None: the viewer has no character here)."""
+    mine = state.characters.get(viewer)
+    if mine is None:
+        return None
+    return mine.name, tuple(c.name for who, c in state.characters.items() if who != viewer)
 
 
 def _armour_kept(state: Scene, ch: Challenge, stake: StakeLine, viewer: str) -> StakeLine:

@@ -29,7 +29,7 @@ from domain.pools import Pool, PoolSpec
 from domain.sheets import Category, Ident
 from domain.stakes import declared
 from domain.state import Consequence, Scene
-from projections.account import stake_title, stake_words
+from projections.account import preview, with_why
 from projections.narrate import narrate
 from projections.night_view import night_view
 from projections.redact import SEES_ALL, Blind, blind, hidden_command, hidden_fields, redact
@@ -424,6 +424,7 @@ def stakes_preview(state: Scene, cmd: Declare, now: datetime) -> StakesPreview:
     except Rejected as refused:
         return StakesPreview(error=ErrorBody(refused.code, refused.message, refused.rule))
     ch = draft.challenges[cmd.challenge]
+    said = preview(draft, ch, cmd.actor)  # to the asker: "you", and a target's armour kept to its own
     return StakesPreview(
         challenge=cmd.challenge,
         stakes=[
@@ -432,11 +433,11 @@ def stakes_preview(state: Scene, cmd: Declare, now: datetime) -> StakesPreview:
                 exceptional=stake.exceptional,
                 relent=stake.relent,
                 chosen=stake.chosen,
-                title=stake_title(draft, ch, stake),
-                events=list(stake.events),
-                words=stake_words(draft, stake),
+                title=line.title,
+                events=list(events),
+                words=[with_why(e) for e in line.effects],
             )
-            for stake in shown
+            for stake, (line, events) in zip(shown, said, strict=True)
         ],
     )
 

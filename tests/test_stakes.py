@@ -309,7 +309,7 @@ class TestPreview:
         decoded = outgoing_decoder.decode(encode(answer))
         assert isinstance(decoded, StakesPreview) and decoded == answer
         won = next(s for s in answer.stakes if s.winner == "challenger" and not s.relent)
-        assert won.title == "If Jimmy wins"
+        assert won.title == "If you win"  # said to Jimmy, who asks
         assert won.words == [
             "Frank takes 2 aggravated damage: 1 lethal declared; Feral Claws makes it aggravated; Puissance adds 1."
         ]  # Frank has not answered: no Trait of his is at risk yet
@@ -327,3 +327,23 @@ class TestPreview:
         answer = stakes_preview(t.state, cmd, t.now)
         assert answer.stakes == [] and answer.error is not None
         assert answer.error.code == "unknown_power" and "Feral Claws" in answer.error.message
+
+
+def test_a_preview_keeps_a_targets_armour_to_its_own() -> None:
+    """kony:damage-order: armour takes damage first, and how much a target has left is its own (its
+    player's and the Storyteller's). A player's preview of an attack on it says the amount dealt,
+    with no armour event or figure; the Storyteller's says all of it."""
+    from tests.domain.test_kony import duel
+
+    t = duel(juan={"armor": 2})
+    body = {"type": "declare", "id": "p", "scene": "s1", "challenge": "x", "kind": "contested"}
+    body |= {"category": "physical", "targets": ["juan"], "bid": ["Brawny"]}
+    body |= {"effect": {"kind": "damage", "amount": 3, "type": "lethal"}}
+    mine = stakes_preview(t.state, msgspec.convert({**body, "actor": "sam"}, Declare), t.now)
+    won = next(s for s in mine.stakes if s.winner == "challenger" and not s.relent)
+    assert won.words == ["Juan takes 3 lethal damage"], won.words
+    assert not [e for e in won.events if isinstance(e, ArmorDamaged | DamageTaken)]
+    told = stakes_preview(t.state, msgspec.convert({**body, "actor": "st", "character": "sam"}, Declare), t.now)
+    theirs = next(s for s in told.stakes if s.winner == "challenger" and not s.relent)
+    assert any(isinstance(e, ArmorDamaged) and e.amount == 2 for e in theirs.events)
+    assert "Juan's armour takes 2" in theirs.words

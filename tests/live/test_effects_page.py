@@ -73,7 +73,7 @@ async def test_a_punch_for_1_lethal_and_a_knock_down_from_the_declare_form(
     await victory.blur()
     # what winning will do, as the server's ruleset will apply it (the read-only stakes request)
     preview = declare.locator(".stakes-preview li")
-    await expect(preview.first).to_have_text("If Sam wins: Juan takes 1 lethal damage")
+    await expect(preview.first).to_have_text("If you win: Juan takes 1 lethal damage")  # said to Sam
     assert await sam.evaluate(NO_SCROLL)
     await accessible(sam)
     await shot(sam, "effects-declare-punch")

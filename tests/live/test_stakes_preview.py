@@ -79,7 +79,7 @@ async def test_the_preview_is_what_the_resolution_does() -> None:
         preview = await c["jimmy"].request({"type": "stakes", "declare": {"challenge": "x", **CLAWS}}, "stakes")
         assert preview["challenge"] == "x" and "error" not in preview
         won = way(preview, "challenger")
-        assert won["title"] == "If Jimmy wins"
+        assert won["title"] == "If you win"  # said to Jimmy, who asks
         assert won["words"] == [
             "Frank takes 2 aggravated damage: 1 lethal declared; Feral Claws makes it aggravated; Puissance adds 1."
         ]
@@ -88,7 +88,7 @@ async def test_the_preview_is_what_the_resolution_does() -> None:
              "why": "1 lethal declared; Feral Claws makes it aggravated; Puissance adds 1.",
              "rule": "camarilla:stacking"},
         ]  # fmt: skip
-        assert way(preview, "defender")["words"] == ["Jimmy loses Brawny"]
+        assert way(preview, "defender")["words"] == ["You lose Brawny"]  # said to Jimmy
         assert backend.store.head("claws")[0] == 3, "a preview appended something"
         assert (await c["jimmy"].send({"type": "declare", "challenge": "x", **CLAWS}))["ok"]
         assert (await c["frank"].send({"type": "relent", "challenge": "x"}))["ok"]
@@ -97,7 +97,7 @@ async def test_the_preview_is_what_the_resolution_does() -> None:
         # bns: a grapple maneuver is previewed as the hold, not "1 bashing"; won exceptionally
         preview = await c["ann"].request({"type": "stakes", "declare": {"challenge": "g", **GRAPPLE}}, "stakes")
         won = way(preview, "challenger")
-        assert won["words"] == ["Ann grapples Cole"]
+        assert won["words"] == ["You grapple Cole"]  # said to Ann
         assert won["events"] == [{"type": "grapple_started", "grappler": "ann", "victim": "cole", "challenge": "g"}]
         assert not [s for s in preview["stakes"] if s.get("exceptional") and not s.get("relent")]
         assert (await c["ann"].send({"type": "declare", "challenge": "g", **GRAPPLE}))["ok"]
