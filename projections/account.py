@@ -524,6 +524,8 @@ def with_why(e: EffectLine) -> str:
 
 def _nothing(ch: Challenge, stake: Stake) -> str:
     """A way of ending that changes no character: what the victory condition says instead."""
+    if stake.winner == "none":
+        return "nobody loses anything"
     effect = ch.challenger.effect if stake.winner == "challenger" else ch.defender.effect
     victory = ch.victory if stake.winner == "challenger" else ch.defender.victory
     match effect:
