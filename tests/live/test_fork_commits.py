@@ -1,7 +1,10 @@
 """Forks hold up no other scene's commits: while the Storyteller of a 20,000-event scene makes three
-what-ifs of it at once, the Storyteller of another scene keeps committing, and every command is
-acknowledged within ``SLOWEST`` seconds, on SQLite and on PostgreSQL (a fork is written in steps,
-``server.history``); the what-ifs come out whole, and the original as it was."""
+what-ifs of it at once, the Storyteller of another scene keeps committing, and no command waits for
+the forks: each is acknowledged within ``SHARE`` of the time the forks take (a fork written in one
+transaction held a commit for the whole of one fork, a third of it), on SQLite and on PostgreSQL (a
+fork is written in steps, ``server.history``); the what-ifs come out whole, and the original as it
+was. How long a commit waits is measured by ``benchmarks.stall``; this asks only that none waits
+the forks out, on a quick machine or a loaded one."""
 
 from __future__ import annotations
 
@@ -22,7 +25,8 @@ from tests.live.faults import adjust, peer
 pytestmark = pytest.mark.anyio
 EVENTS = 20_000
 FORKS = 3
-SLOWEST = 0.5
+SHARE = 0.25
+"""The most of the forks' time one commit may wait (relative: a loaded machine slows both alike)."""
 """Seconds a commit of another scene may wait while the forks are made: written in steps, 0.07-0.1 s
 here; in one transaction a fork (before), 0.9 s on SQLite and 2.5 s on PostgreSQL."""
 
@@ -84,7 +88,8 @@ async def test_commits_of_another_scene_go_on_while_three_forks_are_made(db: str
         assert [a["type"] for a in answers] == ["forked"] * FORKS, answers
         during = [wait for sent, wait in waits if began <= sent <= ended]
         assert len(during) >= 5, f"{len(during)} commits in {ended - began:.1f} s of forks"
-        assert max(during) < SLOWEST, f"a commit waited {max(during):.2f} s while the forks were made"
+        took = ended - began
+        assert max(during) < SHARE * took, f"a commit waited {max(during):.2f} s of the forks' {took:.2f} s"
         store = backend.store
         for n in range(FORKS):
             copy = list(store.read_wire(f"what-if-{n}"))
