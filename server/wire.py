@@ -360,6 +360,9 @@ class StakeShown(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     relent: bool = False
     chosen: str | None = None
     title: str
+    sentence: str = ""
+    """The whole of it in one sentence: "If you win: Frank takes 2 aggravated damage", or what it
+    comes to when it changes nobody ("If it is a draw: nobody loses anything")."""
     events: list[Consequence] = []
     words: list[str] = []
 
@@ -434,6 +437,7 @@ def stakes_preview(state: Scene, cmd: Declare, now: datetime) -> StakesPreview:
                 relent=stake.relent,
                 chosen=stake.chosen,
                 title=line.title,
+                sentence=line.words,
                 events=list(events),
                 words=[with_why(e) for e in line.effects],
             )

@@ -310,6 +310,7 @@ class TestPreview:
         assert isinstance(decoded, StakesPreview) and decoded == answer
         won = next(s for s in answer.stakes if s.winner == "challenger" and not s.relent)
         assert won.title == "If you win"  # said to Jimmy, who asks
+        assert won.sentence == "If you win: Frank takes 2 aggravated damage"
         assert won.words == [
             "Frank takes 2 aggravated damage: 1 lethal declared; Feral Claws makes it aggravated; Puissance adds 1."
         ]  # Frank has not answered: no Trait of his is at risk yet

@@ -180,7 +180,7 @@ export async function previewStakes(live, declaration) {
   void type;
   const reply = await live.request({ type: "stakes", declare }, "stakes");
   if (reply.type !== "stakes" || reply.error) return []; // not a declaration the server would take yet
-  return (reply.stakes || []).map((s) => `${s.title}: ${(s.words || []).join(" · ") || "nobody loses anything"}`);
+  return (reply.stakes || []).map((s) => (s.words?.length ? `${s.title}: ${s.words.join(" · ")}` : s.sentence));
 }
 
 /** What winning does, asked up front (protocol section 4): damage (how much, of what type), a
