@@ -30,6 +30,7 @@ from domain.stakes import Stake, is_consequence, stakes
 from domain.state import NARRATOR, Consequence, Scene, undecided
 from server.service import SceneService
 from server.store import MemoryStore
+from server.wire import by_command
 from tests import test_bns_fight_properties as bns_fight
 from tests import test_bns_properties as bns_props
 from tests import test_properties as lotn
@@ -44,16 +45,6 @@ class Checked:
     challenge: str
     stake: Stake
     applied: tuple[Consequence, ...]
-
-
-def by_command(records: list[Recorded]) -> list[list[Recorded]]:
-    batches: list[list[Recorded]] = []
-    for record in records:
-        if batches and batches[-1][-1].command == record.command:
-            batches[-1].append(record)
-        else:
-            batches.append([record])
-    return batches
 
 
 @dataclass
