@@ -44,11 +44,48 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
     a.stakes?.length > 0 && h("ul", { class: "stakes", "aria-label": "What winning does" }, a.stakes.map((s) => h("li", {}, s.words))),
     own(view, ch),
     steps(a),
-    h("p", { class: "waiting" }, h("strong", {}, "Now: "), waitingFor(view, ch)),
+    queuedNow(live, view, ch, h("p", { class: "waiting" }, h("strong", {}, "Now: "), waitingFor(view, ch))),
     moves,
     extra,
   );
 }
+
+/** What this page holds queued for `ch` while the connection is down ("Queued: Paper — goes when
+ * you are back online"), in place of whom the challenge waits for (the move is made, only not yet
+ * sent); kept current as moves are queued, replaced and sent, without the card being drawn anew. */
+function queuedNow(live, view, ch, waiting) {
+  const note = h("p", { class: "queued", role: "status", hidden: true });
+  let seen = false; // the note has been on the page: once it is gone (the card drawn anew), stop
+  const kinds = ["queued", "sent", "result", "status"];
+  const update = () => {
+    if (note.isConnected) seen = true;
+    else if (seen) return kinds.forEach((kind) => live.removeEventListener(kind, update));
+    const mine = (live.queued || []).filter((body) => body.challenge === ch.id);
+    note.hidden = mine.length === 0;
+    waiting.hidden = mine.length > 0;
+    note.textContent = mine.length ? `Queued: ${mine.map((body) => queuedWords(view, body)).join("; ")} — goes when you are back online` : "";
+  };
+  kinds.forEach((kind) => live.addEventListener(kind, update));
+  update();
+  return [waiting, note];
+}
+
+/** A queued move in a few words: "Paper", "bid Brawny", "Guard: Rock" (the Storyteller's, for an NPC). */
+function queuedWords(view, body) {
+  const what = QUEUED[body.type]?.(body) || body.type.replaceAll("_", " ");
+  return body.character ? `${nameOf(view, body.character)}: ${what}` : what;
+}
+
+const QUEUED = {
+  throw: (b) => SIGN_LABELS[b.sign] || b.sign,
+  roll: (b) => `your roll${b.retests?.length ? ` naming ${b.retests.map(sourceLabel).join(", ")}` : ""}${b.values?.length ? ` (${b.values.join(", ")})` : ""}`,
+  bid: (b) => (b.pool ? `defend with ${b.pool.defense}` : `bid ${(b.bid || []).join(", ")}`),
+  declare_traits: (b) => `declare ${b.count} Traits`,
+  retest: (b) => `retest with ${sourceLabel(b.source)}`,
+  cancel_retest: (b) => `cancel with ${sourceLabel(b.source)}`,
+  call_negative: (b) => `call ${b.trait}`,
+  choose_victory: () => "your choice of victory condition",
+};
 
 function movesSection(live, view, ch, who, found, forCharacter) {
   return h(

@@ -1,12 +1,16 @@
 // One live connection to a scene (docs/protocol.md, section 8): hello with the token, subscribe
 // from the last event seen, keep the view patched and the timeline in words, reconnect by itself
 // with backoff, and re-send any command still waiting for its result (the server answers a
-// repeated id from its log, so nothing is done twice). Control requests (replay, invite, audit…)
-// carry no id, so they go one at a time: each reply, or error, answers the one in flight.
+// repeated id from its log, so nothing is done twice). A move made again while it waits unsent
+// (Scissors, then Paper) replaces the one queued: only the newer goes. Control requests (replay,
+// invite, audit…) carry no id, so they go one at a time: each reply, or error, answers the one in
+// flight.
 
 const REVOKED = 4003;
 const PATIENCE = 20000; // ms a control request waits for its answer
 const AGAIN = new Set(["rate_limited", "conflict", "shutting_down"]); // refusals a command is sent again for
+// moves a newer one of the same kind replaces while both wait offline (a second would be refused)
+const REPLACEABLE = new Set(["throw", "roll", "bid", "declare_traits"]);
 
 export function socketUrl() {
   return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/`;
@@ -99,6 +103,7 @@ export class Live extends EventTarget {
       this.authed = false;
       if (this.status === "refused") return;
       if (e.code === REVOKED) return this.setStatus("refused", "Your invitation has been revoked.");
+      if (navigator.onLine === false) return this.later("You are offline; commands wait until you're back."); // still off
       this.later(`Connection lost; trying again in ${Math.round(this.backoff / 100) / 10} s.`);
     };
   }
@@ -139,14 +144,31 @@ export class Live extends EventTarget {
   send(body, words = null) {
     const command = { id: newId(), ...body };
     return new Promise((resolve) => {
+      const earlier = this.ready ? null : this.queuedLike(command); // a changed mind while offline
+      const answers = [...(earlier?.answers || []), resolve]; // the moves it replaced end as it does
       const done = (reply) => {
-        resolve(reply);
+        for (const answer of answers) answer(reply);
         this.dispatchEvent(Object.assign(new Event("result"), { body: command, reply, words }));
       };
-      this.pending.set(command.id, { body: command, resolve: done });
-      if (!this.ready) this.dispatchEvent(Object.assign(new Event("queued"), { body: command }));
-      this.raw(command);
+      if (earlier) this.pending.delete(earlier.body.id);
+      const sent = this.raw(command);
+      this.pending.set(command.id, { body: command, resolve: done, answers, sent });
+      if (!sent) this.dispatchEvent(Object.assign(new Event("queued"), { body: command, replaced: earlier?.body || null }));
     });
+  }
+
+  /** The command waiting unsent for `command`'s own move (the same type, challenge and character):
+   * a throw, a roll, a bid or a count of Traits queued while offline, which `command` replaces. A
+   * command already sent is never replaced (it may have been done). */
+  queuedLike(command) {
+    if (!REPLACEABLE.has(command.type)) return null;
+    const same = (b) => b.type === command.type && b.challenge === command.challenge && b.character === command.character;
+    return [...this.pending.values()].find((p) => !p.sent && same(p.body)) || null;
+  }
+
+  /** The commands waiting, unsent, for the connection, oldest first (what the page says is queued). */
+  get queued() {
+    return [...this.pending.values()].filter((p) => !p.sent).map((p) => p.body);
   }
 
   /** A control message: resolves with the reply of type `reply`, or the error it got (also when
@@ -181,8 +203,11 @@ export class Live extends EventTarget {
     return true;
   }
 
+  /** Put `body` on the socket if it is up; whether it went. */
   raw(body) {
-    if (this.ready) this.ws.send(JSON.stringify(body));
+    if (!this.ready) return false;
+    this.ws.send(JSON.stringify(body));
+    return true;
   }
 
   receive(message) {
@@ -194,7 +219,8 @@ export class Live extends EventTarget {
         // the first time, the latest events only (older ones on request); after a reconnect, all since
         if (this.subscribe) this.raw({ type: "subscribe", scene: this.scene || undefined, since: this.lastSeq || undefined, summaries: true });
         else this.setStatus("live");
-        for (const { body } of this.pending.values()) this.raw(body); // answered from the log if done
+        for (const waiting of this.pending.values()) waiting.sent = this.raw(waiting.body) || waiting.sent; // answered from the log if done
+        this.dispatchEvent(new Event("sent")); // nothing is queued now
         this.pump();
         break;
       case "subscribed":
