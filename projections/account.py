@@ -77,6 +77,13 @@ class TestLine(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     rule: str = ""
 
 
+class Face(msgspec.Struct, frozen=True, kw_only=True):
+    """What a face of the dice counts as (kony:successes): 1, "a success"."""
+
+    face: int
+    means: str
+
+
 class RetestLine(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     by: str
     source: Source
@@ -171,6 +178,8 @@ class Account(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     calls: list[str] = []
     """Negative Trait calls, in words."""
     tests: list[TestLine] = []
+    faces: list[Face] = []
+    """Once dice are shown (kony): each face of a die and what it counts as, to read them by."""
     retests: list[RetestLine] = []
     verdict: Verdict | None = None
     effects: list[EffectLine] = []
@@ -241,6 +250,7 @@ def account(state: Scene, ch: Challenge, *, staked: bool = True) -> Account:
             )
             for t in ch.tests
         ],
+        faces=_faces(state, ch),
         retests=[_retest(state, ch, r) for r in ch.retests],
         verdict=_verdict(state, ch, effects),
         effects=[*(effect_line(state, e) for e in ch.spent), *effects],
@@ -337,6 +347,13 @@ def _in_play(state: Scene, ch: Challenge) -> list[str]:
     if ch.darkness:
         out.append("in darkness")
     return out
+
+
+def _faces(state: Scene, ch: Challenge) -> list[Face]:
+    """What each face of the dice counts as, once a test has shown dice (the ruleset's faces)."""
+    if not any(t.dice for t in ch.tests):
+        return []
+    return [Face(face=face, means=means) for face, means in ruleset_for(state.ruleset).faces]
 
 
 def _signs_words(state: Scene, ch: Challenge, signs: dict[str, str]) -> str:

@@ -128,6 +128,10 @@ class Ruleset(ABC):
     family: ClassVar[Family] = "traits"
     """What a side puts in: Traits bid (``traits``), test pools (``pools``), dice (``dice``)."""
 
+    faces: ClassVar[tuple[tuple[int, str], ...]] = ()
+    """A dice ruleset's faces, each with what it counts as ("a success"): the account explains the
+    dice it shows with them."""
+
     flags: ClassVar[tuple[str, ...]] = ()
     """The flags a declaration may carry (``surprise``, ``ranged``, ``unseen`` …)."""
 

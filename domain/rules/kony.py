@@ -48,6 +48,7 @@ class Kony(Camarilla):
     name = "kony"
     title = "Kings of New York"
     family = "dice"
+    faces = kony_dice.FACES
     settling_refuses = True  # the reveal checks the rerolls entered by hand (kony:narrative-rerolls)
     has_mobs = False
     has_expenditures = True

@@ -26,6 +26,8 @@ RANGED_WEAPONS = frozenset({"firearms", "archery", "thrown"})
 """Weapons that let a target shoot back (kony:ranged)."""
 SUCCESS, TIE = 1, 2
 """What a d3 shows (kony:successes): 1 a success, 2 a tie, 3 a failure."""
+FACES = ((SUCCESS, "a success"), (TIE, "a tie"), (3, "a failure"))
+"""Each face of a d3 and what it counts as (kony:successes), as the pages explain the dice shown."""
 
 
 def options(state: Scene) -> KonyOptions:

@@ -20,6 +20,7 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
     return card(
       "resolved",
       h("p", { class: `verdict ${v.tone}` }, v.words),
+      diceShown(view, ch),
       v.grade && h("p", { class: "grade" }, h("strong", {}, v.grade)),
       v.ruled && h("p", { class: "ruled" }, title(v.ruled), v.before && h("span", { class: "before" }, ` (first given: ${v.before})`)),
       h(
@@ -43,10 +44,40 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
     sides(a),
     a.stakes?.length > 0 && h("ul", { class: "stakes", "aria-label": "What winning does" }, a.stakes.map((s) => h("li", {}, s.words))),
     own(view, ch),
+    diceShown(view, ch),
     steps(a),
     queuedNow(live, view, ch, h("p", { class: "waiting" }, h("strong", {}, "Now: "), waitingFor(view, ch))),
     moves,
     extra,
+  );
+}
+
+/** The dice of the latest test that showed any, in sight (not only in how it was decided): each
+ * side's as a list a screen reader reads as dice ("Your dice: 1, 2", not "12"), each die with what
+ * its face counts as, and the faces explained, as the account says them (`account.faces`). */
+function diceShown(view, ch) {
+  const a = ch.account;
+  const test = [...(a.tests || [])].reverse().find((t) => Object.keys(t.dice || {}).length > 0);
+  if (!test) return null;
+  const means = new Map((a.faces || []).map((f) => [f.face, f.means]));
+  const whose = (who) => (who === view.viewer ? "Your" : `${nameOf(view, who)}'s`);
+  const order = a.sides.map((s) => s.who).filter((who) => who in test.dice);
+  const which = a.tests.length > 1 ? ` (test ${test.number})` : "";
+  const side = (who) => {
+    const dice = test.dice[who];
+    const label = `${whose(who)} dice${which}: ${dice.join(", ")}`;
+    return h(
+      "div",
+      { class: "dice-side" },
+      h("p", { class: "dice-who", "aria-hidden": "true" }, `${whose(who)} dice${which}`),
+      h("ul", { class: "dice", "aria-label": label }, dice.map((d) => h("li", { class: "die" }, h("span", { class: "face" }, String(d)), means.has(d) && h("span", { class: "means" }, ` ${means.get(d)}`)))),
+    );
+  };
+  return h(
+    "div",
+    { class: "dice-shown" },
+    [...order, ...Object.keys(test.dice).filter((who) => !order.includes(who))].map(side),
+    means.size > 0 && h("p", { class: "faces" }, `Each die: ${a.faces.map((f) => `${f.face} is ${f.means}`).join(", ")}.`),
   );
 }
 

@@ -127,10 +127,14 @@ function rollForm(moves, forCharacter, act) {
   const ticks = (moves.roll_sources || []).map((source) => ({ source, box: h("input", { type: "checkbox", name: "source" }) }));
   const button = h("button", { type: "submit", class: "primary roll" });
   const handEntered = h("input", { name: "values", autocomplete: "off", inputmode: "numeric", placeholder: "1 3", pattern: "[1-3 ,]*" });
+  const count = h("p", { class: "hint dice-count" }); // the server's count with no retest, then the boxes ticked
   const label = () => {
     const named = ticks.filter((t) => t.box.checked).map((t) => sourceLabel(t.source));
     const n = base + named.length;
-    button.textContent = `Roll ${n} d3${n === 1 ? "" : "s"}${named.length ? ` · spends ${named.join(", ")}` : ""}`;
+    const dice = `${n} d3${n === 1 ? "" : "s"}`;
+    button.textContent = `Roll ${dice}${named.length ? ` · spends ${named.join(", ")}` : ""}`;
+    const ticked = named.length ? `, and ${named.length} retest${named.length === 1 ? "" : "s"} ticked: ${dice}` : "";
+    count.textContent = `${moves.dice_why}${ticked}. Each retest named adds a die.`;
   };
   ticks.forEach((t) => t.box.addEventListener("change", label));
   label();
@@ -142,7 +146,7 @@ function rollForm(moves, forCharacter, act) {
   return h(
     "form",
     { class: "roll stack", onsubmit: send },
-    h("p", { class: "hint" }, `${moves.dice_why}. Each retest named adds a die.`),
+    count,
     ticks.length > 0 &&
       h(
         "fieldset",
