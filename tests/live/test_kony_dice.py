@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, expect
+from playwright.async_api import Browser, Page, expect
 
 from clients.client import Client
 from server.app import Running
@@ -23,14 +23,16 @@ __all__ = ["browser"]  # the fixture, from the other browser tests
 SHOTS = Path("/tmp")
 
 
-async def test_dice_in_the_result_with_their_faces(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+async def answered(live: Running, tokens: dict[str, str], browser: Browser, scene: str) -> tuple[Page, Page, str, str]:
+    """Juan's challenge on Sam in a kony scene where players enter their own dice, answered on
+    Sam's phone: Sam's and Juan's phones, Juan's link and the Storyteller's token."""
     async with Client(live.url, tokens["st"]) as st_client:
         opened = await st_client.request(
             {
                 "type": "create_scene",
                 "ruleset": "kony",
                 "title": "Docks",
-                "scene": "dice",
+                "scene": scene,
                 "options": {"kony": {"dice": "players"}},  # each player may enter the dice they rolled
             },
             "scene_created",
@@ -57,11 +59,19 @@ async def test_dice_in_the_result_with_their_faces(live: Running, tokens: dict[s
         assert declared["ok"], declared
     card = sam.locator("#challenges article").filter(has_text="Juan challenges you")
     await card.get_by_role("button", name="Bid", exact=True).click()
-    form = card.locator("form.roll")
-    count = form.locator(".dice-count")
+    await expect(card.locator("form.roll")).to_be_visible()
+    return sam, juan, juan_link, opened["token"]
+
+
+async def test_the_die_count_follows_the_boxes(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    sam, _, _, _ = await answered(live, tokens, browser, "count")
+    form = sam.locator("#challenges article").filter(has_text="Juan challenges you").locator("form.roll")
+    count = form.locator("p.hint").first  # the count above the boxes
     await expect(count).to_have_text("1 + 0 retest(s) = 1 d3. Each retest named adds a die.")
     await form.get_by_label("Brawl (ability)").check()
-    await expect(count).to_have_text("1 + 0 retest(s) = 1 d3, and 1 retest ticked: 2 d3s. Each retest named adds a die.")
+    await expect(count).to_have_text(
+        "1 + 0 retest(s) = 1 d3, and 1 retest ticked: 2 d3s. Each retest named adds a die."
+    )
     await expect(form.get_by_role("button", name="Roll 2 d3s · spends Brawl (ability)")).to_be_visible()
     await form.get_by_label("Potence (power)").check()
     await expect(count).to_contain_text("and 2 retests ticked: 3 d3s.")
@@ -69,6 +79,13 @@ async def test_dice_in_the_result_with_their_faces(live: Running, tokens: dict[s
     await expect(count).to_contain_text("and 1 retest ticked: 2 d3s.")  # it follows the boxes both ways
     await form.scroll_into_view_if_needed()
     await sam.screenshot(path=SHOTS / "i27-bits-kony-count.png")
+
+
+async def test_dice_in_the_result_with_their_faces(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    sam, juan, juan_link, st_token = await answered(live, tokens, browser, "dice")
+    card = sam.locator("#challenges article").filter(has_text="Juan challenges you")
+    form = card.locator("form.roll")
+    await form.get_by_label("Brawl (ability)").check()
     await form.get_by_label("Dice rolled by hand (optional)").fill("1 2")
     await form.get_by_role("button", name="Roll 2 d3s · spends Brawl (ability)").click()
     await expect(card).to_contain_text("Your sealed dice: 1, 2")
@@ -99,7 +116,7 @@ async def test_dice_in_the_result_with_their_faces(live: Running, tokens: dict[s
     await juan.locator("#challenges article.resolved").first.scroll_into_view_if_needed()
     await juan.screenshot(path=SHOTS / "i27-bits-kony-result-juan.png")
     # the faces come with the account (the server's reading of a die), not from the page
-    async with Client(live.url, opened["token"]) as st_client:
+    async with Client(live.url, st_token) as st_client:
         await st_client.subscribe()
         account = st_client.view["challenges"]["c"]["account"]
         assert account["faces"] == [
