@@ -112,6 +112,7 @@ function start(live) {
     fill(
       detail,
       h("h2", {}, `Step ${step.seq}`),
+      skipped(steps[n - 2], step),
       h("p", { class: "step-summary" }, step.summary),
       h("p", { class: "scene" }, `${step.at.slice(11, 19)} · ${causeOf(steps, n - 1, who, sides)}`),
       step.compared && h("p", {}, "Compared: ", Object.entries(step.compared).map(([w, n]) => `${who(w)} ${n}`).join(" against ")),
@@ -195,6 +196,14 @@ function told(a) {
     (a.rulings || []).filter((r) => !(v?.ruled && r.decision !== "uphold")).map((r) => h("p", {}, r.words)),
     (a.rulings || []).filter((r) => r.stand?.length).map((r) => h("p", {}, `Standing as played: ${r.stand.join("; ")}`)),
   );
+}
+
+/** Where the steps the server sent skip numbers before `step` (a step not replayed to this
+ * viewer), a line says so: "Steps 12–14 are not shown to you." (null: none skipped). */
+function skipped(before, step) {
+  if (!before || step.seq - before.seq <= 1) return null;
+  const [from, to] = [before.seq + 1, step.seq - 1];
+  return h("p", { class: "gap" }, from === to ? `Step ${from} is not shown to you.` : `Steps ${from}–${to} are not shown to you.`);
 }
 
 /** The connection, in words: a replay is not live play, so a connected socket says "Connected". */

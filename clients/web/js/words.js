@@ -228,6 +228,7 @@ export function grow(list, steps) {
       oneLineATest(list, item, step);
     }
   }
+  markGaps(list);
   if (list.more) list.more.hidden = !(Number(list.firstElementChild?.dataset.seq || 1) > 1); // nothing earlier: no button
   if (list.lastElementChild !== newest) list.scrollTop = list.scrollHeight; // the newest step in sight
 }
@@ -250,6 +251,27 @@ function oneLineATest(list, item, step) {
   const resolved = step.type === "test_resolved" ? item : list.querySelector(`li[data-seq="${step.seq + 1}"][data-type="test_resolved"]`);
   if (!revealed || !resolved || revealed.dataset.test !== resolved.dataset.test || resolved.dataset.compared) return;
   resolved.hidden = true;
+  // its number is said with the reveal's ("#23–24"): the numbers never skip with no sign
+  if (!revealed.querySelector(".seq-with")) revealed.firstElementChild.after(foldedNumber(resolved.dataset.seq));
+}
+
+/** "–24" after a step's number: the step after it, told in the same line. */
+function foldedNumber(seq) {
+  return h("span", { class: "seq seq-with" }, h("span", { "aria-hidden": "true" }, `–${seq}`), h("span", { class: "sr-only" }, ` and step ${seq}, told with it`));
+}
+
+/** Where the steps the server sent skip numbers (a step not sent to this viewer), a line says so
+ * ("Steps 12–14 are not shown to you"); made anew as steps arrive. */
+function markGaps(list) {
+  for (const gap of list.querySelectorAll(":scope > li.gap")) gap.remove();
+  const items = [...list.children].filter((li) => li.dataset.seq);
+  items.forEach((li, i) => {
+    const next = items[i + 1];
+    if (!next) return;
+    const [from, to] = [Number(li.dataset.seq) + 1, Number(next.dataset.seq) - 1];
+    if (to < from) return;
+    li.after(h("li", { class: "gap" }, from === to ? `Step ${from} is not shown to you.` : `Steps ${from}–${to} are not shown to you.`));
+  });
 }
 
 /** The connection badge. */
