@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import hashlib
 import io
+import os
 import socket
 import sys
 from typing import TextIO
 
 import anyio
+import msgspec
 import structlog
 
 from clients.offline import play_script
@@ -20,6 +23,7 @@ from server.backend import Backend, DatabaseBusy, open_backend
 from server.logs import configure
 from server.service import SceneService
 from server.snapshot_keys import KeyFileError, read_keys
+from server.tokens import Role
 from server.wire import BURST, RATE, Limits
 
 log = structlog.get_logger("justicar.serve")
@@ -36,29 +40,130 @@ def _load(backend: Backend, script: str) -> list[str]:
     return scenes
 
 
-def _invitations(backend: Backend, scenes: list[str]) -> list[tuple[str, list[tuple[str, str, str]]]]:
-    """For each scene: its heading, and a (who, page, token) per Storyteller, player and spectators."""
+def _invitations(
+    backend: Backend, scenes: list[str], kept: str | None = None
+) -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """For each scene: its heading, and a (who, page, token) per Storyteller, player and spectators.
+    With ``kept`` (``links_file``): the links printed at an earlier start that still work are
+    printed again, not issued anew (every start used to add a set to the console's list of
+    links); only a missing, revoked or expired one is issued, and the file keeps the new set."""
+    before = _read_links(kept)
+    now: dict[str, dict[str, str]] = {}
     service = SceneService(backend.store)
     out = []
     for scene in scenes:
         state = service.state(scene)
-        people = [("Storyteller", "st", backend.tokens.issue(scene, "st")[0])]
+        mine = now.setdefault(scene, {})
+
+        def link(role: Role, character: str | None = None, scene: str = scene, mine: dict[str, str] = mine) -> str:
+            key = f"{role}:{character}" if character else role
+            token = before.get(scene, {}).get(key)
+            grant = backend.tokens.check(token) if token else None
+            if token is None or grant is None or (grant.scene, grant.role, grant.character) != (scene, role, character):
+                token = backend.tokens.issue(scene, role, character)[0]
+            mine[key] = token
+            return token
+
+        people = [("Storyteller", "st", link("st"))]
         for character in state.roster():
             if not character.sheet.npc and character.present:
-                people.append((character.name, "play", backend.tokens.issue(scene, "player", character.id)[0]))
-        people.append(("spectators", "play", backend.tokens.issue(scene, "spectator")[0]))
+                people.append((character.name, "play", link("player", character.id)))
+        people.append(("spectators", "play", link("spectator")))
         out.append((f"Scene {scene!r} ({state.ruleset}, “{state.title}”)", people))
+    if kept is not None and now != {scene: before.get(scene) for scene in now}:
+        _write_links(kept, {**before, **now})
     return out
 
 
-def _reachable(host: str) -> str:
-    """The address phones at the table can reach when the server listens on every interface."""
-    if host not in ("0.0.0.0", "::", ""):
-        return host
+def links_file(backend: Backend) -> str | None:
+    """Where ``serve --load`` keeps the links it printed for this database, to print the same ones
+    at the next start: a file of the user's own (owner-only, in the per-user state folder beside
+    the snapshot key, never in the database, which keeps only the tokens' hashes), named by the
+    database; None for a database in memory."""
+    if backend.kind == "memory":
+        return None
+    where = os.path.abspath(backend.where) if backend.kind == "sqlite" else backend.where
+    state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    name = hashlib.sha256(where.encode()).hexdigest()[:16]
+    return os.path.join(state, "justicar", "links", f"{name}.json")
+
+
+def _read_links(path: str | None) -> dict[str, dict[str, str]]:
+    if path is None:
+        return {}
+    try:
+        with open(path, encoding="utf-8") as kept:
+            return msgspec.json.decode(kept.read(), type=dict[str, dict[str, str]])
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return {}  # none kept, or unreadable: new links are issued (and kept)
+
+
+def _write_links(path: str, links: dict[str, dict[str, str]]) -> None:
+    """Write the links owner-only, aside and then moved into place; a failure only means new links
+    at the next start."""
+    aside = f"{path}.{os.getpid()}"
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            out.write(msgspec.json.encode(links))
+        os.replace(aside, path)
+    except OSError as err:
+        log.warning("links_not_kept", path=path, error=err.strerror)
+        with contextlib.suppress(OSError):
+            os.unlink(aside)
+
+
+WILDCARDS = ("0.0.0.0", "::", "")
+"""Hosts that listen on every interface: no phone can open a link to them."""
+
+
+def reachable(host: str) -> list[str]:
+    """The addresses phones at the table can open, for a server listening on ``host``: the host
+    itself when it is one address; on every interface (``0.0.0.0``), this machine's network
+    addresses (the one its default route leaves by first, then the others its name resolves to),
+    never a loopback one; empty when it has none (no network)."""
+    if host not in WILDCARDS:
+        return [host]
+    found: list[str] = []
     with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
         probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the outgoing interface
-        return str(probe.getsockname()[0])
-    return socket.gethostname()
+        found.append(str(probe.getsockname()[0]))
+    with contextlib.suppress(OSError):
+        for *_, address in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            found.append(str(address[0]))
+    lan = [a for a in dict.fromkeys(found) if not a.startswith(("127.", "0."))]
+    return lan
+
+
+def announce(host: str, port: int, invitations: list[tuple[str, list[tuple[str, str, str]]]], out: TextIO) -> None:
+    """What ``serve`` prints once it listens: a link per person (to an address the phones can
+    open, never ``0.0.0.0``), then where it listens, as addresses to type in."""
+    lan = reachable(host)
+    wildcard = host in WILDCARDS
+    web = [f"http://{_bracketed(a)}:{port}" for a in lan]
+    local = f"http://localhost:{port}"
+    first = web[0] if web else local
+    for heading, people in invitations:
+        print(f"\n{heading}. Links (each holds its key; shown once):", file=out)
+        for who, page, token in people:
+            print(f"  {who:<15} {first}/{page}#token={token}", file=out)
+    if not wildcard:
+        print(f"\nJusticar listens on {first} (pages) and ws://{_bracketed(host)}:{port} (socket).", file=out)
+    elif web:
+        print(f"\nJusticar listens on every network interface, port {port}: phones at the table open", file=out)
+        print(f"  {' or '.join(web)}  (this machine: {local})", file=out)
+    else:
+        print(f"\nJusticar listens on every network interface, port {port}, but this machine has no", file=out)
+        print(f"network address yet: join the table's wifi for phones to reach it (this machine: {local})", file=out)
+    socket_url = first.replace("http://", "ws://", 1)
+    print(f"Open a link in a browser, or from a terminal: justicar join LINK ({socket_url} --token TOKEN)", file=out)
+    print("Ctrl-C stops the server.\n", file=out)
+    out.flush()
+
+
+def _bracketed(address: str) -> str:
+    return f"[{address}]" if ":" in address else address
 
 
 def _cannot_listen(args: argparse.Namespace, err: OSError) -> int:
@@ -81,18 +186,10 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         return 2
     log.info("backend", kind=backend.kind, db=backend.where, shared=args.shared or backend.kind == "postgresql")
     scenes = _load(backend, args.load) if args.load else []
-    invitations = _invitations(backend, scenes)
+    invitations = _invitations(backend, scenes, links_file(backend))
 
     def ready(live: Running) -> None:
-        web = f"http://{_reachable(live.host)}:{live.port}"
-        for heading, people in invitations:
-            print(f"\n{heading}. Links (each holds its key; shown once):", file=out)
-            for who, page, token in people:
-                print(f"  {who:<15} {web}/{page}#token={token}", file=out)
-        print(f"\nJusticar listens on {live.web} (pages) and {live.url} (socket).", file=out)
-        print(f"Open a link in a browser, or from a terminal: justicar join LINK ({live.url} --token TOKEN)", file=out)
-        print("Ctrl-C stops the server.\n", file=out)
-        out.flush()
+        announce(live.host, live.port, invitations, out)
 
     try:
         limits = Limits(rate=args.rate, burst=args.burst)
