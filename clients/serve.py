@@ -40,9 +40,47 @@ def _load(backend: Backend, script: str) -> list[str]:
     return scenes
 
 
+def scripted(backend: Backend, script: str, scenes: list[str]) -> dict[str, str]:
+    """For each scene, which of its steps the script played, from the record (each step's command
+    id is a line of the script): "Steps 1–61 were played by examples/demo.jsonl: …" (the demo's
+    results are not the newcomer's own)."""
+    with open(script, encoding="utf-8") as source:
+        ids = {_id_of(line) for line in source if line.lstrip().startswith("{")}
+    said = {}
+    for scene in scenes:
+        seqs = [r.seq for r in backend.store.read(scene) if r.command in ids]
+        if seqs:
+            spans = ", ".join(f"{a}–{b}" if a != b else str(a) for a, b in _runs(seqs))
+            steps = "Step" if len(seqs) == 1 else "Steps"
+            said[scene] = f"{steps} {spans} were played by {script}: its moves and results, not yours."
+    return said
+
+
+def _id_of(line: str) -> str:
+    try:
+        return str(msgspec.json.decode(line).get("id", ""))
+    except (msgspec.DecodeError, AttributeError):
+        return ""
+
+
+def _runs(seqs: list[int]) -> list[tuple[int, int]]:
+    """Consecutive numbers as (first, last) runs."""
+    runs: list[tuple[int, int]] = []
+    for seq in seqs:
+        if runs and seq == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], seq)
+        else:
+            runs.append((seq, seq))
+    return runs
+
+
+Invitation = tuple[str, list[tuple[str, str, str]], str]
+"""A scene's heading, a (who, page, token) per person, and which steps a script played ("")."""
+
+
 def _invitations(
-    backend: Backend, scenes: list[str], kept: str | None = None
-) -> list[tuple[str, list[tuple[str, str, str]]]]:
+    backend: Backend, scenes: list[str], kept: str | None = None, played: dict[str, str] | None = None
+) -> list[Invitation]:
     """For each scene: its heading, and a (who, page, token) per Storyteller, player and spectators.
     With ``kept`` (``links_file``): the links printed at an earlier start that still work are
     printed again, not issued anew (every start used to add a set to the console's list of
@@ -69,7 +107,7 @@ def _invitations(
             if not character.sheet.npc and character.present:
                 people.append((character.name, "play", link("player", character.id)))
         people.append(("spectators", "play", link("spectator")))
-        out.append((f"Scene {scene!r} ({state.ruleset}, “{state.title}”)", people))
+        out.append((f"Scene {scene!r} ({state.ruleset}, “{state.title}”)", people, (played or {}).get(scene, "")))
     if kept is not None and now != {scene: before.get(scene) for scene in now}:
         _write_links(kept, {**before, **now})
     return out
@@ -136,7 +174,7 @@ def reachable(host: str) -> list[str]:
     return lan
 
 
-def announce(host: str, port: int, invitations: list[tuple[str, list[tuple[str, str, str]]]], out: TextIO) -> None:
+def announce(host: str, port: int, invitations: list[Invitation], out: TextIO) -> None:
     """What ``serve`` prints once it listens: a link per person (to an address the phones can
     open, never ``0.0.0.0``), then where it listens, as addresses to type in."""
     lan = reachable(host)
@@ -144,10 +182,12 @@ def announce(host: str, port: int, invitations: list[tuple[str, list[tuple[str, 
     web = [f"http://{_bracketed(a)}:{port}" for a in lan]
     local = f"http://localhost:{port}"
     first = web[0] if web else local
-    for heading, people in invitations:
-        print(f"\n{heading}. Links (each holds its key; shown once):", file=out)
+    for heading, people, played in invitations:
+        print(f"\n{heading}. Links (each holds its key; the same at every start):", file=out)
         for who, page, token in people:
             print(f"  {who:<15} {first}/{page}#token={token}", file=out)
+        if played:
+            print(f"  {played}", file=out)
     if not wildcard:
         print(f"\nJusticar listens on {first} (pages) and ws://{_bracketed(host)}:{port} (socket).", file=out)
     elif web:
@@ -186,7 +226,8 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         return 2
     log.info("backend", kind=backend.kind, db=backend.where, shared=args.shared or backend.kind == "postgresql")
     scenes = _load(backend, args.load) if args.load else []
-    invitations = _invitations(backend, scenes, links_file(backend))
+    played = scripted(backend, args.load, scenes) if args.load else {}
+    invitations = _invitations(backend, scenes, links_file(backend), played)
 
     def ready(live: Running) -> None:
         announce(live.host, live.port, invitations, out)

@@ -67,7 +67,8 @@ async def test_steps_not_sent_are_said(live: Running, tokens: dict[str, str], br
           const { timeline, grow } = await import('/static/js/words.js');
           const step = (seq) => ({ seq, type: 'passed', data: {}, summary: `Step ${seq} happened.` });
           const list = timeline([1, 2, 6, 7, 9].map(step));
-          const said = () => [...list.children].map((li) => li.classList.contains('gap') ? li.textContent : Number(li.dataset.seq));
+          const said = () => [...list.children]
+            .map((li) => li.classList.contains('gap') ? li.textContent : Number(li.dataset.seq));
           const before = said();
           grow(list, [3, 4, 5, 8].map(step));
           return [before, said()];
