@@ -86,11 +86,10 @@ function diceShown(view, ch) {
  * sent); kept current as moves are queued, replaced and sent, without the card being drawn anew. */
 function queuedNow(live, view, ch, waiting) {
   const note = h("p", { class: "queued", role: "status", hidden: true });
-  let seen = false; // the note has been on the page: once it is gone (the card drawn anew), stop
+  let placed = false; // the card has had its turn to be put on the page: once the note is off it, stop
   const kinds = ["queued", "sent", "result", "status"];
   const update = () => {
-    if (note.isConnected) seen = true;
-    else if (seen) return kinds.forEach((kind) => live.removeEventListener(kind, update));
+    if (!note.isConnected && placed) return kinds.forEach((kind) => live.removeEventListener(kind, update));
     const mine = (live.queued || []).filter((body) => body.challenge === ch.id);
     note.hidden = mine.length === 0;
     waiting.hidden = mine.length > 0;
@@ -98,6 +97,10 @@ function queuedNow(live, view, ch, waiting) {
   };
   kinds.forEach((kind) => live.addEventListener(kind, update));
   update();
+  setTimeout(() => {
+    placed = true; // a card is drawn and placed in one go: a note not on the page by now never will be
+    update();
+  });
   return [waiting, note];
 }
 
