@@ -111,7 +111,24 @@ async def axe_findings(page: Page) -> list[str]:
     return found
 
 
+CONSOLE_VIEW = {"challenges": "Now", "round": "Now", "characters": "People", "disputes": "Disputes"}
+CONSOLE_VIEW |= {"invitations": "Invitations", "timeline": "Log", "tonight": "Log", "scene": "Settings", "tools": "Settings"}
+"""The view of the Storyteller's console that holds each section."""
+
+
+async def st_view(st: Page, name: str) -> None:
+    """Open a view of the Storyteller's console ("People", or a section's id: "characters") from its
+    bar of views (a scene's, or a game night's own)."""
+    name = CONSOLE_VIEW.get(name, name)
+    bar = st.get_by_role("navigation", name=re.compile(r"^(Console|Tonight's) views$"))
+    link = bar.get_by_role("link", name=re.compile(f"^{name}"))
+    await link.click()
+    await expect(link).to_have_attribute("aria-current", "page")
+
+
 async def invite(st: Page, name: str) -> str:
+    if await st.get_by_role("navigation", name=re.compile(r"^(Console|Tonight's) views$")).count():
+        await st_view(st, "Invitations")
     await st.get_by_label("Invite the player of").select_option(label=name)
     await st.get_by_role("button", name="Invite", exact=True).click()
     link = st.get_by_role("textbox", name=f"{name}'s link")
