@@ -75,7 +75,7 @@ const VIEW_OF = {
   disputes: "disputes",
   invitations: "invitations",
   timeline: "log",
-  tonight: "log",
+  tonight: "now", // a what-if of a scene of a night: how the night would stand (what a what-if is for)
   scene: "settings",
   tools: "settings",
 };
@@ -97,11 +97,11 @@ export function start(live, { night = false, into = app, hashOf = (key) => `#${k
     table: h("p", { class: "present hint" }),
     challenges: h("section", { id: "challenges", "aria-labelledby": "chal-h" }),
     round: h("section", { id: "round", "aria-labelledby": "round-h" }),
+    tonight: h("section", { id: "tonight", "aria-labelledby": "tonight-h", hidden: true }),
     characters: h("section", { id: "characters", "aria-labelledby": "chars-h" }),
     disputes: h("section", { id: "disputes", "aria-labelledby": "disp-h" }),
     invitations: h("section", { id: "invitations", "aria-labelledby": "inv-h" }),
     timeline: h("section", { id: "timeline", "aria-labelledby": "tl-h" }),
-    tonight: h("section", { id: "tonight", "aria-labelledby": "tonight-h", hidden: true }),
     scene: h("section", { id: "scene", "aria-labelledby": "scene-h" }),
     tools: h("section", { id: "tools", "aria-labelledby": "tools-h" }),
   };
