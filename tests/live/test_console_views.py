@@ -148,3 +148,95 @@ async def test_the_now_view_of_every_ruleset_fits_three_phone_screens(
     print(f"\nconsole Now view, {ruleset}, six characters in a round: {height} phone screens")
     await st.screenshot(path=f"/tmp/i27-console-{ruleset}.png", full_page=True)
     assert height <= 3, f"{ruleset}: the Now view is {height} screens"
+
+
+BUZZES = "() => { window.buzzes = []; navigator.vibrate = (pattern) => (window.buzzes.push(pattern), true); }"
+"""Every buzz the page asks for, recorded (a desktop Chromium has no vibration of its own)."""
+
+
+async def lost_and_disputed(
+    live: Running, tokens: dict[str, str], backend: Backend, reason: str, step: str = "test_revealed"
+) -> int:
+    """Sam beats Juan (rock on scissors), and Juan disputes a step of it (the test's): its number."""
+    async with Client(live.url, tokens["sam"]) as sam, Client(live.url, tokens["juan"]) as juan:
+        if not any(r.type == "test_revealed" for r in backend.store.read("s1")):
+            declared = await sam.send(
+                {"type": "declare", "challenge": "c1", "kind": "contested", "targets": ["juan"],
+                 "category": "physical", "bid": ["Brawny"], "victory": "A swing at his jaw"}
+            )  # fmt: skip
+            assert declared["ok"], declared
+            assert (await juan.send({"type": "bid", "challenge": "c1", "bid": ["Quick"]}))["ok"]
+            assert (await sam.send({"type": "throw", "challenge": "c1", "sign": "rock"}))["ok"]
+            assert (await juan.send({"type": "throw", "challenge": "c1", "sign": "scissors"}))["ok"]
+            assert (await juan.send({"type": "pass", "challenge": "c1"}))["ok"]
+        revealed = next(r.seq for r in backend.store.read("s1") if r.type == step)
+        disputed = await juan.send({"type": "dispute", "event": revealed, "reason": reason})
+        assert disputed["ok"], disputed
+    return revealed
+
+
+async def test_a_new_dispute_raises_the_banner_marks_the_title_and_buzzes(
+    live: Running, tokens: dict[str, str], browser: Browser, backend: Backend
+) -> None:
+    """The Storyteller is on the People view when Juan disputes: a banner names him and his reason
+    (a tap opens the Disputes view), the title reads "● Dispute · …", the phone buzzes; the Now
+    view lists it first. With Quiet on, a second dispute marks the page but does not buzz."""
+    st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    await st.evaluate(BUZZES)
+    await to_view(st, "People")
+    banner = st.get_by_role("button", name=re.compile("Juan disputes a result"))
+    await expect(banner).to_have_count(0)
+    await lost_and_disputed(live, tokens, backend, "He threw late")
+    await expect(banner).to_be_visible()
+    await expect(banner).to_contain_text("Juan disputes a result: “He threw late”")
+    await expect(st).to_have_title("● Dispute · Storyteller · The alley · Justicar")
+    assert len(await st.evaluate("window.buzzes")) == 1
+    await st.screenshot(path="/tmp/i27-console-dispute-banner.png")
+    await banner.click()
+    await expect(st.get_by_role("link", name="Disputes (1 open)")).to_have_attribute("aria-current", "page")
+    await expect(st.locator("#disputes article").get_by_role("heading")).to_contain_text("Juan disputes step")
+    await expect(banner).to_be_hidden()  # the dispute is in front of the Storyteller
+    await to_view(st, "Now")
+    await expect(st.locator("#now-disputes")).to_contain_text("Juan: “He threw late”")
+    await expect(banner).to_be_visible()
+    await accessible(st)
+
+    await to_view(st, "Settings")
+    await st.get_by_label("Quiet (no sound or vibration)").check()
+    await lost_and_disputed(live, tokens, backend, "He never bid", "challenge_declared")
+    await expect(st.locator("button.st-due")).to_contain_text("(and 1 more)")
+    await expect(st).to_have_title(re.compile("^● Dispute · "))
+    assert len(await st.evaluate("window.buzzes")) == 1, "quiet: no buzz"
+
+
+IDS = {
+    "the scene's id": re.compile(r"\bs1\b"),
+    "a challenge's id": re.compile(r"\bc1\b"),
+    "a token's id": re.compile(r"\bt-[0-9a-f]{6,}\b"),
+    "a hash": re.compile(r"\b[0-9a-f]{12,}\b"),
+    "a rule id": re.compile(r"\b(lotn|camarilla|bns|kony):[a-z0-9-]+"),
+    "the words": re.compile(r"Scene id"),
+}
+
+
+async def test_no_id_hash_or_rule_id_shows_outside_the_record_fold(
+    live: Running, tokens: dict[str, str], browser: Browser, backend: Backend
+) -> None:
+    """A disputed challenge, links issued and listed: every view says things in words; the ids are
+    in the closed "For the record" folds (one a view that has any), and there when opened."""
+    await lost_and_disputed(live, tokens, backend, "He threw late")
+    st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    await to_view(st, "Invitations")
+    await st.get_by_role("button", name="List links").click()
+    await expect(st.locator("#invitations table.tokens")).to_be_visible()
+    for name in VIEWS:
+        await to_view(st, name)
+        await st.wait_for_timeout(200)  # the rule notes' words come from /rules.json
+        text = await st.evaluate("document.body.innerText")
+        found = {what: m.group(0) for what, m in ((w, p.search(text)) for w, p in IDS.items()) if m}
+        assert found == {}, f"{name}: {found}"
+    await to_view(st, "Settings")
+    record = st.locator("#scene details.record")
+    await record.locator("summary").click()
+    await expect(record).to_contain_text("Scene id")
+    await expect(record.locator("dd code").first).to_have_text("s1")
