@@ -13,9 +13,9 @@ from playwright.async_api import Browser, expect
 from clients.client import Client
 from server.app import Running
 from server.backend import Backend
-from tests.live.test_console_views import BUZZES
+from tests.live.test_console_views import BUZZES, to_view
 from tests.live.test_night_page import NIGHT, backend, tokens
-from tests.live.test_web import accessible, browser, phone, st_view
+from tests.live.test_web import accessible, browser, phone
 
 pytestmark = pytest.mark.anyio
 __all__ = ["backend", "browser", "tokens"]
@@ -48,7 +48,7 @@ async def test_a_night_has_one_console_with_a_tab_a_scene_that_acts_in_it(
     assert len(st.context.pages) == pages and st.url.endswith("/st#elysium/now")
     await expect(st.locator("header.scene-top")).to_contain_text("Elysium · Laws of the Night")
     await expect(st).to_have_title("Storyteller · Elysium · Friday at Elysium · Justicar")
-    await st_view(st, "People")
+    await to_view(st, "People")
     await expect(st.locator("#characters")).to_contain_text("Juan")
     await expect(st.locator("#characters")).not_to_contain_text("Rosa")  # she is in the parking lot
     await accessible(st)
@@ -63,7 +63,7 @@ async def test_a_night_has_one_console_with_a_tab_a_scene_that_acts_in_it(
 
     # the parking lot's tab acts in the parking lot: Rosa adjusted there, and only there
     await tabs.get_by_role("link", name="The parking lot").click()
-    await st_view(st, "People")
+    await to_view(st, "People")
     adjust = st.locator("#characters details").filter(has_text="Adjust Rosa")
     await adjust.locator("summary").click()
     await adjust.get_by_label("Willpower (+/-)").fill("1")
@@ -77,7 +77,7 @@ async def test_a_night_has_one_console_with_a_tab_a_scene_that_acts_in_it(
 
     # and Elysium's closes from its tab; the tab says so
     await tabs.get_by_role("link", name="Elysium").click()
-    await st_view(st, "Settings")
+    await to_view(st, "Settings")
     await st.get_by_role("button", name="Close the scene").click()
     await st.get_by_role("button", name="Confirm: close the scene").click()
     await expect(tabs.get_by_role("link", name="Elysium (closed)")).to_be_visible()

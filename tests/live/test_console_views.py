@@ -24,7 +24,11 @@ VIEWS = ["Now", "People", "Disputes", "Invitations", "Log", "Settings"]
 
 
 async def to_view(page: Page, name: str, bar: str = "Console views") -> None:
-    """Open a view of the console from its bar (a link, marked aria-current once shown)."""
+    """Open a view of the console from its bar (a link, marked aria-current once shown). A console
+    with no views (today's main) has everything on one page: nothing to open (the test then fails on
+    what it looks for, not on the bar)."""
+    if not await page.get_by_role("navigation", name=bar).count():
+        return
     link = page.get_by_role("navigation", name=bar).get_by_role("link", name=re.compile(f"^{name}"))
     await link.click()
     await expect(link).to_have_attribute("aria-current", "page")
