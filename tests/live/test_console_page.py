@@ -97,6 +97,7 @@ async def test_the_console_asks_before_it_destroys_and_a_cancel_sends_nothing(
 
     # revoking a player's link
     await invite(st, "Sam")
+    await st_view(st, "Invitations")
     async with Client(live.url, tokens["st"]) as st_client:
         listed = await st_client.request({"type": "tokens"}, "tokens")
         issued = [g["token_id"] for g in listed["tokens"] if g["character"] == "sam"][-1]
