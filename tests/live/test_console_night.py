@@ -69,9 +69,9 @@ async def test_a_night_has_one_console_with_a_tab_a_scene_that_acts_in_it(
     await adjust.get_by_label("Willpower (+/-)").fill("1")
     await adjust.get_by_label("Reason (kept in the log)").fill("a second wind")
     await adjust.get_by_role("button", name="Adjust", exact=True).click()
-    await expect(st.locator("#characters tr").filter(has_text=re.compile("^Rosa")).get_by_role("status")).to_contain_text(
-        "Adjusted."
-    )
+    await expect(
+        st.locator("#characters tr").filter(has_text=re.compile("^Rosa")).get_by_role("status")
+    ).to_contain_text("Adjusted.")
     assert kinds(backend, "parking")[-1] == "character_adjusted"
     assert "character_adjusted" not in kinds(backend, "elysium")
 

@@ -96,15 +96,13 @@ async def table_of_six(live: Running, tokens: dict[str, str], ruleset: str) -> s
     ruleset has rounds (every action declared, expenditures done: the round is acting), and one
     challenge open, declared by the first to act. Returns the scene's Storyteller token."""
     async with Client(live.url, tokens["st"]) as st:
-        opened = await st.request({"type": "create_scene", "ruleset": ruleset, "title": "Six at the docks"}, "scene_created")
+        body = {"type": "create_scene", "ruleset": ruleset, "title": "Six at the docks"}
+        opened = await st.request(body, "scene_created")
     async with Client(live.url, opened["token"], keep=True) as st:
-        version = 0
 
         async def send(body: dict[str, object]) -> None:
-            nonlocal version
             reply = await st.send(body)
             assert reply["ok"], reply
-            version = max(version, int(reply.get("version") or 0))
 
         for sheet in POOL_SIX if ruleset == "bns" else TRAIT_SIX:
             await send({"type": "add_character", "character": sheet})
@@ -122,13 +120,13 @@ async def table_of_six(live: Running, tokens: dict[str, str], ruleset: str) -> s
             await until(st, lambda c: bool((c.view.get("round") or {}).get("turn")))
         view = st.view
         first = view["round"]["turn"][0] if view.get("round") else "sam"
-        body = {"type": "declare", "character": first, "challenge": "c1", "kind": "contested",
+        declare = {"type": "declare", "character": first, "challenge": "c1", "kind": "contested",
                 "targets": [TARGETS[first]], "category": "physical", "victory": "A swing at the jaw"}  # fmt: skip
         if ruleset == "bns":
-            body["pool"] = {"attack": "unarmed"}
+            declare["pool"] = {"attack": "unarmed"}
         else:
-            body["bid"] = [next(iter(next(s for s in TRAIT_SIX if s["id"] == first)["traits"]["physical"]))]
-        await send(body)
+            declare["bid"] = [next(iter(next(s for s in TRAIT_SIX if s["id"] == first)["traits"]["physical"]))]
+        await send(declare)
     return str(opened["token"])
 
 
@@ -152,6 +150,9 @@ async def test_the_now_view_of_every_ruleset_fits_three_phone_screens(
     print(f"\nconsole Now view, {ruleset}, six characters in a round: {height} phone screens")
     await st.screenshot(path=f"/tmp/i27-console-{ruleset}.png", full_page=True)
     assert height <= 3, f"{ruleset}: the Now view is {height} screens"
+    text = await st.evaluate("document.body.innerText")
+    found = {what: m.group(0) for what, m in ((w, p.search(text)) for w, p in IDS.items()) if m}
+    assert found == {}, f"{ruleset}: {found}"
 
 
 BUZZES = "() => { window.buzzes = []; navigator.vibrate = (pattern) => (window.buzzes.push(pattern), true); }"

@@ -111,8 +111,8 @@ async def axe_findings(page: Page) -> list[str]:
     return found
 
 
-CONSOLE_VIEW = {"challenges": "Now", "round": "Now", "characters": "People", "disputes": "Disputes"}
-CONSOLE_VIEW |= {"invitations": "Invitations", "timeline": "Log", "tonight": "Now", "scene": "Settings", "tools": "Settings"}
+CONSOLE_VIEW = {"challenges": "Now", "round": "Now", "tonight": "Now", "characters": "People", "disputes": "Disputes"}
+CONSOLE_VIEW |= {"invitations": "Invitations", "timeline": "Log", "scene": "Settings", "tools": "Settings"}
 """The view of the Storyteller's console that holds each section."""
 
 

@@ -33,11 +33,6 @@ export function place() {
   return text.includes("=") ? [] : text.split("/").filter(Boolean); // "#token=…" is not a place
 }
 
-/** Put `parts` in the address (a reload opens the same view), without a new history entry. */
-export function keep(...parts) {
-  const hash = `#${parts.map(encodeURIComponent).join("/")}`;
-  if (location.hash !== hash) history.replaceState(null, "", `${location.pathname}${location.search}${hash}`);
-}
 
 /** A bar of links, one a view: `entries` [[key, words]], `hrefOf(key)`. `mark(key)` marks the one
  * shown (aria-current="page"); `links` by key, to add a count to. */
