@@ -1,9 +1,10 @@
-// The Storyteller's console: the scene and its invitations, characters from sheet files, rounds,
-// every challenge with its hidden parts, throws seen at the table, disputes and rulings, forks,
-// and the audit and export to download. With a game night's link: the night's view (its scenes,
-// who is where, each character's ledger for the night, moves, new scenes, invitations, closing the
-// night); each scene of the night opens in this same console (`/st?scene=…`, the night's key), and
-// a what-if of one of its scenes shows how the night's ledger would stand.
+// The Storyteller's console of a scene, in views that fit a phone (console_views.js): Now (what
+// needs the Storyteller now: open disputes, challenges with their hidden parts and throws seen at
+// the table, the round's turn, NPC moves), People (characters, from a sheet form or files),
+// Disputes (and rulings, with their what-ifs), Invitations, Log (the timeline) and Settings (closing
+// the scene, forks, new scenes, downloads, ids for the record). A game night's link opens the
+// night's console (console_night.js), where each scene of the night is a tab holding this console;
+// `/st?scene=…` with the night's key still opens one scene's alone.
 import { challengeCard } from "./cards.js";
 import { declareForm } from "./declare.js";
 import { download, field, fill, h, keyed, regions as redraws, select } from "./dom.js";

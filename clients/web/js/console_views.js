@@ -24,15 +24,17 @@ export const NIGHT_VIEWS = [
 
 /** The fragment's parts: "#people" -> ["people"], "#elysium/now" -> ["elysium", "now"]. */
 export function place() {
-  let text = location.hash.slice(1);
-  try {
-    text = decodeURIComponent(text);
-  } catch {
-    /* a fragment typed by hand: read as it is */
-  }
-  return text.includes("=") ? [] : text.split("/").filter(Boolean); // "#token=…" is not a place
+  const text = location.hash.slice(1);
+  if (text.includes("=")) return []; // "#token=…" is not a place
+  const decoded = (part) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      return part; // a fragment typed by hand: read as it is
+    }
+  };
+  return text.split("/").filter(Boolean).map(decoded);
 }
-
 
 /** A bar of links, one a view: `entries` [[key, words]], `hrefOf(key)`. `mark(key)` marks the one
  * shown (aria-current="page"); `links` by key, to add a count to. */
