@@ -178,6 +178,7 @@ export function start(live, { night = false, into = app, hashOf = (key) => `#${k
     region(regions.round, JSON.stringify([view.status, view.round, openChallenges(view), Object.values(view.characters).map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.maneuvers, c.expended, c.round_moves])]), () =>
       fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
     );
+    regions.round.hidden = !view.rules?.rounds; // a ruleset with no rounds: nothing to show in Now
     const npcs = Object.values(view.characters).filter((c) => c.npc && c.present);
     const assists = (c) => (c.aids || []).filter((a) => a.benefit === "maneuver" && a.status === "accepted").length; // a second maneuver
     region(regions.challenges.querySelector(".npc-declare"), JSON.stringify([view.status, npcs.map((c) => [c.id, c.sheet, assists(c), c.maneuvers]), people(view)]), () =>
