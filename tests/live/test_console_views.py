@@ -153,6 +153,7 @@ async def test_the_now_view_of_every_ruleset_fits_three_phone_screens(
     text = await st.evaluate("document.body.innerText")
     found = {what: m.group(0) for what, m in ((w, p.search(text)) for w, p in IDS.items()) if m}
     assert found == {}, f"{ruleset}: {found}"
+    await accessible(st)
 
 
 BUZZES = "() => { window.buzzes = []; navigator.vibrate = (pattern) => (window.buzzes.push(pattern), true); }"
