@@ -30,7 +30,7 @@ from server.backend import Backend
 from server.wire import CONNECTIONS
 from tests.live.conftest import until
 from tests.live.test_night_live import SceneClient, night, raw_refusal, st_do
-from tests.live.test_web import browser, phone
+from tests.live.test_web import browser, phone, st_view
 
 pytestmark = pytest.mark.anyio
 __all__ = ["browser", "night"]  # the fixtures, from the other tests
@@ -285,6 +285,7 @@ async def test_a_name_with_a_direction_override_does_not_turn_the_sentence_aroun
     version = backend.store.head("s1")[0]
     backend.store.append("s1", version, [added], command="old-esc", digest="old", actor="st", at=datetime.now(UTC))
     console = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    await st_view(console, "Log")
     line = console.locator("#timeline li").filter(has_text="joins the scene").filter(has_text="Esc").first
     await expect(line).to_be_visible()
     order = await line.evaluate(ORDER, ["joins", "the", "scene"])

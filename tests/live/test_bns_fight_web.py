@@ -19,7 +19,7 @@ from playwright.async_api import Browser, Page, expect
 
 from clients.client import Client
 from server.app import Running
-from tests.live.test_web import ARTIFACTS, PHONE, accessible, browser, invite, phone, shot
+from tests.live.test_web import ARTIFACTS, PHONE, accessible, browser, invite, phone, shot, st_view
 
 pytestmark = pytest.mark.anyio
 __all__ = ["browser"]  # the fixture, from the other browser tests
@@ -162,6 +162,7 @@ async def test_a_fair_escape_held_and_failed_on_three_phones(
 
     # The Storyteller rules there is no way out for Julian, ends the round, and gives him a Rage
     # round in the next; his escape then fails at once
+    await st_view(st, "People")
     adjust = st.locator("#characters details").filter(has_text="Adjust Julian")
     await adjust.locator("summary").click()
     await adjust.get_by_label("Condition", exact=True).select_option("no_exit")
@@ -170,6 +171,7 @@ async def test_a_fair_escape_held_and_failed_on_three_phones(
     await expect(st.locator("#characters")).to_contain_text("no exit")
     for page, who in ((julian, "You"), (edward, "Julian"), (rosa, "Julian")):
         await expect(page.locator("#round .marked").filter(has_text=f"{who}:")).to_contain_text("no exit")
+    await st_view(st, "Now")
     await st.get_by_role("button", name="End round 1").click()
     await st.get_by_role("button", name="Confirm: end round 1").click()  # it asks first
     await expect(julian.locator("#round")).to_contain_text("Round 1 is over.")

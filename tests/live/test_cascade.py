@@ -23,7 +23,7 @@ from server.wire import Limits
 from tests.live.conftest import seed
 from tests.live.faults import Peer, cli, peer
 from tests.live.test_processes import refused_hello
-from tests.live.test_web import browser, phone
+from tests.live.test_web import browser, phone, st_view
 
 pytestmark = pytest.mark.anyio
 __all__ = ["browser"]
@@ -144,6 +144,7 @@ class TestConsole:
             for _ in range(2):
                 assert (await request(other, {"type": "invite", "role": "spectator"}, "invited"))["type"] == "invited"
             st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+            await st_view(st, "Invitations")
             await st.get_by_role("button", name="List links").click()
             table = st.locator("#invitations table")
             await table.get_by_role("button", name=re.compile("^Revoke the Storyteller's link at ")).click()

@@ -18,7 +18,7 @@ from playwright.async_api import Browser, Page, expect
 from clients.client import Client
 from server.app import Running
 from server.backend import Backend
-from tests.live.test_web import ARTIFACTS, accessible, browser, invite, phone, shot
+from tests.live.test_web import ARTIFACTS, accessible, browser, invite, phone, shot, st_view
 
 pytestmark = pytest.mark.anyio
 __all__ = ["browser"]
@@ -73,12 +73,15 @@ async def test_the_console_asks_before_it_destroys_and_a_cancel_sends_nothing(
     await fits(st, "console-phone")
 
     # the scene cannot be closed while a challenge is open: not offered, and says why
+    await st_view(st, "Settings")
     await expect(st.locator("#scene").get_by_role("button", name="Close the scene")).to_have_count(0)
     await expect(st.locator("#scene")).to_contain_text("once no challenge is open")
     # Sam is in the open challenge: no Remove for him; the Guard may go
+    await st_view(st, "People")
     await expect(st.locator("#characters").get_by_role("button", name="Remove Sam")).to_have_count(0)
 
     before = log(backend)
+    await st_view(st, "Now")
     await card.get_by_role("button", name="Withdraw Sam → Juan").click()
     await expect(card).to_contain_text("Withdraw Sam → Juan? It stops where it is")
     await expect(card.get_by_role("button", name="Confirm: withdraw Sam → Juan")).to_be_focused()
@@ -94,6 +97,7 @@ async def test_the_console_asks_before_it_destroys_and_a_cancel_sends_nothing(
 
     # revoking a player's link
     await invite(st, "Sam")
+    await st_view(st, "Invitations")
     async with Client(live.url, tokens["st"]) as st_client:
         listed = await st_client.request({"type": "tokens"}, "tokens")
         issued = [g["token_id"] for g in listed["tokens"] if g["character"] == "sam"][-1]
@@ -115,6 +119,7 @@ async def test_the_console_asks_before_it_destroys_and_a_cancel_sends_nothing(
         assert [g["token_id"] for g in listed["tokens"] if g["revoked"]] == [issued]
 
     # removing the Guard: asked, cancelled, then done
+    await st_view(st, "People")
     remove = st.locator("#characters").get_by_role("button", name="Remove Guard")
     await remove.click()
     await st.locator("#characters").get_by_role("button", name="Cancel").click()
@@ -125,6 +130,7 @@ async def test_the_console_asks_before_it_destroys_and_a_cancel_sends_nothing(
     assert log(backend)[-1] == "character_removed"
 
     # closing the scene, now that nothing is open
+    await st_view(st, "Settings")
     close = st.locator("#scene").get_by_role("button", name="Close the scene")
     await close.click()
     await expect(st.locator("#scene")).to_contain_text("Nothing more can be played in it")
@@ -135,6 +141,7 @@ async def test_the_console_asks_before_it_destroys_and_a_cancel_sends_nothing(
     await expect(st.locator("header.top")).to_contain_text("closed")
     assert log(backend)[-1] == "scene_closed"
     # only disputes and rulings go on: nothing else is offered
+    await st_view(st, "People")
     await expect(st.locator("#characters")).to_contain_text("The scene is closed: nobody joins it now.")
     await expect(st.locator("details.sheet-form")).to_be_hidden()
     await expect(st.locator("#characters").get_by_text("Adjust Sam")).to_have_count(0)
@@ -180,7 +187,10 @@ async def test_a_round_fits_a_phone_and_every_action_is_confirmed(
     st = await phone(browser, f"{live.web}/st#token={await camarilla_round(live, tokens)}")
     round_ = st.locator("#round")
     await expect(round_).to_contain_text("Order: Mark 9 → Joe 5 = Thug 5")
+    await st_view(st, "People")
     await expect(st.locator("#characters")).to_contain_text("Maria Villanueva de la Cruz")
+    await fits(st, "console-people-phone")
+    await st_view(st, "Now")
     await fits(st, "console-round-phone")
     end_turn = round_.get_by_role("button", name="End Mark's turn")
     await end_turn.scroll_into_view_if_needed()
@@ -197,7 +207,10 @@ async def test_a_round_fits_a_phone_and_every_action_is_confirmed(
     await shot(st, "console-tie-ordered")
     await part(round_, "console-tie-ordered-round")
 
-    scene = (await st.locator("#scene .scene-id code").inner_text()).strip()
+    await st_view(st, "Settings")  # the scene's id, for the record
+    await st.locator("#scene details.record summary").click()
+    scene = (await st.locator("#scene details.record dd code").first.inner_text()).strip()
+    await st_view(st, "Now")
     header = await st.locator("header.top").inner_text()
     assert "The docks" in header and scene not in header, "the header names the scene by its title, not its id"
     before = log(backend, scene)
@@ -260,6 +273,7 @@ async def test_record_the_test_is_offered_only_while_the_server_would_take_it(
     assert "test_revealed" in log(backend)
 
     # an adjustment: confirmed, and the row shows the new Willpower
+    await st_view(st, "People")
     adjust = st.locator("#characters details").filter(has_text="Adjust Sam")
     await adjust.locator("summary").click()
     await adjust.get_by_label("Willpower (+/-)").fill("-1")
@@ -270,6 +284,7 @@ async def test_record_the_test_is_offered_only_while_the_server_would_take_it(
     await expect(sam_row.get_by_role("cell", name="Willpower: 1")).to_be_visible()  # it was 2
 
     # the Guard swings at Sam, declared from the console: confirmed, and the card is there
+    await st_view(st, "Now")
     npc = st.locator("#challenges .npc-declare")
     await npc.get_by_text("Declare a challenge for an NPC").click()
     await npc.get_by_label("Target", exact=True).select_option(label="Sam")
@@ -288,6 +303,7 @@ async def test_a_sheet_written_in_the_form_joins_the_scene_and_the_players_page(
     (the server's words), then she joins the scene with all of it, and her player's page shows her."""
     st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
     form = st.get_by_role("form", name="A new character's sheet")
+    await st_view(st, "People")
     await st.locator("details.sheet-form summary").click()
     await form.get_by_label("Name", exact=True).fill("Rosa Vega")
     await form.get_by_label("Willpower").fill("300")
@@ -341,6 +357,7 @@ async def test_each_ruleset_has_a_template_sheet_the_server_accepts(
         for ruleset in RULESETS:
             opened = await st_client.request({"type": "create_scene", "ruleset": ruleset}, "scene_created")
             st = await phone(browser, f"{live.web}/st#token={opened['token']}")
+            await st_view(st, "People")
             await st.locator("details.sheet-form summary").click()
             link = st.get_by_role("link", name="Download a template sheet")
             assert await link.get_attribute("href") == f"/static/templates/{ruleset}.json"
@@ -393,11 +410,13 @@ async def test_a_dispute_shows_the_step_in_words_and_the_sides_by_name(
             }
             assert (await st_client.send(body))["ok"]
     st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    await st_view(st, "Log")
     await expect(st.locator("#timeline")).to_contain_text("The Storyteller adjusts Guard")
     await expect(st.locator("#timeline")).not_to_contain_text("Test 1: Sam rock")  # not among the latest
-    nav = st.get_by_role("navigation", name="Console sections")
+    nav = st.get_by_role("navigation", name="Console views")
     await expect(nav.get_by_role("link", name="Disputes (1 open)")).to_be_visible()
     await st.screenshot(path=ARTIFACTS / "console-top-disputes.png")  # the first screen, as the ST sees it
+    await st_view(st, "Disputes")
     dispute = st.locator("#disputes article")
     await expect(dispute.get_by_role("heading")).to_have_text(f"Juan disputes step {revealed}")
     await expect(dispute.locator("blockquote")).to_contain_text("Test 1: Sam rock")
@@ -436,6 +455,7 @@ async def test_a_what_if_console_looks_unlike_the_live_one(
     st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
     banner = st.get_by_role("note").filter(has_text="What-if")
     await expect(banner).to_have_count(0)
+    await st_view(st, "Settings")
     live_accent = await st.locator("#scene h2").evaluate("(el) => getComputedStyle(el).color")
     await st.get_by_label("Fork a what-if after event #").fill("3")
     await st.get_by_role("button", name="Fork", exact=True).click()
@@ -448,6 +468,7 @@ async def test_a_what_if_console_looks_unlike_the_live_one(
     await expect(what_if).to_have_text("What-if of “The alley”, from step 3 — nothing here changes the real scene.")
     assert await fork.locator("#scene h2").evaluate("(el) => getComputedStyle(el).color") != live_accent
     assert (await fork.title()).startswith("What-if")
+    await st_view(fork, "People")
     await expect(fork.locator("#characters")).to_contain_text("Juan")
     await expect(fork.locator("#characters")).not_to_contain_text("Guard")  # added after event 3
     await fits(fork, "console-what-if")
@@ -487,6 +508,7 @@ async def test_an_invitation_on_a_phone_is_whole_scannable_and_named_in_words(
     drawn whole inside its box; the links table stacks on a phone with Revoke on the screen, times in
     words and no token ids; Copy link says it copied, or selects the link where there is no clipboard."""
     st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    await st_view(st, "Invitations")
     section = st.locator("#invitations")
     button = section.get_by_role("button", name="Invite", exact=True)
     await expect(section.get_by_label("Invite the player of")).to_have_value("")
@@ -531,6 +553,7 @@ async def test_an_invitation_on_a_phone_is_whole_scannable_and_named_in_words(
     await part(section, "console-invitation-section")
 
     # the file picker says its words whole
+    await st_view(st, "People")
     picker = st.get_by_label("Add characters from sheet files (JSON: one sheet or a list)")
     assert (await picker.bounding_box() or {"width": 0})["width"] >= 300, "the file picker is cut short"
     await accessible(st)
@@ -564,11 +587,13 @@ async def test_an_npc_challenge_has_one_withdraw_and_it_asks(
 async def test_the_console_speaks_in_names_and_plain_words(
     live: Running, tokens: dict[str, str], browser: Browser
 ) -> None:
-    """The header names the scene by its title (its id in small print in the scene panel); the new
-    scene form names each ruleset and its house rules in words, with no rule ids in its hints."""
+    """The header names the scene by its title (its id for the record, folded in the scene panel); the
+    new scene form names each ruleset and its house rules in words, with no rule ids in its hints."""
     st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
     await expect(st.locator("header.top")).to_contain_text("The alley · Laws of the Night")
-    await expect(st.locator("#scene .scene-id")).to_contain_text("s1")
+    await st_view(st, "Settings")
+    await expect(st.locator("#scene details.record")).to_contain_text("s1")
+    await expect(st.locator("#scene details.record dd").first).to_be_hidden()  # folded
     tools = st.locator("#tools")
     await tools.locator("summary").filter(has_text="Start a new scene").click()
     for ruleset, legend in (
@@ -608,6 +633,7 @@ async def test_an_npc_who_escaped_reads_as_one_sentence(
         assert (await st_client.send({"type": "end_round"}))["ok"]
         assert (await st_client.send({"type": "remove_character", "character": "rat"}))["ok"]
     st = await phone(browser, f"{live.web}/st#token={opened['token']}")
+    await st_view(st, "People")
     row = st.locator("#characters tr").filter(has_text=re.compile("^Rat"))
     await expect(row).to_contain_text("Rat escaped, left the scene")
     words = await row.inner_text()

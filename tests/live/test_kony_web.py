@@ -14,7 +14,7 @@ from playwright.async_api import Browser, expect
 from clients.client import Client
 from server.app import Running
 from tests.live.test_bns_fight_web import OVERFLOWING
-from tests.live.test_web import ARTIFACTS, PHONE, accessible, browser, invite, phone, shot
+from tests.live.test_web import ARTIFACTS, PHONE, accessible, browser, invite, phone, shot, st_view
 
 pytestmark = pytest.mark.anyio
 __all__ = ["browser"]  # the fixture, from the other browser tests
@@ -234,6 +234,7 @@ async def test_the_console_offers_kony_options_and_npc_round_moves(
     await expect(st.locator("#round").get_by_role("button", name="Rat escapes")).to_have_count(0)
 
     # a new scene with every kony option, each with its help
+    await st_view(st, "Settings")
     tools = st.locator("#tools")
     await tools.get_by_text("Start a new scene").click()
     await tools.get_by_label("Rules").select_option("kony")

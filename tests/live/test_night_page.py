@@ -22,7 +22,7 @@ from domain.commands import parse_command
 from server.app import Running
 from server.backend import Backend, open_backend
 from server.service import SceneService
-from tests.live.test_web import accessible, browser, phone, shot
+from tests.live.test_web import accessible, browser, phone, shot, st_view
 from tests.night.table import JUAN, ROSA, SAM
 
 pytestmark = pytest.mark.anyio
@@ -164,13 +164,14 @@ async def test_the_night_console_on_a_phone(live: Running, tokens: dict[str, str
     elysium = st.locator("ul.night-scenes li[data-scene=elysium]")
     await expect(elysium).to_contain_text("“Elysium” · open")
     await expect(elysium).to_contain_text("In it: Sam, Juan")
-    link = elysium.get_by_role("link", name="Open the console of “Elysium”")
-    assert (await link.get_attribute("href") or "").startswith("/st?scene=elysium#token=")
+    link = elysium.get_by_role("link", name="Open “Elysium”")
+    assert await link.get_attribute("href") == "#elysium/now"  # its tab, in this same console
     people = st.locator("ul.night-people")
     await expect(people.locator("li[data-character=sam]")).to_contain_text("Sam · in “Elysium”")
     await expect(people.locator("li[data-character=rosa]")).to_contain_text("Rosa · between scenes")
 
     # the ledgers: each loss where it happened, linked to its step, with its book
+    await st_view(st, "Ledgers")
     sams = st.locator("details.ledger[data-character=sam]")
     await expect(sams.locator(":scope > summary")).to_have_text("Sam · without Brawny")
     loss = sams.locator("ol.entries li").filter(has_text="Sam loses Brawny (Physical)")
@@ -192,6 +193,7 @@ async def test_the_night_console_on_a_phone(live: Running, tokens: dict[str, str
     await replay.close()
 
     # one link for the whole night: Sam's opens the scene Sam is in
+    await st_view(st, "Invitations")
     await st.get_by_label("Invite the player of").select_option(label="Sam")
     await st.get_by_role("button", name="Invite", exact=True).click()
     sams_link = await st.get_by_role("textbox", name="Sam's link").input_value()
@@ -201,6 +203,7 @@ async def test_the_night_console_on_a_phone(live: Running, tokens: dict[str, str
     await sam.context.close()
 
     # a new scene of the night, from the console
+    await st_view(st, "Tonight")
     await st.get_by_label("Title of a new scene").fill("The parking lot")
     await st.get_by_role("button", name="Open a new scene").click()
     await expect(st.locator("ul.night-scenes li").filter(has_text="The parking lot")).to_contain_text("· open")
@@ -217,7 +220,9 @@ async def test_the_night_console_on_a_phone(live: Running, tokens: dict[str, str
     await rosa.get_by_role("button", name="Confirm: move Rosa into “The parking lot”").click()
     await expect(people.locator("li[data-character=rosa]")).to_contain_text("Rosa · in “The parking lot”")
     await expect(st.locator("ul.night-scenes li").filter(has_text="The parking lot")).to_contain_text("In it: Rosa")
+    await st_view(st, "Log")
     await expect(st.locator("#timeline")).to_contain_text("The Storyteller sends Rosa into “The parking lot”.")
+    await st_view(st, "Tonight")
 
     # the night closes only once its scenes are: then with a confirmation
     await expect(st.locator("#scenes")).to_contain_text("The night closes once every scene of it is closed")
@@ -244,12 +249,12 @@ async def test_a_what_if_of_an_earlier_scene_shows_the_nights_ledger_as_it_would
             "ok"
         ]
     st = await console_of_the_night(browser, live, tokens["st"])
-    async with st.context.expect_page() as opening:  # a tab of its own
-        await st.locator("ul.night-scenes li[data-scene=elysium]").get_by_role("link").click()
-    scene = await opening.value
-    await expect(scene.get_by_role("status").filter(has_text="Live")).to_be_visible()
-    await expect(scene.locator(".night-link")).to_contain_text("A scene of tonight's game")
-    await expect(scene.locator("header.top .scene")).to_contain_text("Elysium")
+    await st.locator("ul.night-scenes li[data-scene=elysium]").get_by_role("link").click()  # its tab
+    scene = st
+    tab = scene.get_by_role("navigation", name="Tonight's scenes").get_by_role("link", name=re.compile("^Elysium"))
+    await expect(tab).to_have_attribute("aria-current", "page")
+    await expect(scene.locator("header.scene-top .scene")).to_contain_text("Elysium")
+    await st_view(scene, "Settings")
 
     # fork Elysium as it stands, and overturn the challenge there
     version = await scene.locator("input[name=at]").get_attribute("max")
@@ -274,7 +279,7 @@ async def test_a_what_if_of_an_earlier_scene_shows_the_nights_ledger_as_it_would
     await shot(what_if, "night-what-if-ledger")
 
     # the real night is as it was: Sam still without Brawny, in the console and in the scene
-    await st.reload()
+    await st.goto(f"{live.web}/st#night/ledgers")
     await expect(st.locator("details.ledger[data-character=sam] > summary")).to_have_text("Sam · without Brawny")
 
 

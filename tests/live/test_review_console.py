@@ -22,7 +22,7 @@ from server.backend import Backend
 from server.service import SceneService
 from tests.live.conftest import seed
 from tests.live.test_night_page import NIGHT, backend, handle, tokens
-from tests.live.test_web import ARTIFACTS, accessible, browser, phone
+from tests.live.test_web import ARTIFACTS, accessible, browser, phone, st_view
 
 pytestmark = pytest.mark.anyio
 __all__ = ["backend", "browser", "tokens"]  # the fixtures: the night's (test_night_page), the browser
@@ -98,11 +98,13 @@ async def test_a_ruling_on_any_step_asks_first_and_its_what_if_goes_the_other_wa
         assert (await client.send({"type": "move_character", "scene": NIGHT, "character": "sam", "to": parking}))["ok"]
     st = await phone(browser, f"{live.web}/st?scene=elysium#token={tokens['st']}")
     await expect(st.locator("#disputes")).to_contain_text("No open dispute.")
+    await st_view(st, "Log")
     lost = await step_of(st, "Sam loses Brawny")
     step = st.locator(f"#timeline li[data-seq='{lost}']")
     await expect(st.locator("#timeline")).to_contain_text("Tap a step's number to rule on it")
     await step.get_by_role("button", name=f"#{lost}: rule on this step").click()
 
+    await expect(st.get_by_role("link", name="Disputes")).to_have_attribute("aria-current", "page")  # taken there
     panel = st.locator("#disputes article.rule-any")
     await expect(panel.get_by_role("heading")).to_have_text(f"Rule on step {lost}")
     await expect(panel.locator("blockquote.step")).to_contain_text("Sam loses Brawny")
@@ -191,7 +193,8 @@ async def test_a_character_moves_from_scene_to_scene_in_one_step_and_the_ledgers
     await expect(sam).to_contain_text("Lost tonight: Brawny")
 
     # in the parking lot's console: taken out back to the night, not "for good"
-    lot = await phone(browser, f"{live.web}/st?scene=parking#token={tokens['st']}")
+    lot = await phone(browser, f"{live.web}/st?scene=parking#token={tokens['st']}")  # an old link still works
+    await st_view(lot, "People")
     out = lot.locator("#characters").get_by_role(
         "button", name="Take Sam out of “The parking lot” (back to the night, with what they carry)"
     )
@@ -261,6 +264,7 @@ async def test_record_the_test_offers_only_the_gestures_the_sheets_grant(
     await card.get_by_role("button", name="Record the test").click()
     await expect(st.locator("#timeline")).to_contain_text("Bea threw bomb")
     assert "Refused" not in await st.locator("#challenges").inner_text()
+    await st_view(st, "Log")
     await part(st.locator("#timeline"), "review-console-record-gestures")
 
 
@@ -268,6 +272,7 @@ async def test_sheets_are_refused_in_a_players_words_and_the_form_empties(
     alley: dict[str, str], live: Running, browser: Browser, tmp_path: Path
 ) -> None:
     st = await phone(browser, f"{live.web}/st#token={alley['st']}")
+    await st_view(st, "People")
     bad = {"name": "Tomas", "willpower": "three", "traits": {"physical": {"Brawny": 0}}}
     (tmp_path / "bad.json").write_text(json.dumps(bad))
     await st.get_by_label("Add characters from sheet files", exact=False).set_input_files([tmp_path / "bad.json"])
@@ -309,6 +314,7 @@ async def test_sheets_are_refused_in_a_players_words_and_the_form_empties(
     await part(st.locator("#characters"), "review-console-sheets")
 
     # a new scene's console opens in a new tab, as a what-if's does; its invite box reads whole
+    await st_view(st, "Settings")
     tools = st.locator("#tools")
     await tools.get_by_text("Start a new scene").click()
     await tools.get_by_label("Title").fill("The roof")
@@ -316,6 +322,7 @@ async def test_sheets_are_refused_in_a_players_words_and_the_form_empties(
     link = tools.get_by_role("link", name="open its console")
     await expect(link).to_have_attribute("target", "_blank")
     roof = await phone(browser, await link.get_attribute("href") or "")
+    await st_view(roof, "Invitations")
     choice = roof.get_by_label("Invite the player of")
     await expect(choice.locator("option")).to_have_text(["Add a character first"])
     width = await choice.evaluate("(s) => s.getBoundingClientRect().width")

@@ -111,7 +111,35 @@ async def axe_findings(page: Page) -> list[str]:
     return found
 
 
+CONSOLE_VIEW = {"challenges": "Now", "round": "Now", "tonight": "Now", "characters": "People", "disputes": "Disputes"}
+CONSOLE_VIEW |= {"invitations": "Invitations", "timeline": "Log", "scene": "Settings", "tools": "Settings"}
+"""The view of the Storyteller's console that holds each section."""
+
+
+async def st_view(st: Page, name: str) -> None:
+    """Open a view of the Storyteller's console ("People", or a section's id: "characters") from its
+    bar of views (a scene's, or a game night's own)."""
+    name = CONSOLE_VIEW.get(name, name)
+    bar = st.get_by_role("navigation", name=re.compile(r"^(Console|Tonight's) views$"))
+    link = bar.get_by_role("link", name=re.compile(f"^{name}"))
+    await link.click()
+    await expect(link).to_have_attribute("aria-current", "page")
+
+
 async def invite(st: Page, name: str) -> str:
+    """Invite the player of ``name`` from the console (its Invitations view, then back to the view
+    it was on): their link."""
+    views = st.get_by_role("navigation", name=re.compile(r"^(Console|Tonight's) views$"))
+    if await views.count():
+        shown = await views.locator("a[aria-current=page]").get_attribute("data-view")
+        await st_view(st, "Invitations")
+        link = await invited(st, name)
+        await views.locator(f"a[data-view={shown}]").click()
+        return link
+    return await invited(st, name)
+
+
+async def invited(st: Page, name: str) -> str:
     await st.get_by_label("Invite the player of").select_option(label=name)
     await st.get_by_role("button", name="Invite", exact=True).click()
     link = st.get_by_role("textbox", name=f"{name}'s link")
@@ -129,6 +157,7 @@ async def test_a_tie_and_a_retest_at_a_table_of_phones(live: Running, tokens: di
     st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
     await accessible(st)
     # by keyboard: Sam's invitation (the console is usable without a pointer)
+    await st_view(st, "Invitations")
     await st.get_by_label("Invite the player of").select_option(label="Sam")
     await st.get_by_label("Invite the player of").focus()
     await st.keyboard.press("Tab")
@@ -237,6 +266,7 @@ async def test_a_tie_and_a_retest_at_a_table_of_phones(live: Running, tokens: di
     await shot(replay, "replay")
 
     # the audit, downloaded from the console and opened in the same browser
+    await st_view(st, "Settings")
     async with st.expect_download() as downloading:
         await st.get_by_role("button", name="Download the audit (HTML)").first.click()
     download = await downloading.value
@@ -313,6 +343,7 @@ async def test_the_console_runs_a_camarilla_round(
     st = await phone(browser, f"{live.web}/st#token={opened['token']}")
     (tmp_path / "good.json").write_text(GOOD_SHEETS)
     (tmp_path / "bad.json").write_text(BAD_SHEET)
+    await st_view(st, "People")
     await st.get_by_label("Add characters from sheet files", exact=False).set_input_files(
         [tmp_path / "bad.json", tmp_path / "good.json"]
     )
@@ -328,6 +359,7 @@ async def test_the_console_runs_a_camarilla_round(
     )  # fmt: skip
     await expect(st.locator("#characters")).to_contain_text("good.json · Thug added.")
 
+    await st_view(st, "Now")
     await st.get_by_role("button", name="Start round 1").click()
     mark = await phone(browser, await invite(st, "Mark"))
     joe = await phone(browser, await invite(st, "Joe"))
@@ -362,6 +394,7 @@ async def test_the_console_runs_a_camarilla_round(
     await first_test.get_by_label("Why this step is wrong").fill("Thug was asleep")
     await first_test.get_by_role("button", name="Send the dispute").click()
     await expect(first_test).to_contain_text("Sent to the Storyteller.")
+    await st_view(st, "Disputes")
     dispute = st.locator("#disputes article")
     await expect(dispute).to_contain_text("Mark: “Thug was asleep”")
     await dispute.get_by_label("Reason (kept in the log)").fill("The throw stands")

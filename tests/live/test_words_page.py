@@ -15,7 +15,7 @@ from playwright.async_api import Browser, Page, expect
 from clients.client import Client
 from server.app import Running
 from tests.live.test_player_page import player
-from tests.live.test_web import accessible, browser, phone, shot
+from tests.live.test_web import accessible, browser, phone, shot, st_view
 
 pytestmark = pytest.mark.anyio
 __all__ = ["browser"]  # the fixture, from the other browser tests
@@ -107,6 +107,7 @@ async def test_rulesets_and_a_what_if_are_named_by_their_titles(
     st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
     await expect(st.locator("header")).to_contain_text("The alley · Laws of the Night")
     # the new-scene form lists the server's rulesets by title, the default first
+    await st_view(st, "Settings")
     await st.locator("#tools summary").filter(has_text="Start a new scene").click()
     ruleset = st.locator("#tools").get_by_label("Rules")
     await expect(ruleset.locator("option")).to_have_text(

@@ -1,9 +1,10 @@
-// The Storyteller's console: the scene and its invitations, characters from sheet files, rounds,
-// every challenge with its hidden parts, throws seen at the table, disputes and rulings, forks,
-// and the audit and export to download. With a game night's link: the night's view (its scenes,
-// who is where, each character's ledger for the night, moves, new scenes, invitations, closing the
-// night); each scene of the night opens in this same console (`/st?scene=…`, the night's key), and
-// a what-if of one of its scenes shows how the night's ledger would stand.
+// The Storyteller's console of a scene, in views that fit a phone (console_views.js): Now (what
+// needs the Storyteller now: open disputes, challenges with their hidden parts and throws seen at
+// the table, the round's turn, NPC moves), People (characters, from a sheet form or files),
+// Disputes (and rulings, with their what-ifs), Invitations, Log (the timeline) and Settings (closing
+// the scene, forks, new scenes, downloads, ids for the record). A game night's link opens the
+// night's console (console_night.js), where each scene of the night is a tab holding this console;
+// `/st?scene=…` with the night's key still opens one scene's alone.
 import { challengeCard } from "./cards.js";
 import { declareForm } from "./declare.js";
 import { download, field, fill, h, keyed, regions as redraws, select } from "./dom.js";
@@ -11,24 +12,22 @@ import { Live, tokenFromPage } from "./live.js";
 import { sheetForm } from "./sheetform.js";
 import { actionsLeft, actsNow, assistForm, budgeted, escapeLine, intendButton, markBadges, markWords, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
 import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, ruleNote, rulesetName, rulesetTable, sourceLabel, timeline, title } from "./words.js";
+import { quietSwitch } from "./notice.js";
+import { cell, confirmButton, done, echo, notes, outcome, replayLink, sender } from "./console_common.js";
+import { disputeAlert, openDisputes } from "./console_alert.js";
+import { invitations } from "./console_invite.js";
+import { entryItem, ledgerKeeper, startNight } from "./console_night.js";
+import { SCENE_VIEWS, forTheRecord, place, viewBar, viewPanes } from "./console_views.js";
 
-// module state, declared before the first draw below uses it
+// module state of the scene console shown (one at a time: a night's console mounts the scene of
+// the tab shown), declared before the first draw below uses it and cleared when a console mounts
 let ofNight = false; // this console is of a scene of a game night (opened from the night's console)
 const forks = new Map(); // a what-if the other way, by its control's key -> the fork's Storyteller token
 let ruleOn = null; // the step the Storyteller chose to rule on from the timeline ("Rule on this step")
-const movedTo = new Map(); // character -> the scene a move sent them into (its confirmation holds while they are there)
-const LEDGER_SETTLE = 400; // ms after a scene of the night moves before its ledger is asked again
 const app = document.getElementById("app");
 const sceneOfNight = new URLSearchParams(location.search).get("scene"); // a scene of the token's night
 const token = tokenFromPage("/st");
-if (sceneOfNight) history.replaceState(null, "", `${location.pathname}?scene=${encodeURIComponent(sceneOfNight)}`);
-if (!token) {
-  fill(app, h("h1", {}, "Justicar"), h("p", {}, "Open the console link from ", h("code", {}, "justicar serve"), " or ", h("a", { href: "/" }, "paste your Storyteller token"), "."));
-} else if (sceneOfNight) {
-  start(new Live(token, { scene: sceneOfNight }), { night: true });
-} else {
-  boot(new Live(token));
-}
+if (sceneOfNight) history.replaceState(null, "", `${location.pathname}?scene=${encodeURIComponent(sceneOfNight)}${location.hash}`);
 
 /** A scene's key draws the scene's console; a game night's, the night's (the first view says). */
 function boot(live) {
@@ -37,63 +36,133 @@ function boot(live) {
     if (!live.view && live.status !== "refused") return;
     live.removeEventListener("change", decide);
     live.removeEventListener("status", decide);
-    if (live.view?.night) startNight(live);
-    else start(live);
+    if (live.view?.night) startNight(live, { sceneConsole: start });
+    else alone(live);
   };
   live.addEventListener("change", decide);
   live.addEventListener("status", decide);
 }
 
-function start(live, { night = false } = {}) {
+/** A scene's console alone on its page: its view follows the address; an open dispute raises the
+ * banner, marks the title and buzzes. */
+function alone(live, { night = false } = {}) {
+  const mount = h("div", {});
+  let shown = null;
+  const alert = disputeAlert(() => (location.hash = "#disputes"));
+  fill(app, alert.banner, mount);
+  shown = start(live, {
+    night,
+    into: mount,
+    onDraw: (view, current) => alert.update(openDisputes(view), consoleTitle(view), () => current === "disputes"),
+  });
+  const follow = () => shown.show(place()[0]);
+  window.addEventListener("hashchange", follow);
+  follow();
+}
+
+/** The page's title: "Storyteller · The alley · Justicar" (a what-if says so first). */
+function consoleTitle(view) {
+  if (view.forked_from) return `What-if · ${view.title || "Untitled scene"} · Justicar`;
+  return `Storyteller · ${view.title || "Untitled scene"} · Justicar`;
+}
+
+/** Where each section of a scene's console is: the view that holds it. */
+const VIEW_OF = {
+  alerts: "now",
+  table: "now",
+  challenges: "now",
+  round: "now",
+  characters: "people",
+  disputes: "disputes",
+  invitations: "invitations",
+  timeline: "log",
+  tonight: "now", // a what-if of a scene of a night: how the night would stand (what a what-if is for)
+  scene: "settings",
+  tools: "settings",
+};
+
+/** The console of one scene, drawn into `into`, in views (`hashOf(view)`: a view's address).
+ * `onDraw(view, current)` after each draw. Returns {show(view), stop()}: stop leaves the scene's
+ * connection open (a night's console keeps one a scene) and draws no more. */
+export function start(live, { night = false, into = app, hashOf = (key) => `#${key}`, onDraw = null, back = night, tab = false } = {}) {
   ofNight = night;
-  const header = h("header", { class: "top" });
+  ruleOn = null;
+  forks.clear();
+  steps.clear();
+  notes.clear();
+  npcChosen = null;
+  npcOpen = false;
+  const header = h("header", { class: tab ? "scene-top" : "top" });
   const regions = {
-    scene: h("section", { id: "scene", "aria-labelledby": "scene-h" }),
-    invitations: h("section", { id: "invitations", "aria-labelledby": "inv-h" }),
-    characters: h("section", { id: "characters", "aria-labelledby": "chars-h" }),
-    round: h("section", { id: "round", "aria-labelledby": "round-h" }),
+    alerts: h("section", { id: "now-disputes", "aria-labelledby": "now-disp-h", hidden: true }),
+    table: h("p", { class: "present hint" }),
     challenges: h("section", { id: "challenges", "aria-labelledby": "chal-h" }),
-    disputes: h("section", { id: "disputes", "aria-labelledby": "disp-h" }),
-    tools: h("section", { id: "tools", "aria-labelledby": "tools-h" }),
+    round: h("section", { id: "round", "aria-labelledby": "round-h" }),
     tonight: h("section", { id: "tonight", "aria-labelledby": "tonight-h", hidden: true }),
+    characters: h("section", { id: "characters", "aria-labelledby": "chars-h" }),
+    disputes: h("section", { id: "disputes", "aria-labelledby": "disp-h" }),
+    invitations: h("section", { id: "invitations", "aria-labelledby": "inv-h" }),
     timeline: h("section", { id: "timeline", "aria-labelledby": "tl-h" }),
+    scene: h("section", { id: "scene", "aria-labelledby": "scene-h" }),
+    tools: h("section", { id: "tools", "aria-labelledby": "tools-h" }),
   };
-  const links = Object.fromEntries(
-    Object.entries({ scene: "Scene", invitations: "Invitations", characters: "Characters", round: "Round", challenges: "Challenges", disputes: "Disputes", tools: "What-if & downloads", timeline: "Timeline" }).map(([id, text]) => [id, h("a", { href: `#${id}` }, text)]),
-  );
-  const nav = h("nav", { class: "sections", "aria-label": "Console sections" }, Object.values(links));
+  const bar = viewBar("Console views", SCENE_VIEWS, hashOf);
+  const { panes, show: showPane } = viewPanes(SCENE_VIEWS);
+  for (const [key, section] of Object.entries(regions)) panes.get(VIEW_OF[key]).append(section);
+  const quiet = quietSwitch();
+  quiet.hidden = false;
+  panes.get("settings").append(h("section", { class: "quiet-settings", "aria-label": "Sound and vibration" }, quiet));
   const banner = h("div", { class: "what-if-banner", role: "note", hidden: true });
   const problems = h("div", { class: "problems" });
-  const back = night && h("p", { class: "night-link" }, "A scene of tonight's game: ", h("a", { href: `/st#token=${encodeURIComponent(live.token)}` }, "back to the night's console"));
-  fill(app, banner, header, back, nav, problems, h("main", {}, Object.values(regions)));
+  const backLink = back && h("p", { class: "night-link" }, "A scene of tonight's game: ", h("a", { href: `/st#token=${encodeURIComponent(live.token)}` }, "back to the night's console"));
+  fill(into, banner, header, backLink, bar.nav, problems, h("main", {}, [...panes.values()]));
   const region = redraws(); // what changed, never under the Storyteller's fingers
   const tonight = whatIfLedger(live, regions.tonight);
-  live.addEventListener("problem", (e) => fill(problems, refusal(e.error)));
+  const onProblem = (e) => fill(problems, refusal(e.error));
+  live.addEventListener("problem", onProblem);
   const openCards = h("div", { class: "cards" });
   const doneCards = h("div", { class: "cards" });
   const rows = h("tbody", {});
   let built = false;
+  let current = "now";
+  const go = (key) => (location.hash = hashOf(key));
 
   const draw = () => {
     const view = live.view;
-    fill(
-      header,
-      h("h1", {}, "Storyteller"),
-      h("p", { class: "scene" }, view ? `${view.title || "Untitled scene"} · ${rulesetName(view)}${view.status === "closed" ? " · closed" : ""}` : ""),
-      connection(live),
-    );
+    const named = view ? `${view.title || "Untitled scene"} · ${rulesetName(view)}${view.status === "closed" ? " · closed" : ""}` : "";
+    if (tab) fill(header, h("h2", { class: "scene" }, named), connection(live));
+    else fill(header, h("h1", {}, "Storyteller"), h("p", { class: "scene" }, named), connection(live));
     if (!view) return;
     whatIf(banner, view);
     tonight(view);
-    const disputed = view.disputes.filter((d) => d.status === "open").length;
-    fill(links.disputes, "Disputes", disputed > 0 && h("span", { class: "count" }, ` (${disputed} open)`));
-    links.disputes.classList.toggle("waiting", disputed > 0);
+    const disputed = view.disputes.filter((d) => d.status === "open");
+    fill(bar.links.get("disputes"), "Disputes", disputed.length > 0 && h("span", { class: "count" }, ` (${disputed.length} open)`));
+    bar.links.get("disputes").classList.toggle("waiting", disputed.length > 0);
+    region(regions.alerts, JSON.stringify([disputed, people(view)]), () => {
+      regions.alerts.hidden = disputed.length === 0;
+      fill(regions.alerts, nowDisputes(view, disputed, hashOf("disputes")));
+    });
+    region(regions.table, JSON.stringify([live.presence, people(view)]), () => fill(regions.table, presence(live, view)));
     if (!built) {
       built = true;
       fill(regions.invitations, h("h2", { id: "inv-h" }, "Invitations"), invitations(live));
       fill(regions.tools, h("h2", { id: "tools-h" }, "What-if, new scenes & downloads"), tools(live, view), newScene(live));
-      fill(regions.timeline, h("h2", { id: "tl-h" }, "Timeline"), h("p", {}, h("a", { href: replayLink(live), target: "_blank" }, "Step through it in the replay viewer")), h("p", { class: "hint" }, "Tap a step's number to rule on it (any step, disputed or not)."), timeline([], ruleControl(live), live));
-      fill(regions.challenges, h("h2", { id: "chal-h" }, "Challenges"), h("div", { class: "npc-declare" }), outcome("challenges"), h("p", { class: "none" }, "No open challenge."), openCards, h("details", { class: "done" }, h("summary", {}, ""), doneCards, h("button", { type: "button", class: "quiet older", onclick: () => live.olderChallenges() }, "Show older challenges")));
+      fill(
+        regions.timeline,
+        h("h2", { id: "tl-h" }, "Timeline"),
+        h("p", {}, h("a", { href: replayLink(live), target: "_blank" }, "Step through it in the replay viewer")),
+        h("p", { class: "hint" }, "Tap a step's number to rule on it (any step, disputed or not)."),
+        timeline([], ruleControl(live, go), live),
+      );
+      fill(
+        regions.challenges,
+        h("h2", { id: "chal-h" }, "Challenges"),
+        outcome("challenges"),
+        h("p", { class: "none" }, "No open challenge."),
+        openCards,
+        h("div", { class: "npc-declare" }),
+        h("details", { class: "done" }, h("summary", {}, ""), doneCards, h("button", { type: "button", class: "quiet older", onclick: () => live.olderChallenges() }, "Show older challenges")),
+      );
     }
     regions.tools.querySelector("input[name=at]").max = view.version; // a fork keeps events that exist
     const players = Object.values(view.characters).filter((c) => !c.npc && c.present).map((c) => [c.id, c.name]);
@@ -105,53 +174,110 @@ function start(live, { night = false } = {}) {
       choice.dispatchEvent(new Event("filled")); // Invite waits for a choice
     });
     region(regions.scene, JSON.stringify([view.status, view.title, live.presence, openChallenges(view)]), () => fill(regions.scene, h("h2", { id: "scene-h" }, "Scene"), scenePanel(live, view)));
-    if (!regions.characters.firstChild) {
-      const columns = view.rules?.family === "pools" ? ["Character", "Attributes", "Skills", "Health", "Willpower", "Conditions", "Adjust"] : ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"];
-      const head = h("tr", {}, columns.map((t) => h("th", { scope: "col" }, t)));
-      fill(regions.characters, h("h2", { id: "chars-h" }, "Characters"), h("div", { class: "scroll" }, h("table", { class: "stacked" }, h("thead", {}, head), rows)), h("div", { class: "adding" }, sheetForm(live), sheetFiles(live)), h("p", { class: "closed-note hint" }, "The scene is closed: nobody joins it now."));
-    }
-    regions.characters.querySelector(".adding").hidden = view.status !== "open"; // add_character takes an open scene only
-    regions.characters.querySelector(".closed-note").hidden = view.status !== "closed";
-    keyed(rows, Object.values(view.characters).map((c) => [JSON.stringify([c, removable(view, c), view.status]), () => characterRow(live, view, c)]));
+    drawPeople(live, view, regions.characters, rows);
     region(regions.round, JSON.stringify([view.status, view.round, openChallenges(view), Object.values(view.characters).map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.maneuvers, c.expended, c.round_moves])]), () =>
       fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
     );
+    regions.round.hidden = !view.rules?.rounds; // a ruleset with no rounds: nothing to show in Now
     const npcs = Object.values(view.characters).filter((c) => c.npc && c.present);
     const assists = (c) => (c.aids || []).filter((a) => a.benefit === "maneuver" && a.status === "accepted").length; // a second maneuver
     region(regions.challenges.querySelector(".npc-declare"), JSON.stringify([view.status, npcs.map((c) => [c.id, c.sheet, assists(c), c.maneuvers]), people(view)]), () =>
       fill(regions.challenges.querySelector(".npc-declare"), view.status === "open" && npcs.length > 0 && npcDeclare(live, view, npcs)),
     );
-    const all = Object.values(view.challenges);
-    const open = all.filter((ch) => !ch.outcome && ch.status !== "withdrawn");
-    const done = [...all.filter((ch) => !open.includes(ch)).reverse(), ...Object.values(live.older).filter((ch) => !view.challenges[ch.id])];
-    const names = Object.values(view.characters).map((c) => c.name);
-    const shielders = (ch) => npcs.filter((c) => mayShield(view, ch, c.id)).map((c) => c.id); // NPCs who may take the attack
-    keyed(openCards, open.map((ch) => [JSON.stringify([ch, names, shielders(ch)]), () => challengeCard(live, view, ch, { forCharacter: true, extra: [stControls(live, view, ch), shieldControls(live, view, ch, shielders(ch), { forCharacter: true })] })]));
-    keyed(doneCards, done.map((ch) => [JSON.stringify([ch, names]), () => challengeCard(live, view, ch, { forCharacter: true })]));
-    regions.challenges.querySelector(".none").hidden = open.length > 0;
-    regions.challenges.querySelector("details.done").hidden = done.length === 0;
-    const older = (view.older || 0) - Object.keys(live.older).length;
-    regions.challenges.querySelector("details.done summary").textContent = `${done.length + Math.max(0, older)} resolved or withdrawn`;
-    regions.challenges.querySelector("button.older").hidden = older <= 0 || live.olderNext === null;
-    const context = view.disputes.filter((d) => d.status === "open").map((d) => [disputedStep(live, d.event)?.summary, challengeOf(live, view, disputedStep(live, d.event))?.outcome]);
+    drawChallenges(live, view, regions.challenges, openCards, doneCards, npcs);
+    const context = disputed.map((d) => [disputedStep(live, d.event)?.summary, challengeOf(live, view, disputedStep(live, d.event))?.outcome]);
     const chosen = ruleOn !== null ? [ruleOn, disputedStep(live, ruleOn)?.summary, challengeOf(live, view, disputedStep(live, ruleOn))?.outcome] : null;
     const ruled = view.rulings.map((r) => challengeOf(live, view, disputedStep(live, r.event))?.outcome);
     region(regions.disputes, JSON.stringify([view.disputes, view.rulings, context, chosen, ruled, view.version]), () => fill(regions.disputes, h("h2", { id: "disp-h" }, "Disputes and rulings"), disputes(live, view), outcome("disputes")));
     grow(regions.timeline.querySelector("ol"), live.timeline);
+    onDraw?.(view, current);
+  };
+  const show = (key) => {
+    const next = panes.has(key) ? key : "now";
+    const moved = next !== current;
+    current = next;
+    showPane(next);
+    bar.mark(next);
+    if (moved) window.scrollTo(0, 0);
+    if (live.view) onDraw?.(live.view, current);
   };
   live.addEventListener("change", draw);
   live.addEventListener("status", draw);
   draw();
+  show(current);
+  const stop = () => {
+    live.removeEventListener("change", draw);
+    live.removeEventListener("status", draw);
+    live.removeEventListener("problem", onProblem);
+  };
+  return { show, stop, current: () => current };
+}
+
+/** The characters' table, and adding characters (an open scene only). */
+function drawPeople(live, view, section, rows) {
+  if (!section.firstChild) {
+    const columns = view.rules?.family === "pools" ? ["Character", "Attributes", "Skills", "Health", "Willpower", "Conditions", "Adjust"] : ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"];
+    const head = h("tr", {}, columns.map((t) => h("th", { scope: "col" }, t)));
+    fill(
+      section,
+      h("h2", { id: "chars-h" }, "Characters"),
+      h("div", { class: "scroll" }, h("table", { class: "stacked" }, h("thead", {}, head), rows)),
+      h("div", { class: "adding" }, sheetForm(live), sheetFiles(live)),
+      h("p", { class: "closed-note hint" }, "The scene is closed: nobody joins it now."),
+      h("div", { class: "people-record" }),
+    );
+  }
+  section.querySelector(".adding").hidden = view.status !== "open"; // add_character takes an open scene only
+  section.querySelector(".closed-note").hidden = view.status !== "closed";
+  keyed(rows, Object.values(view.characters).map((c) => [JSON.stringify([c, removable(view, c), view.status]), () => characterRow(live, view, c)]));
+  const ids = Object.values(view.characters).map((c) => [`${c.name}'s id`, c.id]);
+  const record = section.querySelector(".people-record");
+  if (record.dataset.ids !== JSON.stringify(ids)) {
+    record.dataset.ids = JSON.stringify(ids);
+    fill(record, forTheRecord(ids, "of the characters, for the command line and sheet files"));
+  }
+}
+
+/** The open challenges (each with the Storyteller's controls), the resolved ones folded. */
+function drawChallenges(live, view, section, openCards, doneCards, npcs) {
+  const all = Object.values(view.challenges);
+  const open = all.filter((ch) => !ch.outcome && ch.status !== "withdrawn");
+  const done = [...all.filter((ch) => !open.includes(ch)).reverse(), ...Object.values(live.older).filter((ch) => !view.challenges[ch.id])];
+  const names = Object.values(view.characters).map((c) => c.name);
+  const shielders = (ch) => npcs.filter((c) => mayShield(view, ch, c.id)).map((c) => c.id); // NPCs who may take the attack
+  const card = (ch) => challengeCard(live, view, ch, { forCharacter: true, extra: [stControls(live, view, ch), shieldControls(live, view, ch, shielders(ch), { forCharacter: true })] });
+  keyed(openCards, open.map((ch) => [JSON.stringify([ch, names, shielders(ch)]), () => card(ch)]));
+  keyed(doneCards, done.map((ch) => [JSON.stringify([ch, names]), () => challengeCard(live, view, ch, { forCharacter: true })]));
+  section.querySelector(".none").hidden = open.length > 0;
+  section.querySelector("details.done").hidden = done.length === 0;
+  const older = (view.older || 0) - Object.keys(live.older).length;
+  section.querySelector("details.done summary").textContent = `${done.length + Math.max(0, older)} resolved or withdrawn`;
+  section.querySelector("button.older").hidden = older <= 0 || live.olderNext === null;
+}
+
+/** Who is connected, in one line. */
+function presence(live, view) {
+  const present = live.presence.map((p) => `${p.role === "player" ? nameOf(view, p.character) : p.role === "st" ? "Storyteller" : "spectators"}${p.connections > 1 ? ` ×${p.connections}` : ""}`);
+  return `Connected: ${present.join(", ") || "nobody yet"}`;
+}
+
+/** The open disputes, first in the Now view: who disputes what, and a link to rule on it. */
+function nowDisputes(view, open, href) {
+  return [
+    h("h2", { id: "now-disp-h" }, open.length === 1 ? "A dispute to rule on" : `${open.length} disputes to rule on`),
+    h("ul", { class: "now-disputes" }, open.map((d) => h("li", {}, `${nameOf(view, d.by)}: “${d.reason}” `, h("a", { href }, "Rule on it")))),
+  ];
 }
 
 /** Each step's number in the timeline is its "Rule on this step" control: it opens the ruling
  * form for that step in the disputes section (any step, disputed or not). */
-function ruleControl(live) {
+function ruleControl(live, go) {
   return (step) => {
     const open = () => {
       ruleOn = step.seq;
       // once the press is over (a region is not redrawn under a finger), draw the form and go to it
       setTimeout(() => {
+        go("disputes");
         live.changed();
         const heading = document.getElementById("rule-any-h");
         heading?.scrollIntoView({ block: "start" });
@@ -162,81 +288,12 @@ function ruleControl(live) {
   };
 }
 
-/** Each ruleset's name, as a table knows it. */
-
-const notes = new Map(); // what a control last said, by key: kept when its section is redrawn
-
-/** An outcome line for `key`, showing what it last said. */
-function outcome(key) {
-  const out = h("div", { class: "outcome", "aria-live": "polite", dataset: { key } });
-  const last = notes.get(key);
-  if (last && Date.now() - last.at < FRESH) out.append(last.error ? refusal(last.error) : done(last.ok));
-  return out;
-}
-
-const FRESH = 60000; // ms a confirmation or refusal is still shown when its section is drawn anew
-
-/** A command's confirmation: what it did, in the timeline's words. */
-function done(text) {
-  return text ? h("p", { class: "done", role: "status" }, h("strong", {}, "✓ "), text) : "";
-}
-
-/** What the events of a command's result were, in the timeline's words (the commit carrying them
- * may come a moment after the result: wait for it, briefly). */
-async function said(live, reply) {
-  const seqs = (reply.events || []).map((e) => e.seq).filter(Boolean);
-  const missing = () => seqs.some((seq) => !live.timeline.some((t) => t.seq === seq));
-  for (let i = 0; i < 40 && missing(); i++) await new Promise((r) => setTimeout(r, 25));
-  return seqs.map((seq) => live.timeline.find((t) => t.seq === seq)?.summary).filter(Boolean).join(" ");
-}
-
-/** The replay viewer with this console's key (and a step to open at). */
-function replayLink(live, step, scene = live.scene) {
-  return `/replay${scene ? `?scene=${encodeURIComponent(scene)}` : ""}#token=${encodeURIComponent(live.token)}${step ? `&step=${step}` : ""}`;
-}
-
-/** Send a command and show the outcome in `out` (kept by its key across redraws): a refusal, or a
- * confirmation that says what it did (`ok` first, then the events it made, in words). */
-function sender(live, out, ok = "") {
-  return async (body) => {
-    const reply = await live.send(body);
-    const text = reply.ok ? [ok, await said(live, reply)].filter(Boolean).join(" ") || "Done." : "";
-    notes.set(out.dataset.key, reply.ok ? { ok: text, at: Date.now() } : { error: reply.error, at: Date.now() });
-    // the section may have been redrawn meanwhile: write to the outcome line on the page now
-    const current = document.querySelector(`.outcome[data-key="${CSS.escape(out.dataset.key)}"]`) || out;
-    current.replaceChildren(reply.ok ? done(text) : refusal(reply.error));
-    return reply;
-  };
-}
-
-/** Say what `out` last confirmed on the outcome line `key` too (one that outlasts `out`'s section). */
-function echo(out, key) {
-  const text = notes.get(out.dataset.key)?.ok;
-  notes.set(key, { ok: text, at: Date.now() });
-  document.querySelector(`.outcome[data-key="${key}"]`)?.replaceChildren(done(text));
-}
-
-/** A button for what cannot be undone: the first tap asks, with what it will do; "Confirm …" acts,
- * "Cancel" puts the button back and nothing is sent. */
-function confirmButton(label, confirmLabel, act, warning = "") {
-  const box = h("div", { class: "confirm" });
-  const first = h("button", { type: "button", class: "quiet" }, label);
-  const back = () => (fill(box, first), first.focus());
-  first.addEventListener("click", () => {
-    const yes = h("button", { type: "button", class: "danger", onclick: () => (fill(box, first), act()) }, confirmLabel);
-    fill(box, h("p", { class: "warn" }, warning || `${label}?`), h("div", { class: "choices" }, yes, h("button", { type: "button", class: "quiet", onclick: back }, "Cancel")));
-    yes.focus();
-  });
-  return fill(box, first);
-}
-
 /** A what-if looks unlike the live scene: a banner naming where it was forked, another accent. */
 function whatIf(banner, view) {
   const origin = view.forked_from;
   document.body.classList.toggle("what-if", Boolean(origin));
   banner.hidden = !origin;
   if (!origin) return;
-  document.title = `What-if · ${view.title || view.scene} · Justicar`;
   fill(banner, h("strong", {}, "What-if"), ` of ${view.title ? `“${view.title}”` : "an untitled scene"}, from step ${origin.seq} — nothing here changes the real scene.`);
 }
 
@@ -248,15 +305,14 @@ function openChallenges(view) {
 function scenePanel(live, view) {
   const out = outcome("scene");
   const send = sender(live, out);
-  const present = live.presence.map((p) => `${p.role === "player" ? nameOf(view, p.character) : p.role === "st" ? "Storyteller" : "spectators"}${p.connections > 1 ? ` ×${p.connections}` : ""}`);
   return h(
     "div",
     {},
-    h("p", {}, `Connected: ${present.join(", ") || "nobody yet"}`),
-    h("p", { class: "scene-id hint" }, "Scene id (for the command line and the server's log): ", h("code", {}, view.scene)),
+    h("p", {}, presence(live, view)),
     view.status === "open" && openChallenges(view) === 0 && confirmButton("Close the scene", "Confirm: close the scene", () => send({ type: "close_scene" }), "Close the scene? Nothing more can be played in it; only disputes and rulings go on."),
     view.status === "open" && openChallenges(view) > 0 && h("p", { class: "hint" }, "The scene can be closed once no challenge is open."),
     out,
+    forTheRecord([["Scene id", view.scene], ["Ruleset id", view.ruleset], ["Events in its log", view.version]]),
   );
 }
 
@@ -328,134 +384,6 @@ const BNS_OPTIONS = {
   soak_overbid: ["A soaking defender may overbid", false],
 };
 
-/** When a token was issued, as a clock reads: "at 23:40" today, "on 30 Nov at 23:40" before. */
-function issuedAt(iso) {
-  const t = new Date(iso);
-  if (Number.isNaN(t.getTime())) return "";
-  const clock = t.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
-  return t.toDateString() === new Date().toDateString() ? `at ${clock}` : `on ${t.toLocaleDateString([], { day: "numeric", month: "short" })} at ${clock}`;
-}
-
-/** When a token expires, from now: "in 5 h", "in 20 min", "already", "never". */
-function expires(iso) {
-  if (!iso) return "never";
-  const left = (new Date(iso).getTime() - Date.now()) / 60000;
-  if (!(left > 0)) return "already";
-  return left < 90 ? `in ${Math.ceil(left)} min` : left < 48 * 60 ? `in ${Math.round(left / 60)} h` : `in ${Math.round(left / 1440)} days`;
-}
-
-/** The same as a phrase: "expires in 5 h", "never expires", "expired". */
-function expiry(iso) {
-  const when = expires(iso);
-  return when === "never" ? "never expires" : when === "already" ? "expired" : `expires ${when}`;
-}
-
-/** Copy a link; where the browser has no clipboard for this page (plain http on a LAN address),
- * select the link's text and say so, for the Storyteller to copy by hand. */
-async function copyLink(shown, said) {
-  try {
-    if (!navigator.clipboard) throw new Error("no clipboard");
-    await navigator.clipboard.writeText(shown.value);
-    said.replaceChildren(done("Copied: paste it to the player."));
-  } catch {
-    shown.focus();
-    shown.select();
-    said.replaceChildren(h("p", { class: "done", role: "status" }, "Selected: copy it (this page may not use the clipboard)."));
-  }
-}
-
-/** Invitations: a link and a QR code per player's character, revocable; and spectators. */
-function invitations(live) { // built once: the invitations made stay on the page
-  const list = h("div", {});
-  const tokens = h("div", {});
-  const said = h("div", { class: "outcome", "aria-live": "polite" }); // the last attempt's refusal, cleared by the next
-  const character = select("character", []); // filled, and kept current, by the console's draw
-  const inviteButton = h("button", { type: "submit", disabled: true }, "Invite");
-  const chosen = () => (inviteButton.disabled = !character.value); // nobody chosen: nothing to invite
-  character.addEventListener("change", chosen);
-  character.addEventListener("filled", chosen);
-  const whose = (g) => (g.role === "player" ? `${nameOf(live.view, g.character)}'s` : `the ${g.role === "st" ? "Storyteller" : g.role}'s`);
-  const who = (g) => `${whose(g)} link ${issuedAt(g.created_at)}`;
-  const revoke = async (g) => {
-    const reply = await live.request({ type: "revoke", token_id: g.token_id }, "revoked");
-    await showTokens();
-    const gave = reply.cascaded?.length ?? 0; // the links that link had given, revoked with it
-    const also = gave === 0 ? ": that page has stopped." : ` and the ${gave === 1 ? "link" : `${gave} links`} it gave: those pages have stopped.`;
-    said.replaceChildren(reply.type === "error" ? refusal(reply) : done(`Revoked ${who(g)}${also}`));
-  };
-  const showTokens = async () => {
-    const reply = await live.request({ type: "tokens" }, "tokens");
-    if (reply.type === "error") return said.replaceChildren(refusal(reply));
-    fill(
-      tokens,
-      h(
-        "table",
-        { class: "stacked tokens" },
-        h("caption", { class: "label" }, live.view?.night ? "Links to tonight's game" : "Links to this scene"),
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "For"), h("th", { scope: "col" }, "Issued"), h("th", { scope: "col" }, "Expires"), h("th", { scope: "col" }, "Revoke"))),
-        h(
-          "tbody",
-          {},
-          reply.tokens.map((g) =>
-            h(
-              "tr",
-              {},
-              h("th", { scope: "row" }, g.role === "player" ? nameOf(live.view, g.character) : g.role === "st" ? "Storyteller" : "Spectators"),
-              cell("Issued", issuedAt(g.created_at)),
-              cell("Expires", g.revoked ? "revoked" : expires(g.expires_at)),
-              h(
-                "td",
-                { class: "controls" },
-                g.revoked
-                  ? ""
-                  : g.token_id === live.welcome?.token_id
-                    ? "this console"
-                    : confirmButton(`Revoke ${who(g)}`, `Confirm: revoke ${who(g)}`, () => revoke(g), `Revoke ${who(g)}? Their page stops at once and the link never works again.`),
-              ),
-            ),
-          ),
-        ),
-      ),
-    );
-  };
-  const invite = async (body) => {
-    const reply = await live.request({ type: "invite", ...body }, "invited");
-    if (reply.type === "error") return said.replaceChildren(refusal(reply));
-    said.replaceChildren();
-    const link = `${location.origin}/play#token=${encodeURIComponent(reply.token)}`;
-    const qr = await live.request({ type: "qr", text: link }, "qr");
-    const who = reply.grant.role === "player" ? nameOf(live.view, reply.grant.character) : "Spectators";
-    const box = h("div", { class: "qr", role: "img", "aria-label": `QR code of ${who}'s link` });
-    const svg = qr.svg && new DOMParser().parseFromString(qr.svg, "image/svg+xml").querySelector("svg");
-    if (svg) box.append(document.importNode(svg, true));
-    const shown = h("input", { readonly: true, value: link, "aria-label": `${who}'s link` });
-    const copied = h("div", { class: "outcome", "aria-live": "polite" });
-    list.prepend(
-      h(
-        "div",
-        { class: "invite" },
-        box,
-        h("div", { class: "invite-link" }, h("strong", {}, who), shown, h("button", { type: "button", onclick: () => copyLink(shown, copied) }, "Copy link"), copied, h("p", { class: "hint" }, `Issued ${issuedAt(reply.grant.created_at)}, ${expiry(reply.grant.expires_at)}.`)),
-      ),
-    );
-    showTokens();
-  };
-  return h(
-    "div",
-    {},
-    h(
-      "form",
-      { class: "row", onsubmit: (e) => (e.preventDefault(), character.value && invite({ role: "player", character: character.value })) },
-      field("Invite the player of", character),
-      inviteButton,
-      h("button", { type: "button", class: "quiet", onclick: () => invite({ role: "spectator" }) }, "Invite spectators"),
-      h("button", { type: "button", class: "quiet", onclick: showTokens }, "List links"),
-    ),
-    said,
-    list,
-    tokens,
-  );
-}
 
 /** Add characters from sheet files: each file's outcome, a bad sheet's problems field by field. */
 function sheetFiles(live) {
@@ -544,10 +472,6 @@ function removeButton(live, view, c) {
   return h("div", {}, confirmButton(`Remove ${c.name}`, `Confirm: remove ${c.name}`, send, `Remove ${c.name} from the scene? They leave it for good; what they did stays in the log.`), out);
 }
 
-/** A table cell that says what it is when the table is stacked on a phone. */
-function cell(label, ...children) {
-  return h("td", { "data-label": label }, ...children);
-}
 
 function conditionText(view, c) {
   const k = c.conditions || {};
@@ -829,7 +753,7 @@ function tieForm(view, group, send) {
   picks.forEach((p, i) => (p.value = group[i]));
   return h(
     "form",
-    { class: "row", onsubmit: (e) => (e.preventDefault(), send({ type: "order", characters: picks.map((p) => p.value) })) },
+    { class: "row tie", onsubmit: (e) => (e.preventDefault(), send({ type: "order", characters: picks.map((p) => p.value) })) },
     picks.map((p, i) => field(`${i + 1}${["st", "nd", "rd"][i] || "th"} to resolve`, p)),
     h("button", { type: "submit" }, `Order the tie at ${view.round.initiative[group[0]]}`),
   );
@@ -856,7 +780,7 @@ function stControls(live, view, ch) {
   const pair = `${nameOf(view, ch.challenger)}${ch.targets?.length ? ` → ${ch.targets.map((w) => nameOf(view, w)).join(", ")}` : ""}`;
   return h(
     "section",
-    { class: "st-controls", "aria-label": `Storyteller's controls for ${ch.id}` },
+    { class: "st-controls", "aria-label": `Storyteller's controls for ${pair}` },
     dice && recordable && diceForms(view, ch, send),
     !dice && recordable &&
       h(
@@ -1135,315 +1059,6 @@ function tools(live, view) {
 }
 
 
-// -- a game night -------------------------------------------------------------------------------
-
-/** The console of a scene of the night, with the night's key. */
-function sceneConsole(live, scene) {
-  return `/st?scene=${encodeURIComponent(scene)}#token=${encodeURIComponent(live.token)}`;
-}
-
-/** The night's ledger (`ledger`: a JSON document), or {error}. */
-async function fetchLedger(live) {
-  const doc = await live.request({ type: "ledger" }, "document");
-  if (doc.type === "error") return { error: doc };
-  try {
-    return JSON.parse(doc.text);
-  } catch {
-    return { error: { message: "The ledger could not be read; try again." } };
-  }
-}
-
-/** Ask for the ledger again after each new step, at most one request at a time. */
-function ledgerKeeper(live, draw) {
-  let asked = -1;
-  let busy = false;
-  const refresh = async (force = false) => {
-    if (busy || live.status !== "live" || (!force && asked === live.lastSeq)) return;
-    busy = true;
-    asked = live.lastSeq;
-    const book = await fetchLedger(live);
-    busy = false;
-    draw(book);
-    if (asked !== live.lastSeq) refresh();
-  };
-  return refresh;
-}
-
-/** The night's console: its scenes, who is where (and moving them), each character's ledger,
- * invitations (one link a player for the whole night) and the night's timeline. */
-function startNight(live) {
-  const header = h("header", { class: "top" });
-  const regions = {
-    scenes: h("section", { id: "scenes", "aria-labelledby": "scenes-h" }),
-    where: h("section", { id: "where", "aria-labelledby": "where-h" }),
-    ledger: h("section", { id: "ledger", "aria-labelledby": "ledger-h" }),
-    invitations: h("section", { id: "invitations", "aria-labelledby": "inv-h" }),
-    timeline: h("section", { id: "timeline", "aria-labelledby": "tl-h" }),
-  };
-  const titles = { scenes: "Scenes", where: "Who is where", ledger: "Ledgers", invitations: "Invitations", timeline: "Timeline" };
-  const nav = h("nav", { class: "sections", "aria-label": "Console sections" }, Object.entries(titles).map(([id, text]) => h("a", { href: `#${id}` }, text)));
-  const problems = h("div", { class: "problems" });
-  fill(app, header, nav, problems, h("main", {}, Object.values(regions)));
-  live.addEventListener("problem", (e) => fill(problems, refusal(e.error)));
-  const region = redraws();
-  const sceneList = h("div", {});
-  const whereList = h("div", {});
-  const books = h("div", { class: "ledgers" });
-  const bookSaid = h("div", { class: "outcome", "aria-live": "polite" });
-  let book = null;
-  const drawBooks = (got) => {
-    if (got?.error) return fill(bookSaid, refusal(got.error));
-    book = got;
-    bookSaid.replaceChildren();
-    region(books, JSON.stringify(got), () => fill(books, ledgers(live, got)));
-  };
-  const refresh = ledgerKeeper(live, drawBooks);
-  const follow = sceneWatch(live, () => refresh(true));
-  fill(regions.scenes, h("h2", { id: "scenes-h" }, "Scenes tonight"), sceneList, h("div", { class: "night-actions" }));
-  fill(regions.where, h("h2", { id: "where-h" }, "Who is where"), whereList);
-  fill(
-    regions.ledger,
-    h("h2", { id: "ledger-h" }, "Ledgers: what each character lost tonight, and where"),
-    h("button", { type: "button", class: "quiet", onclick: () => refresh(true) }, "Bring the ledgers up to date"),
-    bookSaid,
-    books,
-  );
-  fill(regions.invitations, h("h2", { id: "inv-h" }, "Invitations"), h("p", { class: "hint" }, "One link a player for the whole night: it follows their character from scene to scene."), invitations(live));
-  fill(regions.timeline, h("h2", { id: "tl-h" }, "Tonight's timeline"), timeline([], null, live));
-  let actionsBuilt = null;
-
-  const draw = () => {
-    const view = live.view;
-    fill(
-      header,
-      h("h1", {}, "Storyteller"),
-      h("p", { class: "scene" }, view ? `“${view.title || "Tonight's game"}” · game night · ${rulesetName(view)}${view.status === "closed" ? " · over" : ""}` : ""),
-      connection(live),
-    );
-    if (!view) return;
-    document.title = `${view.title || "Game night"} · Storyteller · Justicar`;
-    const scenes = view.night?.scenes || [];
-    const where = view.night?.where || {};
-    const people = Object.values(view.characters);
-    region(sceneList, JSON.stringify([scenes, people.map((c) => [c.id, c.name])]), () => fill(sceneList, sceneCards(live, view, scenes)));
-    const open = scenes.filter((s) => s.open);
-    region(whereList, JSON.stringify([where, open, people.map((c) => [c.id, c.name, c.npc]), view.status, book?.ledgers?.map((b) => [b.character, b.now])]), () => fill(whereList, whoIsWhere(live, view, open, book)));
-    const key = JSON.stringify([view.status, open.length]);
-    if (actionsBuilt !== key) {
-      actionsBuilt = key;
-      fill(regions.scenes.querySelector(".night-actions"), nightActions(live, view, open));
-    }
-    const players = people.filter((c) => !c.npc).map((c) => [c.id, c.name]);
-    region(regions.invitations.querySelector("select[name=character]"), JSON.stringify(players), () => {
-      const choice = regions.invitations.querySelector("select[name=character]");
-      const kept = choice.value;
-      fill(choice, h("option", { value: "" }, players.length ? "Choose a character" : "No character registered yet"), players.map(([id, name]) => h("option", { value: id }, name)));
-      choice.value = players.some(([id]) => id === kept) ? kept : "";
-      choice.dispatchEvent(new Event("filled"));
-    });
-    grow(regions.timeline.querySelector("ol"), live.timeline);
-    follow(open.map((s) => s.id));
-    refresh();
-  };
-  live.addEventListener("change", draw);
-  live.addEventListener("status", draw);
-  draw();
-}
-
-/** The scenes of the night change the ledgers (and who lost what) without a step in the night's own
- * stream: a socket on each open scene of the night (as a player's page follows its scene), and the
- * ledger asked again when one of them moves, once things settle (never more than one request at a
- * time: `ledgerKeeper`). Idle scenes cost nothing. `follow(ids)` keeps a socket on each of `ids`. */
-function sceneWatch(live, changed) {
-  const watching = new Map(); // scene -> its Live
-  let timer = null;
-  const soon = () => (clearTimeout(timer), (timer = setTimeout(changed, LEDGER_SETTLE)));
-  return (ids) => {
-    for (const [id, scene] of watching) if (!ids.includes(id)) (scene.close(), watching.delete(id));
-    for (const id of ids) {
-      if (watching.has(id)) continue;
-      const scene = new Live(live.token, { scene: id });
-      scene.addEventListener("change", soon);
-      watching.set(id, scene);
-    }
-  };
-}
-
-/** The night's scenes, in the order they opened: open or closed, who is in each, its console. */
-function sceneCards(live, view, scenes) {
-  if (!scenes.length) return h("p", { class: "none" }, "No scene yet: open the first one below.");
-  return h(
-    "ul",
-    { class: "night-scenes" },
-    scenes.map((s) =>
-      h(
-        "li",
-        { class: s.open ? "open" : "closed", dataset: { scene: s.id } },
-        h("strong", {}, `“${s.title || s.id}”`),
-        h("span", { class: `state ${s.open ? "open" : "closed"}` }, s.open ? " · open" : " · closed"),
-        h("p", { class: "in" }, s.characters.length ? `In it: ${s.characters.map((w) => nameOf(view, w)).join(", ")}` : s.open ? "Nobody in it now." : "Over."),
-        h("a", { href: sceneConsole(live, s.id), target: "_blank" }, `Open the console of “${s.title || s.id}”`),
-      ),
-    ),
-  );
-}
-
-/** Who is where; a character between scenes may be sent into an open scene (confirmed). */
-function whoIsWhere(live, view, open, book) {
-  const where = view.night?.where || {};
-  const people = Object.values(view.characters);
-  if (!people.length) return h("p", { class: "none" }, "Nobody is registered tonight.");
-  for (const c of people) {
-    // a confirmation is true while the character is where it sent them: once they are elsewhere, it goes
-    const now = where[c.id]?.scene ?? null;
-    if (movedTo.has(c.id) && movedTo.get(c.id) !== now) (notes.delete(`move-${c.id}`), movedTo.delete(c.id));
-  }
-  return h(
-    "ul",
-    { class: "night-people" },
-    people.map((c) => {
-      const at = where[c.id];
-      const mine = book?.ledgers?.find((b) => b.character === c.id);
-      const lost = (mine?.now?.lost || c.traits_lost?.map((t) => ({ trait: t })) || []).map((l) => l.trait);
-      return h(
-        "li",
-        { dataset: { character: c.id } },
-        h("strong", {}, c.name, c.npc ? " (NPC)" : ""),
-        h("span", { class: "at" }, at ? ` · in “${at.title || at.scene}”` : " · between scenes"),
-        lost.length ? h("p", { class: "lost" }, `Lost tonight: ${lost.join(", ")}`) : null,
-        view.status === "open" && moveForm(live, view, c, open, at),
-      );
-    }),
-  );
-}
-
-/** Send a character into an open scene: "Move…" asks which and says what it will do first. A
- * character in a scene now is first taken out of it (`remove_character` on that scene: they go
- * back to the night with what they carry), then sent on once the night has them back: one
- * confirmation naming both scenes. No scene is chosen to begin with (never the one just left). */
-function moveForm(live, view, c, open, at) {
-  const out = outcome(`move-${c.id}`);
-  const places = open.filter((s) => s.id !== at?.scene);
-  const from = at ? `“${at.title || at.scene}”` : null;
-  if (!places.length) return h("div", {}, h("p", { class: "hint" }, at ? `No other scene is open: open one to move ${c.name} into.` : "No scene is open: open one to send them into."), out);
-  const to = select("to", [["", "Choose a scene"], ...places.map((s) => [s.id, `“${s.title || s.id}”`])]);
-  const box = h("div", { class: "confirm" });
-  const first = h("button", { type: "button", disabled: true }, `Move ${c.name}`);
-  to.addEventListener("change", () => (first.disabled = !to.value));
-  const back = () => (fill(box, first), first.focus());
-  const say = sender(live, out);
-  const move = async (dest) => {
-    if (at) {
-      const left = await sender(live, out)({ type: "remove_character", character: c.id, scene: at.scene });
-      if (!left.ok) return;
-      if (!(await backInTheNight(live, c.id))) return out.replaceChildren(refusal({ message: `${c.name} left ${from}, but the night has not had them back yet: send them on in a moment.` }));
-    }
-    movedTo.set(c.id, dest); // once they are back in the night: the confirmation to come holds while they are there
-    const moved = await say({ type: "move_character", character: c.id, to: dest });
-    if (!moved.ok) movedTo.delete(c.id);
-  };
-  first.addEventListener("click", () => {
-    if (!to.value) return;
-    const title = to.selectedOptions[0]?.textContent || to.value;
-    const dest = to.value;
-    const yes = h("button", { type: "button", class: "danger", onclick: () => (fill(box, first), move(dest)) }, at ? `Confirm: move ${c.name} from ${from} into ${title}` : `Confirm: move ${c.name} into ${title}`);
-    const words = at
-      ? `Take ${c.name} out of ${from} and send them into ${title}? They carry what they lost and spent tonight; their player's page follows.`
-      : `Send ${c.name} into ${title}? They take with them what they carry tonight; their player's page follows.`;
-    fill(box, h("p", { class: "warn" }, words), h("div", { class: "choices" }, yes, h("button", { type: "button", class: "quiet", onclick: back }, "Cancel")));
-    yes.focus();
-  });
-  fill(box, first);
-  return h("div", { class: "move" }, field(at ? `Move ${c.name} from ${from} to` : `Send ${c.name} into`, to), box, out);
-}
-
-/** Wait (at most 10 s) until the night's view has the character between scenes. */
-function backInTheNight(live, who) {
-  const free = () => !live.view?.night?.where?.[who];
-  if (free()) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const check = () => free() && finish(true);
-    const timer = setTimeout(() => finish(false), 10000);
-    const finish = (ok) => (clearTimeout(timer), live.removeEventListener("change", check), resolve(ok));
-    live.addEventListener("change", check);
-  });
-}
-
-/** A new scene of the night; closing the night (confirmed). */
-function nightActions(live, view, open) {
-  const out = outcome("night");
-  const newTitle = h("input", { name: "title", autocomplete: "off", placeholder: "The parking lot" });
-  const created = h("div", { class: "outcome", "aria-live": "polite" });
-  const form = h(
-    "form",
-    {
-      class: "row",
-      onsubmit: async (e) => {
-        e.preventDefault();
-        const reply = await live.request({ type: "create_scene", ruleset: view.ruleset, title: newTitle.value.trim() }, "scene_created");
-        if (reply.type === "error") return created.replaceChildren(refusal(reply));
-        const name = newTitle.value.trim() ? `“${newTitle.value.trim()}”` : "The new scene";
-        newTitle.value = "";
-        created.replaceChildren(done(`${name} is open tonight.`), h("a", { href: sceneConsole(live, reply.scene), target: "_blank" }, `Open the console of ${name}`));
-      },
-    },
-    field("Title of a new scene", newTitle),
-    h("button", { type: "submit" }, "Open a new scene"),
-  );
-  if (view.status !== "open") return h("p", { class: "hint" }, "The night is over: nothing more happens in it.");
-  return h(
-    "div",
-    {},
-    form,
-    created,
-    open.length
-      ? h("p", { class: "hint" }, `The night closes once every scene of it is closed (open: ${open.map((s) => `“${s.title || s.id}”`).join(", ")}).`)
-      : confirmButton("Close the night", "Confirm: close the night", () => sender(live, out)({ type: "close_game" }), "Close the night? What was lost tonight is back at the next game; nothing more happens in this one."),
-    out,
-  );
-}
-
-/** Each character's ledger: what it carries now, then each loss and gain where it happened,
- * linked to the step (the replay of that scene at that step), with the rule and its book. */
-function ledgers(live, book) {
-  if (!book.ledgers?.length) return h("p", { class: "none" }, "Nobody is registered tonight.");
-  return book.ledgers.map((l) =>
-    h(
-      "details",
-      { class: "ledger", dataset: { character: l.character }, open: l.entries.length > 0 },
-      h("summary", {}, h("strong", {}, l.name), ` · ${carriedWords(l.now)}`),
-      l.entries.length ? h("ol", { class: "entries" }, l.entries.map((e) => entryItem(live, book, e))) : h("p", { class: "none" }, "Nothing lost or gained tonight."),
-    ),
-  );
-}
-
-/** "without Brawny; 1 lethal damage; 1 Willpower spent" (what a ledger's `now` says). */
-function carriedWords(now) {
-  const parts = [];
-  if (now?.lost?.length) parts.push(`without ${now.lost.map((l) => l.trait).join(", ")}`);
-  for (const [kind, n] of Object.entries(now?.wounds || {})) if (n) parts.push(`${n} ${kind} damage`);
-  if (now?.blood_spent) parts.push(`${now.blood_spent} blood spent`);
-  return parts.join("; ") || "nothing lost";
-}
-
-/** One entry, its step a link to the replay at that step (`link(e)`: the address, or null where
- * this console's key does not open that scene). */
-function entryItem(live, book, e, mark = "", link = (x) => replayLink(live, x.seq, x.scene === book.night ? null : x.scene)) {
-  const where = e.scene === book.night ? "between scenes" : `in “${e.title}”`;
-  const href = link(e);
-  return h(
-    "li",
-    { class: `${e.loss ? "loss" : "gain"}${mark ? ` ${mark}` : ""}` },
-    href ? h("a", { class: "step-link", href, target: "_blank" }, `Step ${e.seq} ${where}`) : h("span", { class: "step-link" }, `Step ${e.seq} ${where}`),
-    ": ",
-    e.what,
-    e.why ? h("span", { class: "why" }, ` — ${e.why}`) : "", // the reason only: the ledger does not say the loss twice
-    e.ruling && e.by === "correction" ? h("span", { class: "by" }, ` (a ruling in “${e.ruling.title}”, step ${e.ruling.seq})`) : "",
-    e.book ? h("span", { class: "book" }, ` · ${e.book}`) : "",
-    ruleNote(e.rule),
-  );
-}
-
 /** A what-if of a scene of a night: how the night's ledger would stand had this fork been the
  * scene (nothing of the real night changes). Drawn only in a fork whose scene is of a night. */
 function whatIfLedger(live, section) {
@@ -1490,4 +1105,13 @@ function whatIfBody(live, book) {
       );
     }),
   ];
+}
+
+// the page: a scene's console, a night's, or where to find the link (last: everything above is defined)
+if (!token) {
+  fill(app, h("h1", {}, "Justicar"), h("p", {}, "Open the console link from ", h("code", {}, "justicar serve"), " or ", h("a", { href: "/" }, "paste your Storyteller token"), "."));
+} else if (sceneOfNight) {
+  alone(new Live(token, { scene: sceneOfNight }), { night: true });
+} else {
+  boot(new Live(token));
 }
