@@ -125,7 +125,7 @@ def test_a_snapshot_whose_bytes_changed_is_never_used(
 
 
 def test_a_snapshot_written_before_they_were_signed_is_passed_over(tmp_path: Path) -> None:
-    """A file written by an earlier version holds snapshots checked by a bare digest (format 6; the format now is ``snapshots.FORMAT``):
+    """A file written by an earlier version holds snapshots checked by a bare digest (format 6):
     they are never used (whoever could write them could recompute it), and the next save drops
     them."""
     store = SqliteStore(tmp_path / "old.db")

@@ -117,7 +117,7 @@ async def test_a_player_disputes_a_result_from_the_scene_they_left(
 
 
 async def test_tonight_is_a_night_player_s_alone(live: Running, backend: Backend, park: Night) -> None:
-    st, links = park
+    _, links = park
     for token in (links["*"], backend.tokens.issue("g1", "st")[0]):
         async with Client(live.url, token, keep=True) as someone:
             answer: dict[str, Any] = await someone.request({"type": "tonight"}, "tonight")
