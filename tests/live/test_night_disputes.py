@@ -77,15 +77,15 @@ async def test_a_player_disputes_a_result_from_the_scene_they_left(
     async with SceneClient(live.url, links["rosa"], "docks", keep=True) as docks:
         await docks.subscribe()
         await until(docks, lambda c: c.view["characters"].get("rosa", {}).get("present", False))
-        mine = await docks.request({"type": "tonight"}, "tonight")
-        assert [(r["scene"], r["challenge"], r["step"]) for r in mine["results"]] == [("park", "shove", result)]
-        assert mine["results"][0]["scene_title"] == "Park" and mine["results"][0]["title"].startswith("You challenge")
-        assert mine["results"][0]["words"].startswith("You won")
-
         # from the docks' socket, naming Park: it lands in Park's log
         sent = await docks.send({"type": "dispute", "scene": "park", "event": result, "reason": "Sam cheated"})
         assert sent["ok"], sent
         assert ("rosa", result, "Sam cheated") in disputes(backend, "park")
+
+        mine = await docks.request({"type": "tonight"}, "tonight")
+        assert [(r["scene"], r["challenge"], r["step"]) for r in mine["results"]] == [("park", "shove", result)]
+        assert mine["results"][0]["scene_title"] == "Park" and mine["results"][0]["title"].startswith("You challenge")
+        assert mine["results"][0]["words"].startswith("You won")
 
         # what she was not in, or a step that is not there: refused, in her words, nothing written
         for step in (head, head + 40):

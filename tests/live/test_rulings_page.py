@@ -17,7 +17,7 @@ from domain.evolve import fold
 from server.app import Running
 from server.backend import Backend
 from tests.live.test_adversary import Night, park, where_is
-from tests.live.test_night_disputes import fought
+from tests.live.test_night_disputes import disputes, fought
 from tests.live.test_night_live import SceneClient, night, st_do
 from tests.live.test_web import accessible, browser, phone
 
@@ -119,7 +119,4 @@ async def test_a_player_in_one_scene_disputes_a_result_from_the_scene_they_left(
     await expect(item.locator(".outcome")).to_have_text("Sent to the Storyteller.")
     await item.scroll_into_view_if_needed()
     await shot(page, "dispute-elsewhere")
-    opened = [
-        (r.actor, r.event.event, r.event.reason) for r in backend.store.read("park") if r.type == "dispute_opened"
-    ]  # type: ignore[attr-defined]
-    assert opened == [("rosa", result, "Sam had Dodge left")]
+    assert disputes(backend, "park") == [("rosa", result, "Sam had Dodge left")]
