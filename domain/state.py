@@ -570,7 +570,7 @@ class DisputeRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     ruling: int | None = None
 
 
-class RulingRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+class RulingRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     id: int
     """The seq of its ``ruling_issued`` event."""
     event: int

@@ -12,7 +12,8 @@ none (no ruling touches a watcher); the Storyteller reads every ruling whole, by
 
 ``tonight`` lists, for a game night's player, the results of theirs from the night's other scenes,
 each with the step a dispute names: the night's page offers to dispute them from wherever the
-character is now.
+character is now; ``ruled_elsewhere`` the rulings there that touch them (a ruling made after the
+character left sends it only the change, ``carried_corrected``: this tells it why).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 import msgspec
+from msgspec.structs import replace
 
 from domain.events import (
     ArmorDamaged,
@@ -63,6 +65,12 @@ class Ruled(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """The challenge it ruled on, if any."""
     about: str = ""
     """What it ruled on, said to the viewer: "the result of “Sam challenges you (Physical)”"."""
+
+
+def public_rulings(rulings: Iterable[RulingRecord]) -> list[RulingRecord]:
+    """The rulings as every viewer's view lists them: without their events (``did``), which hold
+    what is not everyone's to know (an adjusted sheet, armour); ``ruled`` tells each what it may."""
+    return [replace(r, did=()) if r.did else r for r in rulings]
 
 
 def ruled(state: Scene, viewer: str) -> list[Ruled]:
@@ -218,6 +226,27 @@ def tonight(scenes: Iterable[Scene], viewer: str, here: str | None = None) -> li
                     ruled=verdict.ruled if verdict else "",
                 )
             )
+    return out
+
+
+class RuledThere(Ruled, frozen=True, kw_only=True, omit_defaults=True):
+    """A ruling in another scene of the night that touches the viewer's character (what it gave or
+    took came to it as a ``carried_corrected`` where it is now, without the reason)."""
+
+    scene: str
+    scene_title: str
+
+
+def ruled_elsewhere(scenes: Iterable[Scene], viewer: str, here: str | None = None) -> list[RuledThere]:
+    """The rulings that touch ``viewer``'s character in the night's scenes other than ``here``, each
+    as ``ruled`` tells it, with its scene."""
+    out: list[RuledThere] = []
+    for scene in scenes:
+        if scene.id == here or viewer not in scene.characters:
+            continue
+        for r in ruled(scene, viewer):
+            fields = {f: getattr(r, f) for f in r.__struct_fields__}
+            out.append(RuledThere(**fields, scene=scene.id, scene_title=scene.title or scene.id))
     return out
 
 

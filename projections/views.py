@@ -45,7 +45,7 @@ from projections.account import Account, for_viewer
 from projections.moves import Moves, RollOffer, RoundMoves, moves, roll_offer, round_moves
 from projections.narrate import addressed
 from projections.redact import SEES_ALL, Blind, blind, knows
-from projections.ruled import Ruled, ruled
+from projections.ruled import Ruled, public_rulings, ruled
 
 SPECTATOR = "*"
 """The viewer id of someone who only watches."""
@@ -666,7 +666,7 @@ def view(
             if (ch := state.challenges.get(cid))
         },
         disputes=list(state.disputes),
-        rulings=list(state.rulings),
+        rulings=public_rulings(state.rulings),
         older=state.decided - len(state.recent),
         forked_from=state.forked_from,
         ruleset_title=ruleset_for(state.ruleset).title,

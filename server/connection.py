@@ -61,7 +61,7 @@ from domain.state import Scene
 from projections.narrate import narrate
 from projections.redact import Blind, blind, redact
 from projections.replay import Step, links_of_rows, replay
-from projections.ruled import tonight, was_in
+from projections.ruled import ruled_elsewhere, tonight, was_in
 from projections.views import blind_export, older_challenges
 from server.catchup import release, state_at, stream
 from server.documents import audit_document, export_document
@@ -634,8 +634,10 @@ class Connection:
         here = night.night.where.get(grant.character)
         scenes = [await self._scene_state(s.id) for s in night.night.scenes]
         entered = [s for s in scenes if (c := s.characters.get(grant.character)) is not None and c.entered]
-        found = await self.work.run(tonight, entered, grant.character, here.scene if here else None)
-        await self.send(TonightPage(results=found))
+        now = here.scene if here else None
+        found = await self.work.run(tonight, entered, grant.character, now)
+        told = await self.work.run(ruled_elsewhere, entered, grant.character, now)
+        await self.send(TonightPage(results=found, ruled=told))
 
     def _closed_to(self, night: Scene) -> Refusal:
         """The one refusal of a scene a night's token does not open, whatever the reason (not a scene

@@ -35,6 +35,7 @@ from projections.night_view import night_view
 from projections.redact import SEES_ALL, Blind, blind, hidden_command, hidden_fields, redact
 from projections.replay import Step, states
 from projections.ruled import Result as TonightResult
+from projections.ruled import RuledThere
 from projections.views import ChallengeView, CharacterView, StateView, touched, turned, view
 from server.service import ErrorBody, Result
 from server.tokens import Grant
@@ -405,6 +406,9 @@ class TonightPage(_Out, frozen=True, kw_only=True, tag="tonight"):
     scenes opened, each disputable from wherever the character is now (``dispute`` with ``scene``)."""
 
     results: list[TonightResult]
+    ruled: list[RuledThere] = []
+    """The rulings in those scenes that touch the character, each as the view's ``ruled`` says it,
+    with its ``scene`` and ``scene_title``."""
 
 
 Outgoing = (

@@ -5,9 +5,12 @@ Storyteller every ruling whole, by names. Made from the ruling's own events, kep
 
 from __future__ import annotations
 
+import msgspec
+
 from domain.events import CharacterAdjusted, TraitLost, TraitRestored
 from domain.state import NARRATOR
-from projections.ruled import ruled, tonight, was_in
+from projections.replay import replay
+from projections.ruled import ruled, ruled_elsewhere, tonight, was_in
 from projections.views import SPECTATOR, view
 from tests.table import Table
 
@@ -125,3 +128,29 @@ def test_tonight_lists_a_player_s_results_from_other_scenes_with_the_step_to_dis
     assert tonight([t.state], "ana", here="elsewhere") == []  # she was in no challenge there
     assert was_in(t.state, "juan", resolved) and not was_in(t.state, "ana", resolved)
     assert not was_in(t.state, "juan", resolved + 50)
+
+
+def test_what_a_ruling_did_reaches_nobody_through_the_rulings_list() -> None:
+    """The view's ``rulings`` (everyone's) and a replay's changes leave out the ruling's events: an
+    amend's adjusted sheet is its player's (and the Storyteller's) to read, in ``ruled``."""
+    t = fight()
+    result = t.state.challenges["hit"].resolved_seq
+    secret = {"character": "ana", "changes": {"willpower": -1}}
+    t.do("st", "rule", event=result, decision="amend", correction=secret, reason="x")
+    assert t.state.rulings[-1].did
+    listed = msgspec.json.encode(view(t.state, "sam").rulings).decode()
+    assert "willpower" not in listed and '"did"' not in listed and '"character_adjusted"' not in listed
+    for step in replay(t.log, "sam"):
+        assert all("did" not in c.path for c in step.changes)
+    assert ruled(t.state, "ana")[0].changed == ["you lose a Willpower Trait"]
+
+
+def test_a_ruling_in_another_scene_is_told_with_its_scene() -> None:
+    t = fight()
+    result = t.state.challenges["hit"].resolved_seq
+    t.do("st", "rule", event=result, decision="overturn", reason="Sam was prone")
+    (juan,) = ruled_elsewhere([t.state], "juan", here="elsewhere")
+    assert (juan.scene, juan.scene_title) == (t.state.id, "test")
+    assert juan.changed == ["you get Quick back"] and juan.reason == "Sam was prone"
+    assert ruled_elsewhere([t.state], "juan", here=t.state.id) == []  # the view there tells it
+    assert ruled_elsewhere([t.state], "ana", here="elsewhere") == []

@@ -120,3 +120,21 @@ async def test_a_player_in_one_scene_disputes_a_result_from_the_scene_they_left(
     await item.scroll_into_view_if_needed()
     await shot(page, "dispute-elsewhere")
     assert disputes(backend, "park") == [("rosa", result, "Sam had Dodge left")]
+
+    # the Storyteller rules on it in Park: Sam wins instead; what Rosa loses reaches her in the docks,
+    # with the ruling's reason, in a banner, and her sheet there says so
+    await st_do(st, "park", "rule", event=result, decision="overturn", reason="Sam had Dodge left, as Rosa says")
+    banner = page.locator(".ruled-banner")
+    await expect(banner).to_have_count(1)
+    await expect(banner.locator("h2")).to_have_text("The Storyteller has ruled in “Park”")
+    await expect(banner.locator(".ruled-words")).to_have_text(
+        "The Storyteller overturned the result of “you challenge Sam (Physical)”: you lose Nimble."
+    )
+    await expect(banner.locator(".ruled-reason")).to_have_text("Reason: Sam had Dodge left, as Rosa says")
+    await expect(banner.locator(".ruled-also")).to_have_text("Also: Sam gets Brawny back.")
+    await expect(page.locator("#me .lost-trait")).to_contain_text("Nimble")
+    await expect(item.locator(".ruled")).to_contain_text("overturned by the Storyteller")
+    await accessible(page)
+    await shot(page, "ruled-elsewhere")
+    await banner.get_by_role("button", name="Got it").click()
+    await expect(banner).to_have_count(0)

@@ -57,15 +57,18 @@ function seenStore(scene, who) {
   return { read, add };
 }
 
-/** The ruling banners (in `main`, first) and, on a game night's scene, my results elsewhere tonight. */
+/** The ruling banners (in `main`, first) and, on a game night's scene, my results elsewhere tonight
+ * and the rulings there that touch me (a ruling made after I left sends only its change here). */
 export function ruledNotice(live, main) {
   const area = h("div", { class: "ruled-area", role: "status", "aria-live": "polite" });
   main.prepend(area);
-  const dismissed = new Set(); // this page's, where localStorage is not kept
+  const dismissed = new Set(); // "scene:id", this page's, where localStorage is not kept
   let buzzed = new Set();
+  let there = []; // rulings in the night's other scenes that touch me (`tonight`)
   let titleBefore = null;
   let drawn = "";
-  const elsewhere = live.scene ? tonightList(live, main) : null;
+  let corrections = null; // carried corrections on this page: a new one asks `tonight` again
+  const elsewhere = live.scene ? tonightList(live, main, (ruled) => ((there = ruled), draw())) : null;
 
   const mark = (on) => {
     if (on && document.title !== MARK && !document.title.startsWith("●")) {
@@ -80,24 +83,27 @@ export function ruledNotice(live, main) {
     const view = live.view;
     const who = live.viewer;
     if (!view || !who || who === "*" || who === "st") return;
-    const seen = seenStore(view.scene, who);
-    const stored = seen.read();
-    const unseen = (view.ruled || []).filter((r) => !stored.has(r.id) && !dismissed.has(r.id));
+    const carried = live.timeline.filter((s) => s.type === "carried_corrected").length;
+    if (corrections !== null && carried > corrections) elsewhere?.ask();
+    corrections = carried;
+    const here = (view.ruled || []).map((r) => ({ ...r, scene: view.scene }));
+    const key = (r) => `${r.scene}:${r.id}`;
+    const unseen = [...there, ...here].filter((r) => !seenStore(r.scene, who).read().has(r.id) && !dismissed.has(key(r)));
     mark(unseen.length > 0);
-    const fresh = unseen.filter((r) => !buzzed.has(r.id));
-    buzzed = new Set(unseen.map((r) => r.id));
-    const key = JSON.stringify(unseen);
-    if (key !== drawn) {
-      drawn = key;
+    const fresh = unseen.filter((r) => !buzzed.has(key(r)));
+    buzzed = new Set(unseen.map(key));
+    const shown = JSON.stringify(unseen);
+    if (shown !== drawn) {
+      drawn = shown;
       const dismiss = (r) => {
-        dismissed.add(r.id);
-        seen.add(r.id);
+        dismissed.add(key(r));
+        seenStore(r.scene, who).add(r.id);
         draw();
       };
       fill(area, unseen.map((r) => banner(r, dismiss)));
     }
     if (!fresh.length) return;
-    if (!typing()) area.querySelector(`[data-ruling="${fresh[0].id}"]`)?.scrollIntoView({ block: "start" });
+    if (!typing()) area.querySelector(`[data-ruling="${key(fresh[0])}"]`)?.scrollIntoView({ block: "start" });
     if (isQuiet()) return;
     try {
       navigator.vibrate?.([200, 80, 200]);
@@ -127,14 +133,14 @@ function typing() {
  * that I may know; a tap shows what it is about (the challenge's card, else my sheet), another
  * dismisses it for good. */
 function banner(r, dismiss) {
-  const heading = `ruling-${r.id}-h`;
-  const target = () => (r.challenge && document.getElementById(`ch-${r.challenge}`)?.closest("article")) || document.getElementById("me");
-  const show = () => target()?.scrollIntoView({ block: "start", behavior: "smooth" });
-  const card = r.challenge && document.getElementById(`ch-${r.challenge}`);
+  const heading = `ruling-${r.scene}-${r.id}-h`;
+  const away = Boolean(r.scene_title); // a ruling in another scene of the night
+  const card = away ? document.querySelector(`#elsewhere li[data-scene="${CSS.escape(r.scene)}"][data-challenge="${CSS.escape(r.challenge || "")}"]`) : r.challenge && document.getElementById(`ch-${r.challenge}`)?.closest("article");
+  const show = () => (card?.isConnected ? card : document.getElementById("me"))?.scrollIntoView({ block: "start", behavior: "smooth" });
   return h(
     "article",
-    { class: "ruled-banner", "aria-labelledby": heading, dataset: { ruling: String(r.id) } },
-    h("h2", { id: heading }, "The Storyteller has ruled"),
+    { class: "ruled-banner", "aria-labelledby": heading, dataset: { ruling: `${r.scene}:${r.id}` } },
+    h("h2", { id: heading }, away ? `The Storyteller has ruled in “${r.scene_title}”` : "The Storyteller has ruled"),
     h("p", { class: "ruled-words" }, r.words),
     r.reason && h("p", { class: "ruled-reason" }, "Reason: ", h("q", {}, r.reason)),
     r.also?.length ? h("p", { class: "ruled-also" }, `Also: ${r.also.join("; ")}.`) : null,
@@ -148,8 +154,9 @@ function banner(r, dismiss) {
 }
 
 /** A game night: my results from the night's other scenes (`tonight`), each with a Dispute control
- * that names its scene. Asked when the page connects. */
-function tonightList(live, main) {
+ * that names its scene; the rulings there that touch me go to `told`. Asked when the page connects
+ * and when a correction from another scene arrives. */
+function tonightList(live, main, told) {
   const list = h("ul", { class: "elsewhere-list" });
   const section = h("section", { id: "elsewhere", "aria-labelledby": "elsewhere-h", hidden: true }, h("h2", { id: "elsewhere-h" }, "Tonight in other scenes"), list);
   const after = main.querySelector("#challenges");
@@ -164,6 +171,7 @@ function tonightList(live, main) {
     if (page.type !== "tonight") return;
     section.hidden = page.results.length === 0;
     fill(list, page.results.map((r) => resultItem(live, r)));
+    told(page.ruled || []);
   };
   return { ask };
 }
