@@ -12,6 +12,7 @@ from domain.state import NARRATOR
 from projections.replay import replay
 from projections.ruled import ruled, ruled_elsewhere, tonight, was_in
 from projections.views import SPECTATOR, view
+from server import snapshots
 from tests.table import Table
 
 
@@ -154,3 +155,14 @@ def test_a_ruling_in_another_scene_is_told_with_its_scene() -> None:
     assert juan.changed == ["you get Quick back"] and juan.reason == "Sam was prone"
     assert ruled_elsewhere([t.state], "juan", here=t.state.id) == []  # the view there tells it
     assert ruled_elsewhere([t.state], "ana", here="elsewhere") == []
+
+
+def test_a_snapshot_keeps_what_each_ruling_did() -> None:
+    t = fight()
+    result = t.state.challenges["hit"].resolved_seq
+    t.do("st", "rule", event=result, decision="overturn", reason="Sam was prone")
+    tired = {"character": "ana", "changes": {"willpower": -1}}
+    t.do("st", "rule", event=result, decision="amend", correction=tired, reason="x")
+    again = snapshots.decode(snapshots.encode(t.state))
+    assert again.rulings == t.state.rulings and all(r.did for r in again.rulings)
+    assert ruled(again, "ana") == ruled(t.state, "ana")
