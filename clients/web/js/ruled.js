@@ -164,7 +164,7 @@ function tonightList(live, main, told) {
   else main.append(section);
   let asked = false;
   const ask = async () => {
-    if (asked) return;
+    if (asked || !live.viewer || live.viewer === "*" || live.viewer === "st") return; // a player's own results
     asked = true;
     const page = await live.request({ type: "tonight" }, "tonight");
     asked = false;
