@@ -73,6 +73,11 @@ class CharacterAdjusted(Event, frozen=True, kw_only=True, tag="character_adjuste
     reason: str
     lifted: list[str] = []
     """The waits lifted (``changes.lift_waits``): their keys, as the challenges that set them."""
+    ruling: int = 0
+    """The ruling that made it (the seq of its ``ruling_issued``: an amend's ``changes``); 0 for the
+    Storyteller's own ``adjust``."""
+
+    LATE: ClassVar[tuple[str, ...]] = ("ruling",)
 
 
 class SceneClosed(Event, frozen=True, kw_only=True, tag="scene_closed"):

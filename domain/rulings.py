@@ -128,7 +128,7 @@ def rule(d: Draft, cmd: Rule) -> None:
             why = f"Amended: {d.state.name_of(who)} is corrected."
             d.add(issued(why))
         reason = f"the ruling at step {ruling} on {step_words(d.state, subject.seq)}: {cmd.reason}"
-        d.add(CharacterAdjusted(character=who, changes=correction.changes, reason=reason))
+        d.add(CharacterAdjusted(character=who, changes=correction.changes, reason=reason, ruling=ruling))
 
 
 def _subject(d: Draft, seq: int) -> Recorded:

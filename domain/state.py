@@ -19,15 +19,21 @@ from domain.commands import Action, Options, Source
 from domain.effects import Effect
 from domain.events import (
     ArmorDamaged,
+    ArmorRestored,
+    CharacterAdjusted,
+    ConditionCleared,
     ConditionSet,
+    DamageHealed,
     DamageTaken,
     GrappleBroken,
     GrappleStarted,
     KnockedDown,
     Leader,
+    ProneCleared,
     Result,
     Role,
     TraitLost,
+    TraitRestored,
 )
 from domain.pools import Pool
 from domain.sheets import CATEGORIES, Category, Sheet
@@ -370,6 +376,11 @@ class Outcome(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 Consequence = TraitLost | DamageTaken | ArmorDamaged | GrappleStarted | GrappleBroken | KnockedDown | ConditionSet
 """What resolving a challenge did to the characters (what a ruling may undo)."""
 
+Corrected = (
+    Consequence | TraitRestored | ArmorRestored | DamageHealed | ProneCleared | ConditionCleared | CharacterAdjusted
+)
+"""What a ruling does to the characters: undoes a consequence, applies one, or adjusts a sheet."""
+
 
 class Terms(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """The rarer terms of a declaration."""
@@ -559,7 +570,7 @@ class DisputeRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     ruling: int | None = None
 
 
-class RulingRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+class RulingRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     id: int
     """The seq of its ``ruling_issued`` event."""
     event: int
@@ -569,6 +580,11 @@ class RulingRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     challenge: str | None = None
     winner: str | None = None
     later: tuple[str, ...] = ()
+    did: tuple[Corrected, ...] = ()
+    """What the ruling changed, its own events as they came: the undoing of the outcome first given
+    (``trait_restored``, ``damage_healed`` …), then what the corrected outcome did (``trait_lost`` …);
+    or an amend's ``character_adjusted``. The words each viewer reads of it are made from these
+    (``projections.ruled``)."""
 
 
 class NightScene(msgspec.Struct, frozen=True, gc=False, kw_only=True):

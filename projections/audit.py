@@ -38,6 +38,7 @@ from projections.account import Account, account, result, title
 from projections.ledger import Ledger, ledgers
 from projections.redact import blind
 from projections.replay import Step, links_of, replay
+from projections.ruled import public_rulings
 
 
 class Participant(msgspec.Struct, frozen=True):
@@ -146,7 +147,7 @@ def audit(wires: Sequence[Wire]) -> Audit:
         timeline=[s for s in sections if s.steps],
         challenges=told,
         disputes=list(state.disputes),
-        rulings=list(state.rulings),
+        rulings=public_rulings(state.rulings),
         names={who: c.name for who, c in state.characters.items()} | {NARRATOR: "the Narrator"},
         markers=markers(records),
         ruleset_title=RULESETS[state.ruleset].title if state.ruleset in RULESETS else state.ruleset,

@@ -25,6 +25,7 @@ from projections.account import Account, for_viewer
 from projections.account_text import account_lines
 from projections.narrate import narrate
 from projections.redact import SEES_ALL, Blind
+from projections.ruled import public_rulings
 from projections.views import character_view, round_view, touched
 
 _ENTITY_FIELDS = (
@@ -173,7 +174,7 @@ def _changes(before: Scene, after: Scene, event: object, viewer: str, views: Vie
     changes += _diff("round", round_view(before.round), round_view(after.round))
     changes += _diff("disputes", list(before.disputes), list(after.disputes))
     if not told:
-        changes += _diff("rulings", list(before.rulings), list(after.rulings))
+        changes += _diff("rulings", public_rulings(before.rulings), public_rulings(after.rulings))
     people, _ = touched([event])
     for who in people if people is not None else after.characters:
         path = f"characters.{who}"

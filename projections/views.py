@@ -45,6 +45,7 @@ from projections.account import Account, for_viewer
 from projections.moves import Moves, RollOffer, RoundMoves, moves, roll_offer, round_moves
 from projections.narrate import addressed
 from projections.redact import SEES_ALL, Blind, blind, knows
+from projections.ruled import Ruled, public_rulings, ruled
 
 SPECTATOR = "*"
 """The viewer id of someone who only watches."""
@@ -247,6 +248,10 @@ class StateView(msgspec.Struct, frozen=True):
     """A what-if: the scene and the event it was forked after, so that its pages say so."""
     ruleset_title: str = ""
     """What players call the ruleset ("Laws of the Night"): the pages say this, never ``ruleset``."""
+    ruled: list[Ruled] = []
+    """The rulings told to this viewer (``projections.ruled``): a player's, those that touch its
+    character, each said to it with what it gave or took; the Storyteller's, every one; always
+    whole, in a patch too."""
 
 
 def character_view(
@@ -661,11 +666,30 @@ def view(
             if (ch := state.challenges.get(cid))
         },
         disputes=list(state.disputes),
-        rulings=list(state.rulings),
+        rulings=public_rulings(state.rulings),
         older=state.decided - len(state.recent),
         forked_from=state.forked_from,
         ruleset_title=ruleset_for(state.ruleset).title,
+        ruled=_ruled(state, viewer),
     )
+
+
+_RULED: dict[tuple[int, int, str], tuple[object, object, list[Ruled]]] = {}
+
+
+def _ruled(state: Scene, viewer: str) -> list[Ruled]:
+    """``ruled``, made again only when the rulings or the disputes have changed (a patch carries it
+    whole, and most commits leave both alone)."""
+    if not state.rulings:
+        return NONE
+    key = (id(state.rulings), id(state.disputes), viewer)
+    found = _RULED.get(key)
+    if found is not None and found[0] is state.rulings and found[1] is state.disputes:
+        return found[2]
+    if len(_RULED) >= 1024:
+        _RULED.clear()
+    made = _RULED[key] = (state.rulings, state.disputes, ruled(state, viewer))
+    return made[2]
 
 
 def older_challenges(

@@ -51,7 +51,7 @@ from structlog.contextvars import bound_contextvars
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from domain.commands import COMMANDS, AnyCommand, Declare, OpenScene
+from domain.commands import COMMANDS, AnyCommand, Declare, Dispute, OpenScene
 from domain.errors import Rejected
 from domain.evolve import fold
 from domain.log import Wire
@@ -61,6 +61,7 @@ from domain.state import Scene
 from projections.narrate import narrate
 from projections.redact import Blind, blind, redact
 from projections.replay import Step, links_of_rows, replay
+from projections.ruled import ruled_elsewhere, tonight, was_in
 from projections.views import blind_export, older_challenges
 from server.catchup import release, state_at, stream
 from server.documents import audit_document, export_document
@@ -111,6 +112,8 @@ from server.wire import (
     StakesRequest,
     Subscribe,
     TokenList,
+    TonightPage,
+    TonightRequest,
     Welcome,
     befores_of,
     encode,
@@ -611,8 +614,30 @@ class Connection:
                 raise self._closed_to(night)
             if state.status != "closed":
                 title = f"“{state.title}”" if state.title else "that scene"
+                if isinstance(command, Dispute):  # a result of its own, from wherever it is tonight
+                    if was_in(state, grant.character, command.event):
+                        return  # asked again next time, as any open scene
+                    why = f"You left {title}: from there you can dispute only the results of challenges you were in."
+                    raise Refusal("forbidden", why)
                 raise Refusal("forbidden", f"You left {title}; you can look back at it once it closes.")
         self._opened.add(scene)
+
+    async def tonight(self) -> None:
+        """A game night's player: its character's results in the night's other scenes (those it has
+        entered), each with the step to dispute (``projections.ruled.tonight``)."""
+        grant = self._authenticated()
+        night = await self._night()
+        if night is None or night.night is None:
+            raise Refusal("not_a_game", "This link is for one scene, not a game night: its results are on this page.")
+        if grant.role != "player" or grant.character is None:
+            raise Refusal("forbidden", "Only a player of the night asks for the results of their own character.")
+        here = night.night.where.get(grant.character)
+        scenes = [await self._scene_state(s.id) for s in night.night.scenes]
+        entered = [s for s in scenes if (c := s.characters.get(grant.character)) is not None and c.entered]
+        now = here.scene if here else None
+        found = await self.work.run(tonight, entered, grant.character, now)
+        told = await self.work.run(ruled_elsewhere, entered, grant.character, now)
+        await self.send(TonightPage(results=found, ruled=told))
 
     def _closed_to(self, night: Scene) -> Refusal:
         """The one refusal of a scene a night's token does not open, whatever the reason (not a scene
@@ -721,6 +746,8 @@ class Connection:
                 await self.send(await self.pool(message))
             case StakesRequest():
                 await self.send(await self.stakes(message))
+            case TonightRequest():
+                self._heavy(self.tonight)
             case QrRequest(text=text):
                 self._storyteller("make QR codes")
                 if len(text) > MAX_QR:

@@ -42,7 +42,7 @@ from server.store.sqlite import SqliteStore
 if TYPE_CHECKING:
     from server.store.postgres import PostgresStore
 
-FORMAT = 7
+FORMAT = 8
 """How snapshots are written now, and the only format read: the parts end to end behind an index
 (``decode``), signed (``Keys.sign``). 5 and 6 were not signed: ignored, dropped, rebuilt. When the
 state's shape changes, bump it: the older ones are then ignored and rebuilt."""

@@ -34,6 +34,8 @@ from projections.narrate import narrate
 from projections.night_view import night_view
 from projections.redact import SEES_ALL, Blind, blind, hidden_command, hidden_fields, redact
 from projections.replay import Step, states
+from projections.ruled import Result as TonightResult
+from projections.ruled import RuledThere
 from projections.views import ChallengeView, CharacterView, StateView, touched, turned, view
 from server.service import ErrorBody, Result
 from server.tokens import Grant
@@ -182,6 +184,11 @@ class StakesRequest(_In, frozen=True, kw_only=True, tag="stakes"):
     declare: dict[str, Any]
 
 
+class TonightRequest(_In, frozen=True, kw_only=True, tag="tonight"):
+    """A game night's player: the results of its character's challenges in the night's other scenes,
+    each with the step a dispute of it names (``projections.ruled.tonight``)."""
+
+
 Control = (
     Hello
     | Subscribe
@@ -201,6 +208,7 @@ Control = (
     | HistoryRequest
     | PoolRequest
     | StakesRequest
+    | TonightRequest
 )
 CONTROL_TYPES = frozenset(cls.__struct_config__.tag for cls in typing.get_args(Control))
 COMMAND_TYPES = frozenset(cls.__struct_config__.tag for cls in typing.get_args(AnyCommand))
@@ -393,6 +401,16 @@ class HistoryPage(_Out, frozen=True, kw_only=True, tag="history"):
     summaries: list[str]
 
 
+class TonightPage(_Out, frozen=True, kw_only=True, tag="tonight"):
+    """The answer to ``tonight``: the player's results in the night's other scenes, in the order the
+    scenes opened, each disputable from wherever the character is now (``dispute`` with ``scene``)."""
+
+    results: list[TonightResult]
+    ruled: list[RuledThere] = []
+    """The rulings in those scenes that touch the character, each as the view's ``ruled`` says it,
+    with its ``scene`` and ``scene_title``."""
+
+
 Outgoing = (
     Welcome
     | Result
@@ -415,6 +433,7 @@ Outgoing = (
     | PoolPreview
     | StakesPreview
     | HistoryPage
+    | TonightPage
 )
 
 

@@ -144,7 +144,9 @@ def test_a_snapshot_written_before_they_were_signed_is_passed_over(tmp_path: Pat
         assert kept.load("s") is None
         assert SceneService(store, snapshots=kept).load("s") == fold_rows("s", store.rows("s"))
         brawl(560, scene="s", service=service)  # one more snapshot saved at event 500
-        assert [f for (f,) in store.db.conn.execute("SELECT format FROM snapshots WHERE scene = 's'")] == [7]
+        assert [f for (f,) in store.db.conn.execute("SELECT format FROM snapshots WHERE scene = 's'")] == [
+            snapshots.FORMAT
+        ]
     finally:
         store.close()
 

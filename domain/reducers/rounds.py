@@ -37,7 +37,7 @@ from domain.events import (
     WillpowerSpent,
 )
 from domain.log import Place
-from domain.reducers.scene import consequence
+from domain.reducers.scene import consequence, ruled
 from domain.state import Aid, Bonus, Challenge, Character, Helper, RoundState, Side
 
 # -- mobs, blood, rounds -----------------------------------------------------------------------
@@ -231,6 +231,8 @@ def _condition_set(s: Change, e: ConditionSet, r: Place) -> None:
 
 @on(ConditionCleared)
 def _condition_cleared(s: Change, e: ConditionCleared, r: Place) -> None:
+    if e.challenge:
+        ruled(s, e)
     if e.name == "prone":
         s.conditions(e.character, prone=False)
         return

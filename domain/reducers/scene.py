@@ -34,7 +34,7 @@ from domain.events import (
     TraitRestored,
 )
 from domain.log import Place
-from domain.state import Challenge, Character, Consequence, DisputeRecord, Origin, Outcome, RulingRecord
+from domain.state import Challenge, Character, Consequence, Corrected, DisputeRecord, Origin, Outcome, RulingRecord
 
 # -- the scene ---------------------------------------------------------------------------------
 
@@ -61,6 +61,8 @@ def _removed(s: Change, e: CharacterRemoved, r: Place) -> None:
 @on(CharacterAdjusted)
 def _adjusted_(s: Change, e: CharacterAdjusted, r: Place) -> None:
     s.character(e.character, lambda c: _adjusted(c, e.changes))
+    if e.ruling:
+        ruled(s, e, e.ruling)
     for key in e.lifted:
         s.failures.pop(key, None)
 
@@ -87,6 +89,7 @@ def _relented(s: Change, e: Relented, r: Place) -> None:
 
 def consequence(s: Change, e: Consequence) -> None:
     """Keep ``e`` on the resolved challenge it follows from, for a ruling to undo."""
+    ruled(s, e)
     ch: Challenge | None = s.challenges.get(e.challenge)
     if ch is not None and ch.status == "resolved":
         s.put(replace(ch, consequences=(*ch.consequences, _kept(e))))
@@ -134,6 +137,7 @@ def _armor_damaged(s: Change, e: ArmorDamaged, r: Place) -> None:
 
 @on(ArmorRestored)
 def _armor_restored(s: Change, e: ArmorRestored, r: Place) -> None:
+    ruled(s, e)
     s.character(e.character, lambda c: replace(c, worn=c.wearing(armor_lost=max(0, c.armor_lost - e.amount))))
 
 
@@ -170,6 +174,22 @@ def _knocked_down(s: Change, e: KnockedDown, r: Place) -> None:
 
 
 # -- disputes and rulings ----------------------------------------------------------------------
+
+
+def ruled(s: Change, e: Corrected, ruling: int = 0) -> None:
+    """Keep ``e`` on the ruling that made it (``RulingRecord.did``): the one it names (``ruling``, an
+    amend's adjustment), else the last ruling that corrected the challenge it names: once a
+    challenge is resolved, only a ruling's events name it."""
+    if not s.rulings:
+        return
+    cid = getattr(e, "challenge", "") if not ruling else ""
+    if not ruling and not cid:
+        return
+    for i in range(len(s.rulings) - 1, -1, -1):
+        it = s.rulings[i]
+        if it.id == ruling if ruling else (it.challenge == cid and it.decision != "uphold"):
+            s.rulings = (*s.rulings[:i], replace(it, did=(*it.did, e)), *s.rulings[i + 1 :])
+            return
 
 
 @on(DisputeOpened)
@@ -209,6 +229,8 @@ def _outcome_corrected(s: Change, e: OutcomeCorrected, r: Place) -> None:
 
 @on(TraitRestored)
 def _trait_restored(s: Change, e: TraitRestored, r: Place) -> None:
+    ruled(s, e)
+
     def restored(c: Character) -> Character:
         lost = list(c.lost)
         for i in range(len(lost) - 1, -1, -1):
@@ -222,11 +244,13 @@ def _trait_restored(s: Change, e: TraitRestored, r: Place) -> None:
 
 @on(DamageHealed)
 def _damage_healed(s: Change, e: DamageHealed, r: Place) -> None:
+    ruled(s, e)
     s.character(e.character, lambda c: replace(c, wounds=_wounded(c, e.damage, -e.amount)))
 
 
 @on(ProneCleared)
 def _prone_cleared(s: Change, e: ProneCleared, r: Place) -> None:
+    ruled(s, e)
     s.conditions(e.character, prone=False)
 
 

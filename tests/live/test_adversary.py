@@ -100,8 +100,9 @@ async def test_a_player_who_left_an_open_scene_looks_back_once_it_closes(
 ) -> None:
     """Rosa is sent out of Park while it goes on: her night link is refused Park, to watch or to
     dispute (on a fresh socket and on the one she had open there), so she never reads what happens
-    there after she left; once Park closes she opens it again and disputes a step, as a player may
-    with a closed scene."""
+    there after she left (a dispute from there, of a step of no challenge of hers, is refused too:
+    tests/live/test_night_disputes.py has the results of hers she may dispute); once Park closes
+    she opens it again and disputes a step, as a player may with a closed scene."""
     st, links = park
     rosa = links["rosa"]
     async with SceneClient(live.url, rosa, "park", keep=True) as there:
@@ -110,8 +111,9 @@ async def test_a_player_who_left_an_open_scene_looks_back_once_it_closes(
         await st_do(st, "park", "remove_character", character="rosa")
         await where_is(st, "rosa", None)
         left = "You left “Park”; you can look back at it once it closes."
+        only_hers = "You left “Park”: from there you can dispute only the results of challenges you were in."
         again = await there.send({"type": "dispute", "event": 2, "reason": "still too dark"})
-        assert again["error"] == {"code": "forbidden", "message": left}
+        assert again["error"] == {"code": "forbidden", "message": only_hers}
         seen = there.last_seq  # her own leaving was the last commit she got from Park
         assert not there.view["characters"]["rosa"]["present"]
         await st_do(st, "park", "adjust", character="sam", changes={"willpower": 1}, reason="Sam rallies")
@@ -126,7 +128,7 @@ async def test_a_player_who_left_an_open_scene_looks_back_once_it_closes(
     head = backend.store.head("park")[0]
     dispute = {"type": "dispute", "id": "d2", "scene": "park", "event": 2, "reason": "x"}
     disputed = await raw_refusal(live.url, rosa, dispute)
-    assert disputed["error"]["message"] == left and backend.store.head("park")[0] == head
+    assert disputed["error"]["message"] == only_hers and backend.store.head("park")[0] == head
     refused = await raw_refusal(live.url, links["juan"], {"type": "subscribe", "scene": "park"})  # never in it
     assert refused["message"] == CLOSED_TO
 

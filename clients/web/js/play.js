@@ -12,6 +12,7 @@ import { actionsLeft, actsNow, assistForm, budgeted, burstForm, fightLines, inte
 import { confirmButton } from "./moves.js";
 import { confirmations, keepClear, quietSwitch, yourMove } from "./notice.js";
 import { carriedLine, lostWhere, sceneTitles } from "./night.js";
+import { disputeForm, ruledNotice } from "./ruled.js";
 import { CATEGORIES, connection, grow, nameOf, refusal, rulesetName, timeline, title } from "./words.js";
 
 const app = document.getElementById("app");
@@ -158,6 +159,7 @@ function start(live, root = app) {
   fill(challenges, h("h2", { id: "ch-h" }, "Challenges in front of me"), openList, none, recentHeading, recentList);
   fill(root, header, quiet, sticky, problems, h("main", {}, round, me, challenges, declare, steps), confirmations(live));
   keepClear(sticky);
+  ruledNotice(live, root.querySelector("main")); // a ruling that touches me; my results elsewhere tonight
   const region = regions(); // redraws what changed, never under someone's fingers
   live.addEventListener("problem", (e) => {
     fill(problems, refusal(e.error));
@@ -384,28 +386,6 @@ function actionForm(view, who, send) {
     field("Steps to move (0: stay where you are)", steps),
     h("label", { class: "check" }, stand, " Stand up first (one step)"),
     h("button", { type: "submit" }, "Declare my action"),
-  );
-}
-
-/** The form that sends a dispute of step `seq` (the ST rules on it later), saying what the step was. */
-function disputeForm(live, seq, what, label) {
-  const reason = h("input", { name: "reason", autocomplete: "off", required: true, maxlength: 500, placeholder: "I had Dodge left" });
-  const out = h("div", { class: "outcome" });
-  return h(
-    "form",
-    {
-      class: "stack dispute-form",
-      onsubmit: async (e) => {
-        e.preventDefault();
-        const reply = await live.send({ type: "dispute", event: seq, reason: reason.value.trim() });
-        out.replaceChildren(reply.ok ? h("p", {}, "Sent to the Storyteller.") : refusal(reply.error));
-        if (reply.ok) reason.value = "";
-      },
-    },
-    what && h("p", { class: "disputed" }, what),
-    field(label, reason),
-    h("button", { type: "submit" }, "Send the dispute"),
-    out,
   );
 }
 
