@@ -62,8 +62,9 @@ export function forgetDeclared(who) {
   said.delete(who);
 }
 
-/** The declare form for `who`; `forCharacter` sends `character` (the ST for an NPC). */
-export function declareForm(live, view, who, { forCharacter = false } = {}) {
+/** The declare form for `who`; `forCharacter` sends `character` (the ST for an NPC). `preset`
+ * fills it from an entry of the sheet tapped: `{category, bid}` (a Trait), `{skill}`, `{power}`. */
+export function declareForm(live, view, who, { forCharacter = false, preset = null } = {}) {
   const c = view.characters[who];
   const pools = view.rules?.family === "pools";
   const out = h("div", { class: "outcome", dataset: { declare: who } }, ...(said.get(who)?.() || []));
@@ -93,9 +94,13 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
   target.addEventListener("change", () => effect.sayIt());
   const fight = fightFields(view, c);
   const attack = attackFields(live, view, who, forCharacter, () => fight.fields().maneuver, () => effect.categoryChanged());
+  if (preset?.category && !pools) category.value = preset.category;
   offerCategories();
+  if (preset?.bid && [...bid.options].some((o) => o.value === preset.bid)) bid.value = preset.bid;
+  if (preset?.skill && pools) attack.useSkill(preset.skill);
   const powers = Array.isArray(c.sheet?.powers) ? c.sheet.powers : Object.keys(c.sheet?.powers || {});
   const power = select("power", [["", "No power"], ...powers.map((p) => [p, p])]);
+  if (preset?.power && powers.includes(preset.power)) power.value = preset.power;
   for (const control of [bid, power, category, victory]) control.addEventListener("change", () => effect.sayIt()); // what is at stake moves with them
   const difficulty = h("input", { type: "number", name: "difficulty", min: 0, max: 99, value: 3, inputmode: "numeric" });
   const flags = (view.rules?.flags || []).filter((f) => f in FLAGS).map((f) => [f, h("input", { type: "checkbox", name: f })]);
@@ -140,7 +145,7 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
     field("Victory condition", victory, "In words, what happens when you win"),
     h(
       "details",
-      {},
+      { open: Boolean(preset?.power) },
       h("summary", {}, "More: power, difficulty", flags.length ? ", " + flags.map(([f]) => f).join(", ") : ""),
       field("Power", power),
       field("Difficulty (static)", difficulty),
@@ -310,7 +315,11 @@ function attackFields(live, view, who, forCharacter, maneuver = () => undefined,
     field("Why the wild card", why),
     shown,
   ];
-  return { controls, fields, refresh: changed };
+  const useSkill = (name) => {
+    skill.value = name;
+    changed();
+  };
+  return { controls, fields, refresh: changed, useSkill };
 }
 
 /** A combat maneuver with its cost, and the range in steps, where the rules' flags have them. The
