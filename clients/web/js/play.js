@@ -184,10 +184,13 @@ function start(live, root = app) {
   const startWith = (chosen) => {
     preset = chosen;
     presetAt += 1;
-    draw();
-    const form = declare.querySelector("form");
-    declare.scrollIntoView({ block: "start" });
-    form?.querySelector("input[name=victory]")?.focus({ preventScroll: true });
+    if (declare.contains(document.activeElement)) document.activeElement.blur(); // the form is drawn anew, filled in
+    // after the tap's own press is over: the regions do not redraw under a finger (dom.js)
+    setTimeout(() => {
+      draw();
+      declare.scrollIntoView({ block: "start" });
+      declare.querySelector("form input[name=victory]")?.focus({ preventScroll: true });
+    }, 0);
   };
 
   const draw = () => {
