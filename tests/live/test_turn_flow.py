@@ -174,3 +174,198 @@ async def test_a_kony_turn_opens_the_challenge_in_the_turn_card(live: Running, b
     await expect(form).to_contain_text("From your action this round: Physical against Nicky.")
     await accessible(page)
     await screen(page, "kony-turn")
+
+
+# -- 2. one banner, never over its target -------------------------------------------------------
+
+
+async def test_one_banner_counts_the_moves_and_never_covers_its_target(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    juan = await phone(browser, live, "s1", "juan")
+    await send(live, tokens["sam"], {"type": "declare", "challenge": "swing", "kind": "contested", "targets": ["juan"],
+                                      "category": "physical", "bid": ["Brawny"], "victory": "down"})  # fmt: skip
+    await send(live, tokens["st"], {"type": "declare", "character": "guard", "challenge": "club", "kind": "contested",
+                                     "targets": ["juan"], "category": "physical", "bid": ["Tough"], "victory": "out"})  # fmt: skip
+    banner = juan.locator("button.due")
+    await expect(banner).to_have_text("2 moves wait: Sam challenges you: bid a Physical Trait")
+    await expect(juan.locator(".sticky-top button:visible")).to_have_count(1)  # one banner, no "Also:" on it
+    # the page is read from the top, then the banner taken: the card's heading stops under it
+    await juan.evaluate("window.scrollTo(0, 0)")
+    await banner.click()
+    heading = juan.locator("#challenges article").filter(has_text="Sam challenges you").locator("h3")
+    await expect(heading).to_be_in_viewport()
+    assert await heading.evaluate(BELOW_BANNER) >= 0
+    # a field of the form being filled, reached under the banner, is brought out from under it
+    field = juan.locator("#challenges article").filter(has_text="Sam challenges you").get_by_label("Your response (optional)")
+    await field.evaluate("(el) => window.scrollBy(0, el.getBoundingClientRect().top - 20)")  # under the banner now
+    assert await field.evaluate(BELOW_BANNER) < 0
+    await field.focus()
+    await expect(field).to_be_focused()
+    assert await field.evaluate(BELOW_BANNER) >= 0
+    await screen(juan, "lotn-two-moves")
+    await juan.locator("#challenges article").filter(has_text="Sam challenges you").get_by_role("button", name="Bid").click()
+    await expect(banner).to_have_text("2 moves wait: Throw now")
+
+
+async def test_a_move_out_of_turn_says_so(live: Running, browser: Browser) -> None:
+    await bns_round(live)
+    await send(live, player_token(live, "warehouse", "julian"), {"type": "end_turn"})
+    await send(live, player_token(live, "warehouse", "edward"), {"type": "declare_action", "action": {"kind": "fair_escape"}})
+    rosa = await phone(browser, live, "warehouse", "rosa")
+    banner = rosa.locator("button.due")
+    await expect(banner).to_have_text("Out of turn: you may attack Edward, who is escaping")
+    await expect(rosa.locator("#round").get_by_role("button", name="I will attack Edward")).to_be_in_viewport()
+    await screen(rosa, "bns-out-of-turn")
+
+
+# -- 3. titles, overbids, Negative Traits -------------------------------------------------------
+
+
+async def test_each_tab_says_what_it_is(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    sam = await phone(browser, live, "s1", "sam")
+    await expect(sam).to_have_title("Sam · The alley · Justicar")
+    await send(live, tokens["juan"], {"type": "declare", "challenge": "t", "kind": "contested", "targets": ["sam"],
+                                       "category": "physical", "bid": ["Brutal"], "victory": "down"})  # fmt: skip
+    await expect(sam).to_have_title("● Your move · Sam · The alley · Justicar")
+    context = sam.context
+    join = await context.new_page()
+    await join.goto(f"{live.web}/")
+    await expect(join).to_have_title("Join a scene · Justicar")
+    await join.goto(f"{live.web}/replay")
+    await expect(join).to_have_title("Replay · Justicar")
+
+
+async def test_a_hopeless_overbid_is_not_offered(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    """Sam (6 Physical Traits) loses a static test at difficulty 5: no overbid can double it, so
+    none is offered; his Brawl retest is."""
+    sam = await phone(browser, live, "s1", "sam")
+    await send(live, tokens["sam"], {"type": "declare", "challenge": "lock", "kind": "static", "category": "physical",
+                                      "bid": ["Brawny"], "difficulty": 5, "victory": "open"})  # fmt: skip
+    await send(live, tokens["st"], {"type": "record_test", "challenge": "lock", "signs": {"sam": "rock", "st": "paper"}})
+    card = sam.locator("#challenges article[data-challenge=lock]")
+    await expect(card.get_by_role("button", name="Retest: Brawl (ability)")).to_be_visible()
+    await expect(card.get_by_role("button", name="Pass: no retest")).to_be_visible()
+    await expect(card.get_by_role("button", name="Overbid")).to_have_count(0)
+    await expect(card).not_to_contain_text("Overbid")
+
+
+async def test_a_known_negative_trait_is_one_tap_to_call(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    """Sam's right guess of Juan's Clumsy was called aloud: in the next challenge it is a button;
+    another name stays a guess, typed."""
+    opening = {"type": "declare", "kind": "contested", "targets": ["juan"], "category": "physical", "victory": "down"}
+    await send(live, tokens["sam"], {**opening, "challenge": "a", "bid": ["Quick"]})
+    await send(live, tokens["juan"], {"type": "bid", "challenge": "a", "bid": ["Brutal"]})
+    await send(live, tokens["sam"], {"type": "call_negative", "challenge": "a", "trait": "Clumsy"})
+    await send(live, tokens["juan"], {"type": "bid", "challenge": "a", "bid": ["Brutal"]})  # the Trait it costs him
+    sam = await phone(browser, live, "s1", "sam")
+    await send(live, tokens["sam"], {**opening, "challenge": "b", "bid": ["Quick"]})
+    await send(live, tokens["juan"], {"type": "bid", "challenge": "b", "bid": ["Quick"]})
+    card = sam.locator("#challenges article[data-challenge=b]")
+    call = card.get_by_role("button", name="Call Clumsy")
+    await expect(call).to_be_visible()
+    await expect(card.get_by_label("Call another Negative Trait (a guess)")).to_be_visible()
+    await accessible(sam)
+    await screen(sam, "lotn-negative-call")
+    await call.click()
+    await expect(sam.locator(".toast")).to_have_text("Negative Trait called.")
+    await expect(card).to_contain_text("Clumsy")
+
+
+# -- 4. taps, measured --------------------------------------------------------------------------
+
+PLACE = """(el) => {
+  const sticky = document.querySelector('.sticky-top');
+  const top = sticky && !sticky.contains(el) ? Math.max(0, sticky.getBoundingClientRect().bottom) : 0;
+  const box = el.getBoundingClientRect();
+  return { top: box.top, bottom: box.bottom, clear: top, height: innerHeight };
+}"""
+
+STILL = """() => new Promise((done) => {
+  let last = -1, same = 0;
+  const look = () => { same = scrollY === last ? same + 1 : 0; last = scrollY; same > 5 ? done(scrollY) : requestAnimationFrame(look); };
+  look();
+})"""
+"""Resolves once the page has stopped scrolling (a smooth scroll from the banner has landed)."""
+
+
+class Thumb:
+    """A player's thumb on the phone, counted: a tap is a press on a control (a field typed into
+    is one tap, to focus it; a native select is two: open it, pick); a swipe is a screen's worth
+    of scrolling to bring the next control out from under the banner or up from below. Works on
+    any version of the page: it reads only the labels and the sticky banner."""
+
+    def __init__(self, page: Page) -> None:
+        self.page, self.taps, self.swipes = page, 0, 0
+
+    async def _reach(self, target: Locator) -> None:
+        await self.page.evaluate(STILL)
+        place = await target.evaluate(PLACE)
+        usable = place["height"] - place["clear"]
+        if place["top"] < place["clear"]:
+            need = place["clear"] - place["top"]
+        elif place["bottom"] > place["height"]:
+            need = place["bottom"] - place["height"]
+        else:
+            return
+        self.swipes += -(-int(need) // int(usable))  # a swipe moves at most one screen (less the banner)
+        await self.page.evaluate(f"window.scrollBy(0, {place['top'] - place['clear'] - 8})")
+
+    async def tap(self, target: Locator) -> None:
+        await self._reach(target)
+        await target.click()
+        self.taps += 1
+
+    async def pick(self, target: Locator, label: str) -> None:
+        await self._reach(target)
+        await target.select_option(label=label)
+        self.taps += 2
+
+    async def type(self, target: Locator, text: str) -> None:
+        await self._reach(target)
+        await target.fill(text)
+        self.taps += 1
+
+
+FIGURES: dict[str, tuple[int, int]] = {}
+
+
+async def test_taps_a_defender_needs_in_lotn(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    """From the banner ("Sam challenges you: bid a Physical Trait") to a sealed throw."""
+    juan = await phone(browser, live, "s1", "juan")
+    await send(live, tokens["sam"], {"type": "declare", "challenge": "swing", "kind": "contested", "targets": ["juan"],
+                                      "category": "physical", "bid": ["Brawny"], "victory": "down"})  # fmt: skip
+    banner = juan.locator("button.due")
+    await expect(banner).to_contain_text("Sam challenges you: bid a Physical Trait")
+    await juan.evaluate("window.scrollTo(0, 0)")  # the phone picked up: the page read from the top
+    thumb = Thumb(juan)
+    await thumb.tap(banner)
+    card = juan.locator("#challenges article").filter(has_text="Sam challenges you")
+    await screen(juan, "lotn-defender")
+    await thumb.tap(card.get_by_role("button", name="Bid", exact=True))
+    rock = card.get_by_role("button", name="Rock")
+    await expect(rock).to_be_visible()
+    await thumb.tap(rock)
+    await expect(card).to_contain_text("Your sealed throw: Rock")
+    FIGURES["lotn defender"] = (thumb.taps, thumb.swipes)
+    print(f"\nlotn defender, banner to a sealed throw: {thumb.taps} taps, {thumb.swipes} swipes")
+    assert thumb.taps + thumb.swipes <= 3, (thumb.taps, thumb.swipes)
+
+
+async def test_taps_a_bns_attack_needs_on_its_turn(live: Running, browser: Browser) -> None:
+    """From the banner ("Your turn…") to the attack declared, on Rosa (the second in the list)."""
+    await bns_round(live)
+    julian = await phone(browser, live, "warehouse", "julian")
+    banner = julian.locator("button.due")
+    await expect(banner).to_contain_text("Your turn")
+    await julian.evaluate("window.scrollTo(0, 0)")
+    thumb = Thumb(julian)
+    await thumb.tap(banner)
+    form = julian.locator("#declare form")
+    await thumb.pick(form.get_by_label("Target", exact=True), "Rosa")
+    await thumb.type(form.get_by_label("Victory condition"), "I punch her")
+    await thumb.tap(form.get_by_role("button", name="Declare", exact=True))
+    await expect(julian.locator(".toast")).to_have_text("Declared.")
+    FIGURES["bns attack"] = (thumb.taps, thumb.swipes)
+    print(f"\nbns attack, banner to the declared attack: {thumb.taps} taps, {thumb.swipes} swipes")
+    assert thumb.taps + thumb.swipes <= 5, (thumb.taps, thumb.swipes)

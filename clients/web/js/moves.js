@@ -93,7 +93,7 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
 function negativeCalls(view, ch, who, moves, act) {
   const known = moves.negatives || [];
   const opponent = nameOf(view, ch.challenger === who ? ch.targets[0] : ch.challenger);
-  const trait = h("input", { name: "trait", autocomplete: "off", required: true, placeholder: "Clumsy" });
+  const trait = h("input", { name: "trait", autocomplete: "off", required: true, placeholder: "Lethargic" });
   return h(
     "div",
     { class: "negative-calls" },

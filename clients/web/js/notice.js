@@ -189,13 +189,9 @@ export function yourMove() {
   const banner = h("button", { type: "button", class: "due", hidden: true }, text);
   let shown = new Set();
   let first = null;
-  const bring = (card, how = {}) => {
-    measureSticky(); // the banner's height now, before the page scrolls under it
-    card.scrollIntoView({ block: "start", ...how });
-  };
   banner.addEventListener("click", () => {
     const card = first?.target();
-    if (card) bring(card, { behavior: "smooth" });
+    if (card) bring(card, "smooth");
   });
   const lock = wakeLock();
 
@@ -228,6 +224,25 @@ export function yourMove() {
     return Boolean(card);
   };
   return { banner, update };
+}
+
+const GAP = 12; // px between the banner and what it brought into view
+
+/** Bring a card into view under the banner, its heading first; when the card is taller than the
+ * screen, further down until the moves it asks for are in sight (a bid, the throw's signs, the
+ * challenge form), never so far that the moves' own top goes under the banner. */
+function bring(card, behavior = "auto") {
+  measureSticky(); // the banner's height now, before the page scrolls under it
+  const clear = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--sticky-h")) || 0;
+  let y = scrollY + card.getBoundingClientRect().top - clear - GAP;
+  const moves = card.querySelector(".moves, .turn-slot, .turn-actions, .round-moves");
+  if (moves) {
+    const box = moves.getBoundingClientRect();
+    const below = scrollY + box.bottom - (y + innerHeight) + GAP; // how far the moves' end is below the screen
+    const room = scrollY + box.top - clear - GAP - y; // how far the moves' top may rise
+    if (below > 0) y += Math.max(0, Math.min(below, room));
+  }
+  window.scrollTo({ top: Math.max(0, y), behavior });
 }
 
 /** Hold the screen awake while `on` (where the browser allows; failures are ignored), and take it
