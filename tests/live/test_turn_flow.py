@@ -190,6 +190,19 @@ async def test_one_banner_counts_the_moves_and_never_covers_its_target(
     banner = juan.locator("button.due")
     await expect(banner).to_have_text("2 moves wait: Sam challenges you: bid a Physical Trait")
     await expect(juan.locator(".sticky-top button:visible")).to_have_count(1)  # one banner, no "Also:" on it
+    await screen(juan, "lotn-two-moves")
+    await juan.locator("#challenges article").filter(has_text="Sam challenges you").get_by_role("button", name="Bid").click()
+    await expect(banner).to_have_text("2 moves wait: Throw now")
+
+
+async def test_the_banner_never_covers_the_card_or_the_field_being_filled(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    juan = await phone(browser, live, "s1", "juan")
+    await send(live, tokens["sam"], {"type": "declare", "challenge": "swing", "kind": "contested", "targets": ["juan"],
+                                      "category": "physical", "bid": ["Brawny"], "victory": "down"})  # fmt: skip
+    banner = juan.locator("button.due")
+    await expect(banner).to_have_text("Sam challenges you: bid a Physical Trait")
     # the page is read from the top, then the banner taken: the card's heading stops under it
     await juan.evaluate("window.scrollTo(0, 0)")
     await banner.click()
@@ -203,9 +216,7 @@ async def test_one_banner_counts_the_moves_and_never_covers_its_target(
     await field.focus()
     await expect(field).to_be_focused()
     assert await field.evaluate(BELOW_BANNER) >= 0
-    await screen(juan, "lotn-two-moves")
-    await juan.locator("#challenges article").filter(has_text="Sam challenges you").get_by_role("button", name="Bid").click()
-    await expect(banner).to_have_text("2 moves wait: Throw now")
+    await screen(juan, "lotn-field-clear")
 
 
 async def test_a_move_out_of_turn_says_so(live: Running, browser: Browser) -> None:
