@@ -106,7 +106,8 @@ async def test_a_bns_turn_opens_the_attack_in_the_turn_card(live: Running, brows
     assert await julian.evaluate(f"({order})(document.getElementById('round'), document.getElementById('me'))")
     fold = julian.locator("#me details.sheet-fold")
     await expect(fold).not_to_have_attribute("open", "")
-    await expect(julian.get_by_role("region", name="Julian's sheet")).to_be_hidden()
+    await expect(julian.locator("#me .sheet")).to_be_hidden()
+    await expect(julian.get_by_role("region", name="Julian's sheet")).to_contain_text("Dodge 3")  # folded, still read
     await accessible(julian)
     await screen(julian, "bns-turn")
     # a skill on the sheet starts a challenge with it: the form, filled in, in view

@@ -144,7 +144,8 @@ function start(live, root = app) {
   // the sheet folds: closed during a fight (the fight comes first), open otherwise
   const sheetBody = h("div", { class: "sheet-body" });
   const fold = h("details", { class: "sheet-fold", open: true }, h("summary", {}, h("h2", { id: "me-h" }, "My character")), sheetBody);
-  const me = h("section", { id: "me", "aria-labelledby": "me-h" }, fold);
+  // named as the sheet it holds, so the sheet is found (and read) even while folded
+  const me = h("section", { id: "me", "aria-label": "My character's sheet" }, fold);
   const round = h("section", { id: "round", "aria-label": "Round" });
   const challenges = h("section", { id: "challenges", "aria-labelledby": "ch-h" });
   const declare = h("section", { id: "declare", "aria-labelledby": "declare-h", hidden: true });
@@ -216,7 +217,8 @@ function start(live, root = app) {
     const mayStart = who !== "*" && view.status === "open" && view.round?.phase !== "declaring";
     if (who !== "*") {
       const pick = mayStart ? startWith : null;
-      region(sheetBody, JSON.stringify([mine, mayStart]), () => fill(sheetBody, sheetCard(view, who, { start: pick }), sheetActions(live, view, who)));
+      if (mine) me.setAttribute("aria-label", `${mine.name}'s sheet`);
+      region(sheetBody, JSON.stringify([mine, mayStart]), () => fill(sheetBody, sheetCard(view, who, { start: pick, named: false }), sheetActions(live, view, who)));
     }
     round.hidden = !view.round;
     const actions = Object.values(view.characters).map((c) => [c.id, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.expended, c.round_moves]);
@@ -392,10 +394,11 @@ function turnLeads(view, who) {
   return r.turn.includes(who) && !mine.turn_done && mine.actions_left !== 0;
 }
 
-/** "End my turn", asked first while an action is left ("1 action left: end your turn?"). */
+/** "End my turn", asked first while an action is left ("1 action left: end your turn?"); not
+ * when the action declared for the round was to do nothing (defend): ending is the move then. */
 function endTurnButton(mine, send) {
   const end = () => send({ type: "end_turn" });
-  const left = mine.actions_left ?? 0;
+  const left = mine.action?.kind === "none" ? 0 : (mine.actions_left ?? 0);
   if (left <= 0) return h("button", { type: "button", class: "quiet", onclick: end }, "End my turn");
   const words = `You have ${left} action${left === 1 ? "" : "s"} left. End your turn? It cannot be taken back.`;
   return confirmButton("End my turn", "Confirm: end my turn", end, words);

@@ -13,15 +13,16 @@ const DAMAGE = [
 
 /** A character's sheet as the viewer may see it (their own, or for the ST an NPC's). With
  * `start`, each Trait, skill and power is a button that starts a challenge with it: `start` gets
- * `{category, bid}`, `{skill}` or `{power}` (the challenge form, filled in). */
-export function sheetCard(view, who, { start = null } = {}) {
+ * `{category, bid}`, `{skill}` or `{power}` (the challenge form, filled in). `named: false` leaves
+ * the naming to the page around it (the player's page names its fold, which stays in reach). */
+export function sheetCard(view, who, { start = null, named = true } = {}) {
   const c = view.characters[who];
   if (!c) return h("p", {}, "Your character is not in the scene yet.");
   const sheet = c.sheet || {};
   const pools = view.rules?.family === "pools";
   return h(
     "section",
-    { class: "sheet paper", "aria-label": `${c.name}'s sheet` },
+    { class: "sheet paper", "aria-label": named ? `${c.name}'s sheet` : null },
     h("p", { class: "sheet-name" }, h("strong", {}, c.name), kindLine(sheet)),
     pools ? poolTraits(c, sheet, start) : traitBlock(c, sheet, start),
     h("div", { class: "sheet-vitals" }, willpower(c, sheet), blood(c, sheet), health(c, sheet), armour(c)),

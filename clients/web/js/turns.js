@@ -159,12 +159,12 @@ export function turnControls(view, who, send, { forCharacter = false } = {}) {
     if (!k.prone) parts.push(moveForm(c, a, act));
     parts.push(drawForm(c, a, act));
   }
-  const end = onTurn && !forCharacter && endMyTurn(a, send); // the console has its own
+  const end = onTurn && !forCharacter && endMyTurn(escaping ? {} : a, send); // the console has its own; escaping, ending is the move
   return h("div", { class: "turn-actions" }, hints, buttons.length > 0 && h("div", { class: "choices" }, buttons), parts, end);
 }
 
-/** "End my turn": asked first while a standard or simple action is left, saying what is left (a
- * turn ended cannot be taken back). */
+/** "End my turn": asked first while a standard or simple action is left that could still be
+ * taken, saying what is left (a turn ended cannot be taken back). */
 function endMyTurn(a, send) {
   const end = () => send({ type: "end_turn" });
   const left = actionsLeft({ actions: a });
