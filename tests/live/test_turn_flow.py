@@ -39,7 +39,8 @@ NICKY = {"id": "nicky", "name": "Nicky", "traits": {"physical": {"Strong": 4}}}
 async def opened(live: Running, ruleset: str, scene: str, *sheets: dict[str, Any], title: str = "") -> str:
     """A new scene of ``ruleset`` with ``sheets``; the Storyteller's token for it."""
     async with Client(live.url, live.hub.backend.tokens.issue("s1", "st")[0]) as st:
-        made = await st.request({"type": "create_scene", "ruleset": ruleset, "scene": scene, "title": title}, "scene_created")
+        body = {"type": "create_scene", "ruleset": ruleset, "scene": scene, "title": title}
+        made = await st.request(body, "scene_created")
     async with Client(live.url, made["token"]) as st:
         for sheet in sheets:
             assert (await st.send({"type": "add_character", "character": sheet}))["ok"]
@@ -71,6 +72,8 @@ async def screen(page: Page, name: str) -> None:
     await page.screenshot(path=f"/tmp/i27-flow-{name}.png")
 
 
+AT_JUAN = {"type": "declare", "kind": "contested", "targets": ["juan"], "category": "physical", "victory": "down"}
+
 BELOW_BANNER = """(el) => {
   const sticky = document.querySelector('.sticky-top').getBoundingClientRect();
   return Math.round(el.getBoundingClientRect().top - sticky.bottom);
@@ -101,7 +104,8 @@ async def test_a_bns_turn_opens_the_attack_in_the_turn_card(live: Running, brows
     )
     assert first != "Escape"
     order = "(a, b) => !!(a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING)"
-    assert await julian.evaluate(f"({order})(document.getElementById('declare'), document.querySelector('.turn-actions'))")
+    form_first = f"({order})(document.getElementById('declare'), document.querySelector('.turn-actions'))"
+    assert await julian.evaluate(form_first)
     # the fight above the sheet, and the sheet folded while it is on
     assert await julian.evaluate(f"({order})(document.getElementById('round'), document.getElementById('me'))")
     fold = julian.locator("#me details.sheet-fold")
@@ -184,15 +188,14 @@ async def test_one_banner_counts_the_moves_and_never_covers_its_target(
     live: Running, tokens: dict[str, str], browser: Browser
 ) -> None:
     juan = await phone(browser, live, "s1", "juan")
-    await send(live, tokens["sam"], {"type": "declare", "challenge": "swing", "kind": "contested", "targets": ["juan"],
-                                      "category": "physical", "bid": ["Brawny"], "victory": "down"})  # fmt: skip
-    await send(live, tokens["st"], {"type": "declare", "character": "guard", "challenge": "club", "kind": "contested",
-                                     "targets": ["juan"], "category": "physical", "bid": ["Tough"], "victory": "out"})  # fmt: skip
+    await send(live, tokens["sam"], {**AT_JUAN, "challenge": "swing", "bid": ["Brawny"]})
+    await send(live, tokens["st"], {**AT_JUAN, "character": "guard", "challenge": "club", "bid": ["Tough"]})
     banner = juan.locator("button.due")
     await expect(banner).to_have_text("2 moves wait: Sam challenges you: bid a Physical Trait")
     await expect(juan.locator(".sticky-top button:visible")).to_have_count(1)  # one banner, no "Also:" on it
     await screen(juan, "lotn-two-moves")
-    await juan.locator("#challenges article").filter(has_text="Sam challenges you").get_by_role("button", name="Bid").click()
+    sams = juan.locator("#challenges article").filter(has_text="Sam challenges you")
+    await sams.get_by_role("button", name="Bid").click()
     await expect(banner).to_have_text("2 moves wait: Throw now")
 
 
@@ -200,8 +203,7 @@ async def test_the_banner_never_covers_the_card_or_the_field_being_filled(
     live: Running, tokens: dict[str, str], browser: Browser
 ) -> None:
     juan = await phone(browser, live, "s1", "juan")
-    await send(live, tokens["sam"], {"type": "declare", "challenge": "swing", "kind": "contested", "targets": ["juan"],
-                                      "category": "physical", "bid": ["Brawny"], "victory": "down"})  # fmt: skip
+    await send(live, tokens["sam"], {**AT_JUAN, "challenge": "swing", "bid": ["Brawny"]})
     banner = juan.locator("button.due")
     await expect(banner).to_have_text("Sam challenges you: bid a Physical Trait")
     # the page is read from the top, then the banner taken: the card's heading stops under it
@@ -211,7 +213,8 @@ async def test_the_banner_never_covers_the_card_or_the_field_being_filled(
     await expect(heading).to_be_in_viewport()
     assert await heading.evaluate(BELOW_BANNER) >= 0
     # a field of the form being filled, reached under the banner, is brought out from under it
-    field = juan.locator("#challenges article").filter(has_text="Sam challenges you").get_by_label("Your response (optional)")
+    card = juan.locator("#challenges article").filter(has_text="Sam challenges you")
+    field = card.get_by_label("Your response (optional)")
     await field.evaluate("(el) => window.scrollBy(0, el.getBoundingClientRect().top - 20)")  # under the banner now
     assert await field.evaluate(BELOW_BANNER) < 0
     await field.focus()
@@ -223,7 +226,8 @@ async def test_the_banner_never_covers_the_card_or_the_field_being_filled(
 async def test_a_move_out_of_turn_says_so(live: Running, browser: Browser) -> None:
     await bns_round(live)
     await send(live, player_token(live, "warehouse", "julian"), {"type": "end_turn"})
-    await send(live, player_token(live, "warehouse", "edward"), {"type": "declare_action", "action": {"kind": "fair_escape"}})
+    escape = {"type": "declare_action", "action": {"kind": "fair_escape"}}
+    await send(live, player_token(live, "warehouse", "edward"), escape)
     rosa = await phone(browser, live, "warehouse", "rosa")
     banner = rosa.locator("button.due")
     await expect(banner).to_have_text("Out of turn: you may attack Edward, who is escaping")
@@ -254,7 +258,8 @@ async def test_a_hopeless_overbid_is_not_offered(live: Running, tokens: dict[str
     sam = await phone(browser, live, "s1", "sam")
     await send(live, tokens["sam"], {"type": "declare", "challenge": "lock", "kind": "static", "category": "physical",
                                       "bid": ["Brawny"], "difficulty": 5, "victory": "open"})  # fmt: skip
-    await send(live, tokens["st"], {"type": "record_test", "challenge": "lock", "signs": {"sam": "rock", "st": "paper"}})
+    signs = {"sam": "rock", "st": "paper"}
+    await send(live, tokens["st"], {"type": "record_test", "challenge": "lock", "signs": signs})
     card = sam.locator("#challenges article[data-challenge=lock]")
     await expect(card.get_by_role("button", name="Retest: Brawl (ability)")).to_be_visible()
     await expect(card.get_by_role("button", name="Pass: no retest")).to_be_visible()
@@ -262,7 +267,9 @@ async def test_a_hopeless_overbid_is_not_offered(live: Running, tokens: dict[str
     await expect(card).not_to_contain_text("Overbid")
 
 
-async def test_a_known_negative_trait_is_one_tap_to_call(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+async def test_a_known_negative_trait_is_one_tap_to_call(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
     """Sam's right guess of Juan's Clumsy was called aloud: in the next challenge it is a button;
     another name stays a guess, typed."""
     opening = {"type": "declare", "kind": "contested", "targets": ["juan"], "category": "physical", "victory": "down"}
@@ -295,7 +302,11 @@ PLACE = """(el) => {
 
 STILL = """() => new Promise((done) => {
   let last = -1, same = 0;
-  const look = () => { same = scrollY === last ? same + 1 : 0; last = scrollY; same > 5 ? done(scrollY) : requestAnimationFrame(look); };
+  const look = () => {
+    same = scrollY === last ? same + 1 : 0;
+    last = scrollY;
+    same > 5 ? done(scrollY) : requestAnimationFrame(look);
+  };
   look();
 })"""
 """Resolves once the page has stopped scrolling (a smooth scroll from the banner has landed)."""
@@ -345,8 +356,7 @@ FIGURES: dict[str, tuple[int, int]] = {}
 async def test_taps_a_defender_needs_in_lotn(live: Running, tokens: dict[str, str], browser: Browser) -> None:
     """From the banner ("Sam challenges you: bid a Physical Trait") to a sealed throw."""
     juan = await phone(browser, live, "s1", "juan")
-    await send(live, tokens["sam"], {"type": "declare", "challenge": "swing", "kind": "contested", "targets": ["juan"],
-                                      "category": "physical", "bid": ["Brawny"], "victory": "down"})  # fmt: skip
+    await send(live, tokens["sam"], {**AT_JUAN, "challenge": "swing", "bid": ["Brawny"]})
     banner = juan.locator("button.due")
     await expect(banner).to_contain_text("Sam challenges you: bid a Physical Trait")
     await juan.evaluate("window.scrollTo(0, 0)")  # the phone picked up: the page read from the top
