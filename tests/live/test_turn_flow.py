@@ -350,9 +350,6 @@ class Thumb:
         self.taps += 1
 
 
-FIGURES: dict[str, tuple[int, int]] = {}
-
-
 async def test_taps_a_defender_needs_in_lotn(live: Running, tokens: dict[str, str], browser: Browser) -> None:
     """From the banner ("Sam challenges you: bid a Physical Trait") to a sealed throw."""
     juan = await phone(browser, live, "s1", "juan")
@@ -369,7 +366,6 @@ async def test_taps_a_defender_needs_in_lotn(live: Running, tokens: dict[str, st
     await expect(rock).to_be_visible()
     await thumb.tap(rock)
     await expect(card).to_contain_text("Your sealed throw: Rock")
-    FIGURES["lotn defender"] = (thumb.taps, thumb.swipes)
     print(f"\nlotn defender, banner to a sealed throw: {thumb.taps} taps, {thumb.swipes} swipes")
     assert thumb.taps + thumb.swipes <= 3, (thumb.taps, thumb.swipes)
 
@@ -388,6 +384,5 @@ async def test_taps_a_bns_attack_needs_on_its_turn(live: Running, browser: Brows
     await thumb.type(form.get_by_label("Victory condition"), "I punch her")
     await thumb.tap(form.get_by_role("button", name="Declare", exact=True))
     await expect(julian.locator(".toast")).to_have_text("Declared.")
-    FIGURES["bns attack"] = (thumb.taps, thumb.swipes)
     print(f"\nbns attack, banner to the declared attack: {thumb.taps} taps, {thumb.swipes} swipes")
     assert thumb.taps + thumb.swipes <= 5, (thumb.taps, thumb.swipes)
