@@ -152,6 +152,7 @@ async def test_a_camarilla_turn_fills_the_challenge_from_the_declared_action(liv
     await screen(mark, "camarilla-turn")
     # a Trait on the sheet bids it; a power names it
     await mark.locator("#me summary").click()
+    await mark.locator("#me").screenshot(path="/tmp/i27-flow-camarilla-sheet.png")
     await mark.get_by_role("button", name="Challenge with Quick ×4").click()
     await expect(form.get_by_label("Trait to bid")).to_have_value("Quick")
     await mark.get_by_role("button", name="Challenge with Potence").click()

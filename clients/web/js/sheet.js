@@ -24,6 +24,7 @@ export function sheetCard(view, who, { start = null, named = true } = {}) {
     "section",
     { class: "sheet paper", "aria-label": named ? `${c.name}'s sheet` : null },
     h("p", { class: "sheet-name" }, h("strong", {}, c.name), kindLine(sheet)),
+    start && h("p", { class: "hint" }, `Tap a ${pools ? "skill" : "Trait"} or power to start a challenge with it.`),
     pools ? poolTraits(c, sheet, start) : traitBlock(c, sheet, start),
     h("div", { class: "sheet-vitals" }, willpower(c, sheet), blood(c, sheet), health(c, sheet), armour(c)),
     conditions(view, c),
