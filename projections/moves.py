@@ -44,7 +44,7 @@ from domain.context import Context
 from domain.decide import decide
 from domain.effects import Narrative
 from domain.errors import Rejected
-from domain.events import Role, SceneEvent
+from domain.events import OverbidFailed, OverbidSucceeded, Role, SceneEvent
 from domain.evolve import fold
 from domain.log import Recorded
 from domain.pools import Pool, PoolSpec
@@ -95,6 +95,12 @@ class Moves(msgspec.Struct, frozen=True, omit_defaults=True):
     overbid: str = ""
     """What the overbid offered in ``retest`` risks and what it needs to earn a new test, in the
     player's words (lotn:overbid-double): "Overbid: risk Nimble; ...". Empty when none is offered."""
+    negatives: list[str] = []
+    """The other side's Negative Traits the caller knows it has, each one ``call_negative`` would
+    take now (with ``call_negative`` in ``verbs``): for an NPC (the Storyteller calls, and sees its
+    opponent's sheet), the opponent's sheet; for a player, those shown by a correct call earlier in
+    the scene (every call is public). Calling any other name stays open: the rules make a call a
+    guess ("a Negative Trait that you believe your opponent possesses", lotn:negative-traits)."""
 
 
 class RollOffer(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -156,8 +162,10 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
         verbs.append("relent")
     if "answer" in phase and probe(Withdraw):
         verbs.append("withdraw")
+    negatives: list[str] = []
     if "call" in phase and probe(CallNegative, trait=_NOBODY):
         verbs.append("call_negative")
+        negatives = [t for t in _known_negatives(state, ch, role, me) if probe(CallNegative, trait=t)]
     signs = [
         s for s in (*rules.random_signs(), *me.sheet.gestures, "random") if "throw" in phase and probe(Throw, sign=s)
     ]
@@ -176,7 +184,14 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
     sources: list[Source] = []
     if phase & {"retest", "cancel"}:
         sources = list(POOL_SOURCES) if pools else _sources(me, pool, ch.side(role).bids)
-    retest = [s for s in sources if "retest" in phase and probe(Retest, source=s)]
+    # an overbid that cannot earn a new test, however few the other side declares, is not offered
+    retest = [
+        s
+        for s in sources
+        if "retest" in phase
+        and probe(Retest, source=s)
+        and (not isinstance(s, OverbidSource) or _overbid_may_win(probe, s, role))
+    ]
     cancel: list[Source] = [
         s for s in sources if "cancel" in phase and not isinstance(s, OverbidSource) and probe(CancelRetest, source=s)
     ]
@@ -202,7 +217,57 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
         enter=enter,
         effect=effect,
         overbid=overbid,
+        negatives=negatives,
     )
+
+
+def _known_negatives(state: Scene, ch: Challenge, role: Role, me: Character) -> list[str]:
+    """The Negative Traits of ``role``'s opponent in ``ch`` that ``me``'s caller may know: all of
+    its sheet when the caller is the Storyteller (``me`` an NPC); else those a correct call in the
+    scene has shown."""
+    against = ch.side(ch.other(role)).who
+    opponent = state.characters.get(against)
+    if opponent is None:
+        return []
+    if me.sheet.npc:
+        found = opponent.sheet.negative_traits
+        return list(dict.fromkeys(t for category in ("physical", "social", "mental") for t in found.of(category)))
+    calls = (call for c in state.challenges.values() for call in c.calls)
+    return list(dict.fromkeys(call.trait for call in calls if call.against == against and call.correct))
+
+
+def _overbid_may_win(probe: _Probe, source: OverbidSource, role: Role) -> bool:
+    """Whether the overbid ``source`` can earn a new test at all: ``decide`` is asked what follows
+    the call, the overbidder declaring all it has and the other side as few as it may (the
+    Narrator's count is the difficulty). False only when ``decide`` fails the overbid even so."""
+    state = probe.after(Retest, source=source)
+    if state is None:
+        return False
+    other = probe.ch.other(role)
+    ch = state.challenges[probe.ch.id]
+    if ch.status != "tie_declaring":
+        return True  # nothing to compare yet in this ruleset: as the rules decide later
+    rules = ruleset_for(state.ruleset)
+    first = ch.declaring_first or role
+    for each in (first, other if first == role else role):
+        ch = state.challenges[probe.ch.id]
+        who = ch.side(each).who
+        if who == NARRATOR or ch.status != "tie_declaring":
+            continue
+        npc = state.characters[who].sheet.npc
+        step = _Probe(state, ch, NARRATOR if npc else who, **({"character": who} if npc else {}))
+        most = rules.max_declare(state, ch, each)
+        counts = [most] if each == role else range(most + 1)
+        count = next((n for n in counts if step(DeclareTraits, count=n)), None)
+        if count is None:
+            return True  # the rules take no count here: leave it to them
+        events = step.events(DeclareTraits, count=count) or []
+        if any(isinstance(e, OverbidSucceeded) for e in events):
+            return True
+        if any(isinstance(e, OverbidFailed) for e in events):
+            return False
+        state = step.after(DeclareTraits, count=count) or state
+    return True
 
 
 def _overbid_words(probe: _Probe, source: OverbidSource, role: Role) -> str:

@@ -111,13 +111,21 @@ def test_an_overbid_against_an_undeclared_count_says_what_the_other_must_declare
 
 
 def test_an_overbid_on_a_static_challenge_counts_against_the_difficulty() -> None:
-    """lotn:static-overbid: the difficulty is known, so the offer says whether it can succeed."""
+    """lotn:static-overbid: the difficulty is known, so an overbid that cannot succeed is not offered
+    (issue 27: "a hopeless overbid is offered as a button"); one that can says what it needs."""
     t = Table()
     t.add("sam", {"Brawny": 2, "Quick": 2})
     t.do("sam", "declare", challenge="s", kind="static", category="physical", bid=["Brawny"], difficulty=3)
     t.do("st", "record_test", challenge="s", signs={"sam": "rock", "st": "paper"})
     sam = view(t.state, "sam").challenges["s"].moves["sam"]
+    assert [s.category for s in sam.retest if s.category == "overbid"] == []  # 3 left can never double 3
+    assert sam.overbid == ""
+    t = Table()
+    t.add("sam", {"Brawny": 2, "Quick": 2})
+    t.do("sam", "declare", challenge="s", kind="static", category="physical", bid=["Brawny"], difficulty=1)
+    t.do("st", "record_test", challenge="s", signs={"sam": "rock", "st": "paper"})
+    sam = view(t.state, "sam").challenges["s"].moves["sam"]
     assert sam.overbid == (
         "Overbid: risk Brawny (lost too if it fails); you need at least double the difficulty for a new test: "
-        "6 against the difficulty of 3, and you have only 3, so it cannot succeed."
+        "2 against the difficulty of 1, and you have 3."
     )

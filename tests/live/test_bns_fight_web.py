@@ -87,6 +87,7 @@ async def test_a_fair_escape_held_and_failed_on_three_phones(
     await expect(edward.locator("#round").get_by_role("button", name="Escape")).to_have_count(0)  # not his turn
     await shots(julian, "bns-round-turn")
     await julian.locator("#round").get_by_role("button", name="End my turn").click()
+    await julian.locator("#round").get_by_role("button", name="Confirm: end my turn").click()  # actions left: asked
 
     # Edward's turn: he raises a hand
     round_ = edward.locator("#round")
@@ -123,6 +124,7 @@ async def test_a_fair_escape_held_and_failed_on_three_phones(
     await expect(maneuver.locator("option[value=targeted_attack]")).to_have_text("Targeted Attack (1 Willpower)")
     await expect(maneuver.locator("option[value=mangle_fur]")).to_have_count(0)  # feral: not in human form
     await maneuver.select_option("knock_down")
+    await declare.get_by_text("More: kind, range").click()  # the range, under More with the rarer fields
     await declare.get_by_label("Range (steps)").fill("1")
     await declare.get_by_label("Victory condition").fill("He goes down")
     await shots(rosa, "bns-declare-maneuver", "declare")
@@ -363,10 +365,12 @@ async def test_maneuvers_that_go_with_an_action(live: Running, tokens: dict[str,
     await expect(burst).to_have_count(0)
     await expect(round_).to_contain_text("Your turn.")  # still Julian's
     await round_.get_by_role("button", name="End my turn").click()
+    await round_.get_by_role("button", name="Confirm: end my turn").click()  # actions left: asked
     await expect(edward.locator("#round")).to_contain_text("Your turn.")
     feral = re.compile("^(Dart Behind|Feral Dash)")
     await expect(edward.locator("#round").get_by_role("button", name=feral)).to_have_count(0)  # human
     await edward.locator("#round").get_by_role("button", name="End my turn").click()
+    await edward.locator("#round").get_by_role("button", name="Confirm: end my turn").click()  # actions left: asked
 
     # Fenris, in lupus form: the feral maneuvers go with his move
     wolf = fenris.locator("#round")
@@ -420,6 +424,7 @@ async def test_two_maneuvers_with_an_assist_and_an_escape_the_storyteller_fails(
     await expect(second.locator("option[value=targeted_attack]")).to_have_text("Targeted Attack")
     await expect(julian.locator("#declare").get_by_label("Second maneuver (1 Willpower)")).to_have_count(0)
     await round_.get_by_role("button", name="End my turn").click()
+    await round_.get_by_role("button", name="Confirm: end my turn").click()  # actions left: asked
 
     # Edward escapes; Rosa will attack; his escape is held
     await edward.locator("#round").get_by_role("button", name="Escape", exact=True).click()

@@ -150,7 +150,7 @@ async def test_the_round_action_is_carried_in_and_the_damage_says_why(
 
         await declare.get_by_label("Type of damage").select_option("lethal")
         await declare.get_by_label("Victory condition").fill("I rake him with my claws")
-        await declare.locator("details summary").click()
+        await declare.get_by_text("More: power").click()
         await declare.get_by_label("Power", exact=True).select_option("Feral Claws")
         await declare.get_by_role("button", name="Declare", exact=True).click()
         await expect(jimmy.locator(".toast")).to_have_text("Declared.")  # confirmed once, at the foot

@@ -79,7 +79,7 @@ async def test_your_move_finds_you(live: Running, tokens: dict[str, str], browse
     juan = await player(browser, f"{live.web}/play#token={tokens['juan']}", sensors=True)
     banner = juan.locator("button.due")
     await expect(banner).to_be_hidden()
-    assert await juan.title() == "Justicar · Player"
+    assert await juan.title() == "Juan · The alley · Justicar"
     await juan.locator("#timeline").scroll_into_view_if_needed()  # Juan is reading the timeline
     await swing(sam)
 
@@ -92,7 +92,7 @@ async def test_your_move_finds_you(live: Running, tokens: dict[str, str], browse
 
     # Juan: a banner naming the move, the title marked, his card brought into view, a buzz, awake
     await expect(banner).to_have_text("Sam challenges you: bid a Physical Trait")
-    await expect(juan).to_have_title("● Your move · Justicar")
+    await expect(juan).to_have_title("● Your move · Juan · The alley · Justicar")
     card = juan.locator("#challenges article").filter(has_text="Sam challenges you")
     await expect(card).to_be_in_viewport()
     assert await card.evaluate(IN_VIEW)
@@ -117,7 +117,7 @@ async def test_your_move_finds_you(live: Running, tokens: dict[str, str], browse
     await sam.locator("#challenges").get_by_role("button", name="Rock", exact=True).click()
     await expect(sam.locator(".toast")).to_have_text("Thrown.")
     await expect(sam.locator("button.due")).to_be_hidden()
-    await expect(sam).to_have_title("Justicar · Player")
+    await expect(sam).to_have_title("Sam · The alley · Justicar")
     await juan.locator("#challenges").get_by_role("button", name="Paper", exact=True).click()
     await expect(sam.locator("button.due")).to_have_text("Retest or pass")
     await expect(juan.locator("button.due")).to_be_hidden()
@@ -125,9 +125,9 @@ async def test_your_move_finds_you(live: Running, tokens: dict[str, str], browse
     await expect(sam.locator(".toast")).to_have_text("Passed.")
 
     # nothing due and nothing open: the titles restored, the screen let go
-    for page in (sam, juan):
+    for page, name in ((sam, "Sam"), (juan, "Juan")):
         await expect(page.locator("button.due")).to_be_hidden()
-        await expect(page).to_have_title("Justicar · Player")
+        await expect(page).to_have_title(f"{name} · The alley · Justicar")
     assert await juan.evaluate("window.__locks") == ["taken", "released"]
 
 
@@ -279,7 +279,7 @@ async def test_disputes_from_the_result_and_a_steps_menu(
 async def test_the_spectators_page_has_no_empty_boxes(live: Running, tokens: dict[str, str], browser: Browser) -> None:
     watcher = await player(browser, f"{live.web}/play#token={tokens['spectator']}")
     await expect(watcher.get_by_role("heading", name="Spectator")).to_be_visible()
-    await expect(watcher).to_have_title("Justicar · Spectator")
+    await expect(watcher).to_have_title("Spectator · The alley · Justicar")
     for box in ("#me", "#declare", ".problems"):
         await expect(watcher.locator(box)).to_be_hidden()
     assert await watcher.locator("button.due").is_hidden()
@@ -309,7 +309,7 @@ async def test_a_round_calls_each_player_on_their_turn(live: Running, browser: B
     mark = await player(browser, f"{live.web}/play#token={backend.tokens.issue('docks', 'player', 'mark')[0]}", True)
     banner = mark.locator("button.due")
     await expect(banner).to_have_text("Declare your action for the round")
-    await expect(mark).to_have_title("● Your move · Justicar")
+    await expect(mark).to_have_title("● Your move · Mark · docks · Justicar")
     assert await mark.evaluate("window.__locks") == ["taken"]
     await mark.get_by_label("My action this round").select_option("none")
     await mark.get_by_role("button", name="Declare my action").click()
@@ -323,7 +323,7 @@ async def test_a_round_calls_each_player_on_their_turn(live: Running, browser: B
     await mark.locator("#round").get_by_role("button", name="End my turn").click()
     await expect(mark.locator(".toast")).to_have_text("Turn ended.")
     await expect(banner).to_be_hidden()
-    await expect(mark).to_have_title("Justicar · Player")
+    await expect(mark).to_have_title("Mark · docks · Justicar")
     assert await mark.evaluate("window.__locks") == ["taken"]  # the round is still on: kept awake
 
 
@@ -450,7 +450,7 @@ async def test_the_turn_prompts_say_what_is_offered_now(live: Running, browser: 
         assert (await marks.send({**body, "bid": ["Brawny"], "victory": "A shove"}))["ok"]
         await expect(mark.locator("#challenges")).to_contain_text("waiting for Joe to answer")
         await expect(banner).to_be_hidden()  # only waiting for the other side: nothing asked of Mark
-        await expect(mark).to_have_title("Justicar · Player")
+        await expect(mark).to_have_title("Mark · docks · Justicar")
         assert (await joe.send({"type": "bid", "challenge": "hit", "bid": ["Wiry"]}))["ok"]
         assert (await marks.send({"type": "throw", "challenge": "hit", "sign": "rock"}))["ok"]
         assert (await joe.send({"type": "throw", "challenge": "hit", "sign": "scissors"}))["ok"]
@@ -463,7 +463,7 @@ async def test_the_turn_prompts_say_what_is_offered_now(live: Running, browser: 
     await expect(mark.locator("#round")).to_contain_text("Now acting: Joe.")
     await expect(mark.locator("#round")).not_to_contain_text("Your turn.")
     await expect(banner).to_be_hidden()
-    await expect(mark).to_have_title("Justicar · Player")
+    await expect(mark).to_have_title("Mark · docks · Justicar")
 
 
 async def test_a_tie_says_who_declares_first(live: Running, tokens: dict[str, str], browser: Browser) -> None:

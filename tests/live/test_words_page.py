@@ -216,7 +216,7 @@ async def test_a_shared_turn_calls_each_player_until_they_end_it(live: Running, 
         await joe.locator("#round").get_by_role("button", name="End my turn").click()
         await expect(banners[joe]).to_be_hidden()
         await expect(banners[vi]).to_have_text("Your turn: declare your action")  # Vi's turn now
-        await expect(vi).to_have_title("● Your move · Justicar")
+        await expect(vi).to_have_title("● Your move · Vi · docks · Justicar")
         await vi.locator("#round").get_by_role("button", name="End my turn").click()
         await expect(banners[vi]).to_be_hidden()
 

@@ -62,8 +62,9 @@ export function forgetDeclared(who) {
   said.delete(who);
 }
 
-/** The declare form for `who`; `forCharacter` sends `character` (the ST for an NPC). */
-export function declareForm(live, view, who, { forCharacter = false } = {}) {
+/** The declare form for `who`; `forCharacter` sends `character` (the ST for an NPC). `preset`
+ * fills it from an entry of the sheet tapped: `{category, bid}` (a Trait), `{skill}`, `{power}`. */
+export function declareForm(live, view, who, { forCharacter = false, preset = null } = {}) {
   const c = view.characters[who];
   const pools = view.rules?.family === "pools";
   const out = h("div", { class: "outcome", dataset: { declare: who } }, ...(said.get(who)?.() || []));
@@ -93,9 +94,13 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
   target.addEventListener("change", () => effect.sayIt());
   const fight = fightFields(view, c);
   const attack = attackFields(live, view, who, forCharacter, () => fight.fields().maneuver, () => effect.categoryChanged());
+  if (preset?.category && !pools) category.value = preset.category;
   offerCategories();
+  if (preset?.bid && [...bid.options].some((o) => o.value === preset.bid)) bid.value = preset.bid;
+  if (preset?.skill && pools) attack.useSkill(preset.skill);
   const powers = Array.isArray(c.sheet?.powers) ? c.sheet.powers : Object.keys(c.sheet?.powers || {});
   const power = select("power", [["", "No power"], ...powers.map((p) => [p, p])]);
+  if (preset?.power && powers.includes(preset.power)) power.value = preset.power;
   for (const control of [bid, power, category, victory]) control.addEventListener("change", () => effect.sayIt()); // what is at stake moves with them
   const difficulty = h("input", { type: "number", name: "difficulty", min: 0, max: 99, value: 3, inputmode: "numeric" });
   const flags = (view.rules?.flags || []).filter((f) => f in FLAGS).map((f) => [f, h("input", { type: "checkbox", name: f })]);
@@ -128,25 +133,36 @@ export function declareForm(live, view, who, { forCharacter = false } = {}) {
     for (const box of document.querySelectorAll(`.outcome[data-declare="${CSS.escape(who)}"]`)) box.replaceChildren(...note());
     if (reply.ok) victory.value = "";
   };
+  // a player's attack in a pool ruleset: what most attacks need in sight (the target, the
+  // maneuver, the attack, its skill, the weapon if the sheet has one), the rest under "More"; the
+  // console keeps every field in sight
+  const tucked = pools && !forCharacter;
+  const kindField = field("Kind", kind);
+  const more = [
+    tucked && [kindField, fight.more, attack.more],
+    field("Power", power),
+    field("Difficulty (static)", difficulty),
+    flags.map(([flag, box]) => h("label", { class: "check" }, box, ` ${FLAGS[flag]}`)),
+  ];
+  const moreWords = tucked ? "More: kind, range, attribute, wild card, power" : "More: power, difficulty";
   return h(
     "form",
     { class: "stack declare-form", onsubmit: submit, onchange: (e) => ["maneuver", "second_maneuver"].includes(e.target.name) && attack.refresh?.() },
     intent && h("p", { class: "intent" }, `From ${forCharacter ? "their" : "your"} action this round: ${title(intent.category || "")}${intent.target ? ` against ${nameOf(view, intent.target)}` : ""}.`),
-    field("Kind", kind),
+    !tucked && kindField,
     field("Target", target),
-    fight.controls,
-    pools ? attack.controls : [field("Category", category), field("Trait to bid", bid)],
-    effect.controls,
+    tucked ? fight.main : [fight.main, fight.more],
+    pools ? (tucked ? attack.main : [attack.main, attack.more]) : [field("Category", category), field("Trait to bid", bid)],
     field("Victory condition", victory, "In words, what happens when you win"),
+    effect.controls,
     h(
       "details",
-      {},
-      h("summary", {}, "More: power, difficulty", flags.length ? ", " + flags.map(([f]) => f).join(", ") : ""),
-      field("Power", power),
-      field("Difficulty (static)", difficulty),
-      flags.map(([flag, box]) => h("label", { class: "check" }, box, ` ${FLAGS[flag]}`)),
+      { open: Boolean(preset?.power) },
+      h("summary", {}, moreWords, flags.length ? ", " + flags.map(([f]) => f).join(", ") : ""),
+      more,
     ),
-    h("button", { type: "submit", class: "primary" }, "Declare"),
+    // in reach wherever the thumb is in the form: it stays at the foot of the screen
+    h("button", { type: "submit", class: "primary declare-submit" }, "Declare"),
     out,
   );
 }
@@ -202,6 +218,10 @@ function victoryFields(live, victory, categoryOf, declaration) {
   const damage = h("div", { class: "row damage-fields" }, field("How much", amount), field("Type of damage", damageType));
   const sentence = h("p", { class: "victory-sentence", "aria-live": "polite" });
   const stakes = h("ul", { class: "stakes-preview", "aria-label": "What winning would do", hidden: true });
+  // the first way of ending in sight (winning); the others a tap away, so the form stays short
+  const others = h("ul", { class: "stakes-preview more", "aria-label": "The other ways it can end" });
+  const otherWords = h("span", {});
+  const rest = h("details", { class: "stakes-more", hidden: true }, h("summary", {}, otherWords), others);
   const chosen = () => radios.find((r) => r.checked)?.value || "narrative";
   let touched = false;
   let asked = 0;
@@ -216,8 +236,11 @@ function victoryFields(live, victory, categoryOf, declaration) {
     // after the form is built (the declaration reads every control of it)
     Promise.resolve().then(() => previewStakes(live, declaration())).then((lines) => {
       if (mine !== asked) return; // a later change asked again
-      stakes.replaceChildren(...lines.map((words) => h("li", {}, words)));
+      stakes.replaceChildren(...lines.slice(0, 1).map((words) => h("li", {}, words)));
+      others.replaceChildren(...lines.slice(1).map((words) => h("li", {}, words)));
+      otherWords.textContent = `Every other way it can end (${lines.length - 1})`;
       stakes.hidden = lines.length === 0;
+      rest.hidden = lines.length < 2;
     });
   };
   const pick = (value) => {
@@ -242,6 +265,7 @@ function victoryFields(live, victory, categoryOf, declaration) {
     damage,
     sentence,
     stakes,
+    rest,
   );
   pick("damage");
   return { controls, value, categoryChanged, sayIt };
@@ -300,17 +324,24 @@ function attackFields(live, view, who, forCharacter, maneuver = () => undefined,
   }
   kind.addEventListener("change", attackChanged); // a Mental or Social attack: narrative to start with
   setTimeout(preview, 0);
-  const controls = [
+  const armed = (sheet.weapons || []).length > 0; // no weapon on the sheet: nothing to choose
+  const main = [
     field("Attack", kind),
-    field("Attribute", attribute, "Dexterity for a close attack needs Fighting Finesse"),
     field("Skill", skill, "The attack's own unless you name one (Mental and Social attacks name theirs)"),
     h("datalist", { id: listId }, skills.map((s) => h("option", { value: s }))),
-    field("Weapon", weapon),
-    field("Wild card (+/-)", wildcard),
-    field("Why the wild card", why),
+    armed && field("Weapon", weapon),
     shown,
   ];
-  return { controls, fields, refresh: changed };
+  const more = [
+    field("Attribute", attribute, "Dexterity for a close attack needs Fighting Finesse"),
+    field("Wild card (+/-)", wildcard),
+    field("Why the wild card", why),
+  ];
+  const useSkill = (name) => {
+    skill.value = name;
+    changed();
+  };
+  return { main, more, fields, refresh: changed, useSkill };
 }
 
 /** A combat maneuver with its cost, and the range in steps, where the rules' flags have them. The
@@ -338,12 +369,12 @@ function fightFields(view, c) {
     if (range && range.value !== "") out.range = Number(range.value);
     return out;
   };
-  const controls = [
+  const main = [
     maneuver && field("Maneuver", maneuver, second ? "One a round; the assist pays for it" : "One a round"),
     second && field("Second maneuver (1 Willpower)", second, "Only with an assist: a different one on the same attack"),
-    range && field("Range (steps)", range, "How far the target is; needed when they are prone"),
   ];
-  return { controls, fields };
+  const more = [range && field("Range (steps)", range, "How far the target is; needed when they are prone")];
+  return { main, more, fields };
 }
 
 /** Whether an accepted Assist Attacker pays for a maneuver of `c`'s this round. */

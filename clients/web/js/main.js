@@ -1,4 +1,5 @@
-// Every page is this one document; the path says which module draws it.
+// Every page is this one document; the path says which module draws it. The title says what the
+// tab is ("Replay · Justicar") until the page names more (the player's: "Sam · The alley · Justicar").
 const PAGES = {
   "/": ["join.js", "Join a scene"],
   "/play": ["play.js", "Player"],
@@ -6,5 +7,5 @@ const PAGES = {
   "/replay": ["replay.js", "Replay"],
 };
 const [module, title] = PAGES[location.pathname] || PAGES["/"];
-document.title = `Justicar · ${title}`;
+document.title = `${title} · Justicar`;
 import(`./${module}`);

@@ -75,17 +75,7 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
   if (verbs.has("relent") && !defending) buttons.push(confirmButton("Relent (lose without a test)", "Confirm: relent and lose", act("relent"), "Relent? You lose the challenge without a test."));
   if (verbs.has("withdraw") && !forCharacter) buttons.push(confirmButton("Withdraw the challenge", "Confirm: withdraw", act("withdraw"), "Withdraw the challenge? It ends with no winner."));
   if (buttons.length) parts.push(h("div", { class: "choices" }, buttons));
-  if (verbs.has("call_negative")) {
-    const trait = h("input", { name: "trait", autocomplete: "off", required: true, placeholder: "Clumsy" });
-    parts.push(
-      h(
-        "form",
-        { class: "row", onsubmit: (e) => act("call_negative", { trait: trait.value.trim() })(e) },
-        field("Call a Negative Trait", trait),
-        h("button", { type: "submit", class: "quiet" }, "Call it"),
-      ),
-    );
-  }
+  if (verbs.has("call_negative")) parts.push(negativeCalls(view, ch, who, moves, act));
   if (verbs.has("choose_victory")) {
     parts.push(
       h(
@@ -96,6 +86,30 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
     );
   }
   return h("div", { class: "moves" }, parts, note);
+}
+
+/** Calling a Negative Trait: the opponent's ones the caller knows (`moves.negatives`, the
+ * server's to say), one tap each; and a name of one's own, since the rules make a call a guess. */
+function negativeCalls(view, ch, who, moves, act) {
+  const known = moves.negatives || [];
+  const opponent = nameOf(view, ch.challenger === who ? ch.targets[0] : ch.challenger);
+  const trait = h("input", { name: "trait", autocomplete: "off", required: true, placeholder: "Lethargic" });
+  return h(
+    "div",
+    { class: "negative-calls" },
+    known.length > 0 &&
+      h(
+        "div",
+        { class: "choices", role: "group", "aria-label": `${opponent}'s Negative Traits you know` },
+        known.map((name) => h("button", { type: "button", class: "quiet", onclick: act("call_negative", { trait: name }) }, `Call ${name}`)),
+      ),
+    h(
+      "form",
+      { class: "row", onsubmit: (e) => act("call_negative", { trait: trait.value.trim() })(e) },
+      field(known.length ? "Call another Negative Trait (a guess)" : "Call a Negative Trait (a guess)", trait),
+      h("button", { type: "submit", class: "quiet" }, "Call it"),
+    ),
+  );
 }
 
 /** A button for what cannot be undone: the first tap asks, saying what it will do; "Confirm: …"

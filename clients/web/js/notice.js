@@ -7,7 +7,7 @@ import { actsNow, budgeted, mayIntend } from "./turns.js";
 import { nameOf, title } from "./words.js";
 
 const QUIET = "justicar:quiet";
-const MARKED = "● Your move · Justicar";
+const MARK = "● Your move · ";
 
 /** Whether the player asked for no sound and no vibration (kept in this browser). */
 export function isQuiet() {
@@ -47,13 +47,28 @@ export function quietSwitch() {
   return h("div", { class: "quiet-area", hidden: true }, h("label", { class: "check quiet-switch" }, box, " Quiet (no sound or vibration)"), hint);
 }
 
-/** Keep the page's top clear for the sticky banners: `--sticky-h` on the root is their height,
- * which the scroll margins of cards and headings add, so a card brought into view is never under
- * "Also: …". */
+let measureSticky = () => {};
+
+/** Keep the page's top clear for the sticky banner: `--sticky-h` on the root is its height, which
+ * the scroll margins of cards and headings and the page's scroll padding add, so neither a card
+ * brought into view nor a field being filled is ever under the banner. Measured again right
+ * before the page scrolls (the banner may have just appeared), not only when a resize is seen. */
 export function keepClear(sticky) {
   const set = () => document.documentElement.style.setProperty("--sticky-h", `${Math.ceil(sticky.getBoundingClientRect().height)}px`);
   if (typeof ResizeObserver === "function") new ResizeObserver(set).observe(sticky);
+  measureSticky = set;
   set();
+}
+
+let titleBase = null; // what the tab is, without the mark of a move due
+let marked = false; // a move is due: the title says so first
+
+/** "Sam · Friday at Elysium · Justicar": what the tab is, from its parts (empty ones left out).
+ * Set as the tab's title (marked "● Your move · …" while a move is due on the player's page). */
+export function pageTitle(...parts) {
+  titleBase = [...parts.filter(Boolean), "Justicar"].join(" · ");
+  document.title = marked ? `${MARK}${titleBase}` : titleBase;
+  return titleBase;
 }
 
 /** "a Physical Trait", "2 Social Traits". */
@@ -94,8 +109,13 @@ function roundDue(view, who) {
   if (r.phase === "declaring" && mine.present && !mine.action) return { ...key("declare"), text: "Declare your action for the round" };
   if (r.phase === "expending" && (mine.round_moves?.verbs || []).includes("expenditures_done")) return { ...key("spend"), text: "Say what you spend, then tap Done" };
   if (r.phase !== "acting") return null;
-  if (mayIntend(view, who)) return { ...key("intend"), text: `${nameOf(view, r.escape_window)} is escaping: will you attack?` };
-  if (budgeted(view)) return actsNow(view, who) ? { ...key("act"), text: "Your turn: choose your action" } : null;
+  if (mayIntend(view, who)) return { ...key("intend"), text: `Out of turn: you may attack ${nameOf(view, r.escape_window)}, who is escaping` };
+  if (budgeted(view)) {
+    if (!actsNow(view, who)) return null;
+    // acting right after a held escape failed is allowed out of turn, and the banner says so
+    const onTurn = (r.turn || []).includes(who) && !mine.turn_done;
+    return onTurn ? { ...key("act"), text: "Your turn: attack, or choose another action" } : { ...key("out"), text: "Out of turn: you may act now with the actions you have left" };
+  }
   if (!(r.turn || []).includes(who) || mine.turn_done) return null;
   // on my turn: what is offered now. A challenge I declared, still open: nothing (its card says
   // whom it waits for); my action taken: only ending the turn.
@@ -162,35 +182,32 @@ function tone() {
   }
 }
 
-/** The banner and its friends. `update(view, who)` after each draw. */
+/** The banner: one, whatever is due; with more than one move due it counts them ("2 moves
+ * wait: Throw now"), and a tap goes to the first. `update(view, who)` after each draw. */
 export function yourMove() {
-  const start = document.title;
   const text = h("span", { class: "due-text" }, "Your move");
   const banner = h("button", { type: "button", class: "due", hidden: true }, text);
-  // the next move due, named and a tap away (not an "(and 1 more)" that says nothing)
-  const also = h("button", { type: "button", class: "due-also quiet", hidden: true }, "Also: the next move");
   let shown = new Set();
   let first = null;
-  let second = null;
-  banner.addEventListener("click", () => first?.target()?.scrollIntoView({ block: "start", behavior: "smooth" }));
-  also.addEventListener("click", () => second?.target()?.scrollIntoView({ block: "start", behavior: "smooth" }));
+  banner.addEventListener("click", () => {
+    const card = first?.target();
+    if (card) bring(card, "smooth");
+  });
   const lock = wakeLock();
 
   const update = (view, who) => {
     const due = dueMoves(view, who);
-    const base = who === "*" ? "Justicar · Spectator" : start; // the page says what it is to whoever reads it
+    if (titleBase === null) pageTitle(who === "*" ? "Spectator" : "Player"); // the page says what it is to whoever reads it
     lock(fighting(view) && view?.status !== "closed");
     first = due[0] || null;
-    second = due[1] || null;
     banner.hidden = !first;
-    also.hidden = !second;
-    if (second) also.textContent = `Also: ${second.text}${due.length > 2 ? ` (and ${due.length - 2} more)` : ""}`;
-    document.title = first ? MARKED : base;
+    marked = Boolean(first);
+    document.title = marked ? `${MARK}${titleBase}` : titleBase;
     if (!first) {
       shown = new Set();
       return false;
     }
-    text.textContent = first.text;
+    text.textContent = due.length > 1 ? `${due.length} moves wait: ${first.text}` : first.text;
     const fresh = due.filter((d) => !shown.has(d.key));
     shown = new Set(due.map((d) => d.key));
     if (!fresh.length) return false;
@@ -203,10 +220,29 @@ export function yourMove() {
       tone();
     }
     const card = busy() ? null : fresh[0].target();
-    card?.scrollIntoView({ block: "start" });
+    if (card) bring(card);
     return Boolean(card);
   };
-  return { banner, also, update };
+  return { banner, update };
+}
+
+const GAP = 12; // px between the banner and what it brought into view
+
+/** Bring a card into view under the banner, its heading first; when the card is taller than the
+ * screen, further down until the moves it asks for are in sight (a bid, the throw's signs, the
+ * challenge form), never so far that the moves' own top goes under the banner. */
+function bring(card, behavior = "auto") {
+  measureSticky(); // the banner's height now, before the page scrolls under it
+  const clear = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--sticky-h")) || 0;
+  let y = scrollY + card.getBoundingClientRect().top - clear - GAP;
+  const moves = card.querySelector(".moves, .turn-slot, .turn-actions, .round-moves");
+  if (moves) {
+    const box = moves.getBoundingClientRect();
+    const below = scrollY + box.bottom - (y + innerHeight) + GAP; // how far the moves' end is below the screen
+    const room = scrollY + box.top - clear - GAP - y; // how far the moves' top may rise
+    if (below > 0) y += Math.max(0, Math.min(below, room));
+  }
+  window.scrollTo({ top: Math.max(0, y), behavior });
 }
 
 /** Hold the screen awake while `on` (where the browser allows; failures are ignored), and take it

@@ -10,7 +10,7 @@ import { field, fill, h, keyed, regions, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
 import { actionsLeft, actsNow, assistForm, budgeted, burstForm, fightLines, intendButton, mayBurst, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
 import { confirmButton } from "./moves.js";
-import { confirmations, keepClear, quietSwitch, yourMove } from "./notice.js";
+import { confirmations, fighting, keepClear, pageTitle, quietSwitch, yourMove } from "./notice.js";
 import { carriedLine, lostWhere, sceneTitles } from "./night.js";
 import { disputeForm, ruledNotice } from "./ruled.js";
 import { CATEGORIES, connection, grow, nameOf, refusal, rulesetName, timeline, title } from "./words.js";
@@ -60,6 +60,7 @@ function followNight(night) {
     const titles = sceneTitles(night.timeline, view);
     const lost = lostWhere(night.timeline, who, titles);
     const mine = view.characters?.[who];
+    if (!at) pageTitle(mine?.name || (who === "*" ? "Spectator" : null), view.title || "Tonight's game"); // in a scene: the scene's page titles it
     fill(
       bar,
       h("p", { class: "night-title" }, `${view.title || "Tonight's game"} · ${rulesetName(view)}${view.status === "closed" ? " · over" : ""}`),
@@ -141,7 +142,11 @@ function lostList(mine, lost) {
 
 function start(live, root = app) {
   const header = h("header", { class: "top" });
-  const me = h("section", { id: "me", "aria-labelledby": "me-h" });
+  // the sheet folds: closed during a fight (the fight comes first), open otherwise
+  const sheetBody = h("div", { class: "sheet-body" });
+  const fold = h("details", { class: "sheet-fold", open: true }, h("summary", {}, h("h2", { id: "me-h" }, "My character")), sheetBody);
+  // named as the sheet it holds, so the sheet is found (and read) even while folded
+  const me = h("section", { id: "me", "aria-label": "My character's sheet" }, fold);
   const round = h("section", { id: "round", "aria-label": "Round" });
   const challenges = h("section", { id: "challenges", "aria-labelledby": "ch-h" });
   const declare = h("section", { id: "declare", "aria-labelledby": "declare-h", hidden: true });
@@ -154,10 +159,13 @@ function start(live, root = app) {
   const notice = yourMove();
   // the connection lost, said where the eye is (under the sticky banner), not only in the header
   const offline = h("p", { class: "offline-note", hidden: true }); // the header's badge is the one read aloud
-  const sticky = h("div", { class: "sticky-top" }, notice.banner, notice.also, offline);
+  const sticky = h("div", { class: "sticky-top" }, notice.banner, offline);
   const quiet = quietSwitch(); // outside the header, which is drawn anew: a focused switch stays focused
   fill(challenges, h("h2", { id: "ch-h" }, "Challenges in front of me"), openList, none, recentHeading, recentList);
-  fill(root, header, quiet, sticky, problems, h("main", {}, round, me, challenges, declare, steps), confirmations(live));
+  // the fight above the sheet: the round (the turn card), the challenges, the challenge form, then
+  // the sheet (folded during a fight) and the timeline
+  const main = h("main", {}, round, challenges, declare, me, steps);
+  fill(root, header, quiet, sticky, problems, main, confirmations(live));
   keepClear(sticky);
   ruledNotice(live, root.querySelector("main")); // a ruling that touches me; my results elsewhere tonight
   const region = regions(); // redraws what changed, never under someone's fingers
@@ -173,11 +181,26 @@ function start(live, root = app) {
   });
   let known = null; // the open challenges already shown: a new one of mine is brought into view
   let lastSituation = null;
+  let wasFighting = null; // the fold follows the fight when it starts and ends, not under the player's taps
+  let preset = null; // what the sheet's entry tapped puts in the challenge form ({category, bid} / {skill} / {power})
+  let presetAt = 0;
+  const startWith = (chosen) => {
+    preset = chosen;
+    presetAt += 1;
+    if (declare.contains(document.activeElement)) document.activeElement.blur(); // the form is drawn anew, filled in
+    // after the tap's own press is over: the regions do not redraw under a finger (dom.js)
+    setTimeout(() => {
+      draw();
+      declare.scrollIntoView({ block: "start" });
+      declare.querySelector("form input[name=victory]")?.focus({ preventScroll: true });
+    }, 0);
+  };
 
   const draw = () => {
     const view = live.view;
     const who = live.viewer;
     const mine = view?.characters?.[who];
+    if (view) pageTitle(mine ? mine.name : who === "*" ? "Spectator" : "Player", view.title || view.scene);
     fill(
       header,
       h("h1", {}, mine ? mine.name : who === "*" ? "Spectator" : "Justicar"),
@@ -190,12 +213,24 @@ function start(live, root = app) {
     offline.textContent = live.status === "refused" || reason.startsWith("You are offline") ? live.reason || "Refused" : `Offline: ${reason}`;
     if (!view) return;
     me.hidden = who === "*";
+    const inFight = fighting(view);
+    if (inFight !== wasFighting) fold.open = !inFight;
+    wasFighting = inFight;
+    const mayStart = who !== "*" && view.status === "open" && view.round?.phase !== "declaring";
     if (who !== "*") {
-      region(me, JSON.stringify(mine), () => fill(me, h("h2", { id: "me-h" }, "My character"), sheetCard(view, who), sheetActions(live, view, who)));
+      const pick = mayStart ? startWith : null;
+      if (mine) me.setAttribute("aria-label", `${mine.name}'s sheet`);
+      region(sheetBody, JSON.stringify([mine, mayStart]), () => fill(sheetBody, sheetCard(view, who, { start: pick, named: false }), sheetActions(live, view, who)));
     }
     round.hidden = !view.round;
     const actions = Object.values(view.characters).map((c) => [c.id, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.expended, c.round_moves]);
-    keepFocus(round, () => region(round, JSON.stringify([view.round, actions, names(view), mine?.sheet, mine?.free_used, mine?.maneuvers]), () => fill(round, roundPanel(live, view, who))));
+    const leads = who !== "*" && turnLeads(view, who); // the challenge form opens in the turn card
+    keepFocus(round, () => {
+      region(round, JSON.stringify([view.round, actions, names(view), mine?.sheet, mine?.free_used, mine?.maneuvers, leads]), () => fill(round, roundPanel(live, view, who)));
+      const slot = round.querySelector(".turn-slot");
+      if (leads && slot && declare.parentElement !== slot) slot.append(declare);
+      else if (!leads && declare.parentElement !== main) main.insertBefore(declare, me);
+    });
     // an attack on someone else is in front of me too while I may shield its defender
     const shields = (ch) => who !== "*" && mayShield(view, ch, who);
     const all = Object.values(view.challenges).filter((ch) => who === "*" || involves(ch, who) || Object.keys(ch.moves || {}).length || shields(ch));
@@ -224,8 +259,8 @@ function start(live, root = app) {
       );
     } else if (who !== "*" && view.status === "open") {
       declare.hidden = false;
-      region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost, mine?.sheet, mine?.free_used, mine?.maneuvers, maneuverAids(mine), mine?.action, !!view.round, situation]), () =>
-        fill(declare, h("h2", { id: "declare-h" }, "Declare a challenge"), declareForm(live, view, who)),
+      region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost, mine?.sheet, mine?.free_used, mine?.maneuvers, maneuverAids(mine), mine?.action, !!view.round, situation, leads, presetAt]), () =>
+        fill(declare, h(leads ? "h3" : "h2", { id: "declare-h" }, leads ? "Attack or challenge" : "Declare a challenge"), declareForm(live, view, who, { preset })),
       );
     } else {
       fill(declare);
@@ -337,16 +372,38 @@ function roundPanel(live, view, who) {
     if (mine && mayBurst(view, who)) parts.push(burstForm(view, who, send));
     if (mine) parts.push(offers(view, who, send));
     if (mine && actsNow(view, who)) {
+      if (turnLeads(view, who)) parts.push(h("div", { class: "turn-slot" })); // attack first: the challenge form
       parts.push(turnControls(view, who, send));
       if (mine.actions.standard > 0) parts.push(assistForm(view, who, send));
     }
   } else {
     parts.push(h("p", {}, `Order: ${order.join(" → ")}`));
     parts.push(turnLine(view, r, who));
+    if (turnLeads(view, who)) parts.push(h("div", { class: "turn-slot" })); // the challenge form, first
     parts.push(roundMoves(view, who, send));
-    if (r.turn.includes(who) && mine && !mine.turn_done) parts.push(h("button", { type: "button", onclick: () => send({ type: "end_turn" }) }, "End my turn"));
+    if (r.turn.includes(who) && mine && !mine.turn_done) parts.push(endTurnButton(mine, send));
   }
   return h("div", {}, parts, out);
+}
+
+/** Whether the turn card leads to the challenge form now: my turn (or acting out of turn after a
+ * failed escape) with an action left that a challenge may take. */
+function turnLeads(view, who) {
+  const r = view.round;
+  const mine = view.characters?.[who];
+  if (!r || r.phase !== "acting" || !mine || view.status !== "open") return false;
+  if (budgeted(view)) return actsNow(view, who) && (mine.actions?.standard || 0) > 0 && !["declared", "held"].includes(mine.conditions?.fair_escape);
+  return r.turn.includes(who) && !mine.turn_done && mine.actions_left !== 0;
+}
+
+/** "End my turn", asked first while an action is left ("1 action left: end your turn?"); not
+ * when the action declared for the round was to do nothing (defend): ending is the move then. */
+function endTurnButton(mine, send) {
+  const end = () => send({ type: "end_turn" });
+  const left = mine.action?.kind === "none" ? 0 : (mine.actions_left ?? 0);
+  if (left <= 0) return h("button", { type: "button", class: "quiet", onclick: end }, "End my turn");
+  const words = `You have ${left} action${left === 1 ? "" : "s"} left. End your turn? It cannot be taken back.`;
+  return confirmButton("End my turn", "Confirm: end my turn", end, words);
 }
 
 function turnLine(view, r, who) {

@@ -11,17 +11,21 @@ const DAMAGE = [
   ["bashing", "B"],
 ];
 
-/** A character's sheet as the viewer may see it (their own, or for the ST an NPC's). */
-export function sheetCard(view, who) {
+/** A character's sheet as the viewer may see it (their own, or for the ST an NPC's). With
+ * `start`, each Trait, skill and power is a button that starts a challenge with it: `start` gets
+ * `{category, bid}`, `{skill}` or `{power}` (the challenge form, filled in). `named: false` leaves
+ * the naming to the page around it (the player's page names its fold, which stays in reach). */
+export function sheetCard(view, who, { start = null, named = true } = {}) {
   const c = view.characters[who];
   if (!c) return h("p", {}, "Your character is not in the scene yet.");
   const sheet = c.sheet || {};
   const pools = view.rules?.family === "pools";
   return h(
     "section",
-    { class: "sheet paper", "aria-label": `${c.name}'s sheet` },
+    { class: "sheet paper", "aria-label": named ? `${c.name}'s sheet` : null },
     h("p", { class: "sheet-name" }, h("strong", {}, c.name), kindLine(sheet)),
-    pools ? poolTraits(c, sheet) : traitBlock(c, sheet),
+    start && h("p", { class: "hint" }, `Tap a ${pools ? "skill" : "Trait"} or power to start a challenge with it.`),
+    pools ? poolTraits(c, sheet, start) : traitBlock(c, sheet, start),
     h("div", { class: "sheet-vitals" }, willpower(c, sheet), blood(c, sheet), health(c, sheet), armour(c)),
     conditions(view, c),
     c.actions_left !== undefined && c.actions_left !== null && h("p", {}, `Actions left this round: ${c.actions_left}`),
@@ -35,7 +39,7 @@ function kindLine(sheet) {
 }
 
 /** Traits, Negative Traits, abilities, powers, merits, gestures (trait rulesets). */
-function traitBlock(c, sheet) {
+function traitBlock(c, sheet, start) {
   const lost = [...(c.traits_lost || [])];
   const negative = CATEGORIES.map((cat) => [cat, sheet.negative_traits?.[cat] || []]).filter(([, names]) => names.length);
   return [
@@ -45,7 +49,7 @@ function traitBlock(c, sheet) {
       { class: "traits sheet-traits" },
       CATEGORIES.map((cat) => [
         h("dt", {}, `${title(cat)} `, h("strong", { class: "count" }, String(c.traits?.[cat] ?? 0))),
-        h("dd", {}, traitItems(sheet.traits?.[cat] || {}, lost)),
+        h("dd", {}, traitItems(sheet.traits?.[cat] || {}, lost, start && ((trait) => start({ category: cat, bid: trait })))),
       ]),
     ),
     lostLine(c),
@@ -56,7 +60,7 @@ function traitBlock(c, sheet) {
     h("h3", {}, "Abilities"),
     abilities(c, sheet),
     h("h3", {}, "Powers"),
-    named(sheet.powers),
+    named(sheet.powers, start && ((power) => start({ power }))),
     h("h3", {}, "Merits"),
     named(sheet.merits),
     (sheet.gestures || []).length > 0 && [h("h3", {}, "Gestures"), h("p", {}, sheet.gestures.map(title).join(", "))],
@@ -69,8 +73,14 @@ function lostLine(c) {
   return lost.length ? h("p", { class: "lost" }, "Lost tonight: ", lost.join(", ")) : null;
 }
 
-/** Each Trait of a category, kept ones first; those lost tonight struck through, saying so. */
-function traitItems(traits, lost) {
+/** A sheet's entry that starts a challenge with it: "Brawny ×2", read "Challenge with Brawny ×2". */
+function starter(words, act) {
+  return h("button", { type: "button", class: "sheet-start", onclick: act }, h("span", { class: "sr-only" }, "Challenge with "), words);
+}
+
+/** Each Trait of a category, kept ones first; those lost tonight struck through, saying so. With
+ * `pick`, a Trait left is a button that starts a challenge bidding it. */
+function traitItems(traits, lost, pick = null) {
   const items = [];
   for (const [trait, count] of Object.entries(traits)) {
     let gone = 0;
@@ -79,7 +89,8 @@ function traitItems(traits, lost) {
       gone += 1;
     }
     const left = count - gone;
-    if (left) items.push(h("li", {}, left > 1 ? `${trait} ×${left}` : trait));
+    const words = left > 1 ? `${trait} ×${left}` : trait;
+    if (left) items.push(h("li", {}, pick ? starter(words, () => pick(trait)) : words));
     if (gone) items.push(h("li", { class: "lost-trait" }, h("s", {}, gone > 1 ? `${trait} ×${gone}` : trait), " lost tonight"));
   }
   return items.length ? h("ul", { class: "trait-items" }, items) : h("span", { class: "none" }, "none");
@@ -101,26 +112,31 @@ function abilities(c, sheet) {
   );
 }
 
-/** Powers or merits: a list of names, or names with levels ("Potence 2"). */
-function named(list) {
+/** Powers or merits: a list of names, or names with levels ("Potence 2"); with `pick`, each a
+ * button that starts a challenge with it. */
+function named(list, pick = null) {
   const entries = Array.isArray(list) ? list.map((n) => [n, null]) : Object.entries(list || {});
   if (!entries.length) return h("p", { class: "none" }, "None");
-  return h("ul", { class: "trait-items" }, entries.map(([name, level]) => h("li", {}, level ? `${name} ${level}` : name)));
+  const words = (name, level) => (level ? `${name} ${level}` : name);
+  return h("ul", { class: "trait-items" }, entries.map(([name, level]) => h("li", {}, pick ? starter(words(name, level), () => pick(name)) : words(name, level))));
 }
 
 /** Attributes, skills and weapons (pool rulesets). */
-function poolTraits(c, sheet) {
+function poolTraits(c, sheet, start) {
   const skills = Object.entries(c.skills || {});
+  const skillList = start
+    ? h("p", {}, h("span", { class: "trait-items" }, skills.map(([s, n]) => starter(`${title(s)} ${n}`, () => start({ skill: s })))), " (a skill not listed: unskilled)")
+    : h("p", {}, `${skills.map(([s, n]) => `${title(s)} ${n}`).join(", ") || "none"} (a skill not listed: unskilled)`);
   return [
     h("h3", {}, "Attributes"),
     h("dl", { class: "traits" }, Object.entries(c.attributes || {}).map(([name, n]) => [h("dt", {}, title(name)), h("dd", {}, h("strong", {}, String(n)))])),
     h("h3", {}, "Skills"),
-    h("p", {}, `${skills.map(([s, n]) => `${title(s)} ${n}`).join(", ") || "none"} (a skill not listed: unskilled)`),
+    skillList,
     (sheet.weapons || []).length > 0 && [
       h("h3", {}, "Weapons"),
       h("p", {}, sheet.weapons.map((w) => `${w.name} (${w.kind}${w.bonus ? `, ${w.bonus > 0 ? "+" : ""}${w.bonus}` : ""})`).join(", ")),
     ],
-    named(sheet.powers).textContent !== "None" && [h("h3", {}, "Powers"), named(sheet.powers)],
+    named(sheet.powers).textContent !== "None" && [h("h3", {}, "Powers"), named(sheet.powers, start && ((power) => start({ power })))],
     named(sheet.merits).textContent !== "None" && [h("h3", {}, "Merits"), named(sheet.merits)],
   ];
 }

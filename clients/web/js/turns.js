@@ -4,6 +4,7 @@
 // action, and the marks a character carries. The phone uses them for the player's character, the
 // console for NPCs. What the rules allow is the server's to say: a refusal shows its reason.
 import { animalForm, maneuverCost } from "./declare.js";
+import { confirmButton } from "./moves.js";
 import { field, h, select, uid } from "./dom.js";
 import { nameOf, refusal, title } from "./words.js";
 
@@ -158,8 +159,17 @@ export function turnControls(view, who, send, { forCharacter = false } = {}) {
     if (!k.prone) parts.push(moveForm(c, a, act));
     parts.push(drawForm(c, a, act));
   }
-  if (onTurn && !forCharacter) buttons.push(h("button", { type: "button", class: "quiet", onclick: () => send({ type: "end_turn" }) }, "End my turn")); // the console has its own
-  return h("div", { class: "turn-actions" }, hints, buttons.length > 0 && h("div", { class: "choices" }, buttons), parts);
+  const end = onTurn && !forCharacter && endMyTurn(escaping ? {} : a, send); // the console has its own; escaping, ending is the move
+  return h("div", { class: "turn-actions" }, hints, buttons.length > 0 && h("div", { class: "choices" }, buttons), parts, end);
+}
+
+/** "End my turn": asked first while a standard or simple action is left that could still be
+ * taken, saying what is left (a turn ended cannot be taken back). */
+function endMyTurn(a, send) {
+  const end = () => send({ type: "end_turn" });
+  const left = actionsLeft({ actions: a });
+  if (!(a.standard || a.simple)) return h("div", { class: "choices" }, h("button", { type: "button", class: "quiet", onclick: end }, "End my turn"));
+  return confirmButton("End my turn", "Confirm: end my turn", end, `You still have ${left} action left. End your turn? It cannot be taken back.`);
 }
 
 /** Move up to three steps; a werewolf in lupus or hispo form may Dart Behind (a move through the
