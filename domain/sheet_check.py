@@ -44,7 +44,8 @@ SKILL = 5
 """The highest bns skill the documents use ("Intimidation 5 (skill)")."""
 
 _NUMBER_WORD = re.compile(
-    r"(?:\s+|^)(?:x\s*)?(one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s*$", re.IGNORECASE
+    r"(?:\s+(?:x\s*)?(one|two|three|four|five|six|seven|eight|nine|ten)|(?:\s+|(?<=[^\W\d_]))(?:x\s*)?(\d+))\s*$",
+    re.IGNORECASE,
 )
 _WORDS = {
     w: i for i, w in enumerate(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"])
@@ -202,7 +203,7 @@ def _named(
         where = path if single else f"{path}.{name}"
         if (m := _NUMBER_WORD.search(name)) and m.start() > 0:
             stem = name[: m.start()].strip()
-            count = _WORDS.get(m[1].lower(), m[1])
+            count = _WORDS[m[1].lower()] if m[1] else m[2]
             said = f"“{name}”: write how many as a number after the name, like “{stem} {count}”."
             found.append(Problem(where, said, True))
             continue
