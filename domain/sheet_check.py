@@ -44,7 +44,7 @@ SKILL = 5
 """The highest bns skill the documents use ("Intimidation 5 (skill)")."""
 
 _NUMBER_WORD = re.compile(
-    r"(?:\s+(?:x\s*)?(one|two|three|four|five|six|seven|eight|nine|ten)|(?:\s+|(?<=[^\W\d_]))(?:x\s*)?(\d+))\s*$",
+    r"\s+(?:x\s*)?(?:(one|two|three|four|five|six|seven|eight|nine|ten)|(\d+))\s*$",
     re.IGNORECASE,
 )
 _WORDS = {
