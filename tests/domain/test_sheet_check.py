@@ -11,7 +11,10 @@ import msgspec
 import pytest
 
 from domain.evolve import fold
+from domain.log import to_wire
 from domain.sheets import Sheet
+from projections.audit import audit
+from projections.audit_render import markdown
 from projections.narrate import narrate
 from projections.redact import SPECTATOR, hidden_fields
 from server.snapshots import decode, encode
@@ -152,3 +155,21 @@ class TestReturn:
         assert narrate(before, events[0], "st") == "Sam returns to the scene: the same character, gone since they left."
         assert fold(t.log) == t.state and decode(encode(t.state)) == t.state
         t.refused("st", "add_character", character=sheet("sam", {"Brawny": 1}), code="character_exists")
+
+
+def test_the_audit_tells_each_amendment_with_its_reason_and_one_participant_per_return() -> None:
+    """The audit (``projections.audit``) lists Sam once though he left and came back, and its
+    Markdown says the amendment's changes and reason, the leaving and the return, in words."""
+    t = Table("lotn")
+    t.do("st", "add_character", character=sheet("sam", {"Brawny": 2}, abilities={"Brawl": 1}))
+    t.do("st", "add_character", character=sheet("juan", {"Tough": 2}))
+    amended = sheet("sam", {"Brawny": 2}, abilities={"Brawl": 2})
+    t.do("st", "amend_character", character="sam", sheet=amended, reason="Brawl 2 on the paper sheet")
+    t.do("st", "remove_character", character="sam")
+    t.do("st", "add_character", character=amended)
+    report = audit([to_wire(r) for r in t.log])
+    assert [p.name for p in report.participants] == ["Sam", "Juan"]
+    said = markdown(report)
+    assert "The Storyteller amends Sam's sheet (Brawl 1 → 2): Brawl 2 on the paper sheet" in said
+    assert "Sam leaves the scene." in said
+    assert "Sam returns to the scene: the same character, gone since they left." in said
