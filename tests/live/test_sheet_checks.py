@@ -67,6 +67,7 @@ async def test_a_bns_sheet_names_every_problem_beside_its_field(
     await form.get_by_role("button", name="Add the character").click()
     await expect(alert_of(form, st, "Skills")).to_have_count(0)
     await expect(alert_of(form, st, "Strength")).to_contain_text("Strength 7")
+    await st.locator("details.sheet-form .outcome").screenshot(path=SHOTS / "i27-sheets-bns-keep.png")
     await st.get_by_role("button", name="Keep it as written").click()
     await expect(st.locator("details.sheet-form").get_by_role("status")).to_contain_text("Vincent joins the scene")
     added = [r for r in backend.store.read(opened["scene"]) if r.type == "character_added"]

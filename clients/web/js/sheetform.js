@@ -305,7 +305,7 @@ function answer(editor, general, error, again) {
   const unplaced = editor.show(error);
   const keep = error.code === "unusual_sheet" && h("button", { type: "button", class: "keep", onclick: again }, "Keep it as written");
   if (unplaced.length || !namedFields(error).length) return general.replaceChildren(refusal(error), keep || "");
-  const said = error.code === "unusual_sheet" ? "the rules do not name some of these: see the fields marked above; correct them, or keep the sheet as written." : "see the fields marked above.";
+  const said = error.code === "unusual_sheet" ? "some of these are not what the rules use: see the fields marked above; correct them, or keep the sheet as written." : "see the fields marked above.";
   general.replaceChildren(h("p", { class: "refusal", role: "alert" }, h("strong", {}, error.code === "unusual_sheet" ? "Check: " : "Refused: "), said), keep || "");
 }
 
