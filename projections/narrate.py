@@ -207,11 +207,15 @@ def _addressed(text: str, me: str, longer: list[str], at_start: bool) -> str:
     return text
 
 
-def amendments(before: Sheet, after: Sheet, changed: list[str]) -> str:
-    """What an amendment changed, in words: "Strength 12 → 4; Brawl added (2); Brwal gone"."""
+def amendments(before: Sheet, after: Sheet, changed: list[str], *, notes: bool = True) -> str:
+    """What an amendment changed, in words: "Strength 12 → 4; Brawl added (2); Brwal gone"; the
+    Storyteller's notes said only to the Storyteller (``notes``), else only that they changed."""
     old, new = msgspec.to_builtins(before), msgspec.to_builtins(after)
     said = []
     for path in changed:
+        if path == "notes" and not notes:
+            said.append("the Storyteller's notes")
+            continue
         a, b = _at(old, path), _at(new, path)
         label = path.rsplit(".", 1)[-1].replace("_", " ")
         label = label if label[:1].isupper() else label.capitalize()
@@ -235,7 +239,7 @@ def _shown(value: Any) -> str:
         return ", ".join(v.get("name", str(v)) if isinstance(v, dict) else str(v) for v in value) or "none"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    return str(value)
+    return str(value) if value != "" else "none"
 
 
 def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None, blind: Blind = SEES_ALL) -> str:
@@ -259,7 +263,8 @@ def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None, blind:
             reason = f": {FREE}{event.reason}{FREE}" if shown("reason") else "."
             if not shown("changed") or was is None:
                 return f"The Storyteller amends {whose} sheet{reason}"
-            return f"The Storyteller amends {whose} sheet ({amendments(was.sheet, sheet, event.changed)}){reason}"
+            said = amendments(was.sheet, sheet, event.changed, notes=viewer == NARRATOR)
+            return f"The Storyteller amends {whose} sheet ({said}){reason}"
         case CharacterAdded(character=sheet):
             who = f"{sheet.name} (NPC)" if sheet.npc else sheet.name
             if sheet.traits is None or not shown("character"):

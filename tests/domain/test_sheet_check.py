@@ -117,6 +117,13 @@ class TestAmend:
         assert set(hidden_fields(record, "juan")) == {"character", "changed", "reason"}
         assert set(hidden_fields(record, SPECTATOR)) == {"character", "changed", "reason"}
         assert hidden_fields(record, "sam") == {}
+        secret = sheet("sam", {"Brawny": 2, "Quick": 2}, abilities={"Brawl": 3}, willpower=4, notes="owes the Prince")
+        before = t.state
+        noted = t.do("st", "amend_character", character="sam", sheet=secret, reason="a note")
+        assert narrate(before, noted[0], "sam") == (
+            "The Storyteller amends your sheet (the Storyteller's notes): a note"
+        )
+        assert "(Notes none → owes the Prince)" in narrate(before, noted[0], "st")
 
     def test_amend_replays_identically_through_fold_and_snapshots(self) -> None:
         t = self.table()
