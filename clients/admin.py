@@ -13,6 +13,7 @@ from typing import TextIO
 
 import msgspec
 
+from domain import sheet_check
 from domain.commands import AnyCommand, CloseGame, MoveCharacter, OpenGame, OpenScene, Options, RegisterCharacter
 from domain.errors import Rejected
 from domain.rules import RULESETS, ruleset_for
@@ -169,6 +170,7 @@ def _sheets(paths: list[str]) -> tuple[list[Sheet], list[str]]:
 def game_new(args: argparse.Namespace, out: TextIO) -> int:
     """Open a game night, register its characters from sheet files, print one link per player."""
     sheets, wrong = _sheets(args.sheets)
+    unusual = False
     seen: dict[str, str] = {}
     for path, sheet in zip(args.sheets, sheets, strict=False):
         if sheet.id in seen:
@@ -176,21 +178,31 @@ def game_new(args: argparse.Namespace, out: TextIO) -> int:
         seen.setdefault(sheet.id, path)
         if sheet.id == NARRATOR:
             wrong.append(f"{path}: id: {NARRATOR!r} is the Storyteller's; pick another id")
-        try:
-            ruleset_for(args.ruleset).check_sheet(sheet)
-        except Rejected as refused:
-            wrong.append(f"{path}: {refused.message}")
+        found = sheet_check.problems(args.ruleset, sheet)  # every problem at once, each with its field
+        kept = [p for p in found if not p.closed and args.as_written]
+        wrong += [f"{path}: {p.path}: {p.text}" for p in found if p not in kept]
+        unusual = unusual or (any(not p.closed for p in found) and not args.as_written)
+        if all(p in kept for p in found):
+            try:
+                ruleset_for(args.ruleset).check_sheet(sheet)
+            except Rejected as refused:
+                wrong.append(f"{path}: {refused.message}")
     if wrong:
         print("justicar game new: nothing opened; fix these sheets first:", file=sys.stderr)
         for line in wrong:
             print(f"  {line}", file=sys.stderr)
+        if unusual:
+            print("  (what the rules leave open may be kept as written: --as-written)", file=sys.stderr)
         return 1
     backend = open_backend(args.db)
     night = args.game or f"g-{secrets.token_hex(4)}"
     service = SceneService(backend.store)
     steps: list[AnyCommand] = [OpenGame(id="~open", scene=night, actor="st", ruleset=args.ruleset, title=args.title)]
     steps += [
-        RegisterCharacter(id=f"~register-{sheet.id}", scene=night, actor="st", character=sheet) for sheet in sheets
+        RegisterCharacter(
+            id=f"~register-{sheet.id}", scene=night, actor="st", character=sheet, as_written=args.as_written
+        )
+        for sheet in sheets
     ]
     for step in steps:
         handled = service.handle(step)
@@ -403,6 +415,12 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--game", metavar="ID", help="the night's id (default: a random one)")
     p.add_argument("--expires", metavar="DURATION", type=duration, help="how long the players' links last: 90m, 4h, 2d")
     p.add_argument("sheets", metavar="SHEET.json", nargs="*", help="a character's sheet (JSON), one file each")
+    p.add_argument(
+        "--as-written",
+        action="store_true",
+        help="keep what the rules leave open but looks like a slip (a near miss of a name the rules use, a rating "
+        "beyond their scale), once you have looked",
+    )
     p.add_argument(
         "--url",
         metavar="URL",

@@ -191,7 +191,13 @@ class OpenScene(Command, frozen=True, kw_only=True, tag="open_scene"):
 
 
 class AddCharacter(Command, frozen=True, kw_only=True, tag="add_character"):
+    """Add a character with its sheet; the id of one who left the scene brings them back (one
+    character, its leaving and return in its history)."""
+
     character: Sheet
+    as_written: bool = False
+    """Keep what the rules leave open but looks like a slip (``domain.sheet_check``: a near miss of
+    a name the rules use, a rating beyond their scale): the Storyteller has looked and confirms."""
 
     def __post_init__(self) -> None:
         plain_sheet(self.character)  # names: no control characters (a follow-up's Arrive keeps old ones)
@@ -199,6 +205,21 @@ class AddCharacter(Command, frozen=True, kw_only=True, tag="add_character"):
 
 class RemoveCharacter(Command, frozen=True, kw_only=True, tag="remove_character"):
     character: Ident
+
+
+class AmendCharacter(Command, frozen=True, kw_only=True, tag="amend_character"):
+    """Correct a character's sheet after it was added: the whole sheet as it should be (same id),
+    and why. What the scene did to the character (Traits lost, damage, Willpower and levels spent)
+    stays; the changes are the sheet's."""
+
+    character: Ident
+    sheet: Sheet
+    reason: Reason
+    as_written: bool = False
+    """As ``add_character``'s."""
+
+    def __post_init__(self) -> None:
+        plain_sheet(self.sheet)
 
 
 ConditionName = Literal[
@@ -265,6 +286,8 @@ class CloseGame(Command, frozen=True, kw_only=True, tag="close_game"):
 
 class RegisterCharacter(Command, frozen=True, kw_only=True, tag="register_character"):
     character: Sheet
+    as_written: bool = False
+    """As ``add_character``'s."""
 
     def __post_init__(self) -> None:
         plain_sheet(self.character)
@@ -645,6 +668,7 @@ AnyCommand = (
     OpenScene
     | AddCharacter
     | RemoveCharacter
+    | AmendCharacter
     | Adjust
     | CloseScene
     | Declare

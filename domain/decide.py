@@ -9,6 +9,7 @@ from domain import challenge, combat, mobs, night, rulings, scene
 from domain.commands import (
     AddCharacter,
     Adjust,
+    AmendCharacter,
     AnswerAssist,
     AnyCommand,
     Arrive,
@@ -61,6 +62,7 @@ _HANDLERS: dict[type[Any], Callable[[Draft, Any], None]] = {
     OpenScene: scene.open_scene,
     AddCharacter: scene.add_character,
     RemoveCharacter: scene.remove_character,
+    AmendCharacter: scene.amend_character,
     Adjust: scene.adjust,
     CloseScene: scene.close_scene,
     Declare: challenge.declare,

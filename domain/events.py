@@ -57,6 +57,21 @@ class CharacterAdded(Event, frozen=True, kw_only=True, tag="character_added"):
     character: Sheet
 
 
+class CharacterAmended(Event, frozen=True, kw_only=True, tag="character_amended"):
+    """The Storyteller corrected a character's sheet: ``character`` is the sheet as it is now,
+    ``changed`` the paths of what differs from the sheet before (``skills.brawl``, ``willpower``),
+    ``reason`` why. What the scene did to the character stays."""
+
+    FACTS: ClassVar[Facts] = Facts(
+        people=("character",),
+        secret=(*A_SHEET, Secret(fields=("changed", "reason"), known_to="character")),
+    )
+
+    character: Sheet
+    changed: list[str]
+    reason: str
+
+
 class CharacterRemoved(Event, frozen=True, kw_only=True, tag="character_removed"):
     FACTS: ClassVar[Facts] = Facts(people=("character",))
 
@@ -943,6 +958,7 @@ SceneEvent = (
     SceneOpened
     | CharacterAdded
     | CharacterRemoved
+    | CharacterAmended
     | CharacterAdjusted
     | SceneClosed
     | SceneForked

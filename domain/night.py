@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from domain import sheet_check
 from domain.carried import Carried, changed
 from domain.commands import (
     AnyCommand,
@@ -104,6 +105,7 @@ def register_character(d: Draft, cmd: RegisterCharacter) -> None:
                 f"{there.name} is in {scene.title or scene.id} already, added there by hand: remove them from it"
                 " first, then register them and send them in.",
             )
+    sheet_check.check(d.state.ruleset, sheet, cmd.as_written)
     ruleset_for(d.state.ruleset).check_sheet(sheet)
     d.add(CharacterRegistered(character=sheet))
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime
 
-from domain.commands import AddCharacter, Adjust, Changes, CloseScene, OpenScene, RemoveCharacter
+import msgspec
+
+from domain import sheet_check
+from domain.commands import AddCharacter, Adjust, AmendCharacter, Changes, CloseScene, OpenScene, RemoveCharacter
 from domain.context import Draft
 from domain.errors import Rejected
 from domain.events import (
     CharacterAdded,
     CharacterAdjusted,
+    CharacterAmended,
     CharacterRemoved,
     ConditionCleared,
     ConditionSet,
@@ -20,6 +24,7 @@ from domain.events import (
 )
 from domain.night import left
 from domain.rules import ruleset_for
+from domain.sheets import Sheet
 from domain.state import NARRATOR, Character, Scene
 
 
@@ -60,7 +65,7 @@ def add_character(d: Draft, cmd: AddCharacter) -> None:
     sheet = cmd.character
     if sheet.id == NARRATOR:
         raise Rejected("bad_sheet", f"`character.id`: {NARRATOR!r} is the Storyteller's; pick another id.")
-    if sheet.id in d.state.characters:
+    if (was := d.state.characters.get(sheet.id)) is not None and (was.present or was.entered):
         raise Rejected("character_exists", f"There is already a character {sheet.id!r} in this scene.")
     night = d.ctx.night
     if d.state.game and night is not None and (known := night.characters.get(sheet.id)) is not None:
@@ -69,8 +74,46 @@ def add_character(d: Draft, cmd: AddCharacter) -> None:
             f"{known.name} is a character of {night.title or d.state.game}: send them in from the night (move them),"
             " so that they bring what they carry tonight.",
         )
+    sheet_check.check(d.state.ruleset, sheet, cmd.as_written)
     ruleset_for(d.state.ruleset).check_sheet(sheet)
     d.add(CharacterAdded(character=sheet))
+
+
+def amend_character(d: Draft, cmd: AmendCharacter) -> None:
+    _storyteller(d, "amend a sheet")
+    character = _character(d, cmd.character)
+    if cmd.sheet.id != cmd.character:
+        raise Rejected(
+            "bad_sheet", f"`sheet.id`: an amended sheet keeps its id ({cmd.character}).", fields={"id": "keeps its id"}
+        )
+    if character.entered:
+        raise Rejected(
+            "night_character",
+            f"{character.name} came in from the game night with the sheet registered there; correct what they"
+            " carry with Adjust.",
+        )
+    sheet_check.check(d.state.ruleset, cmd.sheet, cmd.as_written)
+    ruleset_for(d.state.ruleset).check_sheet(cmd.sheet)
+    changed = differences(character.sheet, cmd.sheet)
+    if not changed:
+        raise Rejected("unchanged", f"The sheet is {character.name}'s as it stands: nothing to amend.")
+    d.add(CharacterAmended(character=cmd.sheet, changed=changed, reason=cmd.reason))
+
+
+def differences(before: Sheet, after: Sheet) -> list[str]:
+    """The paths where two sheets differ (``willpower``, ``skills.brawl``, ``traits.physical.Quick``):
+    a mapping entry by entry, anything else whole."""
+    old, new = msgspec.to_builtins(before), msgspec.to_builtins(after)
+    return [path for key in dict.fromkeys([*old, *new]) for path in _paths(key, old.get(key), new.get(key))]
+
+
+def _paths(path: str, old: object, new: object) -> list[str]:
+    if old == new:
+        return []
+    if isinstance(old, dict | None) and isinstance(new, dict | None) and (old or new):
+        a, b = old or {}, new or {}
+        return [p for key in dict.fromkeys([*a, *b]) for p in _paths(f"{path}.{key}", a.get(key), b.get(key))]
+    return [path]
 
 
 def _character(d: Draft, who: str) -> Character:

@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import Any
+
+import msgspec
 
 from domain.carried import Carried
 from domain.commands import Action, Source
@@ -27,6 +30,7 @@ from domain.events import (
     ChampionChosen,
     CharacterAdded,
     CharacterAdjusted,
+    CharacterAmended,
     CharacterEntered,
     CharacterLeft,
     CharacterMoved,
@@ -89,7 +93,7 @@ from domain.events import (
 from domain.pools import Pool
 from domain.rules import RULESETS
 from domain.rulings import challenge_words, step_words
-from domain.sheets import CATEGORIES
+from domain.sheets import CATEGORIES, Sheet
 from domain.state import NARRATOR, Scene
 from projections.changes import changes
 from projections.redact import SEES_ALL, SPECTATOR, Blind, may_know
@@ -203,6 +207,41 @@ def _addressed(text: str, me: str, longer: list[str], at_start: bool) -> str:
     return text
 
 
+def amendments(before: Sheet, after: Sheet, changed: list[str], *, notes: bool = True) -> str:
+    """What an amendment changed, in words: "Strength 12 → 4; Brawl added (2); Brwal gone"; the
+    Storyteller's notes said only to the Storyteller (``notes``), else only that they changed."""
+    old, new = msgspec.to_builtins(before), msgspec.to_builtins(after)
+    said = []
+    for path in changed:
+        if path == "notes" and not notes:
+            said.append("the Storyteller's notes")
+            continue
+        a, b = _at(old, path), _at(new, path)
+        label = path.rsplit(".", 1)[-1].replace("_", " ")
+        label = label if label[:1].isupper() else label.capitalize()
+        if a is None:
+            said.append(f"{label} added ({_shown(b)})")
+        elif b is None:
+            said.append(f"{label} gone (was {_shown(a)})")
+        else:
+            said.append(f"{label} {_shown(a)} → {_shown(b)}")
+    return "; ".join(said)
+
+
+def _at(value: Any, path: str) -> Any:
+    for step in path.split("."):
+        value = value.get(step) if isinstance(value, dict) else None
+    return value
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, list):
+        return ", ".join(v.get("name", str(v)) if isinstance(v, dict) else str(v) for v in value) or "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value) if value != "" else "none"
+
+
 def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None, blind: Blind = SEES_ALL) -> str:
     """What happened, by names; ``you`` is the viewer's own character's name, if any. What of it is
     secret from the viewer is what its type declares (``may_know``), never decided here."""
@@ -216,6 +255,16 @@ def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None, blind:
             title = f" “{event.title}”" if event.title else ""
             rules = RULESETS[event.ruleset].title if event.ruleset in RULESETS else event.ruleset
             return f"The Storyteller opens the scene{title} under the {rules} rules."
+        case CharacterAdded(character=sheet) if sheet.id in before.characters:
+            return f"{sheet.name} returns to the scene: the same character, gone since they left."
+        case CharacterAmended(character=sheet):
+            was = before.characters.get(sheet.id)
+            whose = f"{was.name if was else sheet.name}'s"
+            reason = f": {FREE}{event.reason}{FREE}" if shown("reason") else "."
+            if not shown("changed") or was is None:
+                return f"The Storyteller amends {whose} sheet{reason}"
+            said = amendments(was.sheet, sheet, event.changed, notes=viewer == NARRATOR)
+            return f"The Storyteller amends {whose} sheet ({said}){reason}"
         case CharacterAdded(character=sheet):
             who = f"{sheet.name} (NPC)" if sheet.npc else sheet.name
             if sheet.traits is None or not shown("character"):

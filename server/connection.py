@@ -208,6 +208,10 @@ async def _refusing_corrupt(work: Callable[[], Awaitable[None]]) -> None:
         raise Refusal(failed.code, failed.message) from None
 
 
+SHEET_FIELD = {"add_character": "character", "register_character": "character", "amend_character": "sheet"}
+"""The commands that carry a sheet, and the field that holds it."""
+
+
 class Refusal(Exception):
     """A frame the connection answers with an ``error`` message, or (a command) a ``result``."""
 
@@ -962,10 +966,11 @@ class Connection:
         try:
             command: AnyCommand = msgspec.convert({**body, "actor": actor, "scene": scene}, COMMANDS[body["type"]])
         except msgspec.ValidationError as err:
-            if body["type"] == "add_character":
-                problems = await self.work.run(sheet_problems, body.get("character"))
+            if body["type"] in SHEET_FIELD:  # a sheet's problems, each by its path, for a form to place
+                sheet = body.get(SHEET_FIELD[body["type"]])
+                problems = await self.work.run(sheet_problems, sheet)
                 if problems:
-                    problems = in_words(problems, body.get("character"))  # a player's words (server.sheet_words)
+                    problems = in_words(problems, sheet)  # a player's words (server.sheet_words)
                     listed = " ".join(problems.values())
                     raise Refusal("bad_sheet", f"The sheet is not valid: {listed}", fields=problems) from None
             raise Refusal("malformed", _plainly(err) or f"Bad {body['type']} command: {err}") from None

@@ -175,8 +175,10 @@ def _provisional(step: _Decided) -> list[Recorded]:
     ]
 
 
-def refused(command_id: str, code: str, message: str, rule: str | None = None) -> Handled:
-    return Handled(id=command_id, error=ErrorBody(code, message, rule))
+def refused(
+    command_id: str, code: str, message: str, rule: str | None = None, fields: dict[str, str] | None = None
+) -> Handled:
+    return Handled(id=command_id, error=ErrorBody(code, message, rule, fields or {}))
 
 
 STORAGE_UNAVAILABLE = (
@@ -561,7 +563,7 @@ class SceneService:
         try:
             events = decide(state, command, ctx)
         except Rejected as refusal:
-            return refused(command.id, refusal.code, refusal.message, refusal.rule)
+            return refused(command.id, refusal.code, refusal.message, refusal.rule, refusal.fields)
         return _Decided(command=command, state=state, events=events, digest=body, now=now)
 
     def _stream(self, scene: str) -> Scene:

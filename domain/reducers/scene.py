@@ -15,6 +15,7 @@ from domain.events import (
     ArmorRestored,
     CharacterAdded,
     CharacterAdjusted,
+    CharacterAmended,
     CharacterRemoved,
     ConditionSet,
     DamageHealed,
@@ -34,7 +35,18 @@ from domain.events import (
     TraitRestored,
 )
 from domain.log import Place
-from domain.state import Challenge, Character, Consequence, Corrected, DisputeRecord, Origin, Outcome, RulingRecord
+from domain.sheets import CATEGORIES, Sheet
+from domain.state import (
+    Challenge,
+    Character,
+    Conditions,
+    Consequence,
+    Corrected,
+    DisputeRecord,
+    Origin,
+    Outcome,
+    RulingRecord,
+)
 
 # -- the scene ---------------------------------------------------------------------------------
 
@@ -48,9 +60,40 @@ def _opened(s: Change, e: SceneOpened, r: Place) -> None:
 @on(CharacterAdded)
 def _added(s: Change, e: CharacterAdded, r: Place) -> None:
     sheet = e.character
+    was: Character | None = s.characters.get(sheet.id)
+    if was is not None:  # one who left comes back: the one character, with what the scene did to it
+        s.character(sheet.id, lambda c: replace(resheet(c, sheet), present=True, conditions=Conditions(), action=None))
+        return
     s.characters[sheet.id] = Character(
         sheet=sheet, seq=r.seq, abilities=dict(sheet.abilities), willpower=sheet.willpower
     )
+
+
+@on(CharacterAmended)
+def _amended(s: Change, e: CharacterAmended, r: Place) -> None:
+    s.character(e.character.id, lambda c: resheet(c, e.character))
+
+
+def resheet(c: Character, sheet: Sheet) -> Character:
+    """``c`` with a corrected ``sheet``: what the scene spent or took stays spent or taken
+    (Willpower and Ability levels move by the sheet's difference, never below 0; a lost Trait stays
+    lost while the sheet still has it)."""
+    old = c.sheet
+    abilities = {
+        name: max(0, c.abilities.get(name, old.abilities.get(name, 0)) + level - old.abilities.get(name, 0))
+        for name, level in sheet.abilities.items()
+    }
+    held: dict[tuple[str, str], int] = {}
+    if sheet.traits is not None:
+        held = {(t, cat): n for cat in CATEGORIES for t, n in sheet.traits.of(cat).items()}
+    lost: list[Lost] = []
+    for item in c.lost:
+        key = (item.trait, item.category)
+        if held.get(key, 0) > 0:
+            held[key] -= 1
+            lost.append(item)
+    willpower = max(0, c.willpower + sheet.willpower - old.willpower)
+    return replace(c, sheet=sheet, abilities=abilities, willpower=willpower, lost=tuple(lost))
 
 
 @on(CharacterRemoved)

@@ -40,7 +40,8 @@ def duel(options: dict[str, Any] | None = None, **sheets: dict[str, Any]) -> Tab
 def add(t: Table, who: str, physical: dict[str, int], overrides: dict[str, Any], **fields: Any) -> None:
     """A character; ``overrides`` replace its Physical Traits or any other field."""
     fields = {**fields, **overrides}
-    t.do("st", "add_character", character=sheet(who, fields.pop("physical", physical), **fields))
+    as_written = fields.pop("as_written", False)  # the Storyteller confirms what the rules leave open
+    t.do("st", "add_character", character=sheet(who, fields.pop("physical", physical), **fields), as_written=as_written)
 
 
 def attack(t: Table, cid: str = "c", who: str = "sam", target: str = "juan", **fields: Any) -> None:
@@ -443,7 +444,7 @@ class TestRounds:
     def test_initiative_is_named_traits_plus_celerity_to_five(self) -> None:
         """kony:initiative: "Attribute Total (Named traits Only) for their declared action + Their
         level of the Celerity Discipline (1-5)"; lost Traits off, blood bonuses not counted."""
-        t = fight(sam={"powers": {"Celerity": 7}, "blood": 3})
+        t = fight(sam={"powers": {"Celerity": 7}, "blood": 3, "as_written": True})  # beyond 1-5: confirmed
         t.do("st", "start_round")
         declared(t, sam="juan", juan="sam", rosa="juan")
         t.do("sam", "spend_blood", kind="strength")

@@ -9,7 +9,7 @@ import { challengeCard } from "./cards.js";
 import { declareForm } from "./declare.js";
 import { download, field, fill, h, keyed, regions as redraws, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
-import { sheetForm } from "./sheetform.js";
+import { amendForm, sheetForm } from "./sheetform.js";
 import { actionsLeft, actsNow, assistForm, budgeted, escapeLine, intendButton, markBadges, markWords, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
 import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, ruleNote, rulesetName, rulesetTable, sourceLabel, timeline, title } from "./words.js";
 import { quietSwitch } from "./notice.js";
@@ -450,7 +450,7 @@ function characterRow(live, view, c) {
     cell("Health", `${c.health ?? "–"} (${Object.entries(c.damage || {}).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(", ") || "unhurt"})`),
     cell("Willpower", String(c.willpower ?? "–")),
     cell("Conditions", conditionText(view, c)),
-    h("td", { class: "controls" }, view.status === "open" && adjustForm(live, c), view.status === "open" && removable(view, c) && removeButton(live, view, c)),
+    h("td", { class: "controls" }, view.status === "open" && adjustForm(live, c), view.status === "open" && amendForm(live, c), view.status === "open" && removable(view, c) && removeButton(live, view, c)),
   );
 }
 

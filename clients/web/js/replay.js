@@ -286,6 +286,7 @@ const MOVE_NOUNS = {
   action_declared: "declared action",
   turn_ended: "end of turn",
   character_adjusted: "adjustment",
+  character_amended: "amendment of the sheet",
   character_removed: "taking them out",
   character_left: "taking them out",
 };

@@ -1,0 +1,65 @@
+"""A test per catalog: every name a sheet may be checked against, and every name the engine reads
+off a sheet, appears in its ruleset's own document (docs/rules/*.txt), so "did you mean …?" never
+suggests a name the rules do not use."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from domain.rules.bns_catalog import ATTACKS, ATTRIBUTES, DEFENSES, FIGHTING_FINESSE, FORMS, RATINGS, SHAPESHIFTERS
+from domain.rules.bns_combat import MANEUVERS
+from domain.rules.catalog import GESTURES, SIGNS
+from domain.rules.named import DOCUMENTS, NAMED
+from domain.rules.powers import POWERS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def document(ruleset: str) -> str:
+    """The ruleset's document(s), words only, lower case ("Acidic touch" is "acidic touch")."""
+    text = " ".join((ROOT / "docs" / "rules" / name).read_text(encoding="utf-8") for name in DOCUMENTS[ruleset])
+    return re.sub(r"\s+", " ", text).lower()
+
+
+def missing(ruleset: str, names: set[str]) -> list[str]:
+    """The names that do not start a word of the document ("Quick" is in "Quickly")."""
+    text = document(ruleset)
+    return sorted(n for n in names if not re.search(rf"(?<![a-z]){re.escape(n.lower())}", text))
+
+
+@pytest.mark.parametrize("ruleset", sorted(NAMED))
+def test_every_name_a_sheet_is_checked_against_is_the_documents(ruleset: str) -> None:
+    """``domain.rules.named``: the Traits, Abilities, skills, powers, merits and forms of each ruleset."""
+    for kind, names in NAMED[ruleset].items():
+        assert missing(ruleset, set(names)) == [], (ruleset, kind)
+
+
+def test_the_bns_catalog_is_the_documents() -> None:
+    """The three ratings, the skills of each attack and defence, the merit, the forms and
+    creatures, and every combat maneuver's name. Of the nine attributes the documents name six
+    (Strength, Dexterity, Stamina, Composure, Wits, Resolve) and speak of "your appropriate Mental
+    Attribute" and "appropriate Social Attribute": the three they leave unnamed are the nine's
+    others, and only those (docs/protocol.md says so)."""
+    skills = {a.skill for a in ATTACKS.values() if a.skill} | {d.skill for d in DEFENSES.values() if d.skill}
+    forms = {form for held in FORMS.values() for form in held}
+    names = {*RATINGS, *skills, FIGHTING_FINESSE, *forms, *SHAPESHIFTERS}
+    assert missing("bns", names) == []
+    assert missing("bns", set(ATTRIBUTES)) == ["charisma", "intelligence", "manipulation"]
+    assert "appropriate mental attribute" in document("bns") and "appropriate social attribute" in document("bns")
+    assert missing("bns", {m.title for m in MANEUVERS.values()}) == []
+
+
+def test_the_camarilla_powers_are_the_guides() -> None:
+    """What the engine knows a power does (``domain.rules.powers``), for the powers the guide names."""
+    assert missing("camarilla", set(POWERS)) == []
+
+
+def test_the_gestures_are_the_documents_and_the_bomb_is_the_one_it_leaves_to_powers() -> None:
+    """Rock, paper and scissors are lotn's; "Certain advanced powers allow some characters to use
+    gestures other than Rock, Paper and Scissors": the bomb is the one such gesture the engine
+    knows, and the only name here the document does not spell (docs/protocol.md says so)."""
+    assert missing("lotn", {*SIGNS, *GESTURES}) == ["bomb"]
+    assert "gestures other than rock, paper and scissors" in document("lotn")
