@@ -68,17 +68,23 @@ MOVES = (
         examples=("declare juan physical Brawny effect=damage:2:lethal down you go",),
     ),
     Move(
-        "declare [ID] TARGET ATTACK[/ATTRIBUTE][@WEAPON] [SKILL] [±N REASON…] [range=N] [maneuver=NAME] [: victory…]",
-        "attack someone; ATTACK: " + ", ".join(ATTACKS) + "; range=N from N steps; a maneuver (1 Willpower, or "
-        "free); maneuver=FIRST,SECOND: two maneuvers on one attack, with an accepted free maneuver from an assist "
-        "(it pays for the first, 1 Willpower for the second)",
+        "declare [ID] TARGET ATTACK[/ATTRIBUTE][@WEAPON] [SKILL] [±N REASON…] [: victory…]",
+        "attack someone; ATTACK: " + ", ".join(ATTACKS),
         ("pools",),
-        examples=(
-            "declare hunter social intimidation : he flees",
-            "declare vincent firearms +2 shotgun : I shoot him",
-            "declare rosa unarmed range=1 maneuver=knock_down : down she goes",
-            "declare rosa melee maneuver=hamstring,targeted_attack : her leg",
-        ),
+        examples=("declare hunter social intimidation : he flees", "declare vincent firearms +2 shotgun : I shoot him"),
+    ),
+    Move(
+        "declare … range=N maneuver=NAME",
+        "from N steps; a maneuver (1 Willpower, or free)",
+        ("pools",),
+        examples=("declare rosa unarmed range=1 maneuver=knock_down : down she goes",),
+    ),
+    Move(
+        "declare … maneuver=FIRST,SECOND",
+        "two maneuvers on one attack, with an accepted free maneuver from an assist: it pays for the first, "
+        "1 Willpower for the second",
+        ("pools",),
+        examples=("declare rosa melee maneuver=hamstring,targeted_attack : her leg",),
     ),
     Move("bid [#N] TRAIT…", "answer a challenge, or bid what a Negative Trait call made you owe", ("traits",)),
     Move(
@@ -989,7 +995,8 @@ def _declare_pool(args: list[str]) -> dict[str, Any]:
 
 def wrap(text: str, width: int | None, hang: int | None = None) -> list[str]:
     """Each line of ``text`` broken at word boundaries to fit ``width`` columns (none: as it is),
-    its continuation indented two past the line's own indent, or to ``hang`` (help's column)."""
+    its continuation indented two past the line's own indent, or, an indented line, to ``hang``
+    (help's column)."""
     lines = text.split("\n")
     if not width:
         return lines
@@ -999,7 +1006,7 @@ def wrap(text: str, width: int | None, hang: int | None = None) -> list[str]:
             out.append(line)
             continue
         indent = len(line) - len(line.lstrip(" "))
-        under = " " * min(width // 2, hang if hang is not None else indent + 2)
+        under = " " * min(width // 2, hang if hang is not None and indent else indent + 2)
         out += textwrap.wrap(line, width, subsequent_indent=under, break_long_words=False, break_on_hyphens=False)
     return out
 
