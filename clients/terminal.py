@@ -996,7 +996,7 @@ def _declare_pool(args: list[str]) -> dict[str, Any]:
 def wrap(text: str, width: int | None, hang: int | None = None) -> list[str]:
     """Each line of ``text`` broken at word boundaries to fit ``width`` columns (none: as it is),
     its continuation indented two past the line's own indent, or, an indented line, to ``hang``
-    (help's column)."""
+    (help's column) where that leaves room; less, where a long word would not fit so."""
     lines = text.split("\n")
     if not width:
         return lines
@@ -1006,8 +1006,20 @@ def wrap(text: str, width: int | None, hang: int | None = None) -> list[str]:
             out.append(line)
             continue
         indent = len(line) - len(line.lstrip(" "))
-        under = " " * min(width // 2, hang if hang is not None and indent else indent + 2)
-        out += textwrap.wrap(line, width, subsequent_indent=under, break_long_words=False, break_on_hyphens=False)
+        tries = [(indent, hang)] if hang is not None and indent and width - hang >= 30 else []
+        tries += [(indent, indent + 2), (min(indent, 2), min(indent, 2) + 2)]
+        for first, under in tries:
+            wrapped = textwrap.wrap(
+                line.lstrip(" "),
+                width,
+                initial_indent=" " * first,
+                subsequent_indent=" " * under,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            if all(len(each) <= width for each in wrapped):
+                break
+        out += wrapped
     return out
 
 
@@ -1210,7 +1222,7 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO, ids: bool = Fals
             async def follow() -> None:
                 shown = table.view.get("version")
                 live = False  # the catch-up before the first `subscribed` is the past: the view says it
-                lost = False
+                lost: int | None = None  # the step the terminal was at when the connection dropped
                 news = News(me, ids)
                 async for message in table.messages():
                     kind = message.get("type")
@@ -1222,11 +1234,11 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO, ids: bool = Fals
                             say("\n".join(said))
                     elif kind == "subscribed":
                         live = True  # from here (and after a reconnect's catch-up too) each commit is news
-                        if lost:
-                            lost = False
-                            say(back_online(message))
-                    elif kind == "connection_lost" and not lost:
-                        lost = True
+                        if lost is not None:
+                            say(back_online(lost, int(message.get("version") or 0)))
+                            lost = None
+                    elif kind == "connection_lost" and lost is None:
+                        lost = int(message.get("seq") or 0)
                         say("Connection lost; trying again…")
                     elif kind == "goodbye":
                         say(f"The server says goodbye: {message.get('reason')}")
@@ -1271,11 +1283,11 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO, ids: bool = Fals
     return 0
 
 
-def back_online(subscribed: dict[str, Any]) -> str:
+def back_online(was: int, now: int) -> str:
     """What a reconnect's catch-up came to: the step the terminal is at now, and how many it missed."""
-    missed = int(subscribed.get("version") or 0) - int(subscribed.get("since") or 0)
-    away = f"{missed} step{'s' if missed != 1 else ''} while you were away" if missed else "nothing new"
-    return f"Back online; caught up to step {subscribed.get('version')} ({away})."
+    missed = now - was
+    away = f"{missed} step{'s' if missed != 1 else ''} while you were away" if missed > 0 else "nothing new"
+    return f"Back online; caught up to step {now} ({away})."
 
 
 def address(link: str, token: str | None = None) -> tuple[str, str]:
