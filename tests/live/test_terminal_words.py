@@ -71,10 +71,10 @@ async def test_your_traits_powers_and_targets_are_listed(live: Running, tokens: 
 async def test_help_is_this_scenes_ruleset_only(live: Running, tokens: dict[str, str]) -> None:
     """A lotn scene: the moves of trait challenges, no pool, dice or round move; ``help throw``."""
     out = await join(live, tokens["juan"], "help\nhelp throw\nquit\n")
-    said = out.split("moves (", 1)[1].split("\n  throw", 2)
-    assert "  bid [#N] TRAIT…        answer a challenge" in said[0]
     for other in ("defend", "roll", "escape", "shield", "feed", "intend", "act", "assist", "done", "end"):
         assert f"\n  {other} " not in out, other
+    said = out.split("moves (", 1)[1].split("\n  throw", 2)
+    assert "  bid [#N] TRAIT…        answer a challenge" in said[0]
     assert len(said[0].splitlines()) < 25  # the old help: 65 lines, every ruleset's
     assert out.endswith("  throw [#N] SIGN        rock, paper, scissors or random (or a gesture your sheet grants)\n")
 
@@ -87,11 +87,11 @@ async def test_challenges_by_number_and_ids_only_with_ids(live: Running, tokens:
         await declare(sam, "first", "Brawny")
         await declare(sam, "second", "Quick")
         out = await join(live, tokens["juan"], "bid Quick\nbid 2 Quick\nquit\n")
+        assert "first" not in out and "second" not in out and "scene s1" not in out  # no id, no scene id
         assert "#1 Sam challenges you (Physical) · your answer is due" in out
         assert "#2 Sam challenges you (Physical) · waiting for Sam and you to throw" in out
         assert "Which challenge? Name it by its number: #1 Sam challenges you (Physical) · your answer is due;" in out
         assert "ok (bid)" in out
-        assert "first" not in out and "second" not in out and "scene s1" not in out  # no id, no scene id
         view = await at_version(sam, 7)
         assert (
             view["challenges"]["second"]["bids"]["juan"] == ["Quick"]
@@ -145,8 +145,7 @@ async def test_at_a_real_terminal_tab_completes_and_lines_fit_its_width(live: Ru
                     raw += os.read(main, 65536)
 
         try:
-            await expect("your Physical Traits: Brutal ×2, Quick ×3")
-            await expect("> ")
+            await expect("you may: bid TRAIT, or relent")
             os.write(main, b"sh\t\n")
             await expect("Others here: Sam, Guard (NPC)")
             os.write(main, b"bid B\t\n")
@@ -163,7 +162,7 @@ async def test_at_a_real_terminal_tab_completes_and_lines_fit_its_width(live: Ru
         assert view["challenges"]["c"]["bids"]["juan"] == ["Brutal"]
     lines = screen(raw).splitlines()
     assert "> sheet" in lines and "> bid Brutal" in lines  # completed by Tab, as typed at the prompt
-    assert "Juan's sheet:" in lines
+    assert "Juan's sheet:" in lines and "    your Physical Traits: Brutal ×2, Quick ×3" in lines
     assert max(len(line) for line in lines) <= 60 and sum(len(line) > 50 for line in lines) > 3
 
 
@@ -184,7 +183,7 @@ async def test_a_notice_when_the_connection_drops_and_when_it_is_back() -> None:
         port = live.port
         juan = await terminal(live.url, "--token", juan_token)
         try:
-            await juan.expect("── Juan (player) · The alley · step 4 ──")
+            await juan.expect("── Juan (player)")
         except BaseException:
             juan.process.kill()
             raise
