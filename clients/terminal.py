@@ -2,14 +2,19 @@
 
 LINK is the page link ``justicar serve`` prints (``http://HOST:PORT/play#token=…``): the socket
 and the token are read from it. The terminal shows your sheet and the challenges you are in, with
-the moves the rules allow you now, and reads one move per line (``help`` lists them). What happens
-at the table is printed as it happens, in the server's words (``» Juan throws (sealed until both
-are in).``), and a challenge you are in ends with its result said to you (``» Result: You
-challenge Juan (Physical): Juan won: you lose Brawny.``). Every challenge and result is its
-account's words (``projections.account``, carried on the view): the terminal lays them out and
-says nothing of its own. A refused move prints the server's reason. ``--ids`` adds, for the record,
-each challenge's id and the rule id beside each test, verdict and refusal. The connection
-reconnects by itself and catches up.
+the moves the rules allow you now, and reads one move per line (``help`` lists this scene's moves,
+``help VERB`` one). ``sheet`` lists each of your Traits, abilities, powers and merits (in a pool
+ruleset the attributes, skills, weapons and maneuvers) and who else is here, and a challenge that
+asks you for a bid lists the Traits it may take: all as the view sends them. At a terminal, Tab
+completes verbs, challenge numbers, Traits, targets, powers and the like (readline); piped input is
+read line by line. What happens at the table is printed as it happens, in the server's words (``»
+Juan throws (sealed until both are in).``), and a challenge you are in ends with its result said to
+you (``» Result: You challenge Juan (Physical): Juan won: you lose Brawny.``). Every challenge and
+result is its account's words (``projections.account``, carried on the view): the terminal lays
+them out and says nothing of its own. Challenges go by number (``#1``; ``bid 2 Quick``); ``--ids``
+adds, for the record, the scene's and each challenge's id and the rule id beside each test, verdict
+and refusal. Lines break between words at the terminal's width (``--width N``). The connection
+reconnects by itself and catches up, and says so.
 """
 
 from __future__ import annotations
