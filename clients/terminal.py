@@ -1320,7 +1320,11 @@ def join(args: argparse.Namespace, out: TextIO) -> int:
     except Unclear as unclear:
         print(f"justicar join: {unclear}", file=sys.stderr)
         return 2
-    return anyio.run(run, url, token, sys.stdin, out, args.ids, args.width)
+    try:
+        return anyio.run(run, url, token, sys.stdin, out, args.ids, args.width)
+    except KeyboardInterrupt:  # Ctrl-C: leave as quit does (the line reader is a daemon: nothing waits on it)
+        print(file=out)
+        return 130
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
