@@ -67,13 +67,13 @@ EFFECT_WORDS = (
 )
 MOVES = (
     Move(
-        "declare [ID] TARGET CATEGORY TRAIT [effect=EFFECT] [victory…]",
+        "declare TARGET CATEGORY TRAIT [effect=EFFECT] [victory…]",
         f"challenge someone; CATEGORY: physical, social or mental; {EFFECT_WORDS}",
         BIDS,
         examples=("declare juan physical Brawny effect=damage:2:lethal down you go",),
     ),
     Move(
-        "declare [ID] TARGET ATTACK[/ATTRIBUTE][@WEAPON] [SKILL] [±N REASON…] [: victory…]",
+        "declare TARGET ATTACK[/ATTRIBUTE][@WEAPON] [SKILL] [±N REASON…] [: victory…]",
         "attack someone; ATTACK: " + ", ".join(ATTACKS),
         ("pools",),
         examples=("declare hunter social intimidation : he flees", "declare vincent firearms +2 shotgun : I shoot him"),
@@ -1093,7 +1093,7 @@ def _options(words: list[str], view: dict[str, Any], me: str, handles: Handles) 
 
 
 def _declaring(rest: list[str], view: dict[str, Any], me: str, others: list[str]) -> list[str]:
-    """``declare [ID] TARGET CATEGORY TRAIT…`` (pools: ``TARGET ATTACK [SKILL]``): the word due next."""
+    """``declare [ID] TARGET CATEGORY TRAIT…`` (pools: ``TARGET ATTACK[@WEAPON] [SKILL]``): the word due next."""
     if rest and rest[0].lower() not in (o.lower() for o in others):
         rest = rest[1:]  # a challenge id the player chose
     if not rest:
@@ -1101,7 +1101,8 @@ def _declaring(rest: list[str], view: dict[str, Any], me: str, others: list[str]
     mine = view.get("characters", {}).get(me) or {}
     if _pools(view):
         if len(rest) == 1:
-            return list(ATTACKS)
+            weapons = ((mine.get("sheet") or {}).get("weapons")) or []
+            return [*ATTACKS, *(f"{w['kind']}@{w['name']}" for w in weapons)]
         return list(mine.get("skills") or {}) if len(rest) == 2 else []
     if len(rest) == 1:
         return list(CATEGORIES)

@@ -76,6 +76,8 @@ def test_tab_completes_what_a_pool_ruleset_asks() -> None:
     assert "defend" in completions("", me, "vincent") and "throw" not in completions("", me, "vincent")
     assert completions("declare brute ", me, "vincent")[:3] == ["unarmed", "melee", "thrown"]
     assert completions("declare brute social ", me, "vincent") == ["dodge", "intimidation"]
+    brute = seen(t, "brute")
+    assert completions("declare vincent melee@", brute, "brute") == ["melee@Knife", "melee@Hatchet"]
     assert completions("sh", me, "vincent") == ["shield", "sheet"]
 
 
