@@ -114,7 +114,8 @@ MOVES = (
     ),
     Move("traits [#N] COUNT", "declare your Traits on a tie or an overbid", ("traits",)),
     Move("retest [#N] ability|power|merit NAME", "retest with an ability, a power or a merit", ("traits",)),
-    Move("retest [#N] overbid TRAIT", "retest by overbidding, risking TRAIT", BIDS),
+    Move("retest [#N] overbid TRAIT", "retest by overbidding, risking TRAIT", ("traits",)),
+    Move("retest [#N] overbid TRAIT", "after losing the dice, with a Trait Pool double the other's", ("dice",)),
     Move("retest [#N] willpower|overbid", "retest with Willpower, or by overbidding", ("pools",)),
     Move("cancel [#N] ability|power|merit NAME", "block the other side's retest", ("traits",)),
     Move("pass [#N]", "no (further) retest, or let the other side's retest stand"),
@@ -123,7 +124,9 @@ MOVES = (
     Move("intend TARGET", "say you will attack the one escaping (only if you have not acted yet)", ("pools",), True),
     Move(
         "act KIND [STEPS] [WHAT…] [using=standard] [maneuver=NAME]",
-        "KIND: " + ", ".join(ACTS) + "; maneuvers with an action: quick_draw (draw, no action spent), snap_shot "
+        "KIND: move (up to 3 steps), "
+        + ", ".join(ACTS[1:])
+        + "; maneuvers with an action: quick_draw (draw, no action spent), snap_shot "
         "(nock, no action spent), burst_of_speed (a simple action before your turn), dart_behind and feral_dash "
         "(move; lupus or hispo form)",
         ("pools",),
