@@ -1220,6 +1220,7 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO, ids: bool = Fals
     screen = Screen(out, width, prompt="> " if _tty(stdin) and _tty(out) else "")
     say = screen.say
     handles = Handles()
+    said_up_to = Step()
 
     try:
         async with Client(url, token, summaries=True) as table:
@@ -1251,6 +1252,8 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO, ids: bool = Fals
                         say("Connection lost; trying again…")
                     elif kind == "goodbye":
                         say(f"The server says goodbye: {message.get('reason')}")
+                    if kind in ("commit", "view") and not news.waiting:
+                        said_up_to.reach(int(message.get("version") or (message.get("view") or {}).get("version") or 0))
 
             def complete(line: str) -> list[str]:
                 return completions(line, table.view, me, handles)
@@ -1279,6 +1282,8 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO, ids: bool = Fals
                         say(str(unclear))
                         continue
                     result = await table.send(command)
+                    with anyio.move_on_after(SETTLE):  # what the move did, said before its "ok" (and before a quit)
+                        await said_up_to.wait_for(int(result.get("version") or 0) if result.get("ok") else 0)
                     if result.get("ok"):
                         say(f"ok ({command['type']})")
                     else:
@@ -1290,6 +1295,29 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO, ids: bool = Fals
         print(f"justicar join: {err}", file=sys.stderr)
         return 1
     return 0
+
+
+class Step:
+    """The last step the terminal has put into words: a move's result (which comes after the pushes
+    of what it did, docs/protocol.md) waits for them to be said first."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        self._moved = anyio.Event()
+
+    def reach(self, version: int) -> None:
+        if version > self.version:
+            self.version = version
+            self._moved.set()
+            self._moved = anyio.Event()
+
+    async def wait_for(self, version: int) -> None:
+        while self.version < version:
+            await self._moved.wait()
+
+
+SETTLE = 2.0
+"""The longest a move's "ok" waits for what it did to be said (a lost connection aside, it is there)."""
 
 
 def back_online(was: int, now: int) -> str:
