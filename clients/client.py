@@ -9,7 +9,10 @@
 When the connection drops the client reconnects (with backoff), says hello again, re-subscribes
 from the last event it saw (so the app sees no gap and no duplicate) and re-sends every command
 still waiting for its result, with the same id: the server answers a repeat with its first result.
-``view`` is the viewer's projection, kept whole by merging the server's patches.
+``view`` is the viewer's projection, kept whole by merging the server's patches. When the
+connection drops, ``messages()`` says so with ``{"type": "connection_lost", "seq": N}`` (the
+client's own, never the server's, not in ``received``; N: the last event it had); the ``subscribed``
+that ends the catch-up after the reconnect says it is back.
 """
 
 from __future__ import annotations
@@ -136,6 +139,8 @@ class Client:
             self._connected = anyio.Event()
             if self._closing or not self.reconnect or self._conn.close_code == REVOKED:
                 return self._give_up("the connection is closed")
+            with contextlib.suppress(anyio.WouldBlock, anyio.ClosedResourceError):
+                self._send_inbox.send_nowait({"type": "connection_lost", "seq": self.last_seq})  # the client's own
             while True:  # reconnect with backoff
                 await anyio.sleep(delay)
                 delay = min(delay * 2, self.max_backoff)

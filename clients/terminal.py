@@ -2,25 +2,37 @@
 
 LINK is the page link ``justicar serve`` prints (``http://HOST:PORT/play#token=…``): the socket
 and the token are read from it. The terminal shows your sheet and the challenges you are in, with
-the moves the rules allow you now, and reads one move per line (``help`` lists them). What happens
-at the table is printed as it happens, in the server's words (``» Juan throws (sealed until both
-are in).``), and a challenge you are in ends with its result said to you (``» Result: You
-challenge Juan (Physical): Juan won: you lose Brawny.``). Every challenge and result is its
-account's words (``projections.account``, carried on the view): the terminal lays them out and
-says nothing of its own. A refused move prints the server's reason. ``--ids`` adds, for the record,
-each challenge's id and the rule id beside each test, verdict and refusal. The connection
-reconnects by itself and catches up.
+the moves the rules allow you now, and reads one move per line (``help`` lists this scene's moves,
+``help VERB`` one). ``sheet`` lists each of your Traits, abilities, powers and merits (in a pool
+ruleset the attributes, skills, weapons and maneuvers) and who else is here, and a challenge that
+asks you for a bid lists the Traits it may take: all as the view sends them. At a terminal, Tab
+completes verbs, challenge numbers, Traits, targets, powers and the like (readline); piped input is
+read line by line. What happens at the table is printed as it happens, in the server's words (``»
+Juan throws (sealed until both are in).``), and a challenge you are in ends with its result said to
+you (``» Result: You challenge Juan (Physical): Juan won: you lose Brawny.``). Every challenge and
+result is its account's words (``projections.account``, carried on the view): the terminal lays
+them out and says nothing of its own. Challenges go by number (``#1``; ``bid 2 Quick``); ``--ids``
+adds, for the record, the scene's and each challenge's id and the rule id beside each test, verdict
+and refusal. Lines break between words at the terminal's width (``--width N``). The connection
+reconnects by itself and catches up, and says so.
 """
 
 from __future__ import annotations
 
 import argparse
+import queue
+import re
+import secrets
+import shutil
 import sys
-from collections.abc import AsyncIterator
-from typing import Any, TextIO
+import textwrap
+import threading
+from collections.abc import AsyncIterator, Callable
+from typing import Any, NamedTuple, TextIO
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 import anyio
+import anyio.lowlevel
 import msgspec
 
 from clients.client import Client, ClientError
@@ -28,64 +40,151 @@ from projections.account import Account
 from projections.account_text import account_lines, verdict_line
 from projections.audit_render import visible
 
-HELP = """moves (the challenge id may be left out when you are in only one open challenge):
-  declare ID TARGET CATEGORY TRAIT [effect=EFFECT] [victory…]   challenge someone (category:
-                         physical/social/mental); EFFECT: damage[:N[:TYPE]] grapple knock_down narrative
-                         (TYPE: bashing lethal aggravated), e.g. declare c juan physical Brawny effect=damage:2:lethal
-  bid [ID] TRAIT…        answer a challenge, or bid what a Negative Trait call made you owe
-  relent [ID]            give in without risking a Trait      withdraw [ID]   take back your challenge
-  call [ID] TRAIT        call a Negative Trait on your opponent
-  throw [ID] SIGN        rock, paper, scissors, random (or a gesture your sheet grants)
-  traits [ID] COUNT      declare your Traits on a tie or an overbid
-  retest [ID] ability|power|merit NAME   or   retest [ID] overbid TRAIT
-  cancel [ID] ability|power|merit NAME   block the other side's retest
-  pass [ID]              no (further) retest, or let the other side's retest stand
-  view · help · quit
-where the scene plays test pools (bns):
-  declare ID TARGET ATTACK[/ATTRIBUTE][@WEAPON] [SKILL] [±N REASON…] [: victory…]
-                         ATTACK: unarmed melee thrown archery firearms bite claw mental social
-                         e.g. declare gaze hunter social intimidation : he flees
-                              declare shot vincent firearms +2 shotgun : I shoot him
-  defend [ID] DEFENSE [±N REASON…]   answer with dodge, parry, soak, mental or social
-  relent [ID] [DEFENSE]  give in (say the defence you would have used: it grades the relent)
-  retest [ID] willpower   or   retest [ID] overbid
-  declare … range=N maneuver=NAME [: victory…]   from N steps; a maneuver (1 Willpower, or free)
-                         e.g. declare trip rosa unarmed range=1 maneuver=knock_down : down she goes
-  declare … maneuver=FIRST,SECOND   two maneuvers on one attack, with an accepted free maneuver
-                         from an assist: it pays for the first, 1 Willpower for the second
-                         e.g. declare cut rosa melee maneuver=hamstring,targeted_attack : her leg
-in a round where each acts on their own turn (bns):
-  escape                 a fair escape: first thing on your turn
-  intend TARGET          say you will attack the one escaping (only if you have not acted yet)
-  act KIND [STEPS] [WHAT…] [using=standard] [maneuver=NAME]
-                         KIND: move (up to 3 steps), advanced_move, prone, crawl, stand, draw,
-                         nock, clear, pick_up, trade, other
-                         e.g. act move 3 · act draw knife · act clear blinded · act trade
-                         maneuvers with an action: quick_draw (draw, no action spent), snap_shot
-                         (nock, no action spent), burst_of_speed (a simple action before your turn),
-                         dart_behind and feral_dash (move; lupus or hispo form)
-                         e.g. act draw knife maneuver=quick_draw · act move 2 maneuver=burst_of_speed
-  end                    end your turn
-  assist TO plus_one|maneuver [how…]   help another's attack (your standard action, once accepted)
-  shield CHALLENGE [how…]   take a Physical attack in its defender's place before the first throw:
-                         you become its target and answer it (your simple action, once a round)
-  accept OFFER · refuse OFFER          answer help offered to you (OFFER: the number shown)
-where the scene rolls d3s (kony):
-  roll [ID] [SOURCE…] [values=1,3]   roll your d3s: one, plus one for each retest source named
-                         SOURCE: ability:NAME power:NAME merit:NAME (a space in a name: _) or sheet
-                         (a combat sheet's retest); values= dice you rolled by hand, where allowed
-                         e.g. roll ability:Brawl power:Potence · roll c ability:Blind_Fighting
-  bid [ID] TRAIT… [effect=EFFECT] [: victory…]   answer with your own victory condition, applied
-                         to the challenger if you win, e.g. bid Strong effect=grapple : I pin him
-  retest [ID] overbid TRAIT   after losing the dice, with a Trait Pool double the other's
-  escape                 a fair escape, before anyone declares this round
-  done                   your expenditures are declared (the expenditures phase)
-  feed TARGET [N]        feed on the one you hold in a grapple: N blood Traits (1 to 3)"""
-
 ATTACKS = ("unarmed", "melee", "thrown", "archery", "firearms", "bite", "claw", "mental", "social")
 DEFENSES = ("dodge", "parry", "soak", "mental", "social")
 ACTS = ("move", "advanced_move", "prone", "crawl", "stand", "draw", "nock", "clear", "pick_up", "trade", "other")
 BENEFITS = {"plus_one": "+1 on an attack", "maneuver": "a free maneuver"}
+
+
+class Move(NamedTuple):
+    """One line of ``help``: how a move is typed, what it does, examples, and the scenes it is for
+    (the ruleset's family as the view's ``rules`` says it, and whether it plays rounds)."""
+
+    usage: str
+    words: str
+    families: tuple[str, ...] = ("traits", "pools", "dice")
+    rounds: bool = False
+    examples: tuple[str, ...] = ()
+
+    @property
+    def verb(self) -> str:
+        return self.usage.split()[0]
+
+
+BIDS = ("traits", "dice")
+EFFECT_WORDS = (
+    "EFFECT: damage[:N[:TYPE]] (TYPE: bashing, lethal, aggravated), grapple, escape_grapple, knock_down or narrative"
+)
+MOVES = (
+    Move(
+        "declare TARGET CATEGORY TRAIT [effect=EFFECT] [victory…]",
+        f"challenge someone; CATEGORY: physical, social or mental; {EFFECT_WORDS}",
+        BIDS,
+        examples=("declare juan physical Brawny effect=damage:2:lethal down you go",),
+    ),
+    Move(
+        "declare TARGET ATTACK[/ATTRIBUTE][@WEAPON] [SKILL] [±N REASON…] [: victory…]",
+        "attack someone; ATTACK: " + ", ".join(ATTACKS),
+        ("pools",),
+        examples=("declare hunter social intimidation : he flees", "declare vincent firearms +2 shotgun : I shoot him"),
+    ),
+    Move(
+        "declare … range=N maneuver=NAME",
+        "from N steps; a maneuver (1 Willpower, or free)",
+        ("pools",),
+        examples=("declare rosa unarmed range=1 maneuver=knock_down : down she goes",),
+    ),
+    Move(
+        "declare … maneuver=FIRST,SECOND",
+        "two maneuvers on one attack, with an accepted free maneuver from an assist: it pays for the first, "
+        "1 Willpower for the second",
+        ("pools",),
+        examples=("declare rosa melee maneuver=hamstring,targeted_attack : her leg",),
+    ),
+    Move("bid [#N] TRAIT…", "answer a challenge, or bid what a Negative Trait call made you owe", ("traits",)),
+    Move(
+        "bid [#N] TRAIT… [effect=EFFECT] [: victory…]",
+        "answer with your own victory condition, applied to the challenger if you win",
+        ("dice",),
+        examples=("bid Strong effect=grapple : I pin him",),
+    ),
+    Move("defend [#N] DEFENSE [±N REASON…]", "answer with " + ", ".join(DEFENSES), ("pools",)),
+    Move("relent [#N]", "give in without risking a Trait", BIDS),
+    Move("relent [#N] [DEFENSE]", "give in (say the defence you would have used: it grades the relent)", ("pools",)),
+    Move("withdraw [#N]", "take back your challenge"),
+    Move("call [#N] TRAIT", "call a Negative Trait on your opponent", BIDS),
+    Move("throw [#N] SIGN", "rock, paper, scissors or random (or a gesture your sheet grants)", ("traits",)),
+    Move(
+        "roll [#N] [SOURCE…] [values=1,3]",
+        "roll your d3s: one, plus one for each retest source named; SOURCE: ability:NAME, power:NAME, "
+        "merit:NAME (a space in a name: _) or sheet (a combat sheet's retest); values= the dice you rolled by "
+        "hand, where allowed",
+        ("dice",),
+        examples=("roll ability:Brawl power:Potence",),
+    ),
+    Move("traits [#N] COUNT", "declare your Traits on a tie or an overbid", ("traits",)),
+    Move("retest [#N] ability|power|merit NAME", "retest with an ability, a power or a merit", ("traits",)),
+    Move("retest [#N] overbid TRAIT", "retest by overbidding, risking TRAIT", ("traits",)),
+    Move("retest [#N] overbid TRAIT", "after losing the dice, with a Trait Pool double the other's", ("dice",)),
+    Move("retest [#N] willpower|overbid", "retest with Willpower, or by overbidding", ("pools",)),
+    Move("cancel [#N] ability|power|merit NAME", "block the other side's retest", ("traits",)),
+    Move("pass [#N]", "no (further) retest, or let the other side's retest stand"),
+    Move("escape", "a fair escape: first thing on your turn", ("pools",), True),
+    Move("escape", "a fair escape, before anyone declares this round", ("dice",), True),
+    Move("intend TARGET", "say you will attack the one escaping (only if you have not acted yet)", ("pools",), True),
+    Move(
+        "act KIND [STEPS] [WHAT…] [using=standard] [maneuver=NAME]",
+        "KIND: move (up to 3 steps), "
+        + ", ".join(ACTS[1:])
+        + "; maneuvers with an action: quick_draw (draw, no action spent), snap_shot "
+        "(nock, no action spent), burst_of_speed (a simple action before your turn), dart_behind and feral_dash "
+        "(move; lupus or hispo form)",
+        ("pools",),
+        True,
+        ("act move 3 · act draw knife · act clear blinded", "act draw knife maneuver=quick_draw"),
+    ),
+    Move("act other [WHAT…]", "say what you do this round", ("dice",), True, ("act other grab him",)),
+    Move("done", "your expenditures are declared (the expenditures phase)", ("dice",), True),
+    Move("feed TARGET [N]", "feed on the one you hold in a grapple: N blood Traits (1 to 3)", ("dice",), True),
+    Move("end", "end your turn", rounds=True),
+    Move(
+        "assist TO plus_one|maneuver [how…]",
+        "help another's attack (your standard action, once accepted)",
+        ("pools",),
+        True,
+    ),
+    Move(
+        "shield #N [how…]",
+        "take a Physical attack in its defender's place before the first throw: you become its target and "
+        "answer it (your simple action, once a round)",
+        ("pools",),
+        True,
+    ),
+    Move("accept OFFER", "take help offered to you (OFFER: the number shown)", ("pools",), True),
+    Move("refuse OFFER", "turn down help offered to you", ("pools",), True),
+    Move("sheet", "your Traits, abilities, powers and merits (or attributes and skills), and who you may challenge"),
+    Move("view", "the scene again: your sheet in short, the round, your challenges"),
+    Move("help [VERB]", "these moves; help VERB: that one's"),
+    Move("quit", "leave (the scene goes on)"),
+)
+
+
+def moves_here(view: dict[str, Any]) -> list[Move]:
+    """The moves of this scene's ruleset (its family, and rounds if it plays them); all of them
+    before the view has come."""
+    rules = view.get("rules") or {}
+    family = rules.get("family")
+    if family is None:
+        return list(MOVES)
+    return [m for m in MOVES if family in m.families and (not m.rounds or rules.get("rounds"))]
+
+
+def help_lines(view: dict[str, Any], verb: str | None = None) -> list[str]:
+    """``help``: this scene's moves, one entry each, the description in a column; ``help VERB``: that
+    verb's entries."""
+    shown = [m for m in moves_here(view) if verb is None or m.verb == verb]
+    if verb is not None and not shown:
+        return [f"{verb!r} is not a move in this scene; type help for the moves you have here."]
+    lines = ["moves (#N: the challenge's number, needed only when you are in more than one):"] if verb is None else []
+    for m in shown:
+        usage = f"  {m.usage}"
+        lines.append(f"{usage:<{COLUMN}}{m.words}" if len(usage) < COLUMN - 1 else f"{usage}   {m.words}")
+        lines += [f"{'':<{COLUMN}}e.g. {e}" for e in m.examples]
+    return lines
+
+
+COLUMN = 25
+"""Where help's descriptions start (and their wrapped lines)."""
 
 
 def _names(view: dict[str, Any]) -> dict[str, str]:
@@ -172,6 +271,97 @@ def sheet_lines(view: dict[str, Any], me: str) -> list[str]:
         f"Abilities: {abilities} · Willpower {mine.get('willpower')} · Health {mine.get('health')} "
         f"(damage: {damage}){armor} · Conditions: {', '.join(held) or 'none'}",
     ]
+
+
+CATEGORIES = ("physical", "social", "mental")
+COSTS = {"willpower": "1 Willpower", "free": "free", "assist": "the assist's"}
+
+
+def _counted(name: str, n: int) -> str:
+    return f"{name} ×{n}" if n > 1 else name
+
+
+def _listed(things: Any) -> str:
+    """A sheet's powers or merits: a list of names, or names with levels."""
+    if isinstance(things, dict):
+        return ", ".join(f"{name} {n}" for name, n in things.items()) or "none"
+    return ", ".join(things or []) or "none"
+
+
+def trait_words(view: dict[str, Any], me: str, category: str) -> str:
+    """The Traits of a category on ``me``'s sheet as the view sends it, each with how many times the
+    sheet has it and how many of those the view's ``traits_lost`` names: ``Brawny ×2 (1 lost), Quick``."""
+    mine = view.get("characters", {}).get(me) or {}
+    have = ((mine.get("sheet") or {}).get("traits") or {}).get(category) or {}
+    lost = mine.get("traits_lost") or []
+    said = [_counted(name, n) + (f" ({lost.count(name)} lost)" if name in lost else "") for name, n in have.items()]
+    return ", ".join(said) or "none"
+
+
+def trait_names(view: dict[str, Any], me: str, category: str | None = None) -> list[str]:
+    """The names of ``me``'s Traits (of one category, or all), as its sheet in the view has them."""
+    traits = ((view.get("characters", {}).get(me) or {}).get("sheet") or {}).get("traits") or {}
+    chosen = (category,) if category else CATEGORIES
+    return list(dict.fromkeys(name for cat in chosen for name in traits.get(cat) or {}))
+
+
+def target_word(c: dict[str, Any]) -> str:
+    """How a move names a character: its name, or its id when the name is not one word."""
+    name = str(c.get("name") or c["id"])
+    return name if len(name.split()) == 1 else str(c["id"])
+
+
+def targets(view: dict[str, Any], me: str) -> list[dict[str, Any]]:
+    """The others present in the scene, whom a move may name."""
+    return [c for who, c in view.get("characters", {}).items() if who != me and c.get("present", True)]
+
+
+def target_line(view: dict[str, Any], me: str) -> str:
+    """``Others here: Juan, Guard (NPC), Dockside Thug (type thug)``."""
+    said = []
+    for c in targets(view, me):
+        word, name = target_word(c), str(c.get("name") or c["id"])
+        said.append(name + (" (NPC)" if c.get("npc") else "") + (f" (type {word})" if word != name else ""))
+    return f"Others here: {', '.join(said) or 'nobody'}"
+
+
+def sheet_command(view: dict[str, Any], me: str) -> list[str]:
+    """``sheet``: everything on ``me``'s sheet a move names (each Trait by name, the abilities and
+    powers left, the merits, the gestures; in a pool ruleset the attributes, skills, weapons and the
+    maneuvers it could use now), from the view, and the others here."""
+    mine = view.get("characters", {}).get(me)
+    if not mine or mine.get("sheet") is None:
+        return ["You have no sheet in this scene.", target_line(view, me)]
+    sheet = mine["sheet"]
+    lines = [f"{mine.get('name', me)}'s sheet:"]
+    if _pools(view):
+        lines.append(
+            "  Attributes: " + (", ".join(f"{a} {n}" for a, n in (mine.get("attributes") or {}).items()) or "none")
+        )
+        lines.append("  Skills: " + (", ".join(f"{k} {n}" for k, n in (mine.get("skills") or {}).items()) or "none"))
+        weapons = [
+            w["name"] + f" ({w['kind']}" + (f", {w['bonus']:+d})" if w.get("bonus") else ")")
+            for w in sheet.get("weapons") or []
+        ]
+        lines.append("  Weapons: " + (", ".join(weapons) or "none"))
+        offers = [f"{m['name']} ({COSTS.get(m['cost'], m['cost'])})" for m in mine.get("maneuvers") or []]
+        if offers:
+            lines.append("  Maneuvers now: " + ", ".join(offers))
+    else:
+        lines += [f"  {cat.capitalize()} Traits: {trait_words(view, me, cat)}" for cat in CATEGORIES]
+        negative = sheet.get("negative_traits") or {}
+        lines.append(
+            "  Negative Traits: " + (", ".join(n for cat in CATEGORIES for n in negative.get(cat) or []) or "none")
+        )
+        lines.append(
+            "  Abilities: " + (", ".join(f"{a} {n}" for a, n in (mine.get("abilities") or {}).items()) or "none")
+        )
+    lines.append(f"  Powers: {_listed(sheet.get('powers'))} · Merits: {_listed(sheet.get('merits'))}")
+    if sheet.get("gestures"):
+        lines.append(f"  Gestures: {', '.join(sheet['gestures'])}")
+    blood = f" · Blood {mine['blood']}" if mine.get("blood") is not None else ""
+    lines.append(f"  Willpower {mine.get('willpower')} · Health {mine.get('health')}{blood}")
+    return [*lines, target_line(view, me)]
 
 
 def mark_words(view: dict[str, Any], c: dict[str, Any]) -> list[str]:
@@ -354,25 +544,65 @@ def _tag(cid: str, shown: bool) -> str:
     return f"[{cid}] " if shown else ""
 
 
-def challenge_lines(view: dict[str, Any], me: str, ids: bool = False) -> list[str]:
+def _in_sight(view: dict[str, Any], ch: dict[str, Any], me: str) -> bool:
+    """Whether the terminal lists this challenge to ``me``: an open one it is in (the Storyteller and a
+    spectator: every open one), or one it may shield."""
+    if ch["status"] in ("resolved", "withdrawn"):
+        return False
+    return me in ("st", "*", ch["challenger"], *ch["targets"]) or shieldable(view, ch, me)
+
+
+class Handles:
+    """The short handle a player types for a challenge: its number, ``1``, ``2`` …, in the order this
+    terminal first lists it, kept for the session (a number never moves to another challenge).
+    Challenge ids are shown only with ``--ids``; a move takes the number (``#1`` too) or the id."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[str, int] = {}
+
+    def see(self, view: dict[str, Any], me: str) -> None:
+        for cid, ch in view.get("challenges", {}).items():
+            if cid not in self.numbers and _in_sight(view, ch, me):
+                self.numbers[cid] = len(self.numbers) + 1
+
+    def of(self, cid: str) -> str:
+        return f"#{self.numbers[cid]}" if cid in self.numbers else cid
+
+    def find(self, word: str, view: dict[str, Any], ids: bool = False) -> str | None:
+        """The challenge a word names: a handle (``1``, ``#1``) or, before it (with ``--ids``) or
+        after it, a challenge id in the view."""
+        known = view.get("challenges", {})
+        if ids and word in known:
+            return word
+        number = word.removeprefix("#")
+        if number.isdigit():
+            found = next((cid for cid, n in self.numbers.items() if n == int(number) and cid in known), None)
+            if found is not None:
+                return found
+        return word if word in known else None
+
+
+def challenge_lines(view: dict[str, Any], me: str, ids: bool = False, handles: Handles | None = None) -> list[str]:
     """Each open challenge ``me`` is in (the Storyteller and a spectator: all), in its account's
     words: who challenges whom and what it waits for, what each side put up, the powers in play,
     the tests and retests, what winning will do; then what only this viewer may see (its own sealed
-    throw or dice, its Trait Pool) and the moves it has. The challenge's id (what a move names) is
-    shown with ``ids``, or where a move must name it (more than one open challenge)."""
+    throw or dice, its Trait Pool) and the moves it has, with its Traits where a bid is asked for.
+    The challenge's number (what a move names) is shown where a move must name it (more than one
+    open challenge, or a shield); its id only with ``ids``, for the record."""
     names = _names(view)
-    tagged = ids or len(_open_challenges(view, me)) > 1
+    handles = handles or Handles()
+    handles.see(view, me)
+    numbered = len(_open_challenges(view, me)) > 1
     lines = []
     for cid, ch in view.get("challenges", {}).items():
-        shield = me not in ("st", "*") and shieldable(view, ch, me)
-        if ch["status"] in ("resolved", "withdrawn") or (
-            me not in ("st", "*") and me not in (ch["challenger"], *ch["targets"]) and not shield
-        ):
+        if not _in_sight(view, ch, me):
             continue
+        shield = me not in ("st", "*", ch["challenger"], *ch["targets"])
         a = told(ch)
         if a is None:
             continue
-        lines.append(f"{_tag(cid, tagged or shield)}{a.title} · {status_words(view, ch, me)}")
+        tag = _tag(cid, ids) if ids else f"{handles.of(cid)} " if numbered or shield else ""
+        lines.append(f"{tag}{a.title} · {status_words(view, ch, me)}")
         lines += [f"    {line}" for line in account_lines(a, ids=ids, head=False)]
         for who, pool in ch.get("trait_pools", {}).items():
             whose = "your" if who == me else names.get(who, who) + "'s"
@@ -394,10 +624,16 @@ def challenge_lines(view: dict[str, Any], me: str, ids: bool = False) -> list[st
             lines.append(f"    {ch['blind']}")
         if shield:
             defender = names.get(ch["targets"][0], ch["targets"][0])
-            lines.append(f"    you may: shield {cid} [how…] (take it for {defender}: your simple action)")
+            handle = cid if ids else handles.of(cid).removeprefix("#")
+            lines.append(f"    you may: shield {handle} [how…] (take it for {defender}: your simple action)")
         elif me not in ("st", "*"):
-            lines.append(f"    you may: {moves(ch, me, names)}")
-    lines = lines or ["No open challenge involves you." if me not in ("st", "*") else "No open challenge."]
+            may = moves(ch, me, names)
+            lines.append(f"    you may: {may}")
+            if may.startswith("bid ") and not _pools(view):
+                lines.append(f"    your {ch['category'].capitalize()} Traits: {trait_words(view, me, ch['category'])}")
+    if not lines and me not in ("st", "*"):
+        lines = ["No open challenge involves you.", target_line(view, me)]
+    lines = lines or ["No open challenge."]
     return lines + _last_outcome(view, me, ids)
 
 
@@ -474,11 +710,16 @@ class News:
         return said
 
 
-def status(view: dict[str, Any], welcome: dict[str, Any], ids: bool = False) -> str:
+def status(view: dict[str, Any], welcome: dict[str, Any], ids: bool = False, handles: Handles | None = None) -> str:
+    """The scene as this viewer stands in it: who and where (the scene's title; its id with ``ids``)
+    and at which step, the sheet in short, the round, the challenges."""
     me = viewer(welcome)
     who = _names(view).get(me, me)
-    head = f"── {who} ({welcome.get('role')}) · scene {welcome.get('scene')} · event {view.get('version')} ──"
-    return "\n".join([head, *sheet_lines(view, me), *round_lines(view, me), *challenge_lines(view, me, ids)])
+    title = view.get("title") or view.get("ruleset_title") or ""
+    where = " · ".join(w for w in (title, f"scene {welcome.get('scene')}" if ids else "") if w)
+    head = f"── {who} ({welcome.get('role')}){f' · {where}' if where else ''} · step {view.get('version')} ──"
+    lines = [head, *sheet_lines(view, me), *round_lines(view, me), *challenge_lines(view, me, ids, handles)]
+    return "\n".join(lines)
 
 
 def _open_challenges(view: dict[str, Any], me: str) -> list[str]:
@@ -494,17 +735,38 @@ class Unclear(Exception):
     """A line the terminal cannot turn into a move."""
 
 
-def parse(line: str, view: dict[str, Any], me: str) -> dict[str, Any]:
+def which(view: dict[str, Any], me: str, open_ids: list[str], handles: Handles, ids: bool) -> str:
+    """A move that must name its challenge, asked which, in words: each open one by its number (its
+    id with ``--ids``), title and what it waits for."""
+    if not open_ids:
+        return "Which challenge? You are in none."
+    said = []
+    for cid in open_ids:
+        ch = view["challenges"][cid]
+        a = told(ch)
+        title = a.title if a is not None else cid
+        said.append(f"{cid if ids else handles.of(cid)} {title} · {status_words(view, ch, me)}")
+    return "Which challenge? Name it by its number: " + "; ".join(said) + "."
+
+
+def parse(
+    line: str, view: dict[str, Any], me: str, handles: Handles | None = None, ids: bool = False
+) -> dict[str, Any]:
     """One typed line to a protocol command."""
     verb, *args = line.split()
     open_ids = _open_challenges(view, me)
+    handles = handles or Handles()
+    handles.see(view, me)
 
     def challenge() -> str:
-        if args and args[0] in view.get("challenges", {}):
-            return args.pop(0)
+        lone = verb == "traits" and len(args) == 1 and not args[0].startswith("#")  # traits COUNT
+        cid = handles.find(args[0], view, ids) if args and not lone else None
+        if cid is not None:
+            args.pop(0)
+            return cid
         if len(open_ids) == 1:
             return open_ids[0]
-        raise Unclear("Which challenge? " + (f"Open: {', '.join(open_ids)}." if open_ids else "You are in none."))
+        raise Unclear(which(view, me, open_ids, handles, ids))
 
     def source() -> dict[str, Any]:
         if not args:
@@ -516,8 +778,12 @@ def parse(line: str, view: dict[str, Any], me: str) -> dict[str, Any]:
             return {"category": category}
         return {"category": category, "name": " ".join(args)}
 
+    if verb == "declare":
+        args = _named(args, view, ATTACKS if _pools(view) else CATEGORIES)
     if verb == "declare" and _pools(view):
         return _declare_pool(args)
+    if verb == "shield" and args:
+        args[0] = handles.find(args[0], view, ids) or args[0]
     if verb in ROUND_VERBS:
         return _round_move(verb, args, view)
     if verb == "defend" or (verb == "relent" and _pools(view)):
@@ -525,13 +791,13 @@ def parse(line: str, view: dict[str, Any], me: str) -> dict[str, Any]:
         if verb == "relent" and not args:
             return {"type": "relent", "challenge": cid}
         if not args or args[0] not in DEFENSES:
-            raise Unclear(f"{verb} [ID] DEFENSE: one of {', '.join(DEFENSES)}.")
+            raise Unclear(f"{verb} [#N] DEFENSE: one of {', '.join(DEFENSES)}.")
         pool = {"defense": args.pop(0), **_wildcard(args)}
         return {"type": "bid" if verb == "defend" else "relent", "challenge": cid, "pool": pool}
     if verb == "declare":
         args, settings = _settings(args, ("effect",))
         if len(args) < 4:
-            raise Unclear("declare ID TARGET CATEGORY TRAIT [effect=EFFECT] [victory…]")
+            raise Unclear("declare TARGET CATEGORY TRAIT [effect=EFFECT] [victory…] (type help declare)")
         cid, target, category, trait, *victory = args
         declared = {
             "type": "declare",
@@ -572,7 +838,7 @@ def parse(line: str, view: dict[str, Any], me: str) -> dict[str, Any]:
     if verb == "traits":
         cid = challenge()
         if not args or not args[0].isdigit():
-            raise Unclear("traits [ID] COUNT")
+            raise Unclear("traits [#N] COUNT")
         return {"type": "declare_traits", "challenge": cid, "count": int(args[0])}
     if verb in ("retest", "cancel"):
         cid = challenge()
@@ -582,6 +848,25 @@ def parse(line: str, view: dict[str, Any], me: str) -> dict[str, Any]:
             "source": source(),
         }
     raise Unclear(f"Unknown move {verb!r}; type help.")
+
+
+def _named(args: list[str], view: dict[str, Any], kinds: tuple[str, ...]) -> list[str]:
+    """A declaration's words with its challenge id first (one made up when the player left it out:
+    ``declare juan physical Brawny``) and its target as the character's id (named by name or id)."""
+    if len(args) >= 2 and re.split("[/@]", args[1])[0].lower() in kinds:
+        args = [f"c-{secrets.token_hex(3)}", *args]
+    if len(args) >= 2:
+        args[1] = _who(view, args[1])
+    return args
+
+
+def _who(view: dict[str, Any], word: str) -> str:
+    """The character a word names (by id or name, any case); the word itself otherwise, for the
+    server to refuse in its own words."""
+    try:
+        return _character(view, word)
+    except Unclear:
+        return word
 
 
 ROUND_VERBS = ("escape", "intend", "act", "end", "assist", "shield", "accept", "refuse", "done", "feed")
@@ -637,7 +922,7 @@ def _round_move(verb: str, args: list[str], view: dict[str, Any]) -> dict[str, A
         return body
     if verb == "shield":
         if not args:
-            raise Unclear("shield CHALLENGE [how…]: the id of the attack whose defender you shield.")
+            raise Unclear("shield #N [how…]: the number of the attack whose defender you shield.")
         body = {"type": "assist", "kind": "defender", "challenge": args[0]}
         if args[1:]:
             body["how"] = " ".join(args[1:])
@@ -681,7 +966,7 @@ def _declare_pool(args: list[str]) -> dict[str, Any]:
     words, _, victory = " ".join(args).partition(":")
     parts, settings = _settings(words.split(), ("range", "maneuver"))
     if len(parts) < 3:
-        raise Unclear("declare ID TARGET ATTACK [SKILL] [±N REASON…] [: victory…] (type help)")
+        raise Unclear("declare TARGET ATTACK [SKILL] [±N REASON…] [: victory…] (type help declare)")
     cid, target, attack, *rest = parts
     attack, _, weapon = attack.partition("@")
     attack, _, attribute = attack.partition("/")
@@ -716,58 +1001,289 @@ def _declare_pool(args: list[str]) -> dict[str, Any]:
     return body
 
 
+def wrap(text: str, width: int | None, hang: int | None = None) -> list[str]:
+    """Each line of ``text`` broken at word boundaries to fit ``width`` columns (none: as it is),
+    its continuation indented two past the line's own indent, or, an indented line, to ``hang``
+    (help's column) where that leaves room; less, where a long word would not fit so."""
+    lines = text.split("\n")
+    if not width:
+        return lines
+    out: list[str] = []
+    for line in lines:
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        tries = [(indent, hang)] if hang is not None and indent and width - hang >= 30 else []
+        tries += [(indent, indent + 2), (min(indent, 2), min(indent, 2) + 2)]
+        for first, under in tries:
+            wrapped = textwrap.wrap(
+                line.lstrip(" "),
+                width,
+                initial_indent=" " * first,
+                subsequent_indent=" " * under,
+                break_long_words=False,
+                break_on_hyphens=False,
+            )
+            if all(len(each) <= width for each in wrapped):
+                break
+        out += wrapped
+    return out
+
+
+def completions(line: str, view: dict[str, Any], me: str, handles: Handles | None = None) -> list[str]:
+    """What Tab offers for the word being typed at the end of ``line``: a verb of this scene's moves;
+    then, by verb, the words it takes, all read from the view: the challenges' numbers, the Traits on
+    the sheet, the targets, the categories and attacks, the abilities, powers and merits to retest
+    with, the signs, the retest sources offered for a roll, the defences, the actions, the offers."""
+    words = line.split()
+    text = "" if not words or line[-1:].isspace() else words.pop()
+    options = _options(words, view, me, handles or Handles()) if words else _verbs(view)
+    return list(dict.fromkeys(o for o in options if o.lower().startswith(text.lower())))
+
+
+def _verbs(view: dict[str, Any]) -> list[str]:
+    return list(dict.fromkeys(m.verb for m in moves_here(view)))
+
+
+def _options(words: list[str], view: dict[str, Any], me: str, handles: Handles) -> list[str]:
+    verb, rest = words[0], words[1:]
+    handles.see(view, me)
+    open_ids = _open_challenges(view, me)
+    numbers = [handles.of(cid).removeprefix("#") for cid in open_ids]
+    mine = view.get("characters", {}).get(me) or {}
+    sheet = mine.get("sheet") or {}
+    others = [target_word(c) for c in targets(view, me)]
+    if verb == "help":
+        return _verbs(view) if not rest else []
+    if verb == "declare":
+        return _declaring(rest, view, me, others)
+    if verb in ("intend", "feed") or (verb == "assist" and not rest):
+        return others if not rest else []
+    if verb == "assist":
+        return list(BENEFITS) if len(rest) == 1 else []
+    if verb == "shield":
+        shielded = [
+            handles.of(c).removeprefix("#") for c, ch in view.get("challenges", {}).items() if shieldable(view, ch, me)
+        ]
+        return shielded if not rest else []
+    if verb in ("accept", "refuse"):
+        return [str(a["offer"]) for a in mine.get("aids") or [] if a.get("status") == "offered"] if not rest else []
+    if verb == "act":
+        return list(ACTS) if not rest else []
+    # the moves in a challenge: its number first, when there is more than one
+    cid = handles.find(rest[0], view) if rest else None
+    if cid is not None:
+        rest = rest[1:]
+    elif len(open_ids) == 1:
+        cid = open_ids[0]
+    ch = view.get("challenges", {}).get(cid or "") or {}
+    first = numbers if len(open_ids) > 1 and cid is None and not rest else []
+    if verb in ("bid", "call") and not _pools(view):
+        return first + (trait_names(view, me, ch.get("category")) if verb == "bid" else [])
+    if verb in ("defend", "relent") and _pools(view):
+        return first + (list(DEFENSES) if not rest else [])
+    if verb == "throw":
+        return first + (["rock", "paper", "scissors", "random", *(sheet.get("gestures") or [])] if not rest else [])
+    if verb == "roll":
+        offer = (ch.get("moves") or {}).get(me) or {}
+        return first + [source_word(s) for s in offer.get("roll_sources") or []] + ["values="]
+    if verb in ("retest", "cancel"):
+        return first + _retesting(rest, view, me, ch)
+    if verb in ("relent", "withdraw", "pass", "traits"):
+        return first
+    return []
+
+
+def _declaring(rest: list[str], view: dict[str, Any], me: str, others: list[str]) -> list[str]:
+    """``declare [ID] TARGET CATEGORY TRAIT…`` (pools: ``TARGET ATTACK[@WEAPON] [SKILL]``): the word due next."""
+    if rest and rest[0].lower() not in (o.lower() for o in others):
+        rest = rest[1:]  # a challenge id the player chose
+    if not rest:
+        return others
+    mine = view.get("characters", {}).get(me) or {}
+    if _pools(view):
+        if len(rest) == 1:
+            weapons = ((mine.get("sheet") or {}).get("weapons")) or []
+            return [*ATTACKS, *(f"{w['kind']}@{w['name']}" for w in weapons)]
+        return list(mine.get("skills") or {}) if len(rest) == 2 else []
+    if len(rest) == 1:
+        return list(CATEGORIES)
+    return [*trait_names(view, me, rest[1].lower()), "effect="]
+
+
+def _retesting(rest: list[str], view: dict[str, Any], me: str, ch: dict[str, Any]) -> list[str]:
+    """``retest``/``cancel``: the kind of retest, then the name: an ability, power or merit on the sheet,
+    or the Trait risked on an overbid."""
+    if not rest:
+        kinds = {"pools": ["willpower", "overbid"], "dice": ["overbid"]}
+        return kinds.get((view.get("rules") or {}).get("family", ""), ["ability", "power", "merit", "overbid"])
+    if len(rest) > 1:
+        return []
+    mine = view.get("characters", {}).get(me) or {}
+    sheet = mine.get("sheet") or {}
+    return {
+        "ability": list(mine.get("abilities") or {}),
+        "power": list(sheet.get("powers") or []),
+        "merit": list(sheet.get("merits") or []),
+        "overbid": trait_names(view, me, ch.get("category")),
+    }.get(rest[0], [])
+
+
+class Screen:
+    """Where the terminal writes: each line wrapped at word boundaries to the width (``--width``, else
+    the terminal's own as it is now, else none: a pipe or a file takes lines whole), a name's control
+    characters shown as codes; at an interactive prompt, what comes in is written above the line being
+    typed, which is put back."""
+
+    def __init__(self, out: TextIO, width: int | None = None, prompt: str = "") -> None:
+        self.out = out
+        self.fixed = width
+        self.prompt = prompt
+        self.prompting = False
+        self.typed: Callable[[], str] = str
+        """What is typed at the prompt so far (readline's line)."""
+
+    def width(self) -> int | None:
+        if self.fixed:
+            return self.fixed
+        return shutil.get_terminal_size().columns if _tty(self.out) else None
+
+    def say(self, text: str, hang: int | None = None) -> None:
+        lines = wrap("\n".join(visible(line) for line in text.split("\n")), self.width(), hang)
+        if self.prompting:  # over the prompt, then the prompt and what is typed so far again
+            self.out.write("\r\x1b[K" + "\n".join(lines) + "\n" + self.prompt + self.typed())
+        else:
+            self.out.write("\n".join(lines) + "\n")
+        self.out.flush()
+
+
+def _tty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 async def _lines(stdin: TextIO) -> AsyncIterator[str]:
     async for line in anyio.wrap_file(stdin):
         yield line.strip()
 
 
-async def run(url: str, token: str, stdin: TextIO, out: TextIO, ids: bool = False) -> int:
-    def say(text: str) -> None:  # a name's control characters shown as codes, never sent to the terminal
-        print("\n".join(visible(line) for line in text.split("\n")), file=out, flush=True)
+async def _typed(screen: Screen, complete: Callable[[str], list[str]]) -> AsyncIterator[str]:
+    """Lines typed at a terminal, read with readline (editing, history, Tab completing ``complete``'s
+    words) by a thread of its own, a daemon, so that leaving never waits on a read; each line read when
+    the last one is done with, so that the prompt shows only when a line is wanted."""
+    import readline  # only here: editing, history and completion at a terminal
+
+    screen.typed = readline.get_line_buffer
+    found: list[str] = []
+
+    def completer(text: str, state: int) -> str | None:
+        if state == 0:
+            try:
+                found[:] = complete(readline.get_line_buffer()[: readline.get_endidx()])
+            except Exception:  # the view changing under the read: nothing to offer this time
+                found[:] = []
+        return found[state] if state < len(found) else None
+
+    readline.set_completer(completer)
+    readline.set_completer_delims(" \t\n")
+    readline.parse_and_bind("bind ^I rl_complete" if "libedit" in (readline.__doc__ or "") else "tab: complete")
+    wanted: queue.SimpleQueue[bool] = queue.SimpleQueue()
+    send, receive = anyio.create_memory_object_stream[str | None](1)
+    token = anyio.lowlevel.current_token()
+
+    def read() -> None:
+        while wanted.get():
+            screen.prompting = True
+            try:
+                line: str | None = input(screen.prompt)
+            except EOFError:
+                line = None
+            finally:
+                screen.prompting = False
+            anyio.from_thread.run(send.send, line, token=token)
+            if line is None:
+                return
+
+    threading.Thread(target=read, name="terminal input", daemon=True).start()
+    while True:
+        wanted.put(True)
+        line = await receive.receive()
+        if line is None:
+            return
+        yield line.strip()
+
+
+async def run(url: str, token: str, stdin: TextIO, out: TextIO, ids: bool = False, width: int | None = None) -> int:
+    screen = Screen(out, width, prompt="> " if _tty(stdin) and _tty(out) else "")
+    say = screen.say
+    handles = Handles()
+    said_up_to = Step()
 
     try:
         async with Client(url, token, summaries=True) as table:
             me = viewer(table.welcome)
-            say(f"Connected to {url} as {table.welcome.get('character') or table.welcome.get('role')}.")
             await table.subscribe()
-            say(status(table.view, table.welcome, ids))
+            say(f"Connected to {url} as {_names(table.view).get(me, me)}.")
+            say(status(table.view, table.welcome, ids, handles))
 
             async def follow() -> None:
                 shown = table.view.get("version")
                 live = False  # the catch-up before the first `subscribed` is the past: the view says it
+                lost: int | None = None  # the step the terminal was at when the connection dropped
                 news = News(me, ids)
                 async for message in table.messages():
                     kind = message.get("type")
                     if kind in ("view", "commit") and table.view.get("version") != shown:
                         shown = table.view.get("version")
-                        say(status(table.view, table.welcome, ids))
+                        say(status(table.view, table.welcome, ids, handles))
                     if kind in ("commit", "view") and live:
                         if said := news.take(message, table.view):
                             say("\n".join(said))
                     elif kind == "subscribed":
                         live = True  # from here (and after a reconnect's catch-up too) each commit is news
+                        if lost is not None:
+                            say(back_online(lost, int(message.get("version") or 0)))
+                            lost = None
+                    elif kind == "connection_lost" and lost is None:
+                        lost = int(message.get("seq") or 0)
+                        say("Connection lost; trying again…")
                     elif kind == "goodbye":
                         say(f"The server says goodbye: {message.get('reason')}")
+                    if kind in ("commit", "view") and not news.waiting:
+                        said_up_to.reach(int(message.get("version") or (message.get("view") or {}).get("version") or 0))
 
+            def complete(line: str) -> list[str]:
+                return completions(line, table.view, me, handles)
+
+            typed = _typed(screen, complete) if screen.prompt else _lines(stdin)
             async with anyio.create_task_group() as tg:
                 tg.start_soon(follow)
-                async for line in _lines(stdin):
+                async for line in typed:
                     if not line:
                         continue
+                    verb, _, rest = line.partition(" ")
                     if line in ("quit", "exit"):
                         break
-                    if line == "help":
-                        say(HELP)
+                    if verb == "help":
+                        say("\n".join(help_lines(table.view, rest.strip() or None)), hang=COLUMN)
                         continue
                     if line == "view":
-                        say(status(table.view, table.welcome, ids))
+                        say(status(table.view, table.welcome, ids, handles))
+                        continue
+                    if line == "sheet":
+                        say("\n".join(sheet_command(table.view, me)))
                         continue
                     try:
-                        command = parse(line, table.view, me)
+                        command = parse(line, table.view, me, handles, ids)
                     except Unclear as unclear:
                         say(str(unclear))
                         continue
                     result = await table.send(command)
+                    with anyio.move_on_after(SETTLE):  # what the move did, said before its "ok" (and before a quit)
+                        await said_up_to.wait_for(int(result.get("version") or 0) if result.get("ok") else 0)
                     if result.get("ok"):
                         say(f"ok ({command['type']})")
                     else:
@@ -779,6 +1295,36 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO, ids: bool = Fals
         print(f"justicar join: {err}", file=sys.stderr)
         return 1
     return 0
+
+
+class Step:
+    """The last step the terminal has put into words: a move's result (which comes after the pushes
+    of what it did, docs/protocol.md) waits for them to be said first."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        self._moved = anyio.Event()
+
+    def reach(self, version: int) -> None:
+        if version > self.version:
+            self.version = version
+            self._moved.set()
+            self._moved = anyio.Event()
+
+    async def wait_for(self, version: int) -> None:
+        while self.version < version:
+            await self._moved.wait()
+
+
+SETTLE = 2.0
+"""The longest a move's "ok" waits for what it did to be said (a lost connection aside, it is there)."""
+
+
+def back_online(was: int, now: int) -> str:
+    """What a reconnect's catch-up came to: the step the terminal is at now, and how many it missed."""
+    missed = now - was
+    away = f"{missed} step{'s' if missed != 1 else ''} while you were away" if missed > 0 else "nothing new"
+    return f"Back online; caught up to step {now} ({away})."
 
 
 def address(link: str, token: str | None = None) -> tuple[str, str]:
@@ -806,7 +1352,11 @@ def join(args: argparse.Namespace, out: TextIO) -> int:
     except Unclear as unclear:
         print(f"justicar join: {unclear}", file=sys.stderr)
         return 2
-    return anyio.run(run, url, token, sys.stdin, out, args.ids)
+    try:
+        return anyio.run(run, url, token, sys.stdin, out, args.ids, args.width)
+    except KeyboardInterrupt:  # Ctrl-C: leave as quit does (the line reader is a daemon: nothing waits on it)
+        print(file=out)
+        return 130
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -822,5 +1372,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--ids",
         action="store_true",
         help="for the record: each challenge's id, and the rule id beside each test, verdict and refusal",
+    )
+    p.add_argument(
+        "--width",
+        type=int,
+        metavar="N",
+        help="wrap lines at N columns (default: the terminal's width; not at all into a pipe or a file)",
     )
     p.set_defaults(run=join)

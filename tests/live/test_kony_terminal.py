@@ -89,7 +89,7 @@ async def test_a_kony_roll_at_the_terminal() -> None:
             return str(done.stdout.decode())
 
         out = await terminal("sam", "help\nview\nact other grab him\nquit\n")
-        assert "roll [ID] [SOURCE…] [values=1,3]   roll your d3s" in out
+        assert "  roll [#N] [SOURCE…] [values=1,3]   roll your d3s" in out
         assert "feed TARGET [N]        feed on the one you hold in a grapple" in out
         assert "done                   your expenditures are declared" in out
         assert "you may: escape" in out  # nobody has declared yet

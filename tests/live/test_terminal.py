@@ -49,7 +49,7 @@ async def test_a_player_answers_a_challenge_from_the_terminal(live: Running, tok
             )
         out = done.stdout.decode()
         assert done.returncode == 0, done.stderr.decode()
-        assert "Connected to" in out and "── Juan (player) · scene s1" in out
+        assert "Connected to" in out and "── Juan (player) · The alley · scene s1 · step" in out
         assert "Traits: Physical 5, Social 0, Mental 0 (lost tonight: none)" in out
         assert "[c] Sam challenges you (Physical) · your answer is due\n    Sam bids Brawny\n" in out
         assert "    If Sam wins: “down you go”" in out  # what winning does, as the ruleset will apply it
@@ -206,19 +206,20 @@ async def test_a_shield_and_a_quick_draw_at_the_terminal() -> None:
             assert done.returncode == 0, done.stderr.decode()
             return str(done.stdout.decode())
 
-        out = await terminal("rosa", "help\nshield\nshield punch I step between them\nshield punch\nquit\n")
-        assert "shield CHALLENGE [how…]   take a Physical attack in its defender's place" in out
+        out = await terminal("rosa", "help\nshield\nshield 1 I step between them\nshield punch\nquit\n")
+        assert "  shield #N [how…]       take a Physical attack in its defender's place" in out
         assert "act draw knife maneuver=quick_draw" in out  # the maneuvers that go with an action
-        assert "[punch] Julian challenges Edward (Physical) · waiting for Edward to answer" in out
-        assert "you may: shield punch [how…] (take it for Edward: your simple action)" in out
-        assert "shield CHALLENGE [how…]: the id of the attack whose defender you shield." in out
+        assert "#1 Julian challenges Edward (Physical) · waiting for Edward to answer" in out  # its number, no id
+        assert "you may: shield 1 [how…] (take it for Edward: your simple action)" in out
+        assert "shield #N [how…]: the number of the attack whose defender you shield." in out
+        assert "punch" not in out.split("refused")[0]
         assert "ok (assist)" in out and "\nJulian challenges you (Physical) · your answer is due" in out
         assert "you may: defend DEFENSE [±N REASON] (dodge 2, parry 2, soak 3), or relent DEFENSE" in out
         assert "Actions left: 1 standard, 0 simple" in out
         assert "refused: Rosa is already in that challenge.\n" in out
 
         out = await terminal("edward", "view\nquit\n")
-        assert "you may: shield punch [how…] (take it for Rosa: your simple action)" in out  # he is out of it
+        assert "you may: shield 1 [how…] (take it for Rosa: your simple action)" in out  # he is out of it
 
         out = await terminal("julian", "act draw knife maneuver=quick_draw\nview\nquit\n")
         assert "ok (declare_action)" in out and "Willpower 3" in out
@@ -280,7 +281,7 @@ async def test_two_maneuvers_on_one_attack_at_the_terminal() -> None:
             "view\nquit\n"
         )
         out = await terminal("rosa", moves)
-        assert "declare … maneuver=FIRST,SECOND   two maneuvers on one attack" in out
+        assert "  declare … maneuver=FIRST,SECOND   two maneuvers on one attack" in out
         assert "maneuver=NAME, or maneuver=FIRST,SECOND (two, with an assist's free maneuver)." in out
         assert "refused: Two maneuvers on one attack must be two different ones.\n" in out
         assert "ok (declare)" in out
@@ -330,9 +331,9 @@ async def test_the_other_side_s_throw_and_the_result_show_at_the_terminal(
     st = await terminal(f"{live.web}/st#token={tokens['st']}")
     juan = await terminal(live.url, "--token", tokens["juan"])
     try:
-        await sam.expect("── Sam (player) · scene s1")
-        await st.expect("── the Narrator (st) · scene s1")
-        await juan.expect("── Juan (player) · scene s1")
+        await sam.expect("── Sam (player) · The alley · step")
+        await st.expect("── the Narrator (st) · The alley · step")
+        await juan.expect("── Juan (player) · The alley · step")
         await sam.type("declare c juan physical Brawny down you go")
         await juan.expect("Sam challenges you (Physical)")
         await juan.type("bid Quick")
