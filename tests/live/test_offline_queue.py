@@ -52,6 +52,7 @@ async def test_a_changed_mind_offline_sends_only_the_newer_throw(
     frames = sent_frames(sam)  # the sockets opened from here on: the reconnect's
     card = sam.locator("#challenges article").filter(has_text="Juan challenges you")
     await expect(card.locator(".waiting")).to_have_text("Now: both sides are in: throw")
+    await expect(sam.locator("button.due")).to_have_text("Throw now")
     throws = card.get_by_role("group", name="Throw")
 
     await sam.context.set_offline(True)
@@ -60,6 +61,8 @@ async def test_a_changed_mind_offline_sends_only_the_newer_throw(
     queued = card.locator(".queued")
     await expect(queued).to_have_text("Queued: Scissors — goes when you are back online")
     await expect(card.locator(".waiting")).to_be_hidden()  # no "throw" still asked for: it is made
+    await expect(sam.locator("button.due")).to_be_hidden()  # nor by the banner, nor the tab's title
+    assert not (await sam.title()).startswith("●")
     await throws.get_by_role("button", name="Paper").click()  # a changed mind
     await expect(queued).to_have_text("Queued: Paper — goes when you are back online")
     await expect(card).not_to_contain_text("Scissors —")

@@ -132,10 +132,13 @@ function offerDue(view, who) {
   return { key: `aid:${offered.map((a) => a.offer).join(",")}`, text: `${nameOf(view, offered[0].by)} offers you help: accept or refuse`, target: () => document.getElementById("round") };
 }
 
-/** Every move due from `who` now, most pressing first. */
-export function dueMoves(view, who) {
+/** Every move due from `who` now, most pressing first; a challenge whose move is queued (made
+ * offline, going when the connection is back) is not due again: its card says what is queued. */
+export function dueMoves(view, who, queued = []) {
   if (!view || !who || who === "*" || who === "st") return [];
-  const challenges = Object.values(view.challenges || {}).map((ch) => challengeDue(view, ch, who));
+  const waiting = new Set(queued.filter((body) => (body.character || who) === who).map((body) => body.challenge));
+  const open = Object.values(view.challenges || {}).filter((ch) => !waiting.has(ch.id));
+  const challenges = open.map((ch) => challengeDue(view, ch, who));
   return [...challenges, roundDue(view, who), offerDue(view, who)].filter(Boolean);
 }
 
@@ -183,7 +186,8 @@ function tone() {
 }
 
 /** The banner: one, whatever is due; with more than one move due it counts them ("2 moves
- * wait: Throw now"), and a tap goes to the first. `update(view, who)` after each draw. */
+ * wait: Throw now"), and a tap goes to the first. `update(view, who, queued)` after each draw
+ * and whenever the moves queued offline change (`queued`: the commands waiting, live.queued). */
 export function yourMove() {
   const text = h("span", { class: "due-text" }, "Your move");
   const banner = h("button", { type: "button", class: "due", hidden: true }, text);
@@ -195,8 +199,8 @@ export function yourMove() {
   });
   const lock = wakeLock();
 
-  const update = (view, who) => {
-    const due = dueMoves(view, who);
+  const update = (view, who, queued = []) => {
+    const due = dueMoves(view, who, queued);
     if (titleBase === null) pageTitle(who === "*" ? "Spectator" : "Player"); // the page says what it is to whoever reads it
     lock(fighting(view) && view?.status !== "closed");
     first = due[0] || null;

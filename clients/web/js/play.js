@@ -274,11 +274,12 @@ function start(live, root = app) {
     const ids = open.map((ch) => ch.id);
     const fresh = known ? open.filter((ch) => !known.has(ch.id) && ch.challenger === who) : [];
     known = new Set(ids);
-    const scrolled = notice.update(view, who);
+    const scrolled = notice.update(view, who, live.queued);
     if (fresh.length && !scrolled) document.getElementById(`ch-${fresh.at(-1).id}`)?.closest("article")?.scrollIntoView({ block: "start" });
   };
   live.addEventListener("change", draw);
   live.addEventListener("status", draw);
+  live.addEventListener("queued", () => notice.update(live.view, live.viewer, live.queued)); // a move made offline is not due again
   draw();
 }
 
