@@ -7,6 +7,7 @@ removed and added again is the one character (one row), not a ghost beside a new
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from playwright.async_api import Browser, Page, expect
 from clients.client import Client
 from server.app import Running
 from server.backend import Backend
-from tests.live.test_web import accessible, browser, phone
+from tests.live.test_web import accessible, browser, phone, st_view
 
 pytestmark = pytest.mark.anyio
 __all__ = ["browser"]  # the fixture, from the other browser tests
@@ -42,6 +43,7 @@ async def test_a_bns_sheet_names_every_problem_beside_its_field(
             {"type": "create_scene", "ruleset": "bns", "title": "The church"}, "scene_created"
         )
     st = await phone(browser, f"{live.web}/st#token={opened['token']}")
+    await st_view(st, "People")
     await st.locator("details.sheet-form summary").click()
     form = st.get_by_role("form", name="A new character's sheet")
     await expect(form).not_to_contain_text("Brawny")  # bns words: skills, not lotn's Traits
@@ -81,6 +83,7 @@ async def test_an_amended_sheet_reaches_the_player_and_a_return_is_one_character
     live: Running, tokens: dict[str, str], browser: Browser, backend: Backend
 ) -> None:
     st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    await st_view(st, "People")
     sam = await phone(browser, f"{live.web}/play#token={tokens['sam']}")
     await expect(sam.locator("body")).to_contain_text("Brawl 2")
 
@@ -126,3 +129,34 @@ async def test_an_amended_sheet_reaches_the_player_and_a_return_is_one_character
     await st.locator("#characters table").screenshot(path=SHOTS / "i27-sheets-people.png")
     await accessible(st)
     await accessible(sam)
+
+
+async def test_a_sheet_file_names_every_problem_and_what_the_rules_leave_open_is_kept_once_asked(
+    live: Running, tokens: dict[str, str], browser: Browser, backend: Backend, tmp_path: Path
+) -> None:
+    async with Client(live.url, tokens["st"]) as opener:
+        opened = await opener.request({"type": "create_scene", "ruleset": "bns", "title": "The docks"}, "scene_created")
+    st = await phone(browser, f"{live.web}/st#token={opened['token']}")
+    await st_view(st, "People")
+    files = st.get_by_label("Add characters from sheet files", exact=False)
+    results = st.locator("#characters .outcome").filter(has_text="docks.json")
+
+    # two slips the rules close (a level in words, an attribute that is not one): refused, both named
+    bad = {"id": "vincent", "name": "Vincent", "attributes": {"strenght": 3}, "skills": {"Brawl two": 1}}
+    (tmp_path / "docks.json").write_text(json.dumps(bad))
+    await files.set_input_files([tmp_path / "docks.json"])
+    await st.get_by_role("button", name="Add", exact=True).click()
+    await expect(results.get_by_role("alert")).to_contain_text("Refused: the sheet has 2 problems")
+    await expect(results.get_by_role("button", name="Keep it as written")).to_have_count(0)
+
+    # a near-miss of the document's skill (left open): Check, kept once the Storyteller says so
+    unusual = {"id": "vincent", "name": "Vincent", "attributes": {"strength": 3}, "skills": {"Brwal": 2}}
+    (tmp_path / "docks.json").write_text(json.dumps(unusual))
+    await files.set_input_files([tmp_path / "docks.json"])
+    await st.get_by_role("button", name="Add", exact=True).click()
+    await expect(results.get_by_role("alert")).to_contain_text("did you mean")
+    await expect(results.get_by_role("alert")).to_contain_text("Check:")
+    await results.get_by_role("button", name="Keep it as written").click()
+    await expect(results).to_contain_text("docks.json added.")
+    added = [r for r in backend.store.read(opened["scene"]) if r.type == "character_added"]
+    assert [msgspec.to_builtins(r.event)["character"]["skills"] for r in added] == [{"Brwal": 2}]

@@ -402,21 +402,30 @@ function sheetFiles(live) {
         continue;
       }
       for (const sheet of sheets) {
-        const reply = await live.send({ type: "add_character", character: sheet });
         const label = `${file.name}${sheets.length > 1 ? ` · ${sheet?.name || sheet?.id || "?"}` : ""}`;
-        results.append(h("div", {}, h("strong", {}, label), reply.ok ? " added." : sheetRefusal(reply.error)));
+        const line = h("div", {}, h("strong", {}, label));
+        const send = async (asWritten = false) => {
+          const reply = await live.send({ type: "add_character", character: sheet, ...(asWritten ? { as_written: true } : {}) });
+          line.replaceChildren(line.firstChild, reply.ok ? " added." : sheetRefusal(reply.error, () => send(true)));
+        };
+        results.append(line);
+        await send();
       }
     }
   };
   return h("div", {}, h("form", { class: "row", onsubmit: add }, field("Add characters from sheet files (JSON: one sheet or a list)", files), h("button", { type: "submit" }, "Add")), results);
 }
 
-/** A refused sheet: each problem as the server words it for a player, one a line (no field paths). */
-function sheetRefusal(error) {
+/** A refused sheet: each problem as the server words it for a player, one a line (no field paths);
+ * what the rules leave open (`unusual_sheet`) may be kept as written (`keep` sends it so). */
+function sheetRefusal(error, keep) {
   const problems = Object.values(error.fields || {});
   if (!problems.length) return refusal(error);
   const count = `${problems.length} ${problems.length === 1 ? "problem" : "problems"}`;
-  return h("div", { class: "refusal", role: "alert" }, h("strong", {}, "Refused: "), `the sheet has ${count}:`, h("ul", { class: "fields" }, problems.map((what) => h("li", {}, what))));
+  const open = error.code === "unusual_sheet";
+  const button = open && h("button", { type: "button", class: "keep", onclick: keep }, "Keep it as written");
+  const word = open ? "Check: " : "Refused: ";
+  return h("div", { class: "refusal", role: "alert" }, h("strong", {}, word), `the sheet has ${count}:`, h("ul", { class: "fields" }, problems.map((what) => h("li", {}, what))), button || "");
 }
 
 function people(view) {
@@ -469,7 +478,7 @@ function removeButton(live, view, c) {
     const label = `Take ${c.name} out of ${here} (back to the night, with what they carry)`;
     return h("div", {}, confirmButton(label, `Confirm: take ${c.name} out of ${here}`, send, `Take ${c.name} out of ${here}? They go back to the night between scenes, carrying what they lost and spent here; from the night's console you send them into another scene. What they did here stays in the log.`), out);
   }
-  return h("div", {}, confirmButton(`Remove ${c.name}`, `Confirm: remove ${c.name}`, send, `Remove ${c.name} from the scene? They leave it for good; what they did stays in the log.`), out);
+  return h("div", {}, confirmButton(`Remove ${c.name}`, `Confirm: remove ${c.name}`, send, `Remove ${c.name} from the scene? What they did stays in the log; adding the same character again brings them back.`), out);
 }
 
 
