@@ -12,7 +12,7 @@ import { actionsLeft, actsNow, assistForm, budgeted, burstForm, fightLines, inte
 import { confirmButton } from "./moves.js";
 import { confirmations, fighting, keepClear, pageTitle, quietSwitch, yourMove } from "./notice.js";
 import { carriedLine, lostWhere, sceneTitles } from "./night.js";
-import { disputeForm, ruledNotice } from "./ruled.js";
+import { disputeForm, ruledNotice } from "./ruling_notice.js";
 import { CATEGORIES, connection, grow, nameOf, refusal, rulesetName, timeline, title } from "./words.js";
 
 const app = document.getElementById("app");
