@@ -25,6 +25,20 @@ def snapshot_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         os.environ[ENV] = before
 
 
+@pytest.fixture(autouse=True, scope="session")
+def state_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The folder ``serve --load`` keeps its printed links in (``XDG_STATE_HOME``), one of the
+    session's: a test never writes into the user's own ~/.local/state; the servers inherit it."""
+    path = str(tmp_path_factory.mktemp("state"))
+    before = os.environ.get("XDG_STATE_HOME")
+    os.environ["XDG_STATE_HOME"] = path
+    yield path
+    if before is None:
+        del os.environ["XDG_STATE_HOME"]
+    else:
+        os.environ["XDG_STATE_HOME"] = before
+
+
 @pytest.fixture
 def postgres_db() -> Iterator[str]:
     """The URL of a new, empty PostgreSQL database for this test alone, dropped after it
