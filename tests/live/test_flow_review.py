@@ -11,6 +11,7 @@ from playwright.async_api import Browser, Page, expect
 
 from clients.client import Client
 from server.app import Running
+from tests.live.test_kony_web import JUAN, SAM
 from tests.live.test_turn_flow import BELOW_BANNER, EDWARD, JULIAN, ROSA, bns_round, opened, phone, player_token, send
 from tests.live.test_web import accessible, browser
 
@@ -74,7 +75,13 @@ async def test_the_defender_sees_their_sealed_throw(live: Running, tokens: dict[
 async def test_a_bns_turn_with_only_a_simple_action_left_invites_only_that(live: Running, browser: Browser) -> None:
     await bns_round(live)
     await send(live, player_token(live, "warehouse", "julian"), {"type": "end_turn"})
-    attack = {"type": "declare", "challenge": "slam", "kind": "contested", "targets": ["rosa"], "pool": {"attack": "unarmed"}}
+    attack = {
+        "type": "declare",
+        "challenge": "slam",
+        "kind": "contested",
+        "targets": ["rosa"],
+        "pool": {"attack": "unarmed"},
+    }
     await send(live, player_token(live, "warehouse", "edward"), {**attack, "category": "physical", "victory": "down"})
     edward = await phone(browser, live, "warehouse", "edward")
     await expect(edward.locator("button.due")).to_have_text("Your turn: 1 simple action left, or end your turn")
@@ -153,3 +160,20 @@ async def test_a_ruling_marks_the_title_even_while_a_move_is_not_due(
                                        "bid": ["Brutal"], "difficulty": 1, "victory": "up"})  # fmt: skip
     await expect(sam.locator("#timeline")).to_contain_text("Juan")
     await expect(sam).to_have_title("● A ruling · Sam · The alley · Justicar")
+
+
+async def test_the_banner_brings_the_move_with_the_heading_in_sight(live: Running, browser: Browser) -> None:
+    """kony's Roll now, on the challenger's phone once the defender has answered: the card comes
+    into view with its heading below the banner, the Roll button on the screen with it."""
+    st = await opened(live, "kony", "river", SAM, JUAN, title="The river")
+    sam = await phone(browser, live, "river", "sam")
+    declared = {"type": "declare", "challenge": "c", "kind": "contested", "targets": ["juan"], "category": "physical"}
+    await send(live, player_token(live, "river", "sam"), {**declared, "bid": ["Brawny"], "victory": "into the river"})
+    await sam.evaluate("window.scrollTo(0, 0)")
+    await send(live, player_token(live, "river", "juan"), {"type": "bid", "challenge": "c", "bid": ["Strong"]})
+    await expect(sam.locator("button.due")).to_have_text("Roll now")
+    card = "#challenges article[data-challenge=c]"
+    await in_sight(sam, f"{card} h3")
+    await in_sight(sam, f"{card} button.roll")
+    await shot(sam, "kony-roll")
+    assert st
