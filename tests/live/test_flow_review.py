@@ -128,6 +128,10 @@ async def test_words_around_the_turn(live: Running, tokens: dict[str, str], brow
     rosa = await phone(browser, live, "yard", "rosa")
     await expect(rosa.locator("#round")).to_contain_text("you join the fight next round")
     await shot(rosa, "bns-joins-next")
+    await send(live, st, {"type": "end_round"}, {"type": "start_round"})  # and so she does
+    await expect(rosa.locator("#round")).to_contain_text("Round 2")
+    await expect(rosa.locator("#round")).not_to_contain_text("you join the fight next round")
+    await expect(rosa.locator("#round")).to_contain_text("you (5)")
 
 
 async def test_the_replay_tab_names_its_scene(live: Running, tokens: dict[str, str], browser: Browser) -> None:
