@@ -181,3 +181,18 @@ async def test_the_banner_brings_the_move_with_the_heading_in_sight(live: Runnin
     await in_sight(sam, f"{card} button.roll")
     await shot(sam, "kony-roll")
     assert st
+
+
+async def test_after_a_bns_attack_the_turn_card_says_what_is_left(live: Running, browser: Browser) -> None:
+    await bns_round(live)
+    await send(live, player_token(live, "warehouse", "julian"), {"type": "end_turn"})
+    edward = await phone(browser, live, "warehouse", "edward")
+    form = edward.locator("#round #declare form")
+    await form.get_by_label("Target", exact=True).select_option("rosa")
+    await form.get_by_label("Victory condition").fill("I slam her into the wall")
+    await form.get_by_role("button", name="Declare", exact=True).click()
+    await expect(edward.locator(".toast")).to_have_text("Declared.")
+    await expect(edward.locator("button.due")).to_have_text("Your turn: 1 simple action left, or end your turn")
+    await in_sight(edward, "#round .actions-left")  # what is left, not under the banner
+    await expect(edward.locator("#round")).to_contain_text("Actions left: 0 standard, 1 simple.")
+    await shot(edward, "bns-edward-declared")
