@@ -12,7 +12,19 @@ from playwright.async_api import Browser, Page, expect
 from clients.client import Client
 from server.app import Running
 from tests.live.test_kony_web import JUAN, SAM
-from tests.live.test_turn_flow import BELOW_BANNER, EDWARD, JULIAN, ROSA, bns_round, opened, phone, player_token, send
+from tests.live.test_turn_flow import (
+    BELOW_BANNER,
+    EDWARD,
+    JOE,
+    JULIAN,
+    MARK,
+    ROSA,
+    bns_round,
+    opened,
+    phone,
+    player_token,
+    send,
+)
 from tests.live.test_web import accessible, browser
 
 pytestmark = pytest.mark.anyio
@@ -196,3 +208,21 @@ async def test_after_a_bns_attack_the_turn_card_says_what_is_left(live: Running,
     await in_sight(edward, "#round .actions-left")  # what is left, not under the banner
     await expect(edward.locator("#round")).to_contain_text("Actions left: 0 standard, 1 simple.")
     await shot(edward, "bns-edward-declared")
+
+
+async def test_a_refusal_about_my_character_is_said_to_me(live: Running, browser: Browser) -> None:
+    st = await opened(live, "camarilla", "pier", MARK, JOE, title="The pier")
+    await send(live, st, {"type": "start_round"})
+    action = {"kind": "challenge", "category": "physical", "target": "joe"}
+    await send(live, player_token(live, "pier", "mark"), {"type": "declare_action", "action": action})
+    await send(live, player_token(live, "pier", "joe"), {"type": "declare_action", "action": {"kind": "none"}})
+    first = {"type": "declare", "challenge": "one", "kind": "contested", "targets": ["joe"], "category": "physical"}
+    await send(live, player_token(live, "pier", "mark"), {**first, "bid": ["Brawny"], "victory": "down"})
+    mark = await phone(browser, live, "pier", "mark")
+    form = mark.locator("#declare form")
+    await form.get_by_label("Victory condition").fill("down again")
+    await form.get_by_role("button", name="Declare", exact=True).click()
+    refusal = mark.locator("#declare .refusal")
+    await expect(refusal).to_contain_text("Refused: You")
+    await expect(refusal).not_to_contain_text("Mark has")
+    await shot(mark, "camarilla-refused")
