@@ -67,16 +67,14 @@ async def test_the_die_count_follows_the_boxes(live: Running, tokens: dict[str, 
     sam, _, _, _ = await answered(live, tokens, browser, "count")
     form = sam.locator("#challenges article").filter(has_text="Juan challenges you").locator("form.roll")
     count = form.locator("p.hint").first  # the count above the boxes
-    await expect(count).to_have_text("1 + 0 retest(s) = 1 d3. Each retest named adds a die.")
+    await expect(count).to_have_text("You roll 1 die: 1 for the test. Each retest named adds a die.")
     await form.get_by_label("Brawl (ability)").check()
-    await expect(count).to_have_text(
-        "1 + 0 retest(s) = 1 d3, and 1 retest ticked: 2 d3s. Each retest named adds a die."
-    )
+    await expect(count).to_have_text("You roll 2 dice: 1 for the test + 1 retest. Each retest named adds a die.")
     await expect(form.get_by_role("button", name="Roll 2 d3s · spends Brawl (ability)")).to_be_visible()
     await form.get_by_label("Potence (power)").check()
-    await expect(count).to_contain_text("and 2 retests ticked: 3 d3s.")
+    await expect(count).to_contain_text("You roll 3 dice: 1 for the test + 2 retests.")
     await form.get_by_label("Potence (power)").uncheck()
-    await expect(count).to_contain_text("and 1 retest ticked: 2 d3s.")  # it follows the boxes both ways
+    await expect(count).to_contain_text("You roll 2 dice: 1 for the test + 1 retest.")  # it follows the boxes both ways
     await form.scroll_into_view_if_needed()
     await sam.screenshot(path=SHOTS / "i27-bits-kony-count.png")
 

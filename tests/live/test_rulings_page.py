@@ -66,7 +66,7 @@ async def test_a_ruling_that_takes_a_trait_raises_the_touched_player_s_banner(
     )
     await expect(banner.locator(".ruled-reason")).to_have_text("Reason: Sam had spent his Brawny earlier tonight")
     await expect(sam.locator(".ruled-area")).to_have_attribute("role", "status")
-    assert await sam.title() == "● A ruling · Justicar"
+    assert (await sam.title()).startswith("● A ruling · Sam · ")
     await expect(sam.locator("#me .lost-trait")).to_contain_text("Brawny")  # the sheet shows it too
     # in the page's flow: it covers nothing (the card's heading and the sheet are below it, in sight)
     box, sheet = await banner.bounding_box(), await sam.locator("#me").bounding_box()
@@ -75,14 +75,14 @@ async def test_a_ruling_that_takes_a_trait_raises_the_touched_player_s_banner(
     await shot(sam, "banner")
 
     await expect(juan.locator(".ruled-banner")).to_have_count(0)  # Juan: not in it, nothing of his changed
-    assert await juan.title() != "● A ruling · Justicar"
+    assert not (await juan.title()).startswith("● A ruling")
 
     await expect(banner).to_be_in_viewport()  # brought into view as it comes
     await banner.get_by_role("button", name="Show the challenge").click()
     await expect(card).to_be_in_viewport()
     await banner.get_by_role("button", name="Got it").click()
     await expect(banner).to_have_count(0)
-    assert await sam.title() != "● A ruling · Justicar"
+    assert not (await sam.title()).startswith("● A ruling")
     await sam.reload()
     await expect(sam.get_by_role("status").filter(has_text="Live")).to_be_visible()
     await expect(sam.locator("#me .lost-trait")).to_contain_text("Brawny")

@@ -122,7 +122,7 @@ async def test_a_bns_turn_opens_the_attack_in_the_turn_card(live: Running, brows
     assert await form.get_by_label("Victory condition").evaluate(BELOW_BANNER) >= 0
     # End my turn asks while an action is left, saying what is left; Cancel keeps the turn
     await turn.get_by_role("button", name="End my turn").click()
-    await expect(turn).to_contain_text("You still have 1 standard, 1 simple action left. End your turn?")
+    await expect(turn).to_contain_text("You still have 1 standard and 1 simple action left. End your turn?")
     await turn.get_by_role("button", name="Cancel").click()
     await expect(turn).to_contain_text("Your turn.")
     await turn.get_by_role("button", name="End my turn").click()

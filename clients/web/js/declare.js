@@ -54,6 +54,16 @@ function traitsLeft(c, category) {
   });
 }
 
+/** A refusal about my own character, said to me: "Edward has no standard action left…" → "You have
+ * no standard action left…" (the server names the character; the player's page speaks to them). */
+function toYou(error, c) {
+  const message = error?.message;
+  if (!message || !c?.name) return error;
+  const spoken = [[`${c.name} has `, "You have "], [`${c.name} is `, "You are "], [`${c.name} cannot `, "You cannot "]];
+  const found = spoken.find(([from]) => message.startsWith(from));
+  return found ? { ...error, message: found[1] + message.slice(found[0].length) } : error;
+}
+
 const said = new Map(); // who -> what the last declaration came to, kept when the form is drawn anew
 
 /** Forget what `who`'s last declaration came to: the situation it answered has moved on (a new
@@ -127,7 +137,8 @@ export function declareForm(live, view, who, { forCharacter = false, preset = nu
     const reply = await live.send(body);
     // a player's page confirms every command at its foot (notice.js); the console, declaring for
     // an NPC, says it here
-    const note = () => (reply.ok ? (forCharacter ? [h("p", { role: "status" }, "Declared.")] : []) : [refusal(reply.error)]);
+    const error = forCharacter ? reply.error : toYou(reply.error, c);
+    const note = () => (reply.ok ? (forCharacter ? [h("p", { role: "status" }, "Declared.")] : []) : [refusal(error)]);
     said.set(who, note);
     // what it declared may have drawn the form anew meanwhile (a free maneuver used): say it there
     for (const box of document.querySelectorAll(`.outcome[data-declare="${CSS.escape(who)}"]`)) box.replaceChildren(...note());
@@ -289,7 +300,7 @@ function attackFields(live, view, who, forCharacter, maneuver = () => undefined,
   const attribute = select("attribute", [["", "The attack's own"], ...Object.keys(sheet.attributes || {}).map((a) => [a, title(a)])]);
   const skills = Object.keys(sheet.skills || {});
   const listId = `skills-${who}`;
-  const skill = h("input", { name: "skill", autocomplete: "off", list: listId, placeholder: "intimidation" });
+  const skill = h("input", { name: "skill", autocomplete: "off", list: listId }); // no placeholder: a grey "intimidation" reads as filled in
   const weapon = select("weapon", [["", "None"], ...(sheet.weapons || []).map((w) => [w.name, `${w.name} (${w.kind})`])]);
   const wildcard = h("input", { type: "number", name: "wildcard", min: -20, max: 20, value: 0, inputmode: "numeric" });
   const why = h("input", { name: "why", autocomplete: "off", placeholder: "shotgun" });

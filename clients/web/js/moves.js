@@ -133,6 +133,15 @@ export function confirmButton(label, confirmLabel, act, warning = "") {
   return box;
 }
 
+/** "You roll 2 dice: 1 for the test + 1 retest." — the server's count with no retest (`base`,
+ * and its reasons when more than the one die), then the retests ticked. */
+function diceWords(n, base, retests, why) {
+  const dice = (k) => `${k} ${k === 1 ? "die" : "dice"}`;
+  const test = base === 1 ? "1 for the test" : `${dice(base)} for the test (${why})`;
+  const more = retests ? ` + ${retests} retest${retests === 1 ? "" : "s"}` : "";
+  return `You roll ${dice(n)}: ${test}${more}.`;
+}
+
 /** Roll the d3s (dice rulesets): tick the retest sources to name, each one more die; the button
  * says how many dice and what they spend. Dice rolled by hand may be entered where allowed (the
  * Storyteller always may, for an NPC). */
@@ -147,8 +156,7 @@ function rollForm(moves, forCharacter, act) {
     const n = base + named.length;
     const dice = `${n} d3${n === 1 ? "" : "s"}`;
     button.textContent = `Roll ${dice}${named.length ? ` · spends ${named.join(", ")}` : ""}`;
-    const ticked = named.length ? `, and ${named.length} retest${named.length === 1 ? "" : "s"} ticked: ${dice}` : "";
-    count.textContent = `${moves.dice_why}${ticked}. Each retest named adds a die.`;
+    count.textContent = `${diceWords(n, base, named.length, moves.dice_why)} Each retest named adds a die.`;
   };
   ticks.forEach((t) => t.box.addEventListener("change", label));
   label();

@@ -8,6 +8,7 @@ import { nameOf, title } from "./words.js";
 
 const QUIET = "justicar:quiet";
 const MARK = "● Your move · ";
+const RULED = "● A ruling · ";
 
 /** Whether the player asked for no sound and no vibration (kept in this browser). */
 export function isQuiet() {
@@ -52,22 +53,50 @@ let measureSticky = () => {};
 /** Keep the page's top clear for the sticky banner: `--sticky-h` on the root is its height, which
  * the scroll margins of cards and headings and the page's scroll padding add, so neither a card
  * brought into view nor a field being filled is ever under the banner. Measured again right
- * before the page scrolls (the banner may have just appeared), not only when a resize is seen. */
+ * before the page scrolls (the banner may have just appeared), not only when a resize is seen.
+ * When it grows while stuck to the top (a banner or the offline note appears, its words take a
+ * second line), the page moves down by as much: what was just under it stays in sight. */
 export function keepClear(sticky) {
-  const set = () => document.documentElement.style.setProperty("--sticky-h", `${Math.ceil(sticky.getBoundingClientRect().height)}px`);
-  if (typeof ResizeObserver === "function") new ResizeObserver(set).observe(sticky);
+  let last = null;
+  const set = () => {
+    const height = Math.ceil(sticky.getBoundingClientRect().height);
+    document.documentElement.style.setProperty("--sticky-h", `${height}px`);
+    const grown = last === null ? 0 : height - last;
+    last = height;
+    return grown;
+  };
+  const stuck = () => scrollY > 0 && sticky.getBoundingClientRect().top <= 0.5;
+  const resized = () => {
+    const grown = set();
+    if (grown > 0 && stuck()) window.scrollBy(0, -grown);
+  };
+  if (typeof ResizeObserver === "function") new ResizeObserver(resized).observe(sticky);
   measureSticky = set;
   set();
 }
 
 let titleBase = null; // what the tab is, without the mark of a move due
 let marked = false; // a move is due: the title says so first
+let ruled = false; // a ruling I have not seen: the title says so, after a move due
+
+/** The tab's title: its base, marked "● Your move · …" while a move is due, else "● A ruling · …"
+ * while a ruling that touches me is unseen (one writer for the title: the two never overwrite each other). */
+function showTitle() {
+  const base = titleBase ?? "Justicar";
+  document.title = marked ? `${MARK}${base}` : ruled ? `${RULED}${base}` : base;
+}
+
+/** Mark the tab's title for an unseen ruling (ruling_notice.js), or take the mark away. */
+export function markRuling(on) {
+  ruled = Boolean(on);
+  showTitle();
+}
 
 /** "Sam · Friday at Elysium · Justicar": what the tab is, from its parts (empty ones left out).
  * Set as the tab's title (marked "● Your move · …" while a move is due on the player's page). */
 export function pageTitle(...parts) {
   titleBase = [...parts.filter(Boolean), "Justicar"].join(" · ");
-  document.title = marked ? `${MARK}${titleBase}` : titleBase;
+  showTitle();
   return titleBase;
 }
 
@@ -114,7 +143,12 @@ function roundDue(view, who) {
     if (!actsNow(view, who)) return null;
     // acting right after a held escape failed is allowed out of turn, and the banner says so
     const onTurn = (r.turn || []).includes(who) && !mine.turn_done;
-    return onTurn ? { ...key("act"), text: "Your turn: attack, or choose another action" } : { ...key("out"), text: "Out of turn: you may act now with the actions you have left" };
+    if (!onTurn) return { ...key("out"), text: "Out of turn: you may act now with the actions you have left" };
+    // what the view says is left (an attack takes a standard action): the banner invites only that
+    const { standard = 0, simple = 0 } = mine.actions || {};
+    if (standard > 0) return { ...key("act"), text: "Your turn: attack, or choose another action" };
+    if (simple > 0) return { ...key("simple"), text: `Your turn: ${simple} simple action${simple === 1 ? "" : "s"} left, or end your turn` };
+    return { ...key("end"), text: "Your turn: nothing left to do; tap End my turn" };
   }
   if (!(r.turn || []).includes(who) || mine.turn_done) return null;
   // on my turn: what is offered now. A challenge I declared, still open: nothing (its card says
@@ -150,7 +184,7 @@ export function fighting(view) {
 }
 
 /** Whether the player is typing or choosing: the page is not scrolled from under them. */
-function busy() {
+export function busy() {
   const active = document.activeElement;
   return Boolean(active && active.matches?.("input:not([type=checkbox]):not([type=radio]), select, textarea"));
 }
@@ -206,7 +240,7 @@ export function yourMove() {
     first = due[0] || null;
     banner.hidden = !first;
     marked = Boolean(first);
-    document.title = marked ? `${MARK}${titleBase}` : titleBase;
+    showTitle();
     if (!first) {
       shown = new Set();
       return false;
@@ -231,18 +265,22 @@ export function yourMove() {
 }
 
 const GAP = 12; // px between the banner and what it brought into view
+const FOOT = 64; // px at the screen's foot the toast may hold
 
 /** Bring a card into view under the banner, its heading first; when the card is taller than the
- * screen, further down until the moves it asks for are in sight (a bid, the throw's signs, the
- * challenge form), never so far that the moves' own top goes under the banner. */
-function bring(card, behavior = "auto") {
+ * screen, further down until the first of the moves it asks for is in sight (the Bid button, the
+ * throw's signs, Roll), never so far that the moves' own top goes under the banner: the heading
+ * stays in sight whenever the move fits on the screen with it. */
+export function bring(card, behavior = "auto") {
   measureSticky(); // the banner's height now, before the page scrolls under it
   const clear = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--sticky-h")) || 0;
   let y = scrollY + card.getBoundingClientRect().top - clear - GAP;
   const moves = card.querySelector(".moves, .turn-slot, .turn-actions, .round-moves");
   if (moves) {
     const box = moves.getBoundingClientRect();
-    const below = scrollY + box.bottom - (y + innerHeight) + GAP; // how far the moves' end is below the screen
+    const first = [...moves.querySelectorAll("button:not([disabled])")].find((b) => b.getClientRects().length);
+    const end = first ? first.getBoundingClientRect().bottom : box.bottom;
+    const below = scrollY + end - (y + innerHeight) + GAP + FOOT; // how far the first move is below the screen (and the toast)
     const room = scrollY + box.top - clear - GAP - y; // how far the moves' top may rise
     if (below > 0) y += Math.max(0, Math.min(below, room));
   }

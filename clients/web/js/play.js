@@ -10,7 +10,7 @@ import { field, fill, h, keyed, regions, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
 import { actionsLeft, actsNow, assistForm, budgeted, burstForm, fightLines, intendButton, mayBurst, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
 import { confirmButton } from "./moves.js";
-import { confirmations, fighting, keepClear, pageTitle, quietSwitch, yourMove } from "./notice.js";
+import { bring, busy, confirmations, fighting, keepClear, pageTitle, quietSwitch, yourMove } from "./notice.js";
 import { carriedLine, lostWhere, sceneTitles } from "./night.js";
 import { disputeForm, ruledNotice } from "./ruling_notice.js";
 import { CATEGORIES, connection, grow, nameOf, refusal, rulesetName, timeline, title } from "./words.js";
@@ -180,6 +180,7 @@ function start(live, root = app) {
     for (const box of document.querySelectorAll(`#declare .outcome[data-declare="${CSS.escape(live.viewer)}"]`)) box.replaceChildren();
   });
   let known = null; // the open challenges already shown: a new one of mine is brought into view
+  let mineBefore = null; // how each challenge of mine stood at the last draw: one that moves on is brought into view
   let lastSituation = null;
   let wasFighting = null; // the fold follows the fight when it starts and ends, not under the player's taps
   let preset = null; // what the sheet's entry tapped puts in the challenge form ({category, bid} / {skill} / {power})
@@ -257,6 +258,15 @@ function start(live, root = app) {
       region(declare, `declaring:${situation}`, () =>
         fill(declare, h("h2", { id: "declare-h" }, "Declare a challenge"), h("p", { class: "not-yet" }, "Not yet: first everyone declares an action for the round; you declare your challenge on your turn.")),
       );
+    } else if (who !== "*" && view.status === "open" && !others(view, who).length) {
+      declare.hidden = false; // alone in the scene: no empty form
+      region(declare, "alone", () => fill(declare, h("h2", { id: "declare-h" }, "Declare a challenge"), h("p", { class: "not-yet" }, "Nobody here to challenge.")));
+    } else if (who !== "*" && view.status === "open" && noStandardLeft(view, mine)) {
+      // the view says no standard action is left this round: an attack would be refused
+      declare.hidden = false;
+      region(declare, `spent:${situation}`, () =>
+        fill(declare, h("h2", { id: "declare-h" }, "Declare a challenge"), h("p", { class: "not-yet" }, "No standard action left this round: your next attack waits for the next round.")),
+      );
     } else if (who !== "*" && view.status === "open") {
       declare.hidden = false;
       region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost, mine?.sheet, mine?.free_used, mine?.maneuvers, maneuverAids(mine), mine?.action, !!view.round, situation, leads, presetAt]), () =>
@@ -276,6 +286,14 @@ function start(live, root = app) {
     known = new Set(ids);
     const scrolled = notice.update(view, who, live.queued);
     if (fresh.length && !scrolled) document.getElementById(`ch-${fresh.at(-1).id}`)?.closest("article")?.scrollIntoView({ block: "start" });
+    // a challenge of mine that moved on (resolved, my sealed throw taken, the other side rolled)
+    // and is now out of sight is brought into view, its result first; never while I am typing
+    const now = new Map(all.filter((ch) => who !== "*" && involves(ch, who)).map((ch) => [ch.id, standing(ch, who)]));
+    const moved = mineBefore ? all.filter((ch) => mineBefore.has(ch.id) && now.has(ch.id) && mineBefore.get(ch.id) !== now.get(ch.id)) : [];
+    mineBefore = now;
+    const shown = moved.find((ch) => ch.outcome) || moved.at(-1);
+    const article = shown && document.getElementById(`ch-${shown.id}`)?.closest("article");
+    if (!scrolled && !fresh.length && article && !busy() && !inSight(article)) bring(article);
   };
   live.addEventListener("change", draw);
   live.addEventListener("status", draw);
@@ -299,6 +317,24 @@ function keepFocus(area, redraw) {
   if (!target) return;
   if (!control) target.setAttribute("tabindex", "-1");
   target.focus({ preventScroll: true });
+}
+
+/** How a challenge stands for `who`: a change of it (an outcome, a test, a retest, the moves I
+ * have) is news to bring into view. */
+function standing(ch, who) {
+  return JSON.stringify([ch.status, ch.outcome, (ch.tests || []).length, (ch.retests || []).length, ch.moves?.[who]?.verbs]);
+}
+
+/** Whether a card's heading is on screen, below the sticky banner (and not at the screen's foot). */
+function inSight(article) {
+  const sticky = document.querySelector(".sticky-top")?.getBoundingClientRect().bottom || 0;
+  const top = article.getBoundingClientRect().top;
+  return top >= sticky - 1 && top < innerHeight * 0.7;
+}
+
+/** The view's actions left this round (bns) say no standard action is left: no attack now. */
+function noStandardLeft(view, mine) {
+  return view.round?.phase === "acting" && Boolean(mine?.actions) && !(mine.actions.standard > 0);
 }
 
 function names(view) {
@@ -355,6 +391,9 @@ function roundPanel(live, view, who) {
   const ordered = new Set((r.ordered || []).map((g) => [...g].sort().join(" "))); // ties the Storyteller ordered
   const order = r.order.map((group) => group.map((w) => `${w === who ? "you" : nameOf(view, w)} (${r.initiative[w]})`).join(ordered.has([...group].sort().join(" ")) ? ", then " : " = ")); // "Order: Joe (9) = you (9) → Vi (2)"
   const parts = [h("h2", {}, `Round ${r.number}${r.first ? " (first of the fight)" : ""}`)];
+  // not in this round's order (added after it started): the view's order says so, and when I act
+  const outside = mine && r.phase !== "declaring" && !(r.order || []).some((group) => group.includes(who));
+  if (outside) parts.push(h("p", { class: "joins-next" }, "You came in after this round started: you join the fight next round."));
   if (r.phase === "declaring") {
     const waiting = Object.values(view.characters).filter((c) => c.present && !c.action).map((c) => (c.id === who ? "you" : c.name));
     parts.push(h("p", {}, `Everyone declares an action. Waiting for: ${waiting.join(", ") || "nobody"}.`));

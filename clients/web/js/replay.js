@@ -4,6 +4,7 @@
 // Storyteller may watch as any player saw it, and download the audit and the export.
 import { download, field, fill, h, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
+import { pageTitle } from "./notice.js";
 import { CATEGORIES, defenderOf, nameOf, refusal, rulesetName, title } from "./words.js";
 
 const app = document.getElementById("app");
@@ -33,8 +34,10 @@ function start(live) {
   let timer = null;
   let loaded = false;
 
-  const drawHeader = () =>
+  const drawHeader = () => {
+    if (scene) pageTitle("Replay", scene.title || "Untitled scene"); // "Replay · The alley · Justicar"
     fill(header, h("h1", {}, "Replay"), h("p", { class: "scene" }, scene ? [scene.title || "Untitled scene", rulesetName(scene)].filter(Boolean).join(" · ") : ""), badge(live));
+  };
 
   let loading = 0; // a newer load makes an older one's answers moot
   const load = async (as) => {

@@ -5,10 +5,8 @@
 // is remembered (per ruling) and does not come back. In a game night, my results from the night's
 // other scenes are listed with a Dispute control: the dispute names that scene (protocol.md).
 import { field, fill, h } from "./dom.js";
-import { isQuiet } from "./notice.js";
+import { isQuiet, markRuling } from "./notice.js";
 import { refusal } from "./words.js";
-
-const MARK = "● A ruling · Justicar";
 
 /** The form that sends a dispute of step `seq` (the ST rules on it later), saying what the step was;
  * `scene`: another scene of the night, where the step is. */
@@ -65,19 +63,9 @@ export function ruledNotice(live, main) {
   const dismissed = new Set(); // "scene:id", this page's, where localStorage is not kept
   let buzzed = new Set();
   let there = []; // rulings in the night's other scenes that touch me (`tonight`)
-  let titleBefore = null;
   let drawn = "";
   let corrections = null; // carried corrections on this page: a new one asks `tonight` again
   const elsewhere = live.scene ? tonightList(live, main, (ruled) => ((there = ruled), draw())) : null;
-
-  const mark = (on) => {
-    if (on && document.title !== MARK && !document.title.startsWith("●")) {
-      titleBefore = document.title;
-      document.title = MARK;
-    } else if (!on && document.title === MARK) {
-      document.title = titleBefore || "Justicar";
-    }
-  };
 
   const draw = () => {
     const view = live.view;
@@ -89,7 +77,7 @@ export function ruledNotice(live, main) {
     const here = (view.ruled || []).map((r) => ({ ...r, scene: view.scene }));
     const key = (r) => `${r.scene}:${r.id}`;
     const unseen = [...there, ...here].filter((r) => !seenStore(r.scene, who).read().has(r.id) && !dismissed.has(key(r)));
-    mark(unseen.length > 0);
+    markRuling(unseen.length > 0); // notice.js writes the title: a move due first, then a ruling
     const fresh = unseen.filter((r) => !buzzed.has(key(r)));
     buzzed = new Set(unseen.map(key));
     const shown = JSON.stringify(unseen);
@@ -111,8 +99,7 @@ export function ruledNotice(live, main) {
       /* not here */
     }
   };
-  // after the page's own listeners (added once its start is done): the page's banner sets the
-  // tab's title on every draw, and a ruling marks it after that, unless a move is due
+  // after the page's own listeners (added once its start is done)
   queueMicrotask(() => {
     live.addEventListener("change", draw);
     live.addEventListener("status", () => {

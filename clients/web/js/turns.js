@@ -167,9 +167,12 @@ export function turnControls(view, who, send, { forCharacter = false } = {}) {
  * taken, saying what is left (a turn ended cannot be taken back). */
 function endMyTurn(a, send) {
   const end = () => send({ type: "end_turn" });
-  const left = actionsLeft({ actions: a });
   if (!(a.standard || a.simple)) return h("div", { class: "choices" }, h("button", { type: "button", class: "quiet", onclick: end }, "End my turn"));
-  return confirmButton("End my turn", "Confirm: end my turn", end, `You still have ${left} action left. End your turn? It cannot be taken back.`);
+  // only what is left: "1 simple action", "1 standard and 1 simple action"
+  const kinds = [["standard", a.standard], ["simple", a.simple]].filter(([, n]) => n > 0);
+  const left = kinds.map(([kind, n]) => `${n} ${kind}`);
+  const plural = kinds.at(-1)[1] > 1 ? "s" : "";
+  return confirmButton("End my turn", "Confirm: end my turn", end, `You still have ${left.join(" and ")} action${plural} left. End your turn? It cannot be taken back.`);
 }
 
 /** Move up to three steps; a werewolf in lupus or hispo form may Dart Behind (a move through the
@@ -195,7 +198,7 @@ function moveForm(c, a, act) {
 function drawForm(c, a, act) {
   const weapons = (c.sheet?.weapons || []).map((w) => w.name);
   const list = uid("weapons");
-  const item = h("input", { name: "item", autocomplete: "off", list, placeholder: weapons[0] || "knife", maxlength: 60 });
+  const item = h("input", { name: "item", autocomplete: "off", list, maxlength: 60 }); // a hint under it, not a grey value in it
   const archer = (c.sheet?.weapons || []).some((w) => w.kind === "archery");
   const draw = (extra = {}) => act({ kind: "draw", item: item.value.trim() || weapons[0] || "weapon", ...extra });
   return h(
@@ -204,7 +207,7 @@ function drawForm(c, a, act) {
     h(
       "form",
       { class: "row compact", onsubmit: (e) => (e.preventDefault(), a.simple ? draw() : draw({ maneuver: "quick_draw" })) },
-      field("Draw", item),
+      field("Draw", item, weapons.length ? `Left empty: your ${weapons[0]}` : "What you draw: a knife, a gun…"),
       h("datalist", { id: list }, weapons.map((w) => h("option", { value: w }))),
       a.simple > 0 && h("button", { type: "submit" }, "Draw"),
     ),
