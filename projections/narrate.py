@@ -162,6 +162,16 @@ _SECOND_AND = re.compile(r"\b([Yy]ou (?:\w+ ){1,2})and (\w+s)\b")
 """A second verb after "you" and one or two words ("you have more and wins")."""
 
 
+def said_to(state: Scene, viewer: str, text: str) -> str:
+    """A sentence about the scene (a refusal of a player's command) as ``viewer`` reads it: their
+    own character in the second person ("Mark has no standard action left" -> "You have no
+    standard action left"); anyone else's words as they are."""
+    me = state.characters.get(viewer)
+    if me is None:
+        return text
+    return addressed(text, me.name, [c.name for who, c in state.characters.items() if who != viewer])
+
+
 def addressed(text: str, me: str, others: Sequence[str] = ()) -> str:
     """``text`` with the character named ``me`` as "you": "Vito's pool" -> "your pool", "Sam wins"
     -> "you win", "against Sam" -> "against you"; capitalised where a sentence begins. Words in

@@ -58,7 +58,7 @@ from domain.log import Wire
 from domain.rules import ruleset_for
 from domain.sheets import UNPLAIN, sheet_problems
 from domain.state import Scene
-from projections.narrate import narrate
+from projections.narrate import narrate, said_to
 from projections.redact import Blind, blind, redact
 from projections.replay import Step, links_of_rows, replay
 from projections.ruled import ruled_elsewhere, tonight, was_in
@@ -980,6 +980,8 @@ class Connection:
         with self.hub.answering():
             handled = await self.hub.submit(command)
             result = handled.result(grant.viewer)
+            if result.error is not None and grant.role == "player":
+                result = await self._said_to_player(result, scene, grant.viewer)
             log.info(
                 "command",
                 scene=scene,
@@ -990,6 +992,17 @@ class Connection:
                 latency_ms=round((time.perf_counter() - started) * 1000, 2),
             )
             await self.send(result)
+
+    async def _said_to_player(self, result: Result, scene: str, viewer: str) -> Result:
+        """A refusal as the player reads it: their own character said as "you" (the words are the
+        rules', once; only the person changes, ``projections.narrate.said_to``)."""
+        assert result.error is not None
+        try:
+            state = await self._scene_state(scene)
+        except Refusal:
+            return result  # the scene is not at hand: its words as they are
+        said = said_to(state, viewer, result.error.message)
+        return msgspec.structs.replace(result, error=msgspec.structs.replace(result.error, message=said))
 
     async def create_scene(self, message: CreateScene) -> None:
         self._storyteller("create a scene")

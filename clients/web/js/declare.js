@@ -54,16 +54,6 @@ function traitsLeft(c, category) {
   });
 }
 
-/** A refusal about my own character, said to me: "Edward has no standard action left…" → "You have
- * no standard action left…" (the server names the character; the player's page speaks to them). */
-function toYou(error, c) {
-  const message = error?.message;
-  if (!message || !c?.name) return error;
-  const spoken = [[`${c.name} has `, "You have "], [`${c.name} is `, "You are "], [`${c.name} cannot `, "You cannot "]];
-  const found = spoken.find(([from]) => message.startsWith(from));
-  return found ? { ...error, message: found[1] + message.slice(found[0].length) } : error;
-}
-
 const said = new Map(); // who -> what the last declaration came to, kept when the form is drawn anew
 
 /** Forget what `who`'s last declaration came to: the situation it answered has moved on (a new
@@ -137,8 +127,7 @@ export function declareForm(live, view, who, { forCharacter = false, preset = nu
     const reply = await live.send(body);
     // a player's page confirms every command at its foot (notice.js); the console, declaring for
     // an NPC, says it here
-    const error = forCharacter ? reply.error : toYou(reply.error, c);
-    const note = () => (reply.ok ? (forCharacter ? [h("p", { role: "status" }, "Declared.")] : []) : [refusal(error)]);
+    const note = () => (reply.ok ? (forCharacter ? [h("p", { role: "status" }, "Declared.")] : []) : [refusal(reply.error)]);
     said.set(who, note);
     // what it declared may have drawn the form anew meanwhile (a free maneuver used): say it there
     for (const box of document.querySelectorAll(`.outcome[data-declare="${CSS.escape(who)}"]`)) box.replaceChildren(...note());
