@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, expect
+from playwright.async_api import Browser, Page, expect
 
 from clients.client import Client
 from server.app import Running
@@ -48,25 +48,33 @@ async def alley(live: Running, tokens: dict[str, str]) -> tuple[str, str]:
     return str(opened["token"]), str(rosa["token"])
 
 
-async def test_the_acting_npcs_turn_leads_to_its_attack_and_a_player_waiting_on_it_raises_the_banner(
-    live: Running, tokens: dict[str, str], browser: Browser
-) -> None:
+async def goons_turn(live: Running, tokens: dict[str, str], browser: Browser) -> tuple[Page, str, str]:
+    """The alley, on the Storyteller's phone, in round 1 on Goon's turn (Rosa's ended): the page,
+    the Storyteller's token and Rosa's."""
     st_token, rosa_token = await alley(live, tokens)
     st = await phone(browser, f"{live.web}/st#token={st_token}")
-    errors: list[str] = []
-    st.on("pageerror", lambda e: errors.append(str(e)))
     round_ = st.locator("#round")
     await round_.get_by_role("button", name="Start round 1").click()
     await expect(round_).to_contain_text("Order: Rosa 5 → Goon 4 → Thug 3")
     await round_.get_by_role("button", name="End Rosa's turn").click()
     await round_.get_by_role("button", name="Confirm: end Rosa's turn").click()
+    await expect(round_).to_contain_text("Now acting: Goon.")
+    return st, st_token, rosa_token
 
-    # Goon's turn: its block opens on its attack, for Goon; the fold for "an NPC" is not there as well
-    acts = round_.get_by_role("region", name="Goon acts")
+
+async def test_the_acting_npcs_turn_opens_on_its_attack_for_that_npc(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    """On Goon's turn (Thug is the first NPC listed) the block "Goon acts" holds Goon's attack
+    form first, then his other actions; declaring from it is Goon's attack, not refused."""
+    st, _, _ = await goons_turn(live, tokens, browser)
+    errors: list[str] = []
+    st.on("pageerror", lambda e: errors.append(str(e)))
+    acts = st.locator("#round").get_by_role("region", name="Goon acts")
     await expect(acts).to_be_visible()
     attack = acts.locator(".npc-attack")
     await expect(attack.get_by_role("heading", name="Goon's attack or challenge")).to_be_visible()
-    await expect(st.locator("#challenges .npc-declare details")).to_have_count(0)
+    await expect(st.locator("#challenges .npc-declare details")).to_have_count(0)  # not a second form for him
     order = "(el) => [...el.querySelectorAll('.npc-attack, .turn-actions')].map((e) => e.className)"
     first = await acts.evaluate(order)
     assert first[0] == "npc-attack", first  # the attack first, then the other actions
@@ -75,18 +83,27 @@ async def test_the_acting_npcs_turn_leads_to_its_attack_and_a_player_waiting_on_
     await attack.get_by_label("Target", exact=True).select_option(label="Rosa")
     await attack.get_by_label("Victory condition").fill("A cosh to the head")
     await attack.get_by_role("button", name="Declare", exact=True).click()
-    card = st.locator("#challenges article").filter(has_text="Goon challenges Rosa")
-    await expect(card).to_be_visible()
+    await expect(st.locator("#challenges article").filter(has_text="Goon challenges Rosa")).to_be_visible()
     await expect(st.locator("#round")).not_to_contain_text("It is not")
+    assert errors == []
 
-    # Rosa defends and throws, on her phone; the Storyteller, on People, is told Goon's throw is due
+
+async def test_a_player_waiting_on_an_npcs_move_raises_the_storytellers_banner(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    """Goon attacks Rosa; she defends and throws on her phone; the Storyteller, on People, is told
+    (banner, title, a count on Now) that Goon's throw is due; a tap brings the card; once thrown,
+    all three go."""
+    st, st_token, rosa_token = await goons_turn(live, tokens, browser)
+    errors: list[str] = []
+    st.on("pageerror", lambda e: errors.append(str(e)))
     await st_view(st, "People")
-    async with Client(live.url, rosa_token) as rosa:
+    async with Client(live.url, rosa_token) as rosa, Client(live.url, st_token) as st_client:
         await rosa.subscribe()
-        await until(rosa, lambda c: bool(c.view.get("challenges")))
-        cid = next(iter(rosa.view["challenges"]))
-        assert (await rosa.send({"type": "bid", "challenge": cid, "pool": {"defense": "dodge"}}))["ok"]
-        assert (await rosa.send({"type": "throw", "challenge": cid, "sign": "rock"}))["ok"]
+        assert (await st_client.send(GOON_ATTACKS))["ok"]
+        await until(rosa, lambda c: "cosh" in c.view.get("challenges", {}))
+        assert (await rosa.send({"type": "bid", "challenge": "cosh", "pool": {"defense": "dodge"}}))["ok"]
+        assert (await rosa.send({"type": "throw", "challenge": "cosh", "sign": "rock"}))["ok"]
         banner = st.get_by_role("button", name=re.compile("Rosa waits: throw for Goon"))
         await expect(banner).to_be_visible()
         await expect(st).to_have_title("● NPC move · Storyteller · The alley · Justicar")
@@ -96,6 +113,7 @@ async def test_the_acting_npcs_turn_leads_to_its_attack_and_a_player_waiting_on_
         await accessible(st)
         await banner.click()  # to the challenge's card, in Now
         await expect(now).to_have_attribute("aria-current", "page")
+        card = st.locator("#challenges article").filter(has_text="Goon challenges Rosa")
         await expect(card).to_be_in_viewport()
         await card.get_by_role("button", name=re.compile("^Paper")).first.click()
         await expect(banner).to_be_hidden()
@@ -104,9 +122,12 @@ async def test_the_acting_npcs_turn_leads_to_its_attack_and_a_player_waiting_on_
     assert errors == []
 
 
-async def test_peoples_cards_name_weapons_and_powers_and_invitations_warn_of_a_loopback_address(
-    live: Running, tokens: dict[str, str], browser: Browser
-) -> None:
+GOON_ATTACKS = {"type": "declare", "challenge": "cosh", "character": "goon", "kind": "contested",
+                "category": "physical", "targets": ["rosa"], "pool": {"attack": "unarmed"},
+                "victory": "A cosh to the head"}  # fmt: skip
+
+
+async def test_peoples_cards_name_weapons_and_powers(live: Running, tokens: dict[str, str], browser: Browser) -> None:
     st_token, _ = await alley(live, tokens)
     st = await phone(browser, f"{live.web}/st#token={st_token}")
     await st_view(st, "People")
@@ -114,6 +135,14 @@ async def test_peoples_cards_name_weapons_and_powers_and_invitations_warn_of_a_l
     await expect(rosa).to_contain_text("Weapons: Knife (melee, +1)")
     await expect(rosa).to_contain_text("Powers: Potence 2")
     await st.locator("#characters").screenshot(path="/tmp/i27-console-people-extras.png")
+    await accessible(st)
+
+
+async def test_invitations_warn_that_phones_cannot_open_a_loopback_address(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    st_token, _ = await alley(live, tokens)
+    st = await phone(browser, f"{live.web}/st#token={st_token}")
     await st_view(st, "Invitations")
     warning = st.get_by_role("note").filter(has_text="Phones cannot open 127.0.0.1.")
     await expect(warning).to_be_visible()
