@@ -185,8 +185,9 @@ export function start(live, { night = false, into = app, hashOf = (key) => `#${k
     });
     region(regions.scene, JSON.stringify([view.status, view.title, live.presence, openChallenges(view)]), () => fill(regions.scene, h("h2", { id: "scene-h" }, "Scene"), scenePanel(live, view)));
     drawPeople(live, view, regions.characters, rows);
-    const roundKey = Object.values(view.characters).map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.maneuvers, c.expended, c.round_moves]);
-    const npcSheets = Object.values(view.characters).filter((c) => c.npc).map((c) => [c.sheet, c.traits, c.traits_lost, c.free_used]); // the acting NPC's form
+    const everyone = Object.values(view.characters);
+    const roundKey = everyone.map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.maneuvers, c.expended, c.round_moves]);
+    const npcSheets = everyone.filter((c) => c.npc).map((c) => [c.sheet, c.traits, c.traits_lost, c.free_used]); // the acting NPC's form
     region(regions.round, JSON.stringify([view.status, view.round, openChallenges(view), roundKey, npcSheets, people(view)]), () =>
       fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
     );
@@ -196,9 +197,9 @@ export function start(live, { night = false, into = app, hashOf = (key) => `#${k
     // an NPC on its turn has its form in its turn's block (Now, the round): not here as well
     const actingNpc = npcs.find((c) => actsNow(view, c.id));
     const inTurn = budgeted(view) && actingNpc?.actions?.standard > 0;
-    region(regions.challenges.querySelector(".npc-declare"), JSON.stringify([view.status, npcs.map((c) => [c.id, c.sheet, assists(c), c.maneuvers]), people(view), actingNpc?.id, inTurn]), () =>
-      fill(regions.challenges.querySelector(".npc-declare"), view.status === "open" && npcs.length > 0 && !inTurn && npcDeclare(live, view, npcs, actingNpc)),
-    );
+    const npcForm = regions.challenges.querySelector(".npc-declare");
+    const npcKey = JSON.stringify([view.status, npcs.map((c) => [c.id, c.sheet, assists(c), c.maneuvers]), people(view), actingNpc?.id, inTurn]);
+    region(npcForm, npcKey, () => fill(npcForm, view.status === "open" && npcs.length > 0 && !inTurn && npcDeclare(live, view, npcs, actingNpc)));
     drawChallenges(live, view, regions.challenges, openCards, doneCards, npcs);
     const context = disputed.map((d) => [disputedStep(live, d.event)?.summary, challengeOf(live, view, disputedStep(live, d.event))?.outcome]);
     const chosen = ruleOn !== null ? [ruleOn, disputedStep(live, ruleOn)?.summary, challengeOf(live, view, disputedStep(live, ruleOn))?.outcome] : null;
@@ -491,7 +492,8 @@ function sheetExtras(c) {
     ["Merits", levels(sheet.merits)],
   ].filter(([, items]) => items.length);
   if (!parts.length) return null;
-  return h("span", { class: "sheet-extras hint" }, parts.map(([label, items]) => h("span", { class: "extra" }, `${label}: `, h("span", { class: "value" }, items.join(", ")))));
+  const line = ([label, items]) => h("span", { class: "extra" }, `${label}: `, h("span", { class: "value" }, items.join(", ")));
+  return h("span", { class: "sheet-extras hint" }, parts.map(line));
 }
 
 /** Whether `remove_character` would take the character: present, and in no open challenge. */

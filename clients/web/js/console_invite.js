@@ -41,8 +41,19 @@ function loopbackWarning() {
   return h(
     "div",
     { class: "loopback-warning", role: "note" },
-    h("p", {}, h("strong", {}, `Phones cannot open ${location.hostname}.`), ` This console is open at ${location.origin}, a name for this computer only: the links and QR codes made here open on this computer alone.`),
-    h("p", {}, "For phones at the table: run ", h("code", {}, "justicar serve --host 0.0.0.0"), ` (it prints this computer's network addresses), then open this console from one of them, e.g. http://192.168.1.20${port}/st, and invite from there.`),
+    h(
+      "p",
+      {},
+      h("strong", {}, `Phones cannot open ${location.hostname}.`),
+      ` This console is open at ${location.origin}, a name for this computer only: the links and QR codes made here open on this computer alone.`,
+    ),
+    h(
+      "p",
+      {},
+      "For phones at the table: run ",
+      h("code", {}, "justicar serve --host 0.0.0.0"),
+      ` (it prints this computer's network addresses), then open this console from one of them, e.g. http://192.168.1.20${port}/st, and invite from there.`,
+    ),
   );
 }
 
