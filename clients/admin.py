@@ -10,6 +10,7 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 from typing import TextIO
+from urllib.parse import quote
 
 import msgspec
 
@@ -64,11 +65,23 @@ def new(args: argparse.Namespace, out: TextIO) -> int:
     if handled.error is not None:
         print(f"justicar scene new: {handled.error.message}", file=sys.stderr)
         return 1
-    token, grant = backend.tokens.issue(scene, "st")
     print(f"scene {scene}: {args.ruleset}, “{args.title}”", file=out)
-    print(f"Storyteller token ({grant.token_id}, shown once): {token}", file=out)
-    web = site(args, out)
-    print(f"With `justicar serve` running, the console is at {web}/st#token={token}", file=out)
+    if args.game:
+        # one console for the whole night: its link, opening on this scene's tab (the night's key
+        # acts in every scene of the night; `/st?scene=…` with it still opens this scene alone)
+        token, grant = backend.tokens.issue(args.game, "st")
+        print(f"The night's Storyteller token ({grant.token_id}, shown once): {token}", file=out)
+        web = site(args, out)
+        print(
+            f"With `justicar serve` running, the console is at {web}/st#token={token}&tab={quote(scene)} "
+            "(the night's console, on this scene's tab)",
+            file=out,
+        )
+    else:
+        token, grant = backend.tokens.issue(scene, "st")
+        print(f"Storyteller token ({grant.token_id}, shown once): {token}", file=out)
+        web = site(args, out)
+        print(f"With `justicar serve` running, the console is at {web}/st#token={token}", file=out)
     if args.game:
         print(
             f"A scene of the game night {args.game!r}: players keep their night's links; "

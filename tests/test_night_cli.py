@@ -283,6 +283,11 @@ class TestGameCommands:
 
         code, out, _ = run(capsys, "scene", "new", "--db", db, "--title", "Elysium", "--scene", "ely", "--game", "fri")
         assert code == 0 and "players keep their night's links" in out
+        # one console for the night: the night's link, opening this scene's tab (no scene-only link)
+        link = next(line for line in out.splitlines() if "/st#token=" in line)
+        assert link.endswith("&tab=ely (the night's console, on this scene's tab)")
+        st = link.split("#token=")[1].split("&")[0]
+        assert (grant := tokens.check(st)) is not None and (grant.scene, grant.role) == ("fri", "st")
         code, out, _ = run(capsys, "game", "move", "--db", db, "fri", "sam", "ely")
         assert code == 0 and out == "Sam is in Elysium now\n"
         code, _, err = run(capsys, "game", "move", "--db", db, "fri", "sam", "ely")

@@ -230,8 +230,7 @@ async def test_the_console_plays_an_npc_in_a_round(live: Running, tokens: dict[s
     mook_row = round_.locator("tr").filter(has_text=re.compile("^Mook"))
     await expect(mook_row).to_contain_text("prone")
     await expect(edward.locator("#round .marked")).to_contain_text("Mook: prone")
-    declare = st.locator("#challenges .npc-declare")
-    await declare.get_by_text("Declare a challenge for an NPC").click()
+    declare = npc.locator(".npc-attack")  # his attack opens in his turn's block
     await declare.get_by_label("Target", exact=True).select_option(label="Edward")
     await declare.get_by_label("Victory condition").fill("Not so fast")
     await declare.get_by_role("button", name="Declare", exact=True).click()

@@ -37,8 +37,8 @@ async def test_a_night_has_one_console_with_a_tab_a_scene_that_acts_in_it(
     st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
     await st.evaluate(BUZZES)
     tabs = st.get_by_role("navigation", name="Tonight's scenes")
-    await expect(tabs.get_by_role("link")).to_have_text(["Tonight", "Elysium", "The parking lot"])
-    await expect(tabs.get_by_role("link", name="Tonight")).to_have_attribute("aria-current", "page")
+    await expect(tabs.get_by_role("link")).to_have_text(["Whole night", "Elysium", "The parking lot"])
+    await expect(tabs.get_by_role("link", name="Whole night")).to_have_attribute("aria-current", "page")
     await expect(st).to_have_title("Storyteller · Friday at Elysium · Justicar")
 
     # Elysium's tab: its console in this page (no other link, no other page), in views
@@ -84,7 +84,7 @@ async def test_a_night_has_one_console_with_a_tab_a_scene_that_acts_in_it(
     assert "scene_closed" in kinds(backend, "elysium")
 
     # a dispute in Elysium, closed, while the Storyteller is on the night's own tab
-    await tabs.get_by_role("link", name="Tonight").click()
+    await tabs.get_by_role("link", name="Whole night").click()
     lost = next(r.seq for r in backend.store.read("elysium") if r.type == "test_revealed")
     async with Client(live.url, tokens["sam"], keep=True) as sam:
         disputed = await sam.send({"type": "dispute", "scene": "elysium", "event": lost, "reason": "Juan threw late"})
@@ -98,4 +98,36 @@ async def test_a_night_has_one_console_with_a_tab_a_scene_that_acts_in_it(
     await banner.click()
     await expect(tabs.get_by_role("link", name=re.compile("^Elysium"))).to_have_attribute("aria-current", "page")
     await expect(st.locator("#disputes article").get_by_role("heading")).to_have_text(f"Sam disputes step {lost}")
+    await accessible(st)
+
+
+async def test_the_nights_link_of_a_scene_opens_the_nights_console_on_its_tab(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    """The link `scene new --game` prints (the night's key, `&tab=` the scene) opens the night's
+    console on that scene's tab."""
+    st = await phone(browser, f"{live.web}/st#token={tokens['st']}&tab=elysium")
+    tabs = st.get_by_role("navigation", name="Tonight's scenes")
+    await expect(tabs.get_by_role("link", name="Elysium")).to_have_attribute("aria-current", "page")
+    assert st.url.endswith("/st#elysium/now")
+    await expect(st.locator("header.scene-top")).to_contain_text("Elysium · Laws of the Night")
+
+
+async def test_a_nights_console_has_one_live_badge_and_rows_that_do_not_start_alike(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    """A scene's tab shows one connection badge (the night's), and the two rows of links (the
+    night's tabs, the night's own views) do not both start with "Tonight"."""
+    st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    tabs = st.get_by_role("navigation", name="Tonight's scenes")
+    await tabs.get_by_role("link", name=re.compile("^Elysium")).click()
+    await expect(st.locator("header.scene-top")).to_contain_text("Elysium · Laws of the Night")
+    await expect(st.get_by_role("status").filter(has_text="Live")).to_have_count(1)
+    await st.screenshot(path="/tmp/i27-console-night-tab.png")
+    await tabs.get_by_role("link").first.click()
+    views = st.get_by_role("navigation", name="Tonight's views")
+    await expect(views).to_be_visible()
+    firsts = [await tabs.get_by_role("link").first.inner_text(), await views.get_by_role("link").first.inner_text()]
+    assert firsts[0] != firsts[1] and firsts == ["Whole night", "Who is where"]
+    await expect(st.get_by_role("status").filter(has_text="Live")).to_have_count(1)
     await accessible(st)

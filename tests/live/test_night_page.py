@@ -203,7 +203,7 @@ async def test_the_night_console_on_a_phone(live: Running, tokens: dict[str, str
     await sam.context.close()
 
     # a new scene of the night, from the console
-    await st_view(st, "Tonight")
+    await st_view(st, "Who is where")
     await st.get_by_label("Title of a new scene").fill("The parking lot")
     await st.get_by_role("button", name="Open a new scene").click()
     await expect(st.locator("ul.night-scenes li").filter(has_text="The parking lot")).to_contain_text("· open")
@@ -222,7 +222,7 @@ async def test_the_night_console_on_a_phone(live: Running, tokens: dict[str, str
     await expect(st.locator("ul.night-scenes li").filter(has_text="The parking lot")).to_contain_text("In it: Rosa")
     await st_view(st, "Log")
     await expect(st.locator("#timeline")).to_contain_text("The Storyteller sends Rosa into “The parking lot”.")
-    await st_view(st, "Tonight")
+    await st_view(st, "Who is where")
 
     # the night closes only once its scenes are: then with a confirmation
     await expect(st.locator("#scenes")).to_contain_text("The night closes once every scene of it is closed")

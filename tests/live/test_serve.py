@@ -137,7 +137,9 @@ async def test_a_running_server_hears_what_the_admin_commands_write(
     sheet.write_text(json.dumps({"id": "sam", "name": "Sam", "traits": {"physical": {"Brawny": 2}}}))
     assert main(["game", "new", "--db", db, "--game", "fri", "--title", "Friday", str(sheet)]) == 0
     assert main(["scene", "new", "--db", db, "--scene", "ely", "--title", "Elysium", "--game", "fri"]) == 0
-    st_token = capsys.readouterr().out.split("/st#token=")[-1].split()[0]
+    capsys.readouterr()  # its link is the night's console; a key of the scene's own, for its socket:
+    assert main(["scene", "invite", "--db", db, "ely", "--st"]) == 0
+    st_token = capsys.readouterr().out.split("#token=")[-1].split()[0]
     port = free_port()
     argv = [sys.executable, "-m", "clients.cli", "serve", "--db", db, "--port", str(port)]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)

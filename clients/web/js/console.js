@@ -14,7 +14,7 @@ import { actionsLeft, actsNow, assistForm, budgeted, escapeLine, intendButton, m
 import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, ruleNote, rulesetName, rulesetTable, sourceLabel, timeline, title } from "./words.js";
 import { quietSwitch } from "./notice.js";
 import { cell, confirmButton, done, echo, notes, outcome, replayLink, sender } from "./console_common.js";
-import { disputeAlert, openDisputes } from "./console_alert.js";
+import { bringCard, disputeAlert, npcMoves, openDisputes } from "./console_alert.js";
 import { invitations } from "./console_invite.js";
 import { entryItem, ledgerKeeper, startNight } from "./console_night.js";
 import { SCENE_VIEWS, forTheRecord, place, viewBar, viewPanes } from "./console_views.js";
@@ -26,7 +26,9 @@ const forks = new Map(); // a what-if the other way, by its control's key -> the
 let ruleOn = null; // the step the Storyteller chose to rule on from the timeline ("Rule on this step")
 const app = document.getElementById("app");
 const sceneOfNight = new URLSearchParams(location.search).get("scene"); // a scene of the token's night
+const tabOfLink = new URLSearchParams(location.hash.slice(1)).get("tab"); // "#token=…&tab=ely": the night's console, on a scene's tab
 const token = tokenFromPage("/st");
+if (tabOfLink) history.replaceState(null, "", `${location.pathname}${location.search}#${encodeURIComponent(tabOfLink)}/now`);
 if (sceneOfNight) history.replaceState(null, "", `${location.pathname}?scene=${encodeURIComponent(sceneOfNight)}${location.hash}`);
 
 /** A scene's key draws the scene's console; a game night's, the night's (the first view says). */
@@ -48,12 +50,15 @@ function boot(live) {
 function alone(live, { night = false } = {}) {
   const mount = h("div", {});
   let shown = null;
-  const alert = disputeAlert(() => (location.hash = "#disputes"));
+  const alert = disputeAlert((item) => {
+    location.hash = item.kind === "npc" ? "#now" : "#disputes";
+    if (item.kind === "npc") bringCard(item.challenge);
+  });
   fill(app, alert.banner, mount);
   shown = start(live, {
     night,
     into: mount,
-    onDraw: (view, current) => alert.update(openDisputes(view), consoleTitle(view), () => current === "disputes"),
+    onDraw: (view, current) => alert.update([...npcMoves(view), ...openDisputes(view)], consoleTitle(view), () => current === "disputes"),
   });
   const follow = () => shown.show(place()[0]);
   window.addEventListener("hashchange", follow);
@@ -130,7 +135,9 @@ export function start(live, { night = false, into = app, hashOf = (key) => `#${k
   const draw = () => {
     const view = live.view;
     const named = view ? `${view.title || "Untitled scene"} · ${rulesetName(view)}${view.status === "closed" ? " · closed" : ""}` : "";
-    if (tab) fill(header, h("h2", { class: "scene" }, named), connection(live));
+    // in a night's tab the night's header holds the one connection badge: the scene's shows only
+    // when its own connection is not live (reconnecting, refused)
+    if (tab) fill(header, h("h2", { class: "scene" }, named), live.status !== "live" && connection(live));
     else fill(header, h("h1", {}, "Storyteller"), h("p", { class: "scene" }, named), connection(live));
     if (!view) return;
     whatIf(banner, view);
@@ -138,6 +145,9 @@ export function start(live, { night = false, into = app, hashOf = (key) => `#${k
     const disputed = view.disputes.filter((d) => d.status === "open");
     fill(bar.links.get("disputes"), "Disputes", disputed.length > 0 && h("span", { class: "count" }, ` (${disputed.length} open)`));
     bar.links.get("disputes").classList.toggle("waiting", disputed.length > 0);
+    const due = npcMoves(view).length; // a player waits on the Storyteller's move for an NPC
+    fill(bar.links.get("now"), "Now", due > 0 && h("span", { class: "count" }, ` (${due} NPC move${due === 1 ? "" : "s"})`));
+    bar.links.get("now").classList.toggle("waiting", due > 0);
     region(regions.alerts, JSON.stringify([disputed, people(view)]), () => {
       regions.alerts.hidden = disputed.length === 0;
       fill(regions.alerts, nowDisputes(view, disputed, hashOf("disputes")));
@@ -175,15 +185,21 @@ export function start(live, { night = false, into = app, hashOf = (key) => `#${k
     });
     region(regions.scene, JSON.stringify([view.status, view.title, live.presence, openChallenges(view)]), () => fill(regions.scene, h("h2", { id: "scene-h" }, "Scene"), scenePanel(live, view)));
     drawPeople(live, view, regions.characters, rows);
-    region(regions.round, JSON.stringify([view.status, view.round, openChallenges(view), Object.values(view.characters).map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.maneuvers, c.expended, c.round_moves])]), () =>
+    const everyone = Object.values(view.characters);
+    const roundKey = everyone.map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.maneuvers, c.expended, c.round_moves]);
+    const npcSheets = everyone.filter((c) => c.npc).map((c) => [c.sheet, c.traits, c.traits_lost, c.free_used]); // the acting NPC's form
+    region(regions.round, JSON.stringify([view.status, view.round, openChallenges(view), roundKey, npcSheets, people(view)]), () =>
       fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
     );
     regions.round.hidden = !view.rules?.rounds; // a ruleset with no rounds: nothing to show in Now
     const npcs = Object.values(view.characters).filter((c) => c.npc && c.present);
     const assists = (c) => (c.aids || []).filter((a) => a.benefit === "maneuver" && a.status === "accepted").length; // a second maneuver
-    region(regions.challenges.querySelector(".npc-declare"), JSON.stringify([view.status, npcs.map((c) => [c.id, c.sheet, assists(c), c.maneuvers]), people(view)]), () =>
-      fill(regions.challenges.querySelector(".npc-declare"), view.status === "open" && npcs.length > 0 && npcDeclare(live, view, npcs)),
-    );
+    // an NPC on its turn has its form in its turn's block (Now, the round): not here as well
+    const actingNpc = npcs.find((c) => actsNow(view, c.id));
+    const inTurn = budgeted(view) && actingNpc?.actions?.standard > 0;
+    const npcForm = regions.challenges.querySelector(".npc-declare");
+    const npcKey = JSON.stringify([view.status, npcs.map((c) => [c.id, c.sheet, assists(c), c.maneuvers]), people(view), actingNpc?.id, inTurn]);
+    region(npcForm, npcKey, () => fill(npcForm, view.status === "open" && npcs.length > 0 && !inTurn && npcDeclare(live, view, npcs, actingNpc)));
     drawChallenges(live, view, regions.challenges, openCards, doneCards, npcs);
     const context = disputed.map((d) => [disputedStep(live, d.event)?.summary, challengeOf(live, view, disputedStep(live, d.event))?.outcome]);
     const chosen = ruleOn !== null ? [ruleOn, disputedStep(live, ruleOn)?.summary, challengeOf(live, view, disputedStep(live, ruleOn))?.outcome] : null;
@@ -436,9 +452,10 @@ let npcChosen = null; // the NPC the declare form was last for, kept when it is 
 let npcOpen = false; // and whether it was open
 
 /** Declare a challenge for an NPC: the same form a player has, sent with `character`. */
-function npcDeclare(live, view, npcs) {
+function npcDeclare(live, view, npcs, acting = null) {
   const who = select("npc", npcs.map((c) => [c.id, c.name]));
-  if (npcs.some((c) => c.id === npcChosen)) who.value = npcChosen;
+  if (acting) who.value = acting.id; // the NPC whose turn it is, first
+  else if (npcs.some((c) => c.id === npcChosen)) who.value = npcChosen;
   const form = h("div", {}, declareForm(live, view, who.value, { forCharacter: true }));
   who.addEventListener("change", () => ((npcChosen = who.value), fill(form, declareForm(live, view, who.value, { forCharacter: true }))));
   const details = h("details", { open: npcOpen }, h("summary", {}, "Declare a challenge for an NPC"), field("For", who), form);
@@ -453,7 +470,7 @@ function characterRow(live, view, c) {
   return h(
     "tr",
     { class: c.present ? "" : "gone" },
-    h("th", { scope: "row" }, c.name, c.npc ? ` (NPC${c.sheet?.auto ? ", auto" : ""})` : ""),
+    h("th", { scope: "row" }, c.name, c.npc ? ` (NPC${c.sheet?.auto ? ", auto" : ""})` : "", sheetExtras(c)),
     pools ? cell("Attributes", ratings(c.attributes)) : cell("Traits left", CATEGORIES.map((cat) => `${title(cat)} ${c.traits?.[cat] ?? 0}`).join(" · ")),
     pools ? cell("Skills", ratings(c.skills)) : cell("Lost tonight", (c.traits_lost || []).join(", ") || "—"),
     cell("Health", `${c.health ?? "–"} (${Object.entries(c.damage || {}).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(", ") || "unhurt"})`),
@@ -461,6 +478,22 @@ function characterRow(live, view, c) {
     cell("Conditions", conditionText(view, c)),
     h("td", { class: "controls" }, view.status === "open" && adjustForm(live, c), view.status === "open" && amendForm(live, c), view.status === "open" && removable(view, c) && removeButton(live, view, c)),
   );
+}
+
+/** "Weapons: Knife (melee, +1) · Powers: Potence 2": what the sheet carries besides its ratings,
+ * as the player's own sheet says it (none: nothing shown). */
+function sheetExtras(c) {
+  const sheet = c.sheet || {};
+  const levels = (list) => (Array.isArray(list) ? list.map((n) => [n, null]) : Object.entries(list || {})).map(([n, l]) => (l ? `${n} ${l}` : n));
+  const weapons = (sheet.weapons || []).map((w) => `${w.name} (${w.kind}${w.bonus ? `, ${w.bonus > 0 ? "+" : ""}${w.bonus}` : ""})`);
+  const parts = [
+    ["Weapons", weapons],
+    ["Powers", levels(sheet.powers)],
+    ["Merits", levels(sheet.merits)],
+  ].filter(([, items]) => items.length);
+  if (!parts.length) return null;
+  const line = ([label, items]) => h("span", { class: "extra" }, `${label}: `, h("span", { class: "value" }, items.join(", ")));
+  return h("span", { class: "sheet-extras hint" }, parts.map(line));
 }
 
 /** Whether `remove_character` would take the character: present, and in no open challenge. */
@@ -581,8 +614,8 @@ function roundPanel(live, view) {
         h("div", { class: "choices" }, spending.map((c) => h("button", { type: "button", class: "quiet", onclick: () => send({ type: "expenditures_done", character: c.id }) }, `${c.name} is done`))),
       ),
     npcRoundMoves(view, send),
+    turns && npcTurns(live, view, send),
     h("div", { class: "scroll" }, h("table", { class: "stacked" }, h("tr", { class: "head" }, columns.map((t) => h("th", { scope: "col" }, t))), rows)),
-    turns && npcTurns(view, send),
     confirmButton(`End round ${r.number}`, `Confirm: end round ${r.number}`, () => send({ type: "end_round" }), endingWords(view, who)),
     out,
   );
@@ -712,20 +745,33 @@ function startRound(view, r, send, out) {
   );
 }
 
-/** What the NPCs may do now: the acting one's actions, "will attack" one escaping, help offered. */
-function npcTurns(view, send) {
+/** What the NPCs may do now: the acting one's turn (its attack first: the challenge form, for it),
+ * "will attack" one escaping, help offered. */
+function npcTurns(live, view, send) {
   const npcs = Object.values(view.characters).filter((c) => c.npc && c.present);
   const parts = npcs.flatMap((c) => {
     const found = [];
     if (mayIntend(view, c.id)) found.push(intendButton(view, c.id, send, { forCharacter: true }));
     found.push(offers(view, c.id, send, { forCharacter: true }));
-    if (actsNow(view, c.id) && (c.actions.standard || c.actions.simple)) {
-      found.push(h("h3", {}, `${c.name} acts`), turnControls(view, c.id, send, { forCharacter: true }));
-      if (c.actions.standard > 0) found.push(assistForm(view, c.id, send, { forCharacter: true }));
-    }
+    if (actsNow(view, c.id) && (c.actions.standard || c.actions.simple)) found.push(npcActs(live, view, c, send));
     return found.filter(Boolean);
   });
   return parts.length ? h("div", { class: "npc-turns" }, parts) : null;
+}
+
+/** The acting NPC's turn: its attack or challenge first (the form a player's turn card opens, for
+ * the NPC), then its other actions (escape, move, draw…) and help to another's attack. */
+function npcActs(live, view, c, send) {
+  const attack = c.actions.standard > 0 && view.status === "open";
+  return h(
+    "section",
+    { class: "npc-acts", "aria-labelledby": `acts-${c.id}` },
+    h("h3", { id: `acts-${c.id}` }, `${c.name} acts`),
+    attack && h("div", { class: "npc-attack" }, h("h4", {}, `${c.name}'s attack or challenge`), declareForm(live, view, c.id, { forCharacter: true })),
+    h("h4", {}, attack ? "Or another action" : "Actions left"),
+    turnControls(view, c.id, send, { forCharacter: true }),
+    c.actions.standard > 0 && assistForm(view, c.id, send, { forCharacter: true }),
+  );
 }
 
 /** Declare an action for a character (an NPC, or a player away from the table). */

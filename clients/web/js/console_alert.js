@@ -45,9 +45,51 @@ export function buzz() {
   tone();
 }
 
-/** The banner (a button: `go(dispute)` opens it) and `update(disputes, title, here)`: `disputes`
- * as `openDisputes` gives them, `title` the page's own, `here(d)` whether the Storyteller is
- * looking at that dispute now (then no banner for it). Fresh disputes buzz. */
+/** What the Storyteller must do now for its NPCs, as the server's view offers it (each open
+ * challenge's `moves`, by the NPC it acts for): {key, text, scene, kind: "npc", challenge}. A player
+ * waits on each of these; nothing is worked out here beyond reading the verbs the view gives. */
+export function npcMoves(view, scene = null, where = "") {
+  const chars = view?.characters || {};
+  const name = (w) => chars[w]?.name || w;
+  const open = Object.values(view?.challenges || {}).filter((ch) => !ch.outcome && !["resolved", "withdrawn"].includes(ch.status));
+  return open.flatMap((ch) =>
+    Object.entries(ch.moves || {})
+      .filter(([who]) => chars[who]?.npc)
+      .map(([who, moves]) => {
+        const todo = npcTodo(view, ch, who, moves);
+        if (!todo) return null;
+        const against = [ch.challenger, ...(ch.targets || [])].filter((w) => w !== who && chars[w] && !chars[w].npc).map(name);
+        const waits = against.length ? `${against.join(" and ")} waits: ` : "";
+        const verbs = [...(moves.verbs || [])].sort().join(",");
+        const key = `${scene ?? view.scene}:npc:${ch.id}:${who}:${ch.status}:${(ch.tests || []).length}:${(ch.retests || []).length}:${verbs}`;
+        return { key, scene, kind: "npc", challenge: ch.id, text: `${waits}${todo}${where ? ` in ${where}` : ""}` };
+      })
+      .filter(Boolean),
+  );
+}
+
+/** What is due from the NPC `who` in `ch`, in words ("throw for Goon"), from the verbs offered. */
+function npcTodo(view, ch, who, moves) {
+  const verbs = new Set(moves.verbs || []);
+  const npc = view.characters[who]?.name || who;
+  const by = view.characters[ch.challenger]?.name || ch.challenger;
+  const pending = (ch.retests || []).find((r) => r.status === "pending");
+  if (Object.keys(moves.defenses || {}).length) return `choose ${npc}'s defence against ${by}`;
+  if (verbs.has("bid") && ch.challenger !== who) return `bid for ${npc} against ${by}`;
+  if (verbs.has("throw")) return `throw for ${npc}`;
+  if (verbs.has("roll")) return `roll for ${npc}`;
+  if (verbs.has("declare_traits")) return `declare ${npc}'s Traits`;
+  if (verbs.has("cancel_retest") && pending) return `answer the retest for ${npc}`;
+  if (verbs.has("retest")) return `retest or pass for ${npc}`;
+  if (verbs.has("pass") && pending) return `let the retest stand for ${npc}`;
+  if (verbs.has("choose_victory")) return `choose the victory condition for ${npc}`;
+  return null;
+}
+
+/** The banner (a button: `go(item)` opens what it names) and `update(items, title, here)`: `items`
+ * as `npcMoves` and `openDisputes` give them (NPC moves first: a player waits on them), `title` the
+ * page's own, `here(item)` whether the Storyteller is looking at that dispute now (then no banner
+ * for it). The title is marked while any waits; fresh ones buzz. */
 export function disputeAlert(go) {
   const text = h("span", { class: "due-text" }, "A dispute");
   const more = h("span", { class: "due-more" }, "");
@@ -55,18 +97,30 @@ export function disputeAlert(go) {
   let first = null;
   let seen = new Set();
   banner.addEventListener("click", () => first && go(first));
-  const update = (disputes, title, here = () => false) => {
-    document.title = disputes.length ? `● Dispute · ${title}` : title;
-    const away = disputes.filter((d) => !here(d));
+  const update = (items, title, here = () => false) => {
+    const npc = items.filter((d) => d.kind === "npc");
+    const mark = npc.length ? "● NPC move · " : items.length ? "● Dispute · " : "";
+    document.title = `${mark}${title}`;
+    const away = [...npc, ...items.filter((d) => d.kind !== "npc")].filter((d) => d.kind === "npc" || !here(d));
     first = away[0] || null;
     banner.hidden = !first;
     if (first) {
-      text.textContent = first.text;
-      more.textContent = away.length > 1 ? ` (and ${away.length - 1} more)` : " Tap to rule on it.";
+      text.textContent = sentence(first.text);
+      more.textContent = away.length > 1 ? ` (and ${away.length - 1} more)` : first.kind === "npc" ? " Tap to see it." : " Tap to rule on it.";
     }
-    const fresh = disputes.filter((d) => !seen.has(d.key));
-    seen = new Set(disputes.map((d) => d.key));
+    const fresh = items.filter((d) => !seen.has(d.key));
+    seen = new Set(items.map((d) => d.key));
     if (fresh.length) buzz();
   };
   return { banner, update };
+}
+
+/** The first letter up. */
+function sentence(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Bring a challenge's card into view (once the view holding it is shown). */
+export function bringCard(id) {
+  requestAnimationFrame(() => document.getElementById(`ch-${id}`)?.closest("article")?.scrollIntoView({ block: "start" }));
 }

@@ -26,6 +26,37 @@ function expiry(iso) {
   return when === "never" ? "never expires" : when === "already" ? "expired" : `expires ${when}`;
 }
 
+const LOOPBACK = /^(localhost|127(\.\d+){3}|\[::1\])$/i;
+
+/** Whether this console was opened at a name for this computer only (127.0.0.1, localhost, ::1):
+ * links made from this page's address open on this computer alone. */
+function loopback() {
+  return LOOPBACK.test(location.hostname);
+}
+
+/** Said plainly above the invitations, when the links they make would point at this computer. */
+function loopbackWarning() {
+  if (!loopback()) return null;
+  const port = location.port ? `:${location.port}` : "";
+  return h(
+    "div",
+    { class: "loopback-warning", role: "note" },
+    h(
+      "p",
+      {},
+      h("strong", {}, `Phones cannot open ${location.hostname}.`),
+      ` This console is open at ${location.origin}, a name for this computer only: the links and QR codes made here open on this computer alone.`,
+    ),
+    h(
+      "p",
+      {},
+      "For phones at the table: run ",
+      h("code", {}, "justicar serve --host 0.0.0.0"),
+      ` (it prints this computer's network addresses), then open this console from one of them, e.g. http://192.168.1.20${port}/st, and invite from there.`,
+    ),
+  );
+}
+
 /** Copy a link; where the browser has no clipboard for this page (plain http on a LAN address),
  * select the link's text and say so, for the Storyteller to copy by hand. */
 async function copyLink(shown, said) {
@@ -111,7 +142,7 @@ export function invitations(live) { // built once: the invitations made stay on 
         "div",
         { class: "invite" },
         box,
-        h("div", { class: "invite-link" }, h("strong", {}, who), shown, h("button", { type: "button", onclick: () => copyLink(shown, copied) }, "Copy link"), copied, h("p", { class: "hint" }, `Issued ${issuedAt(reply.grant.created_at)}, ${expiry(reply.grant.expires_at)}.`)),
+        h("div", { class: "invite-link" }, h("strong", {}, who), shown, h("button", { type: "button", onclick: () => copyLink(shown, copied) }, "Copy link"), copied, h("p", { class: "hint" }, `Issued ${issuedAt(reply.grant.created_at)}, ${expiry(reply.grant.expires_at)}.`), loopback() && h("p", { class: "hint" }, `Opens on this computer only (${location.hostname}).`)),
       ),
     );
     showTokens();
@@ -119,6 +150,7 @@ export function invitations(live) { // built once: the invitations made stay on 
   return h(
     "div",
     {},
+    loopbackWarning(),
     h(
       "form",
       { class: "row", onsubmit: (e) => (e.preventDefault(), character.value && invite({ role: "player", character: character.value })) },

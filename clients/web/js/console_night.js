@@ -6,7 +6,7 @@ import { Live } from "./live.js";
 import { grow, nameOf, refusal, ruleNote, rulesetName, connection, timeline } from "./words.js";
 import { confirmButton, done, notes, outcome, replayLink, sender } from "./console_common.js";
 import { invitations } from "./console_invite.js";
-import { disputeAlert, openDisputes } from "./console_alert.js";
+import { bringCard, disputeAlert, npcMoves, openDisputes } from "./console_alert.js";
 import { NIGHT_VIEWS, forTheRecord, place, viewBar, viewPanes } from "./console_views.js";
 
 const app = document.getElementById("app");
@@ -54,7 +54,10 @@ export function ledgerKeeper(live, draw) {
  * ("#night/ledgers", "#elysium/now"); a dispute in any scene raises the banner and the title. */
 export function startNight(live, { sceneConsole }) {
   const header = h("header", { class: "top" });
-  const alert = disputeAlert((d) => (location.hash = address(d.scene, "disputes")));
+  const alert = disputeAlert((d) => {
+    location.hash = address(d.scene, d.kind === "npc" ? "now" : "disputes");
+    if (d.kind === "npc") bringCard(d.challenge);
+  });
   const tabList = h("ul", {});
   const tabs = h("nav", { class: "console-bar tabs", "aria-label": "Tonight's scenes" }, tabList);
   const problems = h("div", { class: "problems" });
@@ -71,15 +74,16 @@ export function startNight(live, { sceneConsole }) {
   const alerts = () => {
     const view = live.view;
     if (!view) return;
-    const all = [...lives].flatMap(([id, scene]) => openDisputes(scene.view, id, `“${sceneOf(id)?.title || id}”`));
+    const where = (id) => `“${sceneOf(id)?.title || id}”`;
+    const all = [...lives].flatMap(([id, scene]) => [...npcMoves(scene.view, id, where(id)), ...openDisputes(scene.view, id, where(id))]);
     const shown = tab && tab !== "night" ? `${sceneOf(tab)?.title || "A scene"} · ` : "";
     alert.update(all, `Storyteller · ${shown}${view.title || "Game night"} · Justicar`, here);
     drawTabs(all);
   };
   const drawTabs = (all) => {
     const scenes = live.view?.night?.scenes || [];
-    const count = (id) => all.filter((d) => d.scene === id).length;
-    const entries = [["night", "Tonight", 0], ...scenes.map((s) => [s.id, `${s.title || "Untitled scene"}${s.open ? "" : " (closed)"}`, count(s.id)])];
+    const count = (id) => waiting(all.filter((d) => d.scene === id));
+    const entries = [["night", "Whole night", ""], ...scenes.map((s) => [s.id, `${s.title || "Untitled scene"}${s.open ? "" : " (closed)"}`, count(s.id)])];
     const key = JSON.stringify([entries, tab]);
     if (tabList.dataset.key === key) return;
     tabList.dataset.key = key;
@@ -89,7 +93,7 @@ export function startNight(live, { sceneConsole }) {
         h(
           "li",
           {},
-          h("a", { href: address(id, id === "night" ? "tonight" : "now"), "aria-current": id === tab ? "page" : null, class: n ? "waiting" : null, dataset: { tab: id } }, words, n ? h("span", { class: "count" }, ` (${n} dispute${n === 1 ? "" : "s"})`) : ""),
+          h("a", { href: address(id, id === "night" ? "tonight" : "now"), "aria-current": id === tab ? "page" : null, class: n ? "waiting" : null, dataset: { tab: id } }, words, n ? h("span", { class: "count" }, ` (${n})`) : ""),
         ),
       ),
     );
@@ -140,6 +144,14 @@ export function startNight(live, { sceneConsole }) {
 }
 
 /** The address of a tab's view: "#night/ledgers", "#elysium/now". */
+/** "1 dispute, 2 NPC moves": what waits in a scene ("" : nothing). */
+function waiting(items) {
+  const npc = items.filter((d) => d.kind === "npc").length;
+  const disputes = items.length - npc;
+  const words = (n, one) => n > 0 && `${n} ${one}${n === 1 ? "" : "s"}`;
+  return [words(disputes, "dispute"), words(npc, "NPC move")].filter(Boolean).join(", ");
+}
+
 function address(tab, view) {
   return `#${encodeURIComponent(tab)}/${view}`;
 }

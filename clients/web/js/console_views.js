@@ -16,7 +16,7 @@ export const SCENE_VIEWS = [
 
 /** A game night's own views (its scenes have theirs, in their tabs). */
 export const NIGHT_VIEWS = [
-  ["tonight", "Tonight"],
+  ["tonight", "Who is where"],
   ["ledgers", "Ledgers"],
   ["invitations", "Invitations"],
   ["log", "Log"],
