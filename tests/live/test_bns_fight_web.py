@@ -226,6 +226,7 @@ async def test_the_console_plays_an_npc_in_a_round(live: Running, tokens: dict[s
 
     # Mook's turn: the console offers his actions; he drops prone, then attacks Edward
     await expect(npc).to_contain_text("Mook acts")
+    await npc.get_by_text("Or another action").click()  # his attack first; the rest folded
     await npc.get_by_role("button", name="Drop prone").click()
     mook_row = round_.locator("tr").filter(has_text=re.compile("^Mook"))
     await expect(mook_row).to_contain_text("prone")
@@ -347,7 +348,7 @@ async def test_maneuvers_that_go_with_an_action(live: Running, tokens: dict[str,
     await expect(julian.locator("#me")).to_contain_text("Willpower 3")
     again = round_.get_by_role("button", name="Quick Draw (not now)")  # one a round: the view offers none now
     await again.click()
-    await expect(round_.locator(".refusal")).to_contain_text("Julian has used a combat maneuver this round.")
+    await expect(round_.locator(".refusal")).to_contain_text("You have used a combat maneuver this round.")  # said to him
     await expect(round_).to_contain_text("Actions left: 1 standard, 1 simple.")
 
     # Edward's turn has not come: he moves now, with Burst of Speed

@@ -91,10 +91,12 @@ POOL_SIX = [
 TARGETS = {"sam": "juan", "juan": "sam", "rosa": "guard", "mark": "thug", "guard": "rosa", "thug": "mark"}
 
 
-async def table_of_six(live: Running, tokens: dict[str, str], ruleset: str) -> str:
+async def table_of_six(live: Running, tokens: dict[str, str], ruleset: str, npc_first: bool = False) -> str:
     """A scene of `ruleset` with six characters (four players', two NPCs) in a round where the
     ruleset has rounds (every action declared, expenditures done: the round is acting), and one
-    challenge open, declared by the first to act. Returns the scene's Storyteller token."""
+    challenge open, declared by the first to act; ``npc_first`` (bns): the Guard is quickest and
+    its turn is open, nothing declared yet (the turn's block holds its attack form). Returns the
+    scene's Storyteller token."""
     async with Client(live.url, tokens["st"]) as st:
         body = {"type": "create_scene", "ruleset": ruleset, "title": "Six at the docks"}
         opened = await st.request(body, "scene_created")
@@ -104,7 +106,8 @@ async def table_of_six(live: Running, tokens: dict[str, str], ruleset: str) -> s
             reply = await st.send(body)
             assert reply["ok"], reply
 
-        for sheet in POOL_SIX if ruleset == "bns" else TRAIT_SIX:
+        pool_six = [pool_sheet("guard", 3, 5, npc=True), *POOL_SIX[:4], POOL_SIX[5]] if npc_first else POOL_SIX
+        for sheet in pool_six if ruleset == "bns" else TRAIT_SIX:
             await send({"type": "add_character", "character": sheet})
         if ruleset != "lotn":
             await send({"type": "start_round"})
@@ -120,6 +123,9 @@ async def table_of_six(live: Running, tokens: dict[str, str], ruleset: str) -> s
             await until(st, lambda c: bool((c.view.get("round") or {}).get("turn")))
         view = st.view
         first = view["round"]["turn"][0] if view.get("round") else "sam"
+        if npc_first:
+            assert first == "guard", view["round"]["turn"]
+            return str(opened["token"])
         declare = {"type": "declare", "character": first, "challenge": "c1", "kind": "contested",
                 "targets": [TARGETS[first]], "category": "physical", "victory": "A swing at the jaw"}  # fmt: skip
         if ruleset == "bns":
@@ -150,6 +156,25 @@ async def test_the_now_view_of_every_ruleset_fits_three_phone_screens(
     print(f"\nconsole Now view, {ruleset}, six characters in a round: {height} phone screens")
     await st.screenshot(path=f"/tmp/i27-console-{ruleset}.png", full_page=True)
     assert height <= 3, f"{ruleset}: the Now view is {height} screens"
+    await no_ids_and_accessible(st, ruleset)
+
+
+async def test_the_now_view_on_an_npcs_bns_turn_fits_three_phone_screens(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    """The same table of six in bns with the Guard (an NPC) first to act: its turn's block opens on
+    its attack form (the rest under More, as a player's), within three screens (figure printed)."""
+    st = await phone(browser, f"{live.web}/st#token={await table_of_six(live, tokens, 'bns', npc_first=True)}")
+    await expect(st.locator("#round")).to_contain_text("Guard's attack or challenge")
+    await st.wait_for_timeout(300)
+    height = await screens(st)
+    print(f"\nconsole Now view, bns, six characters, an NPC's turn: {height} phone screens")
+    await st.screenshot(path="/tmp/i27-console-bns-npc-turn.png", full_page=True)
+    assert height <= 3, f"an NPC's bns turn: the Now view is {height} screens"
+    await no_ids_and_accessible(st, "bns")
+
+
+async def no_ids_and_accessible(st: Page, ruleset: str) -> None:
     text = await st.evaluate("document.body.innerText")
     found = {what: m.group(0) for what, m in ((w, p.search(text)) for w, p in IDS.items()) if m}
     assert found == {}, f"{ruleset}: {found}"

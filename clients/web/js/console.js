@@ -681,7 +681,7 @@ function turnRow(view, c, send) {
     cell("Actions left", actionsLeft(c) || "–", c.rage ? h("div", {}, `then ${rageRounds(c)}`) : ""),
     h(
       "td",
-      { "data-label": "Turn", class: "controls" },
+      { "data-label": "Turn", class: acting || c.turn_done || c.conditions?.fair_escape === "escaped" ? "controls" : "controls waiting" },
       c.conditions?.fair_escape === "escaped" ? "escaped" : c.turn_done ? "done" : acting ? endTurn(c, send) : "—",
     ),
   );
@@ -760,17 +760,17 @@ function npcTurns(live, view, send) {
 }
 
 /** The acting NPC's turn: its attack or challenge first (the form a player's turn card opens, for
- * the NPC), then its other actions (escape, move, draw…) and help to another's attack. */
+ * the NPC), then, folded, its other actions (escape, move, draw…) and help to another's attack. */
 function npcActs(live, view, c, send) {
   const attack = c.actions.standard > 0 && view.status === "open";
+  // with its attack in sight, the rest is a tap away (folded), so the Now view stays short
+  const others = [turnControls(view, c.id, send, { forCharacter: true }), c.actions.standard > 0 && assistForm(view, c.id, send, { forCharacter: true })];
   return h(
     "section",
     { class: "npc-acts", "aria-labelledby": `acts-${c.id}` },
     h("h3", { id: `acts-${c.id}` }, `${c.name} acts`),
-    attack && h("div", { class: "npc-attack" }, h("h4", {}, `${c.name}'s attack or challenge`), declareForm(live, view, c.id, { forCharacter: true })),
-    h("h4", {}, attack ? "Or another action" : "Actions left"),
-    turnControls(view, c.id, send, { forCharacter: true }),
-    c.actions.standard > 0 && assistForm(view, c.id, send, { forCharacter: true }),
+    attack && h("div", { class: "npc-attack" }, h("h4", {}, `${c.name}'s attack or challenge`), declareForm(live, view, c.id, { forCharacter: true, short: true })),
+    attack ? h("details", { class: "npc-other" }, h("summary", {}, "Or another action (escape, move, draw, help…)"), ...others) : [h("h4", {}, "Actions left"), ...others],
   );
 }
 

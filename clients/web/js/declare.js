@@ -64,7 +64,7 @@ export function forgetDeclared(who) {
 
 /** The declare form for `who`; `forCharacter` sends `character` (the ST for an NPC). `preset`
  * fills it from an entry of the sheet tapped: `{category, bid}` (a Trait), `{skill}`, `{power}`. */
-export function declareForm(live, view, who, { forCharacter = false, preset = null } = {}) {
+export function declareForm(live, view, who, { forCharacter = false, preset = null, short = false } = {}) {
   const c = view.characters[who];
   const pools = view.rules?.family === "pools";
   const out = h("div", { class: "outcome", dataset: { declare: who } }, ...(said.get(who)?.() || []));
@@ -134,9 +134,9 @@ export function declareForm(live, view, who, { forCharacter = false, preset = nu
     if (reply.ok) victory.value = "";
   };
   // a player's attack in a pool ruleset: what most attacks need in sight (the target, the
-  // maneuver, the attack, its skill, the weapon if the sheet has one), the rest under "More"; the
-  // console keeps every field in sight
-  const tucked = pools && !forCharacter;
+  // maneuver, the attack, its skill, the weapon if the sheet has one), the rest under "More"; so
+  // is an NPC's on its turn (`short`); the console's other forms keep every field in sight
+  const tucked = pools && (!forCharacter || short);
   const kindField = field("Kind", kind);
   const more = [
     tucked && [kindField, fight.more, attack.more],
