@@ -510,7 +510,7 @@ def stake_title(state: Scene, ch: Challenge, stake: Stake) -> str:
     name = state.name_of
     challenger, defender = name(ch.challenger.who), name(ch.defender.who)
     if stake.relent:
-        title = f"If {defender} relents"
+        title = _relent_title(stake, challenger, defender)
     elif stake.winner == "none":
         return "If it is a draw"
     elif ch.kind != "contested":
@@ -519,11 +519,28 @@ def stake_title(state: Scene, ch: Challenge, stake: Stake) -> str:
         title = f"If the mob of {challenger} wins"
     else:
         title = f"If {challenger if stake.winner == 'challenger' else defender} wins"
-    if stake.exceptional:
+    if stake.exceptional and not stake.relent:
         title += " with an exceptional success"
     if stake.chosen is not None:
         title += f" and {name(stake.chosen)}'s victory condition is chosen"
     return title
+
+
+def _relent_title(stake: Stake, challenger: str, defender: str) -> str:
+    """A relent's heading: a relent has no test, so its grade is the rule's (bns:relent: a smaller
+    pool than the attacker's gives an exceptional success), never a chance: "If Rosa relents",
+    "If Rosa relents (Rosa's pool is smaller than Edward's: an exceptional success for Edward)", "If
+    Rosa relents naming a defence smaller than Edward's pool (an exceptional success for Edward)"."""
+    if stake.by_pool:
+        size = "smaller than" if stake.exceptional else "at least as large as"
+        grade = "an exceptional success" if stake.exceptional else "a normal success"
+        return f"If {defender} relents naming a defence {size} {challenger}'s pool ({grade} for {challenger})"
+    if stake.exceptional:
+        return (
+            f"If {defender} relents ({defender}'s pool is smaller than {challenger}'s: "
+            f"an exceptional success for {challenger})"
+        )
+    return f"If {defender} relents"
 
 
 def stake_words(state: Scene, stake: Stake) -> list[str]:
