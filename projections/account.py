@@ -32,6 +32,7 @@ from domain.events import (
 )
 from domain.pools import Pool
 from domain.rules import ruleset_for
+from domain.rules.base import TraitPool
 from domain.stakes import Stake, stakes
 from domain.state import NARRATOR, Challenge, Consequence, RetestEntry, Scene, TestRecord, and_list
 from projections.narrate import addressed, source_label
@@ -318,7 +319,7 @@ def _put(state: Scene, ch: Challenge, who: str, role: Role) -> Put:
     if not parts:
         parts.append(f"{name} has put nothing up yet" if ch.open else f"{name} put nothing up")  # "you have …"
     counted = ruleset_for(state.ruleset).trait_pool(state, ch, "challenger" if role == "helper" else role)
-    trait_pool = f"{counted.why}, at most {counted.cap}" if counted is not None and ch.open and role != "helper" else ""
+    trait_pool = _trait_pool_words(state, who, counted) if counted is not None and ch.open and role != "helper" else ""
     return Put(
         who=who,
         role=role,
@@ -524,6 +525,16 @@ def stake_title(state: Scene, ch: Challenge, stake: Stake) -> str:
     if stake.chosen is not None:
         title += f" and {name(stake.chosen)}'s victory condition is chosen"
     return title
+
+
+def _trait_pool_words(state: Scene, who: str, counted: TraitPool) -> str:
+    """A side's Trait Pool for ties and overbids, whose it is, how counted and its cap (said in the
+    second person to its own player): "Sam's Trait Pool (for ties): 3 Traits (Physical 3; at most
+    30)"."""
+    if who == NARRATOR:
+        return f"The difficulty: {counted.total}"
+    traits = "1 Trait" if counted.total == 1 else f"{counted.total} Traits"
+    return f"{state.name_of(who)}'s Trait Pool (for ties): {traits} ({counted.counted}; at most {counted.cap})"
 
 
 def _relent_title(stake: Stake, challenger: str, defender: str) -> str:
