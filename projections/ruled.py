@@ -19,7 +19,6 @@ character left sends it only the change, ``carried_corrected``: this tells it wh
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterable, Iterator
 
 import msgspec

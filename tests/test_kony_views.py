@@ -122,7 +122,11 @@ def test_ones_own_trait_pool_with_its_cap() -> None:
     punch_big = dict(kind="contested", targets=["juan"], category="physical", bid=["T0"], victory="x")
     t.do("sam", "declare", challenge="c", **punch_big)
     mine = view(t.state, "sam").challenges["c"].trait_pools
-    assert mine == {"sam": TraitPool(total=30, why="Sam's pool of 30 (Physical 35, capped at 30)", cap=30, counted="Physical 35, capped at 30")}
+    assert mine == {
+        "sam": TraitPool(
+            total=30, why="Sam's pool of 30 (Physical 35, capped at 30)", cap=30, counted="Physical 35, capped at 30"
+        )
+    }
     assert set(view(t.state, NARRATOR).challenges["c"].trait_pools) == {"sam", "juan"}
     assert view(t.state, "juan").challenges["c"].trait_pools == {
         "juan": TraitPool(total=4, why="Juan's pool of 4 (Physical 4)", cap=30, counted="Physical 4")

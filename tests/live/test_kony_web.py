@@ -132,7 +132,9 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
     await expect(juan_card).not_to_contain_text("sealed dice")
     await expect(juan_card).not_to_contain_text("Brawl")
     await expect(juan_card).to_contain_text("Your roll is due")
-    await expect(juan_card).to_contain_text("Your Trait Pool (for ties): 3 Traits (Physical 4 - 1 down; at most 30)")  # down 1
+    await expect(juan_card).to_contain_text(
+        "Your Trait Pool (for ties): 3 Traits (Physical 4 - 1 down; at most 30)"
+    )  # down 1
     await expect(juan_card).not_to_contain_text("pool of 5")  # Sam's pool is his
     await juan_card.get_by_role("button", name="Roll 1 d3", exact=True).click()
 
