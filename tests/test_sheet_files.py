@@ -62,7 +62,10 @@ def test_a_field_that_does_not_decode_hides_no_other_problem(
     code = main(["game", "new", "--db", str(tmp_path / "t.db"), "--ruleset", "bns", *files])
     err = capsys.readouterr().err
     assert code == 1
-    said = f"{files[0]}: weapons[0].kind: Weapon 1 (Knife): kind must be melee, thrown, archery or firearms (you wrote “knife”)."
+    said = (
+        f"{files[0]}: weapons[0].kind: Weapon 1 (Knife): kind must be melee, thrown, archery or firearms"
+        " (you wrote “knife”)."
+    )
     assert said in err
     assert "Invalid enum" not in err
     assert f"{files[0]}: attributes.strenght: “strenght” is not an attribute" in err
@@ -75,8 +78,9 @@ def test_the_console_s_refusal_names_every_problem_at_once() -> None:
     """The same, as the server words a refused ``add_character`` (``server.sheet_words``)."""
     from server.sheet_words import every_problem
 
-    rosa = {"id": "rosa", "name": "Rosa", "attributes": {**NINE, "strength": 12}, "skills": {"Brwal": 2},
-            "weapons": [{"name": "Knife", "kind": "knife"}, {"name": "Bow", "kind": "archery", "bonus": "two"}]}  # fmt: skip
+    weapons = [{"name": "Knife", "kind": "knife"}, {"name": "Bow", "kind": "archery", "bonus": "two"}]
+    attributes = {**NINE, "strength": 12}
+    rosa = {"id": "rosa", "name": "Rosa", "attributes": attributes, "skills": {"Brwal": 2}, "weapons": weapons}
     said = every_problem(rosa, "bns")
     assert said["weapons.0.kind"] == (
         "Weapon 1 (Knife): kind must be melee, thrown, archery or firearms (you wrote “knife”)."
