@@ -7,6 +7,7 @@ pool rulesets read ``attributes`` and ``skills``. The ruleset checks that its fa
 from __future__ import annotations
 
 import re
+import typing
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -213,8 +214,6 @@ def sheet_problems(raw: object) -> dict[str, str]:
 
 def _entry_type(type_: Any) -> Any:
     """The type of a list field's entries (``list[Weapon]`` → ``Weapon``), or None."""
-    import typing
-
     args = [a for a in typing.get_args(type_) if a is not type(None)]
     if typing.get_origin(type_) is list and args:
         return args[0]
@@ -231,11 +230,11 @@ def partial_sheet(raw: object, problems: dict[str, str]) -> Sheet | None:
     if not isinstance(raw, dict):
         return None
     kept: Any = msgspec.json.decode(msgspec.json.encode(raw))
-    cut = set()
+    cut: set[tuple[str, ...]] = set()
     for path in problems:  # a list's bad entry goes whole
-        steps = [x for x in path.split(".") if x]
-        first = next((n for n, x in enumerate(steps) if x.isdigit()), len(steps) - 1)
-        cut.add(tuple(steps[: first + 1]))
+        parts = [x for x in path.split(".") if x]
+        first = next((n for n, x in enumerate(parts) if x.isdigit()), len(parts) - 1)
+        cut.add(tuple(parts[: first + 1]))
     for steps in sorted(cut, key=lambda p: [int(x) if x.isdigit() else -1 for x in p], reverse=True):
         holder = kept
         for step in steps[:-1]:
