@@ -87,7 +87,7 @@ def test_the_roll_offers_its_dice_and_the_sources_that_fit() -> None:
     punch(t)
     found = offered(t, "sam")
     assert found is not None and found.verbs == ["call_negative", "roll"]
-    assert found.dice == 1 and found.dice_why == "1 + 0 retest(s) = 1 d3"
+    assert found.dice == 1 and found.dice_why == "1 + 0 retests = 1 d3"
     assert found.roll_sources == [AbilitySource(name="Brawl"), PowerSource(name="Potence"), MeritSource(name="Lucky")]
     assert not found.enter  # the server rolls: only the ST enters dice by hand
     juan = offered(t, "juan")

@@ -103,6 +103,11 @@ def successes(n: int) -> str:
     return f"{n} success" if n == 1 else f"{n} successes"
 
 
+def _many(n: int, noun: str) -> str:
+    """ "1 retest", "0 retests"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def count(state: Scene, ch: Challenge, role: Role, retests: Sequence[Source]) -> Dice:
     """How many d3s: 1 + the retests named + ranged + surprise - darkness, never under one
     (kony:d3-test, kony:ranged, kony:surprise, kony:blind-fighting). Refuses a source the side may
@@ -121,7 +126,7 @@ def count(state: Scene, ch: Challenge, role: Role, retests: Sequence[Source]) ->
             if sheet_named > c.sheet.retests:
                 raise Rejected(
                     "no_retest_left",
-                    f"{c.name}'s combat sheet lists {c.sheet.retests} retest(s) for this challenge.",
+                    f"{c.name}'s combat sheet lists {_many(c.sheet.retests, 'retest')} for this challenge.",
                     "kony:npc-sheets",
                 )
             named += 1
@@ -161,7 +166,7 @@ def count(state: Scene, ch: Challenge, role: Role, retests: Sequence[Source]) ->
                     "kony:d3-test",
                 )
         named += 1
-    why = [f"1 + {named} retest(s)"]
+    why = [f"1 + {_many(named, 'retest')}"]
     dice = 1 + named
     if role == "challenger" and ch.ranged:
         dice += 1
@@ -211,7 +216,7 @@ def reveal(
                 )
             new = list(entered) if entered is not None else [die() for _ in range(rerolls)]
             if len(new) != rerolls:
-                raise Rejected("wrong_dice", f"Enter {rerolls} reroll(s).", "kony:narrative-rerolls")
+                raise Rejected("wrong_dice", f"Enter {_many(rerolls, 'reroll')}.", "kony:narrative-rerolls")
             for value in new:
                 final[final.index(SUCCESS)] = -value  # marked, so a rerolled 1 is not rerolled again
             final = [abs(v) for v in final]

@@ -67,11 +67,9 @@ async def test_the_die_count_follows_the_boxes(live: Running, tokens: dict[str, 
     sam, _, _, _ = await answered(live, tokens, browser, "count")
     form = sam.locator("#challenges article").filter(has_text="Juan challenges you").locator("form.roll")
     count = form.locator("p.hint").first  # the count above the boxes
-    await expect(count).to_have_text("1 + 0 retest(s) = 1 d3. Each retest named adds a die.")
+    await expect(count).to_have_text("1 + 0 retests = 1 d3. Each retest named adds a die.")
     await form.get_by_label("Brawl (ability)").check()
-    await expect(count).to_have_text(
-        "1 + 0 retest(s) = 1 d3, and 1 retest ticked: 2 d3s. Each retest named adds a die."
-    )
+    await expect(count).to_have_text("1 + 0 retests = 1 d3, and 1 retest ticked: 2 d3s. Each retest named adds a die.")
     await expect(form.get_by_role("button", name="Roll 2 d3s · spends Brawl (ability)")).to_be_visible()
     await form.get_by_label("Potence (power)").check()
     await expect(count).to_contain_text("and 2 retests ticked: 3 d3s.")
