@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import secrets
 import sys
 from datetime import timedelta
@@ -25,6 +26,7 @@ from projections.ledger import ledgers
 from server.backend import open_backend
 from server.nights import is_night, scenes_of
 from server.service import SceneService
+from server.sheet_words import every_problem
 from server.tokens import Role
 
 SERVE_DEFAULT = "http://127.0.0.1:8765"
@@ -159,8 +161,10 @@ def revoke(args: argparse.Namespace, out: TextIO) -> int:
 # -- game nights -------------------------------------------------------------------------------
 
 
-def _sheets(paths: list[str]) -> tuple[list[Sheet], list[str]]:
-    """The sheets in the files, and what is wrong with any of them (by file and field)."""
+def _sheets(paths: list[str], ruleset: str) -> tuple[list[Sheet], list[str]]:
+    """The sheets in the files, and what is wrong with any of them (by file and field): a sheet
+    that does not decode has every problem named at once, the catalog's with the rest, in words
+    (``server.sheet_words.every_problem``)."""
     sheets: list[Sheet] = []
     wrong: list[str] = []
     for path in paths:
@@ -172,17 +176,21 @@ def _sheets(paths: list[str]) -> tuple[list[Sheet], list[str]]:
         except msgspec.DecodeError as err:
             wrong.append(f"{path}: not JSON: {err}")
             continue
-        problems = sheet_problems(raw)
-        if problems:
-            wrong += [f"{path}: {field or 'the sheet'}: {problem}" for field, problem in problems.items()]
+        if sheet_problems(raw):
+            wrong += [f"{path}: {_field(field)}: {problem}" for field, problem in every_problem(raw, ruleset).items()]
             continue
         sheets.append(msgspec.convert(raw, Sheet))
     return sheets, wrong
 
 
+def _field(path: str) -> str:
+    """A sheet's field as a file names it: ``weapons.0.kind`` → ``weapons[0].kind``."""
+    return re.sub(r"\.(\d+)(?=\.|$)", r"[\1]", path) or "the sheet"
+
+
 def game_new(args: argparse.Namespace, out: TextIO) -> int:
     """Open a game night, register its characters from sheet files, print one link per player."""
-    sheets, wrong = _sheets(args.sheets)
+    sheets, wrong = _sheets(args.sheets, args.ruleset)
     unusual = False
     seen: dict[str, str] = {}
     for path, sheet in zip(args.sheets, sheets, strict=False):
@@ -193,7 +201,7 @@ def game_new(args: argparse.Namespace, out: TextIO) -> int:
             wrong.append(f"{path}: id: {NARRATOR!r} is the Storyteller's; pick another id")
         found = sheet_check.problems(args.ruleset, sheet)  # every problem at once, each with its field
         kept = [p for p in found if not p.closed and args.as_written]
-        wrong += [f"{path}: {p.path}: {p.text}" for p in found if p not in kept]
+        wrong += [f"{path}: {_field(p.path)}: {p.text}" for p in found if p not in kept]
         unusual = unusual or (any(not p.closed for p in found) and not args.as_written)
         if all(p in kept for p in found):
             try:

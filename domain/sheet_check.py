@@ -20,7 +20,7 @@ from typing import NamedTuple
 from domain.errors import Rejected
 from domain.rules.bns_catalog import ATTRIBUTES, RATINGS
 from domain.rules.catalog import GESTURES
-from domain.rules.named import FOLDED, LEVELS, NAMED, Kind
+from domain.rules.named import FOLDED, LEVELS, NAMED, Kind, nearby
 from domain.sheets import CATEGORIES, Sheet
 
 
@@ -196,7 +196,8 @@ def _named(
 ) -> list[Problem]:
     """Each name of ``held`` that is a level written in words ("Brawl two": closed) or a near miss
     of a name the document uses ("Brwal": open)."""
-    known = NAMED.get(ruleset, {}).get(kind, frozenset())
+    own = NAMED.get(ruleset, {}).get(kind, frozenset())
+    known = own | {k for k in nearby(ruleset, kind) if k.lower() not in {o.lower() for o in own}}
     folded = ruleset in FOLDED
     found: list[Problem] = []
     for name in held:

@@ -7,6 +7,7 @@ pool rulesets read ``attributes`` and ``skills``. The ruleset checks that its fa
 from __future__ import annotations
 
 import re
+import typing
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -201,8 +202,54 @@ def sheet_problems(raw: object) -> dict[str, str]:
             if info.required:
                 problems[name] = "required"
             continue
-        problems.update(_problems(name, raw[name], info.type))
+        value = raw[name]
+        entry = _entry_type(info.type) if isinstance(value, list) else None
+        if entry is not None and isinstance(value, list) and not _problems(name, value, info.type).get(name):
+            for n, item in enumerate(value):  # each entry of a list alone: every weapon named
+                problems.update(_problems(f"{name}.{n}", item, entry))
+        else:
+            problems.update(_problems(name, value, info.type))
     return {**plain_names(raw), **problems}
+
+
+def _entry_type(type_: Any) -> Any:
+    """The type of a list field's entries (``list[Weapon]`` → ``Weapon``), or None."""
+    args = [a for a in typing.get_args(type_) if a is not type(None)]
+    if typing.get_origin(type_) is list and args:
+        return args[0]
+    for a in args:  # Annotated[list[Weapon], Meta(...)]
+        if typing.get_origin(a) is list:
+            return typing.get_args(a)[0]
+    return None
+
+
+def partial_sheet(raw: object, problems: dict[str, str]) -> Sheet | None:
+    """What of ``raw`` decodes once the fields named in ``problems`` are left out (a list's bad
+    entry dropped, a missing id or name filled), so the catalog can check the rest and every
+    problem is named at once; None when even that does not decode."""
+    if not isinstance(raw, dict):
+        return None
+    kept: Any = msgspec.json.decode(msgspec.json.encode(raw))
+    cut: set[tuple[str, ...]] = set()
+    for path in problems:  # a list's bad entry goes whole
+        parts = [x for x in path.split(".") if x]
+        first = next((n for n, x in enumerate(parts) if x.isdigit()), len(parts) - 1)
+        cut.add(tuple(parts[: first + 1]))
+    for steps in sorted(cut, key=lambda p: [int(x) if x.isdigit() else -1 for x in p], reverse=True):
+        holder = kept
+        for step in steps[:-1]:
+            holder = holder[int(step)] if isinstance(holder, list) and step.isdigit() else holder.get(step, {})
+        last = steps[-1] if steps else ""
+        if isinstance(holder, list) and last.isdigit() and int(last) < len(holder):
+            holder.pop(int(last))
+        elif isinstance(holder, dict):
+            holder.pop(last, None)
+    kept.setdefault("id", "sheet")
+    kept.setdefault("name", "?")
+    try:
+        return msgspec.convert(kept, Sheet)
+    except msgspec.ValidationError:
+        return None
 
 
 def _problems(path: str, value: Any, type_: Any) -> dict[str, str]:

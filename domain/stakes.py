@@ -16,11 +16,13 @@ from typing import TypeGuard
 import msgspec
 
 from domain.challenge import resolve, thrown
-from domain.commands import ChooseVictory, Declare
+from domain.commands import ChooseVictory, Declare, Relent
 from domain.context import Context, Draft
 from domain.decide import decide
+from domain.errors import Rejected
 from domain.events import Leader, SceneEvent
 from domain.mobs import choose_victory
+from domain.rules import ruleset_for
 from domain.rules.base import Verdict
 from domain.state import NARRATOR, Challenge, Consequence, Scene
 
@@ -37,6 +39,11 @@ class Stake(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """An exceptional success (bns:exceptional-success): listed only where it changes what happens."""
     relent: bool = False
     """The defender relents before the test: the challenger wins and nobody loses a Trait."""
+    by_pool: bool = False
+    """A relent whose grade hangs on the defence the relenting side will name (bns:relent, before
+    it has answered): the exceptional stake is "if it names a smaller pool than the attacker's",
+    the plain one "if it names one at least as large". Otherwise a relent is one stake, graded as
+    the rules will grade it (a relent has no test: no chance of an exceptional success)."""
     chosen: str | None = None
     """A mob's win (camarilla:mob-victory): the member whose victory condition the champion
     chooses; one stake for each member."""
@@ -55,7 +62,7 @@ def stakes(state: Scene, cid: str) -> tuple[Stake, ...]:
     for winner in ("challenger", "defender", "none"):
         out += _ways(state, ch, winner, relent=False)
     if _may_relent(ch):
-        out += _ways(state, ch, "challenger", relent=True)
+        out += _relents(state, ch)
     return tuple(out)
 
 
@@ -106,6 +113,22 @@ def _ways(state: Scene, ch: Challenge, winner: Leader, *, relent: bool) -> list[
             if graded != plain:
                 out.append(Stake(winner=winner, exceptional=True, relent=relent, chosen=chosen, events=graded))
     return out
+
+
+def _relents(state: Scene, ch: Challenge) -> list[Stake]:
+    """The stakes of a relent: the one way the rules will grade it now (``relented``); where the
+    grade hangs on the defence still to be named (bns:relent), the plain and exceptional ways,
+    each marked ``by_pool``. Never a graded relent where the rules grade none."""
+    try:
+        verdict = ruleset_for(state.ruleset).relented(state, ch, ch.defender.who, _RELENT)
+    except Rejected:
+        return [msgspec.structs.replace(s, by_pool=True) for s in _ways(state, ch, "challenger", relent=True)]
+    ways = _ways(state, ch, "challenger", relent=True)
+    graded = {s.chosen: s for s in ways if verdict.exceptional and s.exceptional}
+    return [graded.get(s.chosen, s) for s in ways if not s.exceptional]
+
+
+_RELENT = Relent(id="stakes", scene="", actor=NARRATOR, challenge="")
 
 
 def _may_relent(ch: Challenge) -> bool:

@@ -32,6 +32,7 @@ from domain.events import (
 )
 from domain.pools import Pool
 from domain.rules import ruleset_for
+from domain.rules.base import TraitPool
 from domain.stakes import Stake, stakes
 from domain.state import NARRATOR, Challenge, Consequence, RetestEntry, Scene, TestRecord, and_list
 from projections.narrate import addressed, source_label
@@ -318,7 +319,7 @@ def _put(state: Scene, ch: Challenge, who: str, role: Role) -> Put:
     if not parts:
         parts.append(f"{name} has put nothing up yet" if ch.open else f"{name} put nothing up")  # "you have …"
     counted = ruleset_for(state.ruleset).trait_pool(state, ch, "challenger" if role == "helper" else role)
-    trait_pool = f"{counted.why}, at most {counted.cap}" if counted is not None and ch.open and role != "helper" else ""
+    trait_pool = _trait_pool_words(state, who, counted) if counted is not None and ch.open and role != "helper" else ""
     return Put(
         who=who,
         role=role,
@@ -510,7 +511,7 @@ def stake_title(state: Scene, ch: Challenge, stake: Stake) -> str:
     name = state.name_of
     challenger, defender = name(ch.challenger.who), name(ch.defender.who)
     if stake.relent:
-        title = f"If {defender} relents"
+        title = _relent_title(stake, challenger, defender)
     elif stake.winner == "none":
         return "If it is a draw"
     elif ch.kind != "contested":
@@ -519,11 +520,38 @@ def stake_title(state: Scene, ch: Challenge, stake: Stake) -> str:
         title = f"If the mob of {challenger} wins"
     else:
         title = f"If {challenger if stake.winner == 'challenger' else defender} wins"
-    if stake.exceptional:
+    if stake.exceptional and not stake.relent:
         title += " with an exceptional success"
     if stake.chosen is not None:
         title += f" and {name(stake.chosen)}'s victory condition is chosen"
     return title
+
+
+def _trait_pool_words(state: Scene, who: str, counted: TraitPool) -> str:
+    """A side's Trait Pool for ties and overbids, whose it is, how counted and its cap (said in the
+    second person to its own player): "Sam's Trait Pool (for ties): 3 Traits (Physical 3; at most
+    30)"."""
+    if who == NARRATOR:
+        return f"The difficulty: {counted.total}"
+    traits = "1 Trait" if counted.total == 1 else f"{counted.total} Traits"
+    return f"{state.name_of(who)}'s Trait Pool (for ties): {traits} ({counted.counted}; at most {counted.cap})"
+
+
+def _relent_title(stake: Stake, challenger: str, defender: str) -> str:
+    """A relent's heading: a relent has no test, so its grade is the rule's (bns:relent: a smaller
+    pool than the attacker's gives an exceptional success), never a chance: "If Rosa relents",
+    "If Rosa relents (Rosa's pool is smaller than Edward's: an exceptional success for Edward)", "If
+    Rosa relents naming a defence smaller than Edward's pool (an exceptional success for Edward)"."""
+    if stake.by_pool:
+        size = "smaller than" if stake.exceptional else "at least as large as"
+        grade = "an exceptional success" if stake.exceptional else "a normal success"
+        return f"If {defender} relents naming a defence {size} {challenger}'s pool ({grade} for {challenger})"
+    if stake.exceptional:
+        return (
+            f"If {defender} relents ({defender}'s pool is smaller than {challenger}'s: "
+            f"an exceptional success for {challenger})"
+        )
+    return f"If {defender} relents"
 
 
 def stake_words(state: Scene, stake: Stake) -> list[str]:

@@ -140,7 +140,7 @@ def render(audit: Audit | NightAudit, format: Format | str) -> str:
 def markdown(audit: Audit) -> str:
     out = [f"# Audit: {md(audit.title or audit.scene)}", ""]
     rules = md(audit.ruleset_title or audit.ruleset)
-    out += [f"Scene `{audit.scene}`, {rules} rules, {audit.status}, {audit.chain.events} events.", ""]
+    out += [f"{rules} rules, {audit.status}, {audit.chain.events} events.", ""]
     out += ["## Verification", "", _chain_text(audit), ""]
     out += ["## Participants", ""]
     for p in audit.participants:
@@ -246,7 +246,7 @@ def _verdict_md(v: Verdict) -> list[str]:
 def _record_md(audit: Audit) -> list[str]:
     """The final section: the chain's head, and each challenge's ids and rule ids."""
     head = "Hash chain head" if audit.chain.ok else "Stored head of the broken chain"
-    out = ["## For the record", "", f"{head} `{audit.chain.head}`.", ""]
+    out = ["## For the record", "", f"Scene `{audit.scene}`. {head} `{audit.chain.head}`.", ""]
     for a in audit.challenges:
         ids = "; ".join(f"{md(what)} `{ident}`" for what, ident in _record(a))
         out.append(f"- {md(_heading(a))}: {ids}")
@@ -300,7 +300,7 @@ def html(audit: Audit) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>Audit: {e(audit.title or audit.scene)}</title><style>{_CSS}</style></head><body><main>",
         f"<h1>Audit: {e(audit.title or audit.scene)}</h1>",
-        f'<p class="muted">Scene <code>{e(audit.scene)}</code> · {e(audit.ruleset_title or audit.ruleset)} rules'
+        f'<p class="muted">{e(audit.ruleset_title or audit.ruleset)} rules'
         f" · {e(audit.status)}"
         f" · {audit.chain.events} events</p>",
         f'<div class="{"ok" if audit.chain.ok else "bad"}">{_chain_html(audit)}</div>',
@@ -310,7 +310,8 @@ def html(audit: Audit) -> str:
         "A big dot is the challenger (a mob's champion), the line runs to the target; thin lines join the "
         "rest of a mob. Green: the challenger won; red: the defender; grey: a draw; yellow dashes: not "
         "resolved; a ring: corrected by a ruling. After a round's challenges, a diamond is a fair escape (yellow: "
-        "held, red: failed, green: escaped) and a square a condition (hollow: cleared); hover for which.</p>",
+        "held, red: failed, green: escaped) and a square a condition (hollow: cleared), each listed below.</p>",
+        _marks_html(audit),
         "<h2>Participants</h2>",
     ]
     for p in audit.participants:
@@ -384,7 +385,10 @@ def _chain_html(audit: Audit) -> str:
         else f"Hash chain broken at {escape(audit.chain.problem or '')}."
     )
     head = "Head" if audit.chain.ok else "Stored head"
-    record = f"<summary>For the record</summary>{head} <code>{audit.chain.head}</code>"
+    record = (
+        f"<summary>For the record</summary>Scene <code>{escape(audit.scene)}</code>. "
+        f"{head} <code>{audit.chain.head}</code>"
+    )
     return f'{said}<details class="record">{record}</details>'
 
 
@@ -509,6 +513,18 @@ def picture(audit: Audit) -> str:
         x0 = x + gap
     shapes.append("</svg>")
     return "".join(shapes)
+
+
+def _marks_html(audit: Audit) -> str:
+    """The picture's diamonds and squares in words, for a phone that cannot hover: "Round 2: Rosa:
+    escape held"; "" when there are none."""
+    if not audit.markers:
+        return ""
+    items = "".join(
+        f"<li>{'Round ' + str(m.round) + ': ' if m.round else ''}{escape(_name(audit, m.who))}: {escape(m.label)}</li>"
+        for m in audit.markers
+    )
+    return f'<ul class="marks" aria-label="The escapes and conditions in the picture">{items}</ul>'
 
 
 def _marker(audit: Audit, mark: Marker, x: int, y: int) -> str:
@@ -675,8 +691,10 @@ def night_html(audit: NightAudit) -> str:
         items += [f"<li>{e(line)}</li>" for line in (*scene.challenges, *scene.rulings)]
         parts.append(
             f'<section class="card" id="scene-{e(scene.scene)}"><h3>{n}. {e(scene.title)} · {e(scene.status)}</h3>'
-            f'<p class="muted small">Scene <code>{e(scene.scene)}</code> · opened {_time(scene.opened)}{closed}'
-            f" · {scene.events} events</p><ul>{''.join(items)}</ul></section>"
+            f'<p class="muted small">Opened {_time(scene.opened)}{closed}'
+            f" · {scene.events} events</p><ul>{''.join(items)}</ul>"
+            f'<details class="record"><summary>For the record</summary>Scene <code>{e(scene.scene)}</code></details>'
+            "</section>"
         )
     parts.append("<h2>Ledgers</h2>")
     for ledger in audit.ledgers:

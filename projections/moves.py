@@ -284,6 +284,7 @@ def _overbid_words(probe: _Probe, source: OverbidSource, role: Role) -> str:
     other = ch.other(role)
     them = ch.side(other).who
     mine = rules.max_declare(after, after.challenges[ch.id], role)
+    count = f"{mine}{_spent_by_overbid(state, after, ch.side(role).who, ch.side(role).category or ch.category)}"
     category = (ch.side(role).category or ch.category).capitalize()
     theirs = "the difficulty" if them == NARRATOR else f"{state.name_of(them)}'s {category} Traits"
     risked = and_list(source.bid)
@@ -292,13 +293,24 @@ def _overbid_words(probe: _Probe, source: OverbidSource, role: Role) -> str:
     if known is None:
         most = mine // 2
         needs = f"{most} or fewer" if most else "none"
-        return f"{said}: you have {mine}, so {state.name_of(them)} must declare {needs}."
+        return f"{said}: you have {count}, so {state.name_of(them)} must declare {needs}."
     need = 2 * known
     declared = f"the difficulty of {known}" if them == NARRATOR else f"the {known} {state.name_of(them)} declared"
     if mine >= need:
-        return f"{said}: {need} against {declared}, and you have {mine}."
+        return f"{said}: {need} against {declared}, and you have {count}."
     hope = "it cannot succeed" if them == NARRATOR else f"it fails unless {state.name_of(them)} declares fewer"
-    return f"{said}: {need} against {declared}, and you have only {mine}, so {hope}."
+    return f"{said}: {need} against {declared}, and you have only {count}, so {hope}."
+
+
+def _spent_by_overbid(before: Scene, after: Scene, who: str, category: Category) -> str:
+    """Why the count after calling the overbid is less than the player's Traits now (the tie form's
+    "at most 5"): the Trait bid on the lost test goes as the overbid is called (lotn:overbid), so
+    it is not counted: " (5 less the Brawny bid on the test, lost as the overbid is called)"; "" if nothing goes."""
+    was, now = before.characters.get(who), after.characters.get(who)
+    if was is None or now is None or len(now.lost) <= len(was.lost):
+        return ""
+    gone = and_list([each.trait for each in now.lost[len(was.lost) :]])
+    return f" ({was.available(category)} less the {gone} bid on the test, lost as the overbid is called)"
 
 
 def roll_offer(state: Scene, ch: Challenge, who: str) -> RollOffer | None:

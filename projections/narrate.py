@@ -92,6 +92,7 @@ from domain.events import (
 )
 from domain.pools import Pool
 from domain.rules import RULESETS
+from domain.rules.kony_dice import successes
 from domain.rulings import challenge_words, step_words
 from domain.sheets import CATEGORIES, Sheet
 from domain.state import NARRATOR, Scene
@@ -518,7 +519,7 @@ def _dice_shown(before: Scene, event: TestRevealed) -> str:
     ch = before.challenges.get(event.challenge)
     order = [ch.challenger.who, ch.defender.who] if ch else list(event.dice)
     shown = "; ".join(
-        f"{name(who)} {_faces(event.dice[who])} ({event.successes.get(who, 0)} success(es))"
+        f"{name(who)} {_faces(event.dice[who])} ({successes(event.successes.get(who, 0))})"
         for who in order
         if who in event.dice
     )

@@ -18,6 +18,7 @@ character left sends it only the change, ``carried_corrected``: this tells it wh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 import msgspec
@@ -117,7 +118,7 @@ def ruling_for(state: Scene, r: RulingRecord, viewer: str) -> Ruled | None:
     reader = reader_of(state, viewer) if viewer != NARRATOR else None
     if reader is not None:
         me, others = reader
-        words, about = addressed(words, me, others), addressed(about, me, others)
+        words, about = _quoted(addressed(words, me, others)), _quoted(addressed(about, me, others))
         mine = [_lower(addressed(x, me, others)) for x in mine]
         also = [addressed(x, me, others) for x in also]
     return Ruled(
@@ -131,6 +132,12 @@ def ruling_for(state: Scene, r: RulingRecord, viewer: str) -> Ruled | None:
         challenge=ch.id if ch is not None else "",
         about=about,
     )
+
+
+def _quoted(text: str) -> str:
+    """A quoted title begins as a sentence does, once said to the viewer: "“You challenge Guard
+    (Physical)”", not "“you challenge …”"."""
+    return re.sub(r"“([a-z])", lambda m: "“" + m.group(1).upper(), text)
 
 
 def _about(state: Scene, r: RulingRecord, ch: Challenge | None) -> str:

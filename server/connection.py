@@ -56,7 +56,7 @@ from domain.errors import Rejected
 from domain.evolve import fold
 from domain.log import Wire
 from domain.rules import ruleset_for
-from domain.sheets import UNPLAIN, sheet_problems
+from domain.sheets import UNPLAIN
 from domain.state import Scene
 from projections.narrate import narrate, said_to
 from projections.redact import Blind, blind, redact
@@ -70,7 +70,7 @@ from server.hub import Hub, SceneUnavailable
 from server.ledgers import ledger_frame, night_of
 from server.room import Behind, Joined, JoinRefused, Subscriber, unavailable
 from server.service import STORAGE_UNAVAILABLE, ErrorBody, Result, utc_now
-from server.sheet_words import in_words
+from server.sheet_words import every_problem
 from server.store import EventStore, SceneCorrupt, StorageUnavailable, StoreError
 from server.tokens import Grant, IssuerEnded, Role
 from server.wire import (
@@ -968,9 +968,9 @@ class Connection:
         except msgspec.ValidationError as err:
             if body["type"] in SHEET_FIELD:  # a sheet's problems, each by its path, for a form to place
                 sheet = body.get(SHEET_FIELD[body["type"]])
-                problems = await self.work.run(sheet_problems, sheet)
+                ruleset = (await self._scene_state(scene)).ruleset
+                problems = await self.work.run(every_problem, sheet, ruleset)  # decode and catalog, at once
                 if problems:
-                    problems = in_words(problems, sheet)  # a player's words (server.sheet_words)
                     listed = " ".join(problems.values())
                     raise Refusal("bad_sheet", f"The sheet is not valid: {listed}", fields=problems) from None
             raise Refusal("malformed", _plainly(err) or f"Bad {body['type']} command: {err}") from None

@@ -6,8 +6,13 @@ be a number (you wrote “three”)", "The sheet needs an id"). Keyed by the fie
 from __future__ import annotations
 
 import re
-from typing import Any
+import typing
+from typing import Any, Literal
 
+import msgspec
+
+from domain import sheet_check
+from domain.sheets import Weapon, partial_sheet, sheet_problems
 from projections.audit_render import visible
 
 _NEEDS = {"id": "an id", "name": "a name"}
@@ -20,6 +25,8 @@ def _label(path: str) -> str:
         return "The sheet"
     if parts == ["id"]:
         return "The id"
+    if parts[0] == "weapons" and len(parts) > 1 and parts[1].isdigit():
+        return f"Weapon {int(parts[1]) + 1}"
     if parts[0] in ("traits", "negative_traits") and len(parts) >= 2:
         kind = f"{parts[1].capitalize()} {'Negative Traits' if parts[0] == 'negative_traits' else 'Traits'}"
         return f"{parts[2]} ({kind})" if len(parts) > 2 else kind
@@ -42,15 +49,52 @@ def _written(raw: Any, path: str) -> str | None:
     return here if isinstance(here, str) else repr(here) if not isinstance(here, (dict, list)) else None
 
 
+def every_problem(raw: Any, ruleset: str) -> dict[str, str]:
+    """Every problem of a sheet that does not decode, at once and in words: the fields that do not
+    decode (``sheet_problems``, each weapon alone) and what the ruleset's catalog finds in the rest
+    (``domain.sheet_check``: "did you mean Brawl?", Strength 12), each by its path."""
+    decoded = sheet_problems(raw)
+    said = in_words(decoded, raw)
+    rest = partial_sheet(raw, decoded)
+    if rest is not None:
+        for p in sheet_check.problems(ruleset, rest):
+            said.setdefault(p.path, p.text)
+    return said
+
+
+_CHOICES = {
+    f.encode_name: typing.get_args(f.type)
+    for f in msgspec.structs.fields(Weapon)
+    if typing.get_origin(f.type) is Literal
+}
+
+
+def _weapon(raw: Any, path: str) -> str:
+    """ "Weapon 1 (Knife): " for a problem inside a weapon, named as written."""
+    parts = path.split(".")
+    weapons = raw.get("weapons") if isinstance(raw, dict) else None
+    if len(parts) < 3 or parts[0] != "weapons" or not parts[1].isdigit() or not isinstance(weapons, list):
+        return ""
+    n = int(parts[1])
+    entry = weapons[n] if n < len(weapons) else None
+    named = entry.get("name") if isinstance(entry, dict) else None
+    return f"Weapon {n + 1}{f' ({named})' if isinstance(named, str) and named else ''}: "
+
+
 def in_words(problems: dict[str, str], raw: Any) -> dict[str, str]:
     """Each problem as a sentence a player understands."""
     said = {}
     for path, what in problems.items():
         label = _label(path)
+        if weapon := _weapon(raw, path):
+            label = f"{weapon}{path.split('.')[-1].replace('_', ' ')}"
         wrote = _written(raw, path)
         shown = f" (you wrote “{wrote}”)" if wrote is not None else ""
         if what == "required":
             text = f"The sheet needs {_NEEDS.get(path, f'a {label.lower()}')}."
+        elif what.startswith("Invalid enum value") and path.split(".")[-1] in _CHOICES:
+            choices = [str(c) for c in _CHOICES[path.split(".")[-1]]]
+            text = f"{label} must be {', '.join(choices[:-1])} or {choices[-1]}{shown}."
         elif what.startswith("not a sheet field"):
             known = what[what.find("(") :] if "(" in what else ""
             text = f"“{path}” is not something a sheet holds {known}".rstrip() + "."

@@ -127,9 +127,9 @@ def test_dice_are_shown(played: dict[str, Path], capsys: pytest.CaptureFixture[s
     first = data["challenges"][0]["tests"][0]
     assert first["dice"] == {"vito": [1, 2], "enzo": [3]}
     md, page = audited(capsys, db, "docks", "md"), audited(capsys, db, "docks", "html")
-    said = "Vito rolled 1, 2, Enzo rolled 3: 1 success(es) against 0; Vito has more and wins the test."
+    said = "Vito rolled 1, 2, Enzo rolled 3: 1 success against 0; Vito has more and wins the test."
     assert f"- Test 1: {said}" in md and f'<span class="n">Test 1</span> {escape(said)}' in page
-    assert "- Test 1: Rosa rolled 1, 3, 1, 2, Enzo rolled 1, 3: 2 success(es) against 1;" in md
+    assert "- Test 1: Rosa rolled 1, 3, 1, 2, Enzo rolled 1, 3: 2 successes against 1;" in md
     assert "- Test 1: Vito's dice show 3, 1: a 1, a win." in md
 
 

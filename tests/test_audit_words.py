@@ -147,3 +147,22 @@ def test_a_mob_a_static_test_a_simple_one_and_what_is_not_decided() -> None:
     assert "<h3>Hacker&#x27;s static test against the Narrator (Mental, difficulty 5) — withdrawn</h3>" in page
     assert "<b>Hacker withdrew the challenge.</b>" in page
     assert json.loads(render(report, "json"))["challenges"][0]["status"] == "awaiting_response"  # kept for machines
+
+
+def test_the_audit_keeps_ids_in_the_record_and_lists_the_picture_s_marks() -> None:
+    """Review round 2: the downloaded audit showed "Scene `ely`" (an id) above the fold, and the
+    fight picture said "hover for which", which a phone cannot do. The scene id is in "For the
+    record" only; each diamond and square of the picture is listed in words under it."""
+    t = Table()
+    t.add("sam", {"Brawny": 2})
+    t.do("st", "adjust", character="sam", changes={"set_conditions": ["prone"]}, reason="He tripped")
+    found = audit([to_wire(r) for r in t.log])
+    page = html(found)
+    record = page.index("For the record")
+    assert f"<code>{found.scene}</code>" in page[record:]
+    assert f"<code>{found.scene}</code>" not in page[:record]
+    assert "hover" not in page
+    assert "<li>Sam: prone</li>" in page[page.index('class="marks"') :]
+    text = markdown(found)
+    assert f"`{found.scene}`" in text[text.index("## For the record") :]
+    assert f"`{found.scene}`" not in text[: text.index("## For the record")]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from domain.rules.bns_catalog import ATTACKS, ATTRIBUTES, DEFENSES, FIGHTING_FINESSE, FORMS, RATINGS, SHAPESHIFTERS
@@ -14,6 +15,7 @@ from domain.rules.bns_combat import MANEUVERS
 from domain.rules.catalog import GESTURES, SIGNS
 from domain.rules.named import DOCUMENTS, NAMED
 from domain.rules.powers import POWERS
+from domain.sheets import Sheet
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,3 +65,28 @@ def test_the_gestures_are_the_documents_and_the_bomb_is_the_one_it_leaves_to_pow
     knows, and the only name here the document does not spell (docs/protocol.md says so)."""
     assert missing("lotn", {*SIGNS, *GESTURES}) == ["bomb"]
     assert "gestures other than rock, paper and scissors" in document("lotn")
+
+
+def test_a_near_miss_of_a_name_another_document_uses_is_caught() -> None:
+    """Review round 2: the bns documents name three powers, so "Potnce 2" passed silently. A near
+    miss is checked against every document's names of the same kind (a bns skill is an Ability),
+    each of which its document uses; an exact name from another document is taken as written."""
+    from domain import sheet_check
+    from domain.rules.named import nearby
+
+    bns = msgspec.convert(
+        {"id": "v", "name": "V", "attributes": {"physical": 3, "social": 2, "mental": 2},
+         "powers": {"Potnce": 2, "Celerity": 1}},
+        Sheet,
+    )  # fmt: skip
+    said = {p.path: p.text for p in sheet_check.problems("bns", bns)}
+    assert said == {"powers.Potnce": "“Potnce” is not a name the rules use: did you mean Potence?"}
+    lotn = msgspec.convert(
+        {"id": "j", "name": "J", "traits": {"physical": {"Brawy": 2, "Tough": 1}}, "abilities": {"Athletcs": 1}}, Sheet
+    )
+    said = {p.path: p.text for p in sheet_check.problems("lotn", lotn)}
+    assert said == {
+        "traits.physical.Brawy": "“Brawy” is not a name the rules use: did you mean Brawny?",
+        "abilities.Athletcs": "“Athletcs” is not a name the rules use: did you mean Athletics?",
+    }
+    assert {"Potence", "Celerity", "Dread Gaze"} <= nearby("bns", "powers")

@@ -77,7 +77,7 @@ def test_who_rolled_is_public_the_dice_are_not_until_the_reveal() -> None:
         assert seen.tests[0].dice == {"sam": (1, 2), "juan": (3,)} and seen.rolls == {}
         assert seen.outcome is not None and seen.outcome.winner == "challenger"
     revealed = next(r for r in t.log if r.type == "test_revealed")
-    assert narrate(before, revealed.event, "*") == "Test 1, the dice: Sam 1, 2 (1 success(es)); Juan 3 (0 success(es))."
+    assert narrate(before, revealed.event, "*") == "Test 1, the dice: Sam 1, 2 (1 success); Juan 3 (0 successes)."
 
 
 def test_the_roll_offers_its_dice_and_the_sources_that_fit() -> None:
@@ -87,7 +87,7 @@ def test_the_roll_offers_its_dice_and_the_sources_that_fit() -> None:
     punch(t)
     found = offered(t, "sam")
     assert found is not None and found.verbs == ["call_negative", "roll"]
-    assert found.dice == 1 and found.dice_why == "1 + 0 retest(s) = 1 d3"
+    assert found.dice == 1 and found.dice_why == "1 + 0 retests = 1 d3"
     assert found.roll_sources == [AbilitySource(name="Brawl"), PowerSource(name="Potence"), MeritSource(name="Lucky")]
     assert not found.enter  # the server rolls: only the ST enters dice by hand
     juan = offered(t, "juan")
@@ -122,10 +122,14 @@ def test_ones_own_trait_pool_with_its_cap() -> None:
     punch_big = dict(kind="contested", targets=["juan"], category="physical", bid=["T0"], victory="x")
     t.do("sam", "declare", challenge="c", **punch_big)
     mine = view(t.state, "sam").challenges["c"].trait_pools
-    assert mine == {"sam": TraitPool(total=30, why="Sam's pool of 30 (35 physical, capped at 30)", cap=30)}
+    assert mine == {
+        "sam": TraitPool(
+            total=30, why="Sam's pool of 30 (Physical 35, capped at 30)", cap=30, counted="Physical 35, capped at 30"
+        )
+    }
     assert set(view(t.state, NARRATOR).challenges["c"].trait_pools) == {"sam", "juan"}
     assert view(t.state, "juan").challenges["c"].trait_pools == {
-        "juan": TraitPool(total=4, why="Juan's pool of 4 (4 physical)", cap=30)
+        "juan": TraitPool(total=4, why="Juan's pool of 4 (Physical 4)", cap=30, counted="Physical 4")
     }
     assert view(t.state, "*").challenges["c"].trait_pools == {}
 

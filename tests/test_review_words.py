@@ -82,14 +82,17 @@ def tied_at_five() -> Table:
 
 def test_a_hopeless_overbid_says_what_it_risks_and_needs() -> None:
     """Review 8: Rosa at 5 against Marcus's declared 5 was offered "Overbid (risking Brawny)" with
-    no word of its odds; the offer now says what it risks and that it needs double."""
+    no word of its odds; the offer now says what it risks and that it needs double. Round 2: the
+    tie form said "at most 5" and the offer "you have only 4" with no word why: it says which Trait
+    goes as the overbid is called."""
     t = tied_at_five()
     rosa = view(t.state, "rosa").challenges["d"].moves["rosa"]
     assert {"category": "overbid", "bid": ["Brawny"]} in [{"category": s.category, "bid": getattr(s, "bid", None)}
                                                            for s in rosa.retest]  # fmt: skip
     assert rosa.overbid == (
         "Overbid: risk Brawny (lost too if it fails); you need at least double Marcus's Physical Traits for a "
-        "new test: 10 against the 5 Marcus declared, and you have only 4, so it fails unless Marcus declares fewer."
+        "new test: 10 against the 5 Marcus declared, and you have only 4 (5 less the Brawny bid on the test, lost as "
+        "the overbid is called), so it fails unless Marcus declares fewer."
     )
 
 
@@ -104,7 +107,8 @@ def test_an_overbid_against_an_undeclared_count_says_what_the_other_must_declare
     lia = view(t.state, "lia").challenges["c"].moves["lia"]
     assert lia.overbid == (
         "Overbid: risk Nimble (lost too if it fails); you need at least double Sam's Physical Traits for a new "
-        "test: you have 1, so Sam must declare none."
+        "test: you have 1 (2 less the Nimble bid on the test, lost as the overbid is called), so Sam must "
+        "declare none."
     )
     assert view(t.state, "sam").challenges["c"].moves.get("sam") is None  # the winner has no overbid
     assert "4" not in lia.overbid  # nothing of Sam's hidden count
@@ -127,5 +131,6 @@ def test_an_overbid_on_a_static_challenge_counts_against_the_difficulty() -> Non
     sam = view(t.state, "sam").challenges["s"].moves["sam"]
     assert sam.overbid == (
         "Overbid: risk Brawny (lost too if it fails); you need at least double the difficulty for a new test: "
-        "2 against the difficulty of 1, and you have 3."
+        "2 against the difficulty of 1, and you have 3 (4 less the Brawny bid on the test, lost as the overbid is "
+        "called)."
     )

@@ -43,8 +43,9 @@ def test_an_overturn_tells_each_side_what_it_got_back_and_lost() -> None:
     assert juan.also == ["Sam loses Brawny"]  # a Trait lost is told to the table, as the account tells it
 
     (sam,) = ruled(t.state, "sam")
-    assert sam.words == "The Storyteller overturned the result of “you challenge Juan (Physical)”: you lose Brawny."
+    assert sam.words == "The Storyteller overturned the result of “You challenge Juan (Physical)”: you lose Brawny."
     assert sam.changed == ["you lose Brawny"] and sam.also == ["Juan gets Quick back"]
+    assert sam.about == "the result of “You challenge Juan (Physical)”"  # a quoted title begins as a sentence
 
     assert ruled(t.state, "ana") == []  # not in it, disputed nothing, nothing of hers changed
     assert ruled(t.state, SPECTATOR) == []
@@ -79,7 +80,7 @@ def test_an_amend_that_takes_a_trait_tells_that_player_and_keeps_it_from_the_oth
     assert t.lost("sam") == ["Brawny"]
     (sam,) = ruled(t.state, "sam")
     assert sam.changed == ["you lose Brawny"]
-    assert sam.words == "The Storyteller amended the result of “you challenge Juan (Physical)”: you lose Brawny."
+    assert sam.words == "The Storyteller amended the result of “You challenge Juan (Physical)”: you lose Brawny."
     assert sam.reason == "Sam's Brawny was already spent tonight"
     (juan,) = ruled(t.state, "juan")  # in the challenge: told of the ruling, not of Sam's sheet
     assert juan.changed == [] and juan.also == [] and "nothing of yours changes" in juan.words

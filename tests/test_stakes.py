@@ -196,7 +196,7 @@ class TestBns:
         self.punch(t, maneuver="grapple")
         shown = stakes(t.state, "x")
         assert one(shown, "challenger").events == (GrappleStarted(grappler="a", victim="c", challenge="x"),)
-        assert not [s for s in shown if s.exceptional and not s.relent]  # the grade changes nothing here
+        assert not [s for s in shown if s.exceptional]  # the grade changes nothing here
         assert words(t, "x")["If Ann wins"] == ["Ann grapples Cole"]
         t.test("x", "rock", "scissors")  # 8 against 3, every test won: exceptional
         t.do("c", "pass", challenge="x")
@@ -205,6 +205,23 @@ class TestBns:
         assert t.character("c").wounds.total == 0 and t.character("c").conditions.grappled_by == "a"
         [checked] = check_stakes(t.log)
         assert checked.applied == (GrappleStarted(grappler="a", victim="c", challenge="x"),)
+
+    def test_a_relent_before_the_defence_hangs_on_the_pool_named(self) -> None:
+        """bns:relent: a relent has no test; before Cole names a defence, its grade hangs on the
+        pool he will name, and the headings say so (never "relents with an exceptional success")."""
+        t = self.table()
+        t.do("a", "declare", challenge="x", kind="contested", targets=["c"], category="physical",
+             pool={"attack": "unarmed"}, effect={"kind": "damage", "amount": 1})  # fmt: skip
+        relents = {k: v for k, v in words(t, "x").items() if "relents" in k}
+        assert relents == {
+            "If Cole relents naming a defence at least as large as Ann's pool (a normal success for Ann)": [
+                "Cole takes 1 bashing damage"
+            ],
+            "If Cole relents naming a defence smaller than Ann's pool (an exceptional success for Ann)": [
+                "Cole takes 2 bashing damage: 1 bashing declared; an exceptional success adds 1."
+            ],
+        }
+        assert not [k for k in words(t, "x") if "relents with" in k]
 
     def test_an_exceptional_success_adds_a_point(self) -> None:
         """bns:exceptional-damage: the exceptional success is listed apart, with its extra point."""
@@ -228,8 +245,8 @@ class TestBns:
             ],
             "If Cole wins": [],
             "If it is a draw": [],
-            "If Cole relents": ["Cole takes 1 bashing damage"],
-            "If Cole relents with an exceptional success": [
+            # a relent has no test, so no chance: Cole's dodge is smaller than Ann's pool (bns:relent)
+            "If Cole relents (Cole's pool is smaller than Ann's: an exceptional success for Ann)": [
                 "Cole takes 2 bashing damage: 1 bashing declared; an exceptional success adds 1."
             ],
         }

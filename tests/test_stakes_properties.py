@@ -79,6 +79,7 @@ def check_stakes(records: list[Recorded]) -> list[Checked]:
             if cid not in before.challenges:
                 continue  # declared and decided by one command: nothing was shown before
             shown = stakes(before, cid)
+            _one_relent_unless_the_pool_decides(cid, shown)
             relent = any(isinstance(r.event, Relented) and r.event.challenge == cid for r in batch[:n])
             applied = _applied(batch[n + 1 :], cid)
             after = fold(batch, before)
@@ -90,6 +91,17 @@ def check_stakes(records: list[Recorded]) -> list[Checked]:
             checked.append(_compare(cid, stake, applied, before, record.at))
         state = fold(batch, before)
     return checked
+
+
+def _one_relent_unless_the_pool_decides(cid: str, shown: tuple[Stake, ...]) -> None:
+    """A relent has no test, so no chance of an exceptional success: it is shown once (for each
+    victory condition a mob may choose), graded as the rules will grade it, unless the grade hangs
+    on a defence still to be named (bns:relent), where both ways say so (``by_pool``)."""
+    relents = [s for s in shown if s.relent]
+    if any(s.by_pool for s in relents):
+        assert all(s.by_pool for s in relents), f"{cid}: {relents}"
+        return
+    assert len({s.chosen for s in relents}) == len(relents), f"{cid}: a relent shown as a chance: {relents}"
 
 
 def _applied(records: list[Recorded], cid: str) -> list[Consequence]:

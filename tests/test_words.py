@@ -190,11 +190,11 @@ def test_a_kony_tie_decided_by_the_pools_says_your_pool_to_its_owner() -> None:
         t.do(who, "roll", challenge="c")
     sam, juan = sentences(t, "sam"), sentences(t, "juan")
     tie = next(s for s in sam if "the pools decide" in s)
-    decided = "the pools decide: your pool of 5 (5 physical) against Juan's pool of 4 (4 physical): you win the test."
+    decided = "the pools decide: your pool of 5 (Physical 5) against Juan's pool of 4 (Physical 4): you win the test."
     assert decided in tie
     assert "Sam's" not in tie and "Sam " not in tie
-    assert any("Sam's pool of 5 (5 physical) against your pool of 4" in s for s in juan)
-    assert any("Sam's pool of 5 (5 physical) against Juan's pool of 4" in s for s in sentences(t, "st"))
+    assert any("Sam's pool of 5 (Physical 5) against your pool of 4" in s for s in juan)
+    assert any("Sam's pool of 5 (Physical 5) against Juan's pool of 4" in s for s in sentences(t, "st"))
 
 
 def test_a_what_if_is_named_by_its_scenes_title() -> None:
@@ -316,7 +316,7 @@ def test_a_trait_lost_twice_is_counted_not_said_twice() -> None:
 
 
 def test_a_second_verb_after_you_is_addressed_too() -> None:
-    said = "Sam rolled 1, 2, Juan rolled 3: 1 success(es) against 0; Sam has more and wins the test."
+    said = "Sam rolled 1, 2, Juan rolled 3: 1 success against 0; Sam has more and wins the test."
     assert addressed(said, "Sam", ["Juan"]).endswith("; you have more and win the test.")
     assert addressed("Sam loses Brawny and Quick.", "Sam") == "You lose Brawny and Quick."
 

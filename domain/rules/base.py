@@ -91,6 +91,8 @@ class TraitPool(msgspec.Struct, frozen=True):
     total: int
     why: str
     cap: int
+    counted: str = ""
+    """How it is counted, without the name: "Physical 3 + 1 bonus - 1 down"."""
 
 
 class ManeuverOffer(msgspec.Struct, frozen=True, gc=False, kw_only=True):

@@ -225,7 +225,8 @@ class Kony(Camarilla):
 
     def trait_pool(self, state: Scene, ch: Challenge, role: Role) -> TraitPool:
         total, why = kony_dice.trait_pool(state, ch, role)
-        return TraitPool(total=total, why=why, cap=kony_dice.POOL_CAP)
+        counted = kony_dice.pool_counted(state, ch, role)[1]
+        return TraitPool(total=total, why=why, cap=kony_dice.POOL_CAP, counted=counted)
 
     def max_declare(self, state: Scene, ch: Challenge, role: Role) -> int:
         return kony_dice.trait_pool(state, ch, role)[0]

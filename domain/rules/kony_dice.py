@@ -67,10 +67,20 @@ def sees(state: Scene, c: Character, named: Sequence[str] = ()) -> bool:
 def trait_pool(state: Scene, ch: Challenge, role: Role) -> tuple[int, str]:
     """A side's Trait Pool for ties: base Traits of the challenge's category, plus bonus Traits,
     less penalties and down Traits, then capped at 30 (kony:trait-pool, kony:down-traits); the
-    Narrator's is the difficulty. With the words that say how."""
+    Narrator's is the difficulty. With the words that say how: "Sam's pool of 3 (Physical 3)"."""
+    pool, counted = pool_counted(state, ch, role)
     side = ch.side(role)
     if side.who == NARRATOR:
-        return ch.difficulty or 0, f"the difficulty of {ch.difficulty or 0}"
+        return pool, f"the difficulty of {pool}"
+    return pool, f"{state.name_of(side.who)}'s pool of {pool} ({counted})"
+
+
+def pool_counted(state: Scene, ch: Challenge, role: Role) -> tuple[int, str]:
+    """A side's Trait Pool (``trait_pool``) and how it is counted: "Physical 3 + 1 bonus - 1 down,
+    capped at 30"; the Narrator's: "the difficulty"."""
+    side = ch.side(role)
+    if side.who == NARRATOR:
+        return ch.difficulty or 0, "the difficulty"
     c = state.characters[side.who]
     category: Category = side.category or ch.category
     bonus = {b.trait for b in c.bonuses}
@@ -79,13 +89,23 @@ def trait_pool(state: Scene, ch: Challenge, role: Role) -> tuple[int, str]:
     down = c.down_traits + (DARKNESS_PENALTY if blind(state, ch, role) and not sees(state, c, side.named) else 0)
     total = base + extra - down
     pool = max(0, min(POOL_CAP, total))
-    parts = [f"{base} {category}"]
+    parts = [f"{category.capitalize()} {base}"]
     if extra:
         parts.append(f"+ {extra} bonus")
     if down:
         parts.append(f"- {down} down")
     capped = f", capped at {POOL_CAP}" if total > POOL_CAP else ""
-    return pool, f"{c.name}'s pool of {pool} ({' '.join(parts)}{capped})"
+    return pool, f"{' '.join(parts)}{capped}"
+
+
+def successes(n: int) -> str:
+    """ "1 success", "0 successes", "3 successes"."""
+    return f"{n} success" if n == 1 else f"{n} successes"
+
+
+def _many(n: int, noun: str) -> str:
+    """ "1 retest", "0 retests"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def count(state: Scene, ch: Challenge, role: Role, retests: Sequence[Source]) -> Dice:
@@ -106,7 +126,7 @@ def count(state: Scene, ch: Challenge, role: Role, retests: Sequence[Source]) ->
             if sheet_named > c.sheet.retests:
                 raise Rejected(
                     "no_retest_left",
-                    f"{c.name}'s combat sheet lists {c.sheet.retests} retest(s) for this challenge.",
+                    f"{c.name}'s combat sheet lists {_many(c.sheet.retests, 'retest')} for this challenge.",
                     "kony:npc-sheets",
                 )
             named += 1
@@ -146,7 +166,7 @@ def count(state: Scene, ch: Challenge, role: Role, retests: Sequence[Source]) ->
                     "kony:d3-test",
                 )
         named += 1
-    why = [f"1 + {named} retest(s)"]
+    why = [f"1 + {_many(named, 'retest')}"]
     dice = 1 + named
     if role == "challenger" and ch.ranged:
         dice += 1
@@ -190,13 +210,13 @@ def reveal(
             if entered is None and c_side.rolled.entered:  # a table that rolls its own dice rolls these too
                 raise Rejected(
                     "rerolls_needed",
-                    f"{state.name_of(ch.targets[0])} makes you reroll {rerolls} success(es): enter those dice "
+                    f"{state.name_of(ch.targets[0])} makes you reroll {successes(rerolls)}: enter those dice "
                     'too ("rerolls").',
                     "kony:narrative-rerolls",
                 )
             new = list(entered) if entered is not None else [die() for _ in range(rerolls)]
             if len(new) != rerolls:
-                raise Rejected("wrong_dice", f"Enter {rerolls} reroll(s).", "kony:narrative-rerolls")
+                raise Rejected("wrong_dice", f"Enter {_many(rerolls, 'reroll')}.", "kony:narrative-rerolls")
             for value in new:
                 final[final.index(SUCCESS)] = -value  # marked, so a rerolled 1 is not rerolled again
             final = [abs(v) for v in final]
@@ -237,7 +257,7 @@ def resolved(state: Scene, ch: Challenge) -> TestResolved:
         return _narrative(state, ch)
     ours, others = dice[c].count(SUCCESS), dice[d].count(SUCCESS)
     cn, dn = state.name_of(c), state.name_of(d)
-    shown = f"{cn} rolled {_faces(dice[c])}, {dn} rolled {_faces(dice[d])}: {ours} success(es) against {others}"
+    shown = f"{cn} rolled {_faces(dice[c])}, {dn} rolled {_faces(dice[d])}: {successes(ours)} against {others}"
     leader: Leader
     if ours != others:
         leader = "challenger" if ours > others else "defender"

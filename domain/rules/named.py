@@ -94,6 +94,24 @@ NAMED: dict[str, dict[Kind, frozenset[str]]] = {
 }
 """The names each ruleset's document uses, by what a sheet holds them as."""
 
+_ALIKE: dict[str, tuple[str, ...]] = {"skills": ("abilities", "skills"), "abilities": ("abilities", "skills")}
+
+
+def nearby(ruleset: str, kind: Kind) -> frozenset[str]:
+    """The names a sheet of ``ruleset`` is checked against for a near miss: its own document's,
+    and those every other document uses for the same thing (a skill is an Ability; a Trait a
+    Trait): "Potnce" on a bns sheet is most likely Potence, a Discipline the camarilla document
+    names, though the bns documents name only Dread Gaze, Entrancement and Presence. Each name is
+    still quoted from a document; an exact name from another document is taken as written."""
+    kinds = _ALIKE.get(kind, (kind,))
+    found = set(NAMED.get(ruleset, {}).get(kind, frozenset()))
+    for other, lists in NAMED.items():
+        if other != ruleset:
+            names = {name for k in kinds for name in lists.get(k, frozenset())}  # type: ignore[call-overload]
+            found |= {n.capitalize() if other in FOLDED and n.islower() else n for n in names}
+    return frozenset(found)
+
+
 FOLDED: frozenset[str] = frozenset({"bns"})
 """Rulesets that read names whatever their case (bns skills: ``brawl`` is ``Brawl``)."""
 

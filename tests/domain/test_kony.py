@@ -111,7 +111,7 @@ class TestDice:
         t.refused("sam", "roll", challenge="c", retests=[BRAWL, BRAWL], code="source_used", rule="kony:d3-test")
         t.refused("sam", "roll", challenge="c", retests=[{"category": "willpower"}], code="source_not_allowed")
         sealed = roll(t, "sam", [3, 3], retests=[BRAWL])[0]
-        assert sealed.why == "1 + 1 retest(s) = 2 d3"
+        assert sealed.why == "1 + 1 retest = 2 d3"
         assert t.character("sam").abilities["Brawl"] == 2  # spent at the reveal, not before
         events = roll(t, "juan", [3])
         assert [e for e in events if isinstance(e, AbilitySpent)] == [
@@ -312,7 +312,7 @@ class TestModifiers:
         )  # fmt: skip
         t = duel()
         attack(t, ranged=True)
-        assert roll(t, "sam", [3, 3])[0].why == "1 + 0 retest(s) + 1 ranged (kony:ranged) = 2 d3"
+        assert roll(t, "sam", [3, 3])[0].why == "1 + 0 retests + 1 ranged (kony:ranged) = 2 d3"
 
     def test_surprise_adds_a_die_in_any_round(self) -> None:
         """kony:surprise: "Characters who gain the surprised condition on those the Challenged gain 1
@@ -333,7 +333,7 @@ class TestModifiers:
         """kony:blind-fighting: "down 2 traits in all challenges and lose one of their retests"."""
         t = duel({"ties": "traits"})
         attack(t, darkness="challenger")
-        assert roll(t, "sam", [3])[0].why == "1 + 0 retest(s) - 1 darkness (kony:blind-fighting) = 1 d3"
+        assert roll(t, "sam", [3])[0].why == "1 + 0 retests - 1 darkness (kony:blind-fighting) = 1 d3"
         roll(t, "juan", [3])
         assert last(t, TestResolved).compared["sam pool"] == 1  # 3 - 2
 
@@ -342,16 +342,16 @@ class TestModifiers:
         ability"; AMB blind_fighting=spend: a level named in the roll negates it."""
         t = duel(sam={"powers": {"Auspex": 1}})
         attack(t, darkness="both")
-        assert roll(t, "sam", [3])[0].why == "1 + 0 retest(s) = 1 d3"
+        assert roll(t, "sam", [3])[0].why == "1 + 0 retests = 1 d3"
         assert "darkness" in roll(t, "juan", [3])[0].why
         held = {"abilities": {"Brawl": 2, "Blind Fighting": 1}}
         t = duel({"ties": "traits"}, sam=held)
         attack(t, darkness="challenger")
-        assert roll(t, "sam", [3])[0].why == "1 + 0 retest(s) = 1 d3"
+        assert roll(t, "sam", [3])[0].why == "1 + 0 retests = 1 d3"
         t = duel({"blind_fighting": "spend", "ties": "traits"}, sam=held)
         attack(t, darkness="challenger")
         sealed = roll(t, "sam", [3, 3], retests=[BRAWL, {"category": "ability", "name": "Blind Fighting"}])[0]
-        assert sealed.why == "1 + 1 retest(s) = 2 d3"
+        assert sealed.why == "1 + 1 retest = 2 d3"
         roll(t, "juan", [3])
         assert last(t, TestResolved).compared["sam pool"] == 3  # spent: not down 2 either
         assert t.character("sam").abilities == {"Brawl": 1, "Blind Fighting": 0}

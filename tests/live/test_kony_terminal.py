@@ -114,11 +114,11 @@ async def test_a_kony_roll_at_the_terminal() -> None:
 
         moves = "view\nroll ability:Occult\nroll ability:Brawl values=1\nroll ability:Brawl values=1,1\nquit\n"
         out = await terminal("sam", moves)
-        assert "your Trait Pool: 5 (at most 30): Sam's pool of 5 (5 physical)" in out
+        assert "your Trait Pool: 5 (at most 30): Sam's pool of 5 (Physical 5)" in out
         offer = "(1 d3 as it stands; sources, one more die each: ability:Blind_Fighting ability:Brawl power:Potence)"
         assert f"you may: roll [SOURCE…] [values=…] {offer}" in out
         assert "refused: Sam has no Occult left to spend" in out
-        assert "refused: Sam rolls 2 d3s (1 + 1 retest(s) = 2 d3); enter 2 values.\n" in out
+        assert "refused: Sam rolls 2 d3s (1 + 1 retest = 2 d3); enter 2 values.\n" in out
         assert "ok (roll)" in out and "your sealed dice: 1, 1, naming ability:Brawl" in out
         assert "you may: wait for Juan to roll" in out
 
@@ -131,12 +131,12 @@ async def test_a_kony_roll_at_the_terminal() -> None:
         assert "ok (roll)" in out
         assert (
             "Just resolved: Sam challenges you (Physical)\n"
-            "    Test 1: Sam rolled 1, 1, you rolled 3: 2 success(es) against 0; Sam has more and wins the test.\n"
+            "    Test 1: Sam rolled 1, 1, you rolled 3: 2 successes against 0; Sam has more and wins the test.\n"
             "    You lost: you lose Strong; you are knocked prone\n"
         ) in out  # Juan's own terminal: "you"
         assert "» Result: Sam challenges you (Physical): You lost: you lose Strong; you are knocked prone." in out
         assert (
-            "» Sam wins the challenge. Sam rolled 1, 1, you rolled 3: 2 success(es) against 0; Sam has more and wins"
+            "» Sam wins the challenge. Sam rolled 1, 1, you rolled 3: 2 successes against 0; Sam has more and wins"
             in out
         )
         assert "lost tonight: Strong" in out
@@ -144,7 +144,7 @@ async def test_a_kony_roll_at_the_terminal() -> None:
         out = await terminal("sam", "view\nend\nquit\n")
         assert (
             "Just resolved: You challenge Juan (Physical)\n"
-            "    Test 1: You rolled 1, 1, Juan rolled 3: 2 success(es) against 0; you have more and win the test.\n"
+            "    Test 1: You rolled 1, 1, Juan rolled 3: 2 successes against 0; you have more and win the test.\n"
             "    You won: Juan loses Strong; Juan is knocked prone\n"
         ) in out
         assert "Abilities: Blind Fighting 1, Brawl 1" in out  # the level named is spent

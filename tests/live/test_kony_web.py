@@ -112,7 +112,8 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
         await expect(card.locator(".stakes li")).to_have_text(stakes)
 
     card = sam.locator("#challenges article").filter(has_text="You challenge Juan")
-    await expect(card).to_contain_text("Trait Pool: Your pool of 5 (5 physical), at most 30")
+    await expect(card).to_contain_text("Your Trait Pool (for ties): 5 Traits (Physical 5; at most 30)")
+    await card.screenshot(path="/tmp/i27-domain-kony-pool.png")
     roll = card.get_by_role("button", name="Roll 1 d3", exact=True)
     await expect(roll).to_be_visible()
     await expect(card.locator("fieldset.sources")).to_contain_text("Brawl (ability)")
@@ -132,7 +133,9 @@ async def test_a_roll_on_two_phones(live: Running, tokens: dict[str, str], brows
     await expect(juan_card).not_to_contain_text("sealed dice")
     await expect(juan_card).not_to_contain_text("Brawl")
     await expect(juan_card).to_contain_text("Your roll is due")
-    await expect(juan_card).to_contain_text("Trait Pool: Your pool of 3")  # down 1
+    await expect(juan_card).to_contain_text(
+        "Your Trait Pool (for ties): 3 Traits (Physical 4 - 1 down; at most 30)"
+    )  # down 1
     await expect(juan_card).not_to_contain_text("pool of 5")  # Sam's pool is his
     await juan_card.get_by_role("button", name="Roll 1 d3", exact=True).click()
 
@@ -189,7 +192,7 @@ async def test_escape_and_expenditures_on_a_phone(live: Running, tokens: dict[st
         ):  # fmt: skip
             assert (await st_client.send(body))["ok"]
     entry = st.locator("#challenges").get_by_role("form", name="Sam's dice")
-    await expect(entry).to_contain_text("1 d3 to enter (1 + 0 retest(s) = 1 d3; each retest named adds one)")
+    await expect(entry).to_contain_text("1 d3 to enter (1 + 0 retests = 1 d3; each retest named adds one)")
     await expect(entry.locator("fieldset.sources")).not_to_contain_text("Occult")  # not a Physical Ability
     await entry.get_by_label("Brawl (ability)").check()  # a retest Sam names at the table
     await expect(entry).to_contain_text("2 d3s to enter")

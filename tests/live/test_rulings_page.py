@@ -62,7 +62,7 @@ async def test_a_ruling_that_takes_a_trait_raises_the_touched_player_s_banner(
 
     await expect(banner).to_have_count(1)
     await expect(banner.locator(".ruled-words")).to_have_text(
-        "The Storyteller amended the result of “you challenge Guard (Physical)”: you lose Brawny."
+        "The Storyteller amended the result of “You challenge Guard (Physical)”: you lose Brawny."
     )
     await expect(banner.locator(".ruled-reason")).to_have_text("Reason: Sam had spent his Brawny earlier tonight")
     await expect(sam.locator(".ruled-area")).to_have_attribute("role", "status")
@@ -128,7 +128,7 @@ async def test_a_player_in_one_scene_disputes_a_result_from_the_scene_they_left(
     await expect(banner).to_have_count(1)
     await expect(banner.locator("h2")).to_have_text("The Storyteller has ruled in “Park”")
     await expect(banner.locator(".ruled-words")).to_have_text(
-        "The Storyteller overturned the result of “you challenge Sam (Physical)”: you lose Nimble."
+        "The Storyteller overturned the result of “You challenge Sam (Physical)”: you lose Nimble."
     )
     await expect(banner.locator(".ruled-reason")).to_have_text("Reason: Sam had Dodge left, as Rosa says")
     await expect(banner.locator(".ruled-also")).to_have_text("Also: Sam gets Brawny back.")

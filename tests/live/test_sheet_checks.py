@@ -60,6 +60,13 @@ async def test_a_bns_sheet_names_every_problem_beside_its_field(
     await expect(skills.filter(has_text="Brawl two")).to_contain_text("like “Brawl 2”")
     await expect(alert_of(form, st, "Strength")).to_contain_text("Strength 12: attributes run 1 to 5 dots")
     await expect(st.get_by_role("button", name="Keep it as written")).to_have_count(0)  # a level in words: refused
+    # review round 2: the refusal below said "see the fields marked above" two screens down; the
+    # first field marked now has the focus, in view
+    strength = form.get_by_label("Strength", exact=True)
+    await expect(strength).to_be_focused()
+    await expect(strength).to_be_in_viewport()
+    await expect(strength).to_have_attribute("aria-invalid", "true")
+    await st.screenshot(path=SHOTS / "i27-domain-sheet-focus.png")
     await shot(st, "bns-refused")
     await form.screenshot(path=SHOTS / "i27-sheets-bns-form.png")
 
@@ -140,6 +147,20 @@ async def test_a_sheet_file_names_every_problem_and_what_the_rules_leave_open_is
     await st_view(st, "People")
     files = st.get_by_label("Add characters from sheet files", exact=False)
     results = st.locator("#characters .outcome").filter(has_text="docks.json")
+
+    # review round 2: a weapon's kind that does not decode hides no other problem, and says which weapon
+    knife = {"id": "rosa", "name": "Rosa", "attributes": {"strenght": 3, "strength": 12}, "skills": {"Brwal": 2},
+             "weapons": [{"name": "Knife", "kind": "knife"}]}  # fmt: skip
+    (tmp_path / "docks.json").write_text(json.dumps(knife))
+    await files.set_input_files([tmp_path / "docks.json"])
+    await st.get_by_role("button", name="Add", exact=True).click()
+    said = results.get_by_role("alert")
+    await expect(said).to_contain_text("Weapon 1 (Knife): kind must be melee, thrown, archery or firearms")
+    await expect(said).to_contain_text("“strenght”")
+    await expect(said).to_contain_text("Strength 12")
+    await expect(said).to_contain_text("did you mean brawl?")
+    await expect(said).not_to_contain_text("Invalid enum")
+    await st.screenshot(path=SHOTS / "i27-domain-sheetfile-all.png", full_page=True)
 
     # two slips the rules close (a level in words, an attribute that is not one): refused, both named
     bad = {"id": "vincent", "name": "Vincent", "attributes": {"strenght": 3}, "skills": {"Brawl two": 1}}

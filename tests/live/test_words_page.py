@@ -169,7 +169,9 @@ async def test_a_kony_pool_is_your_pool_on_your_own_page(live: Running, browser:
     assert "Vito" not in said, said
     card = page.locator("#challenges article").first
     await expect(card.locator("h3")).to_contain_text("You challenge Nico")
-    await expect(card.locator(".trait-pools")).to_have_text("Trait Pool: Your pool of 8 (8 physical), at most 30")
+    await expect(card.locator(".trait-pools")).to_have_text(
+        "Your Trait Pool (for ties): 8 Traits (Physical 8; at most 30)"
+    )
     assert "Vito" not in await card.inner_text()
     await shot(page, "words-kony")
 

@@ -183,7 +183,7 @@ function own(view, ch) {
   const rolls = Object.entries(ch.rolls || {});
   const rolledOnly = (ch.rolled || []).filter((w) => !(w in (ch.rolls || {})));
   return [
-    traitPools.length > 0 && h("ul", { class: "pools trait-pools", "aria-label": "Trait pools" }, traitPools.map((s) => h("li", {}, "Trait Pool: ", h("strong", {}, s.trait_pool)))),
+    traitPools.length > 0 && h("ul", { class: "pools trait-pools", "aria-label": "Trait pools" }, traitPools.map((s) => h("li", {}, s.trait_pool))),
     (rolls.length > 0 || rolledOnly.length > 0) &&
       h(
         "p",

@@ -197,13 +197,23 @@ function sheetEditor(live, initial) {
       if (!key && path === "id") key = "name";
       const place = slots.get(key);
       const word = error.code === "unusual_sheet" ? "Check: " : "Refused: ";
-      if (place) place.append(h("p", { class: "refusal", role: "alert" }, h("strong", {}, word), wordsFor(error, path)));
-      else unplaced.push(path);
+      if (place) {
+        place.append(h("p", { class: "refusal", role: "alert" }, h("strong", {}, word), wordsFor(error, path)));
+        controlOf(place)?.setAttribute("aria-invalid", "true");
+      } else unplaced.push(path);
     }
     return unplaced;
   };
   const clear = () => {
-    for (const place of slots.values()) place.replaceChildren();
+    for (const place of slots.values()) {
+      place.replaceChildren();
+      controlOf(place)?.removeAttribute("aria-invalid");
+    }
+  };
+  /** The first field marked with a problem, in the form's order (null: none). */
+  const firstMarked = () => {
+    const marked = [...slots.values()].filter((place) => place.childElementCount > 0);
+    return marked.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1))[0] || null;
   };
 
   const categoryFields = (inputs, label, path) => CATEGORIES.map((c) => slot(`${path}.${c}`, inputs[c], `${title(c)} ${label}`));
@@ -242,7 +252,7 @@ function sheetEditor(live, initial) {
     weapons.reset();
     npcOnly.hidden = !npc.checked;
   };
-  return { parts, read, show, clear, reset, name, hint, family };
+  return { parts, read, show, clear, reset, name, hint, family, firstMarked };
 
   function npcParts() {
     return [
@@ -299,10 +309,26 @@ function sheetEditor(live, initial) {
   }
 }
 
+/** The control a field's problem slot sits beside (its input, select or text area). */
+function controlOf(place) {
+  return place.parentElement?.querySelector("input, select, textarea") || null;
+}
+
+/** Take the Storyteller to the first field marked: focus its control, with the field in view (the
+ * refusal below the form says "see the fields marked above", which may be screens away). */
+function goToFirst(editor) {
+  const place = editor.firstMarked();
+  if (!place) return;
+  controlOf(place)?.focus({ preventScroll: true });
+  place.parentElement.scrollIntoView({ block: "center" });
+}
+
 /** Where a refusal goes: each problem beside its field, the rest below; for what the rules leave
- * open, a button that sends the same sheet again, kept as written. */
+ * open, a button that sends the same sheet again, kept as written. The first field marked gets
+ * the focus. */
 function answer(editor, general, error, again) {
   const unplaced = editor.show(error);
+  goToFirst(editor);
   const keep = error.code === "unusual_sheet" && h("button", { type: "button", class: "keep", onclick: again }, "Keep it as written");
   if (unplaced.length || !namedFields(error).length) return general.replaceChildren(refusal(error), keep || "");
   const said = error.code === "unusual_sheet" ? "some of these are not what the rules use: see the fields marked above; correct them, or keep the sheet as written." : "see the fields marked above.";
