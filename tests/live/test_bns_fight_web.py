@@ -348,7 +348,7 @@ async def test_maneuvers_that_go_with_an_action(live: Running, tokens: dict[str,
     await expect(julian.locator("#me")).to_contain_text("Willpower 3")
     again = round_.get_by_role("button", name="Quick Draw (not now)")  # one a round: the view offers none now
     await again.click()
-    await expect(round_.locator(".refusal")).to_contain_text("You have used a combat maneuver this round.")  # said to him
+    await expect(round_.locator(".refusal")).to_contain_text("You have used a combat maneuver this round.")
     await expect(round_).to_contain_text("Actions left: 1 standard, 1 simple.")
 
     # Edward's turn has not come: he moves now, with Burst of Speed
