@@ -700,7 +700,11 @@ class Connection:
             cmd = msgspec.convert({**body, "id": "preview", "actor": actor, "scene": scene, "challenge": cid}, Declare)
         except msgspec.ValidationError as err:
             return StakesPreview(error=ErrorBody("malformed", _plainly(err) or f"Bad declare: {err}"))
-        return stakes_preview(state, cmd, utc_now())
+        preview = stakes_preview(state, cmd, utc_now())
+        if preview.error is not None and grant.role == "player":  # said as the declaration's own refusal is
+            said = said_to(state, grant.viewer, preview.error.message)
+            preview = msgspec.structs.replace(preview, error=msgspec.structs.replace(preview.error, message=said))
+        return preview
 
     async def control(self, message: Control) -> None:
         grant = self.grant

@@ -117,8 +117,8 @@ async def test_a_kony_roll_at_the_terminal() -> None:
         assert "your Trait Pool: 5 (at most 30): Sam's pool of 5 (Physical 5)" in out
         offer = "(1 d3 as it stands; sources, one more die each: ability:Blind_Fighting ability:Brawl power:Potence)"
         assert f"you may: roll [SOURCE…] [values=…] {offer}" in out
-        assert "refused: Sam has no Occult left to spend" in out
-        assert "refused: Sam rolls 2 d3s (1 + 1 retest = 2 d3); enter 2 values.\n" in out
+        assert "refused: You have no Occult left to spend" in out
+        assert "refused: You roll 2 d3s (1 + 1 retest = 2 d3); enter 2 values.\n" in out
         assert "ok (roll)" in out and "your sealed dice: 1, 1, naming ability:Brawl" in out
         assert "you may: wait for Juan to roll" in out
 

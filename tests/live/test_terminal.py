@@ -57,7 +57,7 @@ async def test_a_player_answers_a_challenge_from_the_terminal(live: Running, tok
         assert "refused: This is not the moment for a throw: the defender has not answered yet." in out
         assert "ok (bid)" in out
         assert "you may: bid 1 more Trait(s)" in out  # Lazy was a wrong call: Juan owes a Trait
-        assert "refused: Juan must first bid 1 more Trait(s) for the Negative Trait call. [lotn:negative-traits]" in out
+        assert "refused: You must first bid 1 more Trait(s) for the Negative Trait call. [lotn:negative-traits]" in out
         assert "ok (throw)" in out and "your sealed throw: scissors" in out
         view = await at_version(sam, 9)
         assert view["challenges"]["c"]["calls"][0]["trait"] == "Lazy"
@@ -149,13 +149,13 @@ async def test_a_fair_escape_held_and_failed_at_the_terminal() -> None:
         assert "ok (declare_action)" in out and "Edward is trying to escape." in out
 
         out = await terminal("julian", "intend edward\nquit\n")
-        assert "refused: Julian cannot announce an attack: only those who have not acted yet" in out
+        assert "refused: You cannot announce an attack: only those who have not acted yet" in out
         out = await terminal("rosa", "view\nintend Edward\nquit\n")
         assert "Edward is escaping: intend edward to say you will attack" in out
         assert "ok (intend_attack)" in out and "Edward is trying to escape; Rosa will attack." in out
 
         out = await terminal("edward", "act draw knife\nend\nquit\n")
-        assert "refused: Edward is trying to fair escape: no other action until the attempt fails." in out
+        assert "refused: You are trying to fair escape: no other action until the attempt fails." in out
         assert "ok (end_turn)" in out and "Edward's escape is held by Rosa." in out
 
         out = await terminal("rosa", "declare trip edward unarmed range=1 maneuver=knock_down : down he goes\nquit\n")
@@ -166,7 +166,7 @@ async def test_a_fair_escape_held_and_failed_at_the_terminal() -> None:
         out = await terminal("edward", moves)
         assert "ok (relent)" in out and "Conditions: prone" in out and "Edward: prone" in out
         assert "refused: A move goes at most 3 steps.\n" in out
-        assert "refused: Edward is prone: crawl a step, or stand and move one.\n" in out
+        assert "refused: You are prone: crawl a step, or stand and move one.\n" in out
         assert "ok (declare_action)" in out and "Actions left: 1 standard, 0 simple" in out
         assert "ok (assist)" in out
 
@@ -216,7 +216,7 @@ async def test_a_shield_and_a_quick_draw_at_the_terminal() -> None:
         assert "ok (assist)" in out and "\nJulian challenges you (Physical) · your answer is due" in out
         assert "you may: defend DEFENSE [±N REASON] (dodge 2, parry 2, soak 3), or relent DEFENSE" in out
         assert "Actions left: 1 standard, 0 simple" in out
-        assert "refused: Rosa is already in that challenge.\n" in out
+        assert "refused: You are already in that challenge.\n" in out
 
         out = await terminal("edward", "view\nquit\n")
         assert "you may: shield 1 [how…] (take it for Rosa: your simple action)" in out  # he is out of it
@@ -269,7 +269,7 @@ async def test_two_maneuvers_on_one_attack_at_the_terminal() -> None:
         two = "maneuver=hamstring,targeted_attack"
         out = await terminal("edward", f"declare jab rosa unarmed {two} : ribs\nend\nquit\n")
         assert (
-            "refused: Edward may use a second maneuver on one attack only with an Assist Attacker's free one.\n"
+            "refused: You may use a second maneuver on one attack only with an Assist Attacker's free one.\n"
         ) in out
         assert "ok (end_turn)" in out
 
