@@ -39,6 +39,17 @@ async def fought(client: Client, other: Client, cid: str, them: str, bids: tuple
     await until(client, lambda c: c.view["challenges"][cid]["status"] == "resolved")
 
 
+async def shoved(live: Running, links: dict[str, str]) -> None:
+    """In the park, Rosa shoves Sam and wins (Sam loses Brawny): the result the tests dispute."""
+    async with (
+        SceneClient(live.url, links["rosa"], "park", keep=True) as rosa,
+        SceneClient(live.url, links["sam"], "park", keep=True) as sam,
+    ):
+        await rosa.subscribe()
+        await sam.subscribe()
+        await fought(rosa, sam, "shove", "sam", ("Nimble", "Brawny"))
+
+
 def disputes(backend: Backend, scene: str) -> list[tuple[str, int, str]]:
     return [
         (r.actor, r.event.event, r.event.reason)  # type: ignore[attr-defined]
@@ -51,13 +62,7 @@ async def test_a_player_disputes_a_result_from_the_scene_they_left(
     live: Running, backend: Backend, park: Night
 ) -> None:
     st, links = park
-    async with (
-        SceneClient(live.url, links["rosa"], "park", keep=True) as rosa,
-        SceneClient(live.url, links["sam"], "park", keep=True) as sam,
-    ):
-        await rosa.subscribe()
-        await sam.subscribe()
-        await fought(rosa, sam, "shove", "sam", ("Nimble", "Brawny"))
+    await shoved(live, links)
     shove = fold(backend.store.read("park")).challenges["shove"]
     result, declared = shove.resolved_seq, shove.seq
     assert result is not None

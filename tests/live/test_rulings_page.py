@@ -17,8 +17,8 @@ from domain.evolve import fold
 from server.app import Running
 from server.backend import Backend
 from tests.live.test_adversary import Night, park, where_is
-from tests.live.test_night_disputes import disputes, fought
-from tests.live.test_night_live import SceneClient, night, st_do
+from tests.live.test_night_disputes import disputes, shoved
+from tests.live.test_night_live import night, st_do
 from tests.live.test_web import accessible, browser, phone
 
 pytestmark = pytest.mark.anyio
@@ -93,13 +93,7 @@ async def test_a_player_in_one_scene_disputes_a_result_from_the_scene_they_left(
     live: Running, backend: Backend, park: Night, browser: Browser
 ) -> None:
     st, links = park
-    async with (
-        SceneClient(live.url, links["rosa"], "park", keep=True) as rosa,
-        SceneClient(live.url, links["sam"], "park", keep=True) as sam,
-    ):
-        await rosa.subscribe()
-        await sam.subscribe()
-        await fought(rosa, sam, "shove", "sam", ("Nimble", "Brawny"))
+    await shoved(live, links)
     result = fold(backend.store.read("park")).challenges["shove"].resolved_seq
     await st_do(st, "park", "remove_character", character="rosa")
     await where_is(st, "rosa", None)
