@@ -604,9 +604,7 @@ def challenge_lines(view: dict[str, Any], me: str, ids: bool = False, handles: H
         tag = _tag(cid, ids) if ids else f"{handles.of(cid)} " if numbered or shield else ""
         lines.append(f"{tag}{a.title} · {status_words(view, ch, me)}")
         lines += [f"    {line}" for line in account_lines(a, ids=ids, head=False)]
-        for who, pool in ch.get("trait_pools", {}).items():
-            whose = "your" if who == me else names.get(who, who) + "'s"
-            lines.append(f"    {whose} Trait Pool: {pool['total']} (at most {pool['cap']}): {pool['why']}")
+        lines += [f"    {side.trait_pool}" for side in a.sides if side.trait_pool]  # the account's words, as the page's
         rolled = [w for w in ch.get("rolled", []) if w not in ch.get("rolls", {})]
         if rolled:
             lines.append(f"    rolled (sealed): {', '.join(names.get(w, w) for w in rolled)}")

@@ -114,7 +114,7 @@ async def test_a_kony_roll_at_the_terminal() -> None:
 
         moves = "view\nroll ability:Occult\nroll ability:Brawl values=1\nroll ability:Brawl values=1,1\nquit\n"
         out = await terminal("sam", moves)
-        assert "your Trait Pool: 5 (at most 30): Sam's pool of 5 (Physical 5)" in out
+        assert "Your Trait Pool (for ties): 5 Traits (Physical 5; at most 30)" in out
         offer = "(1 d3 as it stands; sources, one more die each: ability:Blind_Fighting ability:Brawl power:Potence)"
         assert f"you may: roll [SOURCE…] [values=…] {offer}" in out
         assert "refused: You have no Occult left to spend" in out
