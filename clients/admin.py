@@ -16,9 +16,9 @@ from urllib.parse import quote
 import msgspec
 
 from domain import sheet_check
-from domain.commands import AnyCommand, CloseGame, MoveCharacter, OpenGame, OpenScene, Options, RegisterCharacter
+from domain.commands import AnyCommand, CloseGame, MoveCharacter, OpenGame, OpenScene, RegisterCharacter
 from domain.errors import Rejected
-from domain.rules import RULESETS, ruleset_for
+from domain.rules import DEFAULT, RULESETS, ruleset_for, title_of
 from domain.sheets import Sheet, sheet_problems
 from domain.state import NARRATOR
 from projections.audit_render import carried_words, entry_words, visible
@@ -53,14 +53,14 @@ def new(args: argparse.Namespace, out: TextIO) -> int:
     scene = args.scene or f"s-{secrets.token_hex(4)}"
     if args.ruleset is None:
         night = SceneService(backend.store).state(args.game) if args.game else None
-        args.ruleset = night.ruleset if night and night.night else "lotn"
+        args.ruleset = night.ruleset if night and night.night else DEFAULT
     opening = OpenScene(
         id="~open",
         scene=scene,
         actor="st",
         ruleset=args.ruleset,
         title=args.title,
-        options=Options(cross_category_bids=args.cross_category_bids),
+        options={"cross_category_bids": args.cross_category_bids},
         game=args.game,
     )
     handled = SceneService(backend.store).handle(opening)
@@ -231,7 +231,7 @@ def game_new(args: argparse.Namespace, out: TextIO) -> int:
             print(f"justicar game new: {handled.error.message}", file=sys.stderr)
             backend.close()
             return 1
-    rules = RULESETS[args.ruleset].title
+    rules = title_of(args.ruleset)
     print(f"game night {night}: {rules}, “{args.title}”", file=out)
     token, grant = backend.tokens.issue(night, "st")
     print(f"Storyteller token ({grant.token_id}, shown once): {token}", file=out)
@@ -329,7 +329,7 @@ def game_show(args: argparse.Namespace, out: TextIO) -> int:
         night = service.state(args.night)
         scenes = {scene: list(store.read(scene)) for scene in scenes_of(store, args.night)}
         book = ledgers(list(store.read(args.night)), scenes)
-        rules = RULESETS[night.ruleset].title if night.ruleset in RULESETS else night.ruleset
+        rules = title_of(night.ruleset)
         listed = night.night.scenes if night.night else ()
         where = night.night.where if night.night else {}
         print(
@@ -372,8 +372,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--db", metavar="PATH", required=True)
     p.add_argument(
         "--ruleset",
-        choices=["lotn", "camarilla", "bns", "kony"],
-        help="the rules it plays (default: the game night's with --game, else lotn)",
+        choices=list(RULESETS),
+        help=f"the rules it plays (default: the game night's with --game, else {DEFAULT})",
     )
     p.add_argument("--title", default="")
     p.add_argument("--scene", metavar="ID", help="the scene id (default: a random one)")
@@ -431,7 +431,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         "one link per player for the whole night",
     )
     p.add_argument("--db", metavar="PATH", required=True)
-    p.add_argument("--ruleset", default="lotn", choices=["lotn", "camarilla", "bns", "kony"])
+    p.add_argument("--ruleset", default=DEFAULT, choices=list(RULESETS))
     p.add_argument("--title", default="")
     p.add_argument("--game", metavar="ID", help="the night's id (default: a random one)")
     p.add_argument("--expires", metavar="DURATION", type=duration, help="how long the players' links last: 90m, 4h, 2d")

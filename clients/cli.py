@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from clients import admin, history, offline, serve, terminal
 from clients.stores import add_snapshot_key
+from domain import rules
 from server.store import StoreError, is_postgres
 
 
@@ -81,6 +83,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    rules.load(os.environ.get("JUSTICAR_RULESETS", ""))  # rulesets kept outside domain/rules/
     args = _parser().parse_args(argv)
     verb = " ".join(filter(None, [args.verb, getattr(args, "scene_verb", None)]))
     if getattr(args, "must_exist", False) and not is_postgres(args.db) and not Path(args.db).exists():

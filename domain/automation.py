@@ -18,7 +18,7 @@ def automatic(state: Scene) -> list[Throw | Roll]:
     if state.status != "open":
         return []
     rules = ruleset_for(state.ruleset)
-    dice = rules.family == "dice"
+    dice = rules.die is not None
     if not dice and not rules.random_signs():
         return []
     throws: list[Throw | Roll] = []

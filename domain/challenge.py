@@ -8,6 +8,8 @@ pass by the side behind → resolution: what is lost, and the winner's effect.
 
 from __future__ import annotations
 
+from functools import partial
+
 from domain.commands import (
     BidTraits,
     CallNegative,
@@ -233,7 +235,7 @@ def record_test(d: Draft, cmd: RecordTest) -> None:
 def roll(d: Draft, cmd: Roll) -> None:
     ch, who, role = acting(d, cmd)
     rules = ruleset_for(d.state.ruleset)
-    if rules.family != "dice":
+    if rules.die is None:
         raise Rejected("no_dice", f"{rules.name} throws signs: send a throw.", rules.cites["test"])
     _ready_to_throw(d.state, ch, rules)
     if who == NARRATOR:
@@ -241,14 +243,18 @@ def roll(d: Draft, cmd: Roll) -> None:
     if ch.side(role).rolled is not None:
         raise Rejected("already_rolled", f"{d.state.name_of(who)} has already rolled for this test.")
     dice = rules.dice(d.state, ch, role, cmd.retests)
+    size = rules.die.size
+    for face in [*(cmd.values or ()), *(cmd.rerolls or ())]:
+        if face > size:
+            raise Rejected("malformed", f"A d{size} shows 1 to {size}: {face} is not one of its faces.")
     if cmd.values is None:
-        values = [d.die(3) for _ in range(dice.count)]
+        values = [d.die(size) for _ in range(dice.count)]
     else:
         rules.check_entered(d.state, d.actor, who)
         if len(cmd.values) != dice.count:
             raise Rejected(
                 "wrong_dice",
-                f"{d.state.name_of(who)} rolls {dice.count} d3s ({dice.why}); enter {dice.count} values.",
+                f"{d.state.name_of(who)} rolls {dice.count} d{size}s ({dice.why}); enter {dice.count} values.",
                 rules.cites["test"],
             )
         values = list(cmd.values)
@@ -373,13 +379,14 @@ def pass_(d: Draft, cmd: Pass) -> None:
 def _settle(d: Draft, cid: str, *, rerolls: list[int] | None = None) -> None:
     """Take every step that needs nobody's decision: reveal, compare, resolve."""
     rules = ruleset_for(d.ruleset)
+    size = rules.die.size if rules.die else 0
     if d.ctx.verdict and not rules.settling_refuses:
         return  # a probe has its verdict: nothing from here on can refuse the move
     while True:
         ch = d.state.challenges[cid]
         test = ch.test
         if ch.status == "throwing" and ch.challenger.rolled and (ch.defender.rolled or ch.defender.who == NARRATOR):
-            d.add(rules.reveal(d.state, ch, lambda: d.die(3), rerolls), *rules.spent(d.state, ch))
+            d.add(rules.reveal(d.state, ch, partial(d.die, size), rerolls), *rules.spent(d.state, ch))
         elif ch.status == "throwing" and ch.challenger.throw and ch.defender.throw:
             signs = {ch.challenger.who: ch.challenger.throw, ch.defender.who: ch.defender.throw}
             result = rules.compare_signs(ch.challenger.throw, ch.defender.throw)
@@ -564,19 +571,20 @@ _PHASES = {
 
 
 def _signs_only(rules: Ruleset) -> None:
-    if rules.family == "dice":
+    if rules.die is not None:
         raise Rejected(
             "roll_dice",
-            f"{rules.name} rolls d3s instead of throwing signs: send a roll (the ST enters dice rolled by hand).",
+            f"{rules.name} rolls d{rules.die.size}s instead of throwing signs: send a roll (the ST enters dice rolled"
+            " by hand).",
             rules.cites["test"],
         )
 
 
 def _in_kind(rules: Ruleset, bid: bool, pool: bool) -> None:
     """Traits for a ruleset that bids them, a pool for one that plays pools."""
-    if pool and rules.family != "pools":
+    if pool and rules.stakes != "pools":
         raise Rejected("no_pools", f"{rules.name} bids Traits, not test pools: send a bid.")
-    if bid and rules.family == "pools":
+    if bid and rules.stakes == "pools":
         raise Rejected("no_traits", f"{rules.name} plays test pools, not Traits: send a pool.", rules.cites["pools"])
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import typing
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta
@@ -32,75 +32,18 @@ Sign = Annotated[str, Meta(min_length=1, max_length=32)]
 Bid = Annotated[list[Name], Meta(max_length=20)]
 
 
-class BnsOptions(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
-    """How a ``bns`` scene reads what its documents leave open (docs/rulesets.md)."""
-
-    static_tests: bool = True
-    """Static challenges: the same comparison against a difficulty the ST sets (bns:static)."""
-    unskilled_critical: bool = True
-    """An unskilled loss is a critical failure (bns:unskilled, bns:complications)."""
-    critical_defenders: bool = False
-    """Defenders can fail critically too, defending unskilled (bns:unskilled)."""
-    relent_exceptional: bool = True
-    """Relenting with the lower pool gives the attacker an exceptional success (bns:relent)."""
-    retry_immunity: bool = True
-    """A failed Mental or Social challenge leaves the target immune to it for ten minutes
-    (bns:retry-immunity)."""
-    soak_overbid: bool = False
-    """A soaking defender may overbid too: the "general retest" read as any retest that is not a
-    power's (bns:soak). Off: soaking, the only retest is Willpower."""
-    initiative_tests: Literal["server", "table"] = "server"
-    """Who throws the test between characters tied on initiative, Wits and Dexterity: the server
-    (random signs until one wins, recorded in ``initiative_set``) or the table (the ST records the
-    order with ``order``) (bns:initiative-ties)."""
-    escape_failed_by: Literal["any", "intenders"] = "any"
-    """Whose attack fails a held fair escape: anyone's (the words), or only those who declared
-    intent (bns:fair-escape-hold)."""
-    escape_resolves: Literal["round", "turn"] = "round"
-    """When a held escape succeeds: when the universal round ends, before Rage rounds (``round``), or
-    when the whole turn ends, after them (``turn``) (bns:fair-escape-hold)."""
-    free_maneuvers: Literal["per_list", "one"] = "per_list"
-    """Free maneuvers per fight with Strength or Dexterity 4: one from each list the character
-    qualifies for (``per_list``), or one in all (``one``) (bns:free-maneuvers)."""
-    damage_floor: Literal["after", "before"] = "after"
-    """Damage with maneuvers: the amount, the exceptional point and the reductions summed, then
-    floored at 0 (``after``); or the reductions floored at 0 first, then the point (``before``)."""
-    maneuver_damage: Literal["normal", "none"] = "normal"
-    """Disarm and Knock Out, whose words state no damage reduction: the attack's damage as usual,
-    or none (bns:disarm)."""
-
-
-class KonyOptions(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
-    """How a ``kony`` scene reads what its document leaves open (docs/rulesets.md)."""
-
-    dice: Literal["server", "players"] = "server"
-    """Who may enter dice rolled by hand: the ST only, for any side (``server``: players' dice are
-    drawn by the server), or each player for their own side too (``players``) (kony:d3-test)."""
-    ties: Literal["draw", "traits", "per_die"] = "draw"
-    """Equal successes: a draw (the words; the trait pool decides overbids only), the larger pool
-    wins (``traits``), or each 2 rolled counts as a success for the side with the larger pool
-    (``per_die``) (kony:draw)."""
-    extra_actions: Literal["after_everyman", "on_turn"] = "after_everyman"
-    """Extra actions after everyone's first action (the end-of-round rule), or all on one's turn
-    (kony:actions). Narrative rounds are always ``on_turn``."""
-    narrative_equal: Literal["loss", "win"] = "loss"
-    """A 2 in a narrative test, with a trait total equal to the difficulty (kony:narrative-test)."""
-    blind_fighting: Literal["hold", "spend"] = "hold"
-    """Holding the Blind Fighting ability negates darkness, or spending a level does
-    (kony:blind-fighting)."""
-    escape: Literal["round", "fight"] = "round"
-    """Fair escape before any declaration of this round, or only before the fight's first
-    (kony:fair-escape)."""
-
-
 class Options(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
-    """House rules a scene opts into: common ones, and each ruleset's own (only for a scene of that
-    ruleset)."""
+    """House rules a scene plays by: the ones every ruleset knows. A ruleset with readings of its
+    own extends these (``Ruleset.options``); ``open_scene`` gives them as ``OptionsGiven``."""
 
     cross_category_bids: bool = False
     """Both players agree to bid Traits of another category (lotn:categories)."""
-    bns: BnsOptions | None = None
-    kony: KonyOptions | None = None
+
+
+OptionsGiven = Annotated[dict[str, Any], Meta(max_length=16)]
+"""A scene's options as ``open_scene`` gives them and ``scene_opened`` records them: the common
+ones (``cross_category_bids``), and the ruleset's own under its name (``{"bns": {"static_tests":
+false}}``). The ruleset reads them (``Ruleset.read_options``), refusing another ruleset's."""
 
 
 # -- retest sources (the ``source`` of ``retest`` and ``cancel_retest``) ----------------------
@@ -179,13 +122,14 @@ class Command(msgspec.Struct, frozen=True, gc=False, kw_only=True, tag_field="ty
 # -- scene verbs (actor st) --------------------------------------------------------------------
 
 
-RulesetName = Literal["lotn", "camarilla", "bns", "kony"]
+RulesetName = Annotated[str, Meta(min_length=1, max_length=32, pattern="^[a-z][a-z0-9_]*$")]
+"""A ruleset by the name the registry knows it by (``domain.rules``)."""
 
 
 class OpenScene(Command, frozen=True, kw_only=True, tag="open_scene"):
     ruleset: RulesetName
     title: Title = ""
-    options: Options = Options()
+    options: OptionsGiven = {}
     game: Ident | None = None
     """The game night the scene belongs to: its characters enter with what they carry."""
 
@@ -439,7 +383,8 @@ class Throw(ChallengeCommand, frozen=True, kw_only=True, tag="throw"):
     sign: Sign
 
 
-Die = Annotated[int, Meta(ge=1, le=3)]
+Die = Annotated[int, Meta(ge=1, le=100)]
+"""A face of a die rolled by hand; the ruleset's die says how many it has (``Ruleset.check_entered``)."""
 
 
 class Roll(ChallengeCommand, frozen=True, kw_only=True, tag="roll"):

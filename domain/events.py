@@ -16,7 +16,7 @@ from typing import ClassVar, Literal
 import msgspec
 
 from domain.carried import Carried
-from domain.commands import Action, Changes, Options, Source
+from domain.commands import Action, Changes, OptionsGiven, Source
 from domain.effects import DamageType, Effect
 from domain.facts import A_SHEET, Facts, Secret
 from domain.pools import Pool
@@ -46,7 +46,9 @@ class SceneOpened(Event, frozen=True, kw_only=True, tag="scene_opened"):
 
     ruleset: str
     title: str = ""
-    options: Options = Options()
+    options: OptionsGiven = {}
+    """As the ruleset read them: the common ones, and its own under its name, every reading
+    written out (``Ruleset.read_options``)."""
     game: str = ""
     """The game night the scene belongs to (empty: a scene on its own)."""
 

@@ -23,7 +23,7 @@ from domain.events import (
     SceneOpened,
 )
 from domain.night import left
-from domain.rules import ruleset_for
+from domain.rules import RULESETS, ruleset_for, title_of
 from domain.sheets import Sheet
 from domain.state import NARRATOR, Character, Scene
 
@@ -35,13 +35,14 @@ def _storyteller(d: Draft, what: str) -> None:
 
 def open_scene(d: Draft, cmd: OpenScene) -> None:
     _storyteller(d, "open a scene")
-    ruleset_for(cmd.ruleset)
-    others = [name for name in RULESET_OPTIONS if name != cmd.ruleset and getattr(cmd.options, name) is not None]
+    rules = ruleset_for(cmd.ruleset)
+    others = [name for name in RULESETS if name != cmd.ruleset and cmd.options.get(name) is not None]
     if others:
         raise Rejected(
             "bad_options",
-            f"`options.{others[0]}` is for a {others[0]} scene; this one plays {cmd.ruleset}.",
+            f"`options.{others[0]}` is for a {title_of(others[0])} scene; this one plays {rules.title}.",
         )
+    options = rules.read_options(cmd.options)
     if cmd.game is not None:
         night = d.ctx.night
         if night is None or night.night is None:
@@ -53,11 +54,7 @@ def open_scene(d: Draft, cmd: OpenScene) -> None:
                 "bad_ruleset",
                 f"{night.title or cmd.game} plays {ruleset_for(night.ruleset).title}; its scenes play it too.",
             )
-    d.add(SceneOpened(ruleset=cmd.ruleset, title=cmd.title, options=cmd.options, game=cmd.game or ""))
-
-
-RULESET_OPTIONS = ("bns",)
-"""The rulesets with options of their own (``options.bns``)."""
+    d.add(SceneOpened(ruleset=cmd.ruleset, title=cmd.title, options=rules.written(options), game=cmd.game or ""))
 
 
 def add_character(d: Draft, cmd: AddCharacter) -> None:

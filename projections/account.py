@@ -354,7 +354,8 @@ def _faces(state: Scene, ch: Challenge) -> list[Face]:
     """What each face of the dice counts as, once a test has shown dice (the ruleset's faces)."""
     if not any(t.dice for t in ch.tests):
         return []
-    return [Face(face=face, means=means) for face, means in ruleset_for(state.ruleset).faces]
+    die = ruleset_for(state.ruleset).die
+    return [Face(face=face, means=means) for face, means in die.faces] if die else []
 
 
 def _signs_words(state: Scene, ch: Challenge, signs: dict[str, str]) -> str:

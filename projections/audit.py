@@ -29,8 +29,7 @@ from domain.events import (
 )
 from domain.evolve import fold
 from domain.log import ChainProblem, Recorded, Wire, check_chain, from_wire
-from domain.rules import RULESETS
-from domain.rules.texts import RULES
+from domain.rules import RULES, title_of
 from domain.rulings import step_words
 from domain.sheets import Sheet
 from domain.state import NARRATOR, Challenge, DisputeRecord, RulingRecord, Scene
@@ -150,7 +149,7 @@ def audit(wires: Sequence[Wire]) -> Audit:
         rulings=public_rulings(state.rulings),
         names={who: c.name for who, c in state.characters.items()} | {NARRATOR: "the Narrator"},
         markers=markers(records),
-        ruleset_title=RULESETS[state.ruleset].title if state.ruleset in RULESETS else state.ruleset,
+        ruleset_title=title_of(state.ruleset),
         steps={seq: step_words(state, seq) for seq in sorted(asked)},
         rules={rule: w for rule in sorted(cited(told)) if (w := words(rule)) is not None},
     )
@@ -272,7 +271,7 @@ def night_audit(
         night=state.id,
         title=state.title,
         ruleset=state.ruleset,
-        ruleset_title=RULESETS[state.ruleset].title if state.ruleset in RULESETS else state.ruleset,
+        ruleset_title=title_of(state.ruleset),
         status=state.status,
         chains=[
             StreamChain(state.id, state.title or state.id, "night", chain_audit(night, checked[here])),

@@ -51,8 +51,7 @@ from domain.events import (
 from domain.evolve import fold
 from domain.log import Recorded
 from domain.night import travelling
-from domain.rules import RULESETS
-from domain.rules.texts import RULES
+from domain.rules import RULES, RULESETS, title_of
 from domain.state import Scene
 from projections.account import reason
 from projections.changes import Kind, changes, condition_words
@@ -120,7 +119,7 @@ def book(rule: str, ruleset: str = "") -> str:
     known = RULES.get(rule)
     if known is not None:
         return known.source
-    return RULESETS[ruleset].title if ruleset in RULESETS else ""
+    return title_of(ruleset) if ruleset in RULESETS else ""
 
 
 def ledgers(night: Sequence[Recorded], scenes: Mapping[str, Sequence[Recorded]]) -> list[Ledger]:

@@ -135,7 +135,7 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
     if role is None:
         return _outsider(probe, me) if rules.has_mobs else None
     category = ch.side(role).category or ch.category
-    pools = rules.family == "pools"
+    pools = rules.stakes == "pools"
     pool = [] if pools else _pool(me, category)
     verbs: list[str] = []
     phase = phases(ch)
@@ -172,7 +172,7 @@ def moves(state: Scene, ch: Challenge, who: str) -> Moves | None:
     if signs:
         verbs.append("throw")
     dice, dice_why, roll_sources, enter = 0, "", [], False
-    if "throw" in phase and rules.family == "dice" and probe(Roll):
+    if "throw" in phase and rules.die is not None and probe(Roll):
         verbs.append("roll")
         found = rules.dice(state, ch, role, [])
         dice, dice_why = found.count, found.why

@@ -91,8 +91,7 @@ from domain.events import (
     WillpowerSpent,
 )
 from domain.pools import Pool
-from domain.rules import RULESETS
-from domain.rules.kony_dice import successes
+from domain.rules import title_of
 from domain.rulings import challenge_words, step_words
 from domain.sheets import CATEGORIES, Sheet
 from domain.state import NARRATOR, Scene
@@ -264,7 +263,7 @@ def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None, blind:
     match event:
         case SceneOpened():
             title = f" “{event.title}”" if event.title else ""
-            rules = RULESETS[event.ruleset].title if event.ruleset in RULESETS else event.ruleset
+            rules = title_of(event.ruleset)
             return f"The Storyteller opens the scene{title} under the {rules} rules."
         case CharacterAdded(character=sheet) if sheet.id in before.characters:
             return f"{sheet.name} returns to the scene: the same character, gone since they left."
@@ -514,7 +513,7 @@ def _sentence(text: str) -> str:
 
 
 def _dice_shown(before: Scene, event: TestRevealed) -> str:
-    """Both sides' dice, shown (kony)."""
+    """Both sides' dice, shown (a dice ruleset's test)."""
     name = before.name_of
     ch = before.challenges.get(event.challenge)
     order = [ch.challenger.who, ch.defender.who] if ch else list(event.dice)
@@ -525,6 +524,11 @@ def _dice_shown(before: Scene, event: TestRevealed) -> str:
     )
     rerolled = f", after the rerolls {_faces(event.rerolled)}" if event.rerolled else ""
     return f"Test {event.test}, the dice: {shown}{rerolled}."
+
+
+def successes(n: int) -> str:
+    """ "1 success", "0 successes", "3 successes"."""
+    return f"{n} success" if n == 1 else f"{n} successes"
 
 
 def _faces(dice: list[int]) -> str:
@@ -585,7 +589,7 @@ def _tonight(before: Scene, event: SceneEvent, viewer: str, shown: Callable[[str
     match event:
         case GameOpened():
             title = f" “{event.title}”" if event.title else ""
-            rules = RULESETS[event.ruleset].title if event.ruleset in RULESETS else event.ruleset
+            rules = title_of(event.ruleset)
             return f"The Storyteller opens the game night{title} under the {rules} rules."
         case GameClosed():
             return "The Storyteller closes the game night: what was lost tonight comes back for the next one."

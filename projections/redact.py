@@ -74,7 +74,7 @@ def blind(state: Scene, viewer: str) -> Blind:
     while the Storyteller was due is shown once both are in, as the reveal shows it."""
     if viewer != NARRATOR or not state.undecided:
         return SEES_ALL
-    signs = ruleset_for(state.ruleset).family != "dice"
+    signs = ruleset_for(state.ruleset).die is None
     hidden: set[tuple[str, int, str]] = set()
     for cid in state.undecided:
         ch = state.challenges[cid]

@@ -19,7 +19,7 @@ from domain.events import DisputeOpened, RulingIssued
 from domain.evolve import evolve
 from domain.log import Recorded, Row, decode_event, format_at
 from domain.pools import Pool
-from domain.rules.texts import RULES
+from domain.rules import RULES
 from domain.state import NARRATOR, Scene
 from projections.account import Account, for_viewer
 from projections.account_text import account_lines

@@ -12,7 +12,7 @@ Narrator: ``projections.redact.blind``).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
 import msgspec
@@ -46,6 +46,7 @@ from projections.moves import Moves, RollOffer, RoundMoves, moves, roll_offer, r
 from projections.narrate import addressed
 from projections.redact import SEES_ALL, Blind, blind, knows
 from projections.ruled import Ruled, public_rulings, ruled
+from projections.rules import RulesView, rules_view
 
 SPECTATOR = "*"
 """The viewer id of someone who only watches."""
@@ -86,33 +87,6 @@ class RoundView(msgspec.Struct, frozen=True):
     """Everyone's normal action is done: "end of the round" has come (kony:end-of-round)."""
     ordered: list[list[str]] = []
     """Ties the Storyteller ordered that still act as one group (they act in this order)."""
-
-
-class RulesView(msgspec.Struct, frozen=True):
-    """What a page needs to know of the ruleset, so that it never switches on its name."""
-
-    family: str
-    """What a side puts in: ``traits`` (bids), ``pools`` (test pools), ``dice``."""
-    rounds: bool
-    """Combat rounds (``start_round`` …)."""
-    mobs: bool
-    """Other attackers may ``join`` a challenge."""
-    blood: bool
-    """Blood buys Physical Traits (``spend_blood``)."""
-    flags: list[str]
-    """The flags a declaration may carry."""
-
-
-@cache
-def rules_view(ruleset: str) -> RulesView:
-    rules = ruleset_for(ruleset)
-    return RulesView(
-        family=rules.family,
-        rounds=rules.has_rounds,
-        mobs=rules.has_mobs,
-        blood=rules.has_blood,
-        flags=list(rules.flags),
-    )
 
 
 class CharacterView(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -546,7 +520,7 @@ def _blind_words(state: Scene, ch: Challenge, hidden: Blind) -> str:
         return ""
     due = next((side.who for side in sides if side.throw is None and side.rolled is None), NARRATOR)
     player = state.name_of(theirs[0])
-    if ruleset_for(state.ruleset).family == "dice":
+    if ruleset_for(state.ruleset).die is not None:
         return f"You roll for {state.name_of(due)} blind: {player}'s dice stay sealed until both are in."
     return f"You throw for {state.name_of(due)} blind: {player}'s sign stays sealed until both are in."
 
@@ -561,7 +535,7 @@ def blind_export(state: Scene) -> str:
 
 def _to_roll(state: Scene, ch: Challenge) -> dict[str, RollOffer]:
     """Each side of ``ch`` still to roll, with what it may roll (dice rulesets)."""
-    if ruleset_for(state.ruleset).family != "dice" or ch.status not in ("bidding", "throwing"):
+    if ruleset_for(state.ruleset).die is None or ch.status not in ("bidding", "throwing"):
         return {}
     sides = (ch.challenger.who, ch.defender.who)
     return {who: found for who in sides if who != NARRATOR and (found := roll_offer(state, ch, who)) is not None}
@@ -633,7 +607,7 @@ def view(
         around = None if turned or people is None else set(people)
         cids = list(dict.fromkeys([*only[1], *_acting_in(state, viewer, around), *_staked(state, people, viewer)]))
     rules = ruleset_for(state.ruleset)
-    dice = rules.family == "dice"
+    dice = rules.die is not None
     reader = _reader(state, viewer)
     if dice and turned:  # what one may do in the round (escape, feed, expenditures) moved for everyone
         people = None

@@ -34,6 +34,7 @@ import msgspec
 import structlog
 
 from domain.evolve import fold_rows
+from domain.rules import stored_options
 from domain.state import Scene
 from server.snapshot_keys import Keys, read_keys
 from server.store.base import Checked, SceneCorrupt, is_postgres
@@ -42,10 +43,11 @@ from server.store.sqlite import SqliteStore
 if TYPE_CHECKING:
     from server.store.postgres import PostgresStore
 
-FORMAT = 8
+FORMAT = 9
 """How snapshots are written now, and the only format read: the parts end to end behind an index
-(``decode``), signed (``Keys.sign``). 5 and 6 were not signed: ignored, dropped, rebuilt. When the
-state's shape changes, bump it: the older ones are then ignored and rebuilt."""
+(``decode``), signed (``Keys.sign``); since 9 a scene's options are its ruleset's own. 5 and 6 were
+not signed: ignored, dropped, rebuilt. When the state's shape changes, bump it: the older ones are
+then ignored and rebuilt."""
 LATEST = 5
 SPACING = 5000
 PART = 256
@@ -63,6 +65,8 @@ def _stored_type() -> type[msgspec.Struct]:
         kind = hints[f.name]
         if typing.get_origin(kind) is immutables.Map:
             kind = dict[typing.get_args(kind)]  # type: ignore[misc]
+        if f.name == "options":  # the ruleset's own (``Ruleset.options``): read back by it
+            kind = dict[str, Any]
         default = f.default if f.default is not msgspec.NODEFAULT else msgspec.field(default_factory=dict)
         fields.append((f.name, kind, default))
     return msgspec.defstruct("StoredScene", fields, kw_only=True, gc=False)
@@ -126,6 +130,7 @@ class _Assembly:
             raise KeyError("head")
         for name, entries in self.entries.items():
             self.fields[name] = immutables.Map(entries)
+        self.fields["options"] = stored_options(self.fields["ruleset"], self.fields["options"])
         return Scene(**self.fields)
 
 

@@ -20,8 +20,8 @@ import msgspec
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
-from domain.rules import RULESETS
-from domain.rules.texts import RULES
+from domain.rules import RULES
+from projections.rules import rulesets
 
 ROOT = Path(__file__).resolve().parent.parent / "clients" / "web"
 PAGES = {"/": "page.html", "/play": "page.html", "/st": "page.html", "/replay": "page.html"}
@@ -92,8 +92,9 @@ def _respond(connection: ServerConnection, status: HTTPStatus, body: bytes, kind
 
 @cache
 def rulesets_json() -> bytes:
-    """Every ruleset the server plays, by id, with the title the pages say (the first: the default)."""
-    return msgspec.json.encode({name: ruleset.title for name, ruleset in RULESETS.items()})
+    """Every ruleset the server plays, as the pages choose and fill it (the first: the default):
+    ``projections.rules.RulesetView``."""
+    return msgspec.json.encode(rulesets())
 
 
 @cache

@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from domain.commands import AnyCommand, Declare, Maneuver, Options, Title
+from domain.commands import AnyCommand, Declare, Maneuver, OptionsGiven, RulesetName, Title
 from domain.context import Context
 from domain.errors import Rejected
 from domain.events import Leader
@@ -99,9 +99,9 @@ class GetView(_In, frozen=True, kw_only=True, tag="get_view"):
 
 
 class CreateScene(_In, frozen=True, kw_only=True, tag="create_scene"):
-    ruleset: Literal["lotn", "camarilla", "bns", "kony"]
+    ruleset: RulesetName
     title: Title = ""
-    options: Options = Options()
+    options: OptionsGiven = {}
     scene: Ident | None = None
 
 

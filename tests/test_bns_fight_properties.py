@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from domain.events import ChallengeDeclared, ChallengeResolved, DamageTaken, RoundStarted
 from domain.log import Recorded
-from domain.rules.bns_combat import MANEUVERS
+from domain.rules.bns.combat import MANEUVERS
 from domain.state import Scene
 from tests.test_bns_properties import (
     AT0,

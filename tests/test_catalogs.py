@@ -10,11 +10,11 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from domain.rules.bns_catalog import ATTACKS, ATTRIBUTES, DEFENSES, FIGHTING_FINESSE, FORMS, RATINGS, SHAPESHIFTERS
-from domain.rules.bns_combat import MANEUVERS
+from domain.rules import RULESETS
+from domain.rules.bns.catalog import ATTACKS, ATTRIBUTES, DEFENSES, FIGHTING_FINESSE, FORMS, RATINGS, SHAPESHIFTERS
+from domain.rules.bns.combat import MANEUVERS
+from domain.rules.camarilla.powers import POWERS
 from domain.rules.catalog import GESTURES, SIGNS
-from domain.rules.named import DOCUMENTS, NAMED
-from domain.rules.powers import POWERS
 from domain.sheets import Sheet
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def document(ruleset: str) -> str:
     """The ruleset's document(s), words only, lower case ("Acidic touch" is "acidic touch")."""
-    text = " ".join((ROOT / "docs" / "rules" / name).read_text(encoding="utf-8") for name in DOCUMENTS[ruleset])
+    books = RULESETS[ruleset].books
+    text = " ".join((ROOT / "docs" / "rules" / name).read_text(encoding="utf-8") for name in books)
     return re.sub(r"\s+", " ", text).lower()
 
 
@@ -32,10 +33,10 @@ def missing(ruleset: str, names: set[str]) -> list[str]:
     return sorted(n for n in names if not re.search(rf"(?<![a-z]){re.escape(n.lower())}", text))
 
 
-@pytest.mark.parametrize("ruleset", sorted(NAMED))
+@pytest.mark.parametrize("ruleset", sorted(RULESETS))
 def test_every_name_a_sheet_is_checked_against_is_the_documents(ruleset: str) -> None:
-    """``domain.rules.named``: the Traits, Abilities, skills, powers, merits and forms of each ruleset."""
-    for kind, names in NAMED[ruleset].items():
+    """Each ruleset's ``named``: the Traits, Abilities, skills, powers, merits and forms its document uses."""
+    for kind, names in RULESETS[ruleset].named.items():
         assert missing(ruleset, set(names)) == [], (ruleset, kind)
 
 
@@ -55,7 +56,7 @@ def test_the_bns_catalog_is_the_documents() -> None:
 
 
 def test_the_camarilla_powers_are_the_guides() -> None:
-    """What the engine knows a power does (``domain.rules.powers``), for the powers the guide names."""
+    """What the engine knows a power does (``domain.rules.camarilla.powers``), for the powers the guide names."""
     assert missing("camarilla", set(POWERS)) == []
 
 
@@ -89,4 +90,4 @@ def test_a_near_miss_of_a_name_another_document_uses_is_caught() -> None:
         "traits.physical.Brawy": "“Brawy” is not a name the rules use: did you mean Brawny?",
         "abilities.Athletcs": "“Athletcs” is not a name the rules use: did you mean Athletics?",
     }
-    assert {"Potence", "Celerity", "Dread Gaze"} <= nearby("bns", "powers")
+    assert {"Potence", "Celerity", "Dread Gaze"} <= nearby(RULESETS["bns"], "powers")

@@ -16,7 +16,7 @@ import pytest
 
 from clients.cli import main
 from domain.evolve import fold
-from domain.rules.texts import RULES
+from domain.rules import RULES
 from projections.account import account
 from server.store import SqliteStore
 

@@ -17,7 +17,7 @@ from domain.commands import parse_command
 from domain.errors import Rejected
 from domain.events import DiceRolled, OverbidSucceeded, TestResolved, TraitLost
 from domain.evolve import fold
-from domain.rules import kony_dice
+from domain.rules.kony import dice as kony_dice
 from projections.redact import redact
 from server.service import SceneService
 from server.store import MemoryStore

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from domain.rules.texts import RULES
+from domain.rules import RULES
 
 ROOT = Path(__file__).resolve().parent.parent
 RULE_ID = re.compile(r"\b(lotn|camarilla|bns|kony):[a-z][a-z0-9-]*[a-z0-9]\b")

@@ -9,7 +9,7 @@ import pytest
 
 from domain.events import SceneForked
 from domain.evolve import evolve
-from domain.rules.texts import RULES
+from domain.rules import RULES
 from domain.rules.words import BOOKS
 from domain.state import Scene
 from projections.narrate import addressed, narrate

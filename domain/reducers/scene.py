@@ -35,6 +35,7 @@ from domain.events import (
     TraitRestored,
 )
 from domain.log import Place
+from domain.rules import recorded_options
 from domain.sheets import CATEGORIES, Sheet
 from domain.state import (
     Challenge,
@@ -53,7 +54,8 @@ from domain.state import (
 
 @on(SceneOpened)
 def _opened(s: Change, e: SceneOpened, r: Place) -> None:
-    s.id, s.ruleset, s.title, s.options, s.status = r.scene, e.ruleset, e.title, e.options, "open"
+    s.id, s.ruleset, s.title, s.status = r.scene, e.ruleset, e.title, "open"
+    s.options = recorded_options(e.ruleset, e.options)
     s.game = e.game
 
 

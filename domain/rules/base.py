@@ -11,11 +11,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 import msgspec
 
-from domain.commands import Action, Assist, BidTraits, Declare, Join, Relent, Source
+from domain.commands import Action, Assist, BidTraits, Declare, Join, Options, Relent, Source
 from domain.effects import Damage, Dealt
 from domain.errors import Rejected
 from domain.events import (
@@ -33,6 +33,9 @@ from domain.events import (
     TurnStarted,
 )
 from domain.pools import DefenseKind, Pool, PoolSpec
+from domain.rules.fields import SheetField
+from domain.rules.sheets import Problem, power_problems
+from domain.rules.words import OptionWords, Rule
 from domain.sheets import Category, Sheet
 from domain.state import Challenge, Helper, RetestEntry, Scene
 
@@ -108,6 +111,17 @@ class ManeuverOffer(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 Family = Literal["traits", "pools", "dice"]
 
 
+class Die(msgspec.Struct, frozen=True, kw_only=True):
+    """The die a dice ruleset rolls: its size, and what each face counts as (the pages' dice forms,
+    the account's words for the dice it shows)."""
+
+    size: int
+    faces: tuple[tuple[int, str], ...] = ()
+    """Each face that counts for something, with what it counts as ("a success")."""
+    successes: tuple[int, ...] = ()
+    """The faces that count as a success."""
+
+
 class Ruleset(ABC):
     """One rule system. Stateless: everything it needs is in the scene it is shown."""
 
@@ -116,6 +130,67 @@ class Ruleset(ABC):
 
     title: ClassVar[str]
     """What players call it (the pages and the words say this, never ``name``)."""
+
+    summary: ClassVar[str] = ""
+    """A few words after the title where rulesets are chosen ("test pools")."""
+
+    rules: ClassVar[Sequence[Rule]] = ()
+    """Its rule table: each rule id (``<name>:…``) it cites with the document's own words."""
+
+    books: ClassVar[Mapping[str, str]] = {}
+    """Each of its documents (``docs/rules/``) with the title players know the book by."""
+
+    options: ClassVar[type[Options]] = Options
+    """The options a scene of it may set, with their defaults (its own extend the common ones)."""
+
+    option_words: ClassVar[Mapping[str, OptionWords]] = {}
+    """What the new-scene form says of each of its own options."""
+
+    die: ClassVar[Die | None] = None
+    """The die a dice ruleset rolls (None: signs are thrown)."""
+
+    sheet_fields: ClassVar[tuple[SheetField, ...]] = ()
+    """The fields of the sheet it plays, in the form's order."""
+
+    named: ClassVar[Mapping[str, frozenset[str]]] = {}
+    """The names its documents use, by what a sheet holds them as (``domain.rules.named``)."""
+
+    folded: ClassVar[bool] = False
+    """Whether it reads names whatever their case (bns skills: ``brawl`` is ``Brawl``)."""
+
+    levels: ClassVar[Mapping[str, tuple[int, str]]] = {}
+    """The highest level its document gives a power, and the rule that says so."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "rules" in cls.__dict__:
+            cls.texts = {rule.id: rule for rule in cls.rules}
+
+    texts: ClassVar[Mapping[str, Rule]] = {}
+    """Its rule table by id."""
+
+    def read_options(self, given: Mapping[str, Any]) -> Options:
+        """A scene's options as given (or recorded): the common ones, and this ruleset's own under
+        its name; or refused, naming the option."""
+        common = {f.name for f in msgspec.structs.fields(Options)}
+        unknown = [key for key, value in given.items() if key not in common and key != self.name and value is not None]
+        if unknown:
+            raise Rejected("bad_options", f"`options.{unknown[0]}` is not an option of {self.title}.")
+        own = given.get(self.name) or {}
+        if not isinstance(own, dict):
+            raise Rejected("bad_options", f'`options.{self.name}` is a set of options, like {{"…": …}}.')
+        try:
+            return msgspec.convert({**{k: v for k, v in given.items() if k in common}, **own}, self.options)
+        except msgspec.ValidationError as e:
+            raise Rejected("bad_options", f"`options`: {e}") from None
+
+    def written(self, options: Options) -> dict[str, Any]:
+        """``options`` as ``scene_opened`` records them: every reading written out, this ruleset's
+        own under its name."""
+        every = msgspec.to_builtins(options)
+        common = {f.name for f in msgspec.structs.fields(Options)}
+        own = {k: v for k, v in every.items() if k not in common}
+        return {k: every[k] for k in common} | ({self.name: own} if self.options is not Options else {})
 
     has_rounds: ClassVar[bool] = False
     """Whether the ruleset has combat rounds (``start_round`` … ``end_round``)."""
@@ -127,12 +202,15 @@ class Ruleset(ABC):
     has_mobs: ClassVar[bool] = False
     """Whether other attackers may join a challenge (``join``)."""
 
-    family: ClassVar[Family] = "traits"
-    """What a side puts in: Traits bid (``traits``), test pools (``pools``), dice (``dice``)."""
+    stakes: ClassVar[Literal["traits", "pools"]] = "traits"
+    """What a side puts in a challenge: Traits bid (``traits``), or a test pool (``pools``). How a
+    test is made is ``die`` (signs thrown where it is None); which sheet fields exist,
+    ``sheet_fields``."""
 
-    faces: ClassVar[tuple[tuple[int, str], ...]] = ()
-    """A dice ruleset's faces, each with what it counts as ("a success"): the account explains the
-    dice it shows with them."""
+    @property
+    def family(self) -> Family:
+        """The three together, as the pages first knew them: ``traits``, ``pools`` or ``dice``."""
+        return "dice" if self.die is not None else self.stakes
 
     flags: ClassVar[tuple[str, ...]] = ()
     """The flags a declaration may carry (``surprise``, ``ranged``, ``unseen`` …)."""
@@ -152,6 +230,11 @@ class Ruleset(ABC):
     """Whether a winning defender's own victory condition applies to the challenger (kony)."""
 
     # -- sheets and declarations ------------------------------------------------------------
+
+    def sheet_problems(self, sheet: Sheet) -> list[Problem]:
+        """Every problem of ``sheet`` under these rules, in the order of the form's fields
+        (``domain.sheet_check``): closed ones refuse it, open ones ask the Storyteller."""
+        return power_problems(self, sheet)
 
     @abstractmethod
     def check_sheet(self, sheet: Sheet) -> None:

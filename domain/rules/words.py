@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import msgspec
 
-BOOKS = {
-    "laws-of-the-night-challenges.txt": "Laws of the Night",
-    "camarilla-combat-guide.txt": "The Camarilla Combat Guide",
-    "bns-opposed-challenges.txt": "By Night Studios, Opposed Challenges",
-    "bns-complex-scenarios-combat.txt": "By Night Studios, Complex Scenarios: Combat",
-    "kings-of-new-york-combat.txt": "Kings of New York, Combat",
-}
-"""Each document's title as a player knows the book: a quote is signed with it, not a file name."""
+BOOKS: dict[str, str] = {}
+"""Each document's title as a player knows the book: a quote is signed with it, not a file name
+(each ruleset's ``books``, gathered as it registers)."""
 
 
 class Rule(msgspec.Struct, frozen=True):
@@ -24,3 +19,12 @@ class Rule(msgspec.Struct, frozen=True):
     def source(self) -> str:
         """Where the words come from, as a page or the audit signs the quote."""
         return BOOKS.get(self.document, self.document)
+
+
+class OptionWords(msgspec.Struct, frozen=True, kw_only=True):
+    """What the Storyteller reads of one option in the new-scene form."""
+
+    label: str
+    help: str = ""
+    choices: tuple[tuple[str, str], ...] = ()
+    """Each choice of a ``Literal`` option with its words, the default first."""

@@ -23,7 +23,7 @@ from domain.events import (
     ManeuverUsed,
     WillpowerSpent,
 )
-from domain.rules.bns_rounds import TIE_TESTS
+from domain.rules.bns.rounds import TIE_TESTS
 from domain.rules.catalog import SIGNS
 from tests.table import Table, entropy_for, types
 

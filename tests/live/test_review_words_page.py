@@ -12,7 +12,7 @@ import msgspec
 import pytest
 from playwright.async_api import Browser, Page
 
-from domain.rules.texts import RULES
+from domain.rules import RULES
 from projections.views import view
 from server.app import Running
 from tests.live.test_web import PHONE, browser

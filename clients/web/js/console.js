@@ -332,24 +332,21 @@ function scenePanel(live, view) {
   );
 }
 
-/** Open another scene; its console link holds its own Storyteller key. */
+/** Open another scene; its console link holds its own Storyteller key. Its rulesets and each one's
+ * house rules come from the server's descriptor (`/rulesets.json`), the default first. */
 function newScene(live) {
   const ruleset = select("ruleset", []);
-  const konyLegend = h("legend", {}, "House rules (the first choice of each is the usual one)");
-  const bnsLegend = h("legend", {}, "House rules");
-  rulesetTable().then((titles) => {
-    // the server's titles for its rulesets, in its order (the first is the default)
-    ruleset.replaceChildren(...Object.entries(titles).map(([id, name]) => h("option", { value: id }, `${name}${{ bns: " (test pools)", kony: " (three-sided dice)" }[id] || ""}`)));
-    if (titles.kony) konyLegend.textContent = `House rules for ${titles.kony} (the first choice of each is the usual one)`;
-    if (titles.bns) bnsLegend.textContent = `House rules for ${titles.bns}`;
+  const houseRules = h("div", {});
+  let forms = []; // [ruleset name, fieldset, read()] for each ruleset with options of its own
+  rulesetTable().then((table) => {
+    ruleset.replaceChildren(...table.map((r) => h("option", { value: r.name }, r.summary ? `${r.title} (${r.summary})` : r.title)));
+    forms = table.filter((r) => r.options?.length).map((r) => houseRuleForm(r));
+    houseRules.replaceChildren(...forms.map(([, fieldset]) => fieldset));
     ruleset.dispatchEvent(new Event("change"));
   });
-  const konyChoices = Object.entries(KONY_OPTIONS).map(([option, [label, choices, help]]) => [option, select(option, choices), label, help]);
-  const konyRules = h("fieldset", { class: "house-rules", hidden: true }, konyLegend, konyChoices.map(([, choice, label, help]) => field(label, choice, help)));
-  ruleset.addEventListener("change", () => (konyRules.hidden = ruleset.value !== "kony"));
-  const houseRules = Object.entries(BNS_OPTIONS).map(([option, [text, on]]) => [option, h("input", { type: "checkbox", name: option, checked: on }), text]);
-  const bnsRules = h("fieldset", { class: "house-rules", hidden: true }, bnsLegend, houseRules.map(([, box, text]) => h("label", { class: "check" }, box, ` ${text}`)));
-  ruleset.addEventListener("change", () => (bnsRules.hidden = ruleset.value !== "bns"));
+  ruleset.addEventListener("change", () => {
+    for (const [name, fieldset] of forms) fieldset.hidden = ruleset.value !== name;
+  });
   const newTitle = h("input", { name: "title", autocomplete: "off", placeholder: "Elysium, interrupted" });
   const created = h("div", { class: "outcome" });
   return h(
@@ -363,8 +360,8 @@ function newScene(live) {
         onsubmit: async (e) => {
           e.preventDefault();
           const body = { type: "create_scene", ruleset: ruleset.value, title: newTitle.value.trim() };
-          if (ruleset.value === "bns") body.options = { bns: Object.fromEntries(houseRules.map(([option, box]) => [option, box.checked])) };
-          if (ruleset.value === "kony") body.options = { kony: Object.fromEntries(konyChoices.map(([option, choice]) => [option, choice.value])) };
+          const own = forms.find(([name]) => name === ruleset.value);
+          if (own) body.options = { [ruleset.value]: own[2]() };
           const reply = await live.request(body, "scene_created");
           if (reply.type === "error") return created.replaceChildren(refusal(reply));
           const link = `${location.origin}/st#token=${reply.token}`;
@@ -372,8 +369,7 @@ function newScene(live) {
         },
       },
       field("Rules", ruleset),
-      bnsRules,
-      konyRules,
+      houseRules,
       field("Title", newTitle),
       h("button", { type: "submit" }, "Create"),
     ),
@@ -381,25 +377,21 @@ function newScene(live) {
   );
 }
 
-/** Every kony option (docs/rulesets.md): its label, its choices (the default first), one line of help. */
-const KONY_OPTIONS = {
-  dice: ["Dice", [["server", "The server rolls"], ["players", "Players may enter their own"]], "Who may enter dice rolled by hand: the Storyteller always may"],
-  ties: ["Equal successes", [["draw", "A draw: both lose their bids"], ["traits", "The larger Trait Pool wins"], ["per_die", "Each 2 to the larger pool"]], "What equal numbers of 1s do; per die: each 2 counts as a 1 for the larger Trait Pool"],
-  extra_actions: ["Extra actions", [["after_everyman", "After everyone's first action"], ["on_turn", "All on one's own turn"]], "When Celerity's and combat sheets' extra actions come (narrative rounds: on one's turn)"],
-  narrative_equal: ["Narrative test, equal pool", [["loss", "A loss"], ["win", "A win"]], "A narrative test that comes down to a 2 with the Trait Pool equal to the difficulty"],
-  blind_fighting: ["Blind Fighting in darkness", [["hold", "Holding it negates darkness"], ["spend", "Spent when named"]], "How the Ability negates darkness; spent: named in the roll, it adds no die"],
-  escape: ["Fair escape", [["round", "Each round, first"], ["fight", "Only as the fight starts"]], "When a character may leave without a test: before any declaration of the round, or of the fight"],
-};
-
-const BNS_OPTIONS = {
-  static_tests: ["Static challenges against a difficulty", true],
-  unskilled_critical: ["An unskilled loss is a critical failure", true],
-  critical_defenders: ["Defenders can fail critically too", false],
-  relent_exceptional: ["Relenting with the lower pool gives an exceptional success", true],
-  retry_immunity: ["Ten minutes' immunity after a failed Mental or Social challenge", true],
-  soak_overbid: ["A soaking defender may overbid", false],
-};
-
+/** A ruleset's house rules as the descriptor gives them: a box for each yes-or-no, a choice for
+ * each other (the usual one first); returns [its name, the fieldset, what it holds]. */
+function houseRuleForm(rules) {
+  const choices = rules.options.some((o) => o.choices?.length);
+  const legend = h("legend", {}, `House rules for ${rules.title}${choices ? " (the first choice of each is the usual one)" : ""}`);
+  const controls = rules.options.map((o) => [o, o.choices?.length ? select(o.name, o.choices) : h("input", { type: "checkbox", name: o.name, checked: !!o.default })]);
+  const fieldset = h(
+    "fieldset",
+    { class: "house-rules", hidden: true },
+    legend,
+    controls.map(([o, control]) => (control.type === "checkbox" ? h("label", { class: "check" }, control, ` ${o.label}`) : field(o.label, control, o.help))),
+  );
+  const read = () => Object.fromEntries(controls.map(([o, control]) => [o.name, control.type === "checkbox" ? control.checked : control.value]));
+  return [rules.name, fieldset, read];
+}
 
 /** Add characters from sheet files: each file's outcome, a bad sheet's problems field by field. */
 function sheetFiles(live) {

@@ -59,9 +59,10 @@ export function rulesetName(view) {
 
 let rulesets = null;
 
-/** Every ruleset the server plays, by id, with its title (for the new-scene form). */
+/** Every ruleset the server plays as the pages choose and fill it (the default first): its name,
+ * title, house rules and sheet fields (`projections.rules.RulesetView`). */
 export async function rulesetTable() {
-  if (!rulesets) rulesets = fetch("/rulesets.json").then((r) => r.json()).catch(() => ({}));
+  if (!rulesets) rulesets = fetch("/rulesets.json").then((r) => r.json()).catch(() => []);
   return rulesets;
 }
 

@@ -7,7 +7,7 @@ from domain.rules.words import Rule
 
 KONY_DOC = "kings-of-new-york-combat.txt"
 
-KONY = [
+RULES = [
     Rule(
         "kony:actions",
         KONY_DOC,

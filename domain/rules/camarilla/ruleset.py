@@ -42,8 +42,9 @@ from domain.events import (
     WillpowerSpent,
 )
 from domain.rules.base import Declaration
-from domain.rules.lotn import Lotn
-from domain.rules.powers import PHYSICAL_KINDS, POWERS, Kind, power
+from domain.rules.camarilla import named, texts
+from domain.rules.camarilla.powers import PHYSICAL_KINDS, POWERS, Kind, power
+from domain.rules.lotn.ruleset import Lotn
 from domain.sheets import Category
 from domain.state import NARRATOR, Challenge, Character, Helper, RetestEntry, Scene, challenge_words
 
@@ -73,6 +74,9 @@ def has(character: Character, name: str) -> bool:
 class Camarilla(Lotn):
     name = "camarilla"
     title = "Camarilla combat"
+    rules = texts.RULES
+    books: ClassVar[Mapping[str, str]] = {texts.CAM: "The Camarilla Combat Guide"}
+    named = named.NAMED
     has_rounds = True
     has_mobs = True
     has_blood = True

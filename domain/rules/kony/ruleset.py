@@ -36,10 +36,15 @@ from domain.events import (
     TestRevealed,
     TurnStarted,
 )
-from domain.rules import kony_dice, kony_rounds
 from domain.rules.base import Declaration, Dice, TraitPool, Verdict, taken
-from domain.rules.camarilla import Camarilla
-from domain.rules.lotn import Lotn
+from domain.rules.camarilla.ruleset import Camarilla
+from domain.rules.kony import dice as kony_dice
+from domain.rules.kony import named, texts
+from domain.rules.kony import rounds as kony_rounds
+from domain.rules.kony.options import OPTION_WORDS, KonyOptions
+from domain.rules.kony.sheet import DICE_SHEET
+from domain.rules.lotn.ruleset import Lotn
+from domain.rules.sheets import Problem
 from domain.sheets import Category, Sheet
 from domain.state import NARRATOR, Challenge, Character, RetestEntry, Scene
 
@@ -47,8 +52,23 @@ from domain.state import NARRATOR, Challenge, Character, RetestEntry, Scene
 class Kony(Camarilla):
     name = "kony"
     title = "Kings of New York"
-    family = "dice"
-    faces = kony_dice.FACES
+    summary = "three-sided dice"
+    die = kony_dice.DIE
+    rules = texts.RULES
+    books: ClassVar[Mapping[str, str]] = {texts.KONY_DOC: "Kings of New York, Combat"}
+    options = KonyOptions
+    option_words = OPTION_WORDS
+    named = named.NAMED
+    levels: ClassVar[Mapping[str, tuple[int, str]]] = {"Celerity": (5, "kony:initiative")}
+    sheet_fields = DICE_SHEET
+
+    def sheet_problems(self, sheet: Sheet) -> list[Problem]:
+        found = super().sheet_problems(sheet)
+        if sheet.combat_sheet and not sheet.npc:
+            said = "Only an NPC has a combat sheet (kony:npc-sheets)."
+            found.append(Problem("combat_sheet", said, True, "kony:npc-sheets"))
+        return found
+
     settling_refuses = True  # the reveal checks the rerolls entered by hand (kony:narrative-rerolls)
     has_mobs = False
     has_expenditures = True

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from domain.commands import AbilitySource, KonyOptions, MeritSource, PowerSource, SheetSource, Source
+from domain.commands import AbilitySource, MeritSource, PowerSource, SheetSource, Source
 from domain.errors import Rejected
 from domain.events import Leader, Result, Role, TestResolved, TestRevealed
-from domain.rules.base import Dice
+from domain.rules.base import Dice, Die
 from domain.rules.catalog import ability_fits
+from domain.rules.kony.options import KonyOptions
 from domain.sheets import Category
 from domain.state import NARRATOR, Challenge, Character, Scene
 
@@ -26,12 +27,12 @@ RANGED_WEAPONS = frozenset({"firearms", "archery", "thrown"})
 """Weapons that let a target shoot back (kony:ranged)."""
 SUCCESS, TIE = 1, 2
 """What a d3 shows (kony:successes): 1 a success, 2 a tie, 3 a failure."""
-FACES = ((SUCCESS, "a success"), (TIE, "a tie"), (3, "a failure"))
-"""Each face of a d3 and what it counts as (kony:successes), as the pages explain the dice shown."""
+DIE = Die(size=3, faces=((SUCCESS, "a success"), (TIE, "a tie"), (3, "a failure")), successes=(SUCCESS,))
+"""A d3, and what each face counts as (kony:successes), as the pages explain the dice shown."""
 
 
 def options(state: Scene) -> KonyOptions:
-    return state.options.kony or KonyOptions()
+    return state.options  # type: ignore[return-value]  # a kony scene's are its own (Kony.options)
 
 
 def level(c: Character, name: str) -> int:

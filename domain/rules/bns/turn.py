@@ -10,7 +10,7 @@ from domain.events import (
     GrappleBroken,
     SceneEvent,
 )
-from domain.rules.bns_catalog import rating
+from domain.rules.bns.catalog import rating
 from domain.state import Character, RoundState, Scene
 
 BUDGET = {"standard": 1, "simple": 1}

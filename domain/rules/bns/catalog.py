@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from domain.commands import BnsOptions
 from domain.pools import DefenseKind
+from domain.rules.bns.options import BnsOptions
 from domain.sheets import Category, Sheet
 from domain.state import Scene
 
@@ -87,7 +87,7 @@ IMMUNITY_MINUTES = 10
 
 
 def options(state: Scene) -> BnsOptions:
-    return state.options.bns or BnsOptions()
+    return state.options  # type: ignore[return-value]  # a bns scene's are its own (Bns.options)
 
 
 def lowered(levels: Mapping[str, int]) -> dict[str, int]:

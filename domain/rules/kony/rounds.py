@@ -18,7 +18,7 @@ from domain.events import (
     NormalActionsEnded,
     SceneEvent,
 )
-from domain.rules.kony_dice import POOL_CAP, level, options
+from domain.rules.kony.dice import POOL_CAP, level, options
 from domain.sheets import Category
 from domain.state import Challenge, Character, Scene
 

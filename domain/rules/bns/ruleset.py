@@ -40,13 +40,14 @@ from domain.events import (
     WillpowerSpent,
 )
 from domain.pools import DefenseKind, Modifier, Pool, PoolSpec
-from domain.rules import bns_escape as escape
-from domain.rules import bns_maneuvers as maneuvers
-from domain.rules import bns_mass as mass
-from domain.rules import bns_rounds as rounds
-from domain.rules import bns_turn as turn
 from domain.rules.base import Answer, Declaration, ManeuverOffer, Ruleset, Verdict
-from domain.rules.bns_catalog import (
+from domain.rules.bns import escape as escape
+from domain.rules.bns import maneuvers as maneuvers
+from domain.rules.bns import mass as mass
+from domain.rules.bns import named, texts
+from domain.rules.bns import rounds as rounds
+from domain.rules.bns import turn as turn
+from domain.rules.bns.catalog import (
     ATTACKS,
     ATTRIBUTES,
     CLOSE,
@@ -63,8 +64,11 @@ from domain.rules.bns_catalog import (
     rating,
     skill_rating,
 )
-from domain.rules.bns_combat import CLEARS_AFTER, MANEUVERS
+from domain.rules.bns.combat import CLEARS_AFTER, MANEUVERS
+from domain.rules.bns.options import OPTION_WORDS, BnsOptions
+from domain.rules.bns.sheet import POOL_SHEET, pool_problems
 from domain.rules.catalog import BEATS, SIGNS
+from domain.rules.sheets import Problem, power_problems
 from domain.sheets import Category, Sheet, Weapon
 from domain.state import NARRATOR, Challenge, Character, Helper, RetestEntry, Scene
 
@@ -86,7 +90,22 @@ def _total(*parts: int) -> int:
 class Bns(Ruleset):
     name = "bns"
     title = "By Night Studios"
-    family = "pools"
+    summary = "test pools"
+    rules = texts.RULES
+    books: ClassVar[Mapping[str, str]] = {
+        texts.OPPOSED: "By Night Studios, Opposed Challenges",
+        texts.COMBAT: "By Night Studios, Complex Scenarios: Combat",
+    }
+    options = BnsOptions
+    option_words = OPTION_WORDS
+    named = named.NAMED
+    folded = True
+    sheet_fields = POOL_SHEET
+
+    def sheet_problems(self, sheet: Sheet) -> list[Problem]:
+        return pool_problems(self, sheet) + power_problems(self, sheet)
+
+    stakes = "pools"
     flags = ("unseen", "range", "maneuver", "surprise")
     has_rounds = True
     declares_actions = False

@@ -11,7 +11,7 @@ from domain.events import (
     AssistOffered,
     SceneEvent,
 )
-from domain.rules.bns_turn import awake, check_turn, holders, released, spend, turn_of
+from domain.rules.bns.turn import awake, check_turn, holders, released, spend, turn_of
 from domain.state import Character, RoundState, Scene
 
 

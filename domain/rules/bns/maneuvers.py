@@ -18,14 +18,14 @@ from domain.events import (
     WillpowerSpent,
 )
 from domain.rules.base import ManeuverOffer
-from domain.rules.bns_catalog import SHAPESHIFTERS, options
-from domain.rules.bns_combat import (
+from domain.rules.bns.catalog import SHAPESHIFTERS, options
+from domain.rules.bns.combat import (
     ANIMAL_FORMS,
     MANEUVERS,
     UNCONSCIOUS_MINUTES,
     Maneuver,
 )
-from domain.rules.bns_turn import rated, spend
+from domain.rules.bns.turn import rated, spend
 from domain.state import Challenge, Character, RoundState, Scene
 
 

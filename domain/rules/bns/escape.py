@@ -16,8 +16,8 @@ from domain.events import (
     FairEscapeSucceeded,
     SceneEvent,
 )
-from domain.rules.bns_catalog import options
-from domain.rules.bns_turn import awake, holders, still_to_act, turn_of
+from domain.rules.bns.catalog import options
+from domain.rules.bns.turn import awake, holders, still_to_act, turn_of
 from domain.state import Character, Scene
 
 

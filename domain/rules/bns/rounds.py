@@ -24,8 +24,8 @@ from domain.events import (
     TurnStarted,
 )
 from domain.pools import ASSISTED, Modifier
-from domain.rules.bns_catalog import options
-from domain.rules.bns_combat import (
+from domain.rules.bns.catalog import options
+from domain.rules.bns.combat import (
     ACTS,
     CLEARABLE,
     FERAL_DASH_STEPS,
@@ -34,9 +34,9 @@ from domain.rules.bns_combat import (
     REACH,
     WITH_ACTION,
 )
-from domain.rules.bns_escape import escape, fails_escape
-from domain.rules.bns_maneuvers import check_maneuvers, paid
-from domain.rules.bns_turn import BUDGET, awake, check_turn, holders, rated, released, spend, still_to_act, turn_of
+from domain.rules.bns.escape import escape, fails_escape
+from domain.rules.bns.maneuvers import check_maneuvers, paid
+from domain.rules.bns.turn import BUDGET, awake, check_turn, holders, rated, released, spend, still_to_act, turn_of
 from domain.rules.catalog import BEATS, SIGNS
 from domain.state import Challenge, Character, Scene
 

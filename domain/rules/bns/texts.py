@@ -7,7 +7,7 @@ from domain.rules.words import Rule
 OPPOSED = "bns-opposed-challenges.txt"
 COMBAT = "bns-complex-scenarios-combat.txt"
 
-BNS = [
+RULES = [
     Rule(
         "bns:opposed",
         OPPOSED,

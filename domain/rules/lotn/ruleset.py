@@ -37,6 +37,8 @@ from domain.events import (
 )
 from domain.rules.base import Declaration, Ruleset, Verdict
 from domain.rules.catalog import BEATS, GESTURES, SIGNS, ability_fits
+from domain.rules.lotn import named, texts
+from domain.rules.sheets import TRAIT_SHEET, Problem, power_problems, trait_problems
 from domain.sheets import CATEGORIES, Category, Sheet
 from domain.state import NARRATOR, Challenge, RetestEntry, Scene
 
@@ -56,6 +58,14 @@ def _title(category: str) -> str:
 class Lotn(Ruleset):
     name = "lotn"
     title = "Laws of the Night"
+    rules = texts.RULES
+    books: ClassVar[Mapping[str, str]] = {texts.LOTN: "Laws of the Night"}
+    named = named.NAMED
+    sheet_fields = TRAIT_SHEET
+
+    def sheet_problems(self, sheet: Sheet) -> list[Problem]:
+        return trait_problems(self, sheet) + power_problems(self, sheet)
+
     cites: ClassVar[Mapping[str, str]] = {
         "relent": "lotn:relent",
         "test": "lotn:rps",

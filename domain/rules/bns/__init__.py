@@ -1,0 +1,7 @@
+"""By Night Studios' opposed challenges: test pools from attributes and skills, graded results,
+turns of standard and simple actions, maneuvers, fair escapes and mass combat
+(bns-opposed-challenges.txt, bns-complex-scenarios-combat.txt)."""
+
+from domain.rules.bns.ruleset import Bns
+
+RULESET = Bns()
