@@ -33,6 +33,7 @@ from domain.events import (
     TurnStarted,
 )
 from domain.pools import DefenseKind, Pool, PoolSpec
+from domain.rules.catalog import BEATS, SIGNS
 from domain.rules.fields import SheetField
 from domain.rules.sheets import Problem, power_problems
 from domain.rules.words import OptionWords, Rule
@@ -236,18 +237,27 @@ class Ruleset(ABC):
         (``domain.sheet_check``): closed ones refuse it, open ones ask the Storyteller."""
         return power_problems(self, sheet)
 
-    @abstractmethod
     def check_sheet(self, sheet: Sheet) -> None:
-        """Refuse a sheet this ruleset cannot play, naming the field."""
+        """Refuse a sheet this ruleset cannot play, naming the field (beyond ``sheet_problems``)."""
+        return None
+
+    @property
+    def _pools_rule(self) -> str:
+        return self.cites.get("pools", self.cites["adjudication"])
 
     @abstractmethod
     def check_declare(self, state: Scene, cmd: Declare, who: str, now: datetime) -> Declaration:
         """Refuse a declaration (kind, targets, bid or pool, difficulty, waiting times, turns), or say
         what it adds."""
 
-    @abstractmethod
     def check_response(self, state: Scene, ch: Challenge, who: str, bid: list[str]) -> str | None:
-        """Refuse the defender's answer to a contested challenge, or give its lead (camarilla)."""
+        """Refuse the defender's answer to a contested challenge, or give its lead (camarilla). Where
+        sides stake pools, an answer of Traits is refused."""
+        raise Rejected(
+            "no_traits",
+            f"{self.name} plays test pools, not Traits: answer with a defence pool.",
+            self._pools_rule,
+        )
 
     def answer(self, state: Scene, ch: Challenge, who: str, cmd: BidTraits) -> Answer:
         """The defender's answer: what it bids (``check_response``), or refused."""
@@ -284,13 +294,13 @@ class Ruleset(ABC):
         """Refuse an attacker joining a challenge (a mob), or say what joining adds (lead, action)."""
         raise Rejected("no_mobs", f"{self.name} has no mobs: each attacker declares a challenge of their own.")
 
-    @abstractmethod
     def check_owed_bid(self, state: Scene, ch: Challenge, role: Role, bid: list[str]) -> None:
-        """Refuse a further bid a side makes because it owes one."""
+        """Refuse a further bid a side makes because it owes one (none is owed where pools are staked)."""
+        raise Rejected("no_traits", f"{self.name} has no bids owed.", self._pools_rule)
 
-    @abstractmethod
     def call_negative(self, state: Scene, ch: Challenge, role: Role, trait: str) -> NegativeTraitCalled:
-        """Judge a Negative Trait call, or refuse it."""
+        """Judge a Negative Trait call, or refuse it (where pools are staked, there are none to call)."""
+        raise Rejected("unsupported", f"{self.name} has no Negative Traits to call.", self.cites["negative_traits"])
 
     def refuse_flags(self, cmd: Declare) -> None:
         """Refuse the declaration flags this ruleset has no rule for (those not in ``flags``),
@@ -313,29 +323,36 @@ class Ruleset(ABC):
 
     # -- tests ------------------------------------------------------------------------------
 
-    @abstractmethod
     def random_signs(self) -> tuple[str, ...]:
-        """What a ``random`` throw picks from."""
+        """What a ``random`` throw picks from: rock, paper, scissors."""
+        return SIGNS
 
-    @abstractmethod
     def check_sign(self, state: Scene, who: str, sign: str) -> None:
-        """Refuse a sign this thrower may not use."""
+        """Refuse a sign this thrower may not use (by default, any but rock, paper and scissors)."""
+        if sign not in SIGNS:
+            raise Rejected(
+                "unknown_sign", f"“{sign}” is not a sign; throw rock, paper, scissors or random.", self.cites["test"]
+            )
 
-    @abstractmethod
     def compare_signs(self, challenger: str, defender: str) -> Result:
-        """The test from the challenger's side."""
+        """The test from the challenger's side: what beats what (``catalog.BEATS``)."""
+        if defender in BEATS.get(challenger, ()):
+            return "win"
+        if challenger in BEATS.get(defender, ()):
+            return "lose"
+        return "tie"
 
     @abstractmethod
     def after_reveal(self, state: Scene, ch: Challenge) -> TestResolved | DeclarationsOpened:
         """Once both signs are shown: who leads, or who must declare what first."""
 
-    @abstractmethod
     def max_declare(self, state: Scene, ch: Challenge, role: Role) -> int:
-        """The most a side may declare in the comparison under way."""
+        """The most a side may declare in the comparison under way (where counts are declared)."""
+        raise Rejected("unsupported", f"{self.name} compares pools, not declared Traits.", self.cites["declare_first"])
 
-    @abstractmethod
     def settle_declarations(self, state: Scene, ch: Challenge) -> list[SceneEvent]:
         """Every count is in: who leads after a tie, or whether an overbid earns a new test."""
+        raise Rejected("unsupported", f"{self.name} compares pools, not declared Traits.", self.cites["declare_first"])
 
     # -- dice (the ``dice`` family) ----------------------------------------------------------
 
@@ -374,11 +391,12 @@ class Ruleset(ABC):
     def check_retest(self, state: Scene, ch: Challenge, role: Role, source: Source) -> list[SceneEvent]:
         """Refuse a retest, or return what it costs (after ``retest_invoked``)."""
 
-    @abstractmethod
     def check_cancel(
         self, state: Scene, ch: Challenge, role: Role, pending: RetestEntry, source: Source
     ) -> list[SceneEvent]:
-        """Refuse a cancel, or return what it costs (after ``retest_cancelled``)."""
+        """Refuse a cancel, or return what it costs (after ``retest_cancelled``). By default a
+        retest stands: nothing cancels it."""
+        raise Rejected("cannot_cancel", f"A {self.name} retest stands: nothing cancels it.", self.cites["cancel"])
 
     # -- resolution -------------------------------------------------------------------------
 
@@ -386,13 +404,14 @@ class Ruleset(ABC):
     def outcome(self, state: Scene, ch: Challenge) -> Verdict:
         """The winner once nobody retests, why, and the grade."""
 
-    @abstractmethod
     def losses(self, state: Scene, ch: Challenge, winner: Leader) -> list[SceneEvent]:
-        """What each side loses when the challenge resolves (not on a relent)."""
+        """What each side loses when the challenge resolves (not on a relent): by default nothing."""
+        return []
 
-    @abstractmethod
     def wait(self, state: Scene, ch: Challenge, winner: Leader, now: datetime) -> tuple[str, datetime] | None:
-        """``(repeat key, until)`` when the challenger may not repeat this challenge soon."""
+        """``(repeat key, until)`` when the challenger may not repeat this challenge soon (by
+        default, never)."""
+        return None
 
     def before_resolution(self, state: Scene, ch: Challenge) -> list[SceneEvent]:
         """Events that must happen before the challenge resolves (a forced retest), or none."""

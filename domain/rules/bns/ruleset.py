@@ -31,8 +31,6 @@ from domain.events import (
     DeclarationsOpened,
     InitiativeSet,
     Leader,
-    NegativeTraitCalled,
-    Result,
     Role,
     SceneEvent,
     TestResolved,
@@ -67,10 +65,9 @@ from domain.rules.bns.catalog import (
 from domain.rules.bns.combat import CLEARS_AFTER, MANEUVERS
 from domain.rules.bns.options import OPTION_WORDS, BnsOptions
 from domain.rules.bns.sheet import POOL_SHEET, pool_problems
-from domain.rules.catalog import BEATS, SIGNS
 from domain.rules.sheets import Problem, power_problems
 from domain.sheets import Category, Sheet, Weapon
-from domain.state import NARRATOR, Challenge, Character, Helper, RetestEntry, Scene
+from domain.state import NARRATOR, Challenge, Character, Helper, Scene
 
 ONLY_RETESTS = (WillpowerSource, OverbidSource)
 
@@ -393,9 +390,6 @@ class Bns(Ruleset):
             modifiers=tuple(modifiers),
         )
 
-    def check_response(self, state: Scene, ch: Challenge, who: str, bid: list[str]) -> str | None:
-        raise Rejected("no_traits", "bns plays test pools, not Traits: answer with a defence pool.", "bns:attack-pool")
-
     def answer(self, state: Scene, ch: Challenge, who: str, cmd: BidTraits) -> Answer:
         if cmd.pool is None:
             raise Rejected("pool_required", "Answer with a defence pool (`pool`).", "bns:physical-defense")
@@ -429,27 +423,7 @@ class Bns(Ruleset):
             pool=given,
         )
 
-    def check_owed_bid(self, state: Scene, ch: Challenge, role: Role, bid: list[str]) -> None:
-        raise Rejected("no_traits", "bns has no bids owed.", "bns:attack-pool")
-
-    def call_negative(self, state: Scene, ch: Challenge, role: Role, trait: str) -> NegativeTraitCalled:
-        raise Rejected("unsupported", "bns has no Negative Traits to call.", "bns:attack-pool")
-
     # -- tests ------------------------------------------------------------------------------
-
-    def random_signs(self) -> tuple[str, ...]:
-        return SIGNS
-
-    def check_sign(self, state: Scene, who: str, sign: str) -> None:
-        if sign not in SIGNS:
-            raise Rejected("unknown_sign", f"“{sign}” is not a sign; throw rock, paper, scissors or random.", "bns:rps")
-
-    def compare_signs(self, challenger: str, defender: str) -> Result:
-        if defender in BEATS[challenger]:
-            return "win"
-        if challenger in BEATS[defender]:
-            return "lose"
-        return "tie"
 
     def pools(self, ch: Challenge) -> tuple[int, int]:
         """The attack and defence totals (a static challenge's difficulty is its defence)."""
@@ -479,12 +453,6 @@ class Bns(Ruleset):
         rule = "bns:exceptional-success" if leader == "challenger" else "bns:losing"
         why = f"{signs}: {state.name_of(ch.side(leader).who)} wins the test."
         return TestResolved(challenge=ch.id, test=test.number, leader=leader, why=why, rule=rule, compared=compared)
-
-    def max_declare(self, state: Scene, ch: Challenge, role: Role) -> int:
-        raise Rejected("unsupported", "bns compares pools, not declared Traits.", "bns:ties")
-
-    def settle_declarations(self, state: Scene, ch: Challenge) -> list[SceneEvent]:
-        raise Rejected("unsupported", "bns compares pools, not declared Traits.", "bns:ties")
 
     # -- retests ----------------------------------------------------------------------------
 
@@ -543,11 +511,6 @@ class Bns(Ruleset):
             "bns:willpower-retest",
         )
 
-    def check_cancel(
-        self, state: Scene, ch: Challenge, role: Role, pending: RetestEntry, source: Source
-    ) -> list[SceneEvent]:
-        raise Rejected("cannot_cancel", "A bns retest stands: nothing cancels it.", "bns:willpower-retest")
-
     # -- resolution -------------------------------------------------------------------------
 
     def outcome(self, state: Scene, ch: Challenge) -> Verdict:
@@ -598,9 +561,6 @@ class Bns(Ruleset):
         if loser.pool is None or not loser.pool.unskilled or (loser is ch.defender and not rules.critical_defenders):
             return None
         return loser.who
-
-    def losses(self, state: Scene, ch: Challenge, winner: Leader) -> list[SceneEvent]:
-        return []  # no Trait is ever lost in bns
 
     def wait(self, state: Scene, ch: Challenge, winner: Leader, now: datetime) -> tuple[str, datetime] | None:
         what = self._immune_to(state, ch) if winner != "challenger" else None
