@@ -56,7 +56,7 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
         rules(a),
       ),
       moves,
-      dispute && dispute(ch),
+      dispute?.(ch),
       extra,
     );
   }
@@ -128,7 +128,10 @@ function queuedNow(live, view, ch, waiting) {
   let placed = false; // the card has had its turn to be put on the page: once the note is off it, stop
   const kinds = ["queued", "sent", "result", "status"];
   const update = () => {
-    if (!note.isConnected && placed) return kinds.forEach((kind) => live.removeEventListener(kind, update));
+    if (!note.isConnected && placed) {
+      for (const kind of kinds) live.removeEventListener(kind, update);
+      return;
+    }
     const mine = (live.queued || []).filter((body) => body.challenge === ch.id);
     note.hidden = mine.length === 0;
     waiting.hidden = mine.length > 0;
@@ -136,7 +139,7 @@ function queuedNow(live, view, ch, waiting) {
       ? `Queued: ${mine.map((body) => queuedWords(view, body)).join("; ")} — goes when you are back online`
       : "";
   };
-  kinds.forEach((kind) => live.addEventListener(kind, update));
+  for (const kind of kinds) live.addEventListener(kind, update);
   update();
   setTimeout(() => {
     placed = true; // a card is drawn and placed in one go: a note not on the page by now never will be

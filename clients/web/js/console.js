@@ -35,7 +35,6 @@ import {
   grow,
   nameOf,
   refusal,
-  ruleNote,
   rulesetName,
   rulesetTable,
   sourceLabel,
@@ -43,7 +42,7 @@ import {
   title,
 } from "./words.js";
 import { quietSwitch } from "./notice.js";
-import { cell, confirmButton, done, echo, notes, outcome, replayLink, sender } from "./console_common.js";
+import { cell, confirmButton, echo, notes, outcome, replayLink, sender } from "./console_common.js";
 import { bringCard, disputeAlert, npcMoves, openDisputes } from "./console_alert.js";
 import { invitations } from "./console_invite.js";
 import { entryItem, ledgerKeeper, startNight } from "./console_night.js";
@@ -173,7 +172,9 @@ export function start(
   const rows = h("tbody", {});
   let built = false;
   let current = "now";
-  const go = (key) => (location.hash = hashOf(key));
+  const go = (key) => {
+    location.hash = hashOf(key);
+  };
 
   const draw = () => {
     const view = live.view;
@@ -535,7 +536,9 @@ function newScene(live) {
     konyLegend,
     konyChoices.map(([, choice, label, help]) => field(label, choice, help)),
   );
-  ruleset.addEventListener("change", () => (konyRules.hidden = ruleset.value !== "kony"));
+  ruleset.addEventListener("change", () => {
+    konyRules.hidden = ruleset.value !== "kony";
+  });
   const houseRules = Object.entries(BNS_OPTIONS).map(([option, [text, on]]) => [
     option,
     h("input", { type: "checkbox", name: option, checked: on }),
@@ -547,7 +550,9 @@ function newScene(live) {
     bnsLegend,
     houseRules.map(([, box, text]) => h("label", { class: "check" }, box, ` ${text}`)),
   );
-  ruleset.addEventListener("change", () => (bnsRules.hidden = ruleset.value !== "bns"));
+  ruleset.addEventListener("change", () => {
+    bnsRules.hidden = ruleset.value !== "bns";
+  });
   const newTitle = h("input", { name: "title", autocomplete: "off", placeholder: "Elysium, interrupted" });
   const created = h("div", { class: "outcome" });
   return h(
@@ -736,10 +741,10 @@ function npcDeclare(live, view, npcs, acting = null) {
     who.value = acting.id; // the NPC whose turn it is, first
   else if (npcs.some((c) => c.id === npcChosen)) who.value = npcChosen;
   const form = h("div", {}, declareForm(live, view, who.value, { forCharacter: true }));
-  who.addEventListener(
-    "change",
-    () => ((npcChosen = who.value), fill(form, declareForm(live, view, who.value, { forCharacter: true }))),
-  );
+  who.addEventListener("change", () => {
+    npcChosen = who.value;
+    fill(form, declareForm(live, view, who.value, { forCharacter: true }));
+  });
   const details = h(
     "details",
     { open: npcOpen },
@@ -747,7 +752,9 @@ function npcDeclare(live, view, npcs, acting = null) {
     field("For", who),
     form,
   );
-  details.addEventListener("toggle", () => (npcOpen = details.open));
+  details.addEventListener("toggle", () => {
+    npcOpen = details.open;
+  });
   return details;
 }
 
@@ -951,7 +958,7 @@ function roundPanel(live, view) {
     .sort((a, b) => (place.get(a.id) ?? 1e9) - (place.get(b.id) ?? 1e9));
   const acting = r.turn.filter((w) => !view.characters[w]?.turn_done).map((w) => nameOf(view, w));
   const turns = budgeted(view); // a standard and a simple action each, on one's turn: no declarations
-  const rows = who.map((c) => (turns ? [turnRow(view, c, send), failEscape(live, view, c)] : actionRow(view, c, send)));
+  const rows = who.map((c) => (turns ? [turnRow(view, c, send), failEscape(live, c)] : actionRow(view, c, send)));
   const columns = turns
     ? ["Character", "Actions left", "Turn"]
     : ["Character", "Action", "Initiative", "Actions left", "Turn", ""];
@@ -1123,7 +1130,7 @@ function endTurn(c, send) {
 function turnRow(view, c, send) {
   const r = view.round;
   const acting = r.turn.includes(c.id) && !c.turn_done;
-  const escape = escapeLine(view, c);
+  const escapeWords = escapeLine(view, c);
   const escaping = ["declared", "held"].includes(c.conditions?.fair_escape); // the ST's call follows, in the next row
   return h(
     "tr",
@@ -1132,7 +1139,7 @@ function turnRow(view, c, send) {
       "th",
       { scope: "row" },
       c.name,
-      escape && h("div", { class: `escape ${c.conditions.fair_escape}` }, escape),
+      escapeWords && h("div", { class: `escape ${c.conditions.fair_escape}` }, escapeWords),
       markBadges(view, c),
     ),
     cell("Actions left", actionsLeft(c) || "–", c.rage ? h("div", {}, `then ${rageRounds(c)}`) : ""),
@@ -1150,7 +1157,7 @@ function turnRow(view, c, send) {
 /** Under an escaping character's row, the Storyteller's call: the escape fails (`adjust`
  * `fail_escape`), for a Mental or Social challenge won against the escaper's Physical attribute,
  * which the engine cannot tell from the rest (bns:fair-escape-blocked). Null: not escaping. */
-function failEscape(live, view, c) {
+function failEscape(live, c) {
   if (!["declared", "held"].includes(c.conditions?.fair_escape)) return null;
   const out = outcome(`fail-escape-${c.id}`);
   const reason = h("input", {
@@ -1335,12 +1342,15 @@ function tieForm(view, group, send) {
       group.map((w) => [w, nameOf(view, w)]),
     ),
   );
-  picks.forEach((p, i) => (p.value = group[i]));
+  for (const [i, p] of picks.entries()) p.value = group[i];
   return h(
     "form",
     {
       class: "row tie",
-      onsubmit: (e) => (e.preventDefault(), send({ type: "order", characters: picks.map((p) => p.value) })),
+      onsubmit: (e) => {
+        e.preventDefault();
+        send({ type: "order", characters: picks.map((p) => p.value) });
+      },
     },
     picks.map((p, i) => field(`${i + 1}${["st", "nd", "rd"][i] || "th"} to resolve`, p)),
     h("button", { type: "submit" }, `Order the tie at ${view.round.initiative[group[0]]}`),
@@ -1386,14 +1396,14 @@ function stControls(live, view, ch) {
         "form",
         {
           class: "row",
-          onsubmit: (e) => (
-            e.preventDefault(),
+          onsubmit: (e) => {
+            e.preventDefault();
             send({
               type: "record_test",
               challenge: ch.id,
               signs: Object.fromEntries(sides.map((w, i) => [w, picks[i].value])),
-            })
-          ),
+            });
+          },
         },
         sides.map((w, i) => field(`${nameOf(view, w)} threw`, picks[i])),
         h("button", { type: "submit" }, "Record the test"),
@@ -1459,14 +1469,14 @@ function diceForms(view, ch, send) {
         const n = (offer?.dice || 1) + ticks.filter((t) => t.box.checked).length;
         count.textContent = `${n} d3${n === 1 ? "" : "s"} to enter${offer ? ` (${offer.why}; each retest named adds one)` : ""}`;
       };
-      ticks.forEach((t) => t.box.addEventListener("change", counted));
+      for (const t of ticks) t.box.addEventListener("change", counted);
       counted();
       const submit = (e) => {
         e.preventDefault();
         const body = { type: "roll", challenge: ch.id, character: w, values: parse(values.value) };
         const retests = ticks.filter((t) => t.box.checked).map((t) => t.source);
         if (retests.length) body.retests = retests;
-        if (again && again.value.trim()) body.rerolls = parse(again.value);
+        if (again?.value.trim()) body.rerolls = parse(again.value);
         send(body);
       };
       return h(
@@ -1535,7 +1545,14 @@ function disputes(live, view) {
         rulingForm(live, view, chosen, `rule-any-${chosen}`),
         h(
           "button",
-          { type: "button", class: "quiet", onclick: () => ((ruleOn = null), setTimeout(() => live.changed(), 20)) },
+          {
+            type: "button",
+            class: "quiet",
+            onclick: () => {
+              ruleOn = null;
+              setTimeout(() => live.changed(), 20);
+            },
+          },
           "Put it away",
         ),
       ),
@@ -1625,7 +1642,9 @@ function rulingForm(live, view, seq, key) {
   const winnerField = winner && field("Winner", winner);
   if (winnerField) {
     winnerField.hidden = true;
-    decision.addEventListener("change", () => (winnerField.hidden = decision.value !== "amend"));
+    decision.addEventListener("change", () => {
+      winnerField.hidden = decision.value !== "amend";
+    });
   }
   const reason = h("input", { name: "reason", autocomplete: "off", required: true, placeholder: "The throw stands" });
   const asking = h("div", { class: "confirm" });
@@ -1640,20 +1659,24 @@ function rulingForm(live, view, seq, key) {
         if (decision.value === "amend") body.correction = { winner: winner.value };
         const what = decision.selectedOptions[0]?.textContent || decision.value;
         const amended = decision.value === "amend" ? ` (${winner.selectedOptions[0]?.textContent})` : "";
-        const back = () => (asking.replaceChildren(), (submit.hidden = false), submit.focus());
+        const back = () => {
+          asking.replaceChildren();
+          submit.hidden = false;
+          submit.focus();
+        };
         const yes = h(
           "button",
           {
             type: "button",
             class: "danger",
-            onclick: () => (
-              back(),
+            onclick: () => {
+              back();
               sender(
                 live,
                 out,
                 "Ruled.",
-              )(body).then((reply) => reply.ok && !key.startsWith("rule-any") && echo(out, "disputes"))
-            ),
+              )(body).then((reply) => reply.ok && !key.startsWith("rule-any") && echo(out, "disputes"));
+            },
           },
           `Confirm: rule on step ${seq}`,
         );
@@ -1697,7 +1720,11 @@ function otherWay(live, view, seq, key) {
     button.disabled = true;
     out.replaceChildren(h("p", { role: "status" }, "Forking…"));
     const reply = await live.request({ type: "fork", at: view.version }, "forked");
-    if (reply.type === "error") return (button.disabled = false), out.replaceChildren(refusal(reply));
+    if (reply.type === "error") {
+      button.disabled = false;
+      out.replaceChildren(refusal(reply));
+      return;
+    }
     const fork = new Live(reply.token, { subscribe: false });
     const ruled = await new Promise((resolve) => {
       const tryIt = async () => {

@@ -64,11 +64,21 @@ export function echo(out, key) {
 export function confirmButton(label, confirmLabel, act, warning = "") {
   const box = h("div", { class: "confirm" });
   const first = h("button", { type: "button", class: "quiet" }, label);
-  const back = () => (fill(box, first), first.focus());
+  const back = () => {
+    fill(box, first);
+    first.focus();
+  };
   first.addEventListener("click", () => {
     const yes = h(
       "button",
-      { type: "button", class: "danger", onclick: () => (fill(box, first), act()) },
+      {
+        type: "button",
+        class: "danger",
+        onclick: () => {
+          fill(box, first);
+          act();
+        },
+      },
       confirmLabel,
     );
     fill(

@@ -87,7 +87,9 @@ export function invitations(live) {
   const said = h("div", { class: "outcome", "aria-live": "polite" }); // the last attempt's refusal, cleared by the next
   const character = select("character", []); // filled, and kept current, by the console's draw
   const inviteButton = h("button", { type: "submit", disabled: true }, "Invite");
-  const chosen = () => (inviteButton.disabled = !character.value); // nobody chosen: nothing to invite
+  const chosen = () => {
+    inviteButton.disabled = !character.value; // nobody chosen: nothing to invite
+  };
   character.addEventListener("change", chosen);
   character.addEventListener("filled", chosen);
   const whose = (g) =>
@@ -197,9 +199,10 @@ export function invitations(live) {
       "form",
       {
         class: "row",
-        onsubmit: (e) => (
-          e.preventDefault(), character.value && invite({ role: "player", character: character.value })
-        ),
+        onsubmit: (e) => {
+          e.preventDefault();
+          if (character.value) invite({ role: "player", character: character.value });
+        },
       },
       field("Invite the player of", character),
       inviteButton,

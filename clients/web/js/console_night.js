@@ -247,7 +247,7 @@ function nightView(live) {
     const where = view.night?.where || {};
     const people = Object.values(view.characters);
     region(sceneList, JSON.stringify([scenes, people.map((c) => [c.id, c.name])]), () =>
-      fill(sceneList, sceneCards(live, view, scenes)),
+      fill(sceneList, sceneCards(view, scenes)),
     );
     const open = scenes.filter((s) => s.open);
     region(
@@ -302,7 +302,10 @@ function nightView(live) {
  * keeps a socket on each of `ids` in `lives`; `moved()` after each change of one. */
 function sceneWatch(live, changed, lives, moved) {
   let timer = null;
-  const soon = () => (clearTimeout(timer), (timer = setTimeout(changed, LEDGER_SETTLE)));
+  const soon = () => {
+    clearTimeout(timer);
+    timer = setTimeout(changed, LEDGER_SETTLE);
+  };
   return (ids) => {
     for (const id of ids) {
       if (lives.has(id)) continue;
@@ -315,7 +318,7 @@ function sceneWatch(live, changed, lives, moved) {
 }
 
 /** The night's scenes, in the order they opened: open or closed, who is in each, its console. */
-function sceneCards(live, view, scenes) {
+function sceneCards(view, scenes) {
   if (!scenes.length) return h("p", { class: "none" }, "No scene yet: open the first one below.");
   return h(
     "ul",
@@ -349,7 +352,10 @@ function whoIsWhere(live, view, open, book) {
   for (const c of people) {
     // a confirmation is true while the character is where it sent them: once they are elsewhere, it goes
     const now = where[c.id]?.scene ?? null;
-    if (movedTo.has(c.id) && movedTo.get(c.id) !== now) notes.delete(`move-${c.id}`), movedTo.delete(c.id);
+    if (movedTo.has(c.id) && movedTo.get(c.id) !== now) {
+      notes.delete(`move-${c.id}`);
+      movedTo.delete(c.id);
+    }
   }
   return h(
     "ul",
@@ -364,7 +370,7 @@ function whoIsWhere(live, view, open, book) {
         h("strong", {}, c.name, c.npc ? " (NPC)" : ""),
         h("span", { class: "at" }, at ? ` · in “${at.title || "an untitled scene"}”` : " · between scenes"),
         lost.length ? h("p", { class: "lost" }, `Lost tonight: ${lost.join(", ")}`) : null,
-        view.status === "open" && moveForm(live, view, c, open, at),
+        view.status === "open" && moveForm(live, c, open, at),
       );
     }),
   );
@@ -374,7 +380,7 @@ function whoIsWhere(live, view, open, book) {
  * character in a scene now is first taken out of it (`remove_character` on that scene: they go
  * back to the night with what they carry), then sent on once the night has them back: one
  * confirmation naming both scenes. No scene is chosen to begin with (never the one just left). */
-function moveForm(live, view, c, open, at) {
+function moveForm(live, c, open, at) {
   const out = outcome(`move-${c.id}`);
   const places = open.filter((s) => s.id !== at?.scene);
   const from = at ? `“${at.title || "an untitled scene"}”` : null;
@@ -394,8 +400,13 @@ function moveForm(live, view, c, open, at) {
   const to = select("to", [["", "Choose a scene"], ...places.map((s) => [s.id, `“${s.title || "Untitled scene"}”`])]);
   const box = h("div", { class: "confirm" });
   const first = h("button", { type: "button", disabled: true }, `Move ${c.name}`);
-  to.addEventListener("change", () => (first.disabled = !to.value));
-  const back = () => (fill(box, first), first.focus());
+  to.addEventListener("change", () => {
+    first.disabled = !to.value;
+  });
+  const back = () => {
+    fill(box, first);
+    first.focus();
+  };
   const say = sender(live, out);
   const move = async (dest) => {
     if (at) {
@@ -418,7 +429,14 @@ function moveForm(live, view, c, open, at) {
     const dest = to.value;
     const yes = h(
       "button",
-      { type: "button", class: "danger", onclick: () => (fill(box, first), move(dest)) },
+      {
+        type: "button",
+        class: "danger",
+        onclick: () => {
+          fill(box, first);
+          move(dest);
+        },
+      },
       at ? `Confirm: move ${c.name} from ${from} into ${title}` : `Confirm: move ${c.name} into ${title}`,
     );
     const words = at
@@ -448,7 +466,11 @@ function backInTheNight(live, who) {
   return new Promise((resolve) => {
     const check = () => free() && finish(true);
     const timer = setTimeout(() => finish(false), 10000);
-    const finish = (ok) => (clearTimeout(timer), live.removeEventListener("change", check), resolve(ok));
+    const finish = (ok) => {
+      clearTimeout(timer);
+      live.removeEventListener("change", check);
+      resolve(ok);
+    };
     live.addEventListener("change", check);
   });
 }

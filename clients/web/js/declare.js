@@ -205,7 +205,7 @@ export function declareForm(live, view, who, { forCharacter = false, preset = nu
     h(
       "details",
       { open: Boolean(preset?.power) },
-      h("summary", {}, moreWords, flags.length ? ", " + flags.map(([f]) => f).join(", ") : ""),
+      h("summary", {}, moreWords, flags.length ? `, ${flags.map(([f]) => f).join(", ")}` : ""),
       more,
     ),
     // in reach wherever the thumb is in the form: it stays at the foot of the screen
@@ -309,7 +309,11 @@ function victoryFields(live, victory, categoryOf, declaration) {
     for (const r of radios) r.checked = r.value === value;
     sayIt();
   };
-  for (const r of radios) r.addEventListener("change", () => ((touched = true), sayIt()));
+  for (const r of radios)
+    r.addEventListener("change", () => {
+      touched = true;
+      sayIt();
+    });
   for (const control of [amount, damageType]) {
     control.addEventListener("input", sayIt);
     control.addEventListener("change", sayIt);

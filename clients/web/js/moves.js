@@ -237,7 +237,7 @@ function rollForm(moves, forCharacter, act) {
     button.textContent = `Roll ${dice}${named.length ? ` · spends ${named.join(", ")}` : ""}`;
     count.textContent = `${diceWords(n, base, named.length, moves.dice_why)} Each retest named adds a die.`;
   };
-  ticks.forEach((t) => t.box.addEventListener("change", label));
+  for (const t of ticks) t.box.addEventListener("change", label);
   label();
   const send = (e) => {
     const retests = ticks.filter((t) => t.box.checked).map((t) => t.source);

@@ -27,7 +27,9 @@ let tappedOnce = false; // the player has tapped (or typed in) this page since i
 export function quietSwitch() {
   const box = h("input", { type: "checkbox", name: "quiet", checked: isQuiet() });
   const hint = h("p", { class: "tap-hint" }, "Tap the page once so it can buzz and beep when it's your move.");
-  const show = () => (hint.hidden = tappedOnce || box.checked);
+  const show = () => {
+    hint.hidden = tappedOnce || box.checked;
+  };
   box.addEventListener("change", () => {
     try {
       localStorage.setItem(QUIET, box.checked ? "1" : "0");
@@ -214,7 +216,7 @@ export function fighting(view) {
 /** Whether the player is typing or choosing: the page is not scrolled from under them. */
 export function busy() {
   const active = document.activeElement;
-  return Boolean(active && active.matches?.("input:not([type=checkbox]):not([type=radio]), select, textarea"));
+  return Boolean(active?.matches?.("input:not([type=checkbox]):not([type=radio]), select, textarea"));
 }
 
 let audio = null;
@@ -326,7 +328,9 @@ function wakeLock() {
     asking = true;
     try {
       held = await navigator.wakeLock.request("screen");
-      held.addEventListener?.("release", () => (held = null));
+      held.addEventListener?.("release", () => {
+        held = null;
+      });
       if (!want) release();
     } catch {
       held = null;
@@ -388,7 +392,10 @@ export function confirmations(live) {
     toast.className = `toast ${tone}`;
     toast.textContent = words;
     toast.hidden = false;
-    if (!stay) timer = setTimeout(() => (toast.hidden = true), 6000);
+    if (!stay)
+      timer = setTimeout(() => {
+        toast.hidden = true;
+      }, 6000);
   };
   live.addEventListener("queued", () => say("Queued: will be sent when you're back online", "queued", true));
   live.addEventListener("result", (e) => {

@@ -71,7 +71,12 @@ export function ruledNotice(live, main) {
   let there = []; // rulings in the night's other scenes that touch me (`tonight`)
   let drawn = "";
   let corrections = null; // carried corrections on this page: a new one asks `tonight` again
-  const elsewhere = live.scene ? tonightList(live, main, (ruled) => ((there = ruled), draw())) : null;
+  const elsewhere = live.scene
+    ? tonightList(live, main, (ruled) => {
+        there = ruled;
+        draw();
+      })
+    : null;
 
   const draw = () => {
     const view = live.view;

@@ -64,7 +64,7 @@ export function counts(text) {
     .map((p) => p.trim())
     .filter(Boolean)) {
     const m = part.match(/^(.*?)\s*(?:[x×]\s*)?(-?\d+)$/);
-    const [name, n] = m && m[1] ? [m[1].trim(), Number(m[2])] : [part, 1];
+    const [name, n] = m?.[1] ? [m[1].trim(), Number(m[2])] : [part, 1];
     out[name] = (out[name] || 0) + n;
   }
   return out;
@@ -208,7 +208,9 @@ function sheetEditor(live, initial) {
   const escapes = text("escape_powers", "e.g. Obfuscate", written(s0.escape_powers));
   const notes = h("textarea", { name: "notes", rows: 2, placeholder: "What only you see" }, s0.notes || "");
   const npcOnly = h("div", { class: "npc-only", hidden: !npc.checked }, npcParts());
-  npc.addEventListener("change", () => (npcOnly.hidden = !npc.checked));
+  npc.addEventListener("change", () => {
+    npcOnly.hidden = !npc.checked;
+  });
 
   const read = () => {
     const s = {

@@ -102,10 +102,10 @@ export function fightLines(view) {
   const lines = Object.values(view.characters)
     .filter((c) => c.present)
     .flatMap((c) => {
-      const escape = escapeLine(view, c);
+      const escapeWords = escapeLine(view, c);
       const badges = markBadges(view, c);
       const out = [];
-      if (escape) out.push(h("p", { class: `escape ${c.conditions.fair_escape}` }, escape));
+      if (escapeWords) out.push(h("p", { class: `escape ${c.conditions.fair_escape}` }, escapeWords));
       if (badges) out.push(h("p", { class: "marked" }, `${c.id === view.viewer ? "You" : c.name}: `, badges));
       return out;
     });
@@ -248,7 +248,13 @@ function moveForm(c, a, act) {
     { class: "action-group" },
     h(
       "form",
-      { class: "row compact", onsubmit: (e) => (e.preventDefault(), move()) },
+      {
+        class: "row compact",
+        onsubmit: (e) => {
+          e.preventDefault();
+          move();
+        },
+      },
       field(`Move (${using} action)`, steps),
       h("button", { type: "submit" }, "Move"),
     ),
@@ -272,7 +278,11 @@ function drawForm(c, a, act) {
       "form",
       {
         class: "row compact",
-        onsubmit: (e) => (e.preventDefault(), a.simple ? draw() : draw({ maneuver: "quick_draw" })),
+        onsubmit: (e) => {
+          e.preventDefault();
+          if (a.simple) draw();
+          else draw({ maneuver: "quick_draw" });
+        },
       },
       field("Draw", item, weapons.length ? `Left empty: your ${weapons[0]}` : "What you draw: a knife, a gun…"),
       h(
@@ -316,10 +326,10 @@ export function burstForm(view, who, send, { forCharacter = false } = {}) {
     "form",
     {
       class: "row compact burst",
-      onsubmit: (e) => (
-        e.preventDefault(),
-        send({ type: "declare_action", ...(forCharacter ? { character: who } : {}), action: action() })
-      ),
+      onsubmit: (e) => {
+        e.preventDefault();
+        send({ type: "declare_action", ...(forCharacter ? { character: who } : {}), action: action() });
+      },
     },
     field(`Before ${forCharacter ? `${c.name}'s` : "your"} turn (simple action)`, steps),
     h("button", { type: "submit" }, withCost(c, "burst_of_speed", "move now")),
@@ -507,7 +517,10 @@ export function roundMoves(view, who, send, { forCharacter = false } = {}) {
         "form",
         {
           class: "row compact feed",
-          onsubmit: (e) => (e.preventDefault(), send({ type: "feed", ...mine, target, blood: Number(blood.value) })),
+          onsubmit: (e) => {
+            e.preventDefault();
+            send({ type: "feed", ...mine, target, blood: Number(blood.value) });
+          },
         },
         field(
           forCharacter ? `Blood ${name} takes from ${nameOf(view, target)}` : `Feed on ${nameOf(view, target)}`,
