@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEMO_DB := .justicar/demo.db
 
-.PHONY: run demo test bench clean browser
+.PHONY: run demo test format bench clean browser
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 $(BIN)/python:
@@ -27,12 +27,19 @@ demo: $(VENV)/.installed
 	$(BIN)/justicar serve --db $(DEMO_DB) --load examples/demo.jsonl
 
 ## test: set up with the test extras (and Debian's Chromium for the browser tests), lint, type-check, run the whole suite
+## (the JavaScript is linted and format-checked by Biome, from the test extras too)
 ## (spread over one pytest process per CPU: each has its own servers, ports, temporary files and Chromium)
 test: $(VENV)/.installed browser postgres
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/biome ci --error-on-warnings clients/web/js
 	$(BIN)/mypy domain projections server clients benchmarks
 	$(BIN)/python -m pytest -n auto --dist worksteal
+
+## format: the Python by ruff, the JavaScript by Biome (what `make test` checks)
+format: $(VENV)/.installed
+	$(BIN)/ruff format .
+	$(BIN)/biome format --write clients/web/js
 
 ## bench: the benchmarks behind docs/performance.md (each figure the median and range over runs; about 10 minutes)
 bench: $(VENV)/.installed

@@ -12,9 +12,20 @@ import { SIGN_LABELS, nameOf, ruleWords, sourceLabel, title, waitingFor } from "
  * words one tap away; `dispute` (a player's page) adds a way to dispute the result. */
 export function challengeCard(live, view, ch, { forCharacter = false, extra = null, dispute = null } = {}) {
   const a = ch.account;
-  const moves = Object.entries(ch.moves || {}).map(([who, found]) => movesSection(live, view, ch, who, found, forCharacter));
-  const head = [h("h3", { id: `ch-${ch.id}` }, a.title), a.in_play?.length > 0 && h("p", { class: "in-play" }, a.in_play.join(" · "))];
-  const card = (state, ...children) => h("article", { class: `challenge ${state}`, "aria-labelledby": `ch-${ch.id}`, dataset: { challenge: ch.id } }, head, ...children);
+  const moves = Object.entries(ch.moves || {}).map(([who, found]) =>
+    movesSection(live, view, ch, who, found, forCharacter),
+  );
+  const head = [
+    h("h3", { id: `ch-${ch.id}` }, a.title),
+    a.in_play?.length > 0 && h("p", { class: "in-play" }, a.in_play.join(" · ")),
+  ];
+  const card = (state, ...children) =>
+    h(
+      "article",
+      { class: `challenge ${state}`, "aria-labelledby": `ch-${ch.id}`, dataset: { challenge: ch.id } },
+      head,
+      ...children,
+    );
   if (a.verdict) {
     const v = a.verdict;
     return card(
@@ -22,19 +33,30 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
       h("p", { class: `verdict ${v.tone}` }, v.words),
       diceShown(view, ch),
       v.grade && h("p", { class: "grade" }, h("strong", {}, v.grade)),
-      v.ruled && h("p", { class: "ruled" }, title(v.ruled), v.before && h("span", { class: "before" }, ` (first given: ${v.before})`)),
+      v.ruled &&
+        h(
+          "p",
+          { class: "ruled" },
+          title(v.ruled),
+          v.before && h("span", { class: "before" }, ` (first given: ${v.before})`),
+        ),
       h(
         "details",
         { class: "how" },
         h("summary", {}, "How it was decided, and the rule"),
         story(a),
         v.why && h("p", { class: "why" }, v.why),
-        a.effects?.length > 0 && h("ul", { class: "effects", "aria-label": "What it did" }, a.effects.map((e) => h("li", {}, e.words, e.why && h("span", { class: "why" }, ` — ${e.why}`)))),
+        a.effects?.length > 0 &&
+          h(
+            "ul",
+            { class: "effects", "aria-label": "What it did" },
+            a.effects.map((e) => h("li", {}, e.words, e.why && h("span", { class: "why" }, ` — ${e.why}`))),
+          ),
         a.rulings?.length > 0 && h("ul", { class: "rulings", "aria-label": "Rulings" }, a.rulings.map(rulingItem)),
         rules(a),
       ),
       moves,
-      dispute && dispute(ch),
+      dispute?.(ch),
       extra,
     );
   }
@@ -42,7 +64,12 @@ export function challengeCard(live, view, ch, { forCharacter = false, extra = nu
     "open",
     victories(a),
     sides(a),
-    a.stakes?.length > 0 && h("ul", { class: "stakes", "aria-label": "What winning does" }, a.stakes.map((s) => h("li", {}, s.words))),
+    a.stakes?.length > 0 &&
+      h(
+        "ul",
+        { class: "stakes", "aria-label": "What winning does" },
+        a.stakes.map((s) => h("li", {}, s.words)),
+      ),
     own(view, ch),
     diceShown(view, ch),
     steps(a),
@@ -70,14 +97,26 @@ function diceShown(view, ch) {
       "div",
       { class: "dice-side" },
       h("p", { class: "dice-who", "aria-hidden": "true" }, `${whose(who)} dice${which}`),
-      h("ul", { class: "dice", "aria-label": label }, dice.map((d) => h("li", { class: "die" }, h("span", { class: "face" }, String(d)), means.has(d) && h("span", { class: "means" }, ` ${means.get(d)}`)))),
+      h(
+        "ul",
+        { class: "dice", "aria-label": label },
+        dice.map((d) =>
+          h(
+            "li",
+            { class: "die" },
+            h("span", { class: "face" }, String(d)),
+            means.has(d) && h("span", { class: "means" }, ` ${means.get(d)}`),
+          ),
+        ),
+      ),
     );
   };
   return h(
     "div",
     { class: "dice-shown" },
     [...order, ...Object.keys(test.dice).filter((who) => !order.includes(who))].map(side),
-    means.size > 0 && h("p", { class: "faces" }, `Each die: ${a.faces.map((f) => `${f.face} is ${f.means}`).join(", ")}.`),
+    means.size > 0 &&
+      h("p", { class: "faces" }, `Each die: ${a.faces.map((f) => `${f.face} is ${f.means}`).join(", ")}.`),
   );
 }
 
@@ -89,13 +128,18 @@ function queuedNow(live, view, ch, waiting) {
   let placed = false; // the card has had its turn to be put on the page: once the note is off it, stop
   const kinds = ["queued", "sent", "result", "status"];
   const update = () => {
-    if (!note.isConnected && placed) return kinds.forEach((kind) => live.removeEventListener(kind, update));
+    if (!note.isConnected && placed) {
+      for (const kind of kinds) live.removeEventListener(kind, update);
+      return;
+    }
     const mine = (live.queued || []).filter((body) => body.challenge === ch.id);
     note.hidden = mine.length === 0;
     waiting.hidden = mine.length > 0;
-    note.textContent = mine.length ? `Queued: ${mine.map((body) => queuedWords(view, body)).join("; ")} — goes when you are back online` : "";
+    note.textContent = mine.length
+      ? `Queued: ${mine.map((body) => queuedWords(view, body)).join("; ")} — goes when you are back online`
+      : "";
   };
-  kinds.forEach((kind) => live.addEventListener(kind, update));
+  for (const kind of kinds) live.addEventListener(kind, update);
   update();
   setTimeout(() => {
     placed = true; // a card is drawn and placed in one go: a note not on the page by now never will be
@@ -112,7 +156,8 @@ function queuedWords(view, body) {
 
 const QUEUED = {
   throw: (b) => SIGN_LABELS[b.sign] || b.sign,
-  roll: (b) => `your roll${b.retests?.length ? ` naming ${b.retests.map(sourceLabel).join(", ")}` : ""}${b.values?.length ? ` (${b.values.join(", ")})` : ""}`,
+  roll: (b) =>
+    `your roll${b.retests?.length ? ` naming ${b.retests.map(sourceLabel).join(", ")}` : ""}${b.values?.length ? ` (${b.values.join(", ")})` : ""}`,
   bid: (b) => (b.pool ? `defend with ${b.pool.defense}` : `bid ${(b.bid || []).join(", ")}`),
   declare_traits: (b) => `declare ${b.count} Traits`,
   retest: (b) => `retest with ${sourceLabel(b.source)}`,
@@ -133,20 +178,46 @@ function movesSection(live, view, ch, who, found, forCharacter) {
 /** Each side's own victory condition, in its own words. */
 function victories(a) {
   const said = a.sides.filter((s) => s.victory && s.role !== "helper");
-  return said.length > 0 && h("p", { class: "victory" }, said.map((s, i) => [i > 0 && " — answered: ", `“${s.victory}”`]));
+  return (
+    said.length > 0 &&
+    h(
+      "p",
+      { class: "victory" },
+      said.map((s, i) => [i > 0 && " — answered: ", `“${s.victory}”`]),
+    )
+  );
 }
 
 /** What each side put up: its bid, what it risked on an overbid, its pool with its make-up. */
 function sides(a) {
-  return h("ul", { class: "sides", "aria-label": "What each side put up" }, a.sides.map((s) => h("li", { dataset: { role: s.role } }, s.words)));
+  return h(
+    "ul",
+    { class: "sides", "aria-label": "What each side put up" },
+    a.sides.map((s) => h("li", { dataset: { role: s.role } }, s.words)),
+  );
 }
 
 /** The tests, retests and Negative Trait calls so far, each said once. */
 function steps(a) {
   return [
-    a.tests?.length > 0 && h("ol", { class: "tests", "aria-label": "Tests" }, a.tests.map((t) => h("li", {}, `Test ${t.number}: `, t.words))),
-    a.retests?.length > 0 && h("ul", { class: "retests", "aria-label": "Retests" }, a.retests.map((r) => h("li", {}, r.words))),
-    a.calls?.length > 0 && h("ul", { class: "calls", "aria-label": "Negative Traits called" }, a.calls.map((c) => h("li", {}, c))),
+    a.tests?.length > 0 &&
+      h(
+        "ol",
+        { class: "tests", "aria-label": "Tests" },
+        a.tests.map((t) => h("li", {}, `Test ${t.number}: `, t.words)),
+      ),
+    a.retests?.length > 0 &&
+      h(
+        "ul",
+        { class: "retests", "aria-label": "Retests" },
+        a.retests.map((r) => h("li", {}, r.words)),
+      ),
+    a.calls?.length > 0 &&
+      h(
+        "ul",
+        { class: "calls", "aria-label": "Negative Traits called" },
+        a.calls.map((c) => h("li", {}, c)),
+      ),
   ];
 }
 
@@ -169,7 +240,9 @@ function rulingItem(r) {
 
 /** The rules the account cites (the verdict's, the tests', the effects'), each rule's words once. */
 function rules(a) {
-  const ids = [a.verdict?.rule, ...(a.tests || []).map((t) => t.rule), ...(a.effects || []).map((e) => e.rule)].filter(Boolean);
+  const ids = [a.verdict?.rule, ...(a.tests || []).map((t) => t.rule), ...(a.effects || []).map((e) => e.rule)].filter(
+    Boolean,
+  );
   return [...new Set(ids)].map((id) => ruleWords(id));
 }
 
@@ -183,17 +256,30 @@ function own(view, ch) {
   const rolls = Object.entries(ch.rolls || {});
   const rolledOnly = (ch.rolled || []).filter((w) => !(w in (ch.rolls || {})));
   return [
-    traitPools.length > 0 && h("ul", { class: "pools trait-pools", "aria-label": "Trait pools" }, traitPools.map((s) => h("li", {}, s.trait_pool))),
+    traitPools.length > 0 &&
+      h(
+        "ul",
+        { class: "pools trait-pools", "aria-label": "Trait pools" },
+        traitPools.map((s) => h("li", {}, s.trait_pool)),
+      ),
     (rolls.length > 0 || rolledOnly.length > 0) &&
       h(
         "p",
         { class: "sealed rolled" },
         [
-          ...rolls.map(([who, roll]) => `${whose(who)} sealed dice: ${roll.dice.join(", ")}${roll.retests?.length ? ` (naming ${roll.retests.map(sourceLabel).join(", ")})` : ""}`),
+          ...rolls.map(
+            ([who, roll]) =>
+              `${whose(who)} sealed dice: ${roll.dice.join(", ")}${roll.retests?.length ? ` (naming ${roll.retests.map(sourceLabel).join(", ")})` : ""}`,
+          ),
           ...rolledOnly.map((who) => `${nameOf(view, who)} has rolled (sealed)`),
         ].join(" · "),
       ),
-    sealed.length > 0 && h("p", { class: "sealed" }, sealed.map(([who, sign]) => `${whose(who)} sealed throw: ${SIGN_LABELS[sign] || sign}`).join(" · ")),
+    sealed.length > 0 &&
+      h(
+        "p",
+        { class: "sealed" },
+        sealed.map(([who, sign]) => `${whose(who)} sealed throw: ${SIGN_LABELS[sign] || sign}`).join(" · "),
+      ),
     ch.blind && h("p", { class: "sealed blind" }, ch.blind),
   ];
 }

@@ -10,10 +10,39 @@ import { declareForm } from "./declare.js";
 import { download, field, fill, h, keyed, regions as redraws, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
 import { amendForm, sheetForm } from "./sheetform.js";
-import { actionsLeft, actsNow, assistForm, budgeted, escapeLine, intendButton, markBadges, markWords, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
-import { CATEGORIES, SIGN_LABELS, connection, defenderOf, grow, nameOf, refusal, ruleNote, rulesetName, rulesetTable, sourceLabel, timeline, title } from "./words.js";
+import {
+  actionsLeft,
+  actsNow,
+  assistForm,
+  budgeted,
+  escapeLine,
+  intendButton,
+  markBadges,
+  markWords,
+  mayIntend,
+  mayShield,
+  offers,
+  rageRounds,
+  roundMoves,
+  shieldControls,
+  turnControls,
+} from "./turns.js";
+import {
+  CATEGORIES,
+  SIGN_LABELS,
+  connection,
+  defenderOf,
+  grow,
+  nameOf,
+  refusal,
+  rulesetName,
+  rulesetTable,
+  sourceLabel,
+  timeline,
+  title,
+} from "./words.js";
 import { quietSwitch } from "./notice.js";
-import { cell, confirmButton, done, echo, notes, outcome, replayLink, sender } from "./console_common.js";
+import { cell, confirmButton, echo, notes, outcome, replayLink, sender } from "./console_common.js";
 import { bringCard, disputeAlert, npcMoves, openDisputes } from "./console_alert.js";
 import { invitations } from "./console_invite.js";
 import { entryItem, ledgerKeeper, startNight } from "./console_night.js";
@@ -28,8 +57,10 @@ const app = document.getElementById("app");
 const sceneOfNight = new URLSearchParams(location.search).get("scene"); // a scene of the token's night
 const tabOfLink = new URLSearchParams(location.hash.slice(1)).get("tab"); // "#token=…&tab=ely": the night's console, on a scene's tab
 const token = tokenFromPage("/st");
-if (tabOfLink) history.replaceState(null, "", `${location.pathname}${location.search}#${encodeURIComponent(tabOfLink)}/now`);
-if (sceneOfNight) history.replaceState(null, "", `${location.pathname}?scene=${encodeURIComponent(sceneOfNight)}${location.hash}`);
+if (tabOfLink)
+  history.replaceState(null, "", `${location.pathname}${location.search}#${encodeURIComponent(tabOfLink)}/now`);
+if (sceneOfNight)
+  history.replaceState(null, "", `${location.pathname}?scene=${encodeURIComponent(sceneOfNight)}${location.hash}`);
 
 /** A scene's key draws the scene's console; a game night's, the night's (the first view says). */
 function boot(live) {
@@ -58,7 +89,8 @@ function alone(live, { night = false } = {}) {
   shown = start(live, {
     night,
     into: mount,
-    onDraw: (view, current) => alert.update([...npcMoves(view), ...openDisputes(view)], consoleTitle(view), () => current === "disputes"),
+    onDraw: (view, current) =>
+      alert.update([...npcMoves(view), ...openDisputes(view)], consoleTitle(view), () => current === "disputes"),
   });
   const follow = () => shown.show(place()[0]);
   window.addEventListener("hashchange", follow);
@@ -89,7 +121,10 @@ const VIEW_OF = {
 /** The console of one scene, drawn into `into`, in views (`hashOf(view)`: a view's address).
  * `onDraw(view, current)` after each draw. Returns {show(view), stop()}: stop leaves the scene's
  * connection open (a night's console keeps one a scene) and draws no more. */
-export function start(live, { night = false, into = app, hashOf = (key) => `#${key}`, onDraw = null, back = night, tab = false } = {}) {
+export function start(
+  live,
+  { night = false, into = app, hashOf = (key) => `#${key}`, onDraw = null, back = night, tab = false } = {},
+) {
   ofNight = night;
   ruleOn = null;
   forks.clear();
@@ -119,7 +154,14 @@ export function start(live, { night = false, into = app, hashOf = (key) => `#${k
   panes.get("settings").append(h("section", { class: "quiet-settings", "aria-label": "Sound and vibration" }, quiet));
   const banner = h("div", { class: "what-if-banner", role: "note", hidden: true });
   const problems = h("div", { class: "problems" });
-  const backLink = back && h("p", { class: "night-link" }, "A scene of tonight's game: ", h("a", { href: `/st#token=${encodeURIComponent(live.token)}` }, "back to the night's console"));
+  const backLink =
+    back &&
+    h(
+      "p",
+      { class: "night-link" },
+      "A scene of tonight's game: ",
+      h("a", { href: `/st#token=${encodeURIComponent(live.token)}` }, "back to the night's console"),
+    );
   fill(into, banner, header, backLink, bar.nav, problems, h("main", {}, [...panes.values()]));
   const region = redraws(); // what changed, never under the Storyteller's fingers
   const tonight = whatIfLedger(live, regions.tonight);
@@ -130,11 +172,15 @@ export function start(live, { night = false, into = app, hashOf = (key) => `#${k
   const rows = h("tbody", {});
   let built = false;
   let current = "now";
-  const go = (key) => (location.hash = hashOf(key));
+  const go = (key) => {
+    location.hash = hashOf(key);
+  };
 
   const draw = () => {
     const view = live.view;
-    const named = view ? `${view.title || "Untitled scene"} · ${rulesetName(view)}${view.status === "closed" ? " · closed" : ""}` : "";
+    const named = view
+      ? `${view.title || "Untitled scene"} · ${rulesetName(view)}${view.status === "closed" ? " · closed" : ""}`
+      : "";
     // in a night's tab the night's header holds the one connection badge: the scene's shows only
     // when its own connection is not live (reconnecting, refused)
     if (tab) fill(header, h("h2", { class: "scene" }, named), live.status !== "live" && connection(live));
@@ -143,20 +189,35 @@ export function start(live, { night = false, into = app, hashOf = (key) => `#${k
     whatIf(banner, view);
     tonight(view);
     const disputed = view.disputes.filter((d) => d.status === "open");
-    fill(bar.links.get("disputes"), "Disputes", disputed.length > 0 && h("span", { class: "count" }, ` (${disputed.length} open)`));
+    fill(
+      bar.links.get("disputes"),
+      "Disputes",
+      disputed.length > 0 && h("span", { class: "count" }, ` (${disputed.length} open)`),
+    );
     bar.links.get("disputes").classList.toggle("waiting", disputed.length > 0);
     const due = npcMoves(view).length; // a player waits on the Storyteller's move for an NPC
-    fill(bar.links.get("now"), "Now", due > 0 && h("span", { class: "count" }, ` (${due} NPC move${due === 1 ? "" : "s"})`));
+    fill(
+      bar.links.get("now"),
+      "Now",
+      due > 0 && h("span", { class: "count" }, ` (${due} NPC move${due === 1 ? "" : "s"})`),
+    );
     bar.links.get("now").classList.toggle("waiting", due > 0);
     region(regions.alerts, JSON.stringify([disputed, people(view)]), () => {
       regions.alerts.hidden = disputed.length === 0;
       fill(regions.alerts, nowDisputes(view, disputed, hashOf("disputes")));
     });
-    region(regions.table, JSON.stringify([live.presence, people(view)]), () => fill(regions.table, presence(live, view)));
+    region(regions.table, JSON.stringify([live.presence, people(view)]), () =>
+      fill(regions.table, presence(live, view)),
+    );
     if (!built) {
       built = true;
       fill(regions.invitations, h("h2", { id: "inv-h" }, "Invitations"), invitations(live));
-      fill(regions.tools, h("h2", { id: "tools-h" }, "What-if, new scenes & downloads"), tools(live, view), newScene(live));
+      fill(
+        regions.tools,
+        h("h2", { id: "tools-h" }, "What-if, new scenes & downloads"),
+        tools(live, view),
+        newScene(live),
+      );
       fill(
         regions.timeline,
         h("h2", { id: "tl-h" }, "Timeline"),
@@ -171,25 +232,57 @@ export function start(live, { night = false, into = app, hashOf = (key) => `#${k
         h("p", { class: "none" }, "No open challenge."),
         openCards,
         h("div", { class: "npc-declare" }),
-        h("details", { class: "done" }, h("summary", {}, ""), doneCards, h("button", { type: "button", class: "quiet older", onclick: () => live.olderChallenges() }, "Show older challenges")),
+        h(
+          "details",
+          { class: "done" },
+          h("summary", {}, ""),
+          doneCards,
+          h(
+            "button",
+            { type: "button", class: "quiet older", onclick: () => live.olderChallenges() },
+            "Show older challenges",
+          ),
+        ),
       );
     }
     regions.tools.querySelector("input[name=at]").max = view.version; // a fork keeps events that exist
-    const players = Object.values(view.characters).filter((c) => !c.npc && c.present).map((c) => [c.id, c.name]);
+    const players = Object.values(view.characters)
+      .filter((c) => !c.npc && c.present)
+      .map((c) => [c.id, c.name]);
     region(regions.invitations.querySelector("select[name=character]"), JSON.stringify(players), () => {
       const choice = regions.invitations.querySelector("select[name=character]");
       const kept = choice.value;
-      fill(choice, h("option", { value: "" }, players.length ? "Choose a character" : "Add a character first"), players.map(([id, name]) => h("option", { value: id }, name)));
+      fill(
+        choice,
+        h("option", { value: "" }, players.length ? "Choose a character" : "Add a character first"),
+        players.map(([id, name]) => h("option", { value: id }, name)),
+      );
       choice.value = players.some(([id]) => id === kept) ? kept : "";
       choice.dispatchEvent(new Event("filled")); // Invite waits for a choice
     });
-    region(regions.scene, JSON.stringify([view.status, view.title, live.presence, openChallenges(view)]), () => fill(regions.scene, h("h2", { id: "scene-h" }, "Scene"), scenePanel(live, view)));
+    region(regions.scene, JSON.stringify([view.status, view.title, live.presence, openChallenges(view)]), () =>
+      fill(regions.scene, h("h2", { id: "scene-h" }, "Scene"), scenePanel(live, view)),
+    );
     drawPeople(live, view, regions.characters, rows);
     const everyone = Object.values(view.characters);
-    const roundKey = everyone.map((c) => [c.id, c.present, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.maneuvers, c.expended, c.round_moves]);
+    const roundKey = everyone.map((c) => [
+      c.id,
+      c.present,
+      c.action,
+      c.actions_left,
+      c.actions,
+      c.turn_done,
+      c.conditions,
+      c.aids,
+      c.maneuvers,
+      c.expended,
+      c.round_moves,
+    ]);
     const npcSheets = everyone.filter((c) => c.npc).map((c) => [c.sheet, c.traits, c.traits_lost, c.free_used]); // the acting NPC's form
-    region(regions.round, JSON.stringify([view.status, view.round, openChallenges(view), roundKey, npcSheets, people(view)]), () =>
-      fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
+    region(
+      regions.round,
+      JSON.stringify([view.status, view.round, openChallenges(view), roundKey, npcSheets, people(view)]),
+      () => fill(regions.round, h("h2", { id: "round-h" }, "Round"), roundPanel(live, view)),
     );
     regions.round.hidden = !view.rules?.rounds; // a ruleset with no rounds: nothing to show in Now
     const npcs = Object.values(view.characters).filter((c) => c.npc && c.present);
@@ -198,13 +291,34 @@ export function start(live, { night = false, into = app, hashOf = (key) => `#${k
     const actingNpc = npcs.find((c) => actsNow(view, c.id));
     const inTurn = budgeted(view) && actingNpc?.actions?.standard > 0;
     const npcForm = regions.challenges.querySelector(".npc-declare");
-    const npcKey = JSON.stringify([view.status, npcs.map((c) => [c.id, c.sheet, assists(c), c.maneuvers]), people(view), actingNpc?.id, inTurn]);
-    region(npcForm, npcKey, () => fill(npcForm, view.status === "open" && npcs.length > 0 && !inTurn && npcDeclare(live, view, npcs, actingNpc)));
+    const npcKey = JSON.stringify([
+      view.status,
+      npcs.map((c) => [c.id, c.sheet, assists(c), c.maneuvers]),
+      people(view),
+      actingNpc?.id,
+      inTurn,
+    ]);
+    region(npcForm, npcKey, () =>
+      fill(npcForm, view.status === "open" && npcs.length > 0 && !inTurn && npcDeclare(live, view, npcs, actingNpc)),
+    );
     drawChallenges(live, view, regions.challenges, openCards, doneCards, npcs);
-    const context = disputed.map((d) => [disputedStep(live, d.event)?.summary, challengeOf(live, view, disputedStep(live, d.event))?.outcome]);
-    const chosen = ruleOn !== null ? [ruleOn, disputedStep(live, ruleOn)?.summary, challengeOf(live, view, disputedStep(live, ruleOn))?.outcome] : null;
+    const context = disputed.map((d) => [
+      disputedStep(live, d.event)?.summary,
+      challengeOf(live, view, disputedStep(live, d.event))?.outcome,
+    ]);
+    const chosen =
+      ruleOn !== null
+        ? [ruleOn, disputedStep(live, ruleOn)?.summary, challengeOf(live, view, disputedStep(live, ruleOn))?.outcome]
+        : null;
     const ruled = view.rulings.map((r) => challengeOf(live, view, disputedStep(live, r.event))?.outcome);
-    region(regions.disputes, JSON.stringify([view.disputes, view.rulings, context, chosen, ruled, view.version]), () => fill(regions.disputes, h("h2", { id: "disp-h" }, "Disputes and rulings"), disputes(live, view), outcome("disputes")));
+    region(regions.disputes, JSON.stringify([view.disputes, view.rulings, context, chosen, ruled, view.version]), () =>
+      fill(
+        regions.disputes,
+        h("h2", { id: "disp-h" }, "Disputes and rulings"),
+        disputes(live, view),
+        outcome("disputes"),
+      ),
+    );
     grow(regions.timeline.querySelector("ol"), live.timeline);
     onDraw?.(view, current);
   };
@@ -232,8 +346,15 @@ export function start(live, { night = false, into = app, hashOf = (key) => `#${k
 /** The characters' table, and adding characters (an open scene only). */
 function drawPeople(live, view, section, rows) {
   if (!section.firstChild) {
-    const columns = view.rules?.family === "pools" ? ["Character", "Attributes", "Skills", "Health", "Willpower", "Conditions", "Adjust"] : ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"];
-    const head = h("tr", {}, columns.map((t) => h("th", { scope: "col" }, t)));
+    const columns =
+      view.rules?.family === "pools"
+        ? ["Character", "Attributes", "Skills", "Health", "Willpower", "Conditions", "Adjust"]
+        : ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"];
+    const head = h(
+      "tr",
+      {},
+      columns.map((t) => h("th", { scope: "col" }, t)),
+    );
     fill(
       section,
       h("h2", { id: "chars-h" }, "Characters"),
@@ -245,7 +366,13 @@ function drawPeople(live, view, section, rows) {
   }
   section.querySelector(".adding").hidden = view.status !== "open"; // add_character takes an open scene only
   section.querySelector(".closed-note").hidden = view.status !== "closed";
-  keyed(rows, Object.values(view.characters).map((c) => [JSON.stringify([c, removable(view, c), view.status]), () => characterRow(live, view, c)]));
+  keyed(
+    rows,
+    Object.values(view.characters).map((c) => [
+      JSON.stringify([c, removable(view, c), view.status]),
+      () => characterRow(live, view, c),
+    ]),
+  );
   const ids = Object.values(view.characters).map((c) => [`${c.name}'s id`, c.id]);
   const record = section.querySelector(".people-record");
   if (record.dataset.ids !== JSON.stringify(ids)) {
@@ -258,22 +385,39 @@ function drawPeople(live, view, section, rows) {
 function drawChallenges(live, view, section, openCards, doneCards, npcs) {
   const all = Object.values(view.challenges);
   const open = all.filter((ch) => !ch.outcome && ch.status !== "withdrawn");
-  const done = [...all.filter((ch) => !open.includes(ch)).reverse(), ...Object.values(live.older).filter((ch) => !view.challenges[ch.id])];
+  const done = [
+    ...all.filter((ch) => !open.includes(ch)).reverse(),
+    ...Object.values(live.older).filter((ch) => !view.challenges[ch.id]),
+  ];
   const names = Object.values(view.characters).map((c) => c.name);
   const shielders = (ch) => npcs.filter((c) => mayShield(view, ch, c.id)).map((c) => c.id); // NPCs who may take the attack
-  const card = (ch) => challengeCard(live, view, ch, { forCharacter: true, extra: [stControls(live, view, ch), shieldControls(live, view, ch, shielders(ch), { forCharacter: true })] });
-  keyed(openCards, open.map((ch) => [JSON.stringify([ch, names, shielders(ch)]), () => card(ch)]));
-  keyed(doneCards, done.map((ch) => [JSON.stringify([ch, names]), () => challengeCard(live, view, ch, { forCharacter: true })]));
+  const card = (ch) =>
+    challengeCard(live, view, ch, {
+      forCharacter: true,
+      extra: [stControls(live, view, ch), shieldControls(live, view, ch, shielders(ch), { forCharacter: true })],
+    });
+  keyed(
+    openCards,
+    open.map((ch) => [JSON.stringify([ch, names, shielders(ch)]), () => card(ch)]),
+  );
+  keyed(
+    doneCards,
+    done.map((ch) => [JSON.stringify([ch, names]), () => challengeCard(live, view, ch, { forCharacter: true })]),
+  );
   section.querySelector(".none").hidden = open.length > 0;
   section.querySelector("details.done").hidden = done.length === 0;
   const older = (view.older || 0) - Object.keys(live.older).length;
-  section.querySelector("details.done summary").textContent = `${done.length + Math.max(0, older)} resolved or withdrawn`;
+  section.querySelector("details.done summary").textContent =
+    `${done.length + Math.max(0, older)} resolved or withdrawn`;
   section.querySelector("button.older").hidden = older <= 0 || live.olderNext === null;
 }
 
 /** Who is connected, in one line. */
 function presence(live, view) {
-  const present = live.presence.map((p) => `${p.role === "player" ? nameOf(view, p.character) : p.role === "st" ? "Storyteller" : "spectators"}${p.connections > 1 ? ` ×${p.connections}` : ""}`);
+  const present = live.presence.map(
+    (p) =>
+      `${p.role === "player" ? nameOf(view, p.character) : p.role === "st" ? "Storyteller" : "spectators"}${p.connections > 1 ? ` ×${p.connections}` : ""}`,
+  );
   return `Connected: ${present.join(", ") || "nobody yet"}`;
 }
 
@@ -281,7 +425,11 @@ function presence(live, view) {
 function nowDisputes(view, open, href) {
   return [
     h("h2", { id: "now-disp-h" }, open.length === 1 ? "A dispute to rule on" : `${open.length} disputes to rule on`),
-    h("ul", { class: "now-disputes" }, open.map((d) => h("li", {}, `${nameOf(view, d.by)}: “${d.reason}” `, h("a", { href }, "Rule on it")))),
+    h(
+      "ul",
+      { class: "now-disputes" },
+      open.map((d) => h("li", {}, `${nameOf(view, d.by)}: “${d.reason}” `, h("a", { href }, "Rule on it"))),
+    ),
   ];
 }
 
@@ -300,7 +448,17 @@ function ruleControl(live, go) {
         heading?.focus({ preventScroll: true });
       }, 20);
     };
-    return h("button", { type: "button", class: "step-no", "aria-label": `#${step.seq}: rule on this step`, title: "Rule on this step", onclick: open }, `#${step.seq}`);
+    return h(
+      "button",
+      {
+        type: "button",
+        class: "step-no",
+        "aria-label": `#${step.seq}: rule on this step`,
+        title: "Rule on this step",
+        onclick: open,
+      },
+      `#${step.seq}`,
+    );
   };
 }
 
@@ -310,7 +468,11 @@ function whatIf(banner, view) {
   document.body.classList.toggle("what-if", Boolean(origin));
   banner.hidden = !origin;
   if (!origin) return;
-  fill(banner, h("strong", {}, "What-if"), ` of ${view.title ? `“${view.title}”` : "an untitled scene"}, from step ${origin.seq} — nothing here changes the real scene.`);
+  fill(
+    banner,
+    h("strong", {}, "What-if"),
+    ` of ${view.title ? `“${view.title}”` : "an untitled scene"}, from step ${origin.seq} — nothing here changes the real scene.`,
+  );
 }
 
 /** How many challenges are open (the scene closes only when none is). */
@@ -325,10 +487,23 @@ function scenePanel(live, view) {
     "div",
     {},
     h("p", {}, presence(live, view)),
-    view.status === "open" && openChallenges(view) === 0 && confirmButton("Close the scene", "Confirm: close the scene", () => send({ type: "close_scene" }), "Close the scene? Nothing more can be played in it; only disputes and rulings go on."),
-    view.status === "open" && openChallenges(view) > 0 && h("p", { class: "hint" }, "The scene can be closed once no challenge is open."),
+    view.status === "open" &&
+      openChallenges(view) === 0 &&
+      confirmButton(
+        "Close the scene",
+        "Confirm: close the scene",
+        () => send({ type: "close_scene" }),
+        "Close the scene? Nothing more can be played in it; only disputes and rulings go on.",
+      ),
+    view.status === "open" &&
+      openChallenges(view) > 0 &&
+      h("p", { class: "hint" }, "The scene can be closed once no challenge is open."),
     out,
-    forTheRecord([["Scene id", view.scene], ["Ruleset id", view.ruleset], ["Events in its log", view.version]]),
+    forTheRecord([
+      ["Scene id", view.scene],
+      ["Ruleset id", view.ruleset],
+      ["Events in its log", view.version],
+    ]),
   );
 }
 
@@ -339,7 +514,9 @@ function newScene(live) {
   const houseRules = h("div", {});
   let forms = []; // [ruleset name, fieldset, read()] for each ruleset with options of its own
   rulesetTable().then((table) => {
-    ruleset.replaceChildren(...table.map((r) => h("option", { value: r.name }, r.summary ? `${r.title} (${r.summary})` : r.title)));
+    ruleset.replaceChildren(
+      ...table.map((r) => h("option", { value: r.name }, r.summary ? `${r.title} (${r.summary})` : r.title)),
+    );
     forms = table.filter((r) => r.options?.length).map((r) => houseRuleForm(r));
     houseRules.replaceChildren(...forms.map(([, fieldset]) => fieldset));
     ruleset.dispatchEvent(new Event("change"));
@@ -365,7 +542,15 @@ function newScene(live) {
           const reply = await live.request(body, "scene_created");
           if (reply.type === "error") return created.replaceChildren(refusal(reply));
           const link = `${location.origin}/st#token=${reply.token}`;
-          created.replaceChildren(h("p", {}, `${body.title ? `“${body.title}”` : "The new scene"} is open: `, h("a", { href: link, target: "_blank" }, "open its console"), " (in a new tab; the link holds its Storyteller key: keep it)."));
+          created.replaceChildren(
+            h(
+              "p",
+              {},
+              `${body.title ? `“${body.title}”` : "The new scene"} is open: `,
+              h("a", { href: link, target: "_blank" }, "open its console"),
+              " (in a new tab; the link holds its Storyteller key: keep it).",
+            ),
+          );
         },
       },
       field("Rules", ruleset),
@@ -381,15 +566,31 @@ function newScene(live) {
  * each other (the usual one first); returns [its name, the fieldset, what it holds]. */
 function houseRuleForm(rules) {
   const choices = rules.options.some((o) => o.choices?.length);
-  const legend = h("legend", {}, `House rules for ${rules.title}${choices ? " (the first choice of each is the usual one)" : ""}`);
-  const controls = rules.options.map((o) => [o, o.choices?.length ? select(o.name, o.choices) : h("input", { type: "checkbox", name: o.name, checked: !!o.default })]);
+  const legend = h(
+    "legend",
+    {},
+    `House rules for ${rules.title}${choices ? " (the first choice of each is the usual one)" : ""}`,
+  );
+  const controls = rules.options.map((o) => [
+    o,
+    o.choices?.length
+      ? select(o.name, o.choices)
+      : h("input", { type: "checkbox", name: o.name, checked: !!o.default }),
+  ]);
   const fieldset = h(
     "fieldset",
     { class: "house-rules", hidden: true },
     legend,
-    controls.map(([o, control]) => (control.type === "checkbox" ? h("label", { class: "check" }, control, ` ${o.label}`) : field(o.label, control, o.help))),
+    controls.map(([o, control]) =>
+      control.type === "checkbox"
+        ? h("label", { class: "check" }, control, ` ${o.label}`)
+        : field(o.label, control, o.help),
+    ),
   );
-  const read = () => Object.fromEntries(controls.map(([o, control]) => [o.name, control.type === "checkbox" ? control.checked : control.value]));
+  const read = () =>
+    Object.fromEntries(
+      controls.map(([o, control]) => [o.name, control.type === "checkbox" ? control.checked : control.value]),
+    );
   return [rules.name, fieldset, read];
 }
 
@@ -413,7 +614,11 @@ function sheetFiles(live) {
         const label = `${file.name}${sheets.length > 1 ? ` · ${sheet?.name || sheet?.id || "?"}` : ""}`;
         const line = h("div", {}, h("strong", {}, label));
         const send = async (asWritten = false) => {
-          const reply = await live.send({ type: "add_character", character: sheet, ...(asWritten ? { as_written: true } : {}) });
+          const reply = await live.send({
+            type: "add_character",
+            character: sheet,
+            ...(asWritten ? { as_written: true } : {}),
+          });
           line.replaceChildren(line.firstChild, reply.ok ? " added." : sheetRefusal(reply.error, () => send(true)));
         };
         results.append(line);
@@ -421,7 +626,17 @@ function sheetFiles(live) {
       }
     }
   };
-  return h("div", {}, h("form", { class: "row", onsubmit: add }, field("Add characters from sheet files (JSON: one sheet or a list)", files), h("button", { type: "submit" }, "Add")), results);
+  return h(
+    "div",
+    {},
+    h(
+      "form",
+      { class: "row", onsubmit: add },
+      field("Add characters from sheet files (JSON: one sheet or a list)", files),
+      h("button", { type: "submit" }, "Add"),
+    ),
+    results,
+  );
 }
 
 /** A refused sheet: each problem as the server words it for a player, one a line (no field paths);
@@ -433,7 +648,18 @@ function sheetRefusal(error, keep) {
   const open = error.code === "unusual_sheet";
   const button = open && h("button", { type: "button", class: "keep", onclick: keep }, "Keep it as written");
   const word = open ? "Check: " : "Refused: ";
-  return h("div", { class: "refusal", role: "alert" }, h("strong", {}, word), `the sheet has ${count}:`, h("ul", { class: "fields" }, problems.map((what) => h("li", {}, what))), button || "");
+  return h(
+    "div",
+    { class: "refusal", role: "alert" },
+    h("strong", {}, word),
+    `the sheet has ${count}:`,
+    h(
+      "ul",
+      { class: "fields" },
+      problems.map((what) => h("li", {}, what)),
+    ),
+    button || "",
+  );
 }
 
 function people(view) {
@@ -445,30 +671,64 @@ let npcOpen = false; // and whether it was open
 
 /** Declare a challenge for an NPC: the same form a player has, sent with `character`. */
 function npcDeclare(live, view, npcs, acting = null) {
-  const who = select("npc", npcs.map((c) => [c.id, c.name]));
-  if (acting) who.value = acting.id; // the NPC whose turn it is, first
+  const who = select(
+    "npc",
+    npcs.map((c) => [c.id, c.name]),
+  );
+  if (acting)
+    who.value = acting.id; // the NPC whose turn it is, first
   else if (npcs.some((c) => c.id === npcChosen)) who.value = npcChosen;
   const form = h("div", {}, declareForm(live, view, who.value, { forCharacter: true }));
-  who.addEventListener("change", () => ((npcChosen = who.value), fill(form, declareForm(live, view, who.value, { forCharacter: true }))));
-  const details = h("details", { open: npcOpen }, h("summary", {}, "Declare a challenge for an NPC"), field("For", who), form);
-  details.addEventListener("toggle", () => (npcOpen = details.open));
+  who.addEventListener("change", () => {
+    npcChosen = who.value;
+    fill(form, declareForm(live, view, who.value, { forCharacter: true }));
+  });
+  const details = h(
+    "details",
+    { open: npcOpen },
+    h("summary", {}, "Declare a challenge for an NPC"),
+    field("For", who),
+    form,
+  );
+  details.addEventListener("toggle", () => {
+    npcOpen = details.open;
+  });
   return details;
 }
 
 /** One character's row, hidden parts included, with its adjust form. */
 function characterRow(live, view, c) {
   const pools = view.rules?.family === "pools";
-  const ratings = (levels) => Object.entries(levels || {}).map(([name, n]) => `${title(name)} ${n}`).join(" · ") || "—";
+  const ratings = (levels) =>
+    Object.entries(levels || {})
+      .map(([name, n]) => `${title(name)} ${n}`)
+      .join(" · ") || "—";
   return h(
     "tr",
     { class: c.present ? "" : "gone" },
     h("th", { scope: "row" }, c.name, c.npc ? ` (NPC${c.sheet?.auto ? ", auto" : ""})` : "", sheetExtras(c)),
-    pools ? cell("Attributes", ratings(c.attributes)) : cell("Traits left", CATEGORIES.map((cat) => `${title(cat)} ${c.traits?.[cat] ?? 0}`).join(" · ")),
+    pools
+      ? cell("Attributes", ratings(c.attributes))
+      : cell("Traits left", CATEGORIES.map((cat) => `${title(cat)} ${c.traits?.[cat] ?? 0}`).join(" · ")),
     pools ? cell("Skills", ratings(c.skills)) : cell("Lost tonight", (c.traits_lost || []).join(", ") || "—"),
-    cell("Health", `${c.health ?? "–"} (${Object.entries(c.damage || {}).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(", ") || "unhurt"})`),
+    cell(
+      "Health",
+      `${c.health ?? "–"} (${
+        Object.entries(c.damage || {})
+          .filter(([, n]) => n)
+          .map(([k, n]) => `${n} ${k}`)
+          .join(", ") || "unhurt"
+      })`,
+    ),
     cell("Willpower", String(c.willpower ?? "–")),
     cell("Conditions", conditionText(view, c)),
-    h("td", { class: "controls" }, view.status === "open" && adjustForm(live, c), view.status === "open" && amendForm(live, c), view.status === "open" && removable(view, c) && removeButton(live, view, c)),
+    h(
+      "td",
+      { class: "controls" },
+      view.status === "open" && adjustForm(live, c),
+      view.status === "open" && amendForm(live, c),
+      view.status === "open" && removable(view, c) && removeButton(live, view, c),
+    ),
   );
 }
 
@@ -476,22 +736,30 @@ function characterRow(live, view, c) {
  * as the player's own sheet says it (none: nothing shown). */
 function sheetExtras(c) {
   const sheet = c.sheet || {};
-  const levels = (list) => (Array.isArray(list) ? list.map((n) => [n, null]) : Object.entries(list || {})).map(([n, l]) => (l ? `${n} ${l}` : n));
-  const weapons = (sheet.weapons || []).map((w) => `${w.name} (${w.kind}${w.bonus ? `, ${w.bonus > 0 ? "+" : ""}${w.bonus}` : ""})`);
+  const levels = (list) =>
+    (Array.isArray(list) ? list.map((n) => [n, null]) : Object.entries(list || {})).map(([n, l]) =>
+      l ? `${n} ${l}` : n,
+    );
+  const weapons = (sheet.weapons || []).map(
+    (w) => `${w.name} (${w.kind}${w.bonus ? `, ${w.bonus > 0 ? "+" : ""}${w.bonus}` : ""})`,
+  );
   const parts = [
     ["Weapons", weapons],
     ["Powers", levels(sheet.powers)],
     ["Merits", levels(sheet.merits)],
   ].filter(([, items]) => items.length);
   if (!parts.length) return null;
-  const line = ([label, items]) => h("span", { class: "extra" }, `${label}: `, h("span", { class: "value" }, items.join(", ")));
+  const line = ([label, items]) =>
+    h("span", { class: "extra" }, `${label}: `, h("span", { class: "value" }, items.join(", ")));
   return h("span", { class: "sheet-extras hint" }, parts.map(line));
 }
 
 /** Whether `remove_character` would take the character: present, and in no open challenge. */
 function removable(view, c) {
   const open = Object.values(view.challenges).filter((ch) => !["resolved", "withdrawn"].includes(ch.status));
-  return c.present && !open.some((ch) => [ch.challenger, ...(ch.targets || []), ...Object.keys(ch.mob || {})].includes(c.id));
+  return (
+    c.present && !open.some((ch) => [ch.challenger, ...(ch.targets || []), ...Object.keys(ch.mob || {})].includes(c.id))
+  );
 }
 
 function removeButton(live, view, c) {
@@ -501,67 +769,111 @@ function removeButton(live, view, c) {
   if (ofNight && !c.npc) {
     // a character of the night goes back to the night with what it carries, to be sent on from there
     const label = `Take ${c.name} out of ${here} (back to the night, with what they carry)`;
-    return h("div", {}, confirmButton(label, `Confirm: take ${c.name} out of ${here}`, send, `Take ${c.name} out of ${here}? They go back to the night between scenes, carrying what they lost and spent here; from the night's console you send them into another scene. What they did here stays in the log.`), out);
+    return h(
+      "div",
+      {},
+      confirmButton(
+        label,
+        `Confirm: take ${c.name} out of ${here}`,
+        send,
+        `Take ${c.name} out of ${here}? They go back to the night between scenes, carrying what they lost and spent here; from the night's console you send them into another scene. What they did here stays in the log.`,
+      ),
+      out,
+    );
   }
-  return h("div", {}, confirmButton(`Remove ${c.name}`, `Confirm: remove ${c.name}`, send, `Remove ${c.name} from the scene? What they did stays in the log; adding the same character again brings them back.`), out);
+  return h(
+    "div",
+    {},
+    confirmButton(
+      `Remove ${c.name}`,
+      `Confirm: remove ${c.name}`,
+      send,
+      `Remove ${c.name} from the scene? What they did stays in the log; adding the same character again brings them back.`,
+    ),
+    out,
+  );
 }
-
 
 function conditionText(view, c) {
   const k = c.conditions || {};
-  return [
-    ...markWords(view, c),
-    escapeLine(view, c),
-    k.moved_steps > 1 && `moved ${k.moved_steps}`,
-    !c.present && "left the scene",
-  ]
-    .filter(Boolean)
-    .map((part) => part.replace(/\.$/, "")) // "Sal escaped." reads "Sal escaped, left the scene" in a list
-    .join(", ") || "—";
+  return (
+    [
+      ...markWords(view, c),
+      escapeLine(view, c),
+      k.moved_steps > 1 && `moved ${k.moved_steps}`,
+      !c.present && "left the scene",
+    ]
+      .filter(Boolean)
+      .map((part) => part.replace(/\.$/, "")) // "Sal escaped." reads "Sal escaped, left the scene" in a list
+      .join(", ") || "—"
+  );
 }
 
 /** The conditions the Storyteller sets or clears by hand (`adjust`); `escaped` is only cleared (back in the fight). */
-const CONDITIONS = ["no_exit", "incapacitated", "prone", "blinded", "hamstrung", "unconscious", "armor_mangled", "disarmed", "staked", "escaped"];
+const CONDITIONS = [
+  "no_exit",
+  "incapacitated",
+  "prone",
+  "blinded",
+  "hamstrung",
+  "unconscious",
+  "armor_mangled",
+  "disarmed",
+  "staked",
+  "escaped",
+];
 
 function adjustForm(live, c) {
   const out = outcome(`adjust-${c.id}`);
   const willpower = h("input", { type: "number", name: "willpower", value: 0, inputmode: "numeric" });
   const damage = h("input", { type: "number", name: "damage", value: 0, inputmode: "numeric" });
-  const kind = select("damage_type", [["bashing", "bashing"], ["lethal", "lethal"], ["aggravated", "aggravated"]]);
+  const kind = select("damage_type", [
+    ["bashing", "bashing"],
+    ["lethal", "lethal"],
+    ["aggravated", "aggravated"],
+  ]);
   const restore = h("input", { name: "restore", autocomplete: "off", placeholder: "Brawny, Quick" });
   const reason = h("input", { name: "reason", autocomplete: "off", required: true, placeholder: "why" });
   const condition = select("condition", [["", "—"], ...CONDITIONS.map((n) => [n, n.replaceAll("_", " ")])]);
-  const change = select("condition_change", [["set", "Set it"], ["clear", "Clear it"]]);
-  const list = (text) => text.split(",").map((t) => t.trim()).filter(Boolean);
+  const change = select("condition_change", [
+    ["set", "Set it"],
+    ["clear", "Clear it"],
+  ]);
+  const list = (text) =>
+    text
+      .split(",")
+      .map((t) => t.trim())
+      .filter(Boolean);
   return h(
     "div",
     {},
     h(
-    "details",
-    {},
-    h("summary", {}, `Adjust ${c.name}`),
-    h(
-      "form",
-      {
-        class: "stack",
-        onsubmit: (e) => {
-          e.preventDefault();
-          const changes = { willpower: Number(willpower.value) };
-          if (Number(damage.value)) changes.damage = { [kind.value]: Number(damage.value) };
-          if (restore.value.trim()) changes.restore_traits = list(restore.value);
-          if (condition.value) changes[change.value === "set" ? "set_conditions" : "clear_conditions"] = [condition.value];
-          sender(live, out, "Adjusted.")({ type: "adjust", character: c.id, changes, reason: reason.value.trim() });
+      "details",
+      {},
+      h("summary", {}, `Adjust ${c.name}`),
+      h(
+        "form",
+        {
+          class: "stack",
+          onsubmit: (e) => {
+            e.preventDefault();
+            const changes = { willpower: Number(willpower.value) };
+            if (Number(damage.value)) changes.damage = { [kind.value]: Number(damage.value) };
+            if (restore.value.trim()) changes.restore_traits = list(restore.value);
+            if (condition.value)
+              changes[change.value === "set" ? "set_conditions" : "clear_conditions"] = [condition.value];
+            sender(live, out, "Adjusted.")({ type: "adjust", character: c.id, changes, reason: reason.value.trim() });
+          },
         },
-      },
-      field("Willpower (+/-)", willpower),
-      field("Damage (+ hurts, - heals)", damage),
-      field("Damage type", kind),
-      field("Restore lost Traits", restore),
-      field("Condition", condition, "No exit, incapacitated, blinded …"),
-      field("Set or clear the condition", change),
-      field("Reason (kept in the log)", reason),
-      h("button", { type: "submit" }, "Adjust"),
-    ),
+        field("Willpower (+/-)", willpower),
+        field("Damage (+ hurts, - heals)", damage),
+        field("Damage type", kind),
+        field("Restore lost Traits", restore),
+        field("Condition", condition, "No exit, incapacitated, blinded …"),
+        field("Set or clear the condition", change),
+        field("Reason (kept in the log)", reason),
+        h("button", { type: "submit" }, "Adjust"),
+      ),
     ),
     out,
   );
@@ -573,28 +885,60 @@ function roundPanel(live, view) {
   const out = outcome("round");
   const send = sender(live, out);
   const r = view.round;
-  if (view.status === "closed") return h("p", {}, "The scene is closed: no more rounds; only disputes and rulings go on.");
-  if (!view.rules?.rounds) return h("p", {}, `${rulesetName(view)} has no combat rounds here: challenges are declared as they come.`);
+  if (view.status === "closed")
+    return h("p", {}, "The scene is closed: no more rounds; only disputes and rulings go on.");
+  if (!view.rules?.rounds)
+    return h("p", {}, `${rulesetName(view)} has no combat rounds here: challenges are declared as they come.`);
   if (!r || r.phase === "over") return startRound(view, r, send, out);
   const place = new Map(r.order.flat().map((w, i) => [w, i])); // the rows in the order they act
-  const who = Object.values(view.characters).filter((c) => c.present).sort((a, b) => (place.get(a.id) ?? 1e9) - (place.get(b.id) ?? 1e9));
+  const who = Object.values(view.characters)
+    .filter((c) => c.present)
+    .sort((a, b) => (place.get(a.id) ?? 1e9) - (place.get(b.id) ?? 1e9));
   const acting = r.turn.filter((w) => !view.characters[w]?.turn_done).map((w) => nameOf(view, w));
   const turns = budgeted(view); // a standard and a simple action each, on one's turn: no declarations
-  const rows = who.map((c) => (turns ? [turnRow(view, c, send), failEscape(live, view, c)] : actionRow(view, c, send)));
-  const columns = turns ? ["Character", "Actions left", "Turn"] : ["Character", "Action", "Initiative", "Actions left", "Turn", ""];
+  const rows = who.map((c) => (turns ? [turnRow(view, c, send), failEscape(live, c)] : actionRow(view, c, send)));
+  const columns = turns
+    ? ["Character", "Actions left", "Turn"]
+    : ["Character", "Action", "Initiative", "Actions left", "Turn", ""];
   const ordered = new Set((r.ordered || []).map(tieKey)); // ties the Storyteller ordered: they act in that order
   const ties = r.order.filter((group) => group.length > 1);
   const undeclared = who.filter((c) => !c.action);
-  const spending = r.phase === "expending" ? who.filter((c) => !c.expended && c.conditions?.fair_escape !== "escaped") : [];
-  const phase = r.phase === "declaring" ? "declaring actions" : r.phase === "expending" ? "expenditures" : r.turn_phase === "extra" ? (turns ? `Rage round ${r.extra}` : `extra action ${r.extra}`) : r.turn_phase === "end_of_turn" ? "end of turn" : "initiative";
+  const spending =
+    r.phase === "expending" ? who.filter((c) => !c.expended && c.conditions?.fair_escape !== "escaped") : [];
+  const phase =
+    r.phase === "declaring"
+      ? "declaring actions"
+      : r.phase === "expending"
+        ? "expenditures"
+        : r.turn_phase === "extra"
+          ? turns
+            ? `Rage round ${r.extra}`
+            : `extra action ${r.extra}`
+          : r.turn_phase === "end_of_turn"
+            ? "end of turn"
+            : "initiative";
   return h(
     "div",
     {},
-    h("p", {}, `Round ${r.number}${r.first ? " (first of the fight)" : ""}${r.narrative ? " (narrative)" : ""}: ${phase}.${acting.length ? ` Now acting: ${acting.join(", ")}.` : r.phase === "declaring" ? "" : " Nobody is acting now."}`),
-    r.order.length > 0 && h("p", {}, `Order: ${r.order.map((g) => g.map((w) => `${nameOf(view, w)} ${r.initiative[w]}`).join(ordered.has(tieKey(g)) ? ", then " : " = ")).join(" → ")}`),
+    h(
+      "p",
+      {},
+      `Round ${r.number}${r.first ? " (first of the fight)" : ""}${r.narrative ? " (narrative)" : ""}: ${phase}.${acting.length ? ` Now acting: ${acting.join(", ")}.` : r.phase === "declaring" ? "" : " Nobody is acting now."}`,
+    ),
+    r.order.length > 0 &&
+      h(
+        "p",
+        {},
+        `Order: ${r.order.map((g) => g.map((w) => `${nameOf(view, w)} ${r.initiative[w]}`).join(ordered.has(tieKey(g)) ? ", then " : " = ")).join(" → ")}`,
+      ),
     ties.map((group) =>
       ordered.has(tieKey(group))
-        ? h("details", { class: "reorder" }, h("summary", {}, `You ordered the tie at ${r.initiative[group[0]]}: change it`), tieForm(view, group, send))
+        ? h(
+            "details",
+            { class: "reorder" },
+            h("summary", {}, `You ordered the tie at ${r.initiative[group[0]]}: change it`),
+            tieForm(view, group, send),
+          )
         : tieForm(view, group, send),
     ),
     r.phase === "declaring" && undeclared.length > 0 && actionFor(view, undeclared, send),
@@ -603,12 +947,40 @@ function roundPanel(live, view) {
         "div",
         { class: "expenditures" },
         h("p", {}, `Expenditures: waiting for ${spending.map((c) => c.name).join(", ") || "nobody"}; then initiative.`),
-        h("div", { class: "choices" }, spending.map((c) => h("button", { type: "button", class: "quiet", onclick: () => send({ type: "expenditures_done", character: c.id }) }, `${c.name} is done`))),
+        h(
+          "div",
+          { class: "choices" },
+          spending.map((c) =>
+            h(
+              "button",
+              { type: "button", class: "quiet", onclick: () => send({ type: "expenditures_done", character: c.id }) },
+              `${c.name} is done`,
+            ),
+          ),
+        ),
       ),
     npcRoundMoves(view, send),
     turns && npcTurns(live, view, send),
-    h("div", { class: "scroll" }, h("table", { class: "stacked" }, h("tr", { class: "head" }, columns.map((t) => h("th", { scope: "col" }, t))), rows)),
-    confirmButton(`End round ${r.number}`, `Confirm: end round ${r.number}`, () => send({ type: "end_round" }), endingWords(view, who)),
+    h(
+      "div",
+      { class: "scroll" },
+      h(
+        "table",
+        { class: "stacked" },
+        h(
+          "tr",
+          { class: "head" },
+          columns.map((t) => h("th", { scope: "col" }, t)),
+        ),
+        rows,
+      ),
+    ),
+    confirmButton(
+      `End round ${r.number}`,
+      `Confirm: end round ${r.number}`,
+      () => send({ type: "end_round" }),
+      endingWords(view, who),
+    ),
     out,
   );
 }
@@ -616,9 +988,17 @@ function roundPanel(live, view) {
 /** What ending the round now cuts short: who has not finished. */
 function endingWords(view, who) {
   const r = view.round;
-  const left = who.filter((c) => !c.turn_done && c.conditions?.fair_escape !== "escaped" && (r.phase !== "declaring" || !c.action)).map((c) => c.name);
+  const left = who
+    .filter((c) => !c.turn_done && c.conditions?.fair_escape !== "escaped" && (r.phase !== "declaring" || !c.action))
+    .map((c) => c.name);
   const open = openChallenges(view);
-  return [`End round ${r.number} for everyone?`, left.length && `Not done yet: ${left.join(", ")}.`, open && `${open} challenge${open === 1 ? " is" : "s are"} still open.`].filter(Boolean).join(" ");
+  return [
+    `End round ${r.number} for everyone?`,
+    left.length && `Not done yet: ${left.join(", ")}.`,
+    open && `${open} challenge${open === 1 ? " is" : "s are"} still open.`,
+  ]
+    .filter(Boolean)
+    .join(" ");
 }
 
 /** A tie's members, however ordered. */
@@ -633,10 +1013,24 @@ function npcRoundMoves(view, send) {
     .filter((c) => c.npc && c.present)
     .map((c) => [c, roundMoves(view, c.id, send, { forCharacter: true })])
     .filter(([, moves]) => moves);
-  return found.length ? h("div", { class: "npc-round-moves" }, found.map(([c, moves]) => h("section", { "aria-label": `${c.name}'s round moves` }, h("h3", {}, `${c.name} may`), moves))) : null;
+  return found.length
+    ? h(
+        "div",
+        { class: "npc-round-moves" },
+        found.map(([c, moves]) =>
+          h("section", { "aria-label": `${c.name}'s round moves` }, h("h3", {}, `${c.name} may`), moves),
+        ),
+      )
+    : null;
 }
 
-const ACTION_WORDS = { none: "nothing (defends)", challenge: "a test", move: "moves", full_round: "a full-round action", end_of_turn: "an end-of-turn action" };
+const ACTION_WORDS = {
+  none: "nothing (defends)",
+  challenge: "a test",
+  move: "moves",
+  full_round: "a full-round action",
+  end_of_turn: "an end-of-turn action",
+};
 
 /** A character in a round of declared actions: the action, initiative, actions left, its turn. */
 function actionRow(view, c, send) {
@@ -646,7 +1040,12 @@ function actionRow(view, c, send) {
     "tr",
     { class: c.turn_done ? "turn-done" : r.turn.includes(c.id) ? "your-turn" : "" },
     h("th", { scope: "row" }, c.name),
-    cell("Action", a ? `${ACTION_WORDS[a.kind] || a.kind}${a.category ? ` (${a.category})` : ""}${a.target ? ` → ${nameOf(view, a.target)}` : ""}${a.steps ? `, ${a.steps} steps` : ""}` : "not declared"),
+    cell(
+      "Action",
+      a
+        ? `${ACTION_WORDS[a.kind] || a.kind}${a.category ? ` (${a.category})` : ""}${a.target ? ` → ${nameOf(view, a.target)}` : ""}${a.steps ? `, ${a.steps} steps` : ""}`
+        : "not declared",
+    ),
     cell("Initiative", String(r.initiative[c.id] ?? "–")),
     cell("Actions left", String(c.actions_left ?? "–")),
     cell("Turn", c.turn_done ? "done" : r.turn.includes(c.id) ? "acting" : "—"),
@@ -657,23 +1056,37 @@ function actionRow(view, c, send) {
 /** End a character's turn for them: asked first (a turn ended cannot be taken back, and the button
  * sits in a list of rows a thumb may brush). */
 function endTurn(c, send) {
-  return confirmButton(`End ${c.name}'s turn`, `Confirm: end ${c.name}'s turn`, () => send({ type: "end_turn", character: c.id }), `End ${c.name}'s turn? It cannot be taken back.`);
+  return confirmButton(
+    `End ${c.name}'s turn`,
+    `Confirm: end ${c.name}'s turn`,
+    () => send({ type: "end_turn", character: c.id }),
+    `End ${c.name}'s turn? It cannot be taken back.`,
+  );
 }
 
 /** A character in a round of turns: its escape and marks, its actions left, its turn (to end). */
 function turnRow(view, c, send) {
   const r = view.round;
   const acting = r.turn.includes(c.id) && !c.turn_done;
-  const escape = escapeLine(view, c);
+  const escapeWords = escapeLine(view, c);
   const escaping = ["declared", "held"].includes(c.conditions?.fair_escape); // the ST's call follows, in the next row
   return h(
     "tr",
     { class: [acting && "your-turn", c.turn_done && "turn-done", escaping && "escaping"].filter(Boolean).join(" ") },
-    h("th", { scope: "row" }, c.name, escape && h("div", { class: `escape ${c.conditions.fair_escape}` }, escape), markBadges(view, c)),
+    h(
+      "th",
+      { scope: "row" },
+      c.name,
+      escapeWords && h("div", { class: `escape ${c.conditions.fair_escape}` }, escapeWords),
+      markBadges(view, c),
+    ),
     cell("Actions left", actionsLeft(c) || "–", c.rage ? h("div", {}, `then ${rageRounds(c)}`) : ""),
     h(
       "td",
-      { "data-label": "Turn", class: acting || c.turn_done || c.conditions?.fair_escape === "escaped" ? "controls" : "controls waiting" },
+      {
+        "data-label": "Turn",
+        class: acting || c.turn_done || c.conditions?.fair_escape === "escaped" ? "controls" : "controls waiting",
+      },
       c.conditions?.fair_escape === "escaped" ? "escaped" : c.turn_done ? "done" : acting ? endTurn(c, send) : "—",
     ),
   );
@@ -682,10 +1095,16 @@ function turnRow(view, c, send) {
 /** Under an escaping character's row, the Storyteller's call: the escape fails (`adjust`
  * `fail_escape`), for a Mental or Social challenge won against the escaper's Physical attribute,
  * which the engine cannot tell from the rest (bns:fair-escape-blocked). Null: not escaping. */
-function failEscape(live, view, c) {
+function failEscape(live, c) {
   if (!["declared", "held"].includes(c.conditions?.fair_escape)) return null;
   const out = outcome(`fail-escape-${c.id}`);
-  const reason = h("input", { name: "reason", autocomplete: "off", required: true, maxlength: 200, placeholder: "Dominate: he stays" });
+  const reason = h("input", {
+    name: "reason",
+    autocomplete: "off",
+    required: true,
+    maxlength: 200,
+    placeholder: "Dominate: he stays",
+  });
   const submit = (e) => {
     e.preventDefault();
     sender(live, out)({ type: "adjust", character: c.id, changes: { fail_escape: true }, reason: reason.value.trim() });
@@ -699,7 +1118,11 @@ function failEscape(live, view, c) {
       h(
         "form",
         { class: "row compact", "aria-label": `Fail ${c.name}'s escape`, onsubmit: submit },
-        field(`Why ${c.name}'s escape fails (kept in the log)`, reason, "A Mental or Social challenge won against their Physical attribute"),
+        field(
+          `Why ${c.name}'s escape fails (kept in the log)`,
+          reason,
+          "A Mental or Social challenge won against their Physical attribute",
+        ),
         h("button", { type: "submit" }, `Fail ${c.name}'s escape`),
       ),
       out,
@@ -712,11 +1135,17 @@ function startRound(view, r, send, out) {
   const newFight = h("input", { type: "checkbox", name: "new_fight" });
   const narrative = view.rules?.family === "dice" && h("input", { type: "checkbox", name: "narrative" });
   const present = Object.values(view.characters).filter((c) => c.present);
-  const rage = present.map((c) => [c.id, h("input", { type: "number", name: `rage-${c.id}`, min: 0, max: 5, value: 0, inputmode: "numeric" }), c.name]);
+  const rage = present.map((c) => [
+    c.id,
+    h("input", { type: "number", name: `rage-${c.id}`, min: 0, max: 5, value: 0, inputmode: "numeric" }),
+    c.name,
+  ]);
   const submit = (e) => {
     e.preventDefault();
     const body = { type: "start_round", new_fight: newFight.checked };
-    const rounds = Object.fromEntries(rage.filter(([, box]) => Number(box.value) > 0).map(([id, box]) => [id, Number(box.value)]));
+    const rounds = Object.fromEntries(
+      rage.filter(([, box]) => Number(box.value) > 0).map(([id, box]) => [id, Number(box.value)]),
+    );
     if (Object.keys(rounds).length) body.rage = rounds;
     if (narrative?.checked) body.narrative = true;
     send(body);
@@ -729,8 +1158,24 @@ function startRound(view, r, send, out) {
       "form",
       { class: "row", onsubmit: submit },
       h("label", { class: "check" }, newFight, " A new fight (surprise possible again)"),
-      narrative && h("label", { class: "check" }, narrative, " A narrative round (against NPCs: each rolls against your difficulty)"),
-      present.length > 0 && h("details", { class: "rage" }, h("summary", {}, "Rage rounds (optional)"), h("div", { class: "pair" }, rage.map(([, box, name]) => field(`${name}'s Rage rounds`, box)))),
+      narrative &&
+        h(
+          "label",
+          { class: "check" },
+          narrative,
+          " A narrative round (against NPCs: each rolls against your difficulty)",
+        ),
+      present.length > 0 &&
+        h(
+          "details",
+          { class: "rage" },
+          h("summary", {}, "Rage rounds (optional)"),
+          h(
+            "div",
+            { class: "pair" },
+            rage.map(([, box, name]) => field(`${name}'s Rage rounds`, box)),
+          ),
+        ),
       h("button", { type: "submit" }, `Start round ${(r?.number || 0) + 1}`),
     ),
     out,
@@ -756,22 +1201,55 @@ function npcTurns(live, view, send) {
 function npcActs(live, view, c, send) {
   const attack = c.actions.standard > 0 && view.status === "open";
   // with its attack in sight, the rest is a tap away (folded), so the Now view stays short
-  const others = [turnControls(view, c.id, send, { forCharacter: true }), c.actions.standard > 0 && assistForm(view, c.id, send, { forCharacter: true })];
+  const others = [
+    turnControls(view, c.id, send, { forCharacter: true }),
+    c.actions.standard > 0 && assistForm(view, c.id, send, { forCharacter: true }),
+  ];
   return h(
     "section",
     { class: "npc-acts", "aria-labelledby": `acts-${c.id}` },
     h("h3", { id: `acts-${c.id}` }, `${c.name} acts`),
-    attack && h("div", { class: "npc-attack" }, h("h4", {}, `${c.name}'s attack or challenge`), declareForm(live, view, c.id, { forCharacter: true, short: true })),
-    attack ? h("details", { class: "npc-other" }, h("summary", {}, "Or another action (escape, move, draw, help…)"), ...others) : [h("h4", {}, "Actions left"), ...others],
+    attack &&
+      h(
+        "div",
+        { class: "npc-attack" },
+        h("h4", {}, `${c.name}'s attack or challenge`),
+        declareForm(live, view, c.id, { forCharacter: true, short: true }),
+      ),
+    attack
+      ? h(
+          "details",
+          { class: "npc-other" },
+          h("summary", {}, "Or another action (escape, move, draw, help…)"),
+          ...others,
+        )
+      : [h("h4", {}, "Actions left"), ...others],
   );
 }
 
 /** Declare an action for a character (an NPC, or a player away from the table). */
 function actionFor(view, undeclared, send) {
-  const character = select("character", undeclared.map((c) => [c.id, c.name]));
-  const kind = select("kind", [["none", "Nothing (defend)"], ["challenge", "An action with a test"], ["move", "Only move"], ["full_round", "A full-round action"], ["end_of_turn", "An end-of-turn action"]]);
-  const category = select("category", CATEGORIES.map((c) => [c, title(c)]));
-  const target = select("target", [["", "—"], ...Object.values(view.characters).filter((c) => c.present).map((c) => [c.id, c.name])]);
+  const character = select(
+    "character",
+    undeclared.map((c) => [c.id, c.name]),
+  );
+  const kind = select("kind", [
+    ["none", "Nothing (defend)"],
+    ["challenge", "An action with a test"],
+    ["move", "Only move"],
+    ["full_round", "A full-round action"],
+    ["end_of_turn", "An end-of-turn action"],
+  ]);
+  const category = select(
+    "category",
+    CATEGORIES.map((c) => [c, title(c)]),
+  );
+  const target = select("target", [
+    ["", "—"],
+    ...Object.values(view.characters)
+      .filter((c) => c.present)
+      .map((c) => [c.id, c.name]),
+  ]);
   const steps = h("input", { type: "number", name: "steps", min: 0, max: 6, value: 0, inputmode: "numeric" });
   return h(
     "form",
@@ -796,11 +1274,22 @@ function actionFor(view, undeclared, send) {
 
 /** Break a tie of initiative: who resolves first. */
 function tieForm(view, group, send) {
-  const picks = group.map((_, i) => select(`place-${i}`, group.map((w) => [w, nameOf(view, w)])));
-  picks.forEach((p, i) => (p.value = group[i]));
+  const picks = group.map((_, i) =>
+    select(
+      `place-${i}`,
+      group.map((w) => [w, nameOf(view, w)]),
+    ),
+  );
+  for (const [i, p] of picks.entries()) p.value = group[i];
   return h(
     "form",
-    { class: "row tie", onsubmit: (e) => (e.preventDefault(), send({ type: "order", characters: picks.map((p) => p.value) })) },
+    {
+      class: "row tie",
+      onsubmit: (e) => {
+        e.preventDefault();
+        send({ type: "order", characters: picks.map((p) => p.value) });
+      },
+    },
     picks.map((p, i) => field(`${i + 1}${["st", "nd", "rd"][i] || "th"} to resolve`, p)),
     h("button", { type: "submit" }, `Order the tie at ${view.round.initiative[group[0]]}`),
   );
@@ -818,8 +1307,18 @@ function stControls(live, view, ch) {
   if (ch.status === "resolved" || ch.status === "withdrawn") return null;
   // rock, paper, scissors for everyone; a gesture (Bomb) only for a side whose sheet grants it
   const plain = ["rock", "paper", "scissors"];
-  const signs = (w) => [...plain, ...Object.keys(SIGN_LABELS).filter((s) => !plain.includes(s) && s !== "random" && (view.characters[w]?.sheet?.gestures || []).includes(s))];
-  const picks = sides.map((w) => select(`sign-${w}`, signs(w).map((s) => [s, SIGN_LABELS[s]])));
+  const signs = (w) => [
+    ...plain,
+    ...Object.keys(SIGN_LABELS).filter(
+      (s) => !plain.includes(s) && s !== "random" && (view.characters[w]?.sheet?.gestures || []).includes(s),
+    ),
+  ];
+  const picks = sides.map((w) =>
+    select(
+      `sign-${w}`,
+      signs(w).map((s) => [s, SIGN_LABELS[s]]),
+    ),
+  );
   const dice = view.rules?.family === "dice";
   // as record_test accepts it: both have bid, no Trait is owed, and no sealed throw is in yet
   const ready = ["bidding", "throwing"].includes(ch.status) && Object.keys(ch.owed || {}).length === 0;
@@ -829,18 +1328,38 @@ function stControls(live, view, ch) {
     "section",
     { class: "st-controls", "aria-label": `Storyteller's controls for ${pair}` },
     dice && recordable && diceForms(view, ch, send),
-    !dice && recordable &&
+    !dice &&
+      recordable &&
       h(
         "form",
         {
           class: "row",
-          onsubmit: (e) => (e.preventDefault(), send({ type: "record_test", challenge: ch.id, signs: Object.fromEntries(sides.map((w, i) => [w, picks[i].value])) })),
+          onsubmit: (e) => {
+            e.preventDefault();
+            send({
+              type: "record_test",
+              challenge: ch.id,
+              signs: Object.fromEntries(sides.map((w, i) => [w, picks[i].value])),
+            });
+          },
         },
         sides.map((w, i) => field(`${nameOf(view, w)} threw`, picks[i])),
         h("button", { type: "submit" }, "Record the test"),
       ),
-    !dice && ready && !recordable && h("p", { class: "hint" }, `A sealed throw is in: ${ch.thrown.map((w) => nameOf(view, w)).join(" and ")} threw on their phone, so the test is thrown there, not recorded here.`),
-    confirmButton(`Withdraw ${pair}`, `Confirm: withdraw ${pair}`, () => send({ type: "withdraw", challenge: ch.id }), `Withdraw ${pair}? It stops where it is, and cannot be taken back.`),
+    !dice &&
+      ready &&
+      !recordable &&
+      h(
+        "p",
+        { class: "hint" },
+        `A sealed throw is in: ${ch.thrown.map((w) => nameOf(view, w)).join(" and ")} threw on their phone, so the test is thrown there, not recorded here.`,
+      ),
+    confirmButton(
+      `Withdraw ${pair}`,
+      `Confirm: withdraw ${pair}`,
+      () => send({ type: "withdraw", challenge: ch.id }),
+      `Withdraw ${pair}? It stops where it is, and cannot be taken back.`,
+    ),
     out,
   );
 }
@@ -851,29 +1370,51 @@ function diceForms(view, ch, send) {
   const sides = [ch.challenger, defenderOf(ch)].filter((w) => w !== "st" && !(ch.rolled || []).includes(w));
   const npc = ch.kind === "static" && ch.targets[0] ? view.characters[ch.targets[0]] : null;
   const rerolls = npc?.sheet?.rerolls || 0;
-  const parse = (text) => text.split(/[\s,]+/).filter(Boolean).map(Number);
+  const parse = (text) =>
+    text
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map(Number);
   return h(
     "div",
     { class: "dice-entry" },
-    ch.difficulty !== undefined && ch.difficulty !== null && h("p", {}, `Difficulty ${ch.difficulty}${npc ? ` (${npc.name}${rerolls ? `: rerolls ${rerolls} success${rerolls === 1 ? "" : "es"}` : ""})` : ""}.`),
+    ch.difficulty !== undefined &&
+      ch.difficulty !== null &&
+      h(
+        "p",
+        {},
+        `Difficulty ${ch.difficulty}${npc ? ` (${npc.name}${rerolls ? `: rerolls ${rerolls} success${rerolls === 1 ? "" : "es"}` : ""})` : ""}.`,
+      ),
     sides.map((w) => {
-      const values = h("input", { name: `values-${w}`, autocomplete: "off", inputmode: "numeric", required: true, placeholder: "1 3", pattern: "[1-3 ,]+" });
-      const again = rerolls ? h("input", { name: `rerolls-${w}`, autocomplete: "off", inputmode: "numeric", placeholder: "2" }) : null;
+      const values = h("input", {
+        name: `values-${w}`,
+        autocomplete: "off",
+        inputmode: "numeric",
+        required: true,
+        placeholder: "1 3",
+        pattern: "[1-3 ,]+",
+      });
+      const again = rerolls
+        ? h("input", { name: `rerolls-${w}`, autocomplete: "off", inputmode: "numeric", placeholder: "2" })
+        : null;
       const offer = ch.to_roll?.[w];
-      const ticks = (offer?.sources || []).map((source) => ({ source, box: h("input", { type: "checkbox", name: `source-${w}` }) }));
+      const ticks = (offer?.sources || []).map((source) => ({
+        source,
+        box: h("input", { type: "checkbox", name: `source-${w}` }),
+      }));
       const count = h("small", { class: "hint" });
       const counted = () => {
         const n = (offer?.dice || 1) + ticks.filter((t) => t.box.checked).length;
         count.textContent = `${n} d3${n === 1 ? "" : "s"} to enter${offer ? ` (${offer.why}; each retest named adds one)` : ""}`;
       };
-      ticks.forEach((t) => t.box.addEventListener("change", counted));
+      for (const t of ticks) t.box.addEventListener("change", counted);
       counted();
       const submit = (e) => {
         e.preventDefault();
         const body = { type: "roll", challenge: ch.id, character: w, values: parse(values.value) };
         const retests = ticks.filter((t) => t.box.checked).map((t) => t.source);
         if (retests.length) body.retests = retests;
-        if (again && again.value.trim()) body.rerolls = parse(again.value);
+        if (again?.value.trim()) body.rerolls = parse(again.value);
         send(body);
       };
       return h(
@@ -906,7 +1447,12 @@ function disputedStep(live, seq) {
     steps.set(seq, null);
     live.request({ type: "history", before: seq + 1, limit: 1 }, "history").then((page) => {
       const i = (page.events || []).findIndex((e) => e.seq === seq);
-      steps.set(seq, i < 0 ? { seq, summary: `Step ${seq} could not be fetched: see it in the replay.` } : { ...page.events[i], summary: page.summaries?.[i] || page.events[i].type });
+      steps.set(
+        seq,
+        i < 0
+          ? { seq, summary: `Step ${seq} could not be fetched: see it in the replay.` }
+          : { ...page.events[i], summary: page.summaries?.[i] || page.events[i].type },
+      );
       live.changed();
     });
   }
@@ -935,7 +1481,18 @@ function disputes(live, view) {
         h("h3", { id: "rule-any-h", tabindex: -1 }, `Rule on step ${chosen}`),
         stepBox(live, view, chosen),
         rulingForm(live, view, chosen, `rule-any-${chosen}`),
-        h("button", { type: "button", class: "quiet", onclick: () => ((ruleOn = null), setTimeout(() => live.changed(), 20)) }, "Put it away"),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "quiet",
+            onclick: () => {
+              ruleOn = null;
+              setTimeout(() => live.changed(), 20);
+            },
+          },
+          "Put it away",
+        ),
       ),
     open.map((d) =>
       h(
@@ -951,7 +1508,15 @@ function disputes(live, view) {
       h(
         "ul",
         { class: "rulings" },
-        view.rulings.map((r) => h("li", {}, `Ruling on step ${r.event}: `, rulingWords(live, view, r), otherWay(live, view, r.event, `ruling-${r.event}-${r.seq || ""}`))),
+        view.rulings.map((r) =>
+          h(
+            "li",
+            {},
+            `Ruling on step ${r.event}: `,
+            rulingWords(live, view, r),
+            otherWay(live, view, r.event, `ruling-${r.event}-${r.seq || ""}`),
+          ),
+        ),
       ),
   );
 }
@@ -972,7 +1537,15 @@ function stepBox(live, view, seq) {
   const a = ch?.account;
   return [
     h("blockquote", { class: "step" }, step ? step.summary : "Fetching the step…"),
-    a && h("p", { class: "hint" }, "In the challenge ", h("strong", {}, a.title), ": ", a.verdict ? a.verdict.words : a.now),
+    a &&
+      h(
+        "p",
+        { class: "hint" },
+        "In the challenge ",
+        h("strong", {}, a.title),
+        ": ",
+        a.verdict ? a.verdict.words : a.now,
+      ),
     h("p", {}, h("a", { href: replayLink(live, seq), target: "_blank" }, "See it in the replay")),
   ];
 }
@@ -997,11 +1570,19 @@ function rulingForm(live, view, seq, key) {
   if (other) decisions.push(["overturn", `Overturn: ${names[other]} wins instead`]);
   if (decided) decisions.push(["amend", "Amend: name the winner"]);
   const decision = select("decision", decisions);
-  const winner = decided && select("winner", [["challenger", `${names.challenger} wins`], ["defender", `${names.defender} wins`], ["none", "Nobody (a draw)"]]);
+  const winner =
+    decided &&
+    select("winner", [
+      ["challenger", `${names.challenger} wins`],
+      ["defender", `${names.defender} wins`],
+      ["none", "Nobody (a draw)"],
+    ]);
   const winnerField = winner && field("Winner", winner);
   if (winnerField) {
     winnerField.hidden = true;
-    decision.addEventListener("change", () => (winnerField.hidden = decision.value !== "amend"));
+    decision.addEventListener("change", () => {
+      winnerField.hidden = decision.value !== "amend";
+    });
   }
   const reason = h("input", { name: "reason", autocomplete: "off", required: true, placeholder: "The throw stands" });
   const asking = h("div", { class: "confirm" });
@@ -1016,10 +1597,37 @@ function rulingForm(live, view, seq, key) {
         if (decision.value === "amend") body.correction = { winner: winner.value };
         const what = decision.selectedOptions[0]?.textContent || decision.value;
         const amended = decision.value === "amend" ? ` (${winner.selectedOptions[0]?.textContent})` : "";
-        const back = () => (asking.replaceChildren(), (submit.hidden = false), submit.focus());
-        const yes = h("button", { type: "button", class: "danger", onclick: () => (back(), sender(live, out, "Ruled.")(body).then((reply) => reply.ok && !key.startsWith("rule-any") && echo(out, "disputes"))) }, `Confirm: rule on step ${seq}`);
+        const back = () => {
+          asking.replaceChildren();
+          submit.hidden = false;
+          submit.focus();
+        };
+        const yes = h(
+          "button",
+          {
+            type: "button",
+            class: "danger",
+            onclick: () => {
+              back();
+              sender(
+                live,
+                out,
+                "Ruled.",
+              )(body).then((reply) => reply.ok && !key.startsWith("rule-any") && echo(out, "disputes"));
+            },
+          },
+          `Confirm: rule on step ${seq}`,
+        );
         submit.hidden = true;
-        fill(asking, h("p", { class: "warn" }, `Rule on step ${seq}: ${what}${amended}? Reason: “${body.reason}”. The ruling goes into the log for everyone, and cannot be taken back.`), h("div", { class: "choices" }, yes, h("button", { type: "button", class: "quiet", onclick: back }, "Cancel")));
+        fill(
+          asking,
+          h(
+            "p",
+            { class: "warn" },
+            `Rule on step ${seq}: ${what}${amended}? Reason: “${body.reason}”. The ruling goes into the log for everyone, and cannot be taken back.`,
+          ),
+          h("div", { class: "choices" }, yes, h("button", { type: "button", class: "quiet", onclick: back }, "Cancel")),
+        );
         yes.focus();
       },
     },
@@ -1039,19 +1647,35 @@ function otherWay(live, view, seq, key) {
   if (!other || view.forked_from) return null;
   const out = h("div", { class: "outcome", "aria-live": "polite" });
   const made = (token) =>
-    h("p", { class: "done", role: "status" }, `A what-if of ${view.title ? `“${view.title}”` : "this scene"} with every step so far, where ${names[other]} wins step ${seq} instead (nothing here changes the real scene): `, h("a", { href: `/st#token=${encodeURIComponent(token)}`, target: "_blank" }, "open its console"));
+    h(
+      "p",
+      { class: "done", role: "status" },
+      `A what-if of ${view.title ? `“${view.title}”` : "this scene"} with every step so far, where ${names[other]} wins step ${seq} instead (nothing here changes the real scene): `,
+      h("a", { href: `/st#token=${encodeURIComponent(token)}`, target: "_blank" }, "open its console"),
+    );
   if (forks.has(key)) out.append(made(forks.get(key)));
   const go = async (button) => {
     button.disabled = true;
     out.replaceChildren(h("p", { role: "status" }, "Forking…"));
     const reply = await live.request({ type: "fork", at: view.version }, "forked");
-    if (reply.type === "error") return (button.disabled = false), out.replaceChildren(refusal(reply));
+    if (reply.type === "error") {
+      button.disabled = false;
+      out.replaceChildren(refusal(reply));
+      return;
+    }
     const fork = new Live(reply.token, { subscribe: false });
     const ruled = await new Promise((resolve) => {
       const tryIt = async () => {
         if (fork.status !== "live") return;
         fork.removeEventListener("status", tryIt);
-        resolve(await fork.send({ type: "rule", event: seq, decision: "overturn", reason: `What if: ${names[other]} had won step ${seq}` }));
+        resolve(
+          await fork.send({
+            type: "rule",
+            event: seq,
+            decision: "overturn",
+            reason: `What if: ${names[other]} had won step ${seq}`,
+          }),
+        );
       };
       fork.addEventListener("status", tryIt);
       tryIt();
@@ -1063,14 +1687,25 @@ function otherWay(live, view, seq, key) {
     document.querySelector(`.other-way[data-key="${CSS.escape(key)}"] .outcome`)?.replaceChildren(made(reply.token));
     out.replaceChildren(made(reply.token));
   };
-  const button = h("button", { type: "button", class: "quiet", onclick: () => go(button) }, "What if this had gone the other way");
+  const button = h(
+    "button",
+    { type: "button", class: "quiet", onclick: () => go(button) },
+    "What if this had gone the other way",
+  );
   return h("div", { class: "other-way", dataset: { key } }, button, out);
 }
 
 /** Fork a what-if; download the audit and the export. */
 function tools(live, view) {
   const out = h("div", { class: "outcome" });
-  const at = h("input", { type: "number", name: "at", min: 1, required: true, placeholder: "the last event to keep", inputmode: "numeric" });
+  const at = h("input", {
+    type: "number",
+    name: "at",
+    min: 1,
+    required: true,
+    placeholder: "the last event to keep",
+    inputmode: "numeric",
+  });
   const fetchDoc = async (body) => {
     const doc = await live.request(body, "document");
     if (doc.type === "error") return out.replaceChildren(refusal(doc));
@@ -1088,7 +1723,14 @@ function tools(live, view) {
           e.preventDefault();
           const reply = await live.request({ type: "fork", at: Number(at.value) }, "forked");
           if (reply.type === "error") return out.replaceChildren(refusal(reply));
-          out.replaceChildren(h("p", {}, `What-if of ${view.title ? `“${view.title}”` : "this scene"}, from step ${at.value}: steps 1–${at.value}, then its own way. `, h("a", { href: `/st#token=${encodeURIComponent(reply.token)}`, target: "_blank" }, "Open its console")));
+          out.replaceChildren(
+            h(
+              "p",
+              {},
+              `What-if of ${view.title ? `“${view.title}”` : "this scene"}, from step ${at.value}: steps 1–${at.value}, then its own way. `,
+              h("a", { href: `/st#token=${encodeURIComponent(reply.token)}`, target: "_blank" }, "Open its console"),
+            ),
+          );
         },
       },
       field("Fork a what-if after event #", at),
@@ -1097,14 +1739,17 @@ function tools(live, view) {
     h(
       "div",
       { class: "choices" },
-      h("button", { type: "button", onclick: () => fetchDoc({ type: "audit", format: "html" }) }, "Download the audit (HTML)"),
+      h(
+        "button",
+        { type: "button", onclick: () => fetchDoc({ type: "audit", format: "html" }) },
+        "Download the audit (HTML)",
+      ),
       h("button", { type: "button", onclick: () => fetchDoc({ type: "export" }) }, "Download the export (JSON lines)"),
       h("a", { href: replayLink(live), target: "_blank" }, "Open the replay viewer"),
     ),
     out,
   );
 }
-
 
 /** A what-if of a scene of a night: how the night's ledger would stand had this fork been the
  * scene (nothing of the real night changes). Drawn only in a fork whose scene is of a night. */
@@ -1114,7 +1759,12 @@ function whatIfLedger(live, section) {
   return (view) => {
     if (!view.forked_from) return;
     if (!refresh) {
-      fill(section, h("h2", { id: "tonight-h" }, "Tonight's ledger, had it gone this way"), h("button", { type: "button", class: "quiet", onclick: () => refresh(true) }, "Work it out again"), body);
+      fill(
+        section,
+        h("h2", { id: "tonight-h" }, "Tonight's ledger, had it gone this way"),
+        h("button", { type: "button", class: "quiet", onclick: () => refresh(true) }, "Work it out again"),
+        body,
+      );
       refresh = ledgerKeeper(live, (book) => {
         if (book?.error) {
           section.hidden = book.error.code === "not_a_game";
@@ -1132,7 +1782,11 @@ function whatIfBody(live, book) {
   const w = book.what_if;
   const link = (e) => (e.scene === w.scene ? replayLink(live, e.seq, null) : null); // this what-if's own steps
   return [
-    h("p", { class: "hint" }, `The night “${book.title}” as it would stand had “${w.title}” gone as this what-if goes (from its step ${w.at}). The real night does not change.`),
+    h(
+      "p",
+      { class: "hint" },
+      `The night “${book.title}” as it would stand had “${w.title}” gone as this what-if goes (from its step ${w.at}). The real night does not change.`,
+    ),
     w.characters.map((c) => {
       const real = book.ledgers.find((l) => l.character === c.character);
       const now = real ? (real.now?.lost || []).map((l) => l.trait) : [];
@@ -1142,11 +1796,25 @@ function whatIfBody(live, book) {
         h("h3", {}, c.name),
         c.changed
           ? [
-              h("p", { class: "would-lost" }, `Would be without: ${c.lost.join(", ") || "nothing"} (really: ${now.join(", ") || "nothing"}).`),
+              h(
+                "p",
+                { class: "would-lost" },
+                `Would be without: ${c.lost.join(", ") || "nothing"} (really: ${now.join(", ") || "nothing"}).`,
+              ),
               c.new.length > 0 && h("p", {}, "Would happen:"),
-              c.new.length > 0 && h("ul", {}, c.new.map((e) => entryItem(live, book, e, "would", link))),
+              c.new.length > 0 &&
+                h(
+                  "ul",
+                  {},
+                  c.new.map((e) => entryItem(live, book, e, "would", link)),
+                ),
               c.gone.length > 0 && h("p", {}, "Would not happen:"),
-              c.gone.length > 0 && h("ul", {}, c.gone.map((e) => entryItem(live, book, e, "gone", () => null))),
+              c.gone.length > 0 &&
+                h(
+                  "ul",
+                  {},
+                  c.gone.map((e) => entryItem(live, book, e, "gone", () => null)),
+                ),
             ]
           : h("p", { class: "none" }, "No change to their night."),
       );
@@ -1156,7 +1824,19 @@ function whatIfBody(live, book) {
 
 // the page: a scene's console, a night's, or where to find the link (last: everything above is defined)
 if (!token) {
-  fill(app, h("h1", {}, "Justicar"), h("p", {}, "Open the console link from ", h("code", {}, "justicar serve"), " or ", h("a", { href: "/" }, "paste your Storyteller token"), "."));
+  fill(
+    app,
+    h("h1", {}, "Justicar"),
+    h(
+      "p",
+      {},
+      "Open the console link from ",
+      h("code", {}, "justicar serve"),
+      " or ",
+      h("a", { href: "/" }, "paste your Storyteller token"),
+      ".",
+    ),
+  );
 } else if (sceneOfNight) {
   alone(new Live(token, { scene: sceneOfNight }), { night: true });
 } else {

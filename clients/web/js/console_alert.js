@@ -9,7 +9,11 @@ export function openDisputes(view, scene = null, where = "") {
   const name = (w) => view?.characters?.[w]?.name || "A player";
   return (view?.disputes || [])
     .filter((d) => d.status === "open")
-    .map((d) => ({ key: `${scene ?? view.scene}:${d.id}`, scene, text: `${name(d.by)} disputes a result${where ? ` in ${where}` : ""}: “${d.reason}”` }));
+    .map((d) => ({
+      key: `${scene ?? view.scene}:${d.id}`,
+      scene,
+      text: `${name(d.by)} disputes a result${where ? ` in ${where}` : ""}: “${d.reason}”`,
+    }));
 }
 
 let audio = null;
@@ -19,7 +23,10 @@ function tone() {
   try {
     audio ??= new AudioContext();
     if (audio.state !== "running") return audio.resume().catch(() => {});
-    for (const [at, pitch] of [[0, 520], [0.18, 780]]) {
+    for (const [at, pitch] of [
+      [0, 520],
+      [0.18, 780],
+    ]) {
       const osc = audio.createOscillator();
       const gain = audio.createGain();
       osc.frequency.value = pitch;
@@ -51,14 +58,18 @@ export function buzz() {
 export function npcMoves(view, scene = null, where = "") {
   const chars = view?.characters || {};
   const name = (w) => chars[w]?.name || w;
-  const open = Object.values(view?.challenges || {}).filter((ch) => !ch.outcome && !["resolved", "withdrawn"].includes(ch.status));
+  const open = Object.values(view?.challenges || {}).filter(
+    (ch) => !ch.outcome && !["resolved", "withdrawn"].includes(ch.status),
+  );
   return open.flatMap((ch) =>
     Object.entries(ch.moves || {})
       .filter(([who]) => chars[who]?.npc)
       .map(([who, moves]) => {
         const todo = npcTodo(view, ch, who, moves);
         if (!todo) return null;
-        const against = [ch.challenger, ...(ch.targets || [])].filter((w) => w !== who && chars[w] && !chars[w].npc).map(name);
+        const against = [ch.challenger, ...(ch.targets || [])]
+          .filter((w) => w !== who && chars[w] && !chars[w].npc)
+          .map(name);
         const waits = against.length ? `${against.join(" and ")} waits: ` : "";
         const verbs = [...(moves.verbs || [])].sort().join(",");
         const key = `${scene ?? view.scene}:npc:${ch.id}:${who}:${ch.status}:${(ch.tests || []).length}:${(ch.retests || []).length}:${verbs}`;
@@ -106,7 +117,12 @@ export function disputeAlert(go) {
     banner.hidden = !first;
     if (first) {
       text.textContent = sentence(first.text);
-      more.textContent = away.length > 1 ? ` (and ${away.length - 1} more)` : first.kind === "npc" ? " Tap to see it." : " Tap to rule on it.";
+      more.textContent =
+        away.length > 1
+          ? ` (and ${away.length - 1} more)`
+          : first.kind === "npc"
+            ? " Tap to see it."
+            : " Tap to rule on it.";
     }
     const fresh = items.filter((d) => !seen.has(d.key));
     seen = new Set(items.map((d) => d.key));
@@ -122,5 +138,7 @@ function sentence(text) {
 
 /** Bring a challenge's card into view (once the view holding it is shown). */
 export function bringCard(id) {
-  requestAnimationFrame(() => document.getElementById(`ch-${id}`)?.closest("article")?.scrollIntoView({ block: "start" }));
+  requestAnimationFrame(() =>
+    document.getElementById(`ch-${id}`)?.closest("article")?.scrollIntoView({ block: "start" }),
+  );
 }

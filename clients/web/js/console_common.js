@@ -27,7 +27,10 @@ export async function said(live, reply) {
   const seqs = (reply.events || []).map((e) => e.seq).filter(Boolean);
   const missing = () => seqs.some((seq) => !live.timeline.some((t) => t.seq === seq));
   for (let i = 0; i < 40 && missing(); i++) await new Promise((r) => setTimeout(r, 25));
-  return seqs.map((seq) => live.timeline.find((t) => t.seq === seq)?.summary).filter(Boolean).join(" ");
+  return seqs
+    .map((seq) => live.timeline.find((t) => t.seq === seq)?.summary)
+    .filter(Boolean)
+    .join(" ");
 }
 
 /** The replay viewer with this console's key (and a step to open at). */
@@ -61,10 +64,28 @@ export function echo(out, key) {
 export function confirmButton(label, confirmLabel, act, warning = "") {
   const box = h("div", { class: "confirm" });
   const first = h("button", { type: "button", class: "quiet" }, label);
-  const back = () => (fill(box, first), first.focus());
+  const back = () => {
+    fill(box, first);
+    first.focus();
+  };
   first.addEventListener("click", () => {
-    const yes = h("button", { type: "button", class: "danger", onclick: () => (fill(box, first), act()) }, confirmLabel);
-    fill(box, h("p", { class: "warn" }, warning || `${label}?`), h("div", { class: "choices" }, yes, h("button", { type: "button", class: "quiet", onclick: back }, "Cancel")));
+    const yes = h(
+      "button",
+      {
+        type: "button",
+        class: "danger",
+        onclick: () => {
+          fill(box, first);
+          act();
+        },
+      },
+      confirmLabel,
+    );
+    fill(
+      box,
+      h("p", { class: "warn" }, warning || `${label}?`),
+      h("div", { class: "choices" }, yes, h("button", { type: "button", class: "quiet", onclick: back }, "Cancel")),
+    );
     yes.focus();
   });
   return fill(box, first);

@@ -9,7 +9,9 @@ function issuedAt(iso) {
   const t = new Date(iso);
   if (Number.isNaN(t.getTime())) return "";
   const clock = t.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
-  return t.toDateString() === new Date().toDateString() ? `at ${clock}` : `on ${t.toLocaleDateString([], { day: "numeric", month: "short" })} at ${clock}`;
+  return t.toDateString() === new Date().toDateString()
+    ? `at ${clock}`
+    : `on ${t.toLocaleDateString([], { day: "numeric", month: "short" })} at ${clock}`;
 }
 
 /** When a token expires, from now: "in 5 h", "in 20 min", "already", "never". */
@@ -17,7 +19,11 @@ function expires(iso) {
   if (!iso) return "never";
   const left = (new Date(iso).getTime() - Date.now()) / 60000;
   if (!(left > 0)) return "already";
-  return left < 90 ? `in ${Math.ceil(left)} min` : left < 48 * 60 ? `in ${Math.round(left / 60)} h` : `in ${Math.round(left / 1440)} days`;
+  return left < 90
+    ? `in ${Math.ceil(left)} min`
+    : left < 48 * 60
+      ? `in ${Math.round(left / 60)} h`
+      : `in ${Math.round(left / 1440)} days`;
 }
 
 /** The same as a phrase: "expires in 5 h", "never expires", "expired". */
@@ -67,27 +73,36 @@ async function copyLink(shown, said) {
   } catch {
     shown.focus();
     shown.select();
-    said.replaceChildren(h("p", { class: "done", role: "status" }, "Selected: copy it (this page may not use the clipboard)."));
+    said.replaceChildren(
+      h("p", { class: "done", role: "status" }, "Selected: copy it (this page may not use the clipboard)."),
+    );
   }
 }
 
 /** Invitations: a link and a QR code per player's character, revocable; and spectators. */
-export function invitations(live) { // built once: the invitations made stay on the page
+export function invitations(live) {
+  // built once: the invitations made stay on the page
   const list = h("div", {});
   const tokens = h("div", {});
   const said = h("div", { class: "outcome", "aria-live": "polite" }); // the last attempt's refusal, cleared by the next
   const character = select("character", []); // filled, and kept current, by the console's draw
   const inviteButton = h("button", { type: "submit", disabled: true }, "Invite");
-  const chosen = () => (inviteButton.disabled = !character.value); // nobody chosen: nothing to invite
+  const chosen = () => {
+    inviteButton.disabled = !character.value; // nobody chosen: nothing to invite
+  };
   character.addEventListener("change", chosen);
   character.addEventListener("filled", chosen);
-  const whose = (g) => (g.role === "player" ? `${nameOf(live.view, g.character)}'s` : `the ${g.role === "st" ? "Storyteller" : g.role}'s`);
+  const whose = (g) =>
+    g.role === "player" ? `${nameOf(live.view, g.character)}'s` : `the ${g.role === "st" ? "Storyteller" : g.role}'s`;
   const who = (g) => `${whose(g)} link ${issuedAt(g.created_at)}`;
   const revoke = async (g) => {
     const reply = await live.request({ type: "revoke", token_id: g.token_id }, "revoked");
     await showTokens();
     const gave = reply.cascaded?.length ?? 0; // the links that link had given, revoked with it
-    const also = gave === 0 ? ": that page has stopped." : ` and the ${gave === 1 ? "link" : `${gave} links`} it gave: those pages have stopped.`;
+    const also =
+      gave === 0
+        ? ": that page has stopped."
+        : ` and the ${gave === 1 ? "link" : `${gave} links`} it gave: those pages have stopped.`;
     said.replaceChildren(reply.type === "error" ? refusal(reply) : done(`Revoked ${who(g)}${also}`));
   };
   const showTokens = async () => {
@@ -99,7 +114,18 @@ export function invitations(live) { // built once: the invitations made stay on 
         "table",
         { class: "stacked tokens" },
         h("caption", { class: "label" }, live.view?.night ? "Links to tonight's game" : "Links to this scene"),
-        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "For"), h("th", { scope: "col" }, "Issued"), h("th", { scope: "col" }, "Expires"), h("th", { scope: "col" }, "Revoke"))),
+        h(
+          "thead",
+          {},
+          h(
+            "tr",
+            {},
+            h("th", { scope: "col" }, "For"),
+            h("th", { scope: "col" }, "Issued"),
+            h("th", { scope: "col" }, "Expires"),
+            h("th", { scope: "col" }, "Revoke"),
+          ),
+        ),
         h(
           "tbody",
           {},
@@ -107,7 +133,11 @@ export function invitations(live) { // built once: the invitations made stay on 
             h(
               "tr",
               {},
-              h("th", { scope: "row" }, g.role === "player" ? nameOf(live.view, g.character) : g.role === "st" ? "Storyteller" : "Spectators"),
+              h(
+                "th",
+                { scope: "row" },
+                g.role === "player" ? nameOf(live.view, g.character) : g.role === "st" ? "Storyteller" : "Spectators",
+              ),
               cell("Issued", issuedAt(g.created_at)),
               cell("Expires", g.revoked ? "revoked" : expires(g.expires_at)),
               h(
@@ -117,7 +147,12 @@ export function invitations(live) { // built once: the invitations made stay on 
                   ? ""
                   : g.token_id === live.welcome?.token_id
                     ? "this console"
-                    : confirmButton(`Revoke ${who(g)}`, `Confirm: revoke ${who(g)}`, () => revoke(g), `Revoke ${who(g)}? Their page stops at once and the link never works again.`),
+                    : confirmButton(
+                        `Revoke ${who(g)}`,
+                        `Confirm: revoke ${who(g)}`,
+                        () => revoke(g),
+                        `Revoke ${who(g)}? Their page stops at once and the link never works again.`,
+                      ),
               ),
             ),
           ),
@@ -142,7 +177,16 @@ export function invitations(live) { // built once: the invitations made stay on 
         "div",
         { class: "invite" },
         box,
-        h("div", { class: "invite-link" }, h("strong", {}, who), shown, h("button", { type: "button", onclick: () => copyLink(shown, copied) }, "Copy link"), copied, h("p", { class: "hint" }, `Issued ${issuedAt(reply.grant.created_at)}, ${expiry(reply.grant.expires_at)}.`), loopback() && h("p", { class: "hint" }, `Opens on this computer only (${location.hostname}).`)),
+        h(
+          "div",
+          { class: "invite-link" },
+          h("strong", {}, who),
+          shown,
+          h("button", { type: "button", onclick: () => copyLink(shown, copied) }, "Copy link"),
+          copied,
+          h("p", { class: "hint" }, `Issued ${issuedAt(reply.grant.created_at)}, ${expiry(reply.grant.expires_at)}.`),
+          loopback() && h("p", { class: "hint" }, `Opens on this computer only (${location.hostname}).`),
+        ),
       ),
     );
     showTokens();
@@ -153,10 +197,20 @@ export function invitations(live) { // built once: the invitations made stay on 
     loopbackWarning(),
     h(
       "form",
-      { class: "row", onsubmit: (e) => (e.preventDefault(), character.value && invite({ role: "player", character: character.value })) },
+      {
+        class: "row",
+        onsubmit: (e) => {
+          e.preventDefault();
+          if (character.value) invite({ role: "player", character: character.value });
+        },
+      },
       field("Invite the player of", character),
       inviteButton,
-      h("button", { type: "button", class: "quiet", onclick: () => invite({ role: "spectator" }) }, "Invite spectators"),
+      h(
+        "button",
+        { type: "button", class: "quiet", onclick: () => invite({ role: "spectator" }) },
+        "Invite spectators",
+      ),
       h("button", { type: "button", class: "quiet", onclick: showTokens }, "List links"),
     ),
     said,

@@ -75,7 +75,10 @@ export function startNight(live, { sceneConsole }) {
     const view = live.view;
     if (!view) return;
     const where = (id) => `“${sceneOf(id)?.title || id}”`;
-    const all = [...lives].flatMap(([id, scene]) => [...npcMoves(scene.view, id, where(id)), ...openDisputes(scene.view, id, where(id))]);
+    const all = [...lives].flatMap(([id, scene]) => [
+      ...npcMoves(scene.view, id, where(id)),
+      ...openDisputes(scene.view, id, where(id)),
+    ]);
     const shown = tab && tab !== "night" ? `${sceneOf(tab)?.title || "A scene"} · ` : "";
     alert.update(all, `Storyteller · ${shown}${view.title || "Game night"} · Justicar`, here);
     drawTabs(all);
@@ -83,7 +86,10 @@ export function startNight(live, { sceneConsole }) {
   const drawTabs = (all) => {
     const scenes = live.view?.night?.scenes || [];
     const count = (id) => waiting(all.filter((d) => d.scene === id));
-    const entries = [["night", "Whole night", ""], ...scenes.map((s) => [s.id, `${s.title || "Untitled scene"}${s.open ? "" : " (closed)"}`, count(s.id)])];
+    const entries = [
+      ["night", "Whole night", ""],
+      ...scenes.map((s) => [s.id, `${s.title || "Untitled scene"}${s.open ? "" : " (closed)"}`, count(s.id)]),
+    ];
     const key = JSON.stringify([entries, tab]);
     if (tabList.dataset.key === key) return;
     tabList.dataset.key = key;
@@ -93,7 +99,17 @@ export function startNight(live, { sceneConsole }) {
         h(
           "li",
           {},
-          h("a", { href: address(id, id === "night" ? "tonight" : "now"), "aria-current": id === tab ? "page" : null, class: n ? "waiting" : null, dataset: { tab: id } }, words, n ? h("span", { class: "count" }, ` (${n})`) : ""),
+          h(
+            "a",
+            {
+              href: address(id, id === "night" ? "tonight" : "now"),
+              "aria-current": id === tab ? "page" : null,
+              class: n ? "waiting" : null,
+              dataset: { tab: id },
+            },
+            words,
+            n ? h("span", { class: "count" }, ` (${n})`) : "",
+          ),
         ),
       ),
     );
@@ -110,7 +126,17 @@ export function startNight(live, { sceneConsole }) {
       if (mounted?.scene !== next) {
         mounted?.console.stop();
         const hashOf = (v) => address(next, v);
-        mounted = { scene: next, console: sceneConsole(lives.get(next), { night: true, back: false, tab: true, into: scenePane, hashOf, onDraw: alerts }) };
+        mounted = {
+          scene: next,
+          console: sceneConsole(lives.get(next), {
+            night: true,
+            back: false,
+            tab: true,
+            into: scenePane,
+            hashOf,
+            onDraw: alerts,
+          }),
+        };
       }
       if (slot.firstChild !== scenePane) fill(slot, scenePane);
       mounted.console.show(view);
@@ -128,14 +154,21 @@ export function startNight(live, { sceneConsole }) {
     fill(
       header,
       h("h1", {}, "Storyteller"),
-      h("p", { class: "scene" }, view ? `“${view.title || "Tonight's game"}” · game night · ${rulesetName(view)}${view.status === "closed" ? " · over" : ""}` : ""),
+      h(
+        "p",
+        { class: "scene" },
+        view
+          ? `“${view.title || "Tonight's game"}” · game night · ${rulesetName(view)}${view.status === "closed" ? " · over" : ""}`
+          : "",
+      ),
       connection(live),
     );
     if (!view) return;
     nightPane.draw(view);
     follow((view.night?.scenes || []).map((s) => s.id));
     const [want] = place();
-    if (tab === null || (want && want !== tab && lives.has(want))) route(); // a scene named by the address, known now
+    if (tab === null || (want && want !== tab && lives.has(want)))
+      route(); // a scene named by the address, known now
     else alerts();
   };
   live.addEventListener("change", draw);
@@ -168,7 +201,13 @@ function nightView(live) {
     invitations: h("section", { id: "invitations", "aria-labelledby": "inv-h" }),
     timeline: h("section", { id: "timeline", "aria-labelledby": "tl-h" }),
   };
-  const placed = { scenes: "tonight", where: "tonight", ledger: "ledgers", invitations: "invitations", timeline: "log" };
+  const placed = {
+    scenes: "tonight",
+    where: "tonight",
+    ledger: "ledgers",
+    invitations: "invitations",
+    timeline: "log",
+  };
   for (const [key, section] of Object.entries(regions)) panes.get(placed[key]).append(section);
   const record = h("div", { class: "night-record" });
   panes.get("tonight").append(record);
@@ -195,16 +234,33 @@ function nightView(live) {
     bookSaid,
     books,
   );
-  fill(regions.invitations, h("h2", { id: "inv-h" }, "Invitations"), h("p", { class: "hint" }, "One link a player for the whole night: it follows their character from scene to scene."), invitations(live));
+  fill(
+    regions.invitations,
+    h("h2", { id: "inv-h" }, "Invitations"),
+    h("p", { class: "hint" }, "One link a player for the whole night: it follows their character from scene to scene."),
+    invitations(live),
+  );
   fill(regions.timeline, h("h2", { id: "tl-h" }, "Tonight's timeline"), timeline([], null, live));
   let actionsBuilt = null;
   const draw = (view) => {
     const scenes = view.night?.scenes || [];
     const where = view.night?.where || {};
     const people = Object.values(view.characters);
-    region(sceneList, JSON.stringify([scenes, people.map((c) => [c.id, c.name])]), () => fill(sceneList, sceneCards(live, view, scenes)));
+    region(sceneList, JSON.stringify([scenes, people.map((c) => [c.id, c.name])]), () =>
+      fill(sceneList, sceneCards(view, scenes)),
+    );
     const open = scenes.filter((s) => s.open);
-    region(whereList, JSON.stringify([where, open, people.map((c) => [c.id, c.name, c.npc]), view.status, book?.ledgers?.map((b) => [b.character, b.now])]), () => fill(whereList, whoIsWhere(live, view, open, book)));
+    region(
+      whereList,
+      JSON.stringify([
+        where,
+        open,
+        people.map((c) => [c.id, c.name, c.npc]),
+        view.status,
+        book?.ledgers?.map((b) => [b.character, b.now]),
+      ]),
+      () => fill(whereList, whoIsWhere(live, view, open, book)),
+    );
     const key = JSON.stringify([view.status, open.length]);
     if (actionsBuilt !== key) {
       actionsBuilt = key;
@@ -214,11 +270,19 @@ function nightView(live) {
     region(regions.invitations.querySelector("select[name=character]"), JSON.stringify(players), () => {
       const choice = regions.invitations.querySelector("select[name=character]");
       const kept = choice.value;
-      fill(choice, h("option", { value: "" }, players.length ? "Choose a character" : "No character registered yet"), players.map(([id, name]) => h("option", { value: id }, name)));
+      fill(
+        choice,
+        h("option", { value: "" }, players.length ? "Choose a character" : "No character registered yet"),
+        players.map(([id, name]) => h("option", { value: id }, name)),
+      );
       choice.value = players.some(([id]) => id === kept) ? kept : "";
       choice.dispatchEvent(new Event("filled"));
     });
-    const ids = [["The night's id", view.scene], ...scenes.map((s) => [`“${s.title || "Untitled"}”'s id`, s.id]), ...people.map((c) => [`${c.name}'s id`, c.id])];
+    const ids = [
+      ["The night's id", view.scene],
+      ...scenes.map((s) => [`“${s.title || "Untitled"}”'s id`, s.id]),
+      ...people.map((c) => [`${c.name}'s id`, c.id]),
+    ];
     region(record, JSON.stringify(ids), () => fill(record, forTheRecord(ids)));
     grow(regions.timeline.querySelector("ol"), live.timeline);
     refresh();
@@ -238,7 +302,10 @@ function nightView(live) {
  * keeps a socket on each of `ids` in `lives`; `moved()` after each change of one. */
 function sceneWatch(live, changed, lives, moved) {
   let timer = null;
-  const soon = () => (clearTimeout(timer), (timer = setTimeout(changed, LEDGER_SETTLE)));
+  const soon = () => {
+    clearTimeout(timer);
+    timer = setTimeout(changed, LEDGER_SETTLE);
+  };
   return (ids) => {
     for (const id of ids) {
       if (lives.has(id)) continue;
@@ -251,7 +318,7 @@ function sceneWatch(live, changed, lives, moved) {
 }
 
 /** The night's scenes, in the order they opened: open or closed, who is in each, its console. */
-function sceneCards(live, view, scenes) {
+function sceneCards(view, scenes) {
   if (!scenes.length) return h("p", { class: "none" }, "No scene yet: open the first one below.");
   return h(
     "ul",
@@ -262,7 +329,15 @@ function sceneCards(live, view, scenes) {
         { class: s.open ? "open" : "closed", dataset: { scene: s.id } },
         h("strong", {}, `“${s.title || "Untitled scene"}”`),
         h("span", { class: `state ${s.open ? "open" : "closed"}` }, s.open ? " · open" : " · closed"),
-        h("p", { class: "in" }, s.characters.length ? `In it: ${s.characters.map((w) => nameOf(view, w)).join(", ")}` : s.open ? "Nobody in it now." : "Over."),
+        h(
+          "p",
+          { class: "in" },
+          s.characters.length
+            ? `In it: ${s.characters.map((w) => nameOf(view, w)).join(", ")}`
+            : s.open
+              ? "Nobody in it now."
+              : "Over.",
+        ),
         h("a", { href: sceneTab(s.id) }, `Open “${s.title || "the scene"}”`),
       ),
     ),
@@ -277,7 +352,10 @@ function whoIsWhere(live, view, open, book) {
   for (const c of people) {
     // a confirmation is true while the character is where it sent them: once they are elsewhere, it goes
     const now = where[c.id]?.scene ?? null;
-    if (movedTo.has(c.id) && movedTo.get(c.id) !== now) (notes.delete(`move-${c.id}`), movedTo.delete(c.id));
+    if (movedTo.has(c.id) && movedTo.get(c.id) !== now) {
+      notes.delete(`move-${c.id}`);
+      movedTo.delete(c.id);
+    }
   }
   return h(
     "ul",
@@ -292,7 +370,7 @@ function whoIsWhere(live, view, open, book) {
         h("strong", {}, c.name, c.npc ? " (NPC)" : ""),
         h("span", { class: "at" }, at ? ` · in “${at.title || "an untitled scene"}”` : " · between scenes"),
         lost.length ? h("p", { class: "lost" }, `Lost tonight: ${lost.join(", ")}`) : null,
-        view.status === "open" && moveForm(live, view, c, open, at),
+        view.status === "open" && moveForm(live, c, open, at),
       );
     }),
   );
@@ -302,22 +380,44 @@ function whoIsWhere(live, view, open, book) {
  * character in a scene now is first taken out of it (`remove_character` on that scene: they go
  * back to the night with what they carry), then sent on once the night has them back: one
  * confirmation naming both scenes. No scene is chosen to begin with (never the one just left). */
-function moveForm(live, view, c, open, at) {
+function moveForm(live, c, open, at) {
   const out = outcome(`move-${c.id}`);
   const places = open.filter((s) => s.id !== at?.scene);
   const from = at ? `“${at.title || "an untitled scene"}”` : null;
-  if (!places.length) return h("div", {}, h("p", { class: "hint" }, at ? `No other scene is open: open one to move ${c.name} into.` : "No scene is open: open one to send them into."), out);
+  if (!places.length)
+    return h(
+      "div",
+      {},
+      h(
+        "p",
+        { class: "hint" },
+        at
+          ? `No other scene is open: open one to move ${c.name} into.`
+          : "No scene is open: open one to send them into.",
+      ),
+      out,
+    );
   const to = select("to", [["", "Choose a scene"], ...places.map((s) => [s.id, `“${s.title || "Untitled scene"}”`])]);
   const box = h("div", { class: "confirm" });
   const first = h("button", { type: "button", disabled: true }, `Move ${c.name}`);
-  to.addEventListener("change", () => (first.disabled = !to.value));
-  const back = () => (fill(box, first), first.focus());
+  to.addEventListener("change", () => {
+    first.disabled = !to.value;
+  });
+  const back = () => {
+    fill(box, first);
+    first.focus();
+  };
   const say = sender(live, out);
   const move = async (dest) => {
     if (at) {
       const left = await sender(live, out)({ type: "remove_character", character: c.id, scene: at.scene });
       if (!left.ok) return;
-      if (!(await backInTheNight(live, c.id))) return out.replaceChildren(refusal({ message: `${c.name} left ${from}, but the night has not had them back yet: send them on in a moment.` }));
+      if (!(await backInTheNight(live, c.id)))
+        return out.replaceChildren(
+          refusal({
+            message: `${c.name} left ${from}, but the night has not had them back yet: send them on in a moment.`,
+          }),
+        );
     }
     movedTo.set(c.id, dest); // once they are back in the night: the confirmation to come holds while they are there
     const moved = await say({ type: "move_character", character: c.id, to: dest });
@@ -327,15 +427,36 @@ function moveForm(live, view, c, open, at) {
     if (!to.value) return;
     const title = to.selectedOptions[0]?.textContent || to.value;
     const dest = to.value;
-    const yes = h("button", { type: "button", class: "danger", onclick: () => (fill(box, first), move(dest)) }, at ? `Confirm: move ${c.name} from ${from} into ${title}` : `Confirm: move ${c.name} into ${title}`);
+    const yes = h(
+      "button",
+      {
+        type: "button",
+        class: "danger",
+        onclick: () => {
+          fill(box, first);
+          move(dest);
+        },
+      },
+      at ? `Confirm: move ${c.name} from ${from} into ${title}` : `Confirm: move ${c.name} into ${title}`,
+    );
     const words = at
       ? `Take ${c.name} out of ${from} and send them into ${title}? They carry what they lost and spent tonight; their player's page follows.`
       : `Send ${c.name} into ${title}? They take with them what they carry tonight; their player's page follows.`;
-    fill(box, h("p", { class: "warn" }, words), h("div", { class: "choices" }, yes, h("button", { type: "button", class: "quiet", onclick: back }, "Cancel")));
+    fill(
+      box,
+      h("p", { class: "warn" }, words),
+      h("div", { class: "choices" }, yes, h("button", { type: "button", class: "quiet", onclick: back }, "Cancel")),
+    );
     yes.focus();
   });
   fill(box, first);
-  return h("div", { class: "move" }, field(at ? `Move ${c.name} from ${from} to` : `Send ${c.name} into`, to), box, out);
+  return h(
+    "div",
+    { class: "move" },
+    field(at ? `Move ${c.name} from ${from} to` : `Send ${c.name} into`, to),
+    box,
+    out,
+  );
 }
 
 /** Wait (at most 10 s) until the night's view has the character between scenes. */
@@ -345,7 +466,11 @@ function backInTheNight(live, who) {
   return new Promise((resolve) => {
     const check = () => free() && finish(true);
     const timer = setTimeout(() => finish(false), 10000);
-    const finish = (ok) => (clearTimeout(timer), live.removeEventListener("change", check), resolve(ok));
+    const finish = (ok) => {
+      clearTimeout(timer);
+      live.removeEventListener("change", check);
+      resolve(ok);
+    };
     live.addEventListener("change", check);
   });
 }
@@ -361,11 +486,17 @@ function nightActions(live, view, open) {
       class: "row",
       onsubmit: async (e) => {
         e.preventDefault();
-        const reply = await live.request({ type: "create_scene", ruleset: view.ruleset, title: newTitle.value.trim() }, "scene_created");
+        const reply = await live.request(
+          { type: "create_scene", ruleset: view.ruleset, title: newTitle.value.trim() },
+          "scene_created",
+        );
         if (reply.type === "error") return created.replaceChildren(refusal(reply));
         const name = newTitle.value.trim() ? `“${newTitle.value.trim()}”` : "The new scene";
         newTitle.value = "";
-        created.replaceChildren(done(`${name} is open tonight.`), h("a", { href: sceneTab(reply.scene) }, `Open ${name}`));
+        created.replaceChildren(
+          done(`${name} is open tonight.`),
+          h("a", { href: sceneTab(reply.scene) }, `Open ${name}`),
+        );
       },
     },
     field("Title of a new scene", newTitle),
@@ -378,8 +509,17 @@ function nightActions(live, view, open) {
     form,
     created,
     open.length
-      ? h("p", { class: "hint" }, `The night closes once every scene of it is closed (open: ${open.map((s) => `“${s.title || "Untitled scene"}”`).join(", ")}).`)
-      : confirmButton("Close the night", "Confirm: close the night", () => sender(live, out)({ type: "close_game" }), "Close the night? What was lost tonight is back at the next game; nothing more happens in this one."),
+      ? h(
+          "p",
+          { class: "hint" },
+          `The night closes once every scene of it is closed (open: ${open.map((s) => `“${s.title || "Untitled scene"}”`).join(", ")}).`,
+        )
+      : confirmButton(
+          "Close the night",
+          "Confirm: close the night",
+          () => sender(live, out)({ type: "close_game" }),
+          "Close the night? What was lost tonight is back at the next game; nothing more happens in this one.",
+        ),
     out,
   );
 }
@@ -393,7 +533,13 @@ function ledgers(live, book) {
       "details",
       { class: "ledger", dataset: { character: l.character }, open: l.entries.length > 0 },
       h("summary", {}, h("strong", {}, l.name), ` · ${carriedWords(l.now)}`),
-      l.entries.length ? h("ol", { class: "entries" }, l.entries.map((e) => entryItem(live, book, e))) : h("p", { class: "none" }, "Nothing lost or gained tonight."),
+      l.entries.length
+        ? h(
+            "ol",
+            { class: "entries" },
+            l.entries.map((e) => entryItem(live, book, e)),
+          )
+        : h("p", { class: "none" }, "Nothing lost or gained tonight."),
     ),
   );
 }
@@ -409,19 +555,28 @@ function carriedWords(now) {
 
 /** One entry, its step a link to the replay at that step (`link(e)`: the address, or null where
  * this console's key does not open that scene). */
-export function entryItem(live, book, e, mark = "", link = (x) => replayLink(live, x.seq, x.scene === book.night ? null : x.scene)) {
+export function entryItem(
+  live,
+  book,
+  e,
+  mark = "",
+  link = (x) => replayLink(live, x.seq, x.scene === book.night ? null : x.scene),
+) {
   const where = e.scene === book.night ? "between scenes" : `in “${e.title}”`;
   const href = link(e);
   return h(
     "li",
     { class: `${e.loss ? "loss" : "gain"}${mark ? ` ${mark}` : ""}` },
-    href ? h("a", { class: "step-link", href, target: "_blank" }, `Step ${e.seq} ${where}`) : h("span", { class: "step-link" }, `Step ${e.seq} ${where}`),
+    href
+      ? h("a", { class: "step-link", href, target: "_blank" }, `Step ${e.seq} ${where}`)
+      : h("span", { class: "step-link" }, `Step ${e.seq} ${where}`),
     ": ",
     e.what,
     e.why ? h("span", { class: "why" }, ` — ${e.why}`) : "", // the reason only: the ledger does not say the loss twice
-    e.ruling && e.by === "correction" ? h("span", { class: "by" }, ` (a ruling in “${e.ruling.title}”, step ${e.ruling.seq})`) : "",
+    e.ruling && e.by === "correction"
+      ? h("span", { class: "by" }, ` (a ruling in “${e.ruling.title}”, step ${e.ruling.seq})`)
+      : "",
     e.book ? h("span", { class: "book" }, ` · ${e.book}`) : "",
     ruleNote(e.rule),
   );
 }
-

@@ -39,8 +39,18 @@ export function place() {
 /** A bar of links, one a view: `entries` [[key, words]], `hrefOf(key)`. `mark(key)` marks the one
  * shown (aria-current="page"); `links` by key, to add a count to. */
 export function viewBar(label, entries, hrefOf, kind = "views") {
-  const links = new Map(entries.map(([key, words]) => [key, h("a", { href: hrefOf(key), dataset: { view: key } }, words)]));
-  const nav = h("nav", { class: `console-bar ${kind}`, "aria-label": label }, h("ul", {}, [...links.values()].map((a) => h("li", {}, a))));
+  const links = new Map(
+    entries.map(([key, words]) => [key, h("a", { href: hrefOf(key), dataset: { view: key } }, words)]),
+  );
+  const nav = h(
+    "nav",
+    { class: `console-bar ${kind}`, "aria-label": label },
+    h(
+      "ul",
+      {},
+      [...links.values()].map((a) => h("li", {}, a)),
+    ),
+  );
   const mark = (key) => {
     for (const [k, a] of links) {
       if (k === key) a.setAttribute("aria-current", "page");
@@ -52,7 +62,12 @@ export function viewBar(label, entries, hrefOf, kind = "views") {
 
 /** One container a view, holding its sections; `show(key)` shows one and hides the rest. */
 export function viewPanes(entries) {
-  const panes = new Map(entries.map(([key, words]) => [key, h("div", { class: "view", dataset: { view: key }, "aria-label": words, role: "region", hidden: true })]));
+  const panes = new Map(
+    entries.map(([key, words]) => [
+      key,
+      h("div", { class: "view", dataset: { view: key }, "aria-label": words, role: "region", hidden: true }),
+    ]),
+  );
   const show = (key) => {
     for (const [k, pane] of panes) pane.hidden = k !== key;
   };
@@ -68,6 +83,10 @@ export function forTheRecord(rows, why = "for the command line and the server's 
     { class: "record" },
     h("summary", {}, "For the record"),
     h("p", { class: "hint" }, `Ids ${why}.`),
-    h("dl", {}, kept.map(([label, value]) => [h("dt", {}, label), h("dd", {}, h("code", {}, String(value)))])),
+    h(
+      "dl",
+      {},
+      kept.map(([label, value]) => [h("dt", {}, label), h("dd", {}, h("code", {}, String(value)))]),
+    ),
   );
 }

@@ -68,16 +68,28 @@ export function declareForm(live, view, who, { forCharacter = false, preset = nu
   const c = view.characters[who];
   const pools = view.rules?.family === "pools";
   const out = h("div", { class: "outcome", dataset: { declare: who } }, ...(said.get(who)?.() || []));
-  const kinds = [["contested", "Against someone"], ["static", "Static (against a difficulty)"], ...(pools ? [] : [["simple", "Simple test"]])];
+  const kinds = [
+    ["contested", "Against someone"],
+    ["static", "Static (against a difficulty)"],
+    ...(pools ? [] : [["simple", "Simple test"]]),
+  ];
   const kind = select("kind", kinds);
   const target = select("target", others(view, who));
-  const category = select("category", CATEGORIES.map((cat) => [cat, title(cat)]));
+  const category = select(
+    "category",
+    CATEGORIES.map((cat) => [cat, title(cat)]),
+  );
   const bid = select("bid", traitsLeft(c, "physical"));
   const intent = roundIntent(view, c);
   if (intent?.target && [...target.options].some((o) => o.value === intent.target)) target.value = intent.target;
   if (intent?.category) category.value = intent.category;
   const victory = h("input", { name: "victory", autocomplete: "off", required: true });
-  const effect = victoryFields(live, victory, () => (pools ? attack.fields().category : category.value), () => declaration());
+  const effect = victoryFields(
+    live,
+    victory,
+    () => (pools ? attack.fields().category : category.value),
+    () => declaration(),
+  );
   const offerCategories = () => {
     // a category with no Trait left to bid is not offered for a test that needs a bid
     for (const option of category.options) {
@@ -85,15 +97,26 @@ export function declareForm(live, view, who, { forCharacter = false, preset = nu
       option.disabled = empty;
       option.textContent = empty ? `${title(option.value)} (no Traits left to bid)` : title(option.value);
     }
-    if (category.selectedOptions[0]?.disabled) category.value = [...category.options].find((o) => !o.disabled)?.value ?? category.value;
-    fill(bid, traitsLeft(c, category.value).map(([v, t]) => h("option", { value: v }, t)));
+    if (category.selectedOptions[0]?.disabled)
+      category.value = [...category.options].find((o) => !o.disabled)?.value ?? category.value;
+    fill(
+      bid,
+      traitsLeft(c, category.value).map(([v, t]) => h("option", { value: v }, t)),
+    );
     effect.categoryChanged();
   };
   category.addEventListener("change", offerCategories);
   kind.addEventListener("change", offerCategories);
   target.addEventListener("change", () => effect.sayIt());
   const fight = fightFields(view, c);
-  const attack = attackFields(live, view, who, forCharacter, () => fight.fields().maneuver, () => effect.categoryChanged());
+  const attack = attackFields(
+    live,
+    view,
+    who,
+    forCharacter,
+    () => fight.fields().maneuver,
+    () => effect.categoryChanged(),
+  );
   if (preset?.category && !pools) category.value = preset.category;
   offerCategories();
   if (preset?.bid && [...bid.options].some((o) => o.value === preset.bid)) bid.value = preset.bid;
@@ -102,8 +125,17 @@ export function declareForm(live, view, who, { forCharacter = false, preset = nu
   const power = select("power", [["", "No power"], ...powers.map((p) => [p, p])]);
   if (preset?.power && powers.includes(preset.power)) power.value = preset.power;
   for (const control of [bid, power, category, victory]) control.addEventListener("change", () => effect.sayIt()); // what is at stake moves with them
-  const difficulty = h("input", { type: "number", name: "difficulty", min: 0, max: 99, value: 3, inputmode: "numeric" });
-  const flags = (view.rules?.flags || []).filter((f) => f in FLAGS).map((f) => [f, h("input", { type: "checkbox", name: f })]);
+  const difficulty = h("input", {
+    type: "number",
+    name: "difficulty",
+    min: 0,
+    max: 99,
+    value: 3,
+    inputmode: "numeric",
+  });
+  const flags = (view.rules?.flags || [])
+    .filter((f) => f in FLAGS)
+    .map((f) => [f, h("input", { type: "checkbox", name: f })]);
   // what is being declared, as the `declare` command carries it (less its id)
   const declaration = () => {
     const body = { type: "declare", kind: kind.value, victory: victory.value.trim() };
@@ -127,10 +159,12 @@ export function declareForm(live, view, who, { forCharacter = false, preset = nu
     const reply = await live.send(body);
     // a player's page confirms every command at its foot (notice.js); the console, declaring for
     // an NPC, says it here
-    const note = () => (reply.ok ? (forCharacter ? [h("p", { role: "status" }, "Declared.")] : []) : [refusal(reply.error)]);
+    const note = () =>
+      reply.ok ? (forCharacter ? [h("p", { role: "status" }, "Declared.")] : []) : [refusal(reply.error)];
     said.set(who, note);
     // what it declared may have drawn the form anew meanwhile (a free maneuver used): say it there
-    for (const box of document.querySelectorAll(`.outcome[data-declare="${CSS.escape(who)}"]`)) box.replaceChildren(...note());
+    for (const box of document.querySelectorAll(`.outcome[data-declare="${CSS.escape(who)}"]`))
+      box.replaceChildren(...note());
     if (reply.ok) victory.value = "";
   };
   // a player's attack in a pool ruleset: what most attacks need in sight (the target, the
@@ -147,18 +181,31 @@ export function declareForm(live, view, who, { forCharacter = false, preset = nu
   const moreWords = tucked ? "More: kind, range, attribute, wild card, power" : "More: power, difficulty";
   return h(
     "form",
-    { class: "stack declare-form", onsubmit: submit, onchange: (e) => ["maneuver", "second_maneuver"].includes(e.target.name) && attack.refresh?.() },
-    intent && h("p", { class: "intent" }, `From ${forCharacter ? "their" : "your"} action this round: ${title(intent.category || "")}${intent.target ? ` against ${nameOf(view, intent.target)}` : ""}.`),
+    {
+      class: "stack declare-form",
+      onsubmit: submit,
+      onchange: (e) => ["maneuver", "second_maneuver"].includes(e.target.name) && attack.refresh?.(),
+    },
+    intent &&
+      h(
+        "p",
+        { class: "intent" },
+        `From ${forCharacter ? "their" : "your"} action this round: ${title(intent.category || "")}${intent.target ? ` against ${nameOf(view, intent.target)}` : ""}.`,
+      ),
     !tucked && kindField,
     field("Target", target),
     tucked ? fight.main : [fight.main, fight.more],
-    pools ? (tucked ? attack.main : [attack.main, attack.more]) : [field("Category", category), field("Trait to bid", bid)],
+    pools
+      ? tucked
+        ? attack.main
+        : [attack.main, attack.more]
+      : [field("Category", category), field("Trait to bid", bid)],
     field("Victory condition", victory, "In words, what happens when you win"),
     effect.controls,
     h(
       "details",
       { open: Boolean(preset?.power) },
-      h("summary", {}, moreWords, flags.length ? ", " + flags.map(([f]) => f).join(", ") : ""),
+      h("summary", {}, moreWords, flags.length ? `, ${flags.map(([f]) => f).join(", ")}` : ""),
       more,
     ),
     // in reach wherever the thumb is in the form: it stays at the foot of the screen
@@ -184,7 +231,11 @@ const EXAMPLES = {
 };
 
 /** A declared effect in plain words, as declared (damage: its amount and type, from the form). */
-const DECLARED = { grapple: "a grapple", knock_down: "knocking down", narrative: "narrative only (no mechanical effect)" };
+const DECLARED = {
+  grapple: "a grapple",
+  knock_down: "knocking down",
+  narrative: "narrative only (no mechanical effect)",
+};
 
 /** What winning the challenge being declared would do, as the server's resolution will apply it
  * (the ruleset's powers, armour, a draw's losses): the lines of its stakes ("If Jimmy wins: Frank
@@ -214,8 +265,17 @@ function victoryFields(live, victory, categoryOf, declaration) {
   ];
   const radios = choices.map(([value]) => h("input", { type: "radio", name, value, class: "effect-choice" }));
   const amount = h("input", { type: "number", name: "amount", min: 0, max: 10, value: 1, inputmode: "numeric" });
-  const damageType = select("type", [["bashing", "Bashing"], ["lethal", "Lethal"], ["aggravated", "Aggravated"]]);
-  const damage = h("div", { class: "row damage-fields" }, field("How much", amount), field("Type of damage", damageType));
+  const damageType = select("type", [
+    ["bashing", "Bashing"],
+    ["lethal", "Lethal"],
+    ["aggravated", "Aggravated"],
+  ]);
+  const damage = h(
+    "div",
+    { class: "row damage-fields" },
+    field("How much", amount),
+    field("Type of damage", damageType),
+  );
   const sentence = h("p", { class: "victory-sentence", "aria-live": "polite" });
   const stakes = h("ul", { class: "stakes-preview", "aria-label": "What winning would do", hidden: true });
   // the first way of ending in sight (winning); the others a tap away, so the form stays short
@@ -234,20 +294,26 @@ function victoryFields(live, victory, categoryOf, declaration) {
     sentence.replaceChildren("Declared: ", h("strong", {}, declared), ".");
     const mine = ++asked;
     // after the form is built (the declaration reads every control of it)
-    Promise.resolve().then(() => previewStakes(live, declaration())).then((lines) => {
-      if (mine !== asked) return; // a later change asked again
-      stakes.replaceChildren(...lines.slice(0, 1).map((words) => h("li", {}, words)));
-      others.replaceChildren(...lines.slice(1).map((words) => h("li", {}, words)));
-      otherWords.textContent = `Every other way it can end (${lines.length - 1})`;
-      stakes.hidden = lines.length === 0;
-      rest.hidden = lines.length < 2;
-    });
+    Promise.resolve()
+      .then(() => previewStakes(live, declaration()))
+      .then((lines) => {
+        if (mine !== asked) return; // a later change asked again
+        stakes.replaceChildren(...lines.slice(0, 1).map((words) => h("li", {}, words)));
+        others.replaceChildren(...lines.slice(1).map((words) => h("li", {}, words)));
+        otherWords.textContent = `Every other way it can end (${lines.length - 1})`;
+        stakes.hidden = lines.length === 0;
+        rest.hidden = lines.length < 2;
+      });
   };
   const pick = (value) => {
     for (const r of radios) r.checked = r.value === value;
     sayIt();
   };
-  for (const r of radios) r.addEventListener("change", () => ((touched = true), sayIt()));
+  for (const r of radios)
+    r.addEventListener("change", () => {
+      touched = true;
+      sayIt();
+    });
   for (const control of [amount, damageType]) {
     control.addEventListener("input", sayIt);
     control.addEventListener("change", sayIt);
@@ -255,7 +321,9 @@ function victoryFields(live, victory, categoryOf, declaration) {
   const categoryChanged = () => touched || pick(categoryOf() === "physical" ? "damage" : "narrative");
   const value = () => {
     const kindOf = chosen();
-    return kindOf === "damage" ? { kind: "damage", amount: Number(amount.value), type: damageType.value } : { kind: kindOf };
+    return kindOf === "damage"
+      ? { kind: "damage", amount: Number(amount.value), type: damageType.value }
+      : { kind: kindOf };
   };
   const controls = h(
     "fieldset",
@@ -275,10 +343,25 @@ function victoryFields(live, victory, categoryOf, declaration) {
  * what type; `value()` is the `effect` to send (null: none). The challenger's declaration and,
  * where the ruleset lets a defender win its own way (kony:resolution), the defender's answer. */
 export function effectFields() {
-  const kind = select("effect", [["", "No mechanical effect"], ["damage", "Damage"], ["grapple", "Grapple"], ["knock_down", "Knock down"], ["narrative", "Narrative (the Storyteller applies it)"]]);
+  const kind = select("effect", [
+    ["", "No mechanical effect"],
+    ["damage", "Damage"],
+    ["grapple", "Grapple"],
+    ["knock_down", "Knock down"],
+    ["narrative", "Narrative (the Storyteller applies it)"],
+  ]);
   const amount = h("input", { type: "number", name: "amount", min: 0, max: 10, value: 1, inputmode: "numeric" });
-  const damageType = select("type", [["bashing", "Bashing"], ["lethal", "Lethal"], ["aggravated", "Aggravated"]]);
-  const value = () => (kind.value === "damage" ? { kind: "damage", amount: Number(amount.value), type: damageType.value } : kind.value ? { kind: kind.value } : null);
+  const damageType = select("type", [
+    ["bashing", "Bashing"],
+    ["lethal", "Lethal"],
+    ["aggravated", "Aggravated"],
+  ]);
+  const value = () =>
+    kind.value === "damage"
+      ? { kind: "damage", amount: Number(amount.value), type: damageType.value }
+      : kind.value
+        ? { kind: kind.value }
+        : null;
   return { controls: [field("Effect", kind), field("Damage", amount), field("Damage type", damageType)], value };
 }
 
@@ -286,11 +369,17 @@ export function effectFields() {
 function attackFields(live, view, who, forCharacter, maneuver = () => undefined, attackChanged = () => {}) {
   const sheet = view.characters[who]?.sheet || {};
   const kind = select("attack", ATTACKS);
-  const attribute = select("attribute", [["", "The attack's own"], ...Object.keys(sheet.attributes || {}).map((a) => [a, title(a)])]);
+  const attribute = select("attribute", [
+    ["", "The attack's own"],
+    ...Object.keys(sheet.attributes || {}).map((a) => [a, title(a)]),
+  ]);
   const skills = Object.keys(sheet.skills || {});
   const listId = `skills-${who}`;
   const skill = h("input", { name: "skill", autocomplete: "off", list: listId }); // no placeholder: a grey "intimidation" reads as filled in
-  const weapon = select("weapon", [["", "None"], ...(sheet.weapons || []).map((w) => [w.name, `${w.name} (${w.kind})`])]);
+  const weapon = select("weapon", [
+    ["", "None"],
+    ...(sheet.weapons || []).map((w) => [w.name, `${w.name} (${w.kind})`]),
+  ]);
   const wildcard = h("input", { type: "number", name: "wildcard", min: -20, max: 20, value: 0, inputmode: "numeric" });
   const why = h("input", { name: "why", autocomplete: "off", placeholder: "shotgun" });
   const shown = h("p", { class: "pool-preview", role: "status", "aria-live": "polite" }, "");
@@ -307,7 +396,12 @@ function attackFields(live, view, who, forCharacter, maneuver = () => undefined,
   const preview = async () => {
     const mine = ++asked;
     const chosen = maneuver(); // the maneuvers' penalties count in the pool shown
-    const ask = { type: "pool", ...fields(), ...(chosen ? { maneuver: chosen } : {}), ...(forCharacter ? { character: who } : {}) };
+    const ask = {
+      type: "pool",
+      ...fields(),
+      ...(chosen ? { maneuver: chosen } : {}),
+      ...(forCharacter ? { character: who } : {}),
+    };
     const reply = await live.request(ask, "pool");
     if (mine !== asked) return; // a later change asked again
     if (reply.pool) shown.replaceChildren("Your pool: ", h("strong", {}, describePool(reply.pool)));
@@ -328,7 +422,11 @@ function attackFields(live, view, who, forCharacter, maneuver = () => undefined,
   const main = [
     field("Attack", kind),
     field("Skill", skill, "The attack's own unless you name one (Mental and Social attacks name theirs)"),
-    h("datalist", { id: listId }, skills.map((s) => h("option", { value: s }))),
+    h(
+      "datalist",
+      { id: listId },
+      skills.map((s) => h("option", { value: s })),
+    ),
     armed && field("Weapon", weapon),
     shown,
   ];
@@ -352,8 +450,11 @@ function attackFields(live, view, who, forCharacter, maneuver = () => undefined,
 function fightFields(view, c) {
   const flags = view.rules?.flags || [];
   const offered = (c.maneuvers || []).filter((m) => !m.with_action);
-  const maneuver = flags.includes("maneuver") && select("maneuver", [["", "None"], ...offered.map((m) => [m.name, `${m.title} (${COSTS[m.cost]})`])]);
-  const second = maneuver && assisted(c) && select("second_maneuver", [["", "None"], ...offered.map((m) => [m.name, m.title])]);
+  const maneuver =
+    flags.includes("maneuver") &&
+    select("maneuver", [["", "None"], ...offered.map((m) => [m.name, `${m.title} (${COSTS[m.cost]})`])]);
+  const second =
+    maneuver && assisted(c) && select("second_maneuver", [["", "None"], ...offered.map((m) => [m.name, m.title])]);
   if (second) {
     // two different ones: the first chosen is not on offer again
     maneuver.addEventListener("change", () => {
@@ -361,7 +462,8 @@ function fightFields(view, c) {
       if (second.value === maneuver.value) second.value = "";
     });
   }
-  const range = flags.includes("range") && h("input", { type: "number", name: "range", min: 0, max: 200, inputmode: "numeric" });
+  const range =
+    flags.includes("range") && h("input", { type: "number", name: "range", min: 0, max: 200, inputmode: "numeric" });
   const fields = () => {
     const out = {};
     const chosen = [maneuver?.value, second?.value].filter(Boolean);

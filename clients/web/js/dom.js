@@ -77,8 +77,21 @@ export function download(name, mediaType, text) {
 // -- drawing without pulling the rug ---------------------------------------------------------------
 
 let pointerDown = false;
-document.addEventListener("pointerdown", () => (pointerDown = true), true);
-document.addEventListener("pointerup", () => setTimeout(() => (pointerDown = false), 0), true);
+document.addEventListener(
+  "pointerdown",
+  () => {
+    pointerDown = true;
+  },
+  true,
+);
+document.addEventListener(
+  "pointerup",
+  () =>
+    setTimeout(() => {
+      pointerDown = false;
+    }, 0),
+  true,
+);
 
 function busy(el) {
   const active = document.activeElement;

@@ -5,7 +5,12 @@ import { Live } from "./live.js";
 import { refusal } from "./words.js";
 
 const app = document.getElementById("app");
-const input = h("input", { name: "token", autocomplete: "off", required: true, placeholder: "https://…/play#token=jt_… or jt_…" });
+const input = h("input", {
+  name: "token",
+  autocomplete: "off",
+  required: true,
+  placeholder: "https://…/play#token=jt_… or jt_…",
+});
 const out = h("div", { class: "outcome", "aria-live": "polite" });
 
 function tokenOf(text) {
@@ -38,14 +43,25 @@ fill(
       { "aria-labelledby": "join-h" },
       h("h2", { id: "join-h" }, "Join a scene"),
       h("p", {}, "Paste the invitation your Storyteller gave you: a link or a token."),
-      h("form", { class: "row", onsubmit: join }, field("Invitation link or token", input), h("button", { type: "submit", class: "primary" }, "Join")),
+      h(
+        "form",
+        { class: "row", onsubmit: join },
+        field("Invitation link or token", input),
+        h("button", { type: "submit", class: "primary" }, "Join"),
+      ),
       out,
     ),
     h(
       "section",
       {},
       h("h2", {}, "Storytellers"),
-      h("p", {}, "Start a scene with ", h("code", {}, "justicar scene new --db justicar.db"), " and open the console link it prints; from the console you invite players, each with a link and a QR code."),
+      h(
+        "p",
+        {},
+        "Start a scene with ",
+        h("code", {}, "justicar scene new --db justicar.db"),
+        " and open the console link it prints; from the console you invite players, each with a link and a QR code.",
+      ),
       h("p", {}, h("a", { href: "/replay" }, "Open the replay viewer")),
     ),
   ),

@@ -153,7 +153,8 @@ export class Live extends EventTarget {
       if (earlier) this.pending.delete(earlier.body.id);
       const sent = this.raw(command);
       this.pending.set(command.id, { body: command, resolve: done, answers, sent });
-      if (!sent) this.dispatchEvent(Object.assign(new Event("queued"), { body: command, replaced: earlier?.body || null }));
+      if (!sent)
+        this.dispatchEvent(Object.assign(new Event("queued"), { body: command, replaced: earlier?.body || null }));
     });
   }
 
@@ -162,7 +163,8 @@ export class Live extends EventTarget {
    * command already sent is never replaced (it may have been done). */
   queuedLike(command) {
     if (!REPLACEABLE.has(command.type)) return null;
-    const same = (b) => b.type === command.type && b.challenge === command.challenge && b.character === command.character;
+    const same = (b) =>
+      b.type === command.type && b.challenge === command.challenge && b.character === command.character;
     return [...this.pending.values()].find((p) => !p.sent && same(p.body)) || null;
   }
 
@@ -217,7 +219,13 @@ export class Live extends EventTarget {
         this.authed = true;
         this.backoff = 500;
         // the first time, the latest events only (older ones on request); after a reconnect, all since
-        if (this.subscribe) this.raw({ type: "subscribe", scene: this.scene || undefined, since: this.lastSeq || undefined, summaries: true });
+        if (this.subscribe)
+          this.raw({
+            type: "subscribe",
+            scene: this.scene || undefined,
+            since: this.lastSeq || undefined,
+            summaries: true,
+          });
         else this.setStatus("live");
         for (const waiting of this.pending.values()) waiting.sent = this.raw(waiting.body) || waiting.sent; // answered from the log if done
         this.dispatchEvent(new Event("sent")); // nothing is queued now
@@ -344,6 +352,9 @@ export function tokenFromPage(key = location.pathname) {
 /** The rule table (id -> {source, words}), fetched once. */
 let rules = null;
 export async function ruleTable() {
-  if (!rules) rules = fetch("/rules.json").then((r) => r.json()).catch(() => ({}));
+  if (!rules)
+    rules = fetch("/rules.json")
+      .then((r) => r.json())
+      .catch(() => ({}));
   return rules;
 }

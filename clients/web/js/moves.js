@@ -11,14 +11,16 @@ const outcomes = new Map(); // challenge id + who -> the last refusal, kept acro
 export function movesPanel(live, view, ch, who, moves, { forCharacter = false } = {}) {
   const key = `${ch.id}/${who}`;
   const note = h("div", { class: "outcome" }, outcomes.get(key) ? refusal(outcomes.get(key)) : null);
-  const act = (type, fields = {}, words = null) => async (event) => {
-    event?.preventDefault?.();
-    const body = { type, challenge: ch.id, ...fields, ...(forCharacter ? { character: who } : {}) };
-    const reply = await live.send(body, words);
-    if (reply.ok) outcomes.delete(key);
-    else outcomes.set(key, reply.error);
-    note.replaceChildren(reply.ok ? "" : refusal(reply.error));
-  };
+  const act =
+    (type, fields = {}, words = null) =>
+    async (event) => {
+      event?.preventDefault?.();
+      const body = { type, challenge: ch.id, ...fields, ...(forCharacter ? { character: who } : {}) };
+      const reply = await live.send(body, words);
+      if (reply.ok) outcomes.delete(key);
+      else outcomes.set(key, reply.error);
+      note.replaceChildren(reply.ok ? "" : refusal(reply.error));
+    };
   const verbs = new Set(moves.verbs);
   const defending = Object.keys(moves.defenses || {}).length > 0; // a pool ruleset: answer with a defence
   const pending = ch.retests.find((r) => r.status === "pending");
@@ -30,16 +32,30 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
         "div",
         { class: "signs", role: "group", "aria-label": "Throw" },
         moves.signs.map((sign) =>
-          h("button", { class: `sign ${sign}`, type: "button", onclick: act("throw", { sign }) }, SIGN_LABELS[sign] || sign),
+          h(
+            "button",
+            { class: `sign ${sign}`, type: "button", onclick: act("throw", { sign }) },
+            SIGN_LABELS[sign] || sign,
+          ),
         ),
       ),
     );
   }
   if (verbs.has("roll")) parts.push(rollForm(moves, forCharacter, act));
   if (defending) parts.push(defenseForm(moves, verbs.has("relent"), act));
-  else if (verbs.has("bid") || verbs.has("join")) parts.push(bidForm(moves, verbs.has("join"), moves.effect, (fields) => act(verbs.has("join") ? "join" : "bid", fields)));
+  else if (verbs.has("bid") || verbs.has("join"))
+    parts.push(
+      bidForm(moves, verbs.has("join"), moves.effect, (fields) => act(verbs.has("join") ? "join" : "bid", fields)),
+    );
   if (verbs.has("declare_traits")) {
-    const count = h("input", { type: "number", name: "count", min: 0, max: moves.most, value: moves.most, inputmode: "numeric" });
+    const count = h("input", {
+      type: "number",
+      name: "count",
+      min: 0,
+      max: moves.most,
+      value: moves.most,
+      inputmode: "numeric",
+    });
     parts.push(
       h(
         "form",
@@ -54,7 +70,9 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
       h(
         "div",
         { class: "choices", role: "group", "aria-label": "Retest with" },
-        moves.retest.map((source) => h("button", { type: "button", onclick: act("retest", { source }) }, `Retest: ${sourceLabel(source)}`)),
+        moves.retest.map((source) =>
+          h("button", { type: "button", onclick: act("retest", { source }) }, `Retest: ${sourceLabel(source)}`),
+        ),
       ),
       moves.overbid ? h("p", { class: "hint overbid-odds" }, moves.overbid) : null, // what the overbid risks and needs
     );
@@ -64,16 +82,45 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
       h(
         "div",
         { class: "choices", role: "group", "aria-label": "Cancel the retest with" },
-        moves.cancel.map((source) => h("button", { type: "button", onclick: act("cancel_retest", { source }) }, `Cancel with ${sourceLabel(source)}`)),
+        moves.cancel.map((source) =>
+          h(
+            "button",
+            { type: "button", onclick: act("cancel_retest", { source }) },
+            `Cancel with ${sourceLabel(source)}`,
+          ),
+        ),
       ),
     );
   }
   const standing = pending && pending.by !== who;
   const buttons = [];
-  if (verbs.has("pass")) buttons.push(h("button", { type: "button", onclick: act("pass", {}, standing ? "You let the retest stand." : null) }, standing ? "Let the retest stand" : "Pass: no retest"));
+  if (verbs.has("pass"))
+    buttons.push(
+      h(
+        "button",
+        { type: "button", onclick: act("pass", {}, standing ? "You let the retest stand." : null) },
+        standing ? "Let the retest stand" : "Pass: no retest",
+      ),
+    );
   // what cannot be undone asks first; the console withdraws with its own control, which asks too
-  if (verbs.has("relent") && !defending) buttons.push(confirmButton("Relent (lose without a test)", "Confirm: relent and lose", act("relent"), "Relent? You lose the challenge without a test."));
-  if (verbs.has("withdraw") && !forCharacter) buttons.push(confirmButton("Withdraw the challenge", "Confirm: withdraw", act("withdraw"), "Withdraw the challenge? It ends with no winner."));
+  if (verbs.has("relent") && !defending)
+    buttons.push(
+      confirmButton(
+        "Relent (lose without a test)",
+        "Confirm: relent and lose",
+        act("relent"),
+        "Relent? You lose the challenge without a test.",
+      ),
+    );
+  if (verbs.has("withdraw") && !forCharacter)
+    buttons.push(
+      confirmButton(
+        "Withdraw the challenge",
+        "Confirm: withdraw",
+        act("withdraw"),
+        "Withdraw the challenge? It ends with no winner.",
+      ),
+    );
   if (buttons.length) parts.push(h("div", { class: "choices" }, buttons));
   if (verbs.has("call_negative")) parts.push(negativeCalls(view, ch, who, moves, act));
   if (verbs.has("choose_victory")) {
@@ -81,7 +128,13 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
       h(
         "div",
         { class: "choices", role: "group", "aria-label": "Whose victory condition applies" },
-        moves.victory_of.map((of) => h("button", { type: "button", onclick: act("choose_victory", { of }) }, `Apply ${nameOf(view, of)}'s victory condition`)),
+        moves.victory_of.map((of) =>
+          h(
+            "button",
+            { type: "button", onclick: act("choose_victory", { of }) },
+            `Apply ${nameOf(view, of)}'s victory condition`,
+          ),
+        ),
       ),
     );
   }
@@ -101,7 +154,13 @@ function negativeCalls(view, ch, who, moves, act) {
       h(
         "div",
         { class: "choices", role: "group", "aria-label": `${opponent}'s Negative Traits you know` },
-        known.map((name) => h("button", { type: "button", class: "quiet", onclick: act("call_negative", { trait: name }) }, `Call ${name}`)),
+        known.map((name) =>
+          h(
+            "button",
+            { type: "button", class: "quiet", onclick: act("call_negative", { trait: name }) },
+            `Call ${name}`,
+          ),
+        ),
       ),
     h(
       "form",
@@ -122,11 +181,22 @@ export function confirmButton(label, confirmLabel, act, warning = "") {
     first.focus();
   };
   first.addEventListener("click", () => {
-    const yes = h("button", { type: "button", class: "danger", onclick: (e) => {
-        act(e); // first: it may read the form the button is in
-        box.replaceChildren(first);
-      } }, confirmLabel);
-    box.replaceChildren(h("p", { class: "warn" }, warning || `${label}?`), h("div", { class: "choices" }, yes, h("button", { type: "button", class: "quiet", onclick: back }, "Cancel")));
+    const yes = h(
+      "button",
+      {
+        type: "button",
+        class: "danger",
+        onclick: (e) => {
+          act(e); // first: it may read the form the button is in
+          box.replaceChildren(first);
+        },
+      },
+      confirmLabel,
+    );
+    box.replaceChildren(
+      h("p", { class: "warn" }, warning || `${label}?`),
+      h("div", { class: "choices" }, yes, h("button", { type: "button", class: "quiet", onclick: back }, "Cancel")),
+    );
     yes.focus();
   });
   box.replaceChildren(first);
@@ -147,9 +217,18 @@ function diceWords(n, base, retests, why) {
  * Storyteller always may, for an NPC). */
 function rollForm(moves, forCharacter, act) {
   const base = moves.dice || 1;
-  const ticks = (moves.roll_sources || []).map((source) => ({ source, box: h("input", { type: "checkbox", name: "source" }) }));
+  const ticks = (moves.roll_sources || []).map((source) => ({
+    source,
+    box: h("input", { type: "checkbox", name: "source" }),
+  }));
   const button = h("button", { type: "submit", class: "primary roll" });
-  const handEntered = h("input", { name: "values", autocomplete: "off", inputmode: "numeric", placeholder: "1 3", pattern: "[1-3 ,]*" });
+  const handEntered = h("input", {
+    name: "values",
+    autocomplete: "off",
+    inputmode: "numeric",
+    placeholder: "1 3",
+    pattern: "[1-3 ,]*",
+  });
   const count = h("p", { class: "hint dice-count" }); // the server's count with no retest, then the boxes ticked
   const label = () => {
     const named = ticks.filter((t) => t.box.checked).map((t) => sourceLabel(t.source));
@@ -158,11 +237,14 @@ function rollForm(moves, forCharacter, act) {
     button.textContent = `Roll ${dice}${named.length ? ` · spends ${named.join(", ")}` : ""}`;
     count.textContent = `${diceWords(n, base, named.length, moves.dice_why)} Each retest named adds a die.`;
   };
-  ticks.forEach((t) => t.box.addEventListener("change", label));
+  for (const t of ticks) t.box.addEventListener("change", label);
   label();
   const send = (e) => {
     const retests = ticks.filter((t) => t.box.checked).map((t) => t.source);
-    const values = handEntered.value.split(/[\s,]+/).filter(Boolean).map(Number);
+    const values = handEntered.value
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .map(Number);
     return act("roll", values.length ? { retests, values } : { retests })(e);
   };
   return h(
@@ -176,7 +258,8 @@ function rollForm(moves, forCharacter, act) {
         h("legend", {}, "Retests to name (each one more die)"),
         ticks.map((t) => h("label", { class: "check" }, t.box, ` ${sourceLabel(t.source)}`)),
       ),
-    (moves.enter || forCharacter) && field("Dice rolled by hand (optional)", handEntered, "Leave empty and the server rolls"),
+    (moves.enter || forCharacter) &&
+      field("Dice rolled by hand (optional)", handEntered, "Leave empty and the server rolls"),
     button,
   );
 }
@@ -191,7 +274,11 @@ function bidForm(moves, joining, withEffect, send) {
     choice.value = pool[i] ?? options[0]?.[0];
     return field(moves.bid_count > 1 ? `Trait ${i + 1} of ${moves.bid_count}` : "Trait to bid", choice);
   });
-  const victory = h("input", { name: "victory", autocomplete: "off", placeholder: joining ? "I grab his arm" : "I dodge aside" });
+  const victory = h("input", {
+    name: "victory",
+    autocomplete: "off",
+    placeholder: joining ? "I grab his arm" : "I dodge aside",
+  });
   const effect = withEffect && effectFields();
   const chosen = (form) => [...form.querySelectorAll("select[name=trait]")].map((s) => s.value);
   const fields = (form) => {
@@ -204,9 +291,21 @@ function bidForm(moves, joining, withEffect, send) {
     "form",
     { class: "bid", onsubmit: (e) => send(fields(e.currentTarget))(e) },
     picks,
-    field(joining ? "Your victory condition" : withEffect ? "Your victory condition (if you win)" : "Your response (optional)", victory),
-    effect && h("details", { class: "defender-effect" }, h("summary", {}, "If you win: an effect on them"), effect.controls),
-    h("button", { type: "submit" }, joining ? "Join the attack" : moves.bid_count > 1 ? `Bid ${moves.bid_count} Traits` : "Bid"),
+    field(
+      joining
+        ? "Your victory condition"
+        : withEffect
+          ? "Your victory condition (if you win)"
+          : "Your response (optional)",
+      victory,
+    ),
+    effect &&
+      h("details", { class: "defender-effect" }, h("summary", {}, "If you win: an effect on them"), effect.controls),
+    h(
+      "button",
+      { type: "submit" },
+      joining ? "Join the attack" : moves.bid_count > 1 ? `Bid ${moves.bid_count} Traits` : "Bid",
+    ),
   );
 }
 
@@ -215,7 +314,13 @@ function bidForm(moves, joining, withEffect, send) {
 function defenseForm(moves, relent, act) {
   const group = uid("defense");
   const choices = Object.entries(moves.defenses).map(([kind, pool], i) =>
-    h("label", { class: "check" }, h("input", { type: "radio", name: group, value: kind, checked: i === 0 }), ` ${title(kind)}: `, h("strong", {}, describePool(pool))),
+    h(
+      "label",
+      { class: "check" },
+      h("input", { type: "radio", name: group, value: kind, checked: i === 0 }),
+      ` ${title(kind)}: `,
+      h("strong", {}, describePool(pool)),
+    ),
   );
   const wildcard = h("input", { type: "number", name: "wildcard", min: -20, max: 20, value: 0, inputmode: "numeric" });
   const why = h("input", { name: "why", autocomplete: "off", placeholder: "cover" });
@@ -236,7 +341,13 @@ function defenseForm(moves, relent, act) {
       "div",
       { class: "choices" },
       h("button", { type: "submit" }, "Defend"),
-      relent && confirmButton("Relent (lose without a test)", "Confirm: relent and lose", (e) => act("relent", { pool: spec(e.currentTarget.form) })(e), "Relent? You lose the challenge without a test."),
+      relent &&
+        confirmButton(
+          "Relent (lose without a test)",
+          "Confirm: relent and lose",
+          (e) => act("relent", { pool: spec(e.currentTarget.form) })(e),
+          "Relent? You lose the challenge without a test.",
+        ),
     ),
   );
 }

@@ -9,7 +9,9 @@ const seen = new Map(); // scene id -> title, of every scene this page has seen 
  * this page followed its character into (a player's night steps may name no other scene). */
 export function sceneTitles(steps, view) {
   const titles = new Map(seen);
-  for (const step of steps) if (step.type === "scene_added" && step.data?.scene) titles.set(step.data.scene, step.data.title || step.data.scene);
+  for (const step of steps)
+    if (step.type === "scene_added" && step.data?.scene)
+      titles.set(step.data.scene, step.data.title || step.data.scene);
   for (const s of view?.night?.scenes || []) titles.set(s.id, s.title || s.id);
   for (const [, at] of Object.entries(view?.night?.where || {})) {
     titles.set(at.scene, at.title || at.scene);
@@ -42,7 +44,9 @@ export function lostWhere(steps, who, titles) {
  * nothing carried). `c` is the night's copy of the character: what it took into its scene. */
 export function carriedLine(c, where) {
   const lost = (c.traits_lost || []).map((t) => (where.get(t) ? `${t} (lost in “${where.get(t)}”)` : t));
-  const hurt = Object.entries(c.damage || {}).filter(([, n]) => n).map(([kind, n]) => `${n} ${kind} damage`);
+  const hurt = Object.entries(c.damage || {})
+    .filter(([, n]) => n)
+    .map(([kind, n]) => `${n} ${kind} damage`);
   const parts = [lost.length && `without ${lost.join(", ")}`, ...hurt].filter(Boolean);
   return parts.length ? h("p", { class: "carried" }, `Carried in from earlier tonight: ${parts.join("; ")}.`) : null;
 }

@@ -27,7 +27,9 @@ let tappedOnce = false; // the player has tapped (or typed in) this page since i
 export function quietSwitch() {
   const box = h("input", { type: "checkbox", name: "quiet", checked: isQuiet() });
   const hint = h("p", { class: "tap-hint" }, "Tap the page once so it can buzz and beep when it's your move.");
-  const show = () => (hint.hidden = tappedOnce || box.checked);
+  const show = () => {
+    hint.hidden = tappedOnce || box.checked;
+  };
   box.addEventListener("change", () => {
     try {
       localStorage.setItem(QUIET, box.checked ? "1" : "0");
@@ -45,7 +47,12 @@ export function quietSwitch() {
   // on the click, not the press: the hint leaving moves the page, never between a press and its release
   for (const kind of ["click", "keydown"]) document.addEventListener(kind, tapped, true);
   show();
-  return h("div", { class: "quiet-area", hidden: true }, h("label", { class: "check quiet-switch" }, box, " Quiet (no sound or vibration)"), hint);
+  return h(
+    "div",
+    { class: "quiet-area", hidden: true },
+    h("label", { class: "check quiet-switch" }, box, " Quiet (no sound or vibration)"),
+    hint,
+  );
 }
 
 let measureSticky = () => {};
@@ -118,8 +125,15 @@ function challengeDue(view, ch, who) {
   else if (verbs.has("bid") && ch.challenger !== who) text = `${by} challenges you: bid ${traitsWanted(ch, moves)}`;
   else if (verbs.has("throw")) text = "Throw now";
   else if (verbs.has("roll")) text = "Roll now";
-  else if (verbs.has("declare_traits")) text = ch.declaring === "overbid" ? (pending?.by === who ? "Your overbid: declare your Traits first" : `${pending ? `${nameOf(view, pending.by)}'s overbid` : "An overbid"}: declare your Traits`) : "A tie: declare your Traits";
-  else if (verbs.has("cancel_retest") && pending) text = `${nameOf(view, pending.by)} retests: cancel it or let it stand`;
+  else if (verbs.has("declare_traits"))
+    text =
+      ch.declaring === "overbid"
+        ? pending?.by === who
+          ? "Your overbid: declare your Traits first"
+          : `${pending ? `${nameOf(view, pending.by)}'s overbid` : "An overbid"}: declare your Traits`
+        : "A tie: declare your Traits";
+  else if (verbs.has("cancel_retest") && pending)
+    text = `${nameOf(view, pending.by)} retests: cancel it or let it stand`;
   else if (verbs.has("retest")) text = "Retest or pass";
   else if (verbs.has("pass") && pending) text = `${nameOf(view, pending.by)} retests: let it stand`;
   else if (verbs.has("choose_victory")) text = "Choose whose victory condition applies";
@@ -134,11 +148,17 @@ function roundDue(view, who) {
   const mine = view.characters?.[who];
   if (!r || !mine || r.phase === "over") return null;
   const target = () => document.getElementById("round");
-  const key = (what) => ({ key: `round:${r.number}:${r.phase}:${(r.turn || []).join(",")}:${r.turn_phase || ""}:${what}`, target });
-  if (r.phase === "declaring" && mine.present && !mine.action) return { ...key("declare"), text: "Declare your action for the round" };
-  if (r.phase === "expending" && (mine.round_moves?.verbs || []).includes("expenditures_done")) return { ...key("spend"), text: "Say what you spend, then tap Done" };
+  const key = (what) => ({
+    key: `round:${r.number}:${r.phase}:${(r.turn || []).join(",")}:${r.turn_phase || ""}:${what}`,
+    target,
+  });
+  if (r.phase === "declaring" && mine.present && !mine.action)
+    return { ...key("declare"), text: "Declare your action for the round" };
+  if (r.phase === "expending" && (mine.round_moves?.verbs || []).includes("expenditures_done"))
+    return { ...key("spend"), text: "Say what you spend, then tap Done" };
   if (r.phase !== "acting") return null;
-  if (mayIntend(view, who)) return { ...key("intend"), text: `Out of turn: you may attack ${nameOf(view, r.escape_window)}, who is escaping` };
+  if (mayIntend(view, who))
+    return { ...key("intend"), text: `Out of turn: you may attack ${nameOf(view, r.escape_window)}, who is escaping` };
   if (budgeted(view)) {
     if (!actsNow(view, who)) return null;
     // acting right after a held escape failed is allowed out of turn, and the banner says so
@@ -147,13 +167,19 @@ function roundDue(view, who) {
     // what the view says is left (an attack takes a standard action): the banner invites only that
     const { standard = 0, simple = 0 } = mine.actions || {};
     if (standard > 0) return { ...key("act"), text: "Your turn: attack, or choose another action" };
-    if (simple > 0) return { ...key("simple"), text: `Your turn: ${simple} simple action${simple === 1 ? "" : "s"} left, or end your turn` };
+    if (simple > 0)
+      return {
+        ...key("simple"),
+        text: `Your turn: ${simple} simple action${simple === 1 ? "" : "s"} left, or end your turn`,
+      };
     return { ...key("end"), text: "Your turn: nothing left to do; tap End my turn" };
   }
   if (!(r.turn || []).includes(who) || mine.turn_done) return null;
   // on my turn: what is offered now. A challenge I declared, still open: nothing (its card says
   // whom it waits for); my action taken: only ending the turn.
-  const open = Object.values(view.challenges || {}).some((ch) => ch.challenger === who && !ch.outcome && ch.status !== "withdrawn");
+  const open = Object.values(view.challenges || {}).some(
+    (ch) => ch.challenger === who && !ch.outcome && ch.status !== "withdrawn",
+  );
   if (open) return null;
   if (mine.actions_left === 0) return { ...key("end"), text: "Your turn: your action is done; tap End my turn" };
   return { ...key("turn"), text: "Your turn: declare your action" };
@@ -163,7 +189,11 @@ function roundDue(view, who) {
 function offerDue(view, who) {
   const offered = (view.characters?.[who]?.aids || []).filter((a) => a.status === "offered");
   if (!offered.length) return null;
-  return { key: `aid:${offered.map((a) => a.offer).join(",")}`, text: `${nameOf(view, offered[0].by)} offers you help: accept or refuse`, target: () => document.getElementById("round") };
+  return {
+    key: `aid:${offered.map((a) => a.offer).join(",")}`,
+    text: `${nameOf(view, offered[0].by)} offers you help: accept or refuse`,
+    target: () => document.getElementById("round"),
+  };
 }
 
 /** Every move due from `who` now, most pressing first; a challenge whose move is queued (made
@@ -186,7 +216,7 @@ export function fighting(view) {
 /** Whether the player is typing or choosing: the page is not scrolled from under them. */
 export function busy() {
   const active = document.activeElement;
-  return Boolean(active && active.matches?.("input:not([type=checkbox]):not([type=radio]), select, textarea"));
+  return Boolean(active?.matches?.("input:not([type=checkbox]):not([type=radio]), select, textarea"));
 }
 
 let audio = null;
@@ -298,7 +328,9 @@ function wakeLock() {
     asking = true;
     try {
       held = await navigator.wakeLock.request("screen");
-      held.addEventListener?.("release", () => (held = null));
+      held.addEventListener?.("release", () => {
+        held = null;
+      });
       if (!want) release();
     } catch {
       held = null;
@@ -360,7 +392,10 @@ export function confirmations(live) {
     toast.className = `toast ${tone}`;
     toast.textContent = words;
     toast.hidden = false;
-    if (!stay) timer = setTimeout(() => (toast.hidden = true), 6000);
+    if (!stay)
+      timer = setTimeout(() => {
+        toast.hidden = true;
+      }, 6000);
   };
   live.addEventListener("queued", () => say("Queued: will be sent when you're back online", "queued", true));
   live.addEventListener("result", (e) => {

@@ -8,7 +8,23 @@ import { sheetCard } from "./sheet.js";
 import { declareForm, forgetDeclared, others } from "./declare.js";
 import { field, fill, h, keyed, regions, select } from "./dom.js";
 import { Live, tokenFromPage } from "./live.js";
-import { actionsLeft, actsNow, assistForm, budgeted, burstForm, fightLines, intendButton, mayBurst, mayIntend, mayShield, offers, rageRounds, roundMoves, shieldControls, turnControls } from "./turns.js";
+import {
+  actionsLeft,
+  actsNow,
+  assistForm,
+  budgeted,
+  burstForm,
+  fightLines,
+  intendButton,
+  mayBurst,
+  mayIntend,
+  mayShield,
+  offers,
+  rageRounds,
+  roundMoves,
+  shieldControls,
+  turnControls,
+} from "./turns.js";
 import { confirmButton } from "./moves.js";
 import { bring, busy, confirmations, fighting, keepClear, pageTitle, quietSwitch, yourMove } from "./notice.js";
 import { carriedLine, lostWhere, sceneTitles } from "./night.js";
@@ -63,8 +79,16 @@ function followNight(night) {
     if (!at) pageTitle(mine?.name || (who === "*" ? "Spectator" : null), view.title || "Tonight's game"); // in a scene: the scene's page titles it
     fill(
       bar,
-      h("p", { class: "night-title" }, `${view.title || "Tonight's game"} · ${rulesetName(view)}${view.status === "closed" ? " · over" : ""}`),
-      h("p", { class: "where", role: "status" }, at ? ["You are in ", h("strong", {}, `“${at.title || at.scene}”`), "."] : "You are between scenes."),
+      h(
+        "p",
+        { class: "night-title" },
+        `${view.title || "Tonight's game"} · ${rulesetName(view)}${view.status === "closed" ? " · over" : ""}`,
+      ),
+      h(
+        "p",
+        { class: "where", role: "status" },
+        at ? ["You are in ", h("strong", {}, `“${at.title || at.scene}”`), "."] : "You are between scenes.",
+      ),
       at && mine && carriedLine(mine, lost),
     );
     // drawn the first time too: a link opened before the first scene shows the sheet at once
@@ -92,7 +116,12 @@ function followNight(night) {
 function between(night, stage) {
   const header = h("header", { class: "top" });
   const me = h("section", { id: "me", "aria-labelledby": "me-h" });
-  const steps = h("section", { id: "timeline", "aria-labelledby": "tl-h" }, h("h2", { id: "tl-h" }, "Tonight"), timeline([], null, night));
+  const steps = h(
+    "section",
+    { id: "timeline", "aria-labelledby": "tl-h" },
+    h("h2", { id: "tl-h" }, "Tonight"),
+    timeline([], null, night),
+  );
   fill(stage, header, h("main", {}, me, steps));
   const region = regions();
   return (lost) => {
@@ -103,7 +132,15 @@ function between(night, stage) {
     fill(
       header,
       h("h1", {}, mine ? mine.name : watching ? "Spectator" : "Justicar"),
-      h("p", { class: "scene" }, view?.status === "closed" ? "The game night is over." : watching ? "Tonight's scenes and who is in each." : "Between scenes: the Storyteller sends you into the next one."),
+      h(
+        "p",
+        { class: "scene" },
+        view?.status === "closed"
+          ? "The game night is over."
+          : watching
+            ? "Tonight's scenes and who is in each."
+            : "Between scenes: the Storyteller sends you into the next one.",
+      ),
       connection(night),
     );
     if (view && watching) {
@@ -113,7 +150,25 @@ function between(night, stage) {
           me,
           h("h2", { id: "me-h" }, "Scenes tonight"),
           scenes.length
-            ? h("ul", { class: "night-scenes" }, scenes.map((s) => h("li", {}, h("strong", {}, `“${s.title || s.id}”`), s.open ? " · open" : " · closed", h("p", {}, s.characters.length ? `In it: ${s.characters.map((w) => nameOf(view, w)).join(", ")}` : "Nobody in it now."))))
+            ? h(
+                "ul",
+                { class: "night-scenes" },
+                scenes.map((s) =>
+                  h(
+                    "li",
+                    {},
+                    h("strong", {}, `“${s.title || s.id}”`),
+                    s.open ? " · open" : " · closed",
+                    h(
+                      "p",
+                      {},
+                      s.characters.length
+                        ? `In it: ${s.characters.map((w) => nameOf(view, w)).join(", ")}`
+                        : "Nobody in it now.",
+                    ),
+                  ),
+                ),
+              )
             : h("p", { class: "none" }, "No scene yet."),
         ),
       );
@@ -122,7 +177,9 @@ function between(night, stage) {
         fill(
           me,
           h("h2", { id: "me-h" }, "My character tonight"),
-          mine ? [lostList(mine, lost), sheetCard(view, who)] : h("p", {}, "Your character is not at the game tonight."),
+          mine
+            ? [lostList(mine, lost), sheetCard(view, who)]
+            : h("p", {}, "Your character is not at the game tonight."),
         ),
       );
     }
@@ -136,7 +193,8 @@ function lostList(mine, lost) {
   if (!traits.length) return h("p", { class: "lost none" }, "Nothing lost tonight so far.");
   const counts = new Map();
   for (const t of traits) counts.set(t, (counts.get(t) || 0) + 1);
-  const line = ([t, n]) => h("li", {}, h("s", {}, t), n > 1 ? ` ×${n}` : "", lost.get(t) ? ` in “${lost.get(t)}”` : " earlier tonight");
+  const line = ([t, n]) =>
+    h("li", {}, h("s", {}, t), n > 1 ? ` ×${n}` : "", lost.get(t) ? ` in “${lost.get(t)}”` : " earlier tonight");
   return h("div", { class: "lost-where" }, h("h3", {}, "Lost tonight"), h("ul", {}, [...counts].map(line))); // "Brawny ×2", not Brawny twice
 }
 
@@ -144,7 +202,12 @@ function start(live, root = app) {
   const header = h("header", { class: "top" });
   // the sheet folds: closed during a fight (the fight comes first), open otherwise
   const sheetBody = h("div", { class: "sheet-body" });
-  const fold = h("details", { class: "sheet-fold", open: true }, h("summary", {}, h("h2", { id: "me-h" }, "My character")), sheetBody);
+  const fold = h(
+    "details",
+    { class: "sheet-fold", open: true },
+    h("summary", {}, h("h2", { id: "me-h" }, "My character")),
+    sheetBody,
+  );
   // named as the sheet it holds, so the sheet is found (and read) even while folded
   const me = h("section", { id: "me", "aria-label": "My character's sheet" }, fold);
   const round = h("section", { id: "round", "aria-label": "Round" });
@@ -177,7 +240,8 @@ function start(live, root = app) {
   live.addEventListener("result", (e) => {
     if (!e.reply?.ok || e.body.type === "declare") return; // a declaration says its own outcome there
     forgetDeclared(live.viewer);
-    for (const box of document.querySelectorAll(`#declare .outcome[data-declare="${CSS.escape(live.viewer)}"]`)) box.replaceChildren();
+    for (const box of document.querySelectorAll(`#declare .outcome[data-declare="${CSS.escape(live.viewer)}"]`))
+      box.replaceChildren();
   });
   let known = null; // the open challenges already shown: a new one of mine is brought into view
   let mineBefore = null; // how each challenge of mine stood at the last draw: one that moves on is brought into view
@@ -205,13 +269,20 @@ function start(live, root = app) {
     fill(
       header,
       h("h1", {}, mine ? mine.name : who === "*" ? "Spectator" : "Justicar"),
-      h("p", { class: "scene" }, view ? `${view.title || view.scene} · ${rulesetName(view)}${view.status === "closed" ? " · closed" : ""}` : ""),
+      h(
+        "p",
+        { class: "scene" },
+        view ? `${view.title || view.scene} · ${rulesetName(view)}${view.status === "closed" ? " · closed" : ""}` : "",
+      ),
       connection(live),
     );
     quiet.hidden = !who || who === "*";
     offline.hidden = live.status === "live" || live.status === "connecting";
     const reason = live.reason || "reconnecting…";
-    offline.textContent = live.status === "refused" || reason.startsWith("You are offline") ? live.reason || "Refused" : `Offline: ${reason}`;
+    offline.textContent =
+      live.status === "refused" || reason.startsWith("You are offline")
+        ? live.reason || "Refused"
+        : `Offline: ${reason}`;
     if (!view) return;
     me.hidden = who === "*";
     const inFight = fighting(view);
@@ -221,25 +292,49 @@ function start(live, root = app) {
     if (who !== "*") {
       const pick = mayStart ? startWith : null;
       if (mine) me.setAttribute("aria-label", `${mine.name}'s sheet`);
-      region(sheetBody, JSON.stringify([mine, mayStart]), () => fill(sheetBody, sheetCard(view, who, { start: pick, named: false }), sheetActions(live, view, who)));
+      region(sheetBody, JSON.stringify([mine, mayStart]), () =>
+        fill(sheetBody, sheetCard(view, who, { start: pick, named: false }), sheetActions(live, view, who)),
+      );
     }
     round.hidden = !view.round;
-    const actions = Object.values(view.characters).map((c) => [c.id, c.action, c.actions_left, c.actions, c.turn_done, c.conditions, c.aids, c.expended, c.round_moves]);
+    const actions = Object.values(view.characters).map((c) => [
+      c.id,
+      c.action,
+      c.actions_left,
+      c.actions,
+      c.turn_done,
+      c.conditions,
+      c.aids,
+      c.expended,
+      c.round_moves,
+    ]);
     const leads = who !== "*" && turnLeads(view, who); // the challenge form opens in the turn card
     keepFocus(round, () => {
-      region(round, JSON.stringify([view.round, actions, names(view), mine?.sheet, mine?.free_used, mine?.maneuvers, leads]), () => fill(round, roundPanel(live, view, who)));
+      region(
+        round,
+        JSON.stringify([view.round, actions, names(view), mine?.sheet, mine?.free_used, mine?.maneuvers, leads]),
+        () => fill(round, roundPanel(live, view, who)),
+      );
       const slot = round.querySelector(".turn-slot");
       if (leads && slot && declare.parentElement !== slot) slot.append(declare);
       else if (!leads && declare.parentElement !== main) main.insertBefore(declare, me);
     });
     // an attack on someone else is in front of me too while I may shield its defender
     const shields = (ch) => who !== "*" && mayShield(view, ch, who);
-    const all = Object.values(view.challenges).filter((ch) => who === "*" || involves(ch, who) || Object.keys(ch.moves || {}).length || shields(ch));
+    const all = Object.values(view.challenges).filter(
+      (ch) => who === "*" || involves(ch, who) || Object.keys(ch.moves || {}).length || shields(ch),
+    );
     const open = all.filter((ch) => (!ch.outcome && ch.status !== "withdrawn") || Object.keys(ch.moves || {}).length);
-    const recent = all.filter((ch) => !open.includes(ch)).slice(-RECENT).reverse();
+    const recent = all
+      .filter((ch) => !open.includes(ch))
+      .slice(-RECENT)
+      .reverse();
     const dispute = who === "*" ? null : (ch) => resultDispute(live, ch);
     // a result card is drawn anew when its deciding step arrives (its dispute names that step)
-    const card = (ch) => [JSON.stringify([ch, names(view), shields(ch), decidingStep(live, ch)?.seq]), () => challengeCard(live, view, ch, { extra: shields(ch) && shieldControls(live, view, ch, [who]), dispute })];
+    const card = (ch) => [
+      JSON.stringify([ch, names(view), shields(ch), decidingStep(live, ch)?.seq]),
+      () => challengeCard(live, view, ch, { extra: shields(ch) && shieldControls(live, view, ch, [who]), dispute }),
+    ];
     challenges.querySelector("h2").textContent = who === "*" ? "Challenges" : "Challenges in front of me";
     none.textContent = who === "*" ? "No open challenge." : "No open challenge involves you.";
     keepFocus(challenges, () => {
@@ -256,21 +351,63 @@ function start(live, root = app) {
       // a round's declarations first: a challenge is declared on your turn, not now (it would be refused)
       declare.hidden = false;
       region(declare, `declaring:${situation}`, () =>
-        fill(declare, h("h2", { id: "declare-h" }, "Declare a challenge"), h("p", { class: "not-yet" }, "Not yet: first everyone declares an action for the round; you declare your challenge on your turn.")),
+        fill(
+          declare,
+          h("h2", { id: "declare-h" }, "Declare a challenge"),
+          h(
+            "p",
+            { class: "not-yet" },
+            "Not yet: first everyone declares an action for the round; you declare your challenge on your turn.",
+          ),
+        ),
       );
     } else if (who !== "*" && view.status === "open" && !others(view, who).length) {
       declare.hidden = false; // alone in the scene: no empty form
-      region(declare, "alone", () => fill(declare, h("h2", { id: "declare-h" }, "Declare a challenge"), h("p", { class: "not-yet" }, "Nobody here to challenge.")));
+      region(declare, "alone", () =>
+        fill(
+          declare,
+          h("h2", { id: "declare-h" }, "Declare a challenge"),
+          h("p", { class: "not-yet" }, "Nobody here to challenge."),
+        ),
+      );
     } else if (who !== "*" && view.status === "open" && noStandardLeft(view, mine)) {
       // the view says no standard action is left this round: an attack would be refused
       declare.hidden = false;
       region(declare, `spent:${situation}`, () =>
-        fill(declare, h("h2", { id: "declare-h" }, "Declare a challenge"), h("p", { class: "not-yet" }, "No standard action left this round: your next attack waits for the next round.")),
+        fill(
+          declare,
+          h("h2", { id: "declare-h" }, "Declare a challenge"),
+          h(
+            "p",
+            { class: "not-yet" },
+            "No standard action left this round: your next attack waits for the next round.",
+          ),
+        ),
       );
     } else if (who !== "*" && view.status === "open") {
       declare.hidden = false;
-      region(declare, JSON.stringify([names(view), mine?.traits, mine?.traits_lost, mine?.sheet, mine?.free_used, mine?.maneuvers, maneuverAids(mine), mine?.action, !!view.round, situation, leads, presetAt]), () =>
-        fill(declare, h(leads ? "h3" : "h2", { id: "declare-h" }, leads ? "Attack or challenge" : "Declare a challenge"), declareForm(live, view, who, { preset })),
+      region(
+        declare,
+        JSON.stringify([
+          names(view),
+          mine?.traits,
+          mine?.traits_lost,
+          mine?.sheet,
+          mine?.free_used,
+          mine?.maneuvers,
+          maneuverAids(mine),
+          mine?.action,
+          !!view.round,
+          situation,
+          leads,
+          presetAt,
+        ]),
+        () =>
+          fill(
+            declare,
+            h(leads ? "h3" : "h2", { id: "declare-h" }, leads ? "Attack or challenge" : "Declare a challenge"),
+            declareForm(live, view, who, { preset }),
+          ),
       );
     } else {
       fill(declare);
@@ -285,11 +422,17 @@ function start(live, root = app) {
     const fresh = known ? open.filter((ch) => !known.has(ch.id) && ch.challenger === who) : [];
     known = new Set(ids);
     const scrolled = notice.update(view, who, live.queued);
-    if (fresh.length && !scrolled) document.getElementById(`ch-${fresh.at(-1).id}`)?.closest("article")?.scrollIntoView({ block: "start" });
+    if (fresh.length && !scrolled)
+      document
+        .getElementById(`ch-${fresh.at(-1).id}`)
+        ?.closest("article")
+        ?.scrollIntoView({ block: "start" });
     // a challenge of mine that moved on (resolved, my sealed throw taken, the other side rolled)
     // and is now out of sight is brought into view, its result first; never while I am typing
     const now = new Map(all.filter((ch) => who !== "*" && involves(ch, who)).map((ch) => [ch.id, standing(ch, who)]));
-    const moved = mineBefore ? all.filter((ch) => mineBefore.has(ch.id) && now.has(ch.id) && mineBefore.get(ch.id) !== now.get(ch.id)) : [];
+    const moved = mineBefore
+      ? all.filter((ch) => mineBefore.has(ch.id) && now.has(ch.id) && mineBefore.get(ch.id) !== now.get(ch.id))
+      : [];
     mineBefore = now;
     const shown = moved.find((ch) => ch.outcome) || moved.at(-1);
     const article = shown && document.getElementById(`ch-${shown.id}`)?.closest("article");
@@ -322,7 +465,13 @@ function keepFocus(area, redraw) {
 /** How a challenge stands for `who`: a change of it (an outcome, a test, a retest, the moves I
  * have) is news to bring into view. */
 function standing(ch, who) {
-  return JSON.stringify([ch.status, ch.outcome, (ch.tests || []).length, (ch.retests || []).length, ch.moves?.[who]?.verbs]);
+  return JSON.stringify([
+    ch.status,
+    ch.outcome,
+    (ch.tests || []).length,
+    (ch.retests || []).length,
+    ch.moves?.[who]?.verbs,
+  ]);
 }
 
 /** Whether a card's heading is on screen, below the sticky banner (and not at the screen's foot). */
@@ -359,14 +508,24 @@ function sheetActions(live, view, who) {
     out.replaceChildren(reply.ok ? "" : refusal(reply.error));
   };
   const parts = [];
-  if ((c.blood ?? 0) > 0 && view.rules?.blood) { // blood left: none, nothing to offer
-    const kind = select("kind", [["strength", "Strength"], ["dexterity", "Dexterity"], ["stamina", "Stamina"]]);
+  if ((c.blood ?? 0) > 0 && view.rules?.blood) {
+    // blood left: none, nothing to offer
+    const kind = select("kind", [
+      ["strength", "Strength"],
+      ["dexterity", "Dexterity"],
+      ["stamina", "Stamina"],
+    ]);
     parts.push(
       h(
         "form",
         { class: "row", onsubmit: (e) => e.preventDefault() },
         field("Spend blood for a Physical Trait", kind),
-        confirmButton("Spend blood", "Confirm: spend blood", () => send({ type: "spend_blood", kind: kind.value }), "Spend a blood point? It cannot be taken back."),
+        confirmButton(
+          "Spend blood",
+          "Confirm: spend blood",
+          () => send({ type: "spend_blood", kind: kind.value }),
+          "Spend a blood point? It cannot be taken back.",
+        ),
       ),
     );
   }
@@ -389,24 +548,47 @@ function roundPanel(live, view, who) {
     out.replaceChildren(reply.ok ? "" : refusal(reply.error));
   };
   const ordered = new Set((r.ordered || []).map((g) => [...g].sort().join(" "))); // ties the Storyteller ordered
-  const order = r.order.map((group) => group.map((w) => `${w === who ? "you" : nameOf(view, w)} (${r.initiative[w]})`).join(ordered.has([...group].sort().join(" ")) ? ", then " : " = ")); // "Order: Joe (9) = you (9) → Vi (2)"
+  const order = r.order.map((group) =>
+    group
+      .map((w) => `${w === who ? "you" : nameOf(view, w)} (${r.initiative[w]})`)
+      .join(ordered.has([...group].sort().join(" ")) ? ", then " : " = "),
+  ); // "Order: Joe (9) = you (9) → Vi (2)"
   const parts = [h("h2", {}, `Round ${r.number}${r.first ? " (first of the fight)" : ""}`)];
   // not in this round's order (added after it started): the view's order says so, and when I act
   const outside = mine && r.phase !== "declaring" && !(r.order || []).some((group) => group.includes(who));
-  if (outside) parts.push(h("p", { class: "joins-next" }, "You came in after this round started: you join the fight next round."));
+  if (outside)
+    parts.push(h("p", { class: "joins-next" }, "You came in after this round started: you join the fight next round."));
   if (r.phase === "declaring") {
-    const waiting = Object.values(view.characters).filter((c) => c.present && !c.action).map((c) => (c.id === who ? "you" : c.name));
+    const waiting = Object.values(view.characters)
+      .filter((c) => c.present && !c.action)
+      .map((c) => (c.id === who ? "you" : c.name));
     parts.push(h("p", {}, `Everyone declares an action. Waiting for: ${waiting.join(", ") || "nobody"}.`));
     parts.push(roundMoves(view, who, send));
     if (mine && !mine.action) parts.push(actionForm(view, who, send));
   } else if (r.phase === "expending") {
-    const waiting = Object.values(view.characters).filter((c) => c.present && !c.expended && c.conditions?.fair_escape !== "escaped").map((c) => (c.id === who ? "you" : c.name));
-    parts.push(h("p", {}, `Expenditures: each says what they spend, then initiative. Waiting for: ${waiting.join(", ") || "nobody"}.`));
+    const waiting = Object.values(view.characters)
+      .filter((c) => c.present && !c.expended && c.conditions?.fair_escape !== "escaped")
+      .map((c) => (c.id === who ? "you" : c.name));
+    parts.push(
+      h(
+        "p",
+        {},
+        `Expenditures: each says what they spend, then initiative. Waiting for: ${waiting.join(", ") || "nobody"}.`,
+      ),
+    );
     parts.push(roundMoves(view, who, send));
   } else if (budgeted(view)) {
     parts.push(h("p", {}, `Order: ${order.join(" → ")}`));
     parts.push(turnLine(view, r, who));
-    if (mine?.actions) parts.push(h("p", { class: "actions-left" }, `Actions left: ${actionsLeft(mine)}.`, mine.rage ? ` Then ${rageRounds(mine)}.` : ""));
+    if (mine?.actions)
+      parts.push(
+        h(
+          "p",
+          { class: "actions-left" },
+          `Actions left: ${actionsLeft(mine)}.`,
+          mine.rage ? ` Then ${rageRounds(mine)}.` : "",
+        ),
+      );
     parts.push(fightLines(view));
     if (mine && mayIntend(view, who)) parts.push(intendButton(view, who, send));
     if (mine && mayBurst(view, who)) parts.push(burstForm(view, who, send));
@@ -432,7 +614,12 @@ function turnLeads(view, who) {
   const r = view.round;
   const mine = view.characters?.[who];
   if (!r || r.phase !== "acting" || !mine || view.status !== "open") return false;
-  if (budgeted(view)) return actsNow(view, who) && (mine.actions?.standard || 0) > 0 && !["declared", "held"].includes(mine.conditions?.fair_escape);
+  if (budgeted(view))
+    return (
+      actsNow(view, who) &&
+      (mine.actions?.standard || 0) > 0 &&
+      !["declared", "held"].includes(mine.conditions?.fair_escape)
+    );
   return r.turn.includes(who) && !mine.turn_done && mine.actions_left !== 0;
 }
 
@@ -460,8 +647,17 @@ function turnLine(view, r, who) {
 }
 
 function actionForm(view, who, send) {
-  const kind = select("kind", [["challenge", "An action with a test"], ["move", "Only move"], ["none", "Nothing (defend)"], ["full_round", "A full-round action"], ["end_of_turn", "An end-of-turn action"]]);
-  const category = select("category", CATEGORIES.map((c) => [c, title(c)]));
+  const kind = select("kind", [
+    ["challenge", "An action with a test"],
+    ["move", "Only move"],
+    ["none", "Nothing (defend)"],
+    ["full_round", "A full-round action"],
+    ["end_of_turn", "An end-of-turn action"],
+  ]);
+  const category = select(
+    "category",
+    CATEGORIES.map((c) => [c, title(c)]),
+  );
   const target = select("target", [["", "—"], ...others(view, who)]);
   const steps = h("input", { type: "number", name: "steps", min: 0, max: 6, value: 0, inputmode: "numeric" });
   const stand = h("input", { type: "checkbox", name: "stand" });
@@ -488,7 +684,9 @@ function actionForm(view, who, send) {
 
 /** The step that decided `ch` (its latest outcome), from the timeline this page holds. */
 function decidingStep(live, ch) {
-  return live.timeline.filter((s) => s.data?.challenge === ch.id && (s.type === "challenge_resolved" || s.type === "outcome_corrected")).at(-1);
+  return live.timeline
+    .filter((s) => s.data?.challenge === ch.id && (s.type === "challenge_resolved" || s.type === "outcome_corrected"))
+    .at(-1);
 }
 
 /** "Dispute this result", on the result card of a challenge (null: its deciding step is not on
@@ -496,7 +694,12 @@ function decidingStep(live, ch) {
 function resultDispute(live, ch) {
   const step = decidingStep(live, ch);
   if (!step) return null;
-  return h("details", { class: "dispute" }, h("summary", {}, "Dispute this result"), disputeForm(live, step.seq, null, "Why the result is wrong"));
+  return h(
+    "details",
+    { class: "dispute" },
+    h("summary", {}, "Dispute this result"),
+    disputeForm(live, step.seq, null, "Why the result is wrong"),
+  );
 }
 
 /** The timeline's steps open a menu: the step number is its button; one menu at a time, under the
@@ -510,12 +713,20 @@ function stepMenu(live) {
     open = null;
   };
   return (step) => {
-    const button = h("button", { type: "button", class: "seq step-menu", "aria-expanded": "false", "aria-label": `Step ${step.seq}: options` }, `#${step.seq}`);
+    const button = h(
+      "button",
+      { type: "button", class: "seq step-menu", "aria-expanded": "false", "aria-label": `Step ${step.seq}: options` },
+      `#${step.seq}`,
+    );
     button.addEventListener("click", () => {
       const again = open?.button === button;
       close();
       if (again) return;
-      const menu = h("div", { class: "step-options" }, disputeForm(live, step.seq, `Step #${step.seq}: ${step.summary}`, "Why this step is wrong"));
+      const menu = h(
+        "div",
+        { class: "step-options" },
+        disputeForm(live, step.seq, `Step #${step.seq}: ${step.summary}`, "Why this step is wrong"),
+      );
       button.closest("li").append(menu);
       button.setAttribute("aria-expanded", "true");
       open = { button, menu };

@@ -10,11 +10,16 @@ import { CATEGORIES, defenderOf, nameOf, refusal, rulesetName, title } from "./w
 const app = document.getElementById("app");
 const wanted = Number(new URLSearchParams(location.hash.slice(1)).get("step")) || null;
 const sceneOfNight = new URLSearchParams(location.search).get("scene"); // a scene of the token's game night
-const token = tokenFromPage("/replay") || localStorage.getItem("justicar:/st") || localStorage.getItem("justicar:/play");
+const token =
+  tokenFromPage("/replay") || localStorage.getItem("justicar:/st") || localStorage.getItem("justicar:/play");
 if (sceneOfNight) history.replaceState(null, "", `${location.pathname}?scene=${encodeURIComponent(sceneOfNight)}`);
 
 if (!token) {
-  fill(app, h("h1", {}, "Replay"), h("p", {}, "Open the replay from the Storyteller's console, or from your player's page once the scene is closed."));
+  fill(
+    app,
+    h("h1", {}, "Replay"),
+    h("p", {}, "Open the replay from the Storyteller's console, or from your player's page once the scene is closed."),
+  );
 } else {
   // a scene of a night is reached by subscribing to it (the night's key opens it): its view is not drawn
   start(new Live(token, sceneOfNight ? { scene: sceneOfNight } : { subscribe: false }));
@@ -36,7 +41,16 @@ function start(live) {
 
   const drawHeader = () => {
     if (scene) pageTitle("Replay", scene.title || "Untitled scene"); // "Replay · The alley · Justicar"
-    fill(header, h("h1", {}, "Replay"), h("p", { class: "scene" }, scene ? [scene.title || "Untitled scene", rulesetName(scene)].filter(Boolean).join(" · ") : ""), badge(live));
+    fill(
+      header,
+      h("h1", {}, "Replay"),
+      h(
+        "p",
+        { class: "scene" },
+        scene ? [scene.title || "Untitled scene", rulesetName(scene)].filter(Boolean).join(" · ") : "",
+      ),
+      badge(live),
+    );
   };
 
   let loading = 0; // a newer load makes an older one's answers moot
@@ -55,12 +69,20 @@ function start(live) {
       from = reply.to + 1;
       fill(controls, h("p", { role: "status" }, `Loading… ${reply.to} of ${reply.version} steps`));
     }
-    const last = await live.request({ type: "replay", from: got.length, to: got.length, view: true, ...(as ? { as } : {}) }, "replay");
+    const last = await live.request(
+      { type: "replay", from: got.length, to: got.length, view: true, ...(as ? { as } : {}) },
+      "replay",
+    );
     if (mine !== loading) return;
     steps = got;
     viewer = seen;
     names = Object.fromEntries(Object.values(last.view?.characters || {}).map((c) => [c.id, c.name]));
-    sides = Object.fromEntries(Object.values(last.view?.challenges || {}).map((ch) => [ch.id, { challenger: ch.challenger, defender: defenderOf(ch) }]));
+    sides = Object.fromEntries(
+      Object.values(last.view?.challenges || {}).map((ch) => [
+        ch.id,
+        { challenger: ch.challenger, defender: defenderOf(ch) },
+      ]),
+    );
     scene = last.view ? { title: last.view.title, ruleset_title: last.view.ruleset_title } : null;
     drawHeader();
     const current = Number(controls.querySelector("input[type=range]")?.value); // stay where the viewer was
@@ -73,27 +95,48 @@ function start(live) {
     const go = (n) => {
       const step = Math.max(1, Math.min(steps.length, n));
       slider.value = step;
-      const eyes = viewer === "st" ? "as the Storyteller saw it" : viewer === "*" ? "as a spectator saw it" : `as ${names[viewer] || viewer} saw it`;
+      const eyes =
+        viewer === "st"
+          ? "as the Storyteller saw it"
+          : viewer === "*"
+            ? "as a spectator saw it"
+            : `as ${names[viewer] || viewer} saw it`;
       counter.value = `Step ${step} of ${steps.length}, ${eyes}`;
       show(step);
     };
     slider.addEventListener("input", () => go(Number(slider.value)));
     const parts = [
-      h("div", { class: "replay-controls" },
-        h("button", { type: "button", onclick: () => go(Number(slider.value) - 1), "aria-label": "Previous step" }, "◀"),
+      h(
+        "div",
+        { class: "replay-controls" },
+        h(
+          "button",
+          { type: "button", onclick: () => go(Number(slider.value) - 1), "aria-label": "Previous step" },
+          "◀",
+        ),
         slider,
         h("button", { type: "button", onclick: () => go(Number(slider.value) + 1), "aria-label": "Next step" }, "▶"),
       ),
       counter,
     ];
     if (live.welcome.role === "st") {
-      const as = select("viewer", [["st", "the Storyteller (everything)"], ["*", "a spectator"], ...Object.entries(names).map(([id, name]) => [id, name])]);
+      const as = select("viewer", [
+        ["st", "the Storyteller (everything)"],
+        ["*", "a spectator"],
+        ...Object.entries(names).map(([id, name]) => [id, name]),
+      ]);
       as.value = viewer;
       as.addEventListener("change", () => load(as.value));
       parts.push(
         field("See it as", as, "A player's eye: only what they could see at the time."),
-        h("div", { class: "choices" },
-          h("button", { type: "button", onclick: () => save({ type: "audit", format: "html" }) }, "Download the audit (HTML)"),
+        h(
+          "div",
+          { class: "choices" },
+          h(
+            "button",
+            { type: "button", onclick: () => save({ type: "audit", format: "html" }) },
+            "Download the audit (HTML)",
+          ),
           h("button", { type: "button", onclick: () => save({ type: "export" }) }, "Download the export"),
         ),
       );
@@ -111,18 +154,59 @@ function start(live) {
   const show = (n) => {
     const step = steps[n - 1];
     const who = (id) => names[id] || nameOf(null, id);
-    const said = (value, path) => (STEP_FIELDS.test(path) && typeof value === "number" ? `step ${value}` : valueWords(value, who, sides[step.challenge]));
+    const said = (value, path) =>
+      STEP_FIELDS.test(path) && typeof value === "number"
+        ? `step ${value}`
+        : valueWords(value, who, sides[step.challenge]);
     fill(
       detail,
       h("h2", {}, `Step ${step.seq}`),
       skipped(steps[n - 2], step),
       h("p", { class: "step-summary" }, step.summary),
       h("p", { class: "scene" }, `${step.at.slice(11, 19)} · ${causeOf(steps, n - 1, who, sides)}`),
-      step.compared && h("p", {}, "Compared: ", Object.entries(step.compared).map(([w, n]) => `${who(w)} ${n}`).join(" against ")),
-      step.rule && h("figure", {}, step.words && h("blockquote", {}, step.words), h("figcaption", { dataset: { rule: step.rule } }, `— ${step.source || "the rules"}`)),
+      step.compared &&
+        h(
+          "p",
+          {},
+          "Compared: ",
+          Object.entries(step.compared)
+            .map(([w, n]) => `${who(w)} ${n}`)
+            .join(" against "),
+        ),
+      step.rule &&
+        h(
+          "figure",
+          {},
+          step.words && h("blockquote", {}, step.words),
+          h("figcaption", { dataset: { rule: step.rule } }, `— ${step.source || "the rules"}`),
+        ),
       step.account && told(step.account),
-      step.linked?.length > 0 && h("p", {}, "See also: ", step.linked.map((seq) => h("button", { type: "button", class: "quiet", onclick: () => drawControls(seq) }, `Step ${seq}`))),
-      step.changes.length > 0 && h("details", { open: true }, h("summary", {}, `What it changed (${step.changes.length})`), h("ul", { class: "changes" }, step.changes.map((c) => h("li", {}, `${pathWords(c.path, who)}: ${c.path === "ruleset" ? rulesetName(scene) || c.after : `${said(c.before, c.path)} → ${said(c.after, c.path)}`}`)))),
+      step.linked?.length > 0 &&
+        h(
+          "p",
+          {},
+          "See also: ",
+          step.linked.map((seq) =>
+            h("button", { type: "button", class: "quiet", onclick: () => drawControls(seq) }, `Step ${seq}`),
+          ),
+        ),
+      step.changes.length > 0 &&
+        h(
+          "details",
+          { open: true },
+          h("summary", {}, `What it changed (${step.changes.length})`),
+          h(
+            "ul",
+            { class: "changes" },
+            step.changes.map((c) =>
+              h(
+                "li",
+                {},
+                `${pathWords(c.path, who)}: ${c.path === "ruleset" ? rulesetName(scene) || c.after : `${said(c.before, c.path)} → ${said(c.after, c.path)}`}`,
+              ),
+            ),
+          ),
+        ),
     );
     clearTimeout(timer);
     timer = setTimeout(() => stateAt(n), 120);
@@ -136,27 +220,55 @@ function start(live) {
     fill(
       state,
       h("h2", { id: "state-h" }, `The scene after step ${n}`),
-      v.round && h("p", {}, `Round ${v.round.number} · ${words(v.round.phase)}${v.round.turn.length ? ` · acting: ${v.round.turn.map((w) => nameOf(v, w)).join(", ")}` : ""}`),
+      v.round &&
+        h(
+          "p",
+          {},
+          `Round ${v.round.number} · ${words(v.round.phase)}${v.round.turn.length ? ` · acting: ${v.round.turn.map((w) => nameOf(v, w)).join(", ")}` : ""}`,
+        ),
       h(
         "div",
         { class: "scroll", tabindex: 0, role: "region", "aria-label": "The characters then" },
         h(
           "table",
           {},
-          h("tr", {}, ["Who", "Traits", "Health", "Conditions"].map((t) => h("th", { scope: "col" }, t))),
+          h(
+            "tr",
+            {},
+            ["Who", "Traits", "Health", "Conditions"].map((t) => h("th", { scope: "col" }, t)),
+          ),
           Object.values(v.characters).map((c) =>
             h(
               "tr",
               {},
               h("th", { scope: "row" }, c.name),
-              h("td", { class: "step-traits" }, c.traits ? CATEGORIES.map((cat) => h("div", {}, `${c.traits[cat]} ${title(cat)}`)) : "hidden"),
+              h(
+                "td",
+                { class: "step-traits" },
+                c.traits ? CATEGORIES.map((cat) => h("div", {}, `${c.traits[cat]} ${title(cat)}`)) : "hidden",
+              ),
               h("td", {}, c.health ?? "hidden"),
-              h("td", {}, [c.conditions.grappled_by && `held by ${nameOf(v, c.conditions.grappled_by)}`, c.conditions.prone && "prone"].filter(Boolean).join(", ") || "—"),
+              h(
+                "td",
+                {},
+                [
+                  c.conditions.grappled_by && `held by ${nameOf(v, c.conditions.grappled_by)}`,
+                  c.conditions.prone && "prone",
+                ]
+                  .filter(Boolean)
+                  .join(", ") || "—",
+              ),
             ),
           ),
         ),
       ),
-      h("ul", {}, Object.values(v.challenges).filter((ch) => ch.account).map((ch) => h("li", {}, `${ch.account.title} — ${ch.account.verdict?.words || ch.account.now}`))),
+      h(
+        "ul",
+        {},
+        Object.values(v.challenges)
+          .filter((ch) => ch.account)
+          .map((ch) => h("li", {}, `${ch.account.title} — ${ch.account.verdict?.words || ch.account.now}`)),
+      ),
     );
     state.setAttribute("aria-labelledby", "state-h");
   };
@@ -194,10 +306,24 @@ function told(a) {
       tests.map((t) => [h("li", {}, `Test ${t.number}: ${t.words}`), after(t.number)]),
       retests.filter((r) => !tests.some((t) => t.number === r.after_test)).map((r) => h("li", {}, r.words)),
     ),
-    v && h("p", { class: "verdict" }, h("strong", {}, v.words), v.grade && `. ${v.grade}`, v.ruled && ` (${v.ruled}${v.before ? `. First given: ${v.before}` : ""})`),
-    how.length > 0 && h("ul", { class: "told" }, how.map((line) => h("li", {}, line))),
+    v &&
+      h(
+        "p",
+        { class: "verdict" },
+        h("strong", {}, v.words),
+        v.grade && `. ${v.grade}`,
+        v.ruled && ` (${v.ruled}${v.before ? `. First given: ${v.before}` : ""})`,
+      ),
+    how.length > 0 &&
+      h(
+        "ul",
+        { class: "told" },
+        how.map((line) => h("li", {}, line)),
+      ),
     (a.rulings || []).filter((r) => !(v?.ruled && r.decision !== "uphold")).map((r) => h("p", {}, r.words)),
-    (a.rulings || []).filter((r) => r.stand?.length).map((r) => h("p", {}, `Standing as played: ${r.stand.join("; ")}`)),
+    (a.rulings || [])
+      .filter((r) => r.stand?.length)
+      .map((r) => h("p", {}, `Standing as played: ${r.stand.join("; ")}`)),
   );
 }
 
@@ -206,12 +332,21 @@ function told(a) {
 function skipped(before, step) {
   if (!before || step.seq - before.seq <= 1) return null;
   const [from, to] = [before.seq + 1, step.seq - 1];
-  return h("p", { class: "gap" }, from === to ? `Step ${from} is not shown to you.` : `Steps ${from}–${to} are not shown to you.`);
+  return h(
+    "p",
+    { class: "gap" },
+    from === to ? `Step ${from} is not shown to you.` : `Steps ${from}–${to} are not shown to you.`,
+  );
 }
 
 /** The connection, in words: a replay is not live play, so a connected socket says "Connected". */
 function badge(live) {
-  const text = { connecting: "Connecting…", live: "Connected", reconnecting: live.reason || "Reconnecting…", refused: live.reason || "Refused" }[live.status];
+  const text = {
+    connecting: "Connecting…",
+    live: "Connected",
+    reconnecting: live.reason || "Reconnecting…",
+    refused: live.reason || "Refused",
+  }[live.status];
   return h("span", { class: `badge ${live.status}`, role: "status", "aria-live": "polite" }, text);
 }
 
@@ -262,7 +397,10 @@ function pathWords(path, who) {
 function valueWords(value, who, side) {
   if (value === null || value === undefined) return "–";
   if (Array.isArray(value)) return value.length ? value.map((v) => valueWords(v, who, side)).join(", ") : "none";
-  if (typeof value === "object") return Object.entries(value).map(([k, v]) => `${pathWords(k, who)} ${valueWords(v, who, side)}`).join(", ");
+  if (typeof value === "object")
+    return Object.entries(value)
+      .map(([k, v]) => `${pathWords(k, who)} ${valueWords(v, who, side)}`)
+      .join(", ");
   if (typeof value !== "string") return VALUES[String(value)] || String(value);
   if ((value === "challenger" || value === "defender") && side) return who(side[value]);
   if (/^c-[0-9a-f]+$/.test(value)) return "the challenge";
@@ -300,7 +438,13 @@ const MOVE_NOUNS = {
 function causeOf(steps, i, who, sides) {
   const step = steps[i];
   let first = i;
-  while (first > 0 && steps[first - 1].actor === step.actor && steps[first - 1].at === step.at && steps[first - 1].seq === steps[first].seq - 1) first--;
+  while (
+    first > 0 &&
+    steps[first - 1].actor === step.actor &&
+    steps[first - 1].at === step.at &&
+    steps[first - 1].seq === steps[first].seq - 1
+  )
+    first--;
   if (first === i) return `by ${who(step.actor)}`;
   const start = steps[first];
   const move = `${who(start.actor)}'s ${MOVE_NOUNS[start.type] || "move"}`;

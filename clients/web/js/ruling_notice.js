@@ -11,7 +11,13 @@ import { refusal } from "./words.js";
 /** The form that sends a dispute of step `seq` (the ST rules on it later), saying what the step was;
  * `scene`: another scene of the night, where the step is. */
 export function disputeForm(live, seq, what, label, scene = null) {
-  const reason = h("input", { name: "reason", autocomplete: "off", required: true, maxlength: 500, placeholder: "I had Dodge left" });
+  const reason = h("input", {
+    name: "reason",
+    autocomplete: "off",
+    required: true,
+    maxlength: 500,
+    placeholder: "I had Dodge left",
+  });
   const out = h("div", { class: "outcome" });
   return h(
     "form",
@@ -65,7 +71,12 @@ export function ruledNotice(live, main) {
   let there = []; // rulings in the night's other scenes that touch me (`tonight`)
   let drawn = "";
   let corrections = null; // carried corrections on this page: a new one asks `tonight` again
-  const elsewhere = live.scene ? tonightList(live, main, (ruled) => ((there = ruled), draw())) : null;
+  const elsewhere = live.scene
+    ? tonightList(live, main, (ruled) => {
+        there = ruled;
+        draw();
+      })
+    : null;
 
   const draw = () => {
     const view = live.view;
@@ -76,7 +87,9 @@ export function ruledNotice(live, main) {
     corrections = carried;
     const here = (view.ruled || []).map((r) => ({ ...r, scene: view.scene }));
     const key = (r) => `${r.scene}:${r.id}`;
-    const unseen = [...there, ...here].filter((r) => !seenStore(r.scene, who).read().has(r.id) && !dismissed.has(key(r)));
+    const unseen = [...there, ...here].filter(
+      (r) => !seenStore(r.scene, who).read().has(r.id) && !dismissed.has(key(r)),
+    );
     markRuling(unseen.length > 0); // notice.js writes the title: a move due first, then a ruling
     const fresh = unseen.filter((r) => !buzzed.has(key(r)));
     buzzed = new Set(unseen.map(key));
@@ -88,7 +101,10 @@ export function ruledNotice(live, main) {
         seenStore(r.scene, who).add(r.id);
         draw();
       };
-      fill(area, unseen.map((r) => banner(r, dismiss)));
+      fill(
+        area,
+        unseen.map((r) => banner(r, dismiss)),
+      );
     }
     if (!fresh.length) return;
     if (!typing()) area.querySelector(`[data-ruling="${key(fresh[0])}"]`)?.scrollIntoView({ block: "start" });
@@ -122,8 +138,13 @@ function typing() {
 function banner(r, dismiss) {
   const heading = `ruling-${r.scene}-${r.id}-h`;
   const away = Boolean(r.scene_title); // a ruling in another scene of the night
-  const card = away ? document.querySelector(`#elsewhere li[data-scene="${CSS.escape(r.scene)}"][data-challenge="${CSS.escape(r.challenge || "")}"]`) : r.challenge && document.getElementById(`ch-${r.challenge}`)?.closest("article");
-  const show = () => (card?.isConnected ? card : document.getElementById("me"))?.scrollIntoView({ block: "start", behavior: "smooth" });
+  const card = away
+    ? document.querySelector(
+        `#elsewhere li[data-scene="${CSS.escape(r.scene)}"][data-challenge="${CSS.escape(r.challenge || "")}"]`,
+      )
+    : r.challenge && document.getElementById(`ch-${r.challenge}`)?.closest("article");
+  const show = () =>
+    (card?.isConnected ? card : document.getElementById("me"))?.scrollIntoView({ block: "start", behavior: "smooth" });
   return h(
     "article",
     { class: "ruled-banner", "aria-labelledby": heading, dataset: { ruling: `${r.scene}:${r.id}` } },
@@ -145,7 +166,12 @@ function banner(r, dismiss) {
  * and when a correction from another scene arrives. */
 function tonightList(live, main, told) {
   const list = h("ul", { class: "elsewhere-list" });
-  const section = h("section", { id: "elsewhere", "aria-labelledby": "elsewhere-h", hidden: true }, h("h2", { id: "elsewhere-h" }, "Tonight in other scenes"), list);
+  const section = h(
+    "section",
+    { id: "elsewhere", "aria-labelledby": "elsewhere-h", hidden: true },
+    h("h2", { id: "elsewhere-h" }, "Tonight in other scenes"),
+    list,
+  );
   const after = main.querySelector("#challenges");
   if (after) after.after(section);
   else main.append(section);
@@ -157,7 +183,10 @@ function tonightList(live, main, told) {
     asked = false;
     if (page.type !== "tonight") return;
     section.hidden = page.results.length === 0;
-    fill(list, page.results.map((r) => resultItem(live, r)));
+    fill(
+      list,
+      page.results.map((r) => resultItem(live, r)),
+    );
     told(page.ruled || []);
   };
   return { ask };
@@ -170,6 +199,11 @@ function resultItem(live, r) {
     h("p", { class: "elsewhere-scene" }, "In ", h("strong", {}, `“${r.scene_title}”`), `: ${r.title}`),
     h("p", { class: "verdict-line" }, r.words),
     r.ruled && h("p", { class: "ruled" }, r.ruled),
-    h("details", { class: "dispute" }, h("summary", {}, "Dispute this result"), disputeForm(live, r.step, null, "Why the result is wrong", r.scene)),
+    h(
+      "details",
+      { class: "dispute" },
+      h("summary", {}, "Dispute this result"),
+      disputeForm(live, r.step, null, "Why the result is wrong", r.scene),
+    ),
   );
 }

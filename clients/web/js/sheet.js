@@ -34,14 +34,20 @@ export function sheetCard(view, who, { start = null, named = true } = {}) {
 
 /** "Werewolf · Crinos form", under the name, when the sheet says (NPC, creature, form). */
 function kindLine(sheet) {
-  const parts = [sheet.npc && "NPC", sheet.creature && title(sheet.creature), sheet.form && `${title(sheet.form)} form`].filter(Boolean);
+  const parts = [
+    sheet.npc && "NPC",
+    sheet.creature && title(sheet.creature),
+    sheet.form && `${title(sheet.form)} form`,
+  ].filter(Boolean);
   return parts.length ? h("span", { class: "sheet-kind" }, ` · ${parts.join(" · ")}`) : null;
 }
 
 /** Traits, Negative Traits, abilities, powers, merits, gestures (trait rulesets). */
 function traitBlock(c, sheet, start) {
   const lost = [...(c.traits_lost || [])];
-  const negative = CATEGORIES.map((cat) => [cat, sheet.negative_traits?.[cat] || []]).filter(([, names]) => names.length);
+  const negative = CATEGORIES.map((cat) => [cat, sheet.negative_traits?.[cat] || []]).filter(
+    ([, names]) => names.length,
+  );
   return [
     h("h3", {}, "Traits"),
     h(
@@ -49,13 +55,21 @@ function traitBlock(c, sheet, start) {
       { class: "traits sheet-traits" },
       CATEGORIES.map((cat) => [
         h("dt", {}, `${title(cat)} `, h("strong", { class: "count" }, String(c.traits?.[cat] ?? 0))),
-        h("dd", {}, traitItems(sheet.traits?.[cat] || {}, lost, start && ((trait) => start({ category: cat, bid: trait })))),
+        h(
+          "dd",
+          {},
+          traitItems(sheet.traits?.[cat] || {}, lost, start && ((trait) => start({ category: cat, bid: trait }))),
+        ),
       ]),
     ),
     lostLine(c),
     h("h3", {}, "Negative Traits"),
     negative.length
-      ? h("dl", { class: "traits negative" }, negative.map(([cat, names]) => [h("dt", {}, title(cat)), h("dd", {}, names.join(", "))]))
+      ? h(
+          "dl",
+          { class: "traits negative" },
+          negative.map(([cat, names]) => [h("dt", {}, title(cat)), h("dd", {}, names.join(", "))]),
+        )
       : h("p", { class: "none" }, "None"),
     h("h3", {}, "Abilities"),
     abilities(c, sheet),
@@ -75,7 +89,12 @@ function lostLine(c) {
 
 /** A sheet's entry that starts a challenge with it: "Brawny ×2", read "Challenge with Brawny ×2". */
 function starter(words, act) {
-  return h("button", { type: "button", class: "sheet-start", onclick: act }, h("span", { class: "sr-only" }, "Challenge with "), words);
+  return h(
+    "button",
+    { type: "button", class: "sheet-start", onclick: act },
+    h("span", { class: "sr-only" }, "Challenge with "),
+    words,
+  );
 }
 
 /** Each Trait of a category, kept ones first; those lost tonight struck through, saying so. With
@@ -91,7 +110,8 @@ function traitItems(traits, lost, pick = null) {
     const left = count - gone;
     const words = left > 1 ? `${trait} ×${left}` : trait;
     if (left) items.push(h("li", {}, pick ? starter(words, () => pick(trait)) : words));
-    if (gone) items.push(h("li", { class: "lost-trait" }, h("s", {}, gone > 1 ? `${trait} ×${gone}` : trait), " lost tonight"));
+    if (gone)
+      items.push(h("li", { class: "lost-trait" }, h("s", {}, gone > 1 ? `${trait} ×${gone}` : trait), " lost tonight"));
   }
   return items.length ? h("ul", { class: "trait-items" }, items) : h("span", { class: "none" }, "none");
 }
@@ -107,7 +127,11 @@ function abilities(c, sheet) {
     names.map((name) => {
       const of = max[name] ?? c.abilities?.[name] ?? 0;
       const left = c.abilities?.[name] ?? of;
-      return h("li", { class: left < of ? "spent" : "" }, left < of ? `${name} ${left} of ${of} (${of - left} spent)` : `${name} ${of}`);
+      return h(
+        "li",
+        { class: left < of ? "spent" : "" },
+        left < of ? `${name} ${left} of ${of} (${of - left} spent)` : `${name} ${of}`,
+      );
     }),
   );
 }
@@ -118,25 +142,56 @@ function named(list, pick = null) {
   const entries = Array.isArray(list) ? list.map((n) => [n, null]) : Object.entries(list || {});
   if (!entries.length) return h("p", { class: "none" }, "None");
   const words = (name, level) => (level ? `${name} ${level}` : name);
-  return h("ul", { class: "trait-items" }, entries.map(([name, level]) => h("li", {}, pick ? starter(words(name, level), () => pick(name)) : words(name, level))));
+  return h(
+    "ul",
+    { class: "trait-items" },
+    entries.map(([name, level]) =>
+      h("li", {}, pick ? starter(words(name, level), () => pick(name)) : words(name, level)),
+    ),
+  );
 }
 
 /** Attributes, skills and weapons (pool rulesets). */
 function poolTraits(c, sheet, start) {
   const skills = Object.entries(c.skills || {});
   const skillList = start
-    ? h("p", {}, h("span", { class: "trait-items" }, skills.map(([s, n]) => starter(`${title(s)} ${n}`, () => start({ skill: s })))), " (a skill not listed: unskilled)")
+    ? h(
+        "p",
+        {},
+        h(
+          "span",
+          { class: "trait-items" },
+          skills.map(([s, n]) => starter(`${title(s)} ${n}`, () => start({ skill: s }))),
+        ),
+        " (a skill not listed: unskilled)",
+      )
     : h("p", {}, `${skills.map(([s, n]) => `${title(s)} ${n}`).join(", ") || "none"} (a skill not listed: unskilled)`);
   return [
     h("h3", {}, "Attributes"),
-    h("dl", { class: "traits" }, Object.entries(c.attributes || {}).map(([name, n]) => [h("dt", {}, title(name)), h("dd", {}, h("strong", {}, String(n)))])),
+    h(
+      "dl",
+      { class: "traits" },
+      Object.entries(c.attributes || {}).map(([name, n]) => [
+        h("dt", {}, title(name)),
+        h("dd", {}, h("strong", {}, String(n))),
+      ]),
+    ),
     h("h3", {}, "Skills"),
     skillList,
     (sheet.weapons || []).length > 0 && [
       h("h3", {}, "Weapons"),
-      h("p", {}, sheet.weapons.map((w) => `${w.name} (${w.kind}${w.bonus ? `, ${w.bonus > 0 ? "+" : ""}${w.bonus}` : ""})`).join(", ")),
+      h(
+        "p",
+        {},
+        sheet.weapons
+          .map((w) => `${w.name} (${w.kind}${w.bonus ? `, ${w.bonus > 0 ? "+" : ""}${w.bonus}` : ""})`)
+          .join(", "),
+      ),
     ],
-    named(sheet.powers).textContent !== "None" && [h("h3", {}, "Powers"), named(sheet.powers, start && ((power) => start({ power })))],
+    named(sheet.powers).textContent !== "None" && [
+      h("h3", {}, "Powers"),
+      named(sheet.powers, start && ((power) => start({ power }))),
+    ],
     named(sheet.merits).textContent !== "None" && [h("h3", {}, "Merits"), named(sheet.merits)],
   ];
 }
@@ -148,7 +203,11 @@ function boxes(label, full, max, words) {
     { class: "track" },
     h("span", { class: "track-label" }, label),
     " ",
-    h("span", { class: "boxes", "aria-hidden": "true" }, Array.from({ length: max }, (_, i) => h("span", { class: `box${i < full ? " full" : ""}` }))),
+    h(
+      "span",
+      { class: "boxes", "aria-hidden": "true" },
+      Array.from({ length: max }, (_, i) => h("span", { class: `box${i < full ? " full" : ""}` })),
+    ),
     h("span", { class: "track-words" }, words),
   );
 }
@@ -157,13 +216,23 @@ function willpower(c, sheet) {
   if (c.willpower === undefined || c.willpower === null) return null;
   const max = Math.max(sheet.willpower ?? c.willpower, c.willpower);
   if (!max) return null; // a sheet without Willpower: no empty track
-  return boxes("Willpower", c.willpower, max, `${c.willpower} of ${max}${max > c.willpower ? ` (${max - c.willpower} spent)` : ""}`);
+  return boxes(
+    "Willpower",
+    c.willpower,
+    max,
+    `${c.willpower} of ${max}${max > c.willpower ? ` (${max - c.willpower} spent)` : ""}`,
+  );
 }
 
 function blood(c, sheet) {
   if (!sheet.blood) return null; // no blood pool on this sheet
   const left = c.blood ?? sheet.blood;
-  return boxes("Blood", left, sheet.blood, `${left} of ${sheet.blood}${sheet.blood > left ? ` (${sheet.blood - left} spent)` : ""}`);
+  return boxes(
+    "Blood",
+    left,
+    sheet.blood,
+    `${left} of ${sheet.blood}${sheet.blood > left ? ` (${sheet.blood - left} spent)` : ""}`,
+  );
 }
 
 /** Health boxes, worst damage first (A aggravated, L lethal, B bashing), then the levels left. */
@@ -180,9 +249,17 @@ function health(c, sheet) {
     h(
       "span",
       { class: "boxes", "aria-hidden": "true" },
-      Array.from({ length: Math.max(max, taken.length) }, (_, i) => (taken[i] ? h("span", { class: `box hurt ${taken[i][0]}`, dataset: { mark: taken[i][1] } }) : h("span", { class: "box" }))),
+      Array.from({ length: Math.max(max, taken.length) }, (_, i) =>
+        taken[i]
+          ? h("span", { class: `box hurt ${taken[i][0]}`, dataset: { mark: taken[i][1] } })
+          : h("span", { class: "box" }),
+      ),
     ),
-    h("span", { class: "track-words" }, `${c.health} of ${max} left${words.length ? ` · ${words.join(", ")}` : " · unhurt"}`),
+    h(
+      "span",
+      { class: "track-words" },
+      `${c.health} of ${max} left${words.length ? ` · ${words.join(", ")}` : " · unhurt"}`,
+    ),
   );
 }
 
@@ -199,13 +276,21 @@ function conditions(view, c) {
     held.grappling?.length && `Grappling ${held.grappling.map((w) => nameOf(view, w)).join(", ")}`,
     held.prone && "Knocked down (prone)",
     held.surprised && "Surprised",
-    ...(held.marks || []).map((m) => `${title(markName(m.name))}${m.clears_after ? ` (${m.clears_after} to clear)` : ""}`),
+    ...(held.marks || []).map(
+      (m) => `${title(markName(m.name))}${m.clears_after ? ` (${m.clears_after} to clear)` : ""}`,
+    ),
     held.fair_escape && `Fair escape: ${held.fair_escape}`,
     held.moved_steps > 1 && `Moved ${held.moved_steps} steps (one Physical Trait down this round)`,
     c.down_traits && `Down ${c.down_traits} Trait${c.down_traits === 1 ? "" : "s"} (off your Trait Pool)`,
   ].filter(Boolean);
   return [
     h("h3", {}, "Conditions"),
-    items.length ? h("p", { class: "marks" }, items.map((w) => h("span", { class: "mark" }, w))) : h("p", { class: "none" }, "None"),
+    items.length
+      ? h(
+          "p",
+          { class: "marks" },
+          items.map((w) => h("span", { class: "mark" }, w)),
+        )
+      : h("p", { class: "none" }, "None"),
   ];
 }

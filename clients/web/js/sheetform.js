@@ -15,10 +15,42 @@ const ATTRIBUTES = {
 
 /** Each ruleset's examples, in its own words (names its document uses). */
 const HINTS = {
-  lotn: { traits: "Ferocious 2, Quick", physical: "e.g. Ferocious 2, Quick", social: "e.g. Dignified 2", mental: "e.g. Wily", negative: "e.g. Lethargic", abilities: "e.g. Brawl 2, Dodge", powers: "e.g. Dominate 1", merits: "e.g. Lucky" },
-  camarilla: { traits: "Brawny 2, Quick", physical: "e.g. Brawny 2, Quick", social: "e.g. Charismatic 2", mental: "e.g. Alert, Clever", negative: "e.g. Clumsy", abilities: "e.g. Brawl 2, Dodge", powers: "e.g. Might, Puissance", merits: "e.g. a merit's name" },
-  kony: { traits: "Brawny 2, Tough", physical: "e.g. Brawny 2, Tough", social: "e.g. Intimidating 2", mental: "e.g. Alert", negative: "e.g. Clumsy", abilities: "e.g. Brawl 2, Blind Fighting", powers: "e.g. Celerity 2, Fortitude 1", merits: "e.g. a merit's name" },
-  bns: { traits: "brawl 2, dodge 1", skills: "e.g. brawl 2, dodge 1, firearms 3", powers: "e.g. Dread Gaze", merits: "e.g. Fighting Finesse" },
+  lotn: {
+    traits: "Ferocious 2, Quick",
+    physical: "e.g. Ferocious 2, Quick",
+    social: "e.g. Dignified 2",
+    mental: "e.g. Wily",
+    negative: "e.g. Lethargic",
+    abilities: "e.g. Brawl 2, Dodge",
+    powers: "e.g. Dominate 1",
+    merits: "e.g. Lucky",
+  },
+  camarilla: {
+    traits: "Brawny 2, Quick",
+    physical: "e.g. Brawny 2, Quick",
+    social: "e.g. Charismatic 2",
+    mental: "e.g. Alert, Clever",
+    negative: "e.g. Clumsy",
+    abilities: "e.g. Brawl 2, Dodge",
+    powers: "e.g. Might, Puissance",
+    merits: "e.g. a merit's name",
+  },
+  kony: {
+    traits: "Brawny 2, Tough",
+    physical: "e.g. Brawny 2, Tough",
+    social: "e.g. Intimidating 2",
+    mental: "e.g. Alert",
+    negative: "e.g. Clumsy",
+    abilities: "e.g. Brawl 2, Blind Fighting",
+    powers: "e.g. Celerity 2, Fortitude 1",
+    merits: "e.g. a merit's name",
+  },
+  bns: {
+    traits: "brawl 2, dodge 1",
+    skills: "e.g. brawl 2, dodge 1, firearms 3",
+    powers: "e.g. Dread Gaze",
+    merits: "e.g. Fighting Finesse",
+  },
 };
 
 const WEAPON_KINDS = ["melee", "thrown", "archery", "firearms"];
@@ -27,9 +59,12 @@ const WEAPON_KINDS = ["melee", "thrown", "archery", "firearms"];
  * said), as a player reads them off a paper sheet. */
 export function counts(text) {
   const out = {};
-  for (const part of text.split(/[,;\n]+/).map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(/[,;\n]+/)
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const m = part.match(/^(.*?)\s*(?:[x×]\s*)?(-?\d+)$/);
-    const [name, n] = m && m[1] ? [m[1].trim(), Number(m[2])] : [part, 1];
+    const [name, n] = m?.[1] ? [m[1].trim(), Number(m[2])] : [part, 1];
     out[name] = (out[name] || 0) + n;
   }
   return out;
@@ -37,7 +72,10 @@ export function counts(text) {
 
 /** "Clumsy, Bestial" → ["Clumsy", "Bestial"]. */
 export function names(text) {
-  return text.split(/[,;\n]+/).map((p) => p.trim()).filter(Boolean);
+  return text
+    .split(/[,;\n]+/)
+    .map((p) => p.trim())
+    .filter(Boolean);
 }
 
 /** Powers or merits: a list of names, or {name: level} once any has a level. */
@@ -49,12 +87,20 @@ function leveled(text) {
 /** {Brawny: 2, Quick: 1} → "Brawny 2, Quick"; ["Lucky"] → "Lucky": a sheet's names back as text. */
 function written(value) {
   if (Array.isArray(value)) return value.join(", ");
-  return Object.entries(value || {}).map(([name, n]) => (n === 1 ? name : `${name} ${n}`)).join(", ");
+  return Object.entries(value || {})
+    .map(([name, n]) => (n === 1 ? name : `${name} ${n}`))
+    .join(", ");
 }
 
 /** An id for a name, unique in the scene: "Old Tom" → "old-tom" (then "old-tom-2" …). */
 export function idFor(name, taken) {
-  const base = name.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 48) || "character";
+  const base =
+    name
+      .toLowerCase()
+      .normalize("NFKD")
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 48) || "character";
   let id = base;
   for (let i = 2; taken.has(id) || id === "st"; i++) id = `${base}-${i}`;
   return id;
@@ -71,7 +117,8 @@ export function idOf(name, characters) {
  * `character.…` paths quoted in its message (the ruleset's own checks). */
 function namedFields(error) {
   const paths = Object.keys(error.fields || {});
-  if (!paths.length) for (const m of (error.message || "").matchAll(/`(?:\$\.)?(?:character|sheet)\.([\w.[\]-]+)`/g)) paths.push(m[1]);
+  if (!paths.length)
+    for (const m of (error.message || "").matchAll(/`(?:\$\.)?(?:character|sheet)\.([\w.[\]-]+)`/g)) paths.push(m[1]);
   return paths.map((p) => p.replace(/^\$\./, "").replace(/^(character|sheet)\./, ""));
 }
 
@@ -95,7 +142,9 @@ export function plain(what) {
 
 /** What the refusal says of one field: its `fields` entry, or the sentence of the message naming it. */
 function wordsFor(error, path) {
-  const exact = Object.entries(error.fields || {}).find(([p]) => p.replace(/^\$\.|^character\.|^sheet\./g, "") === path);
+  const exact = Object.entries(error.fields || {}).find(
+    ([p]) => p.replace(/^\$\.|^character\.|^sheet\./g, "") === path,
+  );
   if (exact) return /^[A-Z“]/.test(exact[1]) ? exact[1] : `${path}: ${plain(exact[1])}`; // the server's own sentence, else the decoder's words
   const sentence = (error.message || "").split(/;\s+/).find((s) => s.includes(path));
   return (sentence || error.message || "").replace(/`/g, "");
@@ -120,21 +169,33 @@ function sheetEditor(live, initial) {
   const number = (name, value) => h("input", { type: "number", name, value, inputmode: "numeric" });
   const box = (name, checked = false) => h("input", { type: "checkbox", name, checked });
 
-  const name = h("input", { name: "name", autocomplete: "off", required: true, placeholder: "e.g. Old Tom", value: s0.name || "" });
+  const name = h("input", {
+    name: "name",
+    autocomplete: "off",
+    required: true,
+    placeholder: "e.g. Old Tom",
+    value: s0.name || "",
+  });
   const npc = box("npc", !!s0.npc);
   const auto = box("auto", !!s0.auto);
   const willpower = number("willpower", s0.willpower ?? 3);
   const health = number("health", s0.health ?? (family === "pools" ? 6 : 7));
   const blood = number("blood", s0.blood ?? 0);
   const traits = Object.fromEntries(CATEGORIES.map((c) => [c, text(`traits-${c}`, hint[c], written(s0.traits?.[c]))]));
-  const negative = Object.fromEntries(CATEGORIES.map((c) => [c, text(`negative-${c}`, hint.negative, written(s0.negative_traits?.[c]))]));
+  const negative = Object.fromEntries(
+    CATEGORIES.map((c) => [c, text(`negative-${c}`, hint.negative, written(s0.negative_traits?.[c]))]),
+  );
   const abilities = text("abilities", hint.abilities, written(s0.abilities));
   const powers = text("powers", hint.powers, written(s0.powers));
   const merits = text("merits", hint.merits, written(s0.merits));
   const bomb = box("bomb", (s0.gestures || []).includes("bomb"));
   const three = Object.keys(s0.attributes || {}).some((a) => a.toLowerCase() in ATTRIBUTES); // the three ratings, not the nine
   const layout = three ? Object.fromEntries(Object.keys(ATTRIBUTES).map((cat) => [cat, [cat]])) : ATTRIBUTES;
-  const attributes = Object.fromEntries(Object.values(layout).flat().map((a) => [a, number(`attr-${a}`, s0.attributes?.[a] ?? 2)]));
+  const attributes = Object.fromEntries(
+    Object.values(layout)
+      .flat()
+      .map((a) => [a, number(`attr-${a}`, s0.attributes?.[a] ?? 2)]),
+  );
   const skills = text("skills", hint.skills, written(s0.skills));
   const creature = text("creature", "e.g. vampire, werewolf, human", s0.creature || "");
   const form = text("form", "e.g. crinos, hispo, lupus", s0.form || "");
@@ -147,10 +208,17 @@ function sheetEditor(live, initial) {
   const escapes = text("escape_powers", "e.g. Obfuscate", written(s0.escape_powers));
   const notes = h("textarea", { name: "notes", rows: 2, placeholder: "What only you see" }, s0.notes || "");
   const npcOnly = h("div", { class: "npc-only", hidden: !npc.checked }, npcParts());
-  npc.addEventListener("change", () => (npcOnly.hidden = !npc.checked));
+  npc.addEventListener("change", () => {
+    npcOnly.hidden = !npc.checked;
+  });
 
   const read = () => {
-    const s = { name: name.value.trim(), npc: npc.checked, willpower: Number(willpower.value), health: Number(health.value) };
+    const s = {
+      name: name.value.trim(),
+      npc: npc.checked,
+      willpower: Number(willpower.value),
+      health: Number(health.value),
+    };
     if (npc.checked && auto.checked) s.auto = true;
     if (family === "pools") {
       s.attributes = Object.fromEntries(Object.entries(attributes).map(([a, input]) => [a, Number(input.value)]));
@@ -161,7 +229,9 @@ function sheetEditor(live, initial) {
       const held = weapons.read();
       if (held.length) s.weapons = held;
     } else {
-      s.traits = Object.fromEntries(CATEGORIES.map((c) => [c, counts(traits[c].value)]).filter(([, t]) => Object.keys(t).length));
+      s.traits = Object.fromEntries(
+        CATEGORIES.map((c) => [c, counts(traits[c].value)]).filter(([, t]) => Object.keys(t).length),
+      );
       const neg = Object.fromEntries(CATEGORIES.map((c) => [c, names(negative[c].value)]).filter(([, t]) => t.length));
       if (Object.keys(neg).length) s.negative_traits = neg;
       const ab = counts(abilities.value);
@@ -174,15 +244,24 @@ function sheetEditor(live, initial) {
     const me = leveled(merits.value);
     if (Object.keys(me).length) s.merits = me;
     if (family === "dice") {
-      for (const [key, input] of [["armor", armor], ["extra_actions", extra]]) if (Number(input.value)) s[key] = Number(input.value);
+      for (const [key, input] of [
+        ["armor", armor],
+        ["extra_actions", extra],
+      ])
+        if (Number(input.value)) s[key] = Number(input.value);
       if (names(escapes.value).length) s.escape_powers = names(escapes.value);
       if (npc.checked) {
         if (combat.checked) s.combat_sheet = true;
-        for (const [key, input] of [["retests", retests], ["rerolls", rerolls]]) if (Number(input.value)) s[key] = Number(input.value);
+        for (const [key, input] of [
+          ["retests", retests],
+          ["rerolls", rerolls],
+        ])
+          if (Number(input.value)) s[key] = Number(input.value);
       }
     }
     // what this form does not draw stays as the sheet had it (an amendment changes only what it shows)
-    for (const key of ["trait_max", "trait_kinds", "immediate_powers", "rage_rounds"]) if (s0[key] !== undefined) s[key] = s0[key];
+    for (const key of ["trait_max", "trait_kinds", "immediate_powers", "rage_rounds"])
+      if (s0[key] !== undefined) s[key] = s0[key];
     if (notes.value.trim()) s.notes = notes.value.trim();
     return s;
   };
@@ -216,32 +295,85 @@ function sheetEditor(live, initial) {
     return marked.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1))[0] || null;
   };
 
-  const categoryFields = (inputs, label, path) => CATEGORIES.map((c) => slot(`${path}.${c}`, inputs[c], `${title(c)} ${label}`));
+  const categoryFields = (inputs, label, path) =>
+    CATEGORIES.map((c) => slot(`${path}.${c}`, inputs[c], `${title(c)} ${label}`));
   const parts = [
     slot("name", name, "Name"),
     h("label", { class: "check" }, npc, " An NPC (you play them)"),
     npcOnly,
-    h("div", { class: "pair" }, slot("willpower", willpower, "Willpower"), slot("health", health, "Health levels"), family !== "pools" && slot("blood", blood, "Blood")),
+    h(
+      "div",
+      { class: "pair" },
+      slot("willpower", willpower, "Willpower"),
+      slot("health", health, "Health levels"),
+      family !== "pools" && slot("blood", blood, "Blood"),
+    ),
     family === "pools"
       ? [
-          h("fieldset", { class: "attributes" }, h("legend", {}, "Attributes (dots)"), Object.entries(layout).map(([cat, list]) => h("div", { class: "pair", role: "group", "aria-label": title(cat) }, list.map((a) => slot(`attributes.${a}`, attributes[a], title(a)))))),
+          h(
+            "fieldset",
+            { class: "attributes" },
+            h("legend", {}, "Attributes (dots)"),
+            Object.entries(layout).map(([cat, list]) =>
+              h(
+                "div",
+                { class: "pair", role: "group", "aria-label": title(cat) },
+                list.map((a) => slot(`attributes.${a}`, attributes[a], title(a))),
+              ),
+            ),
+          ),
           slot("skills", skills, "Skills", "Missing skills count as 0: unskilled"),
           h("div", { class: "pair" }, slot("creature", creature, "Creature"), slot("form", form, "Form now")),
           h("fieldset", { class: "weapons" }, h("legend", {}, "Weapons"), weapons.rows, weapons.more),
         ]
       : [
           h("fieldset", { class: "traits" }, h("legend", {}, "Traits"), categoryFields(traits, "Traits", "traits")),
-          h("fieldset", { class: "traits" }, h("legend", {}, "Negative Traits"), categoryFields(negative, "Negative Traits", "negative_traits")),
+          h(
+            "fieldset",
+            { class: "traits" },
+            h("legend", {}, "Negative Traits"),
+            categoryFields(negative, "Negative Traits", "negative_traits"),
+          ),
           slot("abilities", abilities, "Abilities"),
         ],
     slot("powers", powers, "Powers (with levels)"),
     slot("merits", merits, "Merits"),
     family === "traits" && h("label", { class: "check" }, bomb, " Has the Bomb gesture"),
-    family === "dice" && h("div", { class: "pair" }, slot("armor", armor, "Armour"), slot("extra_actions", extra, "Extra actions each round")),
+    family === "dice" &&
+      h(
+        "div",
+        { class: "pair" },
+        slot("armor", armor, "Armour"),
+        slot("extra_actions", extra, "Extra actions each round"),
+      ),
     family === "dice" && slot("escape_powers", escapes, "Powers to leave the scene at any time"),
     slot("notes", notes, "Notes (only you see them)"),
   ];
-  const controls = [name, npc, auto, willpower, health, blood, ...Object.values(traits), ...Object.values(negative), abilities, powers, merits, bomb, ...Object.values(attributes), skills, creature, form, armor, extra, retests, rerolls, combat, escapes, notes];
+  const controls = [
+    name,
+    npc,
+    auto,
+    willpower,
+    health,
+    blood,
+    ...Object.values(traits),
+    ...Object.values(negative),
+    abilities,
+    powers,
+    merits,
+    bomb,
+    ...Object.values(attributes),
+    skills,
+    creature,
+    form,
+    armor,
+    extra,
+    retests,
+    rerolls,
+    combat,
+    escapes,
+    notes,
+  ];
   const fresh = controls.map((control) => [control, control.type === "checkbox" ? control.checked : control.value]);
   /** Every field back to what it held when the form was drawn, the NPC part as it was. */
   const reset = () => {
@@ -258,7 +390,13 @@ function sheetEditor(live, initial) {
     return [
       h("label", { class: "check" }, auto, " Throws by itself (the server throws at random for it)"),
       family === "dice" && h("label", { class: "check" }, combat, " A combat sheet (you declare for it at any time)"),
-      family === "dice" && h("div", { class: "pair" }, slot("retests", retests, "Retests on its sheet"), slot("rerolls", rerolls, "Rerolls in a narrative test")),
+      family === "dice" &&
+        h(
+          "div",
+          { class: "pair" },
+          slot("retests", retests, "Retests on its sheet"),
+          slot("rerolls", rerolls, "Rerolls in a narrative test"),
+        ),
     ];
   }
 
@@ -270,7 +408,10 @@ function sheetEditor(live, initial) {
       const i = list.length;
       const row = {
         name: text(`weapon-${i}-name`, "e.g. Knife", w.name || ""),
-        kind: select(`weapon-${i}-kind`, WEAPON_KINDS.map((k) => [k, title(k)])),
+        kind: select(
+          `weapon-${i}-kind`,
+          WEAPON_KINDS.map((k) => [k, title(k)]),
+        ),
         bonus: number(`weapon-${i}-bonus`, w.bonus ?? 0),
         damage: number(`weapon-${i}-damage`, w.damage ?? ""),
         reach: box(`weapon-${i}-reach`, !!w.reach),
@@ -279,10 +420,19 @@ function sheetEditor(live, initial) {
       row.kind.value = w.kind || "melee";
       list.push(row);
       rows.append(
-        h("div", { class: "weapon", role: "group", "aria-label": `Weapon ${i + 1}` },
+        h(
+          "div",
+          { class: "weapon", role: "group", "aria-label": `Weapon ${i + 1}` },
           h("div", { class: "pair" }, slot(`weapons.${i}`, row.name, "Weapon"), field("Kind", row.kind)),
-          h("div", { class: "pair" }, field("Bonus to the pool", row.bonus), field("Damage (blank: the attack's)", row.damage)),
-          h("label", { class: "check" }, row.reach, " Reach"), h("label", { class: "check" }, row.throwable, " Can be thrown")),
+          h(
+            "div",
+            { class: "pair" },
+            field("Bonus to the pool", row.bonus),
+            field("Damage (blank: the attack's)", row.damage),
+          ),
+          h("label", { class: "check" }, row.reach, " Reach"),
+          h("label", { class: "check" }, row.throwable, " Can be thrown"),
+        ),
       );
     };
     for (const w of held) add(w);
@@ -329,10 +479,23 @@ function goToFirst(editor) {
 function answer(editor, general, error, again) {
   const unplaced = editor.show(error);
   goToFirst(editor);
-  const keep = error.code === "unusual_sheet" && h("button", { type: "button", class: "keep", onclick: again }, "Keep it as written");
+  const keep =
+    error.code === "unusual_sheet" &&
+    h("button", { type: "button", class: "keep", onclick: again }, "Keep it as written");
   if (unplaced.length || !namedFields(error).length) return general.replaceChildren(refusal(error), keep || "");
-  const said = error.code === "unusual_sheet" ? "some of these are not what the rules use: see the fields marked above; correct them, or keep the sheet as written." : "see the fields marked above.";
-  general.replaceChildren(h("p", { class: "refusal", role: "alert" }, h("strong", {}, error.code === "unusual_sheet" ? "Check: " : "Refused: "), said), keep || "");
+  const said =
+    error.code === "unusual_sheet"
+      ? "some of these are not what the rules use: see the fields marked above; correct them, or keep the sheet as written."
+      : "see the fields marked above.";
+  general.replaceChildren(
+    h(
+      "p",
+      { class: "refusal", role: "alert" },
+      h("strong", {}, error.code === "unusual_sheet" ? "Check: " : "Refused: "),
+      said,
+    ),
+    keep || "",
+  );
 }
 
 /** The sheet form for the scene's ruleset, with its template to download. */
@@ -347,16 +510,35 @@ export function sheetForm(live) {
     general.replaceChildren();
     const body = { id: idOf(editor.name.value.trim(), live.view.characters), ...editor.read() };
     const back = live.view.characters[body.id];
-    const reply = await live.send({ type: "add_character", character: body, ...(asWritten ? { as_written: true } : {}) });
+    const reply = await live.send({
+      type: "add_character",
+      character: body,
+      ...(asWritten ? { as_written: true } : {}),
+    });
     if (!reply.ok) return answer(editor, general, reply.error, () => submit(null, true));
-    const joins = back ? `${body.name} is back in the scene (the same character: what happened to them stays)` : `${body.name} joins the scene`;
-    general.replaceChildren(h("p", { class: "done", role: "status" }, `✓ ${joins}${body.npc ? " as an NPC" : " (a player's character: invite their player above)"}.`));
+    const joins = back
+      ? `${body.name} is back in the scene (the same character: what happened to them stays)`
+      : `${body.name} joins the scene`;
+    general.replaceChildren(
+      h(
+        "p",
+        { class: "done", role: "status" },
+        `✓ ${joins}${body.npc ? " as an NPC" : " (a player's character: invite their player above)"}.`,
+      ),
+    );
     editor.reset(); // the next character starts from an empty form, not from this one's Traits
     editor.name.focus();
   };
 
-  const template = h("a", { href: `/static/templates/${view.ruleset}.json`, download: `${view.ruleset}-sheet.json` }, "Download a template sheet");
-  const said = editor.family === "pools" ? "Skills with their dots, separated by commas: " : "Names with how many, separated by commas: ";
+  const template = h(
+    "a",
+    { href: `/static/templates/${view.ruleset}.json`, download: `${view.ruleset}-sheet.json` },
+    "Download a template sheet",
+  );
+  const said =
+    editor.family === "pools"
+      ? "Skills with their dots, separated by commas: "
+      : "Names with how many, separated by commas: ";
   return h(
     "details",
     { class: "sheet-form" },
@@ -364,7 +546,15 @@ export function sheetForm(live) {
     h(
       "form",
       { class: "stack", novalidate: true, onsubmit: (e) => submit(e), "aria-label": "A new character's sheet" },
-      h("p", { class: "hint" }, said, h("q", {}, editor.hint.traits), ". ", template, " to write one as a file instead."),
+      h(
+        "p",
+        { class: "hint" },
+        said,
+        h("q", {}, editor.hint.traits),
+        ". ",
+        template,
+        " to write one as a file instead.",
+      ),
       editor.parts,
       h("button", { type: "submit", class: "primary" }, "Add the character"),
     ),
@@ -385,7 +575,12 @@ export function amendForm(live, c) {
   const kept = drawn.get(c.id);
   if (kept?.key === key) return kept.element;
   const editor = sheetEditor(live, c.sheet);
-  const reason = h("input", { name: "reason", autocomplete: "off", required: true, placeholder: "e.g. Brawl 3 on the paper sheet" });
+  const reason = h("input", {
+    name: "reason",
+    autocomplete: "off",
+    required: true,
+    placeholder: "e.g. Brawl 3 on the paper sheet",
+  });
   const reasonProblem = h("div", { class: "problem" });
   if (!outcomes.has(c.id)) outcomes.set(c.id, h("div", { class: "outcome", "aria-live": "polite" }));
   const general = outcomes.get(c.id);
@@ -395,11 +590,31 @@ export function amendForm(live, c) {
     editor.clear();
     reasonProblem.replaceChildren();
     general.replaceChildren();
-    if (!reason.value.trim()) return reasonProblem.replaceChildren(h("p", { class: "refusal", role: "alert" }, h("strong", {}, "Needed: "), "why the sheet changes, for the record."));
+    if (!reason.value.trim())
+      return reasonProblem.replaceChildren(
+        h(
+          "p",
+          { class: "refusal", role: "alert" },
+          h("strong", {}, "Needed: "),
+          "why the sheet changes, for the record.",
+        ),
+      );
     const sheet = { id: c.id, ...editor.read() };
-    const reply = await live.send({ type: "amend_character", character: c.id, sheet, reason: reason.value.trim(), ...(asWritten ? { as_written: true } : {}) });
+    const reply = await live.send({
+      type: "amend_character",
+      character: c.id,
+      sheet,
+      reason: reason.value.trim(),
+      ...(asWritten ? { as_written: true } : {}),
+    });
     if (!reply.ok) return answer(editor, general, reply.error, () => submit(null, true));
-    general.replaceChildren(h("p", { class: "done", role: "status" }, `✓ ${sheet.name}'s sheet is amended; the record keeps each change and why.`));
+    general.replaceChildren(
+      h(
+        "p",
+        { class: "done", role: "status" },
+        `✓ ${sheet.name}'s sheet is amended; the record keeps each change and why.`,
+      ),
+    );
   };
   const details = h(
     "details",

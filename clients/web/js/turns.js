@@ -19,7 +19,11 @@ const WITH_ACTION = {
   feral_dash: "Feral Dash",
 };
 const FERAL_DASH_STEPS = 9;
-const STEPS = [["3", "3 steps"], ["2", "2 steps"], ["1", "1 step"]];
+const STEPS = [
+  ["3", "3 steps"],
+  ["2", "2 steps"],
+  ["1", "1 step"],
+];
 
 /** "Quick Draw (free)", "Snap Shot: nock (1 Willpower)": a button's words, with the cost as the
  * declare form shows it (the server makes it good, or refuses). */
@@ -86,7 +90,11 @@ export function markWords(view, c) {
 export function markBadges(view, c) {
   const words = markWords(view, c);
   if (!words.length) return null;
-  return h("span", { class: "marks", role: "list", "aria-label": `${c.name}'s conditions` }, words.map((w) => h("span", { class: "mark", role: "listitem" }, w)));
+  return h(
+    "span",
+    { class: "marks", role: "list", "aria-label": `${c.name}'s conditions` },
+    words.map((w) => h("span", { class: "mark", role: "listitem" }, w)),
+  );
 }
 
 /** Escapes and marks of everyone in the scene: one line each, for whoever has any. */
@@ -94,10 +102,10 @@ export function fightLines(view) {
   const lines = Object.values(view.characters)
     .filter((c) => c.present)
     .flatMap((c) => {
-      const escape = escapeLine(view, c);
+      const escapeWords = escapeLine(view, c);
       const badges = markBadges(view, c);
       const out = [];
-      if (escape) out.push(h("p", { class: `escape ${c.conditions.fair_escape}` }, escape));
+      if (escapeWords) out.push(h("p", { class: `escape ${c.conditions.fair_escape}` }, escapeWords));
       if (badges) out.push(h("p", { class: "marked" }, `${c.id === view.viewer ? "You" : c.name}: `, badges));
       return out;
     });
@@ -125,8 +133,18 @@ export function mayIntend(view, who) {
 /** The button that says it: "I will attack Edward" (the console: "Mook will attack Edward"). */
 export function intendButton(view, who, send, { forCharacter = false } = {}) {
   const target = view.round.escape_window;
-  const text = forCharacter ? `${nameOf(view, who)} will attack ${nameOf(view, target)}` : `I will attack ${nameOf(view, target)}`;
-  return h("button", { type: "button", class: "primary", onclick: () => send({ type: "intend_attack", target, ...(forCharacter ? { character: who } : {}) }) }, text);
+  const text = forCharacter
+    ? `${nameOf(view, who)} will attack ${nameOf(view, target)}`
+    : `I will attack ${nameOf(view, target)}`;
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "primary",
+      onclick: () => send({ type: "intend_attack", target, ...(forCharacter ? { character: who } : {}) }),
+    },
+    text,
+  );
 }
 
 /** The actions `who` may take now, as buttons: escape, move, prone / crawl / stand, draw, clear,
@@ -139,40 +157,70 @@ export function turnControls(view, who, send, { forCharacter = false } = {}) {
   const k = c.conditions || {};
   const me = forCharacter ? { character: who } : {};
   const act = (action) => send({ type: "declare_action", ...me, action });
-  const button = (text, action, cls = "") => h("button", { type: "button", class: cls, onclick: () => act(action) }, text);
+  const button = (text, action, cls = "") =>
+    h("button", { type: "button", class: cls, onclick: () => act(action) }, text);
   const onTurn = r.turn.includes(who) && !c.turn_done;
   const escaping = ["declared", "held"].includes(k.fair_escape);
   const hints = [];
   const parts = [];
   const buttons = [];
-  if (onTurn && !k.fair_escape && a.standard && a.simple) buttons.push(button("Escape", { kind: "fair_escape" }, "primary"));
-  if (!onTurn && k.fair_escape === "failed") hints.push(h("p", { class: "hint" }, `${forCharacter ? `${c.name} acts` : "Act"} now, out of turn, with the actions left.`));
-  if (escaping && onTurn) hints.push(h("p", { class: "hint" }, `${forCharacter ? `${c.name} is` : "You are"} escaping: end the turn. If nobody said they will attack, the escape succeeds.`));
+  if (onTurn && !k.fair_escape && a.standard && a.simple)
+    buttons.push(button("Escape", { kind: "fair_escape" }, "primary"));
+  if (!onTurn && k.fair_escape === "failed")
+    hints.push(
+      h("p", { class: "hint" }, `${forCharacter ? `${c.name} acts` : "Act"} now, out of turn, with the actions left.`),
+    );
+  if (escaping && onTurn)
+    hints.push(
+      h(
+        "p",
+        { class: "hint" },
+        `${forCharacter ? `${c.name} is` : "You are"} escaping: end the turn. If nobody said they will attack, the escape succeeds.`,
+      ),
+    );
   if (!escaping && (a.standard || a.simple)) {
-    if (k.prone && a.simple) buttons.push(button("Crawl a step", { kind: "crawl", steps: 1 }), button("Stand up", { kind: "stand" }));
+    if (k.prone && a.simple)
+      buttons.push(button("Crawl a step", { kind: "crawl", steps: 1 }), button("Stand up", { kind: "stand" }));
     else if (a.simple) buttons.push(button("Drop prone", { kind: "prone" }));
     for (const m of (k.marks || []).filter((m) => CLEARABLE.includes(m.name) && m.clears_after > 0)) {
       if (a.simple) buttons.push(button(`Clear ${markName(m.name)}`, { kind: "clear", clears: m.name }));
     }
     if (a.standard) buttons.push(button("Trade standard for simple", { kind: "trade" }, "quiet"));
-    if (a.standard && (k.marks || []).some((m) => m.name === "disarmed")) buttons.push(button("Pick up the weapon", { kind: "pick_up" }));
+    if (a.standard && (k.marks || []).some((m) => m.name === "disarmed"))
+      buttons.push(button("Pick up the weapon", { kind: "pick_up" }));
     if (!k.prone) parts.push(moveForm(c, a, act));
     parts.push(drawForm(c, a, act));
   }
   const end = onTurn && !forCharacter && endMyTurn(escaping ? {} : a, send); // the console has its own; escaping, ending is the move
-  return h("div", { class: "turn-actions" }, hints, buttons.length > 0 && h("div", { class: "choices" }, buttons), parts, end);
+  return h(
+    "div",
+    { class: "turn-actions" },
+    hints,
+    buttons.length > 0 && h("div", { class: "choices" }, buttons),
+    parts,
+    end,
+  );
 }
 
 /** "End my turn": asked first while a standard or simple action is left that could still be
  * taken, saying what is left (a turn ended cannot be taken back). */
 function endMyTurn(a, send) {
   const end = () => send({ type: "end_turn" });
-  if (!(a.standard || a.simple)) return h("div", { class: "choices" }, h("button", { type: "button", class: "quiet", onclick: end }, "End my turn"));
+  if (!(a.standard || a.simple))
+    return h("div", { class: "choices" }, h("button", { type: "button", class: "quiet", onclick: end }, "End my turn"));
   // only what is left: "1 simple action", "1 standard and 1 simple action"
-  const kinds = [["standard", a.standard], ["simple", a.simple]].filter(([, n]) => n > 0);
+  const kinds = [
+    ["standard", a.standard],
+    ["simple", a.simple],
+  ].filter(([, n]) => n > 0);
   const left = kinds.map(([kind, n]) => `${n} ${kind}`);
   const plural = kinds.at(-1)[1] > 1 ? "s" : "";
-  return confirmButton("End my turn", "Confirm: end my turn", end, `You still have ${left.join(" and ")} action${plural} left. End your turn? It cannot be taken back.`);
+  return confirmButton(
+    "End my turn",
+    "Confirm: end my turn",
+    end,
+    `You still have ${left.join(" and ")} action${plural} left. End your turn? It cannot be taken back.`,
+  );
 }
 
 /** Move up to three steps; a werewolf in lupus or hispo form may Dart Behind (a move through the
@@ -182,14 +230,36 @@ function moveForm(c, a, act) {
   const using = a.simple ? "simple" : "standard";
   const move = (extra = {}) => act({ kind: "move", steps: Number(steps.value), using, ...extra });
   const feral = animalForm(c) && [
-    h("button", { type: "button", onclick: () => move({ maneuver: "dart_behind" }) }, withCost(c, "dart_behind", "move through them")),
-    a.standard > 0 && a.simple > 0 && h("button", { type: "button", onclick: () => act({ kind: "move", steps: FERAL_DASH_STEPS, maneuver: "feral_dash" }) }, withCost(c, "feral_dash", `${FERAL_DASH_STEPS} steps, both actions`)),
+    h(
+      "button",
+      { type: "button", onclick: () => move({ maneuver: "dart_behind" }) },
+      withCost(c, "dart_behind", "move through them"),
+    ),
+    a.standard > 0 &&
+      a.simple > 0 &&
+      h(
+        "button",
+        { type: "button", onclick: () => act({ kind: "move", steps: FERAL_DASH_STEPS, maneuver: "feral_dash" }) },
+        withCost(c, "feral_dash", `${FERAL_DASH_STEPS} steps, both actions`),
+      ),
   ];
   return h(
     "div",
     { class: "action-group" },
-    h("form", { class: "row compact", onsubmit: (e) => (e.preventDefault(), move()) }, field(`Move (${using} action)`, steps), h("button", { type: "submit" }, "Move")),
-    feral && h("div", { class: "choices maneuvers", role: "group", "aria-label": "Feral maneuvers with a move" }, feral),
+    h(
+      "form",
+      {
+        class: "row compact",
+        onsubmit: (e) => {
+          e.preventDefault();
+          move();
+        },
+      },
+      field(`Move (${using} action)`, steps),
+      h("button", { type: "submit" }, "Move"),
+    ),
+    feral &&
+      h("div", { class: "choices maneuvers", role: "group", "aria-label": "Feral maneuvers with a move" }, feral),
   );
 }
 
@@ -206,9 +276,20 @@ function drawForm(c, a, act) {
     { class: "action-group" },
     h(
       "form",
-      { class: "row compact", onsubmit: (e) => (e.preventDefault(), a.simple ? draw() : draw({ maneuver: "quick_draw" })) },
+      {
+        class: "row compact",
+        onsubmit: (e) => {
+          e.preventDefault();
+          if (a.simple) draw();
+          else draw({ maneuver: "quick_draw" });
+        },
+      },
       field("Draw", item, weapons.length ? `Left empty: your ${weapons[0]}` : "What you draw: a knife, a gun…"),
-      h("datalist", { id: list }, weapons.map((w) => h("option", { value: w }))),
+      h(
+        "datalist",
+        { id: list },
+        weapons.map((w) => h("option", { value: w })),
+      ),
       a.simple > 0 && h("button", { type: "submit" }, "Draw"),
     ),
     h(
@@ -216,7 +297,12 @@ function drawForm(c, a, act) {
       { class: "choices maneuvers", role: "group", "aria-label": "Without an action" },
       h("button", { type: "button", onclick: () => draw({ maneuver: "quick_draw" }) }, withCost(c, "quick_draw")),
       archer && a.simple > 0 && h("button", { type: "button", onclick: () => act({ kind: "nock" }) }, "Nock an arrow"),
-      archer && h("button", { type: "button", onclick: () => act({ kind: "nock", maneuver: "snap_shot" }) }, withCost(c, "snap_shot", "nock")),
+      archer &&
+        h(
+          "button",
+          { type: "button", onclick: () => act({ kind: "nock", maneuver: "snap_shot" }) },
+          withCost(c, "snap_shot", "nock"),
+        ),
     ),
   );
 }
@@ -238,7 +324,13 @@ export function burstForm(view, who, send, { forCharacter = false } = {}) {
   const action = () => ({ kind: "move", steps: Number(steps.value), using: "simple", maneuver: "burst_of_speed" });
   return h(
     "form",
-    { class: "row compact burst", onsubmit: (e) => (e.preventDefault(), send({ type: "declare_action", ...(forCharacter ? { character: who } : {}), action: action() })) },
+    {
+      class: "row compact burst",
+      onsubmit: (e) => {
+        e.preventDefault();
+        send({ type: "declare_action", ...(forCharacter ? { character: who } : {}), action: action() });
+      },
+    },
     field(`Before ${forCharacter ? `${c.name}'s` : "your"} turn (simple action)`, steps),
     h("button", { type: "submit" }, withCost(c, "burst_of_speed", "move now")),
   );
@@ -252,7 +344,14 @@ export function mayShield(view, ch, who) {
   const c = view.characters?.[who];
   if (!r || r.phase !== "acting" || !c?.present || !((c.actions?.simple || 0) > 0)) return false;
   if (["declared", "held", "escaped"].includes(c.conditions?.fair_escape)) return false;
-  if (ch.outcome || ch.status === "withdrawn" || ch.kind !== "contested" || ch.category !== "physical" || !ch.targets.length) return false;
+  if (
+    ch.outcome ||
+    ch.status === "withdrawn" ||
+    ch.kind !== "contested" ||
+    ch.category !== "physical" ||
+    !ch.targets.length
+  )
+    return false;
   if ((ch.thrown || []).length || (ch.tests || []).length) return false;
   return ch.challenger !== who && !ch.targets.includes(who);
 }
@@ -286,7 +385,13 @@ export function shieldControls(live, view, ch, whos, { forCharacter = false } = 
     h(
       "div",
       { class: "choices" },
-      whos.map((who) => h("button", { type: "button", class: "primary", onclick: () => shield(who) }, forCharacter ? `${nameOf(view, who)} shields ${defender}` : `Shield ${defender}`)),
+      whos.map((who) =>
+        h(
+          "button",
+          { type: "button", class: "primary", onclick: () => shield(who) },
+          forCharacter ? `${nameOf(view, who)} shields ${defender}` : `Shield ${defender}`,
+        ),
+      ),
     ),
     out,
   );
@@ -295,14 +400,28 @@ export function shieldControls(live, view, ch, whos, { forCharacter = false } = 
 /** Offer help to another character's attack: +1, or a free maneuver (one's standard action once
  * accepted). */
 export function assistForm(view, who, send, { forCharacter = false } = {}) {
-  const others = Object.values(view.characters).filter((c) => c.id !== who && c.present && c.conditions?.fair_escape !== "escaped");
+  const others = Object.values(view.characters).filter(
+    (c) => c.id !== who && c.present && c.conditions?.fair_escape !== "escaped",
+  );
   if (!others.length) return null;
-  const to = select("to", others.map((c) => [c.id, c.name]));
-  const benefit = select("benefit", Object.entries(BENEFITS).map(([v, t]) => [v, title(t)]));
+  const to = select(
+    "to",
+    others.map((c) => [c.id, c.name]),
+  );
+  const benefit = select(
+    "benefit",
+    Object.entries(BENEFITS).map(([v, t]) => [v, title(t)]),
+  );
   const how = h("input", { name: "how", autocomplete: "off", placeholder: "I hold him still", maxlength: 200 });
   const submit = (e) => {
     e.preventDefault();
-    const body = { type: "assist", kind: "attacker", to: to.value, benefit: benefit.value, ...(forCharacter ? { character: who } : {}) };
+    const body = {
+      type: "assist",
+      kind: "attacker",
+      to: to.value,
+      benefit: benefit.value,
+      ...(forCharacter ? { character: who } : {}),
+    };
     if (how.value.trim()) body.how = how.value.trim();
     send(body);
   };
@@ -310,7 +429,14 @@ export function assistForm(view, who, send, { forCharacter = false } = {}) {
     "details",
     { class: "assist" },
     h("summary", {}, forCharacter ? `Assist (for ${nameOf(view, who)})` : "Assist another's attack"),
-    h("form", { class: "stack", onsubmit: submit }, field("Whose attack", to), field("With", benefit), field("How (optional)", how), h("button", { type: "submit" }, "Offer help")),
+    h(
+      "form",
+      { class: "stack", onsubmit: submit },
+      field("Whose attack", to),
+      field("With", benefit),
+      field("How (optional)", how),
+      h("button", { type: "submit" }, "Offer help"),
+    ),
   );
 }
 
@@ -335,7 +461,11 @@ export function offers(view, who, send, { forCharacter = false } = {}) {
         h(
           "div",
           { class: "choices" },
-          h("button", { type: "button", class: "primary", onclick: () => answer(aid, true) }, `Accept ${helper}'s help`),
+          h(
+            "button",
+            { type: "button", class: "primary", onclick: () => answer(aid, true) },
+            `Accept ${helper}'s help`,
+          ),
           h("button", { type: "button", class: "quiet", onclick: () => answer(aid, false) }, `Refuse ${helper}'s help`),
         ),
       );
@@ -355,17 +485,47 @@ export function roundMoves(view, who, send, { forCharacter = false } = {}) {
   const verbs = new Set(offered.verbs || []);
   const parts = [];
   const buttons = [];
-  if (verbs.has("fair_escape")) buttons.push(h("button", { type: "button", class: "primary", onclick: () => send({ type: "declare_action", ...mine, action: { kind: "fair_escape" } }) }, forCharacter ? `${name} escapes` : "Escape"));
-  if (verbs.has("expenditures_done") && !forCharacter) buttons.push(h("button", { type: "button", class: "primary", onclick: () => send({ type: "expenditures_done" }) }, "Done with my expenditures"));
+  if (verbs.has("fair_escape"))
+    buttons.push(
+      h(
+        "button",
+        {
+          type: "button",
+          class: "primary",
+          onclick: () => send({ type: "declare_action", ...mine, action: { kind: "fair_escape" } }),
+        },
+        forCharacter ? `${name} escapes` : "Escape",
+      ),
+    );
+  if (verbs.has("expenditures_done") && !forCharacter)
+    buttons.push(
+      h(
+        "button",
+        { type: "button", class: "primary", onclick: () => send({ type: "expenditures_done" }) },
+        "Done with my expenditures",
+      ),
+    );
   if (buttons.length) parts.push(h("div", { class: "choices" }, buttons));
   for (const [target, most] of Object.entries(offered.feed || {})) {
-    const blood = select("blood", Array.from({ length: most }, (_, i) => [String(i + 1), `${i + 1} blood`]));
+    const blood = select(
+      "blood",
+      Array.from({ length: most }, (_, i) => [String(i + 1), `${i + 1} blood`]),
+    );
     const feeding = forCharacter ? `${name} feeds on ${nameOf(view, target)}` : `Feed on ${nameOf(view, target)}`;
     parts.push(
       h(
         "form",
-        { class: "row compact feed", onsubmit: (e) => (e.preventDefault(), send({ type: "feed", ...mine, target, blood: Number(blood.value) })) },
-        field(forCharacter ? `Blood ${name} takes from ${nameOf(view, target)}` : `Feed on ${nameOf(view, target)}`, blood),
+        {
+          class: "row compact feed",
+          onsubmit: (e) => {
+            e.preventDefault();
+            send({ type: "feed", ...mine, target, blood: Number(blood.value) });
+          },
+        },
+        field(
+          forCharacter ? `Blood ${name} takes from ${nameOf(view, target)}` : `Feed on ${nameOf(view, target)}`,
+          blood,
+        ),
         h("button", { type: "submit" }, feeding),
       ),
     );

@@ -22,7 +22,8 @@ export function title(word) {
 }
 
 export function sourceLabel(source) {
-  if (source.category === "overbid") return source.bid?.length ? `Overbid (risking ${source.bid.join(", ")})` : "Overbid (free)";
+  if (source.category === "overbid")
+    return source.bid?.length ? `Overbid (risking ${source.bid.join(", ")})` : "Overbid (free)";
   if (source.name) return `${source.name} (${source.category})`;
   if (source.category === "sheet") return "Combat sheet retest";
   return title(source.category);
@@ -62,7 +63,10 @@ let rulesets = null;
 /** Every ruleset the server plays as the pages choose and fill it (the default first): its name,
  * title, house rules and sheet fields (`projections.rules.RulesetView`). */
 export async function rulesetTable() {
-  if (!rulesets) rulesets = fetch("/rulesets.json").then((r) => r.json()).catch(() => []);
+  if (!rulesets)
+    rulesets = fetch("/rulesets.json")
+      .then((r) => r.json())
+      .catch(() => []);
   return rulesets;
 }
 
@@ -90,12 +94,20 @@ const WAITING = {
   tie_declaring: (v, ch) => {
     const what = ch.declaring === "overbid" ? `${overbidder(v, ch)} overbid` : "a tie";
     const missing = [ch.challenger, defenderOf(ch)].filter((w) => w !== "st" && !(w in (ch.declared || {})));
-    if (missing.length < 2) return `${what}: ${awaiting(v, missing, "declare Traits", "count of Traits").replace(/^Your/, "your")}`;
+    if (missing.length < 2)
+      return `${what}: ${awaiting(v, missing, "declare Traits", "count of Traits").replace(/^Your/, "your")}`;
     // one side declares first (the overbid's caller, else the challenger); the viewer's own moves
     // say whether it is theirs: both lines agree on who it is
     const mayNow = (ch.moves?.[v.viewer]?.verbs || []).includes("declare_traits");
-    const first = missing.includes(v.viewer) ? (mayNow ? v.viewer : missing.find((w) => w !== v.viewer)) : overbidCaller(ch) || ch.challenger;
-    const then = whoWords(v, missing.filter((w) => w !== first));
+    const first = missing.includes(v.viewer)
+      ? mayNow
+        ? v.viewer
+        : missing.find((w) => w !== v.viewer)
+      : overbidCaller(ch) || ch.challenger;
+    const then = whoWords(
+      v,
+      missing.filter((w) => w !== first),
+    );
     if (first === v.viewer) return `${what}: your count of Traits is due first; then ${then}`;
     return `${what}: waiting for ${whoWords(v, [first])} to declare Traits first; then ${then}`;
   },
@@ -104,7 +116,8 @@ const WAITING = {
     if (pending) {
       const other = otherSide(ch, pending);
       const them = other === v.viewer ? "you" : nameOf(v, other);
-      if (pending.by === v.viewer) return `You retest with ${sourceLabel(pending.source)}: waiting for ${them}, who may cancel it or let it stand`;
+      if (pending.by === v.viewer)
+        return `You retest with ${sourceLabel(pending.source)}: waiting for ${them}, who may cancel it or let it stand`;
       const may = other === v.viewer ? "cancel it or let it stand" : `waiting for ${them} to cancel it or let it stand`;
       return `${nameOf(v, pending.by)} retests with ${sourceLabel(pending.source)}: ${may}`;
     }
@@ -179,8 +192,15 @@ export function refusal(error) {
     "div",
     { class: "refusal", role: "alert" },
     h("strong", {}, "Refused: "),
-    fields.length ? `${error.message.split(":")[0]} (${fields.length} ${fields.length > 1 ? "problems" : "problem"}):` : error.message,
-    fields.length > 0 && h("ul", { class: "fields" }, fields.map(([path, what]) => h("li", {}, h("code", {}, path || "sheet"), `: ${what}`))),
+    fields.length
+      ? `${error.message.split(":")[0]} (${fields.length} ${fields.length > 1 ? "problems" : "problem"}):`
+      : error.message,
+    fields.length > 0 &&
+      h(
+        "ul",
+        { class: "fields" },
+        fields.map(([path, what]) => h("li", {}, h("code", {}, path || "sheet"), `: ${what}`)),
+      ),
     ruleNote(error.rule),
   );
 }
@@ -220,7 +240,10 @@ export function grow(list, steps) {
     );
     if (step.data?.compared && Object.keys(step.data.compared).length) item.dataset.compared = "1";
     const last = list.lastElementChild;
-    const after = !last || Number(last.dataset.seq) < step.seq ? null : [...list.children].find((li) => Number(li.dataset.seq) > step.seq);
+    const after =
+      !last || Number(last.dataset.seq) < step.seq
+        ? null
+        : [...list.children].find((li) => Number(li.dataset.seq) > step.seq);
     list.insertBefore(item, after || null);
     const test = testKey(step);
     if (test) {
@@ -248,8 +271,14 @@ function testKey(step) {
  * scissors: Sam wins the test."), so it is kept in the list (its number, its place) but not shown.
  * A resolution that compares counts (a tie's) says something new and stays. */
 function oneLineATest(list, item, step) {
-  const revealed = step.type === "test_revealed" ? item : list.querySelector(`li[data-seq="${step.seq - 1}"][data-type="test_revealed"]`);
-  const resolved = step.type === "test_resolved" ? item : list.querySelector(`li[data-seq="${step.seq + 1}"][data-type="test_resolved"]`);
+  const revealed =
+    step.type === "test_revealed"
+      ? item
+      : list.querySelector(`li[data-seq="${step.seq - 1}"][data-type="test_revealed"]`);
+  const resolved =
+    step.type === "test_resolved"
+      ? item
+      : list.querySelector(`li[data-seq="${step.seq + 1}"][data-type="test_resolved"]`);
   if (!revealed || !resolved || revealed.dataset.test !== resolved.dataset.test || resolved.dataset.compared) return;
   resolved.hidden = true;
   // its number is said with the reveal's ("#23–24"): the numbers never skip with no sign
@@ -258,7 +287,12 @@ function oneLineATest(list, item, step) {
 
 /** "–24" after a step's number: the step after it, told in the same line. */
 function foldedNumber(seq) {
-  return h("span", { class: "seq seq-with" }, h("span", { "aria-hidden": "true" }, `–${seq}`), h("span", { class: "sr-only" }, ` and step ${seq}, told with it`));
+  return h(
+    "span",
+    { class: "seq seq-with" },
+    h("span", { "aria-hidden": "true" }, `–${seq}`),
+    h("span", { class: "sr-only" }, ` and step ${seq}, told with it`),
+  );
 }
 
 /** Where the steps the server sent skip numbers (a step not sent to this viewer), a line says so
@@ -271,7 +305,13 @@ function markGaps(list) {
     if (!next) return;
     const [from, to] = [Number(li.dataset.seq) + 1, Number(next.dataset.seq) - 1];
     if (to < from) return;
-    li.after(h("li", { class: "gap" }, from === to ? `Step ${from} is not shown to you.` : `Steps ${from}–${to} are not shown to you.`));
+    li.after(
+      h(
+        "li",
+        { class: "gap" },
+        from === to ? `Step ${from} is not shown to you.` : `Steps ${from}–${to} are not shown to you.`,
+      ),
+    );
   });
 }
 
