@@ -41,12 +41,16 @@ from domain.rules.base import Ruleset
 from domain.state import NARRATOR, Character, RoundState, Scene
 from domain.turns import next_turn, spent, turn_over
 
-ORDER = "camarilla:order-of-actions"
+
+def _actions(d: Draft) -> str:
+    """The rule of the order of actions (when actions are declared, in what order)."""
+    cites = ruleset_for(d.state.ruleset).cites
+    return cites.get("order_of_actions", cites["adjudication"])
 
 
 def _order(d: Draft) -> str:
     """The rule of the order of a round, in this scene's ruleset."""
-    return ruleset_for(d.state.ruleset).cites.get("order", ORDER)
+    return ruleset_for(d.state.ruleset).cites.get("order", _actions(d))
 
 
 def _rounds(d: Draft) -> Ruleset:
@@ -120,9 +124,9 @@ def declare_action(d: Draft, cmd: DeclareAction) -> None:
         spent(d, who)
         return
     if r.phase != "declaring":
-        raise Rejected("wrong_phase", "Actions are declared at the start of the round, before the order.", ORDER)
+        raise Rejected("wrong_phase", "Actions are declared at the start of the round, before the order.", _actions(d))
     if d.state.characters[who].action is not None:
-        raise Rejected("already_declared", f"{d.state.name_of(who)} has declared an action this round.", ORDER)
+        raise Rejected("already_declared", f"{d.state.name_of(who)} has declared an action this round.", _actions(d))
     action = cmd.action
     if action.kind == "challenge" and not (action.category or action.categories):
         raise Rejected("no_category", 'Say the category of the test ("category"), or "categories" for several.')
@@ -180,7 +184,7 @@ def _set_initiative(d: Draft, rules: Ruleset) -> None:
     if broken is not None:
         d.add(broken)
     else:
-        d.add(InitiativeSet(order=groups, values=values, why=f"Initiative by base Traits: {why}.", rule=ORDER))
+        d.add(InitiativeSet(order=groups, values=values, why=f"Initiative by base Traits: {why}.", rule=_actions(d)))
     next_turn(d)
 
 
@@ -197,7 +201,7 @@ def order(d: Draft, cmd: Order) -> None:
     ordered = [list(cmd.characters)] if rules.declares_actions else [[w] for w in cmd.characters]  # bns: in turn
     new_order = [row for g in r.order for row in (ordered if list(g) == group else [list(g)])]
     names = ", then ".join(d.state.name_of(w) for w in cmd.characters)
-    rule = rules.cites.get("ties", ORDER)
+    rule = rules.cites.get("ties", _actions(d))
     d.add(
         InitiativeSet(
             order=new_order,
@@ -263,7 +267,8 @@ def let_go(d: Draft, cmd: LetGo) -> None:
     who = _who(d, cmd.character)
     victims = d.state.characters[who].conditions.grappling
     if not victims:
-        rule = ruleset_for(d.state.ruleset).cites.get("grapple", "camarilla:grapple")
+        cites = ruleset_for(d.state.ruleset).cites
+        rule = cites.get("grapple", cites["adjudication"])
         raise Rejected("not_grappling", f"{d.state.name_of(who)} holds nobody.", rule)
     d.add(*(GrappleBroken(grappler=who, victim=v, why=f"{d.state.name_of(who)} lets go.") for v in victims))
 

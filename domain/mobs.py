@@ -16,7 +16,10 @@ from domain.events import ChampionChosen, MobJoined, VictoryChosen
 from domain.rules import ruleset_for
 from domain.state import NARRATOR, challenge_words
 
-MOB = "camarilla:mob"
+
+def _cite(d: Draft, step: str) -> str:
+    cites = ruleset_for(d.state.ruleset).cites
+    return cites.get(step, cites["adjudication"])
 
 
 def join(d: Draft, cmd: Join) -> None:
@@ -28,11 +31,15 @@ def join(d: Draft, cmd: Join) -> None:
     present(d.state, who)
     if who in ch.targets:
         words = challenge_words(d.state, ch)
-        raise Rejected("already_in", f"{d.state.name_of(who)} is the target of {words}: the mob is against them.", MOB)
+        raise Rejected(
+            "already_in", f"{d.state.name_of(who)} is the target of {words}: the mob is against them.", _cite(d, "mob")
+        )
     if who in ch.challenger.members:
-        raise Rejected("already_in", f"{d.state.name_of(who)} is already part of {challenge_words(d.state, ch)}.", MOB)
+        raise Rejected(
+            "already_in", f"{d.state.name_of(who)} is already part of {challenge_words(d.state, ch)}.", _cite(d, "mob")
+        )
     if ch.status != "awaiting_response":
-        raise Rejected("too_late", "A mob forms before its target answers.", MOB)
+        raise Rejected("too_late", "A mob forms before its target answers.", _cite(d, "mob"))
     joined = ruleset_for(d.state.ruleset).check_join(d.state, ch, who, cmd)
     d.add(
         MobJoined(
@@ -55,12 +62,12 @@ def champion(d: Draft, cmd: Champion) -> None:
     members = ch.challenger.members
     new = cmd.character
     if d.actor != NARRATOR and d.actor not in members:
-        raise Rejected("forbidden", "The mob, or the Storyteller, chooses its champion.", MOB)
+        raise Rejected("forbidden", "The mob, or the Storyteller, chooses its champion.", _cite(d, "mob"))
     if new is None or new not in members:
         names = ", ".join(d.state.name_of(m) for m in members)
-        raise Rejected("not_in_mob", f'Name the champion, one of the mob: {names} ("character").', MOB)
+        raise Rejected("not_in_mob", f'Name the champion, one of the mob: {names} ("character").', _cite(d, "mob"))
     if thrown(ch):
-        raise Rejected("too_late", "The champion is chosen before the test.", MOB)
+        raise Rejected("too_late", "The champion is chosen before the test.", _cite(d, "mob"))
     d.add(ChampionChosen(challenge=ch.id, character=new, by=d.actor))
 
 
@@ -68,7 +75,7 @@ def choose_victory(d: Draft, cmd: ChooseVictory) -> None:
     ch = d.state.challenges.get(cmd.challenge)
     if ch is None:
         raise no_challenge(cmd.challenge)
-    rule = "camarilla:mob-victory"
+    rule = _cite(d, "mob_victory")
     waiting = (
         ch.status == "resolved"
         and ch.outcome is not None

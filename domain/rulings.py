@@ -51,12 +51,16 @@ from domain.scene import check_changes
 from domain.state import NARRATOR, Challenge, Outcome, Scene
 from domain.state import challenge_words as challenge_words  # where the pages import it from
 
-RULE = "lotn:adjudication"
+
+def _cite(state: Scene, step: str = "ruling") -> str:
+    """The rule the scene's ruleset cites for a ruling's ``step`` (its adjudication by default)."""
+    cites = ruleset_for(state.ruleset).cites
+    return cites.get(step, cites["adjudication"])
 
 
 def dispute(d: Draft, cmd: Dispute) -> None:
     if d.actor != NARRATOR and d.actor not in d.state.characters:
-        raise Rejected("forbidden", "Only the Storyteller and the scene's characters can dispute.", RULE)
+        raise Rejected("forbidden", "Only the Storyteller and the scene's characters can dispute.", _cite(d.state))
     subject = _subject(d, cmd.event)
     open_already = [x.id for x in d.state.disputes if x.event == subject.seq and x.by == d.actor and x.status == "open"]
     if open_already:
@@ -66,7 +70,7 @@ def dispute(d: Draft, cmd: Dispute) -> None:
 
 def rule(d: Draft, cmd: Rule) -> None:
     if d.actor != NARRATOR:
-        raise Rejected("forbidden", "Only the Storyteller rules on a dispute.", RULE)
+        raise Rejected("forbidden", "Only the Storyteller rules on a dispute.", _cite(d.state))
     subject = _subject(d, cmd.event)
     disputes = [x.id for x in d.state.disputes if x.event == subject.seq and x.status == "open"]
     ruling = d.state.version + 1
@@ -83,21 +87,23 @@ def rule(d: Draft, cmd: Rule) -> None:
             winner=winner,
             later=later or [],
             why=why,
-            rule=RULE,
+            rule=_cite(d.state),
         )
 
     correction = cmd.correction
     if cmd.decision == "uphold":
         if correction is not None:
-            raise Rejected("bad_correction", "An upheld event needs no correction; amend instead.", RULE)
+            raise Rejected("bad_correction", "An upheld event needs no correction; amend instead.", _cite(d.state))
         d.add(issued(f"Upheld: {step_words(d.state, subject.seq)} stands as played."))
         return
     if cmd.decision == "overturn":
         if correction is not None:
-            raise Rejected("bad_correction", "Overturn corrects the winner by itself; amend to say more.", RULE)
+            raise Rejected(
+                "bad_correction", "Overturn corrects the winner by itself; amend to say more.", _cite(d.state)
+            )
         ch = _resolved_challenge(d.state, subject)
         if ch.outcome is None or ch.outcome.winner == "none":
-            raise Rejected("needs_winner", "A draw has no other side to win; amend it with a winner.", RULE)
+            raise Rejected("needs_winner", "A draw has no other side to win; amend it with a winner.", _cite(d.state))
         winner: Leader = "defender" if ch.outcome.winner == "challenger" else "challenger"
         _correct(d, ch, winner, issued, ruling)
         return
@@ -107,7 +113,7 @@ def rule(d: Draft, cmd: Rule) -> None:
         raise Rejected(
             "bad_correction",
             'Amend with a "correction": a "winner" (and its grade, "exceptional"), or a "character" and "changes".',
-            RULE,
+            _cite(d.state),
         )
     if correction.winner is not None or correction.exceptional is not None:
         ch = _resolved_challenge(d.state, subject)
@@ -115,14 +121,16 @@ def rule(d: Draft, cmd: Rule) -> None:
         winner = correction.winner or was.winner
         exceptional = correction.exceptional if correction.exceptional is not None else False
         if exceptional and winner != "challenger":
-            raise Rejected("bad_correction", "Only the attacker's success can be exceptional.", "bns:attacker-only")
+            raise Rejected(
+                "bad_correction", "Only the attacker's success can be exceptional.", _cite(d.state, "attacker_only")
+            )
         if (winner, exceptional) == (was.winner, was.exceptional):
-            raise Rejected("bad_correction", "That is already the outcome; uphold instead.", RULE)
+            raise Rejected("bad_correction", "That is already the outcome; uphold instead.", _cite(d.state))
         _correct(d, ch, winner, issued, ruling, exceptional)
     if correction.changes is not None:
         who = correction.character
         if who is None or who not in d.state.characters:
-            raise Rejected("bad_correction", 'Name the "character" whose sheet the ruling changes.', RULE)
+            raise Rejected("bad_correction", 'Name the "character" whose sheet the ruling changes.', _cite(d.state))
         check_changes(d.state.characters[who], correction.changes)
         if correction.winner is None:
             why = f"Amended: {d.state.name_of(who)} is corrected."
@@ -146,7 +154,7 @@ def _resolved_challenge(state: Scene, subject: Recorded) -> Challenge:
             "not_overturnable",
             f"Step {subject.seq} is not part of a resolved challenge; only an outcome can be overturned "
             "(amend a character instead).",
-            RULE,
+            _cite(state),
         )
     return ch
 
@@ -176,7 +184,11 @@ def _correct(
         why += f" Challenges since, involving them, stand as played: {listed}."
     d.add(issued(why, ch, winner, sorted(later)))
     d.add(*_undo(d.state, ch))
-    d.add(OutcomeCorrected(challenge=ch.id, winner=winner, ruling=ruling, why=why, rule=RULE, exceptional=exceptional))
+    d.add(
+        OutcomeCorrected(
+            challenge=ch.id, winner=winner, ruling=ruling, why=why, rule=_cite(d.state), exceptional=exceptional
+        )
+    )
     corrected = d.state.challenges[ch.id]
     rules = ruleset_for(d.state.ruleset)
     d.add(*rules.losses(d.state, corrected, winner))

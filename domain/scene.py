@@ -113,6 +113,12 @@ def _paths(path: str, old: object, new: object) -> list[str]:
     return [path]
 
 
+def _blocked(d: Draft) -> str:
+    """The rule by which an escape fails when the Storyteller says so."""
+    cites = ruleset_for(d.state.ruleset).cites
+    return cites.get("fair_escape_blocked", cites["adjudication"])
+
+
 def _character(d: Draft, who: str) -> Character:
     character = d.state.characters.get(who)
     if character is None:
@@ -157,9 +163,7 @@ def adjust(d: Draft, cmd: Adjust) -> None:
         ),
     )
     if cmd.changes.fail_escape:
-        d.add(
-            FairEscapeFailed(character=cmd.character, why=f"{why}: the escape fails.", rule="bns:fair-escape-blocked")
-        )
+        d.add(FairEscapeFailed(character=cmd.character, why=f"{why}: the escape fails.", rule=_blocked(d)))
 
 
 def waits_on(state: Scene, target: str, now: datetime) -> list[str]:

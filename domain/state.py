@@ -498,8 +498,8 @@ RECENT = 20
 
 def _parties(key: str) -> list[str]:
     """The challenger and the targets a wait's repeat key names."""
-    challenger, _, rest = key.removeprefix("bns:").partition(">")
-    return [challenger, *rest.partition(":")[0].split(",")]
+    head, _, rest = key.partition(">")
+    return [head.rpartition(":")[2], *rest.partition(":")[0].split(",")]  # after a ruleset's prefix, if any
 
 
 def undecided(ch: Challenge) -> bool:
@@ -651,7 +651,7 @@ class Scene(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 
     def waits_of(self, who: str, now: datetime) -> dict[str, datetime]:
         """The waits still running on challenges ``who`` made or was the target of, by repeat key
-        (``challenger>targets:…``, or that after a ``bns`` prefix: its immunities)."""
+        (``challenger>targets:…``, or that after a ruleset's prefix: its immunities)."""
         return {key: until for key, until in self.failures.items() if until > now and who in _parties(key)}
 
     def character(self, who: str) -> Character | None:

@@ -8,8 +8,6 @@ from domain.context import Draft
 from domain.events import TurnEnded, TurnStarted
 from domain.rules import ruleset_for
 
-ORDER = "camarilla:order-of-actions"
-
 
 def turn_over(d: Draft, who: str) -> None:
     """``who`` is done for the turn; once everyone in it is, the next turn starts."""
@@ -48,7 +46,7 @@ def next_turn(d: Draft) -> None:
                         phase="initiative",
                         characters=group,
                         why=f"On initiative: {values}.",
-                        rule=rules.cites.get("order", ORDER),
+                        rule=rules.cites.get("order", rules.cites.get("order_of_actions", rules.cites["adjudication"])),
                     )
                 )
                 return
@@ -60,7 +58,7 @@ def next_turn(d: Draft) -> None:
                     phase="end_of_turn",
                     characters=late,
                     why=f"End of turn: {names}.",
-                    rule="camarilla:initiative-exceptions",
+                    rule=rules.cites.get("initiative_exceptions", rules.cites["adjudication"]),
                 )
             )
             return

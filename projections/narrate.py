@@ -91,7 +91,7 @@ from domain.events import (
     WillpowerSpent,
 )
 from domain.pools import Pool
-from domain.rules import title_of
+from domain.rules import RULESETS, ruleset_for, title_of
 from domain.rulings import challenge_words, step_words
 from domain.sheets import CATEGORIES, Sheet
 from domain.state import NARRATOR, Scene
@@ -398,9 +398,10 @@ def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None, blind:
         case OverbidSucceeded() | OverbidFailed():
             return event.why
         case ChallengeResolved():
+            waits = ruleset_for(before.ruleset).repeat_wait if before.ruleset in RULESETS else ""
             wait = (
-                f" {name(_challenger(before, event.challenge))} may not repeat it for five minutes."
-                if event.wait_until and not (event.wait_key or "").startswith("bns:")
+                f" {name(_challenger(before, event.challenge))} may not repeat it for {waits}."
+                if event.wait_until and waits
                 else ""
             )
             critical = f" {name(event.critical)} fails critically." if event.critical else ""

@@ -127,6 +127,6 @@ def ruleset_view(name: str) -> RulesetView:
 
 
 def rulesets() -> list[RulesetView]:
-    """Every ruleset played here, the default first."""
+    """Every ruleset played here, the default first, the others as the registry lists them."""
     names = sorted(RULESETS, key=lambda name: name != DEFAULT)
     return [ruleset_view(name) for name in names]

@@ -22,7 +22,7 @@ from domain.rules.base import Ruleset
 from domain.rules.words import BOOKS, Rule
 
 RULESETS: dict[str, Ruleset] = {}
-"""Every ruleset played here, by name, in the order they joined."""
+"""Every ruleset played here, by name, in the order the pages list them (``Ruleset.listed``)."""
 
 DEFAULT = "lotn"
 """The ruleset a scene plays when nobody says (the CLI's default)."""
@@ -35,6 +35,8 @@ def register(ruleset: Ruleset) -> Ruleset:
     if RULESETS.get(ruleset.name, ruleset) is not ruleset:
         raise ValueError(f"there is already a ruleset called {ruleset.name!r}")
     RULESETS[ruleset.name] = ruleset
+    for name in sorted(RULESETS, key=lambda n: (RULESETS[n].listed, n)):
+        RULESETS[name] = RULESETS.pop(name)  # in the order the pages list them
     BOOKS.update(ruleset.books)
     return ruleset
 

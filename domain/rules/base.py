@@ -132,6 +132,9 @@ class Ruleset(ABC):
     title: ClassVar[str]
     """What players call it (the pages and the words say this, never ``name``)."""
 
+    listed: ClassVar[int] = 100
+    """Where it stands among the rulesets the pages and the CLI list (lower first; ties by name)."""
+
     summary: ClassVar[str] = ""
     """A few words after the title where rulesets are chosen ("test pools")."""
 
@@ -412,6 +415,10 @@ class Ruleset(ABC):
         """``(repeat key, until)`` when the challenger may not repeat this challenge soon (by
         default, never)."""
         return None
+
+    repeat_wait: ClassVar[str] = ""
+    """How long ``wait`` keeps a challenger from repeating a failed challenge, as the log's words say
+    it ("five minutes"); empty where its waits are not said so (bns's immunities)."""
 
     def before_resolution(self, state: Scene, ch: Challenge) -> list[SceneEvent]:
         """Events that must happen before the challenge resolves (a forced retest), or none."""

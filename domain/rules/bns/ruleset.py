@@ -86,6 +86,7 @@ def _total(*parts: int) -> int:
 
 class Bns(Ruleset):
     name = "bns"
+    listed = 3
     title = "By Night Studios"
     summary = "test pools"
     rules = texts.RULES
@@ -119,6 +120,14 @@ class Bns(Ruleset):
         "pools": "bns:attack-pool",
         "order": "bns:round",
         "ties": "bns:initiative-ties",
+        # the shared lifecycle's steps, cited as they always were
+        "ruling": "lotn:adjudication",
+        "order_of_actions": "camarilla:order-of-actions",
+        "initiative_exceptions": "camarilla:initiative-exceptions",
+        "mob": "camarilla:mob",
+        "mob_victory": "camarilla:mob-victory",
+        "attacker_only": "bns:attacker-only",
+        "fair_escape_blocked": "bns:fair-escape-blocked",
         "grapple": "bns:grapple-release",
     }
 

@@ -73,6 +73,7 @@ def has(character: Character, name: str) -> bool:
 
 class Camarilla(Lotn):
     name = "camarilla"
+    listed = 2
     title = "Camarilla combat"
     rules = texts.RULES
     books: ClassVar[Mapping[str, str]] = {texts.CAM: "The Camarilla Combat Guide"}

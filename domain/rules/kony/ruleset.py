@@ -51,6 +51,7 @@ from domain.state import NARRATOR, Challenge, Character, RetestEntry, Scene
 
 class Kony(Camarilla):
     name = "kony"
+    listed = 4
     title = "Kings of New York"
     summary = "three-sided dice"
     die = kony_dice.DIE

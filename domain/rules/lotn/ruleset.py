@@ -57,9 +57,11 @@ def _title(category: str) -> str:
 
 class Lotn(Ruleset):
     name = "lotn"
+    listed = 1
     title = "Laws of the Night"
     rules = texts.RULES
     books: ClassVar[Mapping[str, str]] = {texts.LOTN: "Laws of the Night"}
+    repeat_wait = "five minutes"
     named = named.NAMED
     sheet_fields = TRAIT_SHEET
 
@@ -82,6 +84,15 @@ class Lotn(Ruleset):
         "static": "lotn:static",
         "simple": "lotn:simple",
         "overbid_failed": "lotn:overbid",
+        # the shared lifecycle's steps, cited as they always were
+        "ruling": "lotn:adjudication",
+        "order_of_actions": "camarilla:order-of-actions",
+        "initiative_exceptions": "camarilla:initiative-exceptions",
+        "grapple": "camarilla:grapple",
+        "mob": "camarilla:mob",
+        "mob_victory": "camarilla:mob-victory",
+        "attacker_only": "bns:attacker-only",
+        "fair_escape_blocked": "bns:fair-escape-blocked",
     }
 
     # -- sheets and declarations ------------------------------------------------------------
