@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -111,3 +112,7 @@ def rule_text(rule_id: str) -> Rule | None:
 for _found in pkgutil.iter_modules(__path__):
     if _found.ispkg:
         register(importlib.import_module(f"{__name__}.{_found.name}").RULESET)
+
+from domain.rules import moved  # noqa: E402  (the old flat modules' names, once the packages are in)
+
+moved.install(sys.modules[__name__])

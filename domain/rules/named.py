@@ -36,7 +36,7 @@ Kind = Literal[
 _ALIKE: dict[str, tuple[str, ...]] = {"skills": ("abilities", "skills"), "abilities": ("abilities", "skills")}
 
 
-def nearby(ruleset: Ruleset, kind: Kind) -> frozenset[str]:
+def nearby(ruleset: Ruleset | str, kind: Kind) -> frozenset[str]:
     """The names a sheet of ``ruleset`` is checked against for a near miss: its own document's,
     and those every other document uses for the same thing (a skill is an Ability; a Trait a
     Trait): "Potnce" on a bns sheet is most likely Potence, a Discipline the camarilla document
@@ -44,6 +44,8 @@ def nearby(ruleset: Ruleset, kind: Kind) -> frozenset[str]:
     still quoted from a document; an exact name from another document is taken as written."""
     from domain.rules import RULESETS  # the registry imports the rulesets, which import this
 
+    if isinstance(ruleset, str):
+        ruleset = RULESETS[ruleset]
     kinds = _ALIKE.get(kind, (kind,))
     found = set(ruleset.named.get(kind, frozenset()))
     for other in RULESETS.values():
@@ -51,3 +53,22 @@ def nearby(ruleset: Ruleset, kind: Kind) -> frozenset[str]:
             names = {name for k in kinds for name in other.named.get(k, frozenset())}
             found |= {n.capitalize() if other.folded and n.islower() else n for n in names}
     return frozenset(found)
+
+
+def __getattr__(name: str) -> object:
+    """``NAMED``, ``DOCUMENTS``, ``FOLDED`` and ``LEVELS`` by ruleset, as this module held them before
+    each ruleset kept its own (``Ruleset.named``, ``books``, ``folded``, ``levels``)."""
+    if name not in ("NAMED", "DOCUMENTS", "FOLDED", "LEVELS"):
+        raise AttributeError(name)
+    from domain.rules import RULESETS
+
+    match name:
+        case "NAMED":
+            return {n: dict(r.named) for n, r in RULESETS.items()}
+        case "DOCUMENTS":
+            return {n: tuple(r.books) for n, r in RULESETS.items()}
+        case "FOLDED":
+            return frozenset(n for n, r in RULESETS.items() if r.folded)
+        case "LEVELS":
+            return {n: dict(r.levels) for n, r in RULESETS.items() if r.levels}
+    raise AttributeError(name)
