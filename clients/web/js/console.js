@@ -32,6 +32,10 @@ import {
   SIGN_LABELS,
   connection,
   defenderOf,
+  diceCount,
+  dieOf,
+  dieWord,
+  facesPattern,
   grow,
   nameOf,
   refusal,
@@ -1370,6 +1374,7 @@ function diceForms(view, ch, send) {
   const sides = [ch.challenger, defenderOf(ch)].filter((w) => w !== "st" && !(ch.rolled || []).includes(w));
   const npc = ch.kind === "static" && ch.targets[0] ? view.characters[ch.targets[0]] : null;
   const rerolls = npc?.sheet?.rerolls || 0;
+  const die = dieOf(view);
   const parse = (text) =>
     text
       .split(/[\s,]+/)
@@ -1391,8 +1396,8 @@ function diceForms(view, ch, send) {
         autocomplete: "off",
         inputmode: "numeric",
         required: true,
-        placeholder: "1 3",
-        pattern: "[1-3 ,]+",
+        placeholder: `1 ${die?.size || 3}`,
+        pattern: facesPattern(die, "+"),
       });
       const again = rerolls
         ? h("input", { name: `rerolls-${w}`, autocomplete: "off", inputmode: "numeric", placeholder: "2" })
@@ -1405,7 +1410,7 @@ function diceForms(view, ch, send) {
       const count = h("small", { class: "hint" });
       const counted = () => {
         const n = (offer?.dice || 1) + ticks.filter((t) => t.box.checked).length;
-        count.textContent = `${n} d3${n === 1 ? "" : "s"} to enter${offer ? ` (${offer.why}; each retest named adds one)` : ""}`;
+        count.textContent = `${diceCount(n, die)} to enter${offer ? ` (${offer.why}; each retest named adds one)` : ""}`;
       };
       for (const t of ticks) t.box.addEventListener("change", counted);
       counted();
@@ -1427,7 +1432,7 @@ function diceForms(view, ch, send) {
             h("legend", {}, `Retests ${nameOf(view, w)} names (each one more die)`),
             ticks.map((t) => h("label", { class: "check" }, t.box, ` ${sourceLabel(t.source)}`)),
           ),
-        field(`${nameOf(view, w)} rolled (d3 faces)`, values, "Rolled by hand at the table"),
+        field(`${nameOf(view, w)} rolled (${dieWord(die)} faces)`, values, "Rolled by hand at the table"),
         count,
         again && field("Its rerolls", again),
         h("button", { type: "submit" }, `Enter ${nameOf(view, w)}'s dice`),

@@ -58,6 +58,32 @@ export function rulesetName(view) {
   return view?.ruleset_title || "";
 }
 
+/** The die the scene rolls, as its view's rules say it (`{size, faces, successes}`); null where
+ * signs are thrown. */
+export function dieOf(view) {
+  return view?.rules?.die || null;
+}
+
+/** "d3": the scene's die in words ("die" where the view names none). */
+export function dieWord(die) {
+  return die?.size ? `d${die.size}` : "die";
+}
+
+/** "3 d3s": `n` of the die. */
+export function diceCount(n, die) {
+  return `${n} ${dieWord(die)}${n === 1 ? "" : "s"}`;
+}
+
+/** The input pattern of faces typed by hand on `die` (1 to its size), separated by spaces or
+ * commas; `more` "+" when at least one is needed. */
+export function facesPattern(die, more = "*") {
+  const size = die?.size || 9;
+  if (size <= 9) return `[1-${size} ,]${more}`;
+  const faces = Array.from({ length: size }, (_, i) => String(size - i)).join("|"); // the longer first
+  const one = `(?:${faces})`;
+  return more === "+" ? `[ ,]*${one}(?:[ ,]+${one})*[ ,]*` : `[ ,]*(?:${one}(?:[ ,]+${one})*[ ,]*)?`;
+}
+
 let rulesets = null;
 
 /** Every ruleset the server plays as the pages choose and fill it (the default first): its name,
