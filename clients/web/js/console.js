@@ -1842,8 +1842,10 @@ if (!token) {
       ".",
     ),
   );
-} else if (sceneOfNight) {
-  alone(new Live(token, { scene: sceneOfNight }), { night: true });
 } else {
-  boot(new Live(token));
+  // the sheet forms are drawn from the ruleset table: it comes first
+  rulesetTable().then(() => {
+    if (sceneOfNight) alone(new Live(token, { scene: sceneOfNight }), { night: true });
+    else boot(new Live(token));
+  });
 }

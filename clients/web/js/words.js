@@ -85,6 +85,7 @@ export function facesPattern(die, more = "*") {
 }
 
 let rulesets = null;
+let loaded = null; // the table once it has come
 
 /** Every ruleset the server plays as the pages choose and fill it (the default first): its name,
  * title, house rules and sheet fields (`projections.rules.RulesetView`). */
@@ -92,8 +93,23 @@ export async function rulesetTable() {
   if (!rulesets)
     rulesets = fetch("/rulesets.json")
       .then((r) => r.json())
-      .catch(() => []);
+      .catch(() => [])
+      .then((table) => {
+        loaded = table;
+        return table;
+      });
   return rulesets;
+}
+
+/** The scene's ruleset as the table says it (`RulesetView`: its sheet's fields …); null until
+ * `rulesetTable()` has come. */
+export function rulesetOf(view) {
+  return (loaded || []).find((r) => r.name === view?.ruleset) || null;
+}
+
+/** The fields of the scene's ruleset's sheet, in the form's order (`SheetField`s). */
+export function sheetFields(view) {
+  return rulesetOf(view)?.sheet || [];
 }
 
 /** "you and Juan", "Sam and Juan": the viewer in the second person on their own page. */
