@@ -41,6 +41,7 @@ import {
   refusal,
   rulesetName,
   rulesetTable,
+  sheetFields,
   sourceLabel,
   timeline,
   title,
@@ -350,10 +351,9 @@ export function start(
 /** The characters' table, and adding characters (an open scene only). */
 function drawPeople(live, view, section, rows) {
   if (!section.firstChild) {
-    const columns =
-      view.rules?.family === "pools"
-        ? ["Character", "Attributes", "Skills", "Health", "Willpower", "Conditions", "Adjust"]
-        : ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"];
+    const columns = rated(view)
+      ? ["Character", "Attributes", "Skills", "Health", "Willpower", "Conditions", "Adjust"]
+      : ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"];
     const head = h(
       "tr",
       {},
@@ -700,9 +700,16 @@ function npcDeclare(live, view, npcs, acting = null) {
   return details;
 }
 
+/** Whether the ruleset's sheet rates attributes rather than counting Traits (its descriptor's
+ * fields say: the table's columns follow them). */
+function rated(view) {
+  const kinds = sheetFields(view).map((f) => f.kind);
+  return kinds.length ? kinds.includes("ratings") && !kinds.includes("traits") : view.rules?.family === "pools";
+}
+
 /** One character's row, hidden parts included, with its adjust form. */
 function characterRow(live, view, c) {
-  const pools = view.rules?.family === "pools";
+  const pools = rated(view);
   const ratings = (levels) =>
     Object.entries(levels || {})
       .map(([name, n]) => `${title(name)} ${n}`)
