@@ -393,6 +393,7 @@ async def test_the_dice_and_sheet_forms_follow_the_descriptor(
     await expect(roll.get_by_role("button", name="Roll 2 d6s · spends Brawl (ability)")).to_be_visible()
     by_hand = roll.get_by_label("Dice rolled by hand (optional)")
     valid = "(el, v) => { el.value = v; return el.checkValidity(); }"
+    await expect(by_hand).to_have_attribute("placeholder", "1 6")
     assert [await by_hand.evaluate(valid, v) for v in ("6 1", "4,5", "7", "0")] == [True, True, False, False]
     await by_hand.fill("6 1")
     await roll.get_by_role("button", name="Roll 2 d6s · spends Brawl (ability)").click()

@@ -1403,7 +1403,7 @@ function diceForms(view, ch, send) {
         autocomplete: "off",
         inputmode: "numeric",
         required: true,
-        placeholder: `1 ${die?.size || 3}`,
+        placeholder: die ? `1 ${die.size}` : undefined,
         pattern: facesPattern(die, "+"),
       });
       const again = rerolls

@@ -236,7 +236,7 @@ function rollForm(moves, die, forCharacter, act) {
     name: "values",
     autocomplete: "off",
     inputmode: "numeric",
-    placeholder: `1 ${die?.size || 3}`,
+    placeholder: die ? `1 ${die.size}` : undefined,
     pattern: facesPattern(die),
   });
   const count = h("p", { class: "hint dice-count" }); // the server's count with no retest, then the boxes ticked
