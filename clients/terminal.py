@@ -106,7 +106,7 @@ MOVES = (
     Move("throw [#N] SIGN", "rock, paper, scissors or random (or a gesture your sheet grants)", ("traits",)),
     Move(
         "roll [#N] [SOURCE…] [values=1,3]",
-        "roll your d3s: one, plus one for each retest source named; SOURCE: ability:NAME, power:NAME, "
+        "roll your {dice}: one, plus one for each retest source named; SOURCE: ability:NAME, power:NAME, "
         "merit:NAME (a space in a name: _) or sheet (a combat sheet's retest); values= the dice you rolled by "
         "hand, where allowed",
         ("dice",),
@@ -173,12 +173,14 @@ def help_lines(view: dict[str, Any], verb: str | None = None) -> list[str]:
     """``help``: this scene's moves, one entry each, the description in a column; ``help VERB``: that
     verb's entries."""
     shown = [m for m in moves_here(view) if verb is None or m.verb == verb]
+    dice = f"{die_word(view)}s" if die_word(view) != "die" else "dice"
     if verb is not None and not shown:
         return [f"{verb!r} is not a move in this scene; type help for the moves you have here."]
     lines = ["moves (#N: the challenge's number, needed only when you are in more than one):"] if verb is None else []
     for m in shown:
         usage = f"  {m.usage}"
-        lines.append(f"{usage:<{COLUMN}}{m.words}" if len(usage) < COLUMN - 1 else f"{usage}   {m.words}")
+        words = m.words.replace("{dice}", dice)
+        lines.append(f"{usage:<{COLUMN}}{words}" if len(usage) < COLUMN - 1 else f"{usage}   {words}")
         lines += [f"{'':<{COLUMN}}e.g. {e}" for e in m.examples]
     return lines
 
@@ -199,6 +201,12 @@ def viewer(welcome: dict[str, Any]) -> str:
 
 def _pools(view: dict[str, Any]) -> bool:
     return bool((view.get("rules") or {}).get("family") == "pools")
+
+
+def die_word(view: dict[str, Any]) -> str:
+    """The die this scene rolls as the view's ``rules.die`` says it ("d3"); "die" before it says."""
+    die = (view.get("rules") or {}).get("die") or {}
+    return f"d{die['size']}" if die.get("size") else "die"
 
 
 def _dice(view: dict[str, Any]) -> bool:
@@ -443,7 +451,7 @@ def round_lines(view: dict[str, Any], me: str) -> list[str]:
     return lines
 
 
-def moves(ch: dict[str, Any], me: str, names: dict[str, str]) -> str:
+def moves(ch: dict[str, Any], me: str, names: dict[str, str], die: str = "die") -> str:
     """What ``me`` may do now in a challenge, in words."""
     challenger = ch["challenger"]
     defender = ch["targets"][0] if ch["targets"] else "st"
@@ -468,7 +476,7 @@ def moves(ch: dict[str, Any], me: str, names: dict[str, str]) -> str:
         extra = f"; sources, one more die each: {sources}" if sources else ""
         enter = " [values=…]" if offer.get("enter") else ""
         call = " (or call TRAIT)" if "call_negative" in offer.get("verbs", []) else ""
-        return f"roll [SOURCE…]{enter} ({n} d3 as it stands{extra}){call}"
+        return f"roll [SOURCE…]{enter} ({n} {die} as it stands{extra}){call}"
     if status in ("bidding", "throwing") and me in ch.get("rolled", []):
         return f"wait for {other} to roll"
     if status in ("bidding", "throwing"):
@@ -625,7 +633,7 @@ def challenge_lines(view: dict[str, Any], me: str, ids: bool = False, handles: H
             handle = cid if ids else handles.of(cid).removeprefix("#")
             lines.append(f"    you may: shield {handle} [how…] (take it for {defender}: your simple action)")
         elif me not in ("st", "*"):
-            may = moves(ch, me, names)
+            may = moves(ch, me, names, die_word(view))
             lines.append(f"    you may: {may}")
             if may.startswith("bid ") and not _pools(view):
                 lines.append(f"    your {ch['category'].capitalize()} Traits: {trait_words(view, me, ch['category'])}")
@@ -828,7 +836,7 @@ def parse(
             try:
                 body[key] = [int(v) for v in value.split(",") if v]
             except ValueError:
-                raise Unclear(f"{key}=1,3: the faces of the d3s rolled by hand.") from None
+                raise Unclear(f"{key}=1,3: the faces of the {die_word(view)}s rolled by hand.") from None
         return body
     if verb == "throw":
         cid = challenge()

@@ -125,14 +125,38 @@ def _common(health: int) -> tuple[SheetField, ...]:
     )
 
 
-TRAIT_SHEET: tuple[SheetField, ...] = (
-    *_common(7),
-    SheetField(name="blood", label="Blood", default=0),
-    SheetField(name="traits", label="Traits", kind="traits"),
-    SheetField(name="negative_traits", label="Negative Traits", kind="traits"),
-    SheetField(name="abilities", label="Abilities", kind="named"),
-    SheetField(name="powers", label="Powers (with levels)", kind="named"),
-    SheetField(name="merits", label="Merits", kind="named"),
-    SheetField(name="gestures", label="Has the Bomb gesture", kind="check"),
+NAMES_LEAD = "Names with how many, separated by commas"
+"""How a sheet of Traits is written in the form."""
+
+
+def trait_sheet(
+    *, traits: tuple[str, str, str], negative: str, abilities: str, powers: str, merits: str
+) -> tuple[SheetField, ...]:
+    """A sheet of Traits with its examples in the ruleset's own words (names its document uses):
+    ``traits`` one for each category, the first also the form's opening example."""
+    return (
+        *_common(7),
+        SheetField(name="blood", label="Blood", default=0),
+        SheetField(
+            name="traits",
+            label="Traits",
+            kind="traits",
+            examples=tuple(f"e.g. {t}" for t in traits),
+            lead=(NAMES_LEAD, traits[0]),
+        ),
+        SheetField(name="negative_traits", label="Negative Traits", kind="trait_names", examples=(f"e.g. {negative}",)),
+        SheetField(name="abilities", label="Abilities", kind="named", examples=(f"e.g. {abilities}",)),
+        SheetField(name="powers", label="Powers (with levels)", kind="leveled", examples=(f"e.g. {powers}",)),
+        SheetField(name="merits", label="Merits", kind="leveled", examples=(f"e.g. {merits}",)),
+        SheetField(name="gestures", label="Has the Bomb gesture", kind="check", means="bomb"),
+    )
+
+
+TRAIT_SHEET: tuple[SheetField, ...] = trait_sheet(
+    traits=("Ferocious 2, Quick", "Dignified 2", "Wily"),
+    negative="Lethargic",
+    abilities="Brawl 2, Dodge",
+    powers="Dominate 1",
+    merits="Lucky",
 )
-"""A sheet of Traits (lotn, camarilla), in the form's order."""
+"""A sheet of Traits (lotn), in the form's order."""

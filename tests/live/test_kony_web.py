@@ -8,11 +8,21 @@ and "Done with my expenditures" once everyone has. Phone-sized screenshots go to
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+import msgspec
 import pytest
 from playwright.async_api import Browser, expect
 
 from clients.client import Client
+from domain.rules import RULESETS, register
+from domain.rules.base import Die
+from domain.rules.fields import SheetField
+from domain.rules.kony.ruleset import Kony
+from projections.rules import rules_view
 from server.app import Running
+from server.backend import Backend
+from server.web import rulesets_json
 from tests.live.test_bns_fight_web import OVERFLOWING
 from tests.live.test_web import ARTIFACTS, PHONE, accessible, browser, invite, phone, shot, st_view
 
@@ -271,3 +281,125 @@ async def test_the_console_offers_kony_options_and_npc_round_moves(
         "blind_fighting": "spend",
         "escape": "fight",
     }
+
+
+class SixSided(Kony):
+    """kony played on a d6, with a sheet of its own: what a ruleset kept elsewhere may be. Its pages
+    know it only through its descriptor."""
+
+    name = "kony_six"
+    title = "Kings of New York on six sides"
+    die = Die(size=6, faces=((1, "a success"), (6, "a failure")), successes=(1,))
+    sheet_fields = (
+        SheetField(name="health", label="Wounds it can take", default=5),
+        SheetField(
+            name="traits",
+            label="Edges",
+            kind="traits",
+            examples=("e.g. Quick",),
+            lead=("Edges, with how many", "Quick 2"),
+        ),
+        SheetField(name="escape_powers", label="Ways out", kind="list", examples=("e.g. Mist",)),
+        SheetField(name="retests", label="Retests it has", default=0, npc=True),
+    )
+
+
+@pytest.fixture
+def six_sided() -> Iterator[str]:
+    register(SixSided())
+    rules_view.cache_clear()
+    rulesets_json.cache_clear()
+    yield SixSided.name
+    RULESETS.pop(SixSided.name)
+    rules_view.cache_clear()
+    rulesets_json.cache_clear()
+
+
+async def test_the_dice_and_sheet_forms_follow_the_descriptor(
+    live: Running, tokens: dict[str, str], browser: Browser, backend: Backend, six_sided: str
+) -> None:
+    """A ruleset on a d6 with a sheet of four fields: the roll form counts d6s and takes faces 1 to
+    6 by hand, the Storyteller's entry says d6; the sheet form draws the four fields (and none of
+    kony's others), in order, and sends what they hold."""
+    async with Client(live.url, tokens["st"]) as st_client:
+        opened = await st_client.request(
+            {
+                "type": "create_scene",
+                "ruleset": six_sided,
+                "title": "Six",
+                "scene": "six",
+                "options": {six_sided: {"dice": "players"}},
+            },
+            "scene_created",
+        )
+    async with Client(live.url, opened["token"]) as st_client:
+        for character in (SAM, JUAN):
+            assert (await st_client.send({"type": "add_character", "character": character}))["ok"]
+    st = await phone(browser, f"{live.web}/st#token={opened['token']}")
+    await st_view(st, "People")
+    form = st.locator("details.sheet-form")
+    await form.locator("summary").click()
+    labels = await form.locator("label").evaluate_all("(els) => els.map((el) => el.textContent.trim())")
+    assert labels == [
+        "Name",
+        "An NPC (you play them)",
+        "Throws by itself (the server throws at random for it)",
+        "Retests it has",
+        "Wounds it can take",
+        "Physical Edges",
+        "Social Edges",
+        "Mental Edges",
+        "Ways out",
+        "Notes (only you see them)",
+    ]
+    await expect(form.locator("p.hint").first).to_contain_text("Edges, with how many: Quick 2.")
+    await expect(form.get_by_label("Wounds it can take")).to_have_value("5")
+    await expect(form.get_by_label("Physical Edges")).to_have_attribute("placeholder", "e.g. Quick")
+    await expect(form.get_by_label("Ways out")).to_have_attribute("placeholder", "e.g. Mist")
+    await form.get_by_label("Name").fill("Vera")
+    await form.get_by_label("Physical Edges").fill("Quick 2, Brawny")
+    await form.get_by_label("Ways out").fill("Mist, Shadow Step")
+    await form.get_by_role("button", name="Add the character").click()
+    await expect(form.get_by_role("status")).to_contain_text("Vera joins the scene")
+    added = [r for r in backend.store.read("six") if r.type == "character_added"]
+    vera = msgspec.to_builtins(added[-1].event)["character"]
+    assert (vera["health"], vera["traits"]["physical"], vera["escape_powers"]) == (
+        5,
+        {"Quick": 2, "Brawny": 1},
+        ["Mist", "Shadow Step"],
+    )
+    assert vera["willpower"] == 0  # no Willpower field: the sheet's own default
+
+    sam = await phone(browser, await invite(st, "Sam"))
+    juan_link = await invite(st, "Juan")
+    async with Client(live.url, juan_link.split("#token=")[1]) as juan_client:
+        declared = await juan_client.send(
+            {
+                "type": "declare",
+                "challenge": "c",
+                "kind": "contested",
+                "targets": ["sam"],
+                "category": "physical",
+                "bid": ["Strong"],
+                "victory": "I throw him in the river",
+            }
+        )
+        assert declared["ok"], declared
+    card = sam.locator("#challenges article").filter(has_text="Juan challenges you")
+    await card.get_by_role("button", name="Bid", exact=True).click()
+    roll = card.locator("form.roll")
+    await expect(roll.get_by_role("button", name="Roll 1 d6", exact=True)).to_be_visible()
+    await roll.get_by_label("Brawl (ability)").check()
+    await expect(roll.get_by_role("button", name="Roll 2 d6s · spends Brawl (ability)")).to_be_visible()
+    by_hand = roll.get_by_label("Dice rolled by hand (optional)")
+    valid = "(el, v) => { el.value = v; return el.checkValidity(); }"
+    await expect(by_hand).to_have_attribute("placeholder", "1 6")
+    assert [await by_hand.evaluate(valid, v) for v in ("6 1", "4,5", "7", "0")] == [True, True, False, False]
+    await by_hand.fill("6 1")
+    await roll.get_by_role("button", name="Roll 2 d6s · spends Brawl (ability)").click()
+    await expect(card).to_contain_text("Your sealed dice: 6, 1")
+
+    entry = st.get_by_label("Juan rolled (d6 faces)")
+    await expect(entry).to_have_count(1)
+    assert [await entry.evaluate(valid, v) for v in ("6", "1 5", "7", "")] == [True, True, False, False]
+    await expect(st.get_by_text("1 d6 to enter")).to_have_count(1)

@@ -4,7 +4,7 @@
 // is the viewer's own (its sealed throw or dice, its Trait Pool) and its moves are drawn here.
 import { h } from "./dom.js";
 import { movesPanel } from "./moves.js";
-import { SIGN_LABELS, nameOf, ruleWords, sourceLabel, title, waitingFor } from "./words.js";
+import { SIGN_LABELS, dieOf, nameOf, ruleWords, sourceLabel, title, waitingFor } from "./words.js";
 
 /** A challenge, with the moves of each character the viewer acts for (`actFor`: the ST's NPCs).
  * Open, it says what each side put up and what each way of ending it will do (`account.stakes`);
@@ -86,7 +86,10 @@ function diceShown(view, ch) {
   const a = ch.account;
   const test = [...(a.tests || [])].reverse().find((t) => Object.keys(t.dice || {}).length > 0);
   if (!test) return null;
-  const means = new Map((a.faces || []).map((f) => [f.face, f.means]));
+  const die = dieOf(view); // the scene's die: which faces are successes, and each face's words where the account has none
+  const faces = a.faces?.length ? a.faces : die?.faces || [];
+  const means = new Map(faces.map((f) => [f.face, f.means]));
+  const successes = new Set(die?.successes || []);
   const whose = (who) => (who === view.viewer ? "Your" : `${nameOf(view, who)}'s`);
   const order = a.sides.map((s) => s.who).filter((who) => who in test.dice);
   const which = a.tests.length > 1 ? ` (test ${test.number})` : "";
@@ -103,7 +106,7 @@ function diceShown(view, ch) {
         dice.map((d) =>
           h(
             "li",
-            { class: "die" },
+            { class: successes.has(d) ? "die success" : "die" },
             h("span", { class: "face" }, String(d)),
             means.has(d) && h("span", { class: "means" }, ` ${means.get(d)}`),
           ),
@@ -116,7 +119,7 @@ function diceShown(view, ch) {
     { class: "dice-shown" },
     [...order, ...Object.keys(test.dice).filter((who) => !order.includes(who))].map(side),
     means.size > 0 &&
-      h("p", { class: "faces" }, `Each die: ${a.faces.map((f) => `${f.face} is ${f.means}`).join(", ")}.`),
+      h("p", { class: "faces" }, `Each die: ${faces.map((f) => `${f.face} is ${f.means}`).join(", ")}.`),
   );
 }
 

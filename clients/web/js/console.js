@@ -32,11 +32,16 @@ import {
   SIGN_LABELS,
   connection,
   defenderOf,
+  diceCount,
+  dieOf,
+  dieWord,
+  facesPattern,
   grow,
   nameOf,
   refusal,
   rulesetName,
   rulesetTable,
+  sheetFields,
   sourceLabel,
   timeline,
   title,
@@ -346,10 +351,9 @@ export function start(
 /** The characters' table, and adding characters (an open scene only). */
 function drawPeople(live, view, section, rows) {
   if (!section.firstChild) {
-    const columns =
-      view.rules?.family === "pools"
-        ? ["Character", "Attributes", "Skills", "Health", "Willpower", "Conditions", "Adjust"]
-        : ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"];
+    const columns = rated(view)
+      ? ["Character", "Attributes", "Skills", "Health", "Willpower", "Conditions", "Adjust"]
+      : ["Character", "Traits left", "Lost tonight", "Health", "Willpower", "Conditions", "Adjust"];
     const head = h(
       "tr",
       {},
@@ -696,9 +700,16 @@ function npcDeclare(live, view, npcs, acting = null) {
   return details;
 }
 
+/** Whether the ruleset's sheet rates attributes rather than counting Traits (its descriptor's
+ * fields say: the table's columns follow them). */
+function rated(view) {
+  const kinds = sheetFields(view).map((f) => f.kind);
+  return kinds.length ? kinds.includes("ratings") && !kinds.includes("traits") : view.rules?.family === "pools";
+}
+
 /** One character's row, hidden parts included, with its adjust form. */
 function characterRow(live, view, c) {
-  const pools = view.rules?.family === "pools";
+  const pools = rated(view);
   const ratings = (levels) =>
     Object.entries(levels || {})
       .map(([name, n]) => `${title(name)} ${n}`)
@@ -1370,6 +1381,7 @@ function diceForms(view, ch, send) {
   const sides = [ch.challenger, defenderOf(ch)].filter((w) => w !== "st" && !(ch.rolled || []).includes(w));
   const npc = ch.kind === "static" && ch.targets[0] ? view.characters[ch.targets[0]] : null;
   const rerolls = npc?.sheet?.rerolls || 0;
+  const die = dieOf(view);
   const parse = (text) =>
     text
       .split(/[\s,]+/)
@@ -1391,8 +1403,8 @@ function diceForms(view, ch, send) {
         autocomplete: "off",
         inputmode: "numeric",
         required: true,
-        placeholder: "1 3",
-        pattern: "[1-3 ,]+",
+        placeholder: die ? `1 ${die.size}` : undefined,
+        pattern: facesPattern(die, "+"),
       });
       const again = rerolls
         ? h("input", { name: `rerolls-${w}`, autocomplete: "off", inputmode: "numeric", placeholder: "2" })
@@ -1405,7 +1417,7 @@ function diceForms(view, ch, send) {
       const count = h("small", { class: "hint" });
       const counted = () => {
         const n = (offer?.dice || 1) + ticks.filter((t) => t.box.checked).length;
-        count.textContent = `${n} d3${n === 1 ? "" : "s"} to enter${offer ? ` (${offer.why}; each retest named adds one)` : ""}`;
+        count.textContent = `${diceCount(n, die)} to enter${offer ? ` (${offer.why}; each retest named adds one)` : ""}`;
       };
       for (const t of ticks) t.box.addEventListener("change", counted);
       counted();
@@ -1427,7 +1439,7 @@ function diceForms(view, ch, send) {
             h("legend", {}, `Retests ${nameOf(view, w)} names (each one more die)`),
             ticks.map((t) => h("label", { class: "check" }, t.box, ` ${sourceLabel(t.source)}`)),
           ),
-        field(`${nameOf(view, w)} rolled (d3 faces)`, values, "Rolled by hand at the table"),
+        field(`${nameOf(view, w)} rolled (${dieWord(die)} faces)`, values, "Rolled by hand at the table"),
         count,
         again && field("Its rerolls", again),
         h("button", { type: "submit" }, `Enter ${nameOf(view, w)}'s dice`),
@@ -1837,8 +1849,10 @@ if (!token) {
       ".",
     ),
   );
-} else if (sceneOfNight) {
-  alone(new Live(token, { scene: sceneOfNight }), { night: true });
 } else {
-  boot(new Live(token));
+  // the sheet forms are drawn from the ruleset table: it comes first
+  rulesetTable().then(() => {
+    if (sceneOfNight) alone(new Live(token, { scene: sceneOfNight }), { night: true });
+    else boot(new Live(token));
+  });
 }

@@ -3,7 +3,17 @@
 // server's reason and the rule.
 import { effectFields } from "./declare.js";
 import { field, h, select, uid } from "./dom.js";
-import { SIGN_LABELS, describePool, nameOf, refusal, sourceLabel, title } from "./words.js";
+import {
+  SIGN_LABELS,
+  describePool,
+  diceCount,
+  dieOf,
+  facesPattern,
+  nameOf,
+  refusal,
+  sourceLabel,
+  title,
+} from "./words.js";
 
 const outcomes = new Map(); // challenge id + who -> the last refusal, kept across re-renders
 
@@ -41,7 +51,7 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
       ),
     );
   }
-  if (verbs.has("roll")) parts.push(rollForm(moves, forCharacter, act));
+  if (verbs.has("roll")) parts.push(rollForm(moves, dieOf(view), forCharacter, act));
   if (defending) parts.push(defenseForm(moves, verbs.has("relent"), act));
   else if (verbs.has("bid") || verbs.has("join"))
     parts.push(
@@ -212,10 +222,10 @@ function diceWords(n, base, retests, why) {
   return `You roll ${dice(n)}: ${test}${more}.`;
 }
 
-/** Roll the d3s (dice rulesets): tick the retest sources to name, each one more die; the button
+/** Roll the dice (dice rulesets, `die` as the view's rules say it): tick the retest sources to name, each one more die; the button
  * says how many dice and what they spend. Dice rolled by hand may be entered where allowed (the
  * Storyteller always may, for an NPC). */
-function rollForm(moves, forCharacter, act) {
+function rollForm(moves, die, forCharacter, act) {
   const base = moves.dice || 1;
   const ticks = (moves.roll_sources || []).map((source) => ({
     source,
@@ -226,14 +236,14 @@ function rollForm(moves, forCharacter, act) {
     name: "values",
     autocomplete: "off",
     inputmode: "numeric",
-    placeholder: "1 3",
-    pattern: "[1-3 ,]*",
+    placeholder: die ? `1 ${die.size}` : undefined,
+    pattern: facesPattern(die),
   });
   const count = h("p", { class: "hint dice-count" }); // the server's count with no retest, then the boxes ticked
   const label = () => {
     const named = ticks.filter((t) => t.box.checked).map((t) => sourceLabel(t.source));
     const n = base + named.length;
-    const dice = `${n} d3${n === 1 ? "" : "s"}`;
+    const dice = diceCount(n, die);
     button.textContent = `Roll ${dice}${named.length ? ` · spends ${named.join(", ")}` : ""}`;
     count.textContent = `${diceWords(n, base, named.length, moves.dice_why)} Each retest named adds a die.`;
   };

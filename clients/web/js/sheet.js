@@ -19,13 +19,14 @@ export function sheetCard(view, who, { start = null, named = true } = {}) {
   const c = view.characters[who];
   if (!c) return h("p", {}, "Your character is not in the scene yet.");
   const sheet = c.sheet || {};
-  const pools = view.rules?.family === "pools";
+  const pools = view.rules?.family === "pools"; // a challenge starts with a skill's test pool, not a bid
+  const rated = c.sheet ? !sheet.traits && Object.keys(sheet.attributes || {}).length > 0 : pools; // the sheet says which it holds
   return h(
     "section",
     { class: "sheet paper", "aria-label": named ? `${c.name}'s sheet` : null },
     h("p", { class: "sheet-name" }, h("strong", {}, c.name), kindLine(sheet)),
     start && h("p", { class: "hint" }, `Tap a ${pools ? "skill" : "Trait"} or power to start a challenge with it.`),
-    pools ? poolTraits(c, sheet, start) : traitBlock(c, sheet, start),
+    rated ? poolTraits(c, sheet, start) : traitBlock(c, sheet, start),
     h("div", { class: "sheet-vitals" }, willpower(c, sheet), blood(c, sheet), health(c, sheet), armour(c)),
     conditions(view, c),
     c.actions_left !== undefined && c.actions_left !== null && h("p", {}, `Actions left this round: ${c.actions_left}`),

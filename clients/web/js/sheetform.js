@@ -4,54 +4,7 @@
 // the sheet against its ruleset: a refusal names every problem by its field's path, and each is
 // shown beside its field ("did you mean Brawl?"). What the rules leave open can be kept as written.
 import { field, h, select } from "./dom.js";
-import { CATEGORIES, refusal, title } from "./words.js";
-
-/** The nine bns attributes, by category (bns:attack-pool). */
-const ATTRIBUTES = {
-  physical: ["strength", "dexterity", "stamina"],
-  social: ["charisma", "manipulation", "composure"],
-  mental: ["intelligence", "wits", "resolve"],
-};
-
-/** Each ruleset's examples, in its own words (names its document uses). */
-const HINTS = {
-  lotn: {
-    traits: "Ferocious 2, Quick",
-    physical: "e.g. Ferocious 2, Quick",
-    social: "e.g. Dignified 2",
-    mental: "e.g. Wily",
-    negative: "e.g. Lethargic",
-    abilities: "e.g. Brawl 2, Dodge",
-    powers: "e.g. Dominate 1",
-    merits: "e.g. Lucky",
-  },
-  camarilla: {
-    traits: "Brawny 2, Quick",
-    physical: "e.g. Brawny 2, Quick",
-    social: "e.g. Charismatic 2",
-    mental: "e.g. Alert, Clever",
-    negative: "e.g. Clumsy",
-    abilities: "e.g. Brawl 2, Dodge",
-    powers: "e.g. Might, Puissance",
-    merits: "e.g. a merit's name",
-  },
-  kony: {
-    traits: "Brawny 2, Tough",
-    physical: "e.g. Brawny 2, Tough",
-    social: "e.g. Intimidating 2",
-    mental: "e.g. Alert",
-    negative: "e.g. Clumsy",
-    abilities: "e.g. Brawl 2, Blind Fighting",
-    powers: "e.g. Celerity 2, Fortitude 1",
-    merits: "e.g. a merit's name",
-  },
-  bns: {
-    traits: "brawl 2, dodge 1",
-    skills: "e.g. brawl 2, dodge 1, firearms 3",
-    powers: "e.g. Dread Gaze",
-    merits: "e.g. Fighting Finesse",
-  },
-};
+import { CATEGORIES, refusal, sheetFields, title } from "./words.js";
 
 const WEAPON_KINDS = ["melee", "thrown", "archery", "firearms"];
 
@@ -150,12 +103,14 @@ function wordsFor(error, path) {
   return (sentence || error.message || "").replace(/`/g, "");
 }
 
-/** The fields of a sheet for the scene's ruleset, filled from `initial` (a sheet) if given: what
- * they hold as a sheet (`read`), and where each refusal goes (`show`). */
+/** The fields of a sheet for the scene's ruleset, as its descriptor lists them (`SheetField`s,
+ * from `/rulesets.json`: which fields, their order, labels, defaults and examples), filled from
+ * `initial` (a sheet) if given: what they hold as a sheet (`read`), and where each refusal goes
+ * (`show`). */
 function sheetEditor(live, initial) {
   const view = live.view;
-  const family = view.rules?.family || "traits"; // traits | pools | dice
-  const hint = HINTS[view.ruleset] || HINTS.lotn;
+  const fields = sheetFields(view);
+  const lead = fields.find((f) => f.lead?.length)?.lead || [];
   const s0 = initial || {};
   const slots = new Map(); // a sheet field's path ("traits.physical", "willpower") -> where its refusal goes
   const slot = (path, control, label, note) => {
@@ -165,103 +120,176 @@ function sheetEditor(live, initial) {
     slots.set(path, problem);
     return f;
   };
-  const text = (name, placeholder, value = "") => h("input", { name, autocomplete: "off", placeholder, value });
-  const number = (name, value) => h("input", { type: "number", name, value, inputmode: "numeric" });
-  const box = (name, checked = false) => h("input", { type: "checkbox", name, checked });
+  const controls = []; // every control, to put back as it was drawn
+  const made = (control) => {
+    controls.push(control);
+    return control;
+  };
+  const text = (name, placeholder, value = "") => made(h("input", { name, autocomplete: "off", placeholder, value }));
+  const number = (name, value) => made(h("input", { type: "number", name, value, inputmode: "numeric" }));
+  const box = (name, checked = false) => made(h("input", { type: "checkbox", name, checked }));
+  const example = (f, i = 0) => f.examples?.[i] ?? f.examples?.[0];
 
-  const name = h("input", {
-    name: "name",
-    autocomplete: "off",
-    required: true,
-    placeholder: "e.g. Old Tom",
-    value: s0.name || "",
-  });
+  const name = made(
+    h("input", {
+      name: "name",
+      autocomplete: "off",
+      required: true,
+      placeholder: "e.g. Old Tom",
+      value: s0.name || "",
+    }),
+  );
   const npc = box("npc", !!s0.npc);
   const auto = box("auto", !!s0.auto);
-  const willpower = number("willpower", s0.willpower ?? 3);
-  const health = number("health", s0.health ?? (family === "pools" ? 6 : 7));
-  const blood = number("blood", s0.blood ?? 0);
-  const traits = Object.fromEntries(CATEGORIES.map((c) => [c, text(`traits-${c}`, hint[c], written(s0.traits?.[c]))]));
-  const negative = Object.fromEntries(
-    CATEGORIES.map((c) => [c, text(`negative-${c}`, hint.negative, written(s0.negative_traits?.[c]))]),
-  );
-  const abilities = text("abilities", hint.abilities, written(s0.abilities));
-  const powers = text("powers", hint.powers, written(s0.powers));
-  const merits = text("merits", hint.merits, written(s0.merits));
-  const bomb = box("bomb", (s0.gestures || []).includes("bomb"));
-  const three = Object.keys(s0.attributes || {}).some((a) => a.toLowerCase() in ATTRIBUTES); // the three ratings, not the nine
-  const layout = three ? Object.fromEntries(Object.keys(ATTRIBUTES).map((cat) => [cat, [cat]])) : ATTRIBUTES;
-  const attributes = Object.fromEntries(
-    Object.values(layout)
-      .flat()
-      .map((a) => [a, number(`attr-${a}`, s0.attributes?.[a] ?? 2)]),
-  );
-  const skills = text("skills", hint.skills, written(s0.skills));
-  const creature = text("creature", "e.g. vampire, werewolf, human", s0.creature || "");
-  const form = text("form", "e.g. crinos, hispo, lupus", s0.form || "");
-  const weapons = weaponRows(s0.weapons || []);
-  const armor = number("armor", s0.armor ?? 0);
-  const extra = number("extra_actions", s0.extra_actions ?? 0);
-  const retests = number("retests", s0.retests ?? 0);
-  const rerolls = number("rerolls", s0.rerolls ?? 0);
-  const combat = box("combat_sheet", !!s0.combat_sheet);
-  const escapes = text("escape_powers", "e.g. Obfuscate", written(s0.escape_powers));
-  const notes = h("textarea", { name: "notes", rows: 2, placeholder: "What only you see" }, s0.notes || "");
-  const npcOnly = h("div", { class: "npc-only", hidden: !npc.checked }, npcParts());
+  const notes = made(h("textarea", { name: "notes", rows: 2, placeholder: "What only you see" }, s0.notes || ""));
+  const weaponLists = [];
+
+  /** One field drawn: its part of the form, and how it goes into a sheet (`put`). */
+  const draw = (field0) => {
+    const f = { kind: "number", ...field0 }; // the descriptor leaves out what is its default
+    const v0 = s0[f.name];
+    if (f.kind === "number") {
+      const input = number(f.name, v0 ?? f.default ?? 0);
+      const always = Boolean(f.default); // a field with a default of its own is always sent; else only when not 0
+      return {
+        part: slot(f.name, input, f.label, f.hint),
+        pairs: true,
+        put: (s) => {
+          if (always || Number(input.value)) s[f.name] = Number(input.value);
+        },
+      };
+    }
+    if (f.kind === "text") {
+      const input = text(f.name, example(f), v0 || "");
+      return {
+        part: slot(f.name, input, f.label, f.hint),
+        pairs: true,
+        put: (s) => {
+          if (input.value.trim()) s[f.name] = input.value.trim();
+        },
+      };
+    }
+    if (f.kind === "check") {
+      const checked = f.means ? (v0 || []).includes(f.means) : !!v0;
+      const input = box(f.name, checked);
+      return {
+        part: h("label", { class: "check" }, input, ` ${f.label}`),
+        put: (s) => {
+          if (input.checked) s[f.name] = f.means ? [f.means] : true;
+        },
+      };
+    }
+    if (f.kind === "traits" || f.kind === "trait_names") {
+      const counted = f.kind === "traits"; // Traits with how many; else names (Negative Traits)
+      const inputs = Object.fromEntries(
+        CATEGORIES.map((c, i) => [c, text(`${f.name}-${c}`, example(f, i), written(v0?.[c]))]),
+      );
+      return {
+        part: h(
+          "fieldset",
+          { class: "traits" },
+          h("legend", {}, f.label),
+          CATEGORIES.map((c) => slot(`${f.name}.${c}`, inputs[c], `${title(c)} ${f.label}`)),
+        ),
+        put: (s) => {
+          const read = counted ? (c) => Object.keys(counts(inputs[c].value)) : (c) => names(inputs[c].value);
+          const held = Object.fromEntries(
+            CATEGORIES.map((c) => [c, counted ? counts(inputs[c].value) : names(inputs[c].value)]).filter(
+              ([c]) => read(c).length,
+            ),
+          );
+          if (counted || Object.keys(held).length) s[f.name] = held; // a sheet of Traits always has its three categories
+        },
+      };
+    }
+    if (f.kind === "ratings") {
+      const groups = [...new Set(Object.values(f.names || {}))];
+      const own = Object.keys(v0 || {}).some((a) => groups.includes(a.toLowerCase())); // the groups' own ratings
+      const layout = Object.fromEntries(
+        groups.map((g) => [g, own ? [g] : Object.keys(f.names).filter((a) => f.names[a] === g)]),
+      );
+      const inputs = Object.fromEntries(
+        Object.values(layout)
+          .flat()
+          .map((a) => [a, number(`${f.name}-${a}`, v0?.[a] ?? f.default ?? 0)]),
+      );
+      return {
+        part: h(
+          "fieldset",
+          { class: "attributes" },
+          h("legend", {}, f.label),
+          Object.entries(layout).map(([group, list]) =>
+            h(
+              "div",
+              { class: "pair", role: "group", "aria-label": title(group) },
+              list.map((a) => slot(`${f.name}.${a}`, inputs[a], title(a))),
+            ),
+          ),
+        ),
+        put: (s) => {
+          s[f.name] = Object.fromEntries(Object.entries(inputs).map(([a, input]) => [a, Number(input.value)]));
+        },
+      };
+    }
+    if (f.kind === "weapons") {
+      const weapons = weaponRows(v0 || []);
+      weaponLists.push(weapons);
+      return {
+        part: h("fieldset", { class: "weapons" }, h("legend", {}, f.label), weapons.rows, weapons.more),
+        put: (s) => {
+          const held = weapons.read();
+          if (held.length) s[f.name] = held;
+        },
+      };
+    }
+    // names: with how many (named), with levels if any (leveled), or just names (list)
+    const input = text(f.name, example(f), written(v0));
+    const parse = { named: counts, leveled }[f.kind] || names;
+    return {
+      part: slot(f.name, input, f.label, f.hint),
+      put: (s) => {
+        const held = parse(input.value);
+        if (Object.keys(held).length) s[f.name] = held;
+      },
+    };
+  };
+
+  /** The fields' parts in order, a run of numbers or words side by side. */
+  const laidOut = (drawn) => {
+    const out = [];
+    let run = [];
+    const close = () => {
+      if (run.length) out.push(h("div", { class: "pair" }, run));
+      run = [];
+    };
+    for (const d of drawn) {
+      if (d.pairs) run.push(d.part);
+      else {
+        close();
+        out.push(d.part);
+      }
+    }
+    close();
+    return out;
+  };
+  const mine = fields.filter((f) => !f.npc).map(draw);
+  const npcs = fields.filter((f) => f.npc).map(draw);
+  const npcOnly = h("div", { class: "npc-only", hidden: !npc.checked }, [
+    h("label", { class: "check" }, auto, " Throws by itself (the server throws at random for it)"),
+    laidOut(npcs),
+  ]);
   npc.addEventListener("change", () => {
     npcOnly.hidden = !npc.checked;
   });
+  const drawnNames = new Set(["id", "name", "npc", "auto", "notes", ...fields.map((f) => f.name)]);
 
   const read = () => {
-    const s = {
-      name: name.value.trim(),
-      npc: npc.checked,
-      willpower: Number(willpower.value),
-      health: Number(health.value),
-    };
+    const s = { name: name.value.trim(), npc: npc.checked };
     if (npc.checked && auto.checked) s.auto = true;
-    if (family === "pools") {
-      s.attributes = Object.fromEntries(Object.entries(attributes).map(([a, input]) => [a, Number(input.value)]));
-      const sk = counts(skills.value);
-      if (Object.keys(sk).length) s.skills = sk;
-      if (creature.value.trim()) s.creature = creature.value.trim();
-      if (form.value.trim()) s.form = form.value.trim();
-      const held = weapons.read();
-      if (held.length) s.weapons = held;
-    } else {
-      s.traits = Object.fromEntries(
-        CATEGORIES.map((c) => [c, counts(traits[c].value)]).filter(([, t]) => Object.keys(t).length),
-      );
-      const neg = Object.fromEntries(CATEGORIES.map((c) => [c, names(negative[c].value)]).filter(([, t]) => t.length));
-      if (Object.keys(neg).length) s.negative_traits = neg;
-      const ab = counts(abilities.value);
-      if (Object.keys(ab).length) s.abilities = ab;
-      if (Number(blood.value)) s.blood = Number(blood.value);
-      if (family === "traits" && bomb.checked) s.gestures = ["bomb"];
-    }
-    const pw = leveled(powers.value);
-    if (Object.keys(pw).length) s.powers = pw;
-    const me = leveled(merits.value);
-    if (Object.keys(me).length) s.merits = me;
-    if (family === "dice") {
-      for (const [key, input] of [
-        ["armor", armor],
-        ["extra_actions", extra],
-      ])
-        if (Number(input.value)) s[key] = Number(input.value);
-      if (names(escapes.value).length) s.escape_powers = names(escapes.value);
-      if (npc.checked) {
-        if (combat.checked) s.combat_sheet = true;
-        for (const [key, input] of [
-          ["retests", retests],
-          ["rerolls", rerolls],
-        ])
-          if (Number(input.value)) s[key] = Number(input.value);
-      }
-    }
+    for (const d of mine) d.put(s);
+    if (npc.checked) for (const d of npcs) d.put(s);
     // what this form does not draw stays as the sheet had it (an amendment changes only what it shows)
-    for (const key of ["trait_max", "trait_kinds", "immediate_powers", "rage_rounds"])
-      if (s0[key] !== undefined) s[key] = s0[key];
+    for (const [key, value] of Object.entries(s0)) if (!drawnNames.has(key)) s[key] = value;
     if (notes.value.trim()) s.notes = notes.value.trim();
     return s;
   };
@@ -295,84 +323,12 @@ function sheetEditor(live, initial) {
     return marked.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1))[0] || null;
   };
 
-  const categoryFields = (inputs, label, path) =>
-    CATEGORIES.map((c) => slot(`${path}.${c}`, inputs[c], `${title(c)} ${label}`));
   const parts = [
     slot("name", name, "Name"),
     h("label", { class: "check" }, npc, " An NPC (you play them)"),
     npcOnly,
-    h(
-      "div",
-      { class: "pair" },
-      slot("willpower", willpower, "Willpower"),
-      slot("health", health, "Health levels"),
-      family !== "pools" && slot("blood", blood, "Blood"),
-    ),
-    family === "pools"
-      ? [
-          h(
-            "fieldset",
-            { class: "attributes" },
-            h("legend", {}, "Attributes (dots)"),
-            Object.entries(layout).map(([cat, list]) =>
-              h(
-                "div",
-                { class: "pair", role: "group", "aria-label": title(cat) },
-                list.map((a) => slot(`attributes.${a}`, attributes[a], title(a))),
-              ),
-            ),
-          ),
-          slot("skills", skills, "Skills", "Missing skills count as 0: unskilled"),
-          h("div", { class: "pair" }, slot("creature", creature, "Creature"), slot("form", form, "Form now")),
-          h("fieldset", { class: "weapons" }, h("legend", {}, "Weapons"), weapons.rows, weapons.more),
-        ]
-      : [
-          h("fieldset", { class: "traits" }, h("legend", {}, "Traits"), categoryFields(traits, "Traits", "traits")),
-          h(
-            "fieldset",
-            { class: "traits" },
-            h("legend", {}, "Negative Traits"),
-            categoryFields(negative, "Negative Traits", "negative_traits"),
-          ),
-          slot("abilities", abilities, "Abilities"),
-        ],
-    slot("powers", powers, "Powers (with levels)"),
-    slot("merits", merits, "Merits"),
-    family === "traits" && h("label", { class: "check" }, bomb, " Has the Bomb gesture"),
-    family === "dice" &&
-      h(
-        "div",
-        { class: "pair" },
-        slot("armor", armor, "Armour"),
-        slot("extra_actions", extra, "Extra actions each round"),
-      ),
-    family === "dice" && slot("escape_powers", escapes, "Powers to leave the scene at any time"),
+    laidOut(mine),
     slot("notes", notes, "Notes (only you see them)"),
-  ];
-  const controls = [
-    name,
-    npc,
-    auto,
-    willpower,
-    health,
-    blood,
-    ...Object.values(traits),
-    ...Object.values(negative),
-    abilities,
-    powers,
-    merits,
-    bomb,
-    ...Object.values(attributes),
-    skills,
-    creature,
-    form,
-    armor,
-    extra,
-    retests,
-    rerolls,
-    combat,
-    escapes,
-    notes,
   ];
   const fresh = controls.map((control) => [control, control.type === "checkbox" ? control.checked : control.value]);
   /** Every field back to what it held when the form was drawn, the NPC part as it was. */
@@ -381,26 +337,12 @@ function sheetEditor(live, initial) {
       if (control.type === "checkbox") control.checked = was;
       else control.value = was;
     }
-    weapons.reset();
+    for (const weapons of weaponLists) weapons.reset();
     npcOnly.hidden = !npc.checked;
   };
-  return { parts, read, show, clear, reset, name, hint, family, firstMarked };
+  return { parts, read, show, clear, reset, name, lead, firstMarked };
 
-  function npcParts() {
-    return [
-      h("label", { class: "check" }, auto, " Throws by itself (the server throws at random for it)"),
-      family === "dice" && h("label", { class: "check" }, combat, " A combat sheet (you declare for it at any time)"),
-      family === "dice" &&
-        h(
-          "div",
-          { class: "pair" },
-          slot("retests", retests, "Retests on its sheet"),
-          slot("rerolls", rerolls, "Rerolls in a narrative test"),
-        ),
-    ];
-  }
-
-  /** A row per weapon (bns): name, kind, bonus, damage, and whether it has reach or can be thrown. */
+  /** A row per weapon: name, kind, bonus, damage, and whether it has reach or can be thrown. */
   function weaponRows(held) {
     const rows = h("div", { class: "weapon-rows" });
     const list = [];
@@ -535,10 +477,6 @@ export function sheetForm(live) {
     { href: `/static/templates/${view.ruleset}.json`, download: `${view.ruleset}-sheet.json` },
     "Download a template sheet",
   );
-  const said =
-    editor.family === "pools"
-      ? "Skills with their dots, separated by commas: "
-      : "Names with how many, separated by commas: ";
   return h(
     "details",
     { class: "sheet-form" },
@@ -549,9 +487,7 @@ export function sheetForm(live) {
       h(
         "p",
         { class: "hint" },
-        said,
-        h("q", {}, editor.hint.traits),
-        ". ",
+        editor.lead.length > 0 && [`${editor.lead[0]}: `, h("q", {}, editor.lead[1]), ". "],
         template,
         " to write one as a file instead.",
       ),

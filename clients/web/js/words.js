@@ -58,7 +58,34 @@ export function rulesetName(view) {
   return view?.ruleset_title || "";
 }
 
+/** The die the scene rolls, as its view's rules say it (`{size, faces, successes}`); null where
+ * signs are thrown. */
+export function dieOf(view) {
+  return view?.rules?.die || null;
+}
+
+/** "d3": the scene's die in words ("die" where the view names none). */
+export function dieWord(die) {
+  return die?.size ? `d${die.size}` : "die";
+}
+
+/** "3 d3s": `n` of the die. */
+export function diceCount(n, die) {
+  return `${n} ${dieWord(die)}${n === 1 ? "" : "s"}`;
+}
+
+/** The input pattern of faces typed by hand on `die` (1 to its size), separated by spaces or
+ * commas; `more` "+" when at least one is needed. */
+export function facesPattern(die, more = "*") {
+  const size = die?.size || 9;
+  if (size <= 9) return `[1-${size} ,]${more}`;
+  const faces = Array.from({ length: size }, (_, i) => String(size - i)).join("|"); // the longer first
+  const one = `(?:${faces})`;
+  return more === "+" ? `[ ,]*${one}(?:[ ,]+${one})*[ ,]*` : `[ ,]*(?:${one}(?:[ ,]+${one})*[ ,]*)?`;
+}
+
 let rulesets = null;
+let loaded = null; // the table once it has come
 
 /** Every ruleset the server plays as the pages choose and fill it (the default first): its name,
  * title, house rules and sheet fields (`projections.rules.RulesetView`). */
@@ -66,8 +93,23 @@ export async function rulesetTable() {
   if (!rulesets)
     rulesets = fetch("/rulesets.json")
       .then((r) => r.json())
-      .catch(() => []);
+      .catch(() => [])
+      .then((table) => {
+        loaded = table;
+        return table;
+      });
   return rulesets;
+}
+
+/** The scene's ruleset as the table says it (`RulesetView`: its sheet's fields …); null until
+ * `rulesetTable()` has come. */
+export function rulesetOf(view) {
+  return (loaded || []).find((r) => r.name === view?.ruleset) || null;
+}
+
+/** The fields of the scene's ruleset's sheet, in the form's order (`SheetField`s). */
+export function sheetFields(view) {
+  return rulesetOf(view)?.sheet || [];
 }
 
 /** "you and Juan", "Sam and Juan": the viewer in the second person on their own page. */

@@ -71,12 +71,19 @@ def pool_problems(ruleset: Ruleset, sheet: Sheet) -> list[Problem]:
 POOL_SHEET: tuple[SheetField, ...] = (
     SheetField(name="willpower", label="Willpower", default=3),
     SheetField(name="health", label="Health levels", default=6),
-    SheetField(name="attributes", label="Attributes (dots)", kind="named", default=2),
-    SheetField(name="skills", label="Skills", kind="named", hint="Missing skills count as 0: unskilled"),
-    SheetField(name="creature", label="Creature", kind="text", hint="e.g. vampire, werewolf, human"),
-    SheetField(name="form", label="Form now", kind="text", hint="e.g. crinos, hispo, lupus"),
+    SheetField(name="attributes", label="Attributes (dots)", kind="ratings", default=2, names=dict(ATTRIBUTES)),
+    SheetField(
+        name="skills",
+        label="Skills",
+        kind="named",
+        hint="Missing skills count as 0: unskilled",
+        examples=("e.g. brawl 2, dodge 1, firearms 3",),
+        lead=("Skills with their dots, separated by commas", "brawl 2, dodge 1"),
+    ),
+    SheetField(name="creature", label="Creature", kind="text", examples=("e.g. vampire, werewolf, human",)),
+    SheetField(name="form", label="Form now", kind="text", examples=("e.g. crinos, hispo, lupus",)),
     SheetField(name="weapons", label="Weapons", kind="weapons"),
-    SheetField(name="powers", label="Powers (with levels)", kind="named"),
-    SheetField(name="merits", label="Merits", kind="named"),
+    SheetField(name="powers", label="Powers (with levels)", kind="leveled", examples=("e.g. Dread Gaze",)),
+    SheetField(name="merits", label="Merits", kind="leveled", examples=("e.g. Fighting Finesse",)),
 )
 """A bns sheet, in the form's order."""

@@ -45,6 +45,7 @@ from domain.rules.base import Declaration
 from domain.rules.camarilla import named, texts
 from domain.rules.camarilla.powers import PHYSICAL_KINDS, POWERS, Kind, power
 from domain.rules.lotn.ruleset import Lotn
+from domain.rules.sheets import trait_sheet
 from domain.sheets import Category
 from domain.state import NARRATOR, Challenge, Character, Helper, RetestEntry, Scene, challenge_words
 
@@ -78,6 +79,13 @@ class Camarilla(Lotn):
     rules = texts.RULES
     books: ClassVar[Mapping[str, str]] = {texts.CAM: "The Camarilla Combat Guide"}
     named = named.NAMED
+    sheet_fields = trait_sheet(
+        traits=("Brawny 2, Quick", "Charismatic 2", "Alert, Clever"),
+        negative="Clumsy",
+        abilities="Brawl 2, Dodge",
+        powers="Might, Puissance",
+        merits="a merit's name",
+    )
     has_rounds = True
     has_mobs = True
     has_blood = True
