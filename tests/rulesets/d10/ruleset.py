@@ -48,7 +48,7 @@ class D10Options(Options, frozen=True, gc=False, kw_only=True, forbid_unknown_fi
 class D10(Ruleset):
     name = "d10"
     title = "Tens"
-    summary = "a d10 pool (a house system)"
+    summary = "d10 pools, a house system"
     rules = texts.RULES
     books: ClassVar[Mapping[str, str]] = {texts.DOC: "Tens, a house system"}
     options = D10Options
