@@ -116,6 +116,7 @@ async def test_rulesets_and_a_what_if_are_named_by_their_titles(
             "Camarilla combat",
             "By Night Studios (test pools)",
             "Kings of New York (three-sided dice)",
+            "Tens (d10 pools, a house system)",  # the ruleset kept in the tests (tests/rulesets/d10/)
         ]
     )
     await expect(ruleset).to_have_value("lotn")
