@@ -449,6 +449,8 @@ def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None, blind:
             return f"Round {event.number} begins: each acts on initiative, a standard and a simple action{rage}."
         case RoundStarted() if event.narrative:
             return f"Round {event.number} begins, a narrative round: each rolls against the Storyteller's difficulty."
+        case RoundStarted() if not _declares_actions(before.ruleset):
+            return f"Round {event.number} begins: each acts on initiative, in turn."
         case RoundStarted():
             return f"Round {event.number} begins: everyone declares an action."
         case ActionDeclared():
@@ -564,10 +566,17 @@ def _action(state: Scene, action: Action) -> str:
 
 def _pool(pool: Pool, shown: bool) -> str:
     """A side's pool as a viewer may know it before the test (``shown``): its parts, or only that it is set."""
-    what = f"{pool.attack} attack" if pool.attack else f"{pool.defense or 'a'} defence" if pool.defense else "a pool"
+    what = f"{pool.attack} attack " if pool.attack else f"{pool.defense} defence " if pool.defense else ""
     if not shown:
         return "with a test pool kept secret until the test"
-    return f"with a {what} pool of {pool.describe()}"
+    return f"with a {what}pool of {pool.describe()}"
+
+
+def _declares_actions(ruleset: str) -> bool:
+    """Whether a round of ``ruleset`` opens with everyone declaring an action (so where this
+    server lacks the ruleset)."""
+    rules = RULESETS.get(ruleset)
+    return rules is None or rules.declares_actions
 
 
 def _challenger(state: Scene, cid: str) -> str:

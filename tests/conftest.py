@@ -7,8 +7,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from domain import rules
 from server.snapshot_keys import ENV
 from tests import postgres
+
+rules.load("tests.rulesets.d10")  # a ruleset kept in the tests (tests/rulesets/d10/): every test sees it
 
 
 @pytest.fixture(autouse=True, scope="session")
