@@ -14,7 +14,18 @@ from msgspec.structs import replace
 
 from domain.events import SceneEvent
 from domain.log import Place
-from domain.state import DECIDED, RECENT, Challenge, Character, Scene, Side, undecided
+from domain.state import (
+    DECIDED,
+    RECENT,
+    Challenge,
+    Character,
+    CharacterSlot,
+    RoundSlot,
+    RoundState,
+    Scene,
+    Side,
+    undecided,
+)
 
 
 class Change:
@@ -107,11 +118,47 @@ class Change:
     def conditions(self, who: str, **fields: Any) -> None:
         self.character(who, lambda c: replace(c, conditions=replace(c.conditions, **fields)))
 
+    def slot(self, who: str, e: SceneEvent) -> None:
+        """Hand the shared event ``e`` to the slot ``who``'s ruleset keeps on it (``CharacterSlot.evolved``)."""
+        kind = self.kinds()[0]
+        c: Character | None = self.characters.get(who)
+        if kind is not None and c is not None:
+            slot = slot_after(c, kind, e)
+            if slot is not c.slot:
+                self.characters[who] = replace(c, slot=slot)
+
+    def round_slot(self, before: RoundState, e: SceneEvent, seq: int) -> None:
+        """Hand the shared event ``e`` to the slot the ruleset keeps on the round (``RoundSlot.evolved``);
+        ``before``: the round as it stood before ``e``."""
+        kind = self.kinds()[1]
+        r = self.round
+        if kind is not None and r is not None:
+            slot = (r.slot if r.slot is not None else kind()).evolved(before, e, seq)
+            if slot is not r.slot:
+                self.round = replace(r, slot=slot)
+
+    def kinds(self) -> tuple[type[CharacterSlot] | None, type[RoundSlot] | None]:
+        """The slot types of the scene's ruleset (none where this server lacks it)."""
+        from domain.rules import RULESETS  # the registry's rulesets register reducers here: asked late
+
+        ruleset = RULESETS.get(self.ruleset)
+        return (None, None) if ruleset is None else (ruleset.character_state, ruleset.round_state)
+
     def each(self, change: Callable[[Character], Character]) -> None:
         now = self.characters.finish()  # a mutation cannot be walked; a map can, and mutates again
         self.characters = now.mutate()
         for who, c in now.items():
             self.characters[who] = change(c)
+
+
+def slot_after(c: Character, kind: type[CharacterSlot] | None, e: SceneEvent) -> Any:
+    """``c.slot`` after the shared event ``e`` (``kind``: its ruleset's slot type); still None while
+    the event leaves a slot it did not have at its defaults."""
+    if kind is None:
+        return c.slot
+    slot = c.slot if c.slot is not None else kind()
+    after = slot.evolved(c.id, e)
+    return None if c.slot is None and after == slot else after
 
 
 def names(*texts: str) -> tuple[str, ...]:

@@ -19,6 +19,7 @@ from domain.events import (
     SceneEvent,
 )
 from domain.rules.kony.dice import POOL_CAP, level, options
+from domain.rules.kony.state import kept
 from domain.sheets import Category
 from domain.state import Challenge, Character, Scene
 
@@ -48,7 +49,7 @@ def initiative(state: Scene, who: str, action: Action) -> int:
     r = state.round
     if r is not None and r.narrative:
         extra = len(c.bonuses) if category == "physical" else 0
-        return max(0, min(POOL_CAP, named_traits(c, category) + extra - c.down_traits)) + celerity
+        return max(0, min(POOL_CAP, named_traits(c, category) + extra - kept(c).down_traits)) + celerity
     return named_traits(c, category) + celerity
 
 

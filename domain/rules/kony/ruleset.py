@@ -43,6 +43,7 @@ from domain.rules.kony import named, texts
 from domain.rules.kony import rounds as kony_rounds
 from domain.rules.kony.options import OPTION_WORDS, KonyOptions
 from domain.rules.kony.sheet import DICE_SHEET
+from domain.rules.kony.state import KonyCharacter, KonyRound
 from domain.rules.lotn.ruleset import Lotn
 from domain.rules.sheets import Problem
 from domain.sheets import Category, Sheet
@@ -61,6 +62,8 @@ class Kony(Camarilla):
     named = named.NAMED
     levels: ClassVar[Mapping[str, tuple[int, str]]] = {"Celerity": (5, "kony:initiative")}
     sheet_fields = DICE_SHEET
+    character_state = KonyCharacter
+    round_state = KonyRound
 
     def sheet_problems(self, sheet: Sheet) -> list[Problem]:
         found = super().sheet_problems(sheet)
