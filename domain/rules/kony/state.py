@@ -64,3 +64,12 @@ def kept(c: Character) -> KonyCharacter:
     """What kony keeps on ``c`` (the defaults while it keeps nothing)."""
     slot = c.slot
     return slot if isinstance(slot, KonyCharacter) else NOBODY
+
+
+NO_ROUND = KonyRound()
+
+
+def round_kept(r: RoundState) -> KonyRound:
+    """What kony keeps on the round ``r``."""
+    slot = r.slot
+    return slot if isinstance(slot, KonyRound) else NO_ROUND
