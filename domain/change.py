@@ -139,16 +139,25 @@ class Change:
 
     def kinds(self) -> tuple[type[CharacterSlot] | None, type[RoundSlot] | None]:
         """The slot types of the scene's ruleset (none where this server lacks it)."""
-        from domain.rules import RULESETS  # the registry's rulesets register reducers here: asked late
+        found = _KINDS.get(self.ruleset)
+        if found is None:
+            from domain.rules import RULESETS  # the registry's rulesets register reducers here: asked late
 
-        ruleset = RULESETS.get(self.ruleset)
-        return (None, None) if ruleset is None else (ruleset.character_state, ruleset.round_state)
+            ruleset = RULESETS.get(self.ruleset)
+            if ruleset is None:
+                return (None, None)
+            found = _KINDS[self.ruleset] = (ruleset.character_state, ruleset.round_state)
+        return found
 
     def each(self, change: Callable[[Character], Character]) -> None:
         now = self.characters.finish()  # a mutation cannot be walked; a map can, and mutates again
         self.characters = now.mutate()
         for who, c in now.items():
             self.characters[who] = change(c)
+
+
+_KINDS: dict[str, tuple[type[CharacterSlot] | None, type[RoundSlot] | None]] = {}
+"""The slot types of each ruleset asked for (a ruleset's name is never given to another)."""
 
 
 def slot_after(c: Character, kind: type[CharacterSlot] | None, e: SceneEvent) -> Any:

@@ -132,16 +132,13 @@ def slot_fields(table: dict[str, Any], kind: type[msgspec.Struct]) -> None:
 
 
 def _forwarded(owner: object, slot: object, name: str, table: dict[str, Any]) -> Any:
-    """``owner.name`` read through its slot: the slot's field, or its default while there is no slot."""
-    if slot is not None:
-        try:
-            return getattr(slot, name)
-        except AttributeError:
-            pass
+    """``owner.name`` read through its slot: the slot's field, or its default where the slot has no
+    such field or there is no slot (a slot's fields alone: never its methods)."""
     try:
-        return table[name]
+        default = table[name]
     except KeyError:
         raise AttributeError(f"{type(owner).__name__!r} object has no attribute {name!r}") from None
+    return default if slot is None else getattr(slot, name, default)
 
 
 class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):

@@ -36,6 +36,7 @@ def test_a_bns_round_fills_the_bns_slots_and_their_fields_read_through() -> None
     assert r.escape_window is None and r.phase_seq == r.slot.phase_seq
     assert r.narrative is False and r.normal_over is False  # another ruleset's fields: their defaults
     assert edward.down_traits == 0 and edward.drained == {}
+    assert not hasattr(edward, "evolved") and not hasattr(r, "closed")  # a slot's fields, never its methods
 
 
 def test_a_character_with_no_slot_reads_the_defaults_and_no_other_name() -> None:
