@@ -130,12 +130,18 @@ class Change:
     def round_slot(self, before: RoundState, e: SceneEvent, seq: int) -> None:
         """Hand the shared event ``e`` to the slot the ruleset keeps on the round (``RoundSlot.evolved``);
         ``before``: the round as it stood before ``e``."""
-        kind = self.kinds()[1]
         r = self.round
-        if kind is not None and r is not None:
-            slot = (r.slot if r.slot is not None else kind()).evolved(before, e, seq)
+        if r is not None:
+            slot = self.round_slot_after(r, before, e, seq)
             if slot is not r.slot:
                 self.round = replace(r, slot=slot)
+
+    def round_slot_after(self, r: RoundState, before: RoundState, e: SceneEvent, seq: int) -> Any:
+        """``r.slot`` after the shared event ``e`` (to set with the round's other fields at once)."""
+        kind = self.kinds()[1]
+        if kind is None:
+            return r.slot
+        return (r.slot if r.slot is not None else kind()).evolved(before, e, seq)
 
     def kinds(self) -> tuple[type[CharacterSlot] | None, type[RoundSlot] | None]:
         """The slot types of the scene's ruleset (none where this server lacks it)."""
@@ -163,11 +169,14 @@ _KINDS: dict[str, tuple[type[CharacterSlot] | None, type[RoundSlot] | None]] = {
 def slot_after(c: Character, kind: type[CharacterSlot] | None, e: SceneEvent) -> Any:
     """``c.slot`` after the shared event ``e`` (``kind``: its ruleset's slot type); still None while
     the event leaves a slot it did not have at its defaults."""
+    slot = c.slot
     if kind is None:
-        return c.slot
-    slot = c.slot if c.slot is not None else kind()
-    after = slot.evolved(c.id, e)
-    return None if c.slot is None and after == slot else after
+        return slot
+    if slot is not None:
+        return slot.evolved(c.sheet.id, e)
+    slot = kind()
+    after = slot.evolved(c.sheet.id, e)
+    return None if after == slot else after
 
 
 def names(*texts: str) -> tuple[str, ...]:

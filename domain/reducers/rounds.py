@@ -122,13 +122,14 @@ def _initiative_set(s: Change, e: InitiativeSet, r: Place) -> None:
     assert s.round is not None
     order = tuple(tuple(group) for group in e.order)
     turn = next((g for g in order if set(g) == set(s.round.turn)), s.round.turn)  # the ST's order
-    before = s.round
     ordered = s.round.ordered
     if e.ordered:
         again = {frozenset(group) for group in e.ordered}
         ordered = (*(g for g in ordered if frozenset(g) not in again), *(tuple(g) for g in e.ordered))
-    s.round = replace(s.round, phase="acting", order=order, values=dict(e.values), turn=turn, ordered=ordered)
-    s.round_slot(before, e, r.seq)
+    slot = s.round_slot_after(s.round, s.round, e, r.seq)
+    s.round = replace(
+        s.round, phase="acting", order=order, values=dict(e.values), turn=turn, ordered=ordered, slot=slot
+    )
 
 
 @on(TurnStarted)
@@ -137,12 +138,11 @@ def _turn_started(s: Change, e: TurnStarted, r: Place) -> None:
     order = s.round.order
     group = next((i for i, g in enumerate(order) if e.characters and e.characters[0] in g), s.round.group + 1)
     group = group if e.phase == "initiative" else s.round.group
-    before = s.round
-    s.round = replace(s.round, turn=tuple(e.characters), turn_phase=e.phase, extra=e.extra, group=group)
-    s.round_slot(before, e, r.seq)
+    slot = s.round_slot_after(s.round, s.round, e, r.seq)
+    s.round = replace(s.round, turn=tuple(e.characters), turn_phase=e.phase, extra=e.extra, group=group, slot=slot)
+    kind = s.kinds()[0]
     for who in e.characters:
-        s.character(who, lambda c: replace(c, turn_done=False, acted=False, gate=None))
-        s.slot(who, e)
+        s.character(who, lambda c: replace(c, turn_done=False, acted=False, gate=None, slot=slot_after(c, kind, e)))
 
 
 @on(TurnEnded)
@@ -153,9 +153,7 @@ def _turn_ended(s: Change, e: TurnEnded, r: Place) -> None:
 @on(RoundEnded)
 def _round_ended(s: Change, e: RoundEnded, r: Place) -> None:
     assert s.round is not None
-    before = s.round
-    s.round = replace(s.round, phase="over", turn=())
-    s.round_slot(before, e, r.seq)
+    s.round = replace(s.round, phase="over", turn=(), slot=s.round_slot_after(s.round, s.round, e, r.seq))
     kind = s.kinds()[0]
     s.each(  # steps count per round; once on guard, nobody is surprised
         lambda c: replace(

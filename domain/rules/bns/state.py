@@ -49,7 +49,7 @@ class BnsCharacter(CharacterSlot, frozen=True, gc=False, kw_only=True, omit_defa
                     free_used=() if e.first else self.free_used,
                 )
             case TurnStarted():
-                return replace(self, budget=dict(e.budget) or self.budget)
+                return replace(self, budget=dict(e.budget)) if e.budget else self
             case RoundEnded() | FairEscapeSucceeded():
                 return replace(self, budget={}) if self.budget else self
             case ChallengeDeclared() if e.pool is not None and any(m.rule == ASSISTED for m in e.pool.modifiers):
@@ -75,9 +75,11 @@ class BnsRound(RoundSlot, frozen=True, gc=False, kw_only=True, omit_defaults=Tru
                 return self if self.phase_seq else replace(self, phase_seq=seq)
             case TurnStarted():
                 new_phase = e.phase != before.turn_phase or e.extra != before.extra
+                if not new_phase and self.interrupt is None:
+                    return self
                 return replace(self, phase_seq=seq if new_phase else self.phase_seq, interrupt=None)
             case RoundEnded():
-                return replace(self, escape_window=None)
+                return replace(self, escape_window=None) if self.escape_window is not None else self
             case FairEscapeSucceeded():
                 return self.closed(e.character)
             case FairEscapeFailed():
