@@ -1,5 +1,7 @@
-"""Reducers of mobs, blood and combat rounds (camarilla, bns), and of bns actions, conditions,
-maneuvers, fair escapes and assists."""
+"""Reducers of mobs, blood and combat rounds (camarilla, bns, kony), conditions and fair escapes.
+What a ruleset keeps of a round in its own slot, these hand the shared events to
+(``Change.slot``, ``Change.round_slot``); the events one ruleset alone records are reduced in its
+package (``domain.rules.<name>.evolve``)."""
 
 from __future__ import annotations
 
@@ -166,7 +168,7 @@ def _round_ended(s: Change, e: RoundEnded, r: Place) -> None:
     )
 
 
-# -- bns: actions, conditions, maneuvers, fair escapes, assists ----------------------------------
+# -- conditions, fair escapes ----------------------------------------------------------------
 
 
 @on(ConditionSet)
@@ -272,7 +274,7 @@ def _champion(ch: Challenge, who: str) -> Challenge:
     return replace(ch, challenger=champion)
 
 
-# -- kony: expenditures, feeding ---------------------------------------------------------------
+# -- expenditures (kony) ----------------------------------------------------------------------
 
 
 @on(ExpendituresOpened)
