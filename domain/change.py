@@ -14,7 +14,18 @@ from msgspec.structs import replace
 
 from domain.events import SceneEvent
 from domain.log import Place
-from domain.state import DECIDED, RECENT, Challenge, Character, Scene, Side, undecided
+from domain.state import (
+    DECIDED,
+    RECENT,
+    Challenge,
+    Character,
+    CharacterSlot,
+    RoundSlot,
+    RoundState,
+    Scene,
+    Side,
+    undecided,
+)
 
 
 class Change:
@@ -107,11 +118,65 @@ class Change:
     def conditions(self, who: str, **fields: Any) -> None:
         self.character(who, lambda c: replace(c, conditions=replace(c.conditions, **fields)))
 
+    def slot(self, who: str, e: SceneEvent) -> None:
+        """Hand the shared event ``e`` to the slot ``who``'s ruleset keeps on it (``CharacterSlot.evolved``)."""
+        kind = self.kinds()[0]
+        c: Character | None = self.characters.get(who)
+        if kind is not None and c is not None:
+            slot = slot_after(c, kind, e)
+            if slot is not c.slot:
+                self.characters[who] = replace(c, slot=slot)
+
+    def round_slot(self, before: RoundState, e: SceneEvent, seq: int) -> None:
+        """Hand the shared event ``e`` to the slot the ruleset keeps on the round (``RoundSlot.evolved``);
+        ``before``: the round as it stood before ``e``."""
+        r = self.round
+        if r is not None:
+            slot = self.round_slot_after(r, before, e, seq)
+            if slot is not r.slot:
+                self.round = replace(r, slot=slot)
+
+    def round_slot_after(self, r: RoundState, before: RoundState, e: SceneEvent, seq: int) -> Any:
+        """``r.slot`` after the shared event ``e`` (to set with the round's other fields at once)."""
+        kind = self.kinds()[1]
+        if kind is None:
+            return r.slot
+        return (r.slot if r.slot is not None else kind()).evolved(before, e, seq)
+
+    def kinds(self) -> tuple[type[CharacterSlot] | None, type[RoundSlot] | None]:
+        """The slot types of the scene's ruleset (none where this server lacks it)."""
+        found = _KINDS.get(self.ruleset)
+        if found is None:
+            from domain.rules import RULESETS  # the registry's rulesets register reducers here: asked late
+
+            ruleset = RULESETS.get(self.ruleset)
+            if ruleset is None:
+                return (None, None)
+            found = _KINDS[self.ruleset] = (ruleset.character_state, ruleset.round_state)
+        return found
+
     def each(self, change: Callable[[Character], Character]) -> None:
         now = self.characters.finish()  # a mutation cannot be walked; a map can, and mutates again
         self.characters = now.mutate()
         for who, c in now.items():
             self.characters[who] = change(c)
+
+
+_KINDS: dict[str, tuple[type[CharacterSlot] | None, type[RoundSlot] | None]] = {}
+"""The slot types of each ruleset asked for (a ruleset's name is never given to another)."""
+
+
+def slot_after(c: Character, kind: type[CharacterSlot] | None, e: SceneEvent) -> Any:
+    """``c.slot`` after the shared event ``e`` (``kind``: its ruleset's slot type); still None while
+    the event leaves a slot it did not have at its defaults."""
+    slot = c.slot
+    if kind is None:
+        return slot
+    if slot is not None:
+        return slot.evolved(c.sheet.id, e)
+    slot = kind()
+    after = slot.evolved(c.sheet.id, e)
+    return None if after == slot else after
 
 
 def names(*texts: str) -> tuple[str, ...]:

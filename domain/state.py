@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Literal, TypeVar
+from typing import Any, Literal, Self, TypeVar
 
 import immutables
 import msgspec
@@ -32,6 +32,7 @@ from domain.events import (
     ProneCleared,
     Result,
     Role,
+    SceneEvent,
     TraitLost,
     TraitRestored,
 )
@@ -90,21 +91,54 @@ class Bonus(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     lasts: Literal["scene", "challenge"]
 
 
-class Worn(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
-    """What a kony fight has done to a character, kept apart so that the many copies of a character
-    as it changes stay small in the rulesets that never touch it."""
+class CharacterSlot(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
+    """What a ruleset keeps on each character of its scenes (``Ruleset.character_state``, a subclass
+    in the ruleset's package): only that ruleset reads and writes it, through its own events.
 
-    down_traits: int = 0
-    """Trait penalties the ST set (kony:environment, kony:down-traits)."""
-    armor_lost: int = 0
-    """Levels of armour destroyed (kony:damage-order)."""
-    expended: bool = False
-    """Whether the character has declared its expenditures this round (kony:expenditures)."""
-    drained: dict[str, int] = {}
-    """Blood each feeder has taken from this character this round (kony:feeding)."""
+    A shared event that also changes the slot (a round or turn starting, a round ending, a fair
+    escape) is handed to ``evolved`` after the shared reducer has done its part."""
+
+    def evolved(self, who: str, e: SceneEvent) -> Self:
+        """The slot of the character ``who`` after the shared event ``e`` (by default: as it was)."""
+        return self
 
 
-NOBODY_DRAINED: dict[str, int] = {}
+class RoundSlot(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
+    """What a ruleset keeps on the round under way (``Ruleset.round_state``): made afresh when a round
+    starts (the ``round_started`` event is handed to ``evolved`` of a new one), then changed by the
+    ruleset's own events and by ``evolved``."""
+
+    def evolved(self, before: RoundState, e: SceneEvent, seq: int) -> Self:
+        """The slot after the shared event ``e`` at ``seq``; ``before`` is the round as it stood before
+        it (by default: as it was)."""
+        return self
+
+
+CHARACTER_SLOT_FIELDS: dict[str, Any] = {}
+"""Each field of every registered ruleset's character slot, with its default: what a character with
+no slot yet reads (``Ruleset.__init_subclass__`` fills it)."""
+ROUND_SLOT_FIELDS: dict[str, Any] = {}
+"""Likewise for the round slots."""
+
+
+def slot_fields(table: dict[str, Any], kind: type[msgspec.Struct]) -> None:
+    """Let ``table``'s owner read ``kind``'s fields through its slot (a name two slot types share must
+    have one default)."""
+    for f in msgspec.structs.fields(kind):
+        default = f.default if f.default is not msgspec.NODEFAULT else f.default_factory()
+        if table.get(f.name, default) != default:
+            raise ValueError(f"two slot types give {f.name!r} different defaults")
+        table.setdefault(f.name, default)
+
+
+def _forwarded(owner: object, slot: object, name: str, table: dict[str, Any]) -> Any:
+    """``owner.name`` read through its slot: the slot's field, or its default where the slot has no
+    such field or there is no slot (a slot's fields alone: never its methods)."""
+    try:
+        default = table[name]
+    except KeyError:
+        raise AttributeError(f"{type(owner).__name__!r} object has no attribute {name!r}") from None
+    return default if slot is None else getattr(slot, name, default)
 
 
 class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
@@ -123,29 +157,21 @@ class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaul
     """What the character declared for this round."""
     actions_left: int | None = None
     """Actions left this round (None outside rounds)."""
-    budget: dict[str, int] = {}
-    """Actions left this round by kind, ``{"standard": 1, "simple": 1}`` (bns; empty outside rounds)."""
-    rage: int = 0
-    """Rage rounds this turn (bns)."""
-    free_used: tuple[str, ...] = ()
-    """The lists of free maneuvers used this fight (bns:free-maneuvers)."""
-    maneuver_round: int = 0
-    """The last round a maneuver was used in: one a round (bns:maneuvers)."""
-    shielded: int = 0
-    """The last round this character shielded a defender: once a round (bns:assist-defender)."""
-    aids: tuple[Aid, ...] = ()
-    """Assistance offered to this character this round, and not yet used (bns:assist-attacker)."""
     turn_done: bool = False
     acted: bool = False
     """Whether the character has used a test action this turn."""
-    worn: Worn | None = None
-    """What a kony fight has done to the character (one slot, None until something has)."""
     gate: str | None = None
     """The gate test (its challenge) of this turn's multi-test action while the action's next
     test is still to come: that test needs no action of its own (camarilla:multiple-tests-turn)."""
     entered: int = 0
     """In a scene of a game night: the seq of the night's ``character_moved`` that sent it here
     (0: a character of this scene alone)."""
+    slot: Any = None
+    """What its ruleset keeps on it (a ``CharacterSlot`` of ``Ruleset.character_state``; None until
+    something has). Its fields read as the character's own (``c.budget``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return _forwarded(self, self.slot, name, CHARACTER_SLOT_FIELDS)
 
     @classmethod
     def from_sheet(cls, sheet: Sheet, seq: int) -> Character:
@@ -179,26 +205,6 @@ class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaul
     @property
     def id(self) -> str:
         return self.sheet.id
-
-    @property
-    def down_traits(self) -> int:
-        return self.worn.down_traits if self.worn else 0
-
-    @property
-    def armor_lost(self) -> int:
-        return self.worn.armor_lost if self.worn else 0
-
-    @property
-    def expended(self) -> bool:
-        return self.worn.expended if self.worn else False
-
-    @property
-    def drained(self) -> dict[str, int]:
-        return self.worn.drained if self.worn else NOBODY_DRAINED
-
-    def wearing(self, **fields: object) -> Worn:
-        """``worn`` with ``fields`` changed."""
-        return replace(self.worn or Worn(), **fields)
 
     @property
     def name(self) -> str:
@@ -540,19 +546,14 @@ class RoundState(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     turn_phase: Literal["initiative", "end_of_turn", "extra"] = "initiative"
     group: int = -1
     extra: int = 0
-    escape_window: str | None = None
-    """Whose fair escape is open to intents to attack, until that character's turn ends (bns)."""
-    phase_seq: int = 0
-    """The seq at which the universal round, or the Rage round under way, began (bns)."""
-    interrupt: str | None = None
-    """One whose fair escape an attack just failed: it may act now, out of turn, until the next
-    turn starts (bns)."""
-    narrative: bool = False
-    """A narrative round (kony:narrative)."""
-    normal_over: bool = False
-    """Everyone's normal action is done: "end of the round" has come (kony:end-of-round)."""
     ordered: tuple[tuple[str, ...], ...] = ()
     """Ties the Storyteller ordered that still act as one group, each in its order."""
+    slot: Any = None
+    """What the scene's ruleset keeps on the round (a ``RoundSlot`` of ``Ruleset.round_state``). Its
+    fields read as the round's own (``state.round.narrative``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return _forwarded(self, self.slot, name, ROUND_SLOT_FIELDS)
 
     @property
     def key(self) -> int:

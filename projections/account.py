@@ -824,5 +824,5 @@ def _inputs(state: Scene, cid: str) -> tuple[object, ...]:
     people = (*ch.challenger.members, *ch.targets, ch.defender.who)
     found = [c for who in people if (c := state.characters.get(who)) is not None]
     held = any(c.conditions.grappled_by for c in found)
-    read = [part for c in found for part in (c.sheet, c.lost, c.wounds, c.conditions, c.bonuses, c.worn, c.present)]
+    read = [part for c in found for part in (c.sheet, c.lost, c.wounds, c.conditions, c.bonuses, c.slot, c.present)]
     return (ch, state.rulings, state.options, state.round, state.ruleset, *read, *([state.characters] if held else []))

@@ -34,7 +34,7 @@ import msgspec
 import structlog
 
 from domain.evolve import fold_rows
-from domain.rules import stored_options
+from domain.rules import stored_options, stored_slots
 from domain.state import Scene
 from server.snapshot_keys import Keys, read_keys
 from server.store.base import Checked, SceneCorrupt, is_postgres
@@ -43,11 +43,12 @@ from server.store.sqlite import SqliteStore
 if TYPE_CHECKING:
     from server.store.postgres import PostgresStore
 
-FORMAT = 9
+FORMAT = 10
 """How snapshots are written now, and the only format read: the parts end to end behind an index
-(``decode``), signed (``Keys.sign``); since 9 a scene's options are its ruleset's own. 5 and 6 were
-not signed: ignored, dropped, rebuilt. When the state's shape changes, bump it: the older ones are
-then ignored and rebuilt."""
+(``decode``), signed (``Keys.sign``); since 9 a scene's options are its ruleset's own; since 10 what
+a ruleset keeps on each character and on the round is its own (``Character.slot``,
+``RoundState.slot``), read back by it. 5 and 6 were not signed: ignored, dropped, rebuilt. When the
+state's shape changes, bump it: the older ones are then ignored and rebuilt."""
 LATEST = 5
 SPACING = 5000
 PART = 256
@@ -128,9 +129,13 @@ class _Assembly:
     def state(self) -> Scene:
         if self.fields is None:
             raise KeyError("head")
+        ruleset = self.fields["ruleset"]
+        self.entries["characters"], self.fields["round"] = stored_slots(
+            ruleset, self.entries["characters"], self.fields["round"]
+        )
         for name, entries in self.entries.items():
             self.fields[name] = immutables.Map(entries)
-        self.fields["options"] = stored_options(self.fields["ruleset"], self.fields["options"])
+        self.fields["options"] = stored_options(ruleset, self.fields["options"])
         return Scene(**self.fields)
 
 

@@ -27,7 +27,6 @@ from domain.events import (
     TraitsDeclared,
 )
 from domain.log import Place
-from domain.pools import ASSISTED
 from domain.state import NARRATOR, Call, Challenge, Outcome, RetestEntry, Rolled, Side, SideDice, Terms, TestRecord
 
 NO_DICE: dict[str, tuple[int, ...]] = {}
@@ -86,11 +85,8 @@ def _declared(s: Change, e: ChallengeDeclared, r: Place) -> None:
             s.conditions(target, surprised=True)
     if e.uses_action:
         s.character(e.challenger, lambda c: replace(c, actions_left=max(0, (c.actions_left or 1) - 1), acted=True))
-    if e.pool is not None and any(m.rule == ASSISTED for m in e.pool.modifiers):  # the +1s are used up
-        s.character(
-            e.challenger,
-            lambda c: replace(c, aids=tuple(a for a in c.aids if (a.benefit, a.status) != ("plus_one", "accepted"))),
-        )
+    if e.pool is not None and e.pool.modifiers:  # an assistance it uses is used up (bns)
+        s.slot(e.challenger, e)
     if e.gate or (challenger is not None and challenger.gate is not None and not e.immediate):
         # a gate waits for the action's next test; that test (declared next, in turn) ends the wait
         s.character(e.challenger, lambda c: replace(c, gate=e.challenge if e.gate else None))

@@ -83,6 +83,8 @@ def _returned(s: Change, e: CharacterReturned, r: Place) -> None:
 @on(CarriedCorrected)
 def _corrected(s: Change, e: CarriedCorrected, r: Place) -> None:
     s.character(e.character, lambda c: corrected(c, e.changes))
+    if e.changes.down_traits:  # Trait penalties are the ruleset's to keep (kony)
+        s.slot(e.character, e)
 
 
 def corrected(c: Character, changes: Changes) -> Character:

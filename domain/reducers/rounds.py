@@ -1,34 +1,27 @@
-"""Reducers of mobs, blood and combat rounds (camarilla, bns), and of bns actions, conditions,
-maneuvers, fair escapes and assists."""
+"""Reducers of mobs, blood and combat rounds (camarilla, bns, kony), conditions and fair escapes.
+What a ruleset keeps of a round in its own slot, these hand the shared events to
+(``Change.slot``, ``Change.round_slot``); the events one ruleset alone records are reduced in its
+package (``domain.rules.<name>.evolve``)."""
 
 from __future__ import annotations
 
 from msgspec.structs import replace
 
 from domain.carried import Mark
-from domain.change import Change, on
+from domain.change import Change, on, slot_after
 from domain.events import (
     ActionDeclared,
-    ActionTaken,
-    AssistAnswered,
-    AssistOffered,
     AttackIntended,
     BloodSpent,
     BonusExpired,
     ChampionChosen,
     ConditionCleared,
     ConditionSet,
-    ExpendituresDone,
     ExpendituresOpened,
-    FairEscapeDeclared,
     FairEscapeFailed,
-    FairEscapeHeld,
     FairEscapeSucceeded,
-    Fed,
     InitiativeSet,
-    ManeuverUsed,
     MobJoined,
-    NormalActionsEnded,
     RoundEnded,
     RoundStarted,
     TurnEnded,
@@ -38,7 +31,7 @@ from domain.events import (
 )
 from domain.log import Place
 from domain.reducers.scene import consequence, ruled
-from domain.state import Aid, Bonus, Challenge, Character, Helper, RoundState, Side
+from domain.state import Bonus, Challenge, Character, Helper, RoundState
 
 # -- mobs, blood, rounds -----------------------------------------------------------------------
 
@@ -89,23 +82,21 @@ def _bonus_expired(s: Change, e: BonusExpired, r: Place) -> None:
 
 @on(RoundStarted)
 def _round_started(s: Change, e: RoundStarted, r: Place) -> None:
-    s.round = RoundState(number=e.number, first=e.first, narrative=e.narrative)
-    fresh = e.first  # a new fight: free maneuvers again, and the escaped are back in it
+    s.round = RoundState(number=e.number, first=e.first)
+    s.round_slot(s.round, e, r.seq)
+    fresh = e.first  # a new fight: the escaped are back in it
+    kind = s.kinds()[0]
 
     def started(c: Character) -> Character:
         escape = c.conditions.fair_escape
         return replace(
             c,
             actions_left=e.actions.get(c.id),
-            budget=dict(e.budget.get(c.id, {})),
-            rage=e.rage.get(c.id, 0),
-            aids=(),
-            free_used=() if fresh else c.free_used,
             action=None,
             turn_done=False,
             acted=False,
             gate=None,
-            worn=c.worn and replace(c.worn, expended=False, drained={}),
+            slot=slot_after(c, kind, e),
             conditions=replace(
                 c.conditions,
                 moved_steps=0,
@@ -133,13 +124,13 @@ def _initiative_set(s: Change, e: InitiativeSet, r: Place) -> None:
     assert s.round is not None
     order = tuple(tuple(group) for group in e.order)
     turn = next((g for g in order if set(g) == set(s.round.turn)), s.round.turn)  # the ST's order
-    seq = s.round.phase_seq or r.seq
     ordered = s.round.ordered
     if e.ordered:
         again = {frozenset(group) for group in e.ordered}
         ordered = (*(g for g in ordered if frozenset(g) not in again), *(tuple(g) for g in e.ordered))
+    slot = s.round_slot_after(s.round, s.round, e, r.seq)
     s.round = replace(
-        s.round, phase="acting", order=order, values=dict(e.values), turn=turn, phase_seq=seq, ordered=ordered
+        s.round, phase="acting", order=order, values=dict(e.values), turn=turn, ordered=ordered, slot=slot
     )
 
 
@@ -149,19 +140,11 @@ def _turn_started(s: Change, e: TurnStarted, r: Place) -> None:
     order = s.round.order
     group = next((i for i, g in enumerate(order) if e.characters and e.characters[0] in g), s.round.group + 1)
     group = group if e.phase == "initiative" else s.round.group
-    new_phase = e.phase != s.round.turn_phase or e.extra != s.round.extra
-    s.round = replace(
-        s.round,
-        turn=tuple(e.characters),
-        turn_phase=e.phase,
-        extra=e.extra,
-        group=group,
-        phase_seq=r.seq if new_phase else s.round.phase_seq,
-        interrupt=None,
-    )
-    fresh = e.budget
+    slot = s.round_slot_after(s.round, s.round, e, r.seq)
+    s.round = replace(s.round, turn=tuple(e.characters), turn_phase=e.phase, extra=e.extra, group=group, slot=slot)
+    kind = s.kinds()[0]
     for who in e.characters:
-        s.character(who, lambda c: replace(c, turn_done=False, acted=False, gate=None, budget=dict(fresh) or c.budget))
+        s.character(who, lambda c: replace(c, turn_done=False, acted=False, gate=None, slot=slot_after(c, kind, e)))
 
 
 @on(TurnEnded)
@@ -172,44 +155,20 @@ def _turn_ended(s: Change, e: TurnEnded, r: Place) -> None:
 @on(RoundEnded)
 def _round_ended(s: Change, e: RoundEnded, r: Place) -> None:
     assert s.round is not None
-    s.round = replace(s.round, phase="over", turn=(), escape_window=None)
+    s.round = replace(s.round, phase="over", turn=(), slot=s.round_slot_after(s.round, s.round, e, r.seq))
+    kind = s.kinds()[0]
     s.each(  # steps count per round; once on guard, nobody is surprised
         lambda c: replace(
             c,
             actions_left=None,
-            budget={},
             action=None,
             conditions=replace(c.conditions, moved_steps=0, surprised=False),
+            slot=slot_after(c, kind, e),
         )
     )
 
 
-# -- bns: actions, conditions, maneuvers, fair escapes, assists ----------------------------------
-
-
-@on(ActionTaken)
-def _action_taken(s: Change, e: ActionTaken, r: Place) -> None:
-    action = e.action
-
-    def taken(c: Character) -> Character:
-        budget = dict(c.budget)
-        if e.spent is not None:
-            budget[e.spent] = max(0, budget.get(e.spent, 0) - 1)
-        if action is not None and action.kind == "trade":  # a standard action traded for a simple one
-            budget["simple"] = budget.get("simple", 0) + 1
-        conditions = c.conditions
-        if action is not None:
-            conditions = replace(conditions, moved_steps=conditions.moved_steps + action.steps)
-            if action.kind == "clear" and action.clears:
-                conditions = replace(conditions, marks=tuple(_worked(m, action.clears) for m in conditions.marks))
-        return replace(c, budget=budget, acted=True, conditions=conditions)
-
-    s.character(e.character, taken)
-
-
-def _worked(mark: Mark, name: str) -> Mark:
-    """A simple action spent clearing ``name``."""
-    return replace(mark, clears_after=max(0, mark.clears_after - 1)) if mark.name == name else mark
+# -- conditions, fair escapes ----------------------------------------------------------------
 
 
 @on(ConditionSet)
@@ -254,21 +213,6 @@ def _condition_cleared(s: Change, e: ConditionCleared, r: Place) -> None:
     )
 
 
-@on(ManeuverUsed)
-def _maneuver_used(s: Change, e: ManeuverUsed, r: Place) -> None:
-    number = s.round.key if s.round is not None else 0
-
-    def used(c: Character) -> Character:
-        aids = c.aids
-        if e.paid == "assist":  # the accepted maneuver assistance is used up
-            spent = next((a for a in aids if (a.benefit, a.status) == ("maneuver", "accepted")), None)
-            aids = tuple(a for a in aids if a is not spent)
-        free_used = (*c.free_used, e.free_list) if e.free_list else c.free_used
-        return replace(c, maneuver_round=number, free_used=free_used, aids=aids)
-
-    s.character(e.character, used)
-
-
 @on(AttackIntended)
 def _attack_intended(s: Change, e: AttackIntended, r: Place) -> None:
     s.character(
@@ -279,64 +223,19 @@ def _attack_intended(s: Change, e: AttackIntended, r: Place) -> None:
     )
 
 
-@on(FairEscapeDeclared)
-def _escape_declared(s: Change, e: FairEscapeDeclared, r: Place) -> None:
-    s.conditions(e.character, fair_escape="declared", escape_held_by=())
-    if s.round is not None:
-        s.round = replace(s.round, escape_window=e.character)
-
-
-@on(FairEscapeHeld)
-def _escape_held(s: Change, e: FairEscapeHeld, r: Place) -> None:
-    phase = s.round.extra if s.round is not None and s.round.turn_phase == "extra" else 0
-    s.conditions(e.character, fair_escape="held", escape_held_by=tuple(e.by), escape_phase=phase)
-    _close_window(s, e.character)
-
-
 @on(FairEscapeSucceeded)
 def _escape_succeeded(s: Change, e: FairEscapeSucceeded, r: Place) -> None:
     s.conditions(e.character, fair_escape="escaped")
-    s.character(e.character, lambda c: replace(c, budget={}))
-    _close_window(s, e.character)
+    s.slot(e.character, e)
+    if s.round is not None:
+        s.round_slot(s.round, e, r.seq)
 
 
 @on(FairEscapeFailed)
 def _escape_failed(s: Change, e: FairEscapeFailed, r: Place) -> None:
     s.conditions(e.character, fair_escape="failed")
-    _close_window(s, e.character)
-    if s.round is not None and e.challenge and e.character not in s.round.turn:  # it acts now, out of turn
-        s.round = replace(s.round, interrupt=e.character)
-
-
-def _close_window(s: Change, who: str) -> None:
-    if s.round is not None and s.round.escape_window == who:
-        s.round = replace(s.round, escape_window=None)
-
-
-@on(AssistOffered)
-def _assist_offered(s: Change, e: AssistOffered, r: Place) -> None:
-    if e.kind == "defender":  # the shield becomes the attack's target
-        s.challenge(e.challenge, lambda ch: _shielded(ch, e.character))
-        number = s.round.number if s.round is not None else 0
-        s.character(e.character, lambda c: replace(c, shielded=number))
-        return
-    assert e.benefit is not None
-    aid = Aid(offer=r.seq, by=e.character, benefit=e.benefit)
-    s.character(e.to, lambda c: replace(c, aids=(*c.aids, aid)))
-
-
-@on(AssistAnswered)
-def _assist_answered(s: Change, e: AssistAnswered, r: Place) -> None:
-    status = "accepted" if e.accept else "refused"
-    s.character(
-        e.character,
-        lambda c: replace(c, aids=tuple(replace(a, status=status) if a.offer == e.offer else a for a in c.aids)),
-    )
-
-
-def _shielded(ch: Challenge, who: str) -> Challenge:
-    defender = Side(who=who, category=ch.defender.category)
-    return replace(ch, targets=(who,), defender=defender, status="awaiting_response")
+    if s.round is not None:
+        s.round_slot(s.round, e, r.seq)
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -375,41 +274,10 @@ def _champion(ch: Challenge, who: str) -> Challenge:
     return replace(ch, challenger=champion)
 
 
-# -- kony: expenditures, feeding ---------------------------------------------------------------
+# -- expenditures (kony) ----------------------------------------------------------------------
 
 
 @on(ExpendituresOpened)
 def _expenditures_opened(s: Change, e: ExpendituresOpened, r: Place) -> None:
     assert s.round is not None
     s.round = replace(s.round, phase="expending")
-
-
-@on(ExpendituresDone)
-def _expenditures_done(s: Change, e: ExpendituresDone, r: Place) -> None:
-    s.character(e.character, lambda c: replace(c, worn=c.wearing(expended=True)))
-
-
-@on(Fed)
-def _fed(s: Change, e: Fed, r: Place) -> None:
-    s.character(
-        e.target,
-        lambda c: replace(
-            c,
-            blood_spent=c.blood_spent + e.blood,
-            worn=c.wearing(drained={**c.drained, e.character: c.drained.get(e.character, 0) + e.blood}),
-        ),
-    )
-    s.character(
-        e.character,
-        lambda c: replace(
-            c,
-            blood_spent=max(0, c.blood_spent - e.blood),
-            actions_left=None if c.actions_left is None else max(0, c.actions_left - 1),
-        ),
-    )
-
-
-@on(NormalActionsEnded)
-def _normal_actions_ended(s: Change, e: NormalActionsEnded, r: Place) -> None:
-    assert s.round is not None
-    s.round = replace(s.round, normal_over=True)

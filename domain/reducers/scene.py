@@ -106,6 +106,8 @@ def _removed(s: Change, e: CharacterRemoved, r: Place) -> None:
 @on(CharacterAdjusted)
 def _adjusted_(s: Change, e: CharacterAdjusted, r: Place) -> None:
     s.character(e.character, lambda c: _adjusted(c, e.changes))
+    if e.changes.down_traits:  # Trait penalties are the ruleset's to keep (kony)
+        s.slot(e.character, e)
     if e.ruling:
         ruled(s, e, e.ruling)
     for key in e.lifted:
@@ -176,14 +178,14 @@ def _damage_taken(s: Change, e: DamageTaken, r: Place) -> None:
 
 @on(ArmorDamaged)
 def _armor_damaged(s: Change, e: ArmorDamaged, r: Place) -> None:
-    s.character(e.character, lambda c: replace(c, worn=c.wearing(armor_lost=c.armor_lost + e.amount)))
+    s.slot(e.character, e)  # armour is the ruleset's to keep (kony)
     consequence(s, e)
 
 
 @on(ArmorRestored)
 def _armor_restored(s: Change, e: ArmorRestored, r: Place) -> None:
     ruled(s, e)
-    s.character(e.character, lambda c: replace(c, worn=c.wearing(armor_lost=max(0, c.armor_lost - e.amount))))
+    s.slot(e.character, e)
 
 
 @on(GrappleStarted)
@@ -329,5 +331,4 @@ def _adjusted(c: Character, changes: Changes) -> Character:
         abilities=abilities,
         wounds=wounds,
         lost=tuple(lost),
-        worn=c.wearing(down_traits=max(0, c.down_traits + changes.down_traits)) if changes.down_traits else c.worn,
     )

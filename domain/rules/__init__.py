@@ -21,6 +21,7 @@ from domain.commands import Options
 from domain.errors import Rejected
 from domain.rules.base import Ruleset
 from domain.rules.words import BOOKS, Rule
+from domain.state import Character, RoundState
 
 RULESETS: dict[str, Ruleset] = {}
 """Every ruleset played here, by name, in the order the pages list them (``Ruleset.listed``)."""
@@ -76,6 +77,26 @@ def stored_options(name: str, stored: Mapping[str, Any]) -> Options:
     kind = ruleset.options if ruleset is not None else Options
     fields = {f.name for f in msgspec.structs.fields(kind)}
     return msgspec.convert({k: v for k, v in stored.items() if k in fields}, kind)
+
+
+def stored_slots(
+    name: str, characters: dict[str, Character], round_: RoundState | None
+) -> tuple[dict[str, Character], RoundState | None]:
+    """A scene's characters and round as a snapshot keeps them, their slots (plain data: their type
+    is the ruleset's) read back by the ruleset ``name`` (left as they are where this server lacks it)."""
+    ruleset = RULESETS.get(name)
+    if ruleset is None:
+        return characters, round_
+    kind = ruleset.character_state
+    if kind is not None:
+        characters = {
+            who: c if c.slot is None else msgspec.structs.replace(c, slot=msgspec.convert(c.slot, kind))
+            for who, c in characters.items()
+        }
+    kind_ = ruleset.round_state
+    if kind_ is not None and round_ is not None and round_.slot is not None:
+        round_ = msgspec.structs.replace(round_, slot=msgspec.convert(round_.slot, kind_))
+    return characters, round_
 
 
 def title_of(name: str) -> str:

@@ -38,7 +38,17 @@ from domain.rules.fields import SheetField
 from domain.rules.sheets import Problem, power_problems
 from domain.rules.words import OptionWords, Rule
 from domain.sheets import Category, Sheet
-from domain.state import Challenge, Helper, RetestEntry, Scene
+from domain.state import (
+    CHARACTER_SLOT_FIELDS,
+    ROUND_SLOT_FIELDS,
+    Challenge,
+    CharacterSlot,
+    Helper,
+    RetestEntry,
+    RoundSlot,
+    Scene,
+    slot_fields,
+)
 
 
 def taken(target: str, ch: Challenge, dealt: Dealt) -> DamageTaken:
@@ -165,10 +175,22 @@ class Ruleset(ABC):
     levels: ClassVar[Mapping[str, tuple[int, str]]] = {}
     """The highest level its document gives a power, and the rule that says so."""
 
+    character_state: ClassVar[type[CharacterSlot] | None] = None
+    """What it keeps on each character of its scenes (``Character.slot``), if anything: a struct of
+    its own package that only it reads and writes, through its own events (``@on`` in its package)
+    and ``CharacterSlot.evolved`` for the shared ones."""
+
+    round_state: ClassVar[type[RoundSlot] | None] = None
+    """What it keeps on the round under way (``RoundState.slot``), if anything."""
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "rules" in cls.__dict__:
             cls.texts = {rule.id: rule for rule in cls.rules}
+        if cls.character_state is not None:  # its fields read as the character's own (``c.budget``)
+            slot_fields(CHARACTER_SLOT_FIELDS, cls.character_state)
+        if cls.round_state is not None:
+            slot_fields(ROUND_SLOT_FIELDS, cls.round_state)
 
     texts: ClassVar[Mapping[str, Rule]] = {}
     """Its rule table by id."""

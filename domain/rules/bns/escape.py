@@ -17,6 +17,7 @@ from domain.events import (
     SceneEvent,
 )
 from domain.rules.bns.catalog import options
+from domain.rules.bns.state import kept, round_kept
 from domain.rules.bns.turn import awake, holders, still_to_act, turn_of
 from domain.state import Character, Scene
 
@@ -49,7 +50,7 @@ def escape(state: Scene, who: str) -> list[SceneEvent]:
             f"{me.name} declares a fair escape at the start of their own initiative.",
             "bns:fair-escape-declare",
         )
-    if me.acted or not any(me.budget.values()):
+    if me.acted or not any(kept(me).budget.values()):
         raise Rejected(
             "escape_first",
             f"{me.name} has acted this turn: a fair escape is declared first thing, with an action still to spend.",
@@ -65,7 +66,11 @@ def escape(state: Scene, who: str) -> list[SceneEvent]:
             FairEscapeFailed(character=who, why=f"{me.name} cannot leave: {why}.", rule="bns:fair-escape-no-exit"),
         ]
     attacked = next(
-        (ch for ch in state.in_order() if ch.seq >= r.phase_seq and who in ch.targets and ch.category == "physical"),
+        (
+            ch
+            for ch in state.in_order()
+            if ch.seq >= round_kept(r).phase_seq and who in ch.targets and ch.category == "physical"
+        ),
         None,
     )
     if attacked is not None:
@@ -107,7 +112,7 @@ def _out(c: Character, state: Scene) -> bool:
 def intend(state: Scene, who: str, target: str) -> AttackIntended:
     r = turn_of(state)
     me, them = state.characters[who], state.characters[target]
-    if r.escape_window != target:
+    if round_kept(r).escape_window != target:
         raise Rejected(
             "no_escape_window",
             f"{them.name} is not declaring a fair escape now: intent is announced while the escape is declared.",

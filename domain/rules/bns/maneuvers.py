@@ -25,6 +25,7 @@ from domain.rules.bns.combat import (
     UNCONSCIOUS_MINUTES,
     Maneuver,
 )
+from domain.rules.bns.state import kept
 from domain.rules.bns.turn import rated, spend
 from domain.state import Challenge, Character, RoundState, Scene
 
@@ -39,7 +40,7 @@ def check_maneuvers(state: Scene, cmd: Declare, who: str) -> list[SceneEvent]:
     rule = "bns:assist-attacker"
     if chosen[0] == chosen[1]:
         raise Rejected("same_maneuver", "Two maneuvers on one attack must be two different ones.", rule)
-    if not any((a.benefit, a.status) == ("maneuver", "accepted") for a in me.aids):
+    if not any((a.benefit, a.status) == ("maneuver", "accepted") for a in kept(me).aids):
         raise Rejected(
             "one_maneuver",
             f"{me.name} may use a second maneuver on one attack only with an Assist Attacker's free one.",
@@ -109,11 +110,11 @@ def paid(
         raise Rejected(
             "not_animal_form", f"{m.title} is a feral maneuver: only in Lupus or Hispo form.", "bns:feral-maneuvers"
         )
-    if round_ is not None and me.maneuver_round == round_.key:
+    if round_ is not None and kept(me).maneuver_round == round_.key:
         raise Rejected("one_maneuver", f"{me.name} has used a combat maneuver this round.", "bns:maneuvers")
     title = m.title
-    if pay == "any" and not m.feral and any((a.benefit, a.status) == ("maneuver", "accepted") for a in me.aids):
-        by = next(a.by for a in me.aids if (a.benefit, a.status) == ("maneuver", "accepted"))
+    if pay == "any" and not m.feral and any((a.benefit, a.status) == ("maneuver", "accepted") for a in kept(me).aids):
+        by = next(a.by for a in kept(me).aids if (a.benefit, a.status) == ("maneuver", "accepted"))
         why = f"{me.name} uses {title}, free: {state.name_of(by)} assists."
         return [
             ManeuverUsed(
@@ -149,10 +150,10 @@ def offers(state: Scene, me: Character) -> list[ManeuverOffer]:
     """The maneuvers ``me`` could use now, each with what it would cost: none once one was used
     this round; feral ones only in animal form; Willpower ones only with Willpower left."""
     r = state.round
-    if r is not None and r.phase == "acting" and me.maneuver_round == r.key:
+    if r is not None and r.phase == "acting" and kept(me).maneuver_round == r.key:
         return []
     animal = (me.sheet.form or "").lower() in ANIMAL_FORMS
-    assisted = any((a.benefit, a.status) == ("maneuver", "accepted") for a in me.aids)
+    assisted = any((a.benefit, a.status) == ("maneuver", "accepted") for a in kept(me).aids)
     found = []
     for name, m in MANEUVERS.items():
         if m.feral and not animal:
@@ -170,11 +171,11 @@ def offers(state: Scene, me: Character) -> list[ManeuverOffer]:
 
 def _free_list(state: Scene, me: Character, lists: frozenset[str]) -> str | None:
     """The list of free maneuvers a use can come from, if any is unused this fight."""
-    if options(state).free_maneuvers == "one" and me.free_used:
+    if options(state).free_maneuvers == "one" and kept(me).free_used:
         return None
     for name in sorted(lists):
         attribute = name.split()[-1]
-        if rated(me, attribute) >= 4 and name not in me.free_used:
+        if rated(me, attribute) >= 4 and name not in kept(me).free_used:
             return name
     return None
 

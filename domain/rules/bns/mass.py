@@ -11,6 +11,7 @@ from domain.events import (
     AssistOffered,
     SceneEvent,
 )
+from domain.rules.bns.state import kept
 from domain.rules.bns.turn import awake, check_turn, holders, released, spend, turn_of
 from domain.state import Character, RoundState, Scene
 
@@ -28,13 +29,13 @@ def assist(state: Scene, who: str, cmd: Assist) -> list[SceneEvent]:
     check_turn(state, me)
     spend(me, "standard", "bns:assist-attacker")
     them = state.characters[cmd.to]
-    if any(a.by == who and a.status == "refused" for a in them.aids):
+    if any(a.by == who and a.status == "refused" for a in kept(them).aids):
         raise Rejected(
             "refused", f"{them.name} refused {me.name}'s assistance: not again this round.", "bns:assist-attacker"
         )
-    if any(a.by == who and a.status == "offered" for a in them.aids):
+    if any(a.by == who and a.status == "offered" for a in kept(them).aids):
         raise Rejected("already_offered", f"{me.name} is waiting for {them.name}'s answer.", "bns:assist-attacker")
-    if cmd.benefit == "maneuver" and any(a.benefit == "maneuver" and a.status == "accepted" for a in them.aids):
+    if cmd.benefit == "maneuver" and any(a.benefit == "maneuver" and a.status == "accepted" for a in kept(them).aids):
         raise Rejected(
             "once_a_round", f"{them.name} already has a free maneuver from an assist this round.", "bns:assist-attacker"
         )
@@ -56,7 +57,7 @@ def assist(state: Scene, who: str, cmd: Assist) -> list[SceneEvent]:
 
 def answer_assist(state: Scene, who: str, offer: int, accept: bool) -> list[SceneEvent]:
     me = state.characters[who]
-    aid = next((a for a in me.aids if a.offer == offer and a.status == "offered"), None)
+    aid = next((a for a in kept(me).aids if a.offer == offer and a.status == "offered"), None)
     if aid is None:
         raise Rejected("no_offer", f"No offer {offer} waits for {me.name}'s answer.", "bns:assist-attacker")
     helper = state.name_of(aid.by)
@@ -73,7 +74,7 @@ def answer_assist(state: Scene, who: str, offer: int, accept: bool) -> list[Scen
     if not accept:
         return [answered]
     helper_c = state.characters[aid.by]
-    if helper_c.budget.get("standard", 0) < 1:
+    if kept(helper_c).budget.get("standard", 0) < 1:
         raise Rejected("no_action_left", f"{helper} has no standard action left to assist with.", "bns:assist-attacker")
     spent = ActionTaken(
         character=aid.by, spent="standard", why=f"{helper} assists {me.name}.", rule="bns:assist-attacker"
@@ -95,7 +96,7 @@ def _shield(state: Scene, me: Character, cmd: Assist, r: RoundState) -> list[Sce
         raise Rejected("assist_whom", f"{me.name} is already in that challenge.", rule)
     if me.conditions.fair_escape in ("declared", "held", "escaped"):
         raise Rejected("escaping", f"{me.name} is escaping.", "bns:fair-escape-hold")
-    if me.shielded == r.number:
+    if kept(me).shielded == r.number:
         raise Rejected("once_a_round", f"{me.name} has shielded someone this round already.", rule)
     if me.conditions.prone or me.conditions.grappled_by or holders(state, me.id):
         raise Rejected("cannot_move", f"{me.name} is prone or grappled and cannot move to shield anyone.", rule)

@@ -36,6 +36,7 @@ from domain.rules.bns.combat import (
 )
 from domain.rules.bns.escape import escape, fails_escape
 from domain.rules.bns.maneuvers import check_maneuvers, paid
+from domain.rules.bns.state import kept
 from domain.rules.bns.turn import BUDGET, awake, check_turn, holders, rated, released, spend, still_to_act, turn_of
 from domain.rules.catalog import BEATS, SIGNS
 from domain.state import Challenge, Character, Scene
@@ -133,12 +134,12 @@ def extra_turn(state: Scene) -> TurnStarted | None:
         if r.turn_phase == "extra"
         else (1, 0)
     )
-    most = max((c.rage for c in state.roster()), default=0)
+    most = max((kept(c).rage for c in state.roster()), default=0)
     while k <= most:
         for who in order[after:]:
             c = state.characters.get(who)
             busy = c is not None and c.conditions.fair_escape in ("escaped", "declared", "held")
-            if c is not None and c.present and c.rage >= k and not busy and not _knocked_out(state, c):
+            if c is not None and c.present and kept(c).rage >= k and not busy and not _knocked_out(state, c):
                 return TurnStarted(
                     phase="extra",
                     characters=[who],
@@ -335,7 +336,7 @@ def attack_modifiers(
     if category == "physical" and attacking:
         modifiers += [
             Modifier(value=1, why=f"assisted by {state.name_of(aid.by)}", rule=ASSISTED)
-            for aid in me.aids
+            for aid in kept(me).aids
             if (aid.benefit, aid.status) == ("plus_one", "accepted")
         ]
     return modifiers

@@ -65,6 +65,7 @@ from domain.rules.bns.catalog import (
 from domain.rules.bns.combat import CLEARS_AFTER, MANEUVERS
 from domain.rules.bns.options import OPTION_WORDS, BnsOptions
 from domain.rules.bns.sheet import POOL_SHEET, pool_problems
+from domain.rules.bns.state import BnsCharacter, BnsRound
 from domain.rules.sheets import Problem, power_problems
 from domain.sheets import Category, Sheet, Weapon
 from domain.state import NARRATOR, Challenge, Character, Helper, Scene
@@ -99,6 +100,8 @@ class Bns(Ruleset):
     named = named.NAMED
     folded = True
     sheet_fields = POOL_SHEET
+    character_state = BnsCharacter
+    round_state = BnsRound
 
     def sheet_problems(self, sheet: Sheet) -> list[Problem]:
         return pool_problems(self, sheet) + power_problems(self, sheet)

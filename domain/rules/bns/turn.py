@@ -11,6 +11,7 @@ from domain.events import (
     SceneEvent,
 )
 from domain.rules.bns.catalog import rating
+from domain.rules.bns.state import kept, round_kept
 from domain.state import Character, RoundState, Scene
 
 BUDGET = {"standard": 1, "simple": 1}
@@ -41,7 +42,7 @@ def check_turn(state: Scene, me: Character, *, early: bool = False) -> RoundStat
             f"{me.name} is trying to fair escape: no other action until the attempt fails.",
             "bns:fair-escape-hold",
         )
-    if (me.id in r.turn and not me.turn_done) or r.interrupt == me.id or early:
+    if (me.id in r.turn and not me.turn_done) or round_kept(r).interrupt == me.id or early:
         return r
     now = ", ".join(state.name_of(w) for w in r.turn) or "nobody"
     order = [w for g in r.order for w in g]
@@ -52,10 +53,10 @@ def check_turn(state: Scene, me: Character, *, early: bool = False) -> RoundStat
 
 def spend(me: Character, spends: str, rule: str) -> None:
     if spends == "both":
-        if me.budget.get("standard", 0) < 1 or me.budget.get("simple", 0) < 1:
+        if kept(me).budget.get("standard", 0) < 1 or kept(me).budget.get("simple", 0) < 1:
             raise Rejected("no_action_left", f"{me.name} needs both a standard and a simple action for that.", rule)
         return
-    if me.budget.get(spends, 0) < 1:
+    if kept(me).budget.get(spends, 0) < 1:
         hint = " (a simple action cannot be traded for a standard one)" if spends == "standard" else ""
         raise Rejected("no_action_left", f"{me.name} has no {spends} action left this round{hint}.", rule)
 
@@ -69,7 +70,7 @@ def still_to_act(state: Scene, who: str) -> bool:
     now = [order.index(w) for w in r.turn if w in order]
     if who not in order or not now or order.index(who) <= max(now):
         return False
-    return r.turn_phase != "extra" or state.characters[who].rage >= r.extra
+    return r.turn_phase != "extra" or kept(state.characters[who]).rage >= r.extra
 
 
 def awake(me: Character, now: datetime | None) -> None:

@@ -12,6 +12,7 @@ from domain.events import Leader, Result, Role, TestResolved, TestRevealed
 from domain.rules.base import Dice, Die
 from domain.rules.catalog import ability_fits
 from domain.rules.kony.options import KonyOptions
+from domain.rules.kony.state import kept
 from domain.sheets import Category
 from domain.state import NARRATOR, Challenge, Character, Scene
 
@@ -87,7 +88,7 @@ def pool_counted(state: Scene, ch: Challenge, role: Role) -> tuple[int, str]:
     bonus = {b.trait for b in c.bonuses}
     base = c.total(category) - sum(1 for lost in c.lost if lost.category == category and lost.trait not in bonus)
     extra = len(c.bonuses) if category == "physical" else 0
-    down = c.down_traits + (DARKNESS_PENALTY if blind(state, ch, role) and not sees(state, c, side.named) else 0)
+    down = kept(c).down_traits + (DARKNESS_PENALTY if blind(state, ch, role) and not sees(state, c, side.named) else 0)
     total = base + extra - down
     pool = max(0, min(POOL_CAP, total))
     parts = [f"{category.capitalize()} {base}"]

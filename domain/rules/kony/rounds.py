@@ -19,6 +19,7 @@ from domain.events import (
     SceneEvent,
 )
 from domain.rules.kony.dice import POOL_CAP, level, options
+from domain.rules.kony.state import kept, round_kept
 from domain.sheets import Category
 from domain.state import Challenge, Character, Scene
 
@@ -46,9 +47,9 @@ def initiative(state: Scene, who: str, action: Action) -> int:
     category: Category = action.category or (action.categories[0] if action.categories else "physical")
     celerity = min(CELERITY_CAP, level(c, "Celerity"))
     r = state.round
-    if r is not None and r.narrative:
+    if r is not None and round_kept(r).narrative:
         extra = len(c.bonuses) if category == "physical" else 0
-        return max(0, min(POOL_CAP, named_traits(c, category) + extra - c.down_traits)) + celerity
+        return max(0, min(POOL_CAP, named_traits(c, category) + extra - kept(c).down_traits)) + celerity
     return named_traits(c, category) + celerity
 
 
@@ -60,7 +61,7 @@ def break_ties(
     order: list[list[str]] = []
     for group in groups:
         order.extend([w] for w in _by_dice(group, d10, rolls))
-    narrative = state.round is not None and state.round.narrative
+    narrative = state.round is not None and round_kept(state.round).narrative
     shown = "; ".join(
         f"{state.name_of(w)} {values[w]}" + (f" (d10: {', '.join(map(str, rolls[w]))})" if w in rolls else "")
         for (w,) in order
@@ -176,14 +177,14 @@ def feed(state: Scene, who: str, target: str, blood: int) -> list[SceneEvent]:
             raise Rejected("not_your_turn", f"{me.name} feeds on their own action.", rule)
         if (me.actions_left or 0) < 1:
             raise Rejected("no_action_left", f"{me.name} has no action left this round to feed.", rule)
-        on_turn = r.narrative or options(state).extra_actions == "on_turn"
+        on_turn = round_kept(r).narrative or options(state).extra_actions == "on_turn"
         if r.turn_phase == "initiative" and me.acted and not on_turn:
             raise Rejected(
                 "next_action",
                 f"{me.name} has taken this turn's action; the next one comes after everyone's first.",
                 "kony:actions",
             )
-    taken = victim.drained.get(who, 0)
+    taken = kept(victim).drained.get(who, 0)
     if taken + blood > FEED_LIMIT:
         raise Rejected(
             "feed_limit",

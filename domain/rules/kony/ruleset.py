@@ -43,6 +43,7 @@ from domain.rules.kony import named, texts
 from domain.rules.kony import rounds as kony_rounds
 from domain.rules.kony.options import OPTION_WORDS, KonyOptions
 from domain.rules.kony.sheet import DICE_SHEET
+from domain.rules.kony.state import KonyCharacter, KonyRound, kept, round_kept
 from domain.rules.lotn.ruleset import Lotn
 from domain.rules.sheets import Problem
 from domain.sheets import Category, Sheet
@@ -62,6 +63,8 @@ class Kony(Camarilla):
     named = named.NAMED
     levels: ClassVar[Mapping[str, tuple[int, str]]] = {"Celerity": (5, "kony:initiative")}
     sheet_fields = DICE_SHEET
+    character_state = KonyCharacter
+    round_state = KonyRound
 
     def sheet_problems(self, sheet: Sheet) -> list[Problem]:
         found = super().sheet_problems(sheet)
@@ -108,7 +111,7 @@ class Kony(Camarilla):
         them = state.characters.get(target) if target else None
         r = state.round
         in_round = r is not None and r.phase != "over"
-        narrative = in_round and r is not None and r.narrative
+        narrative = in_round and r is not None and round_kept(r).narrative
         if cmd.defense is not None:
             raise Rejected("no_defense", "kony has no mixed challenges.", "kony:declaration")
         if cmd.kind == "simple":
@@ -345,7 +348,7 @@ class Kony(Camarilla):
         """Armour (supernatural forms included) takes damage first, before any power resists it; no
         power protects armour (kony:damage-order)."""
         c = state.characters[target]
-        left = c.sheet.armor - c.armor_lost
+        left = c.sheet.armor - kept(c).armor_lost
         soaked = min(left, dealt.amount)
         events: list[SceneEvent] = []
         if soaked:
@@ -402,7 +405,7 @@ class Kony(Camarilla):
 
     def _on_turn(self, state: Scene) -> bool:
         r = state.round
-        return (r is not None and r.narrative) or kony_dice.options(state).extra_actions == "on_turn"
+        return (r is not None and round_kept(r).narrative) or kony_dice.options(state).extra_actions == "on_turn"
 
     def _check_action_left(self, state: Scene, cmd: Declare, me: Character, counter: bool) -> None:
         """``on_turn`` (and narrative rounds): a character takes all its actions one after the other on
@@ -412,7 +415,7 @@ class Kony(Camarilla):
             return
         r = state.round
         assert r is not None
-        rule = "kony:narrative-actions" if r.narrative else "kony:actions"
+        rule = "kony:narrative-actions" if round_kept(r).narrative else "kony:actions"
         if (me.actions_left or 0) < 1:
             raise Rejected("no_action_left", f"{me.name} has no action left this round.", rule)
         if not (cmd.immediate or counter) and me.id not in r.turn:
@@ -430,10 +433,10 @@ class Kony(Camarilla):
     def round_ending(self, state: Scene) -> list[SceneEvent]:
         """A round the ST ends before everyone's normal action is done still reaches its end."""
         r = state.round
-        return [] if r is None or r.normal_over else kony_rounds.normal_actions_ended(state)
+        return [] if r is None or round_kept(r).normal_over else kony_rounds.normal_actions_ended(state)
 
     def phase_ended(self, state: Scene) -> list[SceneEvent]:
         r = state.round
-        if r is None or r.turn_phase == "extra" or r.normal_over:
+        if r is None or r.turn_phase == "extra" or round_kept(r).normal_over:
             return []
         return kony_rounds.normal_actions_ended(state)
