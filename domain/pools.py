@@ -37,10 +37,6 @@ class PoolSpec(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unkno
     """Why the wild card (a shotgun, cover): needed when it is not 0."""
 
 
-ASSISTED = "bns:assist-attacker"
-"""The rule of the +1 an Assist Attacker gives (a modifier that uses the assistance up)."""
-
-
 class Modifier(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """A change to a pool that the rules make (a maneuver's -2, prone +2, an assist's +1)."""
 

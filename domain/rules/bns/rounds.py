@@ -23,7 +23,7 @@ from domain.events import (
     SceneEvent,
     TurnStarted,
 )
-from domain.pools import ASSISTED, Modifier
+from domain.pools import Modifier
 from domain.rules.bns.catalog import options
 from domain.rules.bns.combat import (
     ACTS,
@@ -36,7 +36,7 @@ from domain.rules.bns.combat import (
 )
 from domain.rules.bns.escape import escape, fails_escape
 from domain.rules.bns.maneuvers import check_maneuvers, paid
-from domain.rules.bns.state import kept
+from domain.rules.bns.state import ASSISTED, kept
 from domain.rules.bns.turn import BUDGET, awake, check_turn, holders, rated, released, spend, still_to_act, turn_of
 from domain.rules.catalog import BEATS, SIGNS
 from domain.state import Challenge, Character, Scene

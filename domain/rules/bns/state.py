@@ -20,8 +20,10 @@ from domain.events import (
     SceneEvent,
     TurnStarted,
 )
-from domain.pools import ASSISTED
 from domain.state import Aid, Character, CharacterSlot, RoundSlot, RoundState
+
+ASSISTED = "bns:assist-attacker"
+"""The rule of the +1 an Assist Attacker gives (a modifier that uses the assistance up)."""
 
 
 class BnsCharacter(CharacterSlot, frozen=True, gc=False, kw_only=True, omit_defaults=True):
