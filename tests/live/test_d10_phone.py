@@ -57,7 +57,11 @@ async def test_tens_on_the_console_and_two_phones(live: Running, tokens: dict[st
         await form.get_by_label("Attributes", exact=True).fill(attributes)
         await form.get_by_label("Skills", exact=True).fill(skills)
         await form.get_by_role("button", name="Add the character").click()
-        await expect(st.locator("#characters tr").filter(has_text=re.compile(f"^{name}"))).to_be_visible()
+        row = st.locator("#characters tr").filter(has_text=re.compile(f"^{name}"))
+        await expect(row).to_be_visible()
+        # the table's columns follow the sheet: its attributes and skills, no Traits left to count
+        await expect(row.locator("td[data-label=Attributes]")).to_have_text(attributes.replace(", ", " · "))
+        await expect(row.locator("td[data-label=Skills]")).to_have_text(skills)
 
     sam_link = await invite(st, "Sam")
     sam = await phone(browser, sam_link)

@@ -702,10 +702,10 @@ function npcDeclare(live, view, npcs, acting = null) {
 }
 
 /** Whether the ruleset's sheet rates attributes rather than counting Traits (its descriptor's
- * fields say: the table's columns follow them). */
+ * fields say, whatever way the attributes are written: the table's columns follow them). */
 function rated(view) {
-  const kinds = sheetFields(view).map((f) => f.kind);
-  return kinds.length ? kinds.includes("ratings") && !kinds.includes("traits") : stakesPools(view);
+  const names = sheetFields(view).map((f) => f.name);
+  return names.length ? names.includes("attributes") && !names.includes("traits") : stakesPools(view);
 }
 
 /** One character's row, hidden parts included, with its adjust form. */
