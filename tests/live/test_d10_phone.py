@@ -66,6 +66,11 @@ async def test_tens_on_the_console_and_two_phones(live: Running, tokens: dict[st
     sam_link = await invite(st, "Sam")
     sam = await phone(browser, sam_link)
     juan = await phone(browser, await invite(st, "Juan"))
+    # Tens rolls dice, but has no narrative rounds (kony's): the round's form does not offer one
+    await st_view(st, "round")
+    await expect(st.locator("#round").get_by_role("button", name="Start round 1")).to_be_visible()
+    await expect(st.locator("#round").get_by_label(re.compile("A new fight"))).to_be_visible()
+    await expect(st.locator("#round").get_by_label(re.compile("A narrative round"))).to_have_count(0)
 
     # Sam declares on his phone: the category (its attribute), the target, one skill; a pool, no bid
     declare = sam.locator("#declare")
@@ -74,11 +79,14 @@ async def test_tens_on_the_console_and_two_phones(live: Running, tokens: dict[st
         await expect(declare.get_by_label(label, exact=True)).to_have_count(0)
     await expect(declare.get_by_label("Kind", exact=True).locator("option[value=simple]")).to_have_count(0)
     await expect(declare.get_by_text("More: kind, power")).to_be_visible()
+    await expect(declare.locator(".pool-preview")).to_contain_text("Physical 3 = 3")  # its attribute alone
+    # a skill tapped on the sheet starts the challenge with it
+    await sam.locator("#me").get_by_role("button", name="Challenge with Brawl 2").click()
+    await expect(declare.get_by_label("Skill", exact=True)).to_have_value("Brawl")
     await declare.get_by_label("Target", exact=True).select_option(label="Juan")
     await declare.get_by_label("Category", exact=True).select_option("mental")
-    await expect(declare.locator(".pool-preview")).to_contain_text("Mental 2 = 2")  # its attribute alone
+    await expect(declare.locator(".pool-preview")).to_contain_text("Mental 2 + Brawl 2 = 4")
     await declare.get_by_label("Category", exact=True).select_option("physical")
-    await declare.get_by_label("Skill", exact=True).fill("Brawl")
     await expect(declare.locator(".pool-preview")).to_contain_text("Physical 3 + Brawl 2 = 5")
     await declare.get_by_label("How much").fill("2")
     await declare.get_by_label("Victory condition").fill("I knock the wind out of him")
