@@ -44,6 +44,11 @@ class RulesView(msgspec.Struct, frozen=True, omit_defaults=True):
     """The flags a declaration may carry."""
     die: DieView | None = None
     """The die rolled (dice rulesets); none where signs are thrown."""
+    stakes: str | None = None
+    """Where a die is rolled (``family`` reads ``dice``): what a side puts in, ``traits`` (bids)
+    or ``pools`` (test pools). Left out otherwise: ``family`` says it."""
+    narrative: bool = False
+    """A round may be narrative (``start_round`` with ``narrative``)."""
 
 
 class OptionView(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -70,6 +75,11 @@ class RulesetView(msgspec.Struct, frozen=True, omit_defaults=True):
     """Its own options (the common ones every ruleset has are not listed)."""
     sheet: list[SheetField] = []
     """The sheet's fields it plays, in the form's order."""
+    pool_parts: list[str] = []
+    """The parts of a test pool a challenger names (``PoolSpec`` fields): the declare form asks
+    for these and no others."""
+    answer_parts: list[str] = []
+    """The parts of a defence pool a defender names (``PoolSpec`` fields)."""
 
 
 def _die(rules: Ruleset) -> DieView | None:
@@ -89,6 +99,8 @@ def rules_view(ruleset: str) -> RulesView:
         blood=rules.has_blood,
         flags=list(rules.flags),
         die=_die(rules),
+        stakes=rules.stakes if rules.family == "dice" else None,
+        narrative=rules.has_narrative,
     )
 
 
@@ -123,6 +135,8 @@ def ruleset_view(name: str) -> RulesetView:
         rules=rules_view(name),
         options=_options(rules),
         sheet=list(rules.sheet_fields),
+        pool_parts=list(rules.pool_parts),
+        answer_parts=list(rules.answer_parts),
     )
 
 

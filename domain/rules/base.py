@@ -238,6 +238,17 @@ class Ruleset(ABC):
         """The three together, as the pages first knew them: ``traits``, ``pools`` or ``dice``."""
         return "dice" if self.die is not None else self.stakes
 
+    pool_parts: ClassVar[tuple[str, ...]] = ()
+    """The parts of a test pool (``PoolSpec`` fields) a challenger names as it declares: the pages
+    ask for these and no others (``attack``, ``attribute``, ``skill``, ``weapon``, ``wildcard``)."""
+
+    answer_parts: ClassVar[tuple[str, ...]] = ()
+    """The parts of a defence pool (``PoolSpec`` fields) a defender names as it answers (``defense``,
+    ``skill``, ``wildcard``)."""
+
+    has_narrative: ClassVar[bool] = False
+    """Whether a round may be narrative (``start_round`` with ``narrative``: kony)."""
+
     flags: ClassVar[tuple[str, ...]] = ()
     """The flags a declaration may carry (``surprise``, ``ranged``, ``unseen`` …)."""
 

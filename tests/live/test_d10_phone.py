@@ -1,7 +1,9 @@
 """Tens (tests/rulesets/d10/), the ruleset kept in the tests, on the pages (Playwright driving
 Debian's Chromium against a real server on loopback): the console's new-scene form offers its one
 option from /rulesets.json, its sheet form asks for its own fields, and on two phones a challenge
-is answered with a defence and rolled with a dice form of d10s, the successes marked from the die."""
+is declared with the parts of a pool Tens asks for (category, target, skill: no bid, no attack kind,
+weapon or wild card), answered with a defence and a skill, and rolled with a dice form of d10s, the
+successes marked from the die."""
 
 from __future__ import annotations
 
@@ -16,8 +18,6 @@ from tests.live.test_web import browser, invite, phone, st_view
 
 pytestmark = pytest.mark.anyio
 __all__ = ["browser"]  # the fixture, from the other browser tests
-
-PUNCH = {"kind": "damage", "amount": 2, "type": "bashing"}
 
 
 async def test_tens_on_the_console_and_two_phones(live: Running, tokens: dict[str, str], browser: Browser) -> None:
@@ -57,21 +57,48 @@ async def test_tens_on_the_console_and_two_phones(live: Running, tokens: dict[st
         await form.get_by_label("Attributes", exact=True).fill(attributes)
         await form.get_by_label("Skills", exact=True).fill(skills)
         await form.get_by_role("button", name="Add the character").click()
-        await expect(st.locator("#characters tr").filter(has_text=re.compile(f"^{name}"))).to_be_visible()
+        row = st.locator("#characters tr").filter(has_text=re.compile(f"^{name}"))
+        await expect(row).to_be_visible()
+        # the table's columns follow the sheet: its attributes and skills, no Traits left to count
+        await expect(row.locator("td[data-label=Attributes]")).to_have_text(attributes.replace(", ", " · "))
+        await expect(row.locator("td[data-label=Skills]")).to_have_text(skills)
 
     sam_link = await invite(st, "Sam")
     sam = await phone(browser, sam_link)
     juan = await phone(browser, await invite(st, "Juan"))
-    async with Client(live.url, sam_link.split("#token=")[1]) as sam_client:
-        declared = await sam_client.send(
-            {"type": "declare", "challenge": "c", "kind": "contested", "targets": ["juan"], "category": "physical",
-             "pool": {"skill": "Brawl"}, "victory": "I knock the wind out of him", "effect": PUNCH}
-        )  # fmt: skip
-        assert declared["ok"], declared
+    # Tens rolls dice, but has no narrative rounds (kony's): the round's form does not offer one
+    await st_view(st, "round")
+    await expect(st.locator("#round").get_by_role("button", name="Start round 1")).to_be_visible()
+    await expect(st.locator("#round").get_by_label(re.compile("A new fight"))).to_be_visible()
+    await expect(st.locator("#round").get_by_label(re.compile("A narrative round"))).to_have_count(0)
 
-    # Juan defends on his phone with the pool the server offers
+    # Sam declares on his phone: the category (its attribute), the target, one skill; a pool, no bid
+    declare = sam.locator("#declare")
+    await expect(declare.get_by_label("Category", exact=True)).to_be_visible()
+    for label in ("Trait to bid", "Attack", "Weapon", "Attribute", "Wild card (+/-)"):
+        await expect(declare.get_by_label(label, exact=True)).to_have_count(0)
+    await expect(declare.get_by_label("Kind", exact=True).locator("option[value=simple]")).to_have_count(0)
+    await expect(declare.get_by_text("More: kind, power")).to_be_visible()
+    await expect(declare.locator(".pool-preview")).to_contain_text("Physical 3 = 3")  # its attribute alone
+    # a skill tapped on the sheet starts the challenge with it
+    await sam.locator("#me").get_by_role("button", name="Challenge with Brawl 2").click()
+    await expect(declare.get_by_label("Skill", exact=True)).to_have_value("Brawl")
+    await declare.get_by_label("Target", exact=True).select_option(label="Juan")
+    await declare.get_by_label("Category", exact=True).select_option("mental")
+    await expect(declare.locator(".pool-preview")).to_contain_text("Mental 2 + Brawl 2 = 4")
+    await declare.get_by_label("Category", exact=True).select_option("physical")
+    await expect(declare.locator(".pool-preview")).to_contain_text("Physical 3 + Brawl 2 = 5")
+    await declare.get_by_label("How much").fill("2")
+    await declare.get_by_label("Victory condition").fill("I knock the wind out of him")
+    await declare.get_by_role("button", name="Declare", exact=True).click()
+    await expect(sam.locator(".toast")).to_have_text("Declared.")
+
+    # Juan defends on his phone with the pool the server offers, and a skill of his added to it
     juan_card = juan.locator("#challenges article").filter(has_text="Sam challenges you")
     await expect(juan_card.locator("fieldset.defenses")).to_contain_text("Physical 2")
+    await expect(juan_card.get_by_label("Wild card (+/-)", exact=True)).to_have_count(0)
+    await juan_card.get_by_label("Skill", exact=True).fill("Dodge")
+    await expect(juan_card.locator(".pool-preview")).to_contain_text("Physical 2 + Dodge 1 = 3")
     await juan_card.get_by_role("button", name="Defend", exact=True).click()
 
     # the dice form: d10s, as many as the pool
@@ -81,16 +108,17 @@ async def test_tens_on_the_console_and_two_phones(live: Running, tokens: dict[st
     await expect(card).to_contain_text("Physical 3 + Brawl 2 = 5 d10")
     await roll.click()
     await expect(juan_card).to_contain_text("Sam has rolled (sealed)")
-    await juan_card.get_by_role("button", name="Roll 2 d10s", exact=True).click()
+    await juan_card.get_by_role("button", name="Roll 3 d10s", exact=True).click()
 
     for page, line in ((sam, "You challenge Juan"), (juan, "Sam challenges you")):
         shown = page.locator("#challenges article").filter(has_text=line).locator(".dice-shown").first
-        await expect(shown.locator(".die")).to_have_count(7)  # both sides' dice
+        await expect(shown.locator(".die")).to_have_count(8)  # both sides' dice
         faces = [int(t) for t in await shown.locator(".die .face").all_inner_texts()]
         marked = [int(t) for t in await shown.locator(".die.success .face").all_inner_texts()]
         assert sorted(marked) == sorted(f for f in faces if f >= 8)  # 8, 9 and 10: the die's successes
         await expect(shown).to_contain_text("8 is a success, 9 is a success, 10 is a success")
     async with Client(live.url, token) as st_client:
         await st_client.subscribe()
-        outcome = st_client.view["challenges"]["c"]["outcome"]
-    assert outcome["rule"].startswith("d10:")
+        (challenge,) = st_client.view["challenges"].values()
+    assert challenge["effect"] == {"kind": "damage", "amount": 2, "type": "bashing"}
+    assert challenge["outcome"]["rule"].startswith("d10:")

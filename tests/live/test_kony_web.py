@@ -403,3 +403,25 @@ async def test_the_dice_and_sheet_forms_follow_the_descriptor(
     await expect(entry).to_have_count(1)
     assert [await entry.evaluate(valid, v) for v in ("6", "1 5", "7", "")] == [True, True, False, False]
     await expect(st.get_by_text("1 d6 to enter")).to_have_count(1)
+
+
+async def test_the_round_form_offers_a_narrative_round(live: Running, tokens: dict[str, str], browser: Browser) -> None:
+    """kony's rounds may be narrative (its descriptor says ``narrative``): the console's round form
+    offers one, and a round started with it ticked is narrative."""
+    async with Client(live.url, tokens["st"]) as st_client:
+        opened = await st_client.request(
+            {"type": "create_scene", "ruleset": "kony", "title": "Narrative", "scene": "kony4"}, "scene_created"
+        )
+    async with Client(live.url, opened["token"]) as st_client:
+        for character in (SAM, RAT):
+            assert (await st_client.send({"type": "add_character", "character": character}))["ok"]
+    st = await phone(browser, f"{live.web}/st#token={opened['token']}")
+    await st_view(st, "round")
+    narrative = st.locator("#round").get_by_label("A narrative round", exact=False)
+    await expect(narrative).to_be_visible()
+    await narrative.check()
+    await st.locator("#round").get_by_role("button", name="Start round 1").click()
+    await expect(st.locator("#round")).to_contain_text("(narrative)")
+    async with Client(live.url, opened["token"]) as st_client:
+        await st_client.subscribe()
+        assert st_client.view["round"]["narrative"] is True

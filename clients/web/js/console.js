@@ -43,6 +43,7 @@ import {
   rulesetTable,
   sheetFields,
   sourceLabel,
+  stakesPools,
   timeline,
   title,
 } from "./words.js";
@@ -701,10 +702,10 @@ function npcDeclare(live, view, npcs, acting = null) {
 }
 
 /** Whether the ruleset's sheet rates attributes rather than counting Traits (its descriptor's
- * fields say: the table's columns follow them). */
+ * fields say, whatever way the attributes are written: the table's columns follow them). */
 function rated(view) {
-  const kinds = sheetFields(view).map((f) => f.kind);
-  return kinds.length ? kinds.includes("ratings") && !kinds.includes("traits") : view.rules?.family === "pools";
+  const names = sheetFields(view).map((f) => f.name);
+  return names.length ? names.includes("attributes") && !names.includes("traits") : stakesPools(view);
 }
 
 /** One character's row, hidden parts included, with its adjust form. */
@@ -1144,7 +1145,7 @@ function failEscape(live, c) {
 /** Start the next round: a new fight or not, and Rage rounds by character (optional). */
 function startRound(view, r, send, out) {
   const newFight = h("input", { type: "checkbox", name: "new_fight" });
-  const narrative = view.rules?.family === "dice" && h("input", { type: "checkbox", name: "narrative" });
+  const narrative = Boolean(view.rules?.narrative) && h("input", { type: "checkbox", name: "narrative" });
   const present = Object.values(view.characters).filter((c) => c.present);
   const rage = present.map((c) => [
     c.id,
@@ -1330,7 +1331,7 @@ function stControls(live, view, ch) {
       signs(w).map((s) => [s, SIGN_LABELS[s]]),
     ),
   );
-  const dice = view.rules?.family === "dice";
+  const dice = Boolean(dieOf(view));
   // as record_test accepts it: both have bid, no Trait is owed, and no sealed throw is in yet
   const ready = ["bidding", "throwing"].includes(ch.status) && Object.keys(ch.owed || {}).length === 0;
   const recordable = ready && (dice || (ch.thrown || []).length === 0);

@@ -4,7 +4,7 @@
 // is read from `view.rules`, never from its name.
 import { field, fill, h, select, uid } from "./dom.js";
 import { newId } from "./live.js";
-import { CATEGORIES, describePool, nameOf, refusal, title } from "./words.js";
+import { CATEGORIES, describePool, nameOf, poolParts, refusal, stakesPools, title } from "./words.js";
 
 const FLAGS = {
   surprise: "Surprise (they did not see it coming)",
@@ -66,7 +66,7 @@ export function forgetDeclared(who) {
  * fills it from an entry of the sheet tapped: `{category, bid}` (a Trait), `{skill}`, `{power}`. */
 export function declareForm(live, view, who, { forCharacter = false, preset = null, short = false } = {}) {
   const c = view.characters[who];
-  const pools = view.rules?.family === "pools";
+  const pools = stakesPools(view);
   const out = h("div", { class: "outcome", dataset: { declare: who } }, ...(said.get(who)?.() || []));
   const kinds = [
     ["contested", "Against someone"],
@@ -116,6 +116,7 @@ export function declareForm(live, view, who, { forCharacter = false, preset = nu
     forCharacter,
     () => fight.fields().maneuver,
     () => effect.categoryChanged(),
+    category,
   );
   if (preset?.category && !pools) category.value = preset.category;
   offerCategories();
@@ -178,7 +179,15 @@ export function declareForm(live, view, who, { forCharacter = false, preset = nu
     field("Difficulty (static)", difficulty),
     flags.map(([flag, box]) => h("label", { class: "check" }, box, ` ${FLAGS[flag]}`)),
   ];
-  const moreWords = tucked ? "More: kind, range, attribute, wild card, power" : "More: power, difficulty";
+  const parts = poolParts(view);
+  const tuckedWords = [
+    "kind",
+    view.rules?.flags?.includes("range") && "range",
+    parts.includes("attribute") && "attribute",
+    parts.includes("wildcard") && "wild card",
+    "power",
+  ];
+  const moreWords = tucked ? `More: ${tuckedWords.filter(Boolean).join(", ")}` : "More: power, difficulty";
   return h(
     "form",
     {
@@ -365,10 +374,13 @@ export function effectFields() {
   return { controls: [field("Effect", kind), field("Damage", amount), field("Damage type", damageType)], value };
 }
 
-/** An attack pool's controls, and the pool as the server computes it, shown as they change. */
-function attackFields(live, view, who, forCharacter, maneuver = () => undefined, attackChanged = () => {}) {
+/** An attack pool's controls, and the pool as the server computes it, shown as they change: the
+ * parts the ruleset has a challenger name (`poolParts`), no others. Where no kind of attack names
+ * the category, `category` (the form's select) does. */
+function attackFields(live, view, who, forCharacter, maneuver = () => undefined, attackChanged = () => {}, category) {
   const sheet = view.characters[who]?.sheet || {};
-  const kind = select("attack", ATTACKS);
+  const parts = new Set(poolParts(view));
+  const kind = parts.has("attack") ? select("attack", ATTACKS) : null;
   const attribute = select("attribute", [
     ["", "The attack's own"],
     ...Object.keys(sheet.attributes || {}).map((a) => [a, title(a)]),
@@ -384,14 +396,16 @@ function attackFields(live, view, who, forCharacter, maneuver = () => undefined,
   const why = h("input", { name: "why", autocomplete: "off", placeholder: "shotgun" });
   const shown = h("p", { class: "pool-preview", role: "status", "aria-live": "polite" }, "");
   const spec = () => {
-    const pool = { attack: kind.value };
-    if (attribute.value) pool.attribute = attribute.value;
-    if (skill.value.trim()) pool.skill = skill.value.trim().toLowerCase();
-    if (weapon.value) pool.weapon = weapon.value;
-    if (Number(wildcard.value)) Object.assign(pool, { wildcard: Number(wildcard.value), why: why.value.trim() });
+    const pool = kind ? { attack: kind.value } : {};
+    if (parts.has("attribute") && attribute.value) pool.attribute = attribute.value;
+    if (parts.has("skill") && skill.value.trim()) pool.skill = skill.value.trim().toLowerCase();
+    if (parts.has("weapon") && weapon.value) pool.weapon = weapon.value;
+    if (parts.has("wildcard") && Number(wildcard.value))
+      Object.assign(pool, { wildcard: Number(wildcard.value), why: why.value.trim() });
     return pool;
   };
-  const fields = () => ({ pool: spec(), category: ATTACK_CATEGORY[kind.value] || "physical" });
+  const categoryOf = () => (kind ? ATTACK_CATEGORY[kind.value] || "physical" : category.value);
+  const fields = () => ({ pool: spec(), category: categoryOf() });
   let asked = 0;
   const preview = async () => {
     const mine = ++asked;
@@ -412,28 +426,33 @@ function attackFields(live, view, who, forCharacter, maneuver = () => undefined,
     clearTimeout(timer);
     timer = setTimeout(preview, 150);
   };
-  for (const control of [kind, attribute, skill, weapon, wildcard, why]) {
+  for (const control of [kind || category, attribute, skill, weapon, wildcard, why]) {
     control.addEventListener("input", changed);
     control.addEventListener("change", changed);
   }
-  kind.addEventListener("change", attackChanged); // a Mental or Social attack: narrative to start with
+  kind?.addEventListener("change", attackChanged); // a Mental or Social attack: narrative to start with
   setTimeout(preview, 0);
   const armed = (sheet.weapons || []).length > 0; // no weapon on the sheet: nothing to choose
   const main = [
-    field("Attack", kind),
-    field("Skill", skill, "The attack's own unless you name one (Mental and Social attacks name theirs)"),
-    h(
-      "datalist",
-      { id: listId },
-      skills.map((s) => h("option", { value: s })),
-    ),
-    armed && field("Weapon", weapon),
+    kind ? field("Attack", kind) : field("Category", category, "Its attribute is in the pool"),
+    parts.has("skill") &&
+      field(
+        "Skill",
+        skill,
+        kind ? "The attack's own unless you name one (Mental and Social attacks name theirs)" : "One of your skills",
+      ),
+    parts.has("skill") &&
+      h(
+        "datalist",
+        { id: listId },
+        skills.map((s) => h("option", { value: s })),
+      ),
+    parts.has("weapon") && armed && field("Weapon", weapon),
     shown,
   ];
   const more = [
-    field("Attribute", attribute, "Dexterity for a close attack needs Fighting Finesse"),
-    field("Wild card (+/-)", wildcard),
-    field("Why the wild card", why),
+    parts.has("attribute") && field("Attribute", attribute, "Dexterity for a close attack needs Fighting Finesse"),
+    parts.has("wildcard") && [field("Wild card (+/-)", wildcard), field("Why the wild card", why)],
   ];
   const useSkill = (name) => {
     skill.value = name;

@@ -5,6 +5,7 @@ import { effectFields } from "./declare.js";
 import { field, h, select, uid } from "./dom.js";
 import {
   SIGN_LABELS,
+  answerParts,
   describePool,
   diceCount,
   dieOf,
@@ -52,7 +53,14 @@ export function movesPanel(live, view, ch, who, moves, { forCharacter = false } 
     );
   }
   if (verbs.has("roll")) parts.push(rollForm(moves, dieOf(view), forCharacter, act));
-  if (defending) parts.push(defenseForm(moves, verbs.has("relent"), act));
+  if (defending)
+    parts.push(
+      defenseForm(moves, verbs.has("relent"), act, {
+        parts: answerParts(view),
+        skills: Object.keys(view.characters[who]?.sheet?.skills || {}),
+        ask: poolAsker(live, ch, who, forCharacter),
+      }),
+    );
   else if (verbs.has("bid") || verbs.has("join"))
     parts.push(
       bidForm(moves, verbs.has("join"), moves.effect, (fields) => act(verbs.has("join") ? "join" : "bid", fields)),
@@ -319,9 +327,22 @@ function bidForm(moves, joining, withEffect, send) {
   );
 }
 
+/** What the server makes of a defence `who` would answer `ch` with (the `pool` request): the
+ * pool, or the refusal. */
+function poolAsker(live, ch, who, forCharacter) {
+  return (pool) =>
+    live.request(
+      { type: "pool", pool, challenge: ch.id, category: ch.category, ...(forCharacter ? { character: who } : {}) },
+      "pool",
+    );
+}
+
 /** Answer with a defence pool (pool rulesets): each defence the rules allow, with its parts and
- * total; a wild card with its reason; or relent, naming the defence that grades the relent. */
-function defenseForm(moves, relent, act) {
+ * total; the parts the ruleset lets a defender add (`answerParts`: a skill, a wild card with its
+ * reason), the pool they make shown as they change; or relent, naming the defence that grades the
+ * relent. */
+function defenseForm(moves, relent, act, { parts: answering, skills: known, ask }) {
+  const parts = new Set(answering);
   const group = uid("defense");
   const choices = Object.entries(moves.defenses).map(([kind, pool], i) =>
     h(
@@ -335,17 +356,43 @@ function defenseForm(moves, relent, act) {
   const wildcard = h("input", { type: "number", name: "wildcard", min: -20, max: 20, value: 0, inputmode: "numeric" });
   const why = h("input", { name: "why", autocomplete: "off", placeholder: "cover" });
   const victory = h("input", { name: "victory", autocomplete: "off", placeholder: "I dive behind the pews" });
+  const skill = h("input", { name: "skill", autocomplete: "off", list: uid("skills") });
+  const skills = h(
+    "datalist",
+    { id: skill.getAttribute("list") },
+    known.map((s) => h("option", { value: s })),
+  );
+  const shown = h("p", { class: "pool-preview", role: "status", "aria-live": "polite" }, "");
   const spec = (form) => {
     const pool = { defense: form.querySelector(`input[name="${group}"]:checked`).value };
-    if (Number(wildcard.value)) Object.assign(pool, { wildcard: Number(wildcard.value), why: why.value.trim() });
+    if (parts.has("skill") && skill.value.trim()) pool.skill = skill.value.trim();
+    if (parts.has("wildcard") && Number(wildcard.value))
+      Object.assign(pool, { wildcard: Number(wildcard.value), why: why.value.trim() });
     return pool;
+  };
+  let asked = 0;
+  const preview = async (form) => {
+    const mine = ++asked;
+    const reply = await ask(spec(form));
+    if (mine !== asked) return; // a later change asked again
+    if (reply.pool) shown.replaceChildren("Your pool: ", h("strong", {}, describePool(reply.pool)));
+    else shown.replaceChildren(refusal(reply.error || reply));
   };
   return h(
     "form",
-    { class: "bid", onsubmit: (e) => act("bid", { pool: spec(e.currentTarget), victory: victory.value.trim() })(e) },
+    {
+      class: "bid",
+      onsubmit: (e) => act("bid", { pool: spec(e.currentTarget), victory: victory.value.trim() })(e),
+      // a part added to the defence: the pool it makes, as the server computes it
+      oninput: (e) => parts.has("skill") && e.target.name !== "victory" && preview(e.currentTarget),
+      onchange: (e) => parts.has("skill") && e.target.name !== "victory" && preview(e.currentTarget),
+    },
     h("fieldset", { class: "defenses" }, h("legend", {}, "Defend with"), choices),
-    field("Wild card (+/-)", wildcard, "Cover, a shield: the Storyteller may dispute it"),
-    field("Why the wild card", why),
+    parts.has("skill") && [field("Skill", skill, "One of your skills, added to the defence"), skills, shown],
+    parts.has("wildcard") && [
+      field("Wild card (+/-)", wildcard, "Cover, a shield: the Storyteller may dispute it"),
+      field("Why the wild card", why),
+    ],
     field("Your response (optional)", victory),
     h(
       "div",

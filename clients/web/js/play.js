@@ -29,7 +29,7 @@ import { confirmButton } from "./moves.js";
 import { bring, busy, confirmations, fighting, keepClear, pageTitle, quietSwitch, yourMove } from "./notice.js";
 import { carriedLine, lostWhere, sceneTitles } from "./night.js";
 import { disputeForm, ruledNotice } from "./ruling_notice.js";
-import { CATEGORIES, connection, grow, nameOf, refusal, rulesetName, timeline, title } from "./words.js";
+import { CATEGORIES, connection, grow, nameOf, refusal, rulesetName, rulesetTable, timeline, title } from "./words.js";
 
 const app = document.getElementById("app");
 const RECENT = 2; // resolved challenges still shown, newest first
@@ -43,7 +43,8 @@ if (!token) {
     h("a", { href: "/" }, "paste your invitation here"),
   );
 } else {
-  boot(new Live(token));
+  // the challenge forms ask for the parts of a pool the ruleset table names: it comes first
+  rulesetTable().then(() => boot(new Live(token)));
 }
 
 /** A scene's link draws the scene; a game night's follows its character (the first view says). */

@@ -3,7 +3,7 @@
 // ticks at the table: Willpower, blood, health by type of damage, armour, and the conditions now.
 import { h } from "./dom.js";
 import { markName } from "./turns.js";
-import { CATEGORIES, nameOf, title } from "./words.js";
+import { CATEGORIES, nameOf, stakesPools, title } from "./words.js";
 
 const DAMAGE = [
   ["aggravated", "A"],
@@ -19,7 +19,7 @@ export function sheetCard(view, who, { start = null, named = true } = {}) {
   const c = view.characters[who];
   if (!c) return h("p", {}, "Your character is not in the scene yet.");
   const sheet = c.sheet || {};
-  const pools = view.rules?.family === "pools"; // a challenge starts with a skill's test pool, not a bid
+  const pools = stakesPools(view); // a challenge starts with a skill's test pool, not a bid
   const rated = c.sheet ? !sheet.traits && Object.keys(sheet.attributes || {}).length > 0 : pools; // the sheet says which it holds
   return h(
     "section",

@@ -64,6 +64,29 @@ export function dieOf(view) {
   return view?.rules?.die || null;
 }
 
+/** Whether a side stakes a test pool (not a bid of Traits) in the scene's ruleset, whether or
+ * not it rolls dice (`dieOf` says that). */
+export function stakesPools(view) {
+  const rules = view?.rules;
+  return (rules?.stakes || rules?.family) === "pools";
+}
+
+/** What a page offers for a test pool when the ruleset table does not say: every part it knows. */
+const EVERY_PART = ["attack", "attribute", "skill", "weapon", "wildcard"];
+const EVERY_ANSWER = ["defense", "wildcard"];
+
+/** The parts of a test pool the scene's ruleset has a challenger name (`PoolSpec` fields:
+ * `attack`, `attribute`, `skill`, `weapon`, `wildcard`), from the ruleset table. */
+export function poolParts(view) {
+  return rulesetOf(view)?.pool_parts || EVERY_PART;
+}
+
+/** The parts of a defence pool the scene's ruleset has a defender name (`defense`, `skill`,
+ * `wildcard`), from the ruleset table. */
+export function answerParts(view) {
+  return rulesetOf(view)?.answer_parts || EVERY_ANSWER;
+}
+
 /** "d3": the scene's die in words ("die" where the view names none). */
 export function dieWord(die) {
   return die?.size ? `d${die.size}` : "die";
@@ -125,9 +148,9 @@ function awaiting(v, whos, verb, noun) {
 
 const WAITING = {
   awaiting_response: (v, ch) => awaiting(v, [defenderOf(ch)], "answer", "answer"),
-  bidding: (v, ch) => (v.rules?.family === "dice" ? WAITING.throwing(v, ch) : "both sides are in: throw"),
+  bidding: (v, ch) => (dieOf(v) ? WAITING.throwing(v, ch) : "both sides are in: throw"),
   throwing: (v, ch) => {
-    const dice = v.rules?.family === "dice";
+    const dice = Boolean(dieOf(v));
     const done = dice ? ch.rolled || [] : ch.thrown;
     const missing = [ch.challenger, defenderOf(ch)].filter((w) => w !== "st" && !done.includes(w));
     const verb = dice ? "roll" : "throw";

@@ -107,6 +107,8 @@ class Bns(Ruleset):
         return pool_problems(self, sheet) + power_problems(self, sheet)
 
     stakes = "pools"
+    pool_parts = ("attack", "attribute", "skill", "weapon", "wildcard")
+    answer_parts = ("defense", "wildcard")
     flags = ("unseen", "range", "maneuver", "surprise")
     has_rounds = True
     declares_actions = False

@@ -56,6 +56,7 @@ class Kony(Camarilla):
     title = "Kings of New York"
     summary = "three-sided dice"
     die = kony_dice.DIE
+    has_narrative = True
     rules = texts.RULES
     books: ClassVar[Mapping[str, str]] = {texts.KONY_DOC: "Kings of New York, Combat"}
     options = KonyOptions

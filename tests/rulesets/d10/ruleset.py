@@ -57,6 +57,9 @@ class D10(Ruleset):
     }
     die = Die(size=10, faces=((8, "a success"), (9, "a success"), (10, "a success")), successes=(8, 9, 10))
     stakes: ClassVar[Literal["traits", "pools"]] = "pools"
+    pool_parts = ("skill",)
+    """The attribute is the challenge's category's (d10:pool): a challenger names one skill."""
+    answer_parts = ("defense", "skill")
     sheet_fields = (
         SheetField(name="health", label="Health levels", default=7),
         SheetField(name="attributes", label="Attributes", kind="named", default=2, hint="Physical, Social, Mental"),
