@@ -139,9 +139,9 @@ class Change:
     def round_slot_after(self, r: RoundState, before: RoundState, e: SceneEvent, seq: int) -> Any:
         """``r.slot`` after the shared event ``e`` (to set with the round's other fields at once)."""
         kind = self.kinds()[1]
-        if kind is None:
+        if kind is None or type(e) not in kind.EVENTS:
             return r.slot
-        return (r.slot if r.slot is not None else kind()).evolved(before, e, seq)
+        return (r.slot if r.slot is not None else _blank(kind)).evolved(before, e, seq)
 
     def kinds(self) -> tuple[type[CharacterSlot] | None, type[RoundSlot] | None]:
         """The slot types of the scene's ruleset (none where this server lacks it)."""
@@ -170,13 +170,24 @@ def slot_after(c: Character, kind: type[CharacterSlot] | None, e: SceneEvent) ->
     """``c.slot`` after the shared event ``e`` (``kind``: its ruleset's slot type); still None while
     the event leaves a slot it did not have at its defaults."""
     slot = c.slot
-    if kind is None:
+    if kind is None or type(e) not in kind.EVENTS:
         return slot
     if slot is not None:
         return slot.evolved(c.sheet.id, e)
-    slot = kind()
+    slot = _blank(kind)
     after = slot.evolved(c.sheet.id, e)
     return None if after == slot else after
+
+
+_BLANKS: dict[type, Any] = {}
+
+
+def _blank(kind: type[CharacterSlot] | type[RoundSlot]) -> Any:
+    """A slot of ``kind`` at its defaults (one, shared: slots are frozen)."""
+    blank = _BLANKS.get(kind)
+    if blank is None:
+        blank = _BLANKS[kind] = kind()
+    return blank
 
 
 def names(*texts: str) -> tuple[str, ...]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any, Literal, Self, TypeVar
+from typing import Any, ClassVar, Literal, Self, TypeVar
 
 import immutables
 import msgspec
@@ -96,7 +96,11 @@ class CharacterSlot(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_de
     in the ruleset's package): only that ruleset reads and writes it, through its own events.
 
     A shared event that also changes the slot (a round or turn starting, a round ending, a fair
-    escape) is handed to ``evolved`` after the shared reducer has done its part."""
+    escape) is handed to ``evolved`` after the shared reducer has done its part: only those of the
+    types in ``EVENTS``, so that the many others cost it nothing."""
+
+    EVENTS: ClassVar[frozenset[type]] = frozenset()
+    """The shared events ``evolved`` changes the slot on."""
 
     def evolved(self, who: str, e: SceneEvent) -> Self:
         """The slot of the character ``who`` after the shared event ``e`` (by default: as it was)."""
@@ -106,7 +110,10 @@ class CharacterSlot(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_de
 class RoundSlot(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """What a ruleset keeps on the round under way (``Ruleset.round_state``): made afresh when a round
     starts (the ``round_started`` event is handed to ``evolved`` of a new one), then changed by the
-    ruleset's own events and by ``evolved``."""
+    ruleset's own events and by ``evolved`` (the shared events of the types in ``EVENTS`` only)."""
+
+    EVENTS: ClassVar[frozenset[type]] = frozenset()
+    """The shared events ``evolved`` changes the slot on."""
 
     def evolved(self, before: RoundState, e: SceneEvent, seq: int) -> Self:
         """The slot after the shared event ``e`` at ``seq``; ``before`` is the round as it stood before

@@ -5,7 +5,7 @@ and the shared ones handed to ``evolved``."""
 
 from __future__ import annotations
 
-from typing import Self
+from typing import ClassVar, Self
 
 import msgspec
 from msgspec.structs import replace
@@ -27,6 +27,10 @@ ASSISTED = "bns:assist-attacker"
 
 
 class BnsCharacter(CharacterSlot, frozen=True, gc=False, kw_only=True, omit_defaults=True):
+    EVENTS: ClassVar[frozenset[type]] = frozenset(
+        {RoundStarted, TurnStarted, RoundEnded, FairEscapeSucceeded, ChallengeDeclared}
+    )
+
     budget: dict[str, int] = msgspec.field(default_factory=dict)
     """Actions left this round by kind, ``{"standard": 1, "simple": 1}`` (empty outside rounds)."""
     rage: int = 0
@@ -63,6 +67,10 @@ class BnsCharacter(CharacterSlot, frozen=True, gc=False, kw_only=True, omit_defa
 
 
 class BnsRound(RoundSlot, frozen=True, gc=False, kw_only=True, omit_defaults=True):
+    EVENTS: ClassVar[frozenset[type]] = frozenset(
+        {InitiativeSet, TurnStarted, RoundEnded, FairEscapeSucceeded, FairEscapeFailed}
+    )
+
     escape_window: str | None = None
     """Whose fair escape is open to intents to attack, until that character's turn ends."""
     phase_seq: int = 0

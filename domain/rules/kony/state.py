@@ -5,7 +5,7 @@ and writes them, through its own events (``domain.rules.kony.evolve``) and the s
 
 from __future__ import annotations
 
-from typing import Self
+from typing import ClassVar, Self
 
 import msgspec
 from msgspec.structs import replace
@@ -16,6 +16,10 @@ from domain.state import Character, CharacterSlot, RoundSlot, RoundState
 
 
 class KonyCharacter(CharacterSlot, frozen=True, gc=False, kw_only=True, omit_defaults=True):
+    EVENTS: ClassVar[frozenset[type]] = frozenset(
+        {RoundStarted, ArmorDamaged, ArmorRestored, CharacterAdjusted, CarriedCorrected}
+    )
+
     down_traits: int = 0
     """Trait penalties the ST set (kony:environment, kony:down-traits)."""
     armor_lost: int = 0
@@ -46,6 +50,8 @@ class KonyCharacter(CharacterSlot, frozen=True, gc=False, kw_only=True, omit_def
 
 
 class KonyRound(RoundSlot, frozen=True, gc=False, kw_only=True, omit_defaults=True):
+    EVENTS: ClassVar[frozenset[type]] = frozenset({RoundStarted})
+
     narrative: bool = False
     """A narrative round (kony:narrative)."""
     normal_over: bool = False
