@@ -6,7 +6,7 @@ replacing one entry costs O(log n) and a 100,000-event scene folds in linear tim
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, ClassVar, Literal, Self, TypeVar
 
@@ -138,6 +138,15 @@ def slot_fields(table: dict[str, Any], kind: type[msgspec.Struct]) -> None:
         table.setdefault(f.name, default)
 
 
+def _every(slot: object, table: dict[str, Any]) -> Mapping[str, Any]:
+    """Every slot field of every registered ruleset: ``slot``'s own values over the defaults (a
+    reader of many fields takes them in one go, where each read through ``__getattr__`` would first
+    fail the plain lookup)."""
+    if slot is None:
+        return table
+    return table | msgspec.structs.asdict(slot)  # type: ignore[arg-type]
+
+
 def _forwarded(owner: object, slot: object, name: str, table: dict[str, Any]) -> Any:
     """``owner.name`` read through its slot: the slot's field, or its default where the slot has no
     such field or there is no slot (a slot's fields alone: never its methods)."""
@@ -179,6 +188,10 @@ class Character(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaul
 
     def __getattr__(self, name: str) -> Any:
         return _forwarded(self, self.slot, name, CHARACTER_SLOT_FIELDS)
+
+    def kept(self) -> Mapping[str, Any]:
+        """Every field its ruleset keeps on it (and every other ruleset's, at its default), by name."""
+        return _every(self.slot, CHARACTER_SLOT_FIELDS)
 
     @classmethod
     def from_sheet(cls, sheet: Sheet, seq: int) -> Character:
@@ -561,6 +574,10 @@ class RoundState(msgspec.Struct, frozen=True, gc=False, kw_only=True):
 
     def __getattr__(self, name: str) -> Any:
         return _forwarded(self, self.slot, name, ROUND_SLOT_FIELDS)
+
+    def kept(self) -> Mapping[str, Any]:
+        """Every field its ruleset keeps on the round (and every other ruleset's, at its default)."""
+        return _every(self.slot, ROUND_SLOT_FIELDS)
 
     @property
     def key(self) -> int:

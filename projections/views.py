@@ -245,6 +245,7 @@ def character_view(
         escape_held_by=list(held.escape_held_by) if held.escape_held_by else NONE,
         marks=list(held.marks) if held.marks else NONE,
     )
+    k = c.kept()
     public = CharacterView(
         id=c.id,
         name=c.name,
@@ -252,12 +253,12 @@ def character_view(
         present=c.present,
         conditions=conditions,
         actions_left=c.actions_left,
-        actions=dict(c.budget) if c.budget else None,
-        rage=c.rage or None,
-        aids=list(c.aids) if c.aids else None,
+        actions=dict(k["budget"]) if k["budget"] else None,
+        rage=k["rage"] or None,
+        aids=list(k["aids"]) if k["aids"] else None,
         action=c.action,
-        turn_done=c.turn_done if c.actions_left is not None or c.budget else None,
-        expended=c.expended or None,
+        turn_done=c.turn_done if c.actions_left is not None or k["budget"] else None,
+        expended=k["expended"] or None,
     )
     if not knows(viewer, c.id):
         return public
@@ -276,11 +277,11 @@ def character_view(
             "aggravated": c.wounds.aggravated,
         },
         blood=c.sheet.blood - c.blood_spent if c.sheet.blood else None,
-        free_used=list(c.free_used) or None,
+        free_used=list(k["free_used"]) or None,
         maneuvers=offers or None,
-        maneuver_round=c.maneuver_round or None,
-        armor=c.sheet.armor - c.armor_lost if c.sheet.armor else None,
-        down_traits=c.down_traits or None,
+        maneuver_round=k["maneuver_round"] or None,
+        armor=c.sheet.armor - k["armor_lost"] if c.sheet.armor else None,
+        down_traits=k["down_traits"] or None,
         round_moves=round_offers,
         sheet=c.sheet if viewer == NARRATOR else msgspec.structs.replace(c.sheet, notes=""),
     )
@@ -457,6 +458,7 @@ def touched(events: Iterable[object]) -> tuple[list[str] | None, list[str]]:
 def round_view(r: RoundState | None) -> RoundView | None:
     if r is None:
         return None
+    k = r.kept()
     return RoundView(
         number=r.number,
         first=r.first,
@@ -466,9 +468,9 @@ def round_view(r: RoundState | None) -> RoundView | None:
         turn=list(r.turn),
         turn_phase=r.turn_phase,
         extra=r.extra,
-        escape_window=r.escape_window,
-        narrative=r.narrative,
-        normal_over=r.normal_over,
+        escape_window=k["escape_window"],
+        narrative=k["narrative"],
+        normal_over=k["normal_over"],
         ordered=[list(group) for group in r.ordered],
     )
 
