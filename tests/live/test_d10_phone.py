@@ -14,7 +14,7 @@ from playwright.async_api import Browser, expect
 
 from clients.client import Client
 from server.app import Running
-from tests.live.test_web import browser, invite, phone, st_view
+from tests.live.test_web import browser, invite, phone, shot, st_view
 
 pytestmark = pytest.mark.anyio
 __all__ = ["browser"]  # the fixture, from the other browser tests
@@ -90,6 +90,7 @@ async def test_tens_on_the_console_and_two_phones(live: Running, tokens: dict[st
     await expect(declare.locator(".pool-preview")).to_contain_text("Physical 3 + Brawl 2 = 5")
     await declare.get_by_label("How much").fill("2")
     await declare.get_by_label("Victory condition").fill("I knock the wind out of him")
+    await shot(sam, "tens-declare")
     await declare.get_by_role("button", name="Declare", exact=True).click()
     await expect(sam.locator(".toast")).to_have_text("Declared.")
 
@@ -117,6 +118,7 @@ async def test_tens_on_the_console_and_two_phones(live: Running, tokens: dict[st
         marked = [int(t) for t in await shown.locator(".die.success .face").all_inner_texts()]
         assert sorted(marked) == sorted(f for f in faces if f >= 8)  # 8, 9 and 10: the die's successes
         await expect(shown).to_contain_text("8 is a success, 9 is a success, 10 is a success")
+    await shot(juan, "tens-dice-shown")
     async with Client(live.url, token) as st_client:
         await st_client.subscribe()
         (challenge,) = st_client.view["challenges"].values()
