@@ -200,7 +200,9 @@ def viewer(welcome: dict[str, Any]) -> str:
 
 
 def _pools(view: dict[str, Any]) -> bool:
-    return bool((view.get("rules") or {}).get("family") == "pools")
+    """Whether a side stakes a test pool (the view's ``rules``: ``stakes`` where dice are rolled)."""
+    rules = view.get("rules") or {}
+    return bool((rules.get("stakes") or rules.get("family")) == "pools")
 
 
 def die_word(view: dict[str, Any]) -> str:

@@ -8,6 +8,7 @@ explains how a new ruleset plugs in.
 
 from __future__ import annotations
 
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -133,6 +134,16 @@ class Die(msgspec.Struct, frozen=True, kw_only=True):
     """The faces that count as a success."""
 
 
+def _readings(options: type[Options], field: str) -> str:
+    """What the option ``field`` takes, in words: ``'server' or 'players'``, ``true or false``."""
+    hint = typing.get_type_hints(options).get(field)
+    if hint is bool:
+        return "true or false"
+    if choices := typing.get_args(hint):
+        return " or ".join(repr(choice) for choice in choices)
+    return f"a {getattr(hint, '__name__', 'value')}"
+
+
 class Ruleset(ABC):
     """One rule system. Stateless: everything it needs is in the scene it is shown."""
 
@@ -205,10 +216,20 @@ class Ruleset(ABC):
         own = given.get(self.name) or {}
         if not isinstance(own, dict):
             raise Rejected("bad_options", f'`options.{self.name}` is a set of options, like {{"…": …}}.')
+        own_fields = [f for f in self.options.__struct_fields__ if f not in common]
+        for key in own:
+            if key not in own_fields:
+                known = ", ".join(own_fields)
+                said = f"`options.{self.name}.{key}` is not an option of {self.title} (its options: {known})."
+                raise Rejected("bad_options", said)
         try:
             return msgspec.convert({**{k: v for k, v in given.items() if k in common}, **own}, self.options)
         except msgspec.ValidationError as e:
-            raise Rejected("bad_options", f"`options`: {e}") from None
+            field = str(e).rpartition("$.")[2].rstrip("`")
+            where = f"options.{field}" if field in common else f"options.{self.name}.{field}"
+            value = own.get(field, given.get(field))
+            said = f"`{where}`: {value!r} is not one of its readings; it takes {_readings(self.options, field)}."
+            raise Rejected("bad_options", said) from None
 
     def written(self, options: Options) -> dict[str, Any]:
         """``options`` as ``scene_opened`` records them: every reading written out, this ruleset's
