@@ -7,7 +7,9 @@ each is addressed to a player afterwards (``projections.narrate.addressed``)."""
 from __future__ import annotations
 
 from domain.commands import Deadlines
-from domain.deadlines import Due
+from domain.deadlines import Due, move_for, running
+from domain.events import DeadlineExtended, DeadlinePassed, DeadlinesSet
+from domain.log import Recorded
 from domain.state import Scene
 
 
@@ -137,3 +139,91 @@ def deadlines_words(deadlines: Deadlines) -> str:
             then = act if given.lapse == "act" else "then the Storyteller is told"
             said.append(f"{duration(given.seconds)} {what} ({then})")
     return ", ".join(said) or "none"
+
+
+# -- the events ----------------------------------------------------------------------------------
+
+_STEPS: dict[str, str] = {
+    "answer": "answer",
+    "retest": "retest",
+    "assist": "assist",
+    "escape": "escape",
+    "roll": "roll",
+    "declare_traits": "declare_traits",
+    "declare_action": "declare",
+    "expenditures_done": "expenditures",
+}
+"""The step a lapse's kind or move names, where the scene before it no longer says (a lone event)."""
+
+
+def step_of(state: Scene, key: str, kind: str, did: str = "") -> tuple[str, str, int]:
+    """The step the deadline ``key`` waited for in ``state`` (the scene just before its event), the
+    challenge and the offer: from ``running``, or else from its kind and the move made."""
+    due = next((d for d in running(state) if d.key == key), None) if state.options.deadlines else None
+    if due is not None:
+        return due.step, due.challenge, due.offer
+    step = _STEPS.get(did) or _STEPS.get(kind) or ("throw" if kind == "throw" else "act")
+    return step, "", 0
+
+
+def lapse_said(state: Scene, event: DeadlinePassed) -> str:
+    """A ``deadline_passed`` by names: "Juan did not throw in 2 minutes: a sign was thrown at random
+    for Juan (the table's deadline for a throw)."."""
+    step, challenge, offer = step_of(state, event.key, event.kind, event.did)
+    lapsed = missed(state, step, event.kind, event.character, event.seconds, challenge or event.challenge, offer)
+    option = deadline_for(event.kind, event.did)
+    if event.lapse == "act":
+        return f"{lapsed}: {made(event.did, step, event.kind, state.name_of(event.character), past=True)} ({option})."
+    if event.refused:
+        refused = event.refused.strip().rstrip(".")
+        return f"{lapsed} ({option}): the move could not be made ({refused}); the Storyteller is told."
+    return f"{lapsed}: the Storyteller is told ({option})."
+
+
+def extended_said(state: Scene, event: DeadlineExtended) -> str:
+    """A ``deadline_extended`` by names: "The Storyteller gives Juan 1 minute more to throw."."""
+    kind = event.key.split(":", 1)[0]
+    time, name = duration(event.seconds), state.name_of(event.character)
+    if kind == "escape":
+        return f"The Storyteller keeps {name}'s fair escape open to attacks {time} more."
+    step, challenge, offer = step_of(state, event.key, kind)
+    return f"The Storyteller gives {name} {time} more to {to_do(state, step, event.character, challenge, offer)}."
+
+
+def set_said(event: DeadlinesSet) -> str:
+    """A ``deadlines_set`` in words: "The Storyteller sets the deadlines: 2 minutes to throw or roll
+    (then at random)."; or turns them off."""
+    if not event.deadlines:
+        return "The Storyteller turns the response deadlines off."
+    return f"The Storyteller sets the response deadlines: {deadlines_words(event.deadlines)}."
+
+
+def lapse_of(before: Scene, record: Recorded, previous: Recorded | None = None) -> DeadlinePassed | None:
+    """The acting ``deadline_passed`` whose move ``record`` is (None: it is no lapse's move), for
+    its words to say so: the record right after it in the same command. Without ``previous`` (a
+    page of the log that starts at ``record``), from the scene just before it: a lapse was told at
+    the step before, and ``record`` belongs to the lapse's command (``domain.deadlines.lapses``
+    names it ``~lapse-``)."""
+    if previous is not None:
+        passed = previous.event
+        if isinstance(passed, DeadlinePassed) and passed.lapse == "act" and previous.command == record.command:
+            return passed
+        return None
+    clocks = before.clocks
+    if clocks is None or not record.command.startswith("~lapse-") or isinstance(record.event, DeadlinePassed):
+        return None
+    key = next((k for k, seq in clocks.told.items() if seq == before.version), None)
+    due = next((d for d in running(before) if d.key == key), None) if key is not None else None
+    if due is None or due.lapse != "act":
+        return None
+    return DeadlinePassed(
+        key=due.key,
+        kind=due.kind,
+        character=due.who,
+        challenge=due.challenge,
+        since=due.since,
+        seconds=due.seconds,
+        lapse="act",
+        option=f"deadlines.{due.kind}",
+        did=move_for(before, due).verb,
+    )
