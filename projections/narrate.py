@@ -93,13 +93,14 @@ from domain.events import (
     VictoryChosen,
     WillpowerSpent,
 )
+from domain.log import Recorded
 from domain.pools import Pool
 from domain.rules import RULESETS, ruleset_for, title_of
 from domain.rulings import challenge_words, step_words
 from domain.sheets import CATEGORIES, Sheet
 from domain.state import NARRATOR, Scene
 from projections.changes import changes
-from projections.deadline_words import deadline_for, extended_said, lapse_said, made, set_said
+from projections.deadline_words import deadline_for, extended_said, lapse_of, lapse_said, made, set_said
 from projections.redact import SEES_ALL, SPECTATOR, Blind, may_know
 
 
@@ -146,6 +147,18 @@ def narrate(
     if isinstance(event, CharacterAdded | CharacterEntered | CharacterRegistered) and event.character.id != viewer:
         others.append(event.character.name)
     return addressed(said, me, others)
+
+
+def narrate_records(
+    befores: Sequence[Scene], records: Sequence[Recorded], viewer: str = NARRATOR, *, blind: Blind = SEES_ALL
+) -> list[str]:
+    """``narrate`` of each record of a commit (or a page of the log), ``befores`` the scene just
+    before each: the move an acting lapse made said as the deadline's (``lapse_of``)."""
+    said, previous = [], None
+    for before, record in zip(befores, records, strict=True):
+        said.append(narrate(before, record.event, viewer, blind=blind, lapse=lapse_of(before, record, previous)))
+        previous = record
+    return said
 
 
 _MOVES: dict[str, type] = {

@@ -14,7 +14,7 @@ from domain.log import Recorded, to_wire
 from projections.audit import audit
 from projections.audit_render import markdown
 from projections.deadline_words import duration, lapse_of
-from projections.narrate import narrate
+from projections.narrate import narrate, narrate_records
 from projections.replay import replay
 from projections.views import SPECTATOR
 from tests.table import Table
@@ -198,3 +198,21 @@ def test_the_audit_timeline_says_the_lapse_and_its_move() -> None:
     text = markdown(report)
     assert "A sign is thrown at random for Juan" in text and "Juan throws" not in text
     assert msgspec.json.encode(report)  # the JSON audit carries the same words
+
+
+def test_the_words_of_a_commit_say_the_move_as_the_deadlines() -> None:
+    """What a commit's subscribers read (``narrate_records``): the lapse, then its move as the
+    deadline's; a page of the log starting at the move says it so too (the ``~`` id is the
+    server's alone)."""
+    t = table(THROW)
+    t.do("ana", "declare", challenge="c1", kind="contested", targets=["juan"], category="physical", bid=["Quick"])
+    t.do("juan", "bid", challenge="c1", bid=["Strong"])
+    t.do("ana", "throw", challenge="c1", sign="rock")
+    records = lapse(t)
+    start = records[0].seq - 1
+    befores = [fold(t.log[: start + n]) for n in range(len(records))]
+    words = narrate_records(befores, records, "juan")
+    assert words[0].startswith("You did not throw in 2 minutes: a sign was thrown at random for you")
+    assert words[1].startswith("A sign is thrown at random for you: ")
+    assert narrate_records(befores[1:], records[1:], "juan") == words[1:]
+    assert narrate_records(befores[1:2], records[1:2], "ana")[0].startswith("A sign is thrown at random for Juan,")
