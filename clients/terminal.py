@@ -14,7 +14,9 @@ result is its account's words (``projections.account``, carried on the view): th
 them out and says nothing of its own. Challenges go by number (``#1``; ``bid 2 Quick``); ``--ids``
 adds, for the record, the scene's and each challenge's id and the rule id beside each test, verdict
 and refusal. Lines break between words at the terminal's width (``--width N``). The connection
-reconnects by itself and catches up, and says so.
+reconnects by itself and catches up, and says so. The running response deadlines are printed
+in the view's words with the time left (``⏱ You have 2 minutes to throw: 1:34 left.``), and the
+Storyteller takes a lapse's choice by its number (``choose 2``).
 """
 
 from __future__ import annotations
