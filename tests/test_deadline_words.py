@@ -4,6 +4,7 @@ starts at it too), in the words pushed with a commit and in the audit's timeline
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 import msgspec
@@ -11,12 +12,13 @@ import msgspec
 from domain.deadlines import Due, lapses, running
 from domain.evolve import fold
 from domain.log import Recorded, to_wire
+from projections.account_text import account_lines
 from projections.audit import audit
-from projections.audit_render import markdown
+from projections.audit_render import html, markdown
 from projections.deadline_words import duration, lapse_of
 from projections.narrate import narrate, narrate_records
 from projections.replay import replay
-from projections.views import SPECTATOR
+from projections.views import SPECTATOR, view
 from tests.table import Table
 from tests.test_deadline_views import submit
 
@@ -216,3 +218,32 @@ def test_the_words_of_a_commit_say_the_move_as_the_deadlines() -> None:
     assert words[1].startswith("A sign is thrown at random for you: ")
     assert narrate_records(befores[1:], records[1:], "juan") == words[1:]
     assert narrate_records(befores[1:2], records[1:2], "ana")[0].startswith("A sign is thrown at random for Juan,")
+
+
+def test_the_challenges_account_names_the_deadlines_run_past_with_their_steps() -> None:
+    """The account (every surface's: the cards, the terminal, the replay's step, the audit) says who
+    ran past which deadline and at which step, whose words say what followed; more time given
+    takes the lapse back."""
+    t = table(THROW)
+    t.do("ana", "declare", challenge="c1", kind="contested", targets=["juan"], category="physical", bid=["Quick"])
+    [told] = lapse(t)
+    st = view(t.state).challenges["c1"].account
+    assert st is not None and st.late == [f"Juan ran past the table's deadline for an answer (step {told.seq})"]
+    mine = view(t.state, "juan").challenges["c1"].account
+    assert mine is not None and mine.late == [f"You ran past the table's deadline for an answer (step {told.seq})"]
+    t.do("st", "extend_deadline", key=told.event.key)  # type: ignore[union-attr]
+    again = view(t.state).challenges["c1"].account
+    assert again is not None and again.late == []
+    t.do("juan", "bid", challenge="c1", bid=["Strong"])
+    t.do("ana", "throw", challenge="c1", sign="rock")
+    passed, move, *_ = lapse(t)
+    a = view(t.state).challenges["c1"].account
+    assert a is not None and a.late == [f"Juan ran past the table's deadline for a throw (step {passed.seq})"]
+    assert f"Juan ran past the table's deadline for a throw (step {passed.seq})" in account_lines(a)
+    report = audit([to_wire(r) for r in t.log])
+    assert report.challenges[0].late == a.late
+    assert f"Juan ran past the table's deadline for a throw (step {passed.seq})." in markdown(report)
+    assert escape(f"Juan ran past the table's deadline for a throw (step {passed.seq}).") in html(report)
+    steps = {s.seq: s for s in replay(t.log, "st")}
+    told_then = steps[move.seq].account
+    assert told_then is not None and told_then.late == a.late
