@@ -19,6 +19,7 @@ from projections.deadline_words import duration, lapse_of
 from projections.narrate import narrate, narrate_records
 from projections.replay import replay
 from projections.views import SPECTATOR, view
+from tests.domain.test_bns_rounds import EDWARD, EDWARD_FIRST, JULIAN, MOOK, WOLF, act, done
 from tests.table import Table
 from tests.test_deadline_views import submit
 
@@ -247,3 +248,33 @@ def test_the_challenges_account_names_the_deadlines_run_past_with_their_steps() 
     steps = {s.seq: s for s in replay(t.log, "st")}
     told_then = steps[move.seq].account
     assert told_then is not None and told_then.late == a.late
+
+
+def test_a_fair_escapes_window_in_words_and_its_lapse() -> None:
+    """bns: the window for intents to attack a fair escape runs under ``deadlines.escape``; its lapse
+    closes it (the escaper's turn ends: nobody declared, Edward escapes)."""
+    t = Table("bns", {"bns": {"relent_exceptional": False}, "deadlines": {"escape": {"seconds": 120, "lapse": "act"}}})
+    for sheet in (EDWARD, JULIAN, MOOK, WOLF):
+        t.do("st", "add_character", character=sheet)
+    t.entropy = EDWARD_FIRST
+    t.do("st", "start_round", rage={})
+    t.entropy = 0
+    done(t, "julian")
+    act(t, "edward", "fair_escape")
+    [mine] = view(t.state, "edward").deadlines
+    [theirs] = view(t.state, "julian").deadlines
+    assert (mine.kind, mine.mine, theirs.mine) == ("escape", True, False)
+    assert mine.said == "Attacks on your fair escape may be announced for 2 minutes."
+    assert mine.then == "Then the window closes and your turn ends."
+    assert theirs.said == "Attacks on Edward's fair escape may be announced for 2 minutes."
+    passed, move, *rest = lapse(t)
+    steps = {s.seq: s.summary for s in replay(t.log, "st")}
+    assert steps[passed.seq] == (
+        "Edward's fair escape was open to attacks for 2 minutes: the window was closed and Edward's turn ended "
+        "(the table's deadline for a fair escape's window)."
+    )
+    assert (
+        steps[move.seq]
+        == "The window closes and Edward's turn ends, by the table's deadline for a fair escape's window."
+    )
+    assert "fair_escape_succeeded" in [r.type for r in rest]
