@@ -88,7 +88,7 @@ export function lateMoves(view, scene = null, where = "") {
       key: `${scene ?? view.scene}:late:${d.key}`,
       scene,
       kind: "late",
-      text: `Time is up for ${d.name}${where ? ` in ${where}` : ""}: choose what happens`,
+      text: `Time is up for ${d.name}${where ? ` in ${where}` : ""}.`,
     }));
 }
 

@@ -103,9 +103,7 @@ function deadlineBox(live, d) {
           d.mine ? " left" : ` left for ${d.name}`,
         ),
     h("p", { class: "said" }, `${d.said}.`.replace(/\.\.$/, ".")),
-    d.told
-      ? h("p", { class: "told-note" }, "The Storyteller was told, and decides what happens now.")
-      : h("p", { class: "then" }, d.then),
+    h("p", { class: d.told ? "told-note" : "then" }, d.then),
   );
 }
 
@@ -128,7 +126,7 @@ function hurryWords(d, ms) {
 export function hurry(live) {
   const said = h("span", { class: "sr-only", role: "alert" });
   const shown = h("span", { class: "hurry-words", "aria-hidden": "true" });
-  const banner = h("p", { class: "hurry", hidden: true }, "⏳ ", shown, said);
+  const banner = h("p", { class: "hurry", hidden: true }, shown, said);
   const buzzed = new Set();
   const watch = () => {
     if (live.closed) {
@@ -185,14 +183,13 @@ export function deadlineList(live, view) {
       h(
         "li",
         { class: d.told ? "told" : null, dataset: { key: d.key } },
-        h("strong", {}, d.name),
-        ": ",
-        d.said,
-        " · ",
+        `${d.said} `,
         d.told
-          ? h("span", { class: "late" }, "time is up: waiting on you")
-          : [counter(live, Date.parse(d.due_at)), " left"],
-        h("small", { class: "then" }, ` ${d.then}`),
+          ? h("span", { class: "late" }, "Time is up: it waits on you.")
+          : [
+              h("strong", {}, counter(live, Date.parse(d.due_at)), " left."),
+              h("small", { class: "then" }, ` ${d.then}`),
+            ],
       ),
     ),
   );
@@ -219,19 +216,19 @@ export function lateBanner(d, send) {
 
 /** The kinds of move a deadline may time, and what `act` does for each. */
 export const KINDS = [
-  ["answer", "Answering a challenge", "relent for them"],
-  ["throw", "Throwing or rolling (declaring Traits on a tie)", "throw or roll at random for them"],
-  ["retest", "Retesting or passing", "pass for them"],
-  ["turn", "Acting on one's turn in a round", "end their turn"],
-  ["assist", "Answering an offer of help (By Night)", "refuse the help"],
-  ["escape", "A fair escape's window (By Night)", "close the window"],
+  ["answer", "Answering a challenge", "relent for them", ""],
+  ["throw", "Throwing or rolling", "throw or roll at random for them", "Declaring Traits on a tie too."],
+  ["retest", "Retesting or passing", "pass for them", ""],
+  ["turn", "Acting on one's turn", "end their turn", "Declaring an action in a round too."],
+  ["assist", "Answering an offer of help", "refuse the help", "By Night Studios."],
+  ["escape", "A fair escape's window", "close the window", "By Night Studios: attacks announced on an escape."],
 ];
 
 /** The deadlines as a form's fields: for each kind, on or off (off by default), its seconds, and
  * what its lapse does. `current`: the deadlines to show ({kind: {seconds, lapse}}). Returns
  * {fieldset, read()}: read() gives the deadlines set ({} when none is on). */
 export function deadlineFields(current = {}, legend = "Response deadlines (none unless set)") {
-  const rows = KINDS.map(([kind, words, act]) => {
+  const rows = KINDS.map(([kind, words, act, note]) => {
     const now = current?.[kind];
     const on = h("input", { type: "checkbox", name: `${kind}-on`, checked: Boolean(now) });
     const seconds = h("input", {
@@ -260,12 +257,8 @@ export function deadlineFields(current = {}, legend = "Response deadlines (none 
       "div",
       { class: "deadline-kind", dataset: { kind } },
       h("label", { class: "check" }, on, ` ${words}`),
-      h(
-        "div",
-        { class: "row" },
-        field(`Seconds for ${words.toLowerCase()}`, seconds),
-        field(`When time is up (${words.toLowerCase()})`, lapse),
-      ),
+      note && h("small", { class: "hint" }, note),
+      h("div", { class: "row" }, field(`Seconds: ${words}`, seconds), field(`When time is up: ${words}`, lapse)),
     );
     return { kind, on, seconds, lapse, row };
   });
