@@ -20,7 +20,7 @@ from clients.client import Client
 from server.app import Running
 from server.backend import Backend
 from tests.live.test_player_page import SENSORS
-from tests.live.test_web import PHONE, browser, phone, st_view
+from tests.live.test_web import PHONE, accessible, browser, phone, st_view
 
 pytestmark = pytest.mark.anyio
 __all__ = ["browser"]
@@ -51,8 +51,8 @@ async def set_from_console(st: Page, seconds: int, lapse: str) -> None:
     await st_view(st, "Settings")
     form = st.locator("#timing form")
     await form.get_by_role("checkbox", name="Throwing or rolling", exact=True).check()
-    await form.get_by_label("Seconds: Throwing or rolling", exact=True).fill(str(seconds))
-    await form.get_by_label("When time is up: Throwing or rolling", exact=True).select_option(lapse)
+    await form.get_by_label("Seconds (Throwing or rolling)", exact=True).fill(str(seconds))
+    await form.get_by_label("When time is up (Throwing or rolling)", exact=True).select_option(lapse)
     await form.get_by_role("button", name="Set the deadlines").click()
     await expect(st.locator("#timing .outcome")).to_contain_text("✓")
 
@@ -126,6 +126,7 @@ async def test_the_countdown_the_warning_and_the_storytellers_choice(
     await expect(sam.locator(".hurry")).to_be_hidden()
     assert not (await sam.title()).startswith("⏳")
     await snap(juan, tmp_path, "juan-warned")
+    await accessible(juan)  # named, readable in a dim room, nothing axe-core finds serious
 
     # time is up: told. Juan's card says so, his warning and title are gone; the console's banner
     # offers the Storyteller's choices
@@ -146,6 +147,7 @@ async def test_the_countdown_the_warning_and_the_storytellers_choice(
     # (no relent: both have bid and Sam has thrown; the view offers only what the server accepts)
     await expect(choices).to_have_text(["Throw at random for Juan", "Give Juan 10 seconds more"])
     await snap(st, tmp_path, "st-told", full=True)
+    await accessible(st)
     await snap(juan, tmp_path, "juan-told")
 
     # the Storyteller throws for him: the test is thrown, the challenge moves on
@@ -190,3 +192,29 @@ async def test_a_lapse_that_acts_throws_at_random_on_both_phones(
     await expect(sam.locator("#timeline")).to_contain_text(re.compile("at random", re.I))
     await snap(sam, tmp_path, "sam-after-act", full=True)
     await snap(juan, tmp_path, "juan-after-act", full=True)
+
+
+async def test_a_new_scene_opens_with_the_deadlines_its_form_sets(
+    live: Running, tokens: dict[str, str], browser: Browser, backend: Backend, tmp_path: Path
+) -> None:
+    """Off unless set: the new-scene form sends only the kinds ticked, under ``options.deadlines``."""
+    st = await phone(browser, f"{live.web}/st#token={tokens['st']}")
+    await st_view(st, "Settings")
+    new = st.locator("#tools details").filter(has_text="Start a new scene")
+    await new.locator("summary").click()
+    timing = new.locator("fieldset.deadline-fields")
+    await expect(timing.get_by_role("checkbox")).to_have_count(6)
+    for box in await timing.get_by_role("checkbox").all():
+        await expect(box).not_to_be_checked()  # off by default
+    await timing.get_by_role("checkbox", name="Answering a challenge", exact=True).check()
+    await timing.get_by_label("Seconds (Answering a challenge)", exact=True).fill("300")
+    await timing.get_by_label("When time is up (Answering a challenge)", exact=True).select_option("act")
+    await new.get_by_label("Title").fill("The roof")
+    await new.get_by_role("button", name="Create").click()
+    await expect(new.get_by_role("link", name="open its console")).to_be_visible()
+    opened = [s for s in backend.store.scenes() if s != "s1"]
+    assert len(opened) == 1
+    first = next(iter(backend.store.read(opened[0])))
+    assert first.type == "scene_opened"
+    assert first.event.options["deadlines"] == {"answer": {"seconds": 300, "lapse": "act"}}
+    await new.screenshot(path=tmp_path / "new-scene-deadlines.png")

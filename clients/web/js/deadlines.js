@@ -249,16 +249,23 @@ export function deadlineFields(current = {}, legend = "Response deadlines (none 
       { disabled: !now },
     );
     lapse.value = now?.lapse || "tell";
+    const fields = h(
+      "div",
+      { class: "row", hidden: !now },
+      field(["Seconds", h("span", { class: "sr-only" }, ` (${words})`)], seconds),
+      field(["When time is up", h("span", { class: "sr-only" }, ` (${words})`)], lapse),
+    );
     on.addEventListener("change", () => {
       seconds.disabled = !on.checked;
       lapse.disabled = !on.checked;
+      fields.hidden = !on.checked; // an off kind is one line
     });
     const row = h(
       "div",
       { class: "deadline-kind", dataset: { kind } },
       h("label", { class: "check" }, on, ` ${words}`),
       note && h("small", { class: "hint" }, note),
-      h("div", { class: "row" }, field(`Seconds: ${words}`, seconds), field(`When time is up: ${words}`, lapse)),
+      fields,
     );
     return { kind, on, seconds, lapse, row };
   });
