@@ -26,6 +26,7 @@ pytestmark = pytest.mark.anyio
 __all__ = ["browser"]
 
 CLOCK = re.compile(r"^\d+:\d\d$")
+TICKING = "import('/static/js/deadlines.js').then((m) => m.ticking())"  # the page's own module
 
 
 async def player(browser: Browser, url: str) -> Page:
@@ -92,6 +93,8 @@ async def test_the_countdown_the_warning_and_the_storytellers_choice(
     sam = await player(browser, f"{live.web}/play#token={tokens['sam']}")
     juan = await player(browser, f"{live.web}/play#token={tokens['juan']}")
     await st_view(st, "Now")
+    await expect(st.locator("#deadlines")).to_contain_text("No move is timed now.")  # set, none running yet
+    assert not await juan.evaluate(TICKING)  # nothing to count down: no timer
     await swing(live, tokens)
 
     # Juan's move: on his card, large, in his words; on Sam's, quietly, by name
@@ -100,6 +103,7 @@ async def test_the_countdown_the_warning_and_the_storytellers_choice(
     await expect(mine.locator(".said")).to_have_text("You have 10 seconds to throw.")
     await expect(mine.locator(".then")).to_have_text("Then the Storyteller is told.")
     assert CLOCK.match(await mine.locator(".time-left").inner_text())
+    assert await juan.evaluate(TICKING)  # the page's one timer
     theirs = sam.locator("#challenges article .deadline")
     await expect(theirs).to_have_class(re.compile(r"\btheirs\b"))
     await expect(theirs.locator(".said")).to_have_text("Juan has 10 seconds to throw.")
@@ -187,6 +191,11 @@ async def test_a_lapse_that_acts_throws_at_random_on_both_phones(
         await expect(card.locator("ol.tests")).to_contain_text("Test 1:")
         # the lapsed deadline is gone (a tie's next step may have one of its own)
         await expect(card.locator(f'.deadline[data-key="{key}"]')).to_have_count(0)
+    # nothing left to count down (unless a tie's next step is timed): the page's timer is gone
+    running = await juan.locator(".deadline").count() > 0
+    with anyio.fail_after(5):
+        while await juan.evaluate(TICKING) != running:
+            await anyio.sleep(0.1)
     # the timeline says what the lapse did, on both phones
     await expect(juan.locator("#timeline")).to_contain_text(re.compile("at random", re.I))
     await expect(sam.locator("#timeline")).to_contain_text(re.compile("at random", re.I))

@@ -223,11 +223,12 @@ export function start(
       fill(regions.alerts, nowDisputes(view, disputed, hashOf("disputes")));
     });
     const timed = view.deadlines || [];
-    region(regions.deadlines, JSON.stringify([timed, view.status]), () => {
-      regions.deadlines.hidden = timed.length === 0;
+    const setNow = currentDeadlines(live, view);
+    const timing = Object.keys(setNow).length > 0; // the scene times moves: the section stays, to say none runs now
+    region(regions.deadlines, JSON.stringify([timed, view.status, timing]), () => {
+      regions.deadlines.hidden = timed.length === 0 && !timing;
       fill(regions.deadlines, timedMoves(live, view));
     });
-    const setNow = currentDeadlines(live, view);
     region(regions.timing, JSON.stringify([setNow, view.status]), () =>
       fill(regions.timing, h("h2", { id: "timing-h" }, "Response deadlines"), setDeadlines(live, view, setNow)),
     );
