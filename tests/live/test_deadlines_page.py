@@ -25,6 +25,8 @@ from tests.live.test_web import PHONE, accessible, browser, phone, st_view
 pytestmark = pytest.mark.anyio
 __all__ = ["browser"]
 
+SAM = {"id": "sam", "name": "Sam", "traits": {"physical": {"Brawny": 3}}}
+JUAN = {"id": "juan", "name": "Juan", "traits": {"physical": {"Quick": 3}}}
 CLOCK = re.compile(r"^\d+:\d\d$")
 TICKING = "import('/static/js/deadlines.js').then((m) => m.ticking())"  # the page's own module
 
@@ -227,3 +229,31 @@ async def test_a_new_scene_opens_with_the_deadlines_its_form_sets(
     assert first.type == "scene_opened"
     assert first.event.options["deadlines"] == {"answer": {"seconds": 300, "lapse": "act"}}
     await new.screenshot(path=tmp_path / "new-scene-deadlines.png")
+
+
+async def test_a_turns_deadline_counts_down_on_the_round(
+    live: Running, tokens: dict[str, str], browser: Browser, backend: Backend, tmp_path: Path
+) -> None:
+    """A round's move (declaring an action, camarilla) has no challenge: its time left is on the
+    round's card, the player's own large, another's quiet."""
+    async with Client(live.url, tokens["st"]) as st:
+        opened = await st.request(
+            {"type": "create_scene", "ruleset": "camarilla", "title": "The docks",
+             "options": {"deadlines": {"turn": {"seconds": 300}}}},
+            "scene_created",
+        )  # fmt: skip
+        assert opened["type"] == "scene_created", opened
+    scene = opened["scene"]
+    async with Client(live.url, opened["token"]) as st:
+        for sheet in (SAM, JUAN):
+            assert (await st.send({"type": "add_character", "character": sheet}))["ok"]
+        assert (await st.send({"type": "start_round"}))["ok"]
+    juan = await player(browser, f"{live.web}/play#token={backend.tokens.issue(scene, 'player', 'juan')[0]}")
+    sam = await player(browser, f"{live.web}/play#token={backend.tokens.issue(scene, 'player', 'sam')[0]}")
+    mine = juan.locator("#round .deadline.mine")
+    await expect(mine.locator(".said")).to_have_text("You have 5 minutes to declare an action.")
+    await expect(mine.locator(".time-left")).to_have_text(re.compile(r"^[45]:\d\d$"))
+    theirs = juan.locator("#round .deadline.theirs")
+    await expect(theirs.locator(".said")).to_have_text("Sam has 5 minutes to declare an action.")
+    await expect(sam.locator("#round .deadline.mine .said")).to_have_text("You have 5 minutes to declare an action.")
+    await snap(juan, tmp_path, "juan-round")
