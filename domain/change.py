@@ -32,9 +32,11 @@ class Change:
     """A scene being changed: its maps open for writing, its other fields plain attributes."""
 
     __slots__ = (
+        "at",
         "base",
         "challenges",
         "characters",
+        "clocks",
         "decided",
         "disputes",
         "failures",
@@ -63,6 +65,9 @@ class Change:
         self.undecided = dict.fromkeys(base.undecided)
         self.recent, self.decided = base.recent, base.decided
         self.game, self.night = base.game, base.night
+        self.clocks = base.clocks
+        self.at = base.last_at
+        """The time of the event being folded (set by ``fold``): when a challenge's step began."""
 
     def frozen(self, last: Place) -> Scene:
         """The new scene, at ``last`` (its version and time)."""
@@ -87,12 +92,21 @@ class Change:
             decided=self.decided,
             game=self.game,
             night=self.night,
+            clocks=self.clocks,
         )
 
     # -- challenges ------------------------------------------------------------------------------
 
     def put(self, ch: Challenge) -> None:
         cid = ch.id
+        if self.options.deadlines:  # a response deadline's clock starts with the step
+            old: Challenge | None = self.challenges.get(cid)
+            if old is None or (old.status, len(old.tests), len(old.retests)) != (
+                ch.status,
+                len(ch.tests),
+                len(ch.retests),
+            ):
+                ch = replace(ch, step_at=self.at)
         self.challenges[cid] = ch
         if ch.status not in DECIDED or undecided(ch):
             self.undecided[cid] = None

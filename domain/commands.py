@@ -32,12 +32,50 @@ Sign = Annotated[str, Meta(min_length=1, max_length=32)]
 Bid = Annotated[list[Name], Meta(max_length=20)]
 
 
+Seconds = Annotated[int, Meta(ge=1, le=86_400)]
+
+
+class Deadline(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
+    """How long one kind of move may wait, and what its lapse does (``domain.deadlines``)."""
+
+    seconds: Seconds
+    lapse: Literal["tell", "act"] = "tell"
+    """``tell``: the Storyteller is told and chooses; ``act``: the server makes the move the kind
+    names (a relent, a random throw or roll, a pass, the turn ended, the assist refused, the escape
+    window closed)."""
+
+
+class Deadlines(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
+    """Response deadlines, by kind of move: none set, none runs (the default)."""
+
+    answer: Deadline | None = None
+    """A defender answering a challenge (a bid, a pool, or a relent)."""
+    throw: Deadline | None = None
+    """A side throwing or rolling its test (or declaring its Traits on a tie)."""
+    retest: Deadline | None = None
+    """The side behind retesting or passing (or letting the other's retest stand)."""
+    turn: Deadline | None = None
+    """A character declaring or acting on its turn in a round (or saying its expenditures are done)."""
+    assist: Deadline | None = None
+    """An attacker accepting or refusing an offer of assistance."""
+    escape: Deadline | None = None
+    """A fair escape's window, open to intents to attack until the escaper's turn ends."""
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, kind) is not None for kind in self.__struct_fields__)
+
+
+NO_DEADLINES = Deadlines()
+
+
 class Options(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
     """House rules a scene plays by: the ones every ruleset knows. A ruleset with readings of its
     own extends these (``Ruleset.options``); ``open_scene`` gives them as ``OptionsGiven``."""
 
     cross_category_bids: bool = False
     """Both players agree to bid Traits of another category (lotn:categories)."""
+    deadlines: Deadlines = NO_DEADLINES
+    """How long each kind of move may wait (``domain.deadlines``); none by default."""
 
 
 OptionsGiven = Annotated[dict[str, Any], Meta(max_length=16)]
@@ -222,6 +260,8 @@ class CloseScene(Command, frozen=True, kw_only=True, tag="close_scene"):
 class OpenGame(Command, frozen=True, kw_only=True, tag="open_game"):
     ruleset: RulesetName
     title: Title = ""
+    deadlines: Deadlines = NO_DEADLINES
+    """The response deadlines of the night's scenes, where a scene opened in it gives none."""
 
 
 class CloseGame(Command, frozen=True, kw_only=True, tag="close_game"):
@@ -578,6 +618,31 @@ class AnswerAssist(Command, frozen=True, kw_only=True, tag="answer_assist"):
     accept: bool
 
 
+# -- response deadlines (``domain.deadlines``) -------------------------------------------------
+
+
+class SetDeadlines(Command, frozen=True, kw_only=True, tag="set_deadlines"):
+    """The Storyteller changes the scene's response deadlines (or a night's, for scenes opened in
+    it later); every running clock starts again now."""
+
+    deadlines: Deadlines
+
+
+class ExtendDeadline(Command, frozen=True, kw_only=True, tag="extend_deadline"):
+    """The Storyteller gives a move more time: its clock starts again now, for ``seconds`` (its
+    kind's own time by default)."""
+
+    key: Annotated[str, Meta(min_length=1, max_length=200)]
+    seconds: Seconds | None = None
+
+
+class Lapse(Command, frozen=True, kw_only=True, tag="lapse"):
+    """A deadline ran out (the server's, as the Storyteller, when its clock says so): refused unless
+    the deadline ``key`` names still runs and its time has passed at the command's time."""
+
+    key: Annotated[str, Meta(min_length=1, max_length=200)]
+
+
 # -- disputes and rulings ----------------------------------------------------------------------
 
 Seq = Annotated[int, Meta(ge=1)]
@@ -653,6 +718,9 @@ AnyCommand = (
     | ComeBack
     | NoteScene
     | CarryCorrection
+    | SetDeadlines
+    | ExtendDeadline
+    | Lapse
 )
 
 command_decoder = msgspec.json.Decoder(AnyCommand)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from domain import challenge, combat, mobs, night, rulings, scene
+from domain import challenge, combat, deadlines, mobs, night, rulings, scene
 from domain.commands import (
     AddCharacter,
     Adjust,
@@ -30,9 +30,11 @@ from domain.commands import (
     EndRound,
     EndTurn,
     ExpendituresDone,
+    ExtendDeadline,
     Feed,
     IntendAttack,
     Join,
+    Lapse,
     LetGo,
     MoveCharacter,
     NoteScene,
@@ -47,6 +49,7 @@ from domain.commands import (
     Retest,
     Roll,
     Rule,
+    SetDeadlines,
     SpendBlood,
     StartRound,
     Throw,
@@ -102,9 +105,12 @@ _HANDLERS: dict[type[Any], Callable[[Draft, Any], None]] = {
     ComeBack: night.come_back,
     NoteScene: night.note_scene,
     CarryCorrection: night.carry_correction,
+    SetDeadlines: deadlines.set_deadlines,
+    ExtendDeadline: deadlines.extend_deadline,
+    Lapse: deadlines.lapse,
 }
 OPENING = (OpenScene, OpenGame)
-NIGHT_VERBS = (CloseGame, RegisterCharacter, MoveCharacter, ComeBack, NoteScene, CarryCorrection)
+NIGHT_VERBS = (CloseGame, RegisterCharacter, MoveCharacter, ComeBack, NoteScene, CarryCorrection, SetDeadlines)
 """What a game night's stream takes."""
 AFTER_CLOSING = (Dispute, Rule, ComeBack, NoteScene, CarryCorrection)
 """What a closed scene or night still takes: disputes and rulings, and the server's follow-ups."""
@@ -132,5 +138,10 @@ def decide(state: Scene, command: AnyCommand, ctx: Context) -> list[SceneEvent]:
     if state.status == "new":
         state = Scene(id=command.scene)
     draft = Draft(state, ctx, actor=command.actor, command=command.id)
-    _HANDLERS[type(command)](draft, command)
+    handle(draft, command)
     return draft.events
+
+
+def handle(draft: Draft, command: AnyCommand) -> None:
+    """Add to ``draft`` the events ``command`` causes (a lapse makes its move this way)."""
+    _HANDLERS[type(command)](draft, command)

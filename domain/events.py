@@ -16,7 +16,7 @@ from typing import ClassVar, Literal
 import msgspec
 
 from domain.carried import Carried
-from domain.commands import Action, Changes, OptionsGiven, Source
+from domain.commands import NO_DEADLINES, Action, Changes, Deadlines, OptionsGiven, Source
 from domain.effects import DamageType, Effect
 from domain.facts import A_SHEET, Facts, Secret
 from domain.pools import Pool
@@ -122,6 +122,8 @@ class GameOpened(Event, frozen=True, kw_only=True, tag="game_opened"):
 
     ruleset: str
     title: str = ""
+    deadlines: Deadlines = NO_DEADLINES
+    """The response deadlines of its scenes, where one opened in it gives none."""
 
 
 class GameClosed(Event, frozen=True, kw_only=True, tag="game_closed"):
@@ -956,6 +958,54 @@ class AssistAnswered(Event, frozen=True, kw_only=True, tag="assist_answered"):
     rule: str
 
 
+# -- response deadlines (``domain.deadlines``) -------------------------------------------------
+
+LapseKind = Literal["answer", "throw", "retest", "turn", "assist", "escape"]
+
+
+class DeadlinesSet(Event, frozen=True, kw_only=True, tag="deadlines_set"):
+    """The Storyteller changed the response deadlines; every running clock starts again."""
+
+    FACTS: ClassVar[Facts] = Facts()
+
+    deadlines: Deadlines
+
+
+class DeadlinePassed(Event, frozen=True, kw_only=True, tag="deadline_passed"):
+    """A move was not made in the time the scene's options give it. ``lapse`` says what followed:
+    ``tell``, the Storyteller was told and chooses; ``act``, the server made the move ``did``
+    names, whose own events follow this one. ``refused``: why an ``act`` could not be made (the
+    Storyteller was told instead)."""
+
+    FACTS: ClassVar[Facts] = Facts(people=("character",))
+
+    key: str
+    """The deadline, as ``domain.deadlines`` names it (its kind, the challenge or round, the step, who)."""
+    kind: LapseKind
+    character: str
+    challenge: str = ""
+    since: datetime
+    """When the clock started: the step began, the deadlines were set, or more time was given."""
+    seconds: int
+    lapse: Literal["tell", "act"]
+    option: str
+    """The option that applied (``deadlines.throw``)."""
+    did: str = ""
+    """The verb of the move made for the character (``relent``, ``throw``, ``roll``, ``pass``,
+    ``end_turn``, ...); empty when the Storyteller was told."""
+    refused: str = ""
+
+
+class DeadlineExtended(Event, frozen=True, kw_only=True, tag="deadline_extended"):
+    """The Storyteller gave a move more time: its clock starts again now, for ``seconds``."""
+
+    FACTS: ClassVar[Facts] = Facts(people=("character",))
+
+    key: str
+    character: str
+    seconds: int
+
+
 SceneEvent = (
     SceneOpened
     | CharacterAdded
@@ -1033,4 +1083,7 @@ SceneEvent = (
     | CharacterLeft
     | CharacterReturned
     | CarriedCorrected
+    | DeadlinesSet
+    | DeadlinePassed
+    | DeadlineExtended
 )

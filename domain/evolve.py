@@ -29,6 +29,7 @@ def fold(records: Iterable[Recorded], state: Scene | None = None) -> Scene:
     last: Recorded | None = None
     apply = APPLY
     for last in records:
+        change.at = last.at
         apply[type(last.event)](change, last.event, last)
     return change.frozen(last) if last is not None else change.base
 
@@ -43,6 +44,7 @@ def fold_rows(scene: str, rows: Iterable[Row], state: Scene | None = None) -> Sc
     for seq, at, type_, data in rows:
         if at != last_at:  # the events of one command share their time
             last_at, place.at = at, parse(at)
+            change.at = place.at
         place.seq = seq
         decode, reduce = by_name[type_]
         reduce(change, decode(data), place)
@@ -60,6 +62,7 @@ class _Place:
 
 def evolve(state: Scene, record: Recorded) -> Scene:
     change = Change(state)
+    change.at = record.at
     APPLY[type(record.event)](change, record.event, record)
     return change.frozen(record)
 

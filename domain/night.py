@@ -79,7 +79,7 @@ def _from_server(d: Draft, cmd: AnyCommand) -> None:
 def open_game(d: Draft, cmd: OpenGame) -> None:
     _storyteller(d, "open a game night")
     ruleset_for(cmd.ruleset)
-    d.add(GameOpened(ruleset=cmd.ruleset, title=cmd.title))
+    d.add(GameOpened(ruleset=cmd.ruleset, title=cmd.title, deadlines=cmd.deadlines))
 
 
 def close_game(d: Draft, cmd: CloseGame) -> None:

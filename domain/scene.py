@@ -6,6 +6,7 @@ from collections import Counter
 from datetime import datetime
 
 import msgspec
+from msgspec.structs import replace
 
 from domain import sheet_check
 from domain.commands import AddCharacter, Adjust, AmendCharacter, Changes, CloseScene, OpenScene, RemoveCharacter
@@ -54,6 +55,8 @@ def open_scene(d: Draft, cmd: OpenScene) -> None:
                 "bad_ruleset",
                 f"{night.title or cmd.game} plays {ruleset_for(night.ruleset).title}; its scenes play it too.",
             )
+        if "deadlines" not in cmd.options:  # the night's, where the scene gives none of its own
+            options = replace(options, deadlines=night.options.deadlines)
     d.add(SceneOpened(ruleset=cmd.ruleset, title=cmd.title, options=rules.written(options), game=cmd.game or ""))
 
 

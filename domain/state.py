@@ -81,6 +81,8 @@ class Aid(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     by: str
     benefit: Literal["plus_one", "maneuver"]
     status: Literal["offered", "accepted", "refused"] = "offered"
+    at: datetime | None = None
+    """When it was offered (the attacker's clock to answer starts then: ``domain.deadlines``)."""
 
 
 class Bonus(msgspec.Struct, frozen=True, gc=False, kw_only=True):
@@ -460,6 +462,9 @@ class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaul
     """Before a ruling corrected it."""
     rulings: tuple[int, ...] = ()
     """The seqs of the rulings that corrected the outcome."""
+    step_at: datetime | None = None
+    """When it entered its current step (its status, test or retest changed), while the scene had
+    response deadlines (``domain.deadlines``; a clock starts no earlier than the deadlines did)."""
 
     @property
     def range(self) -> int | None:
@@ -568,6 +573,8 @@ class RoundState(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     extra: int = 0
     ordered: tuple[tuple[str, ...], ...] = ()
     """Ties the Storyteller ordered that still act as one group, each in its order."""
+    step_at: datetime | None = None
+    """When its phase or turn last changed (a turn's clock starts then: ``domain.deadlines``)."""
     slot: Any = None
     """What the scene's ruleset keeps on the round (a ``RoundSlot`` of ``Ruleset.round_state``). Its
     fields read as the round's own (``state.round.narrative``)."""
@@ -610,6 +617,30 @@ class RulingRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_def
     (``trait_restored``, ``damage_healed`` …), then what the corrected outcome did (``trait_lost`` …);
     or an amend's ``character_adjusted``. The words each viewer reads of it are made from these
     (``projections.ruled``)."""
+
+
+class Clocks(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
+    """What the scene's response deadlines have done (``domain.deadlines``): when they were last
+    set (no clock starts earlier), the lapses the Storyteller was told of, by key (the seq of their
+    ``deadline_passed``), and the moves given more time, by key (from when, for how long)."""
+
+    set_at: datetime | None = None
+    told: dict[str, int] = {}
+    more: dict[str, tuple[datetime, int]] = {}
+
+    KEPT: ClassVar[int] = 64
+    """Keys kept of each: a key holds its step, so an old one never runs again."""
+
+    def telling(self, key: str, seq: int) -> Clocks:
+        """With the lapse of ``key`` told (its ``deadline_passed`` at ``seq``)."""
+        told = {**self.told, key: seq}
+        return replace(self, told=dict(list(told.items())[-self.KEPT :]))
+
+    def giving(self, key: str, at: datetime, seconds: int) -> Clocks:
+        """With ``key`` given ``seconds`` more from ``at`` (told no more)."""
+        more = {**self.more, key: (at, seconds)}
+        told = {k: v for k, v in self.told.items() if k != key}
+        return replace(self, told=told, more=dict(list(more.items())[-self.KEPT :]))
 
 
 class NightScene(msgspec.Struct, frozen=True, gc=False, kw_only=True):
@@ -673,6 +704,8 @@ class Scene(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """The game night this scene belongs to (empty: a scene on its own)."""
     night: Night | None = None
     """Set when this stream is a game night rather than a scene."""
+    clocks: Clocks | None = None
+    """What its response deadlines did (None: nothing yet)."""
 
     def waits_of(self, who: str, now: datetime) -> dict[str, datetime]:
         """The waits still running on challenges ``who`` made or was the target of, by repeat key

@@ -9,7 +9,7 @@ from msgspec.structs import replace
 
 from domain.carried import Wounds
 from domain.change import Change, on
-from domain.commands import Changes
+from domain.commands import Changes, Options
 from domain.events import (
     CarriedCorrected,
     CharacterEntered,
@@ -32,6 +32,8 @@ from domain.state import Character, Night, NightScene, Visit
 @on(GameOpened)
 def _game_opened(s: Change, e: GameOpened, r: Place) -> None:
     s.id, s.ruleset, s.title, s.status, s.night = r.scene, e.ruleset, e.title, "open", Night()
+    if e.deadlines:
+        s.options = Options(deadlines=e.deadlines)
 
 
 @on(GameClosed)

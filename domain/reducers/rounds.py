@@ -82,7 +82,7 @@ def _bonus_expired(s: Change, e: BonusExpired, r: Place) -> None:
 
 @on(RoundStarted)
 def _round_started(s: Change, e: RoundStarted, r: Place) -> None:
-    s.round = RoundState(number=e.number, first=e.first)
+    s.round = RoundState(number=e.number, first=e.first, step_at=r.at)
     s.round_slot(s.round, e, r.seq)
     fresh = e.first  # a new fight: the escaped are back in it
     kind = s.kinds()[0]
@@ -130,7 +130,14 @@ def _initiative_set(s: Change, e: InitiativeSet, r: Place) -> None:
         ordered = (*(g for g in ordered if frozenset(g) not in again), *(tuple(g) for g in e.ordered))
     slot = s.round_slot_after(s.round, s.round, e, r.seq)
     s.round = replace(
-        s.round, phase="acting", order=order, values=dict(e.values), turn=turn, ordered=ordered, slot=slot
+        s.round,
+        phase="acting",
+        order=order,
+        values=dict(e.values),
+        turn=turn,
+        ordered=ordered,
+        slot=slot,
+        step_at=r.at,
     )
 
 
@@ -141,7 +148,9 @@ def _turn_started(s: Change, e: TurnStarted, r: Place) -> None:
     group = next((i for i, g in enumerate(order) if e.characters and e.characters[0] in g), s.round.group + 1)
     group = group if e.phase == "initiative" else s.round.group
     slot = s.round_slot_after(s.round, s.round, e, r.seq)
-    s.round = replace(s.round, turn=tuple(e.characters), turn_phase=e.phase, extra=e.extra, group=group, slot=slot)
+    s.round = replace(
+        s.round, turn=tuple(e.characters), turn_phase=e.phase, extra=e.extra, group=group, slot=slot, step_at=r.at
+    )
     kind = s.kinds()[0]
     for who in e.characters:
         s.character(who, lambda c: replace(c, turn_done=False, acted=False, gate=None, slot=slot_after(c, kind, e)))
@@ -155,7 +164,7 @@ def _turn_ended(s: Change, e: TurnEnded, r: Place) -> None:
 @on(RoundEnded)
 def _round_ended(s: Change, e: RoundEnded, r: Place) -> None:
     assert s.round is not None
-    s.round = replace(s.round, phase="over", turn=(), slot=s.round_slot_after(s.round, s.round, e, r.seq))
+    s.round = replace(s.round, phase="over", turn=(), slot=s.round_slot_after(s.round, s.round, e, r.seq), step_at=r.at)
     kind = s.kinds()[0]
     s.each(  # steps count per round; once on guard, nobody is surprised
         lambda c: replace(
@@ -280,4 +289,4 @@ def _champion(ch: Challenge, who: str) -> Challenge:
 @on(ExpendituresOpened)
 def _expenditures_opened(s: Change, e: ExpendituresOpened, r: Place) -> None:
     assert s.round is not None
-    s.round = replace(s.round, phase="expending")
+    s.round = replace(s.round, phase="expending", step_at=r.at)

@@ -226,6 +226,12 @@ class Ruleset(ABC):
             return msgspec.convert({**{k: v for k, v in given.items() if k in common}, **own}, self.options)
         except msgspec.ValidationError as e:
             field = str(e).rpartition("$.")[2].rstrip("`")
+            if field.partition(".")[0] == "deadlines":
+                said = (
+                    f"`options.{field}`: {e}. Each deadline (answer, throw, retest, turn, assist, escape) takes "
+                    '{"seconds": 1 to 86400, "lapse": "tell" or "act"}.'
+                )
+                raise Rejected("bad_options", said) from None
             where = f"options.{field}" if field in common else f"options.{self.name}.{field}"
             value = own.get(field, given.get(field))
             said = f"`{where}`: {value!r} is not one of its readings; it takes {_readings(self.options, field)}."
@@ -235,7 +241,9 @@ class Ruleset(ABC):
         """``options`` as ``scene_opened`` records them: every reading written out, this ruleset's
         own under its name."""
         every = msgspec.to_builtins(options)
-        common = {f.name for f in msgspec.structs.fields(Options)}
+        if not every.get("deadlines"):  # none: as scenes were recorded before there were any
+            every.pop("deadlines", None)
+        common = {f.name for f in msgspec.structs.fields(Options)} & set(every)
         own = {k: v for k, v in every.items() if k not in common}
         return {k: every[k] for k in common} | ({self.name: own} if self.options is not Options else {})
 

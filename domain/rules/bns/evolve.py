@@ -96,7 +96,7 @@ def _assist_offered(s: Change, e: AssistOffered, r: Place) -> None:
         _keep(s, e.character, lambda mine: replace(mine, shielded=number))
         return
     assert e.benefit is not None
-    aid = Aid(offer=r.seq, by=e.character, benefit=e.benefit)
+    aid = Aid(offer=r.seq, by=e.character, benefit=e.benefit, at=r.at)
     _keep(s, e.to, lambda mine: replace(mine, aids=(*mine.aids, aid)))
 
 

@@ -1,0 +1,305 @@
+"""Response deadlines: how long a player's move may wait, and what its lapse does.
+
+A scene's options may give each kind of move a time (``Options.deadlines``): a defender
+answering a challenge (``answer``), a side throwing or rolling (``throw``), the side behind
+retesting or passing (``retest``), a character's turn in a round (``turn``), an attacker answering
+an offer of assistance (``assist``), a fair escape's window (``escape``). Only players' moves are
+timed: the Storyteller answers for the Narrator and the NPCs.
+
+Each move due is a ``Due``, named by a key that holds its step (the challenge and its test, the
+round and its turn), so a later step is another deadline. Its clock starts when the step began
+(``Challenge.step_at``, ``RoundState.step_at``, ``Aid.at``: times of the log), or when the deadlines
+were last set, or when the Storyteller gave it more time, whichever is latest: replay, a fork and
+the audit read the same clocks without one of their own.
+
+The shell owns the clock. When a deadline runs out it submits ``lapse`` (``lapses``); ``decide``
+refuses it unless the deadline still runs and its time has passed at the command's time, so a move
+committed first, or a second process firing the same deadline, appends nothing. What follows is
+the option's: the Storyteller is told (``tell``), or the server makes the move itself (``act``:
+each kind's move in ``_ACTS``), both as ``deadline_passed`` naming the deadline, the time given
+and the option.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import msgspec
+from msgspec.structs import replace
+
+from domain.commands import (
+    Action,
+    AnswerAssist,
+    AnyCommand,
+    Deadline,
+    DeclareAction,
+    DeclareTraits,
+    EndTurn,
+    ExpendituresDone,
+    ExtendDeadline,
+    Lapse,
+    Pass,
+    Relent,
+    Roll,
+    SetDeadlines,
+    Throw,
+)
+from domain.context import Draft
+from domain.errors import Rejected
+from domain.events import DeadlineExtended, DeadlinePassed, DeadlinesSet, LapseKind
+from domain.log import format_at
+from domain.rules import ruleset_for
+from domain.state import NARRATOR, Challenge, Clocks, Scene
+
+KINDS: tuple[LapseKind, ...] = ("answer", "throw", "retest", "turn", "assist", "escape")
+RULE = "justicar:deadlines"
+"""Not a rule of any book: the table's own option (``options.deadlines``), cited as such."""
+
+
+class Due(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
+    """A move the scene waits for under a deadline."""
+
+    key: str
+    kind: LapseKind
+    who: str
+    """The character whose move it is (for ``escape``: the one escaping)."""
+    challenge: str = ""
+    step: str = ""
+    """What the move is, for the words: ``answer``, ``throw``, ``roll``, ``declare_traits``,
+    ``retest``, ``cancel_or_let_stand``, ``declare``, ``expenditures``, ``act``, ``assist``, ``escape``."""
+    since: datetime
+    seconds: int
+    due_at: datetime
+    lapse: str = "tell"
+    told: int = 0
+    """The seq of the ``deadline_passed`` that told the Storyteller (0: still running)."""
+    offer: int = 0
+    """The offer of assistance it answers (``assist``)."""
+
+
+# -- what is due -------------------------------------------------------------------------------
+
+
+def running(state: Scene) -> list[Due]:
+    """Every move the scene waits for under a deadline, running or already told, in a fixed order."""
+    deadlines = state.options.deadlines
+    if not deadlines or state.status != "open" or state.night is not None:
+        return []
+    clocks = state.clocks or Clocks()
+    floor = clocks.set_at
+    out: list[Due] = []
+
+    def due(kind: LapseKind, key: str, who: str, step: str, since: datetime | None, **more: object) -> None:
+        deadline: Deadline | None = getattr(deadlines, kind)
+        if deadline is None or not _player(state, who):
+            return
+        starts = [t for t in (since, floor) if t is not None]
+        start = max(starts) if starts else state.last_at
+        seconds = deadline.seconds
+        if (extra := clocks.more.get(key)) is not None:
+            start, seconds = extra
+        assert start is not None
+        out.append(
+            Due(
+                key=key,
+                kind=kind,
+                who=who,
+                step=step,
+                since=start,
+                seconds=seconds,
+                due_at=start + timedelta(seconds=seconds),
+                lapse=deadline.lapse,
+                told=clocks.told.get(key, 0),
+                **more,  # type: ignore[arg-type]
+            )
+        )
+
+    dice = ruleset_for(state.ruleset).die is not None
+    busy: set[str] = set()
+    for cid in state.undecided:
+        ch = state.challenges[cid]
+        busy.update((ch.challenger.who, ch.defender.who))
+        for kind, who, step in _challenge_moves(ch, dice):
+            due(kind, f"{kind}:{cid}:{len(ch.tests)}.{len(ch.retests)}:{who}", who, step, ch.step_at, challenge=cid)
+    r = state.round
+    if r is not None and r.phase != "over":
+        rkey = f"{r.number}.{r.phase}.{r.group}.{r.turn_phase}.{r.extra}"
+        window = r.escape_window
+        if window:
+            due("escape", f"escape:{rkey}:{window}", window, "escape", r.step_at)
+        for who, step in _round_moves(state, busy):
+            if who != window:
+                due("turn", f"turn:{rkey}:{who}", who, step, _turn_since(state, who, r.step_at))
+    if deadlines.assist is not None:
+        for c in state.roster():
+            for aid in c.aids:
+                if aid.status == "offered":
+                    due("assist", f"assist:{aid.offer}", c.id, "assist", aid.at, offer=aid.offer)
+    return out
+
+
+def next_due(state: Scene) -> datetime | None:
+    """When the scene's first running deadline runs out (None: none runs; a told one waits on the
+    Storyteller, not on the clock)."""
+    if not state.options.deadlines:
+        return None
+    return min((d.due_at for d in running(state) if not d.told), default=None)
+
+
+def lapses(state: Scene, now: datetime) -> list[Lapse]:
+    """The ``lapse`` commands owed at ``now``, for the shell to submit. Each id names the deadline
+    and its time, so two processes firing the same one send the same command."""
+    if not state.options.deadlines:
+        return []
+    return [
+        Lapse(id=f"~lapse-{d.key}@{d.due_at.timestamp():.0f}", scene=state.id, actor=NARRATOR, key=d.key, at=now)
+        for d in running(state)
+        if not d.told and d.due_at <= now
+    ]
+
+
+def _player(state: Scene, who: str) -> bool:
+    c = state.characters.get(who)
+    return c is not None and c.present and not c.sheet.npc
+
+
+def _challenge_moves(ch: Challenge, dice: bool) -> list[tuple[LapseKind, str, str]]:
+    """The moves a challenge waits for now: (kind, who, step)."""
+    status = ch.status
+    if status == "awaiting_response":
+        return [("answer", ch.defender.who, "answer")]
+    sides = (ch.challenger, ch.defender)
+    if status in ("bidding", "throwing"):
+        owed = [("answer", s.who, "owed") for s in sides if s.owed]
+        if owed:
+            return owed  # type: ignore[return-value]
+        if dice:
+            return [("throw", s.who, "roll") for s in sides if s.who != NARRATOR and s.rolled is None]
+        return [("throw", s.who, "throw") for s in sides if s.who != NARRATOR and s.throw is None]
+    if status == "tie_declaring":
+        first = ch.declaring_first or "challenger"
+        order = (first, Challenge.other(first))
+        for role in order:
+            side = ch.side(role)
+            if side.who != NARRATOR and side.declared is None:
+                return [("throw", side.who, "declare_traits")]
+        return []
+    if status == "retest_window":
+        pending = ch.pending_retest
+        if pending is not None:
+            return [("retest", ch.side(Challenge.other(pending.role)).who, "cancel_or_let_stand")]
+        return [("retest", ch.side(role).who, "retest") for role in ch.losing_roles() if not ch.side(role).passed]
+    return []
+
+
+def _round_moves(state: Scene, busy: set[str]) -> list[tuple[str, str]]:
+    """Who the round waits for now, and for what: to declare an action (rounds opening with
+    declarations), to say its expenditures are done, or to act on its turn (one in a challenge
+    waits on the challenge's clocks instead)."""
+    r = state.round
+    assert r is not None
+    fighting = [c for c in state.roster() if c.present and c.conditions.fair_escape != "escaped"]
+    if r.phase == "declaring":
+        return [(c.id, "declare") for c in fighting if c.action is None]
+    if r.phase == "expending":
+        return [(c.id, "expenditures") for c in fighting if not c.expended]
+    if r.phase == "acting":
+        turn = set(r.turn)
+        return [(c.id, "act") for c in fighting if c.id in turn and not c.turn_done and c.id not in busy]
+    return []
+
+
+def _turn_since(state: Scene, who: str, start: datetime | None) -> datetime | None:
+    """A turn's clock starts with the turn, and again as each challenge of the character's ends."""
+    ends = [
+        ch.step_at
+        for cid in state.recent
+        if (ch := state.challenges[cid]).step_at is not None and who in (ch.challenger.who, ch.defender.who)
+    ]
+    return max([t for t in (start, *ends) if t is not None], default=None)
+
+
+# -- the commands ------------------------------------------------------------------------------
+
+
+def _storyteller(d: Draft, what: str) -> None:
+    if d.actor != NARRATOR:
+        raise Rejected("forbidden", f"Only the Storyteller may {what}.", RULE)
+
+
+def set_deadlines(d: Draft, cmd: SetDeadlines) -> None:
+    _storyteller(d, "change the response deadlines")
+    d.add(DeadlinesSet(deadlines=cmd.deadlines))
+
+
+def _found(d: Draft, key: str) -> Due:
+    found = next((due for due in running(d.state) if due.key == key), None)
+    if found is None:
+        raise Rejected("no_deadline", "That move is no longer waited for: it was made, or the step is over.", RULE)
+    return found
+
+
+def extend_deadline(d: Draft, cmd: ExtendDeadline) -> None:
+    _storyteller(d, "give a move more time")
+    due = _found(d, cmd.key)
+    d.add(DeadlineExtended(key=due.key, character=due.who, seconds=cmd.seconds or due.seconds))
+
+
+def lapse(d: Draft, cmd: Lapse) -> None:
+    """A deadline ran out: tell the Storyteller, or make the move its option says."""
+    _storyteller(d, "let a deadline lapse")
+    due = _found(d, cmd.key)
+    if due.told:
+        raise Rejected("told", "The Storyteller was already told that this move is late.", RULE)
+    if d.ctx.now < due.due_at:
+        raise Rejected("not_yet", f"This move has until {format_at(due.due_at)}.", RULE)
+    passed = DeadlinePassed(
+        key=due.key,
+        kind=due.kind,
+        character=due.who,
+        challenge=due.challenge,
+        since=due.since,
+        seconds=due.seconds,
+        lapse="tell",
+        option=f"deadlines.{due.kind}",
+    )
+    if due.lapse == "tell":
+        d.add(passed)
+        return
+    move = _act(d.state, due)
+    made = Draft(d.state, d.ctx, actor=NARRATOR, command=d.command)
+    try:
+        from domain.decide import handle  # the move is decided as any command is
+
+        handle(made, move)
+    except Rejected as refusal:
+        d.add(replace(passed, refused=refusal.message))
+        return
+    d.add(replace(passed, lapse="act", did=move.verb), *made.events)
+
+
+def _act(state: Scene, due: Due) -> AnyCommand:
+    """The move a lapse makes for ``due.who``, as the Storyteller would send it."""
+    common = {"id": "~lapse", "scene": state.id, "actor": NARRATOR}
+    if due.challenge:
+        ch = state.challenges[due.challenge]
+        on = {**common, "challenge": due.challenge, "character": due.who}
+        if due.step in ("answer", "owed"):
+            return Relent(**on)  # type: ignore[arg-type]
+        if due.step == "roll":
+            return Roll(**on)  # type: ignore[arg-type]
+        if due.step == "throw":
+            return Throw(**on, sign="random")  # type: ignore[arg-type]
+        if due.step == "declare_traits":
+            role = ch.role_of(due.who)
+            assert role is not None
+            most = ruleset_for(state.ruleset).max_declare(state, ch, role)
+            return DeclareTraits(**on, count=most)  # type: ignore[arg-type]
+        return Pass(**on)  # type: ignore[arg-type]
+    if due.kind == "assist":
+        return AnswerAssist(**common, character=due.who, offer=due.offer, accept=False)  # type: ignore[arg-type]
+    if due.step == "declare":
+        return DeclareAction(**common, character=due.who, action=Action(kind="none"))  # type: ignore[arg-type]
+    if due.step == "expenditures":
+        return ExpendituresDone(**common, character=due.who)  # type: ignore[arg-type]
+    return EndTurn(**common, character=due.who)  # type: ignore[arg-type]
