@@ -198,6 +198,10 @@ class EventStore(Protocol):
         wake-up does is decided on the scene's log."""
         ...
 
+    def alarm(self, scene: str) -> datetime | None:
+        """The scene's row of the ``alarms`` index, if it has one."""
+        ...
+
     def close(self) -> None: ...
 
 

@@ -172,5 +172,8 @@ class MemoryStore(Copies):
         rows = ((scene, due) for scene, due in self._alarms.items() if before is None or due < before)
         return sorted(rows, key=lambda row: (row[1], row[0]))
 
+    def alarm(self, scene: str) -> datetime | None:
+        return self._alarms.get(scene)
+
     def close(self) -> None:
         pass

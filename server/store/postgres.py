@@ -671,5 +671,11 @@ class PostgresStore(Batched):
             rows = self.query("SELECT scene, due FROM alarms WHERE due < %s ORDER BY due, scene", [to_micros(before)])
         return [(scene, from_micros(due)) for scene, due in rows]
 
+    def alarm(self, scene: str) -> datetime | None:
+        if not self.alarmed:
+            return None
+        rows = self.query("SELECT due FROM alarms WHERE scene = %s", [scene])
+        return from_micros(rows[0][0]) if rows else None
+
     def close(self) -> None:
         self.pool.close()

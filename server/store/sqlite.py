@@ -440,6 +440,15 @@ class SqliteStore(Batched):
             raise unavailable(err) from err
         return [(scene, from_micros(due)) for scene, due in rows]
 
+    def alarm(self, scene: str) -> datetime | None:
+        if not self._alarmed:
+            return None
+        try:
+            row = self.reads.execute("SELECT due FROM alarms WHERE scene = ?", [scene]).fetchone()
+        except sqlite3.OperationalError as err:
+            raise unavailable(err) from err
+        return from_micros(row[0]) if row else None
+
     def close(self) -> None:
         with self._lock:
             for conn in self._readers:

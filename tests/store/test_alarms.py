@@ -54,8 +54,9 @@ class TestIndex:
         assert store.alarms() == [("s2", SOON), ("s1", LATER)]
         store.append_batch([item("s1", 2, "c3", due=AT)])
         assert store.alarms() == [("s1", AT), ("s2", SOON)]
+        assert (store.alarm("s1"), store.alarm("s2"), store.alarm("s3")) == (AT, SOON, None)
         store.append_batch([item("s1", 3, "c4", due=None)])
-        assert store.alarms() == [("s2", SOON)]
+        assert store.alarms() == [("s2", SOON)] and store.alarm("s1") is None
         store.append_batch([item("s1", 4, "c5", due=None)])  # nothing to delete
         assert store.alarms() == [("s2", SOON)]
 
@@ -98,7 +99,7 @@ def test_an_older_sqlite_file_gets_the_table(tmp_path: Path, opened: Callable[..
         conn.execute("DROP TABLE alarms")
     reader = SqliteStore(db, readonly=True)
     try:
-        assert reader.alarms() == [] and reader.head("s1")[0] == 1
+        assert reader.alarms() == [] and reader.alarm("s1") is None and reader.head("s1")[0] == 1
     finally:
         reader.close()
     backend = opened(str(db))
