@@ -17,10 +17,11 @@ Where the times come from:
 - Each append keeps the time in the store's ``alarms`` index in its own transaction
   (``Append.due``), so a crash between a commit and the alarm loses nothing: at start the alarm
   reads the index (``EventStore.alarms``).
-- With PostgreSQL, several processes serve one database. Each fires at once the scenes it holds (a
-  room loaded), and reads the index every ``LOOK`` seconds (one query, only the rows due within
-  ``AHEAD``) to take over the scenes of a process that died or unloaded them; those it fires only
-  ``GRACE`` seconds past their time, so that the process holding the scene goes first.
+- With PostgreSQL (or ``serve --shared`` on an SQLite file), several processes serve one
+  database. Each fires at once the scenes it holds (a room loaded), and reads the index every
+  ``LOOK`` seconds (one query, only the rows due within ``AHEAD``) to take over the scenes of a
+  process that died or unloaded them; those it fires only ``GRACE`` seconds past their time, its
+  row read again first, so that the process holding the scene goes first.
 
 The index is a shortcut: a wrong row costs a wake-up (the room loads, nothing is owed) or a late
 one (the scene fires when next loaded); the decision is always the core's, on the folded log.
@@ -65,7 +66,7 @@ class Alarm:
     def __init__(self, hub: Hub, *, shared: bool, clock: Callable[[], datetime] | None = None) -> None:
         self.hub = hub
         self.shared = shared
-        """Whether other processes serve the database too (PostgreSQL): then the index is read
+        """Whether other processes may serve the database too (``Backend.shared``): then the index is read
         again every ``LOOK`` seconds, and a scene not held here waits ``GRACE`` past its time."""
         self.clock = clock or hub.service.clock
         self.due: dict[str, datetime] = {}
@@ -77,6 +78,11 @@ class Alarm:
         self._firing: set[str] = set()
         self._tries: dict[str, int] = {}
         self._limit = anyio.CapacityLimiter(FIRING)
+
+    @property
+    def entries(self) -> int:
+        """The heap's entries, stale ones included (what the alarm holds for its scenes)."""
+        return len(self._heap)
 
     # -- what the rooms and the index say ------------------------------------------------------------
 
@@ -101,17 +107,17 @@ class Alarm:
         if earliest is None or when < earliest:
             self._wake.set()
 
-    async def look(self) -> None:
+    async def look(self) -> bool:
         """Read the index (the rows due within ``AHEAD`` when shared, else all) and take the times of
         the scenes not held here; a scene not held whose time was within reach and has no row any
-        more (met, or moved later by the process that holds it) is dropped."""
+        more (met, or moved later by the process that holds it) is dropped. Whether it was read."""
         store = self.hub.backend.store
         horizon = self.clock() + timedelta(seconds=AHEAD) if self.shared else None
         try:
             rows = await self.hub.reader.run(store.alarms, horizon)
         except Exception as err:  # the next look (or a room's load) brings them
             log.warning("alarms index not read", error=str(err))
-            return
+            return False
         found = dict(rows)
         for scene, due in list(self.due.items()):
             if scene not in found and not self.held(scene) and (horizon is None or due < horizon):
@@ -119,6 +125,7 @@ class Alarm:
         for scene, due in rows:
             if not self.held(scene):
                 self.set(scene, due)
+        return True
 
     def held(self, scene: str) -> bool:
         """Whether this process holds the scene now (its room is loaded and serving)."""
@@ -128,8 +135,9 @@ class Alarm:
     # -- the one task ----------------------------------------------------------------------------------
 
     async def run(self) -> None:
-        """Read the index, then wake each scene when its time comes, until cancelled."""
-        await self.look()
+        """Read the index, then wake each scene when its time comes, until cancelled. Alone on its
+        database, the process reads the index again only if its first read failed."""
+        again = not await self.look() or self.shared
         looked = time.monotonic()
         async with anyio.create_task_group() as tg:
             while True:
@@ -145,13 +153,13 @@ class Alarm:
                     self._firing.add(scene)
                     tg.start_soon(self._fire, scene, due, name=f"alarm {scene}")
                 wait = (self._heap[0][0] - now).total_seconds() if self._heap else LOOK
-                if self.shared:
+                if again:
                     wait = min(wait, looked + LOOK - time.monotonic())
                 self._wake = anyio.Event()
                 with anyio.move_on_after(max(wait, 0.0)):
                     await self._wake.wait()
-                if self.shared and time.monotonic() >= looked + LOOK:
-                    await self.look()
+                if again and time.monotonic() >= looked + LOOK:
+                    again = not await self.look() or self.shared
                     looked = time.monotonic()
 
     async def _fire(self, scene: str, due: datetime) -> None:

@@ -97,7 +97,7 @@ class Hub:
         self.closing = False
         self.in_flight = 0
         self._settled = anyio.Event()
-        self.alarm = Alarm(self, shared=backend.kind == "postgresql")
+        self.alarm = Alarm(self, shared=backend.shared)
         """The response deadlines of every scene, fired when they run out (``run_alarm``)."""
 
     # -- rooms -----------------------------------------------------------------------------------

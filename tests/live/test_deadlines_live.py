@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -46,10 +47,10 @@ WAIT = 10.0
 """Seconds any wait for a lapse may take at most (well past every deadline here)."""
 
 
-def opening(scene: str, lapse: str, seconds: int) -> list[dict[str, Any]]:
-    """A scene whose throws have ``seconds`` and lapse as ``lapse`` says, with Sam's challenge to
-    Juan answered: both now owe a throw."""
-    deadlines = {"throw": {"seconds": seconds, "lapse": lapse}}
+def opening(scene: str, lapse: str, seconds: int, *, answer: bool = False) -> list[dict[str, Any]]:
+    """A scene whose throws (with ``answer``: answers) have ``seconds`` and lapse as ``lapse``
+    says, with Sam's challenge to Juan answered: both now owe a throw."""
+    deadlines = {"answer" if answer else "throw": {"seconds": seconds, "lapse": lapse}}
     lines: list[dict[str, Any]] = [
         {"id": f"{scene}-open", "type": "open_scene", "ruleset": "lotn", "options": {"deadlines": deadlines}}
     ]
@@ -212,7 +213,7 @@ class TestOneServer:
         read of the index brings its time, and it fires. Neither side threw: Sam's throw is made
         first, which starts the next step (the test's throws), so Juan's clock starts again and he
         lapses a full time later; then nothing runs."""
-        backend = open_backend(str(tmp_path / "j.db"))
+        backend = open_backend(str(tmp_path / "j.db"), lock=True)  # as `serve` opens it: alone on it
         try:
             seed(backend, "s1", "act", 2)
             assert [scene for scene, _ in backend.store.alarms()] == ["s1"]
@@ -224,6 +225,27 @@ class TestOneServer:
             sound(backend, "s1")  # the index says what the log says, kept by each lapse's commit
         finally:
             backend.close()
+
+    async def test_a_thousand_idle_scenes_are_a_heap_not_tasks(self) -> None:
+        """A thousand scenes, each with a defender's answer due in an hour: the alarm reads them
+        from the index at start and holds one entry each, loads no room, and the server runs no
+        more tasks than it does with no scene at all."""
+        empty = open_backend(None)
+        async with running(empty) as live:
+            await anyio.sleep(0.1)
+            idle = len(asyncio.all_tasks())
+        backend = open_backend(None)
+        service = SceneService(backend.store)
+        for n in range(1000):
+            for line in opening(f"s{n}", "tell", 3600, answer=True)[:4]:  # declared, not answered
+                assert service.handle(parse_command(msgspec.json.encode(line))).error is None
+        async with running(backend) as live:
+            with anyio.fail_after(WAIT):
+                while len(live.hub.alarm.due) < 1000:
+                    await anyio.sleep(0.01)
+            await anyio.sleep(0.1)
+            assert live.hub.alarm.entries == 1000 and live.hub.rooms == {}
+            assert len(asyncio.all_tasks()) == idle
 
 
 # -- processes ----------------------------------------------------------------------------------
