@@ -11,6 +11,7 @@
   index.
 - Two ``justicar serve`` processes on one PostgreSQL database: both holding the scene, the lapse is
   appended once; the one holding a scene killed, the other takes it over after a grace.
+- The database away when a deadline runs out: the lapse is appended once it is back.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from server.app import running
 from server.backend import Backend, open_backend
 from server.service import SceneService
 from tests.live.faults import cli, free_port, logged, peer, serve_argv, served
+from tests.postgres import Cluster
 
 pytestmark = pytest.mark.anyio
 
@@ -340,3 +342,42 @@ class TestProcesses:
             assert [e for e in lapses_logged(postgres_db, scene) if e["data"]["key"] == lapse["data"]["key"]] == [lapse]
         done = cli("verify", "--db", postgres_db)
         assert done.returncode == 0, done.stdout + done.stderr
+
+    async def test_a_deadline_that_runs_out_while_the_database_is_away(self, tmp_path: Path) -> None:
+        """PostgreSQL is stopped (as a crash stops it) before Juan's time runs out and started again
+        after: the lapse could not be recorded meanwhile, and is, once, when the database is back;
+        Sam, still connected, is sent it."""
+        cluster = Cluster()
+        try:
+            backend = open_backend(cluster.url)
+            seed(backend, "s1", "act", 2)
+            sam_token = backend.tokens.issue("s1", "player", "sam")[0]
+            backend.close()
+            port = free_port()
+            async with (
+                served(serve_argv(cluster.url, port), port, tmp_path / "serve.log") as server,  # type: ignore[arg-type]
+                peer(server.url, sam_token, subscribe=True) as sam,
+            ):
+                answer = await sam.command({"type": "throw", "id": "t", "challenge": "c", "sign": "rock"})
+                assert answer["ok"], answer
+                cluster.stop()
+                await anyio.sleep(4.0)  # Juan's time runs out while the database is away
+                cluster.start()
+                pushed = await sam.wait(
+                    lambda m: m["type"] == "commit" and m["events"][0]["type"] == "deadline_passed",
+                    "the lapse",
+                    seconds=30,
+                )
+                lapse = pushed["events"][0]
+                await anyio.sleep(1.0)
+                assert server.alive() and sam.errors() == []
+            same = [e for e in lapses_logged(cluster.url, "s1") if e["data"]["key"] == lapse["data"]["key"]]
+            assert [e["seq"] for e in same] == [lapse["seq"]] and lapse["data"]["character"] == "juan"
+            thrown = datetime.fromisoformat(answer["events"][0]["at"])
+            assert datetime.fromisoformat(lapse["at"]) >= thrown + timedelta(seconds=4)  # once it was back
+            said = (tmp_path / "serve.log").read_text()
+            assert "lapse not recorded" in said or "deadline not fired" in said  # it was tried meanwhile
+            done = cli("verify", "--db", cluster.url, "s1")
+            assert done.returncode == 0, done.stdout + done.stderr
+        finally:
+            cluster.close()
