@@ -164,48 +164,54 @@ class Alarm:
 
     async def _fire(self, scene: str, due: datetime) -> None:
         """Load the scene through the hub and submit what the core says is owed now; its room then
-        tells the new time. A scene whose time did not move (its lapse could not be submitted: the
-        database away, the scene unavailable) is tried again later, ``RETRY`` seconds and doubling."""
+        tells the new time. A scene owed again at once (a lapse that made the next move due: a
+        tie's second declaration) is fired again at once; one that is still owed though nothing was
+        recorded (the database away, the scene unavailable) is tried again later, ``RETRY``
+        seconds and doubling."""
+        recorded = False
         try:
             async with self._limit:
-                await self._lapse(scene, due)
+                recorded = await self._lapse(scene, due)
         except Exception as err:
             log.warning("deadline not fired", scene=scene, error=str(err), exc_info=err)
         finally:
             self._firing.discard(scene)
         now, current = self.clock(), self.due.get(scene)
-        if current == due:
-            tries = self._tries[scene] = self._tries.get(scene, 0) + 1
-            self._push(now + timedelta(seconds=min(RETRY * 2 ** (tries - 1), MAX_RETRY)), scene, due)
-            return
-        self._tries.pop(scene, None)
-        if current is not None and current <= now:  # came due while it was fired: its entry was passed over
+        if current is None or current > now:  # nothing runs, or its entry waits in the heap
+            self._tries.pop(scene, None)
+        elif recorded:  # owed again already: its entry was passed over while it was fired
+            self._tries.pop(scene, None)
             self._push(current, scene, current)
+        else:
+            tries = self._tries[scene] = self._tries.get(scene, 0) + 1
+            self._push(now + timedelta(seconds=min(RETRY * 2 ** (tries - 1), MAX_RETRY)), scene, current)
 
-    async def _lapse(self, scene: str, due: datetime) -> None:
-        """The lapses owed in the scene now, submitted. A scene not held here, when other processes
-        serve the database, has its row read first: the process holding it may have moved its time
-        since this one last read the index (then it waits for that time and a grace again, and is
-        not loaded for nothing)."""
+    async def _lapse(self, scene: str, due: datetime) -> bool:
+        """The lapses owed in the scene now, submitted; whether any was recorded. A scene not held
+        here, when other processes serve the database, has its row read first: the process holding
+        it may have moved its time since this one last read the index (then it waits for that time
+        and a grace again, and is not loaded for nothing)."""
         from server.hub import SceneUnavailable  # the hub holds the alarm
 
         if self.shared and not self.held(scene):
             row = await self.hub.reader.run(self.hub.backend.store.alarm, scene)
             if row != due:
                 self.set(scene, row)
-                return
+                return False
         try:
             state = await self.hub.state(scene)
         except SceneUnavailable as err:  # its room says why; it is heard of again when it loads
             log.warning("deadline of a scene that cannot be served", scene=scene, error=err.error.message)
             self.set(scene, None)
-            return
+            return False
         self.set(scene, next_due(state))  # the state's word, over the index's
+        recorded = False
         for command in lapses(state, self.clock()):
             # the time is the clock's at the decision (the live path stamps it), so two processes
             # firing one deadline send the very same command
             handled = await self.hub.submit(msgspec.structs.replace(command, at=None))
             if handled.fresh:
+                recorded = True
                 log.info("deadline lapsed", scene=scene, key=command.key, seq=handled.records[0].seq)
             elif handled.error is None:
                 log.debug("deadline already lapsed", scene=scene, key=command.key)
@@ -213,3 +219,4 @@ class Alarm:
                 log.warning("lapse not recorded", scene=scene, key=command.key, error=handled.error.message)
             else:  # a move committed first, or another process lapsed it: nothing appended
                 log.debug("lapse refused", scene=scene, key=command.key, code=handled.error.code)
+        return recorded
