@@ -100,11 +100,12 @@ def of(records: list[Recorded], key: str) -> list[Recorded]:
 
 
 def sound(backend: Backend, scene: str) -> list[Recorded]:
-    """The scene's log, checked: no deadline lapsed twice, none before its time; and the index
-    holds the time the folded log says (none when nothing runs)."""
+    """The scene's log, checked: no deadline lapsed twice (the same key from the same start: more
+    time given is another clock), none before its time; and the index holds the time the folded
+    log says (none when nothing runs)."""
     records = list(backend.store.read(scene))
-    keys = [told(r).key for r in passed(records)]
-    assert len(keys) == len(set(keys)), keys
+    clocks = [(told(r).key, told(r).since) for r in passed(records)]
+    assert len(clocks) == len(set(clocks)), clocks
     assert all(r.at >= due_of(r) for r in passed(records))
     due = next_due(fold(records))
     assert backend.store.alarms() == ([(scene, due)] if due else [])
@@ -191,6 +192,26 @@ class TestOneServer:
             assert challenge["status"] == "throwing"
             assert "s1" not in live.hub.alarm.due  # a told lapse waits on the Storyteller, not the clock
 
+    async def test_more_time_given_runs_out_again(self) -> None:
+        """Told that Juan is late, the Storyteller gives him two seconds more: his clock runs
+        again, and when it runs out the Storyteller is told again, once; Juan's throw in the
+        meantime would have stopped it (the first test's case)."""
+        backend = open_backend(None)
+        seed(backend, "s1", "tell", 1)
+        st_token, _ = backend.tokens.issue("s1", "st")
+        async with table(backend) as (live, sam, _juan), Client(live.url, st_token) as st:
+            assert (await sam.send({"type": "throw", "challenge": "c", "sign": "rock"}))["ok"]
+            (first,) = passed(await lapsed(backend, "s1"))
+            key = told(first).key
+            given = await st.send({"type": "extend_deadline", "key": key, "seconds": 2})
+            assert given["ok"], given
+            assert "s1" in live.hub.alarm.due  # running again
+            _, again = passed(await lapsed(backend, "s1", 2))
+            assert (told(again).key, told(again).seconds, told(again).lapse) == (key, 2, "tell")
+            assert told(again).since == datetime.fromisoformat(given["events"][0]["at"])
+            await anyio.sleep(0.5)
+        assert of(sound(backend, "s1"), key) == [first, again]
+
     async def test_a_scene_whose_room_unloaded_still_fires(self) -> None:
         """Sam throws and everyone leaves; the room unloads when idle. Juan's time still runs out:
         the alarm loads the scene through the hub and appends the lapse once."""
@@ -263,8 +284,8 @@ def lapses_logged(db: str, scene: str) -> list[dict[str, Any]]:
     """The scene's lapses as `justicar log` prints them, checked: no deadline lapsed twice, none
     before its time."""
     found = [e for e in logged(db, scene) if e["type"] == "deadline_passed"]  # type: ignore[arg-type]
-    keys = [e["data"]["key"] for e in found]
-    assert len(keys) == len(set(keys)), keys
+    clocks = [(e["data"]["key"], e["data"]["since"]) for e in found]
+    assert len(clocks) == len(set(clocks)), clocks
     for e in found:
         due = datetime.fromisoformat(e["data"]["since"]) + timedelta(seconds=e["data"]["seconds"])
         assert datetime.fromisoformat(e["at"]) >= due, e
