@@ -178,9 +178,9 @@ async def test_a_lapse_that_acts_throws_at_random_on_both_phones(
     sam = await player(browser, f"{live.web}/play#token={tokens['sam']}")
     juan = await player(browser, f"{live.web}/play#token={tokens['juan']}")
     await swing(live, tokens)
-    mine = juan.locator("#challenges article .deadline")
+    mine = juan.locator("#challenges article .deadline.mine")
     await expect(mine.locator(".then")).to_have_text("Then a sign is thrown at random for you.")
-    await expect(sam.locator("#challenges article .deadline .then")).to_have_text(
+    await expect(sam.locator("#challenges article .deadline.theirs .then")).to_have_text(
         "Then a sign is thrown at random for Juan."
     )
     key = await mine.get_attribute("data-key")

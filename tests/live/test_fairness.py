@@ -23,7 +23,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from benchmarks.scenes import PEOPLE, brawl
-from projections.narrate import narrate
+from projections.narrate import narrate_records
 from server import catchup, connection
 from server import worker as working
 from server.app import Running, running
@@ -49,12 +49,13 @@ def made(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The scene of each event a history page put into words, in the order they were."""
     scenes: list[str] = []
 
-    def slowly(before: Any, event: Any, viewer: str, **hidden: Any) -> str:
-        scenes.append(before.id)
-        time.sleep(SLOW)
-        return narrate(before, event, viewer, **hidden)
+    def slowly(befores: Any, records: Any, viewer: str, **hidden: Any) -> list[str]:
+        for before in befores:
+            scenes.append(before.id)
+            time.sleep(SLOW)
+        return narrate_records(befores, records, viewer, **hidden)
 
-    monkeypatch.setattr(connection, "narrate", slowly)
+    monkeypatch.setattr(connection, "narrate_records", slowly)
     return scenes
 
 
