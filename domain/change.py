@@ -101,11 +101,7 @@ class Change:
         cid = ch.id
         if self.options.deadlines:  # a response deadline's clock starts with the step
             old: Challenge | None = self.challenges.get(cid)
-            if old is None or (old.status, len(old.tests), len(old.retests)) != (
-                ch.status,
-                len(ch.tests),
-                len(ch.retests),
-            ):
+            if old is None or _step(old) != _step(ch):
                 ch = replace(ch, step_at=self.at)
         self.challenges[cid] = ch
         if ch.status not in DECIDED or undecided(ch):
@@ -178,6 +174,20 @@ class Change:
 
 _KINDS: dict[str, tuple[type[CharacterSlot] | None, type[RoundSlot] | None]] = {}
 """The slot types of each ruleset asked for (a ruleset's name is never given to another)."""
+
+
+def _step(ch: Challenge) -> tuple[object, ...]:
+    """The step a challenge is in, as a response deadline's clock counts it (``domain.deadlines``):
+    its answer, each test (bidding and throwing are one step: one side's throw or roll does not
+    restart the other's clock), Traits owed, each side's turn to declare on a tie, each retest."""
+    return (
+        "test" if ch.status in ("bidding", "throwing") else ch.status,
+        len(ch.tests),
+        len(ch.retests),
+        ch.challenger.owed > 0 or ch.defender.owed > 0,
+        ch.challenger.declared is None,
+        ch.defender.declared is None,
+    )
 
 
 def slot_after(c: Character, kind: type[CharacterSlot] | None, e: SceneEvent) -> Any:

@@ -242,7 +242,8 @@ def _found(d: Draft, key: str) -> Due:
 def extend_deadline(d: Draft, cmd: ExtendDeadline) -> None:
     _storyteller(d, "give a move more time")
     due = _found(d, cmd.key)
-    d.add(DeadlineExtended(key=due.key, character=due.who, seconds=cmd.seconds or due.seconds))
+    given: Deadline = getattr(d.state.options.deadlines, due.kind)  # running: its kind is set
+    d.add(DeadlineExtended(key=due.key, character=due.who, seconds=cmd.seconds or given.seconds))
 
 
 def lapse(d: Draft, cmd: Lapse) -> None:
