@@ -48,6 +48,7 @@ from domain.context import Draft
 from domain.errors import Rejected
 from domain.events import DeadlineExtended, DeadlinePassed, DeadlinesSet, LapseKind
 from domain.log import format_at
+from domain.pools import PoolSpec
 from domain.rules import ruleset_for
 from domain.state import NARRATOR, Challenge, Clocks, Scene
 
@@ -285,6 +286,11 @@ def _act(state: Scene, due: Due) -> AnyCommand:
     if due.challenge:
         ch = state.challenges[due.challenge]
         on = {**common, "challenge": due.challenge, "character": due.who}
+        if due.step == "answer" and (offered := ruleset_for(state.ruleset).defenses(state, ch, due.who)):
+            # a pool ruleset grades a relent by the defence it would have used: the best one the
+            # character has, so that a silent phone never costs more than the player could have lost
+            best = max(offered, key=lambda kind: offered[kind].total)
+            return Relent(**on, pool=PoolSpec(defense=best))  # type: ignore[arg-type]
         if due.step in ("answer", "owed"):
             return Relent(**on)  # type: ignore[arg-type]
         if due.step == "roll":

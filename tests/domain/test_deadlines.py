@@ -20,9 +20,10 @@ from domain.errors import Rejected
 from domain.events import DeadlineExtended, DeadlinePassed, DeadlinesSet, SceneEvent
 from domain.evolve import evolve, fold
 from domain.log import GENESIS, Recorded, seal
+from domain.rules import ruleset_for
 from domain.rules.catalog import SIGNS
 from domain.state import Scene
-from tests.table import T0, Table, entropy_for, sheet, types
+from tests.table import T0, Table, entropy_for, types
 
 KINDS = ("answer", "throw", "retest", "turn", "assist", "escape")
 
@@ -75,7 +76,9 @@ def replays(t: Table) -> None:
 
 def quiet(t: Table) -> Scene:
     """The scene as a ``tell`` lapse must leave it: everything but its clocks, version and time."""
-    return Scene(**{f: getattr(t.state, f) for f in t.state.__struct_fields__ if f not in ("clocks", "version", "last_at")})
+    return Scene(
+        **{f: getattr(t.state, f) for f in t.state.__struct_fields__ if f not in ("clocks", "version", "last_at")}
+    )
 
 
 # -- lotn: answer, throw, declare Traits on a tie, retest, cancel or let stand ------------------
@@ -113,6 +116,7 @@ class TestTell:
         assert quiet(t) == before
         assert the(t, "answer").told == t.state.version and next_due(t.state) is None
         assert lapses(t.state, t.now + timedelta(hours=1)) == []
+        t.refused("st", "lapse", key=due.key, code="told", rule="justicar:deadlines")
         t.tick(hours=1)
         t.refused("st", "lapse", key=due.key, code="told", rule="justicar:deadlines")
         replays(t)
@@ -144,6 +148,10 @@ class TestTell:
         declare(t)
         due = the(t, "answer")
         assert lapses(t.state, due.due_at - timedelta(seconds=1)) == []
+        (owed,) = lapses(t.state, due.due_at + timedelta(seconds=5))
+        assert owed.key == due.key and owed.at == due.due_at + timedelta(seconds=5)
+        assert (owed.actor, owed.scene, owed.id) == ("st", "s1", f"~lapse-{due.key}@{due.due_at.timestamp():.0f}")
+        assert lapses(t.state, due.due_at)[0].id == owed.id  # two processes send the same command
         t.now = due.due_at - timedelta(seconds=2)  # the command comes one second before
         refusal = t.refused("st", "lapse", key=due.key, code="not_yet", rule="justicar:deadlines")
         assert "20:01:05" in refusal.message or "until" in refusal.message
@@ -180,6 +188,7 @@ class TestActLotn:
         outcome = t.challenge("c").outcome
         assert outcome is not None and outcome.winner == "challenger"
         assert running(t.state) == []
+        t.refused("st", "lapse", key=due.key, code="no_deadline")  # fired again: the move was made
         replays(t)
 
     def test_a_random_throw_from_the_commands_entropy(self) -> None:
@@ -286,6 +295,9 @@ class TestWhoIsTimed:
         assert [d.who for d in running(t.state)] == ["sam"]  # the guard's throw waits on the ST
         declare(t, "h", who="juan", target="guard", bid="Tough")
         assert [d.challenge for d in running(t.state)] == ["g"]  # the guard's answer is the ST's
+        t.do("juan", "declare", challenge="s", kind="static", category="physical", bid=["Tough"], difficulty=3)
+        static = [d for d in running(t.state) if d.challenge == "s"]
+        assert [(d.who, d.step) for d in static] == [("juan", "throw")]  # the Narrator's side: never
         replays(t)
 
     def test_nothing_runs_without_the_option(self) -> None:
@@ -433,4 +445,337 @@ class TestRulings:
         assert outcome is not None and outcome.winner == "defender"
         cause = next(r for r in t.log if isinstance(r.event, DeadlinePassed))
         assert cause.seq < resolved and cause.command == t.log[resolved - 1].command  # one command, kept
+        replays(t)
+
+
+# -- camarilla: a round's declarations and turns --------------------------------------------------
+
+
+def camarilla(lapse: str = "act", *kinds: str) -> Table:
+    t = Table("camarilla", options(lapse, 60, *kinds))
+    t.add("sam", {"Brawny": 4})
+    t.add("juan", {"Tough": 3})
+    t.add("guard", {"Burly": 2}, npc=True)
+    return t
+
+
+class TestCamarilla:
+    def test_an_undeclared_action_is_none(self) -> None:
+        """``act`` on ``turn`` while declaring (camarilla:order-of-actions): the late character
+        declares no action; a declaration by another does not restart its clock."""
+        t = camarilla("act", "turn")
+        t.do("st", "start_round")
+        sam, juan = the(t, "turn", "sam"), the(t, "turn", "juan")
+        assert (sam.step, sam.since) == ("declare", t.log[-1].at)
+        t.do("st", "declare_action", character="guard", action={"kind": "none"})  # the NPC: untimed
+        t.do("sam", "declare_action", action={"kind": "challenge", "category": "physical", "target": "juan"})
+        assert the(t, "turn", "juan") == juan
+        events = lapse(t, juan)
+        cites(passed(events), juan, "act", did="declare_action")
+        assert types(events)[:2] == ["deadline_passed", "action_declared"]
+        assert events[1].action.kind == "none"  # type: ignore[attr-defined]
+        assert t.state.round is not None and t.state.round.phase == "acting"
+        replays(t)
+
+    def test_a_turn_not_taken_ends(self) -> None:
+        """``act`` on ``turn`` while acting: the turn ends; the next one's clock starts with it."""
+        t = camarilla("act", "turn")
+        t.do("st", "start_round")
+        for who in ("sam", "juan"):
+            t.do(who, "declare_action", action={"kind": "none"})
+        t.do("st", "declare_action", character="guard", action={"kind": "none"})
+        sam = the(t, "turn")
+        assert (sam.who, sam.step) == ("sam", "act")
+        events = lapse(t, sam)
+        cites(passed(events), sam, "act", did="end_turn")
+        assert types(events) == ["deadline_passed", "turn_ended", "turn_started"]
+        juan = the(t, "turn")
+        assert (juan.who, juan.since) == ("juan", t.log[-1].at)
+        lapse(t, juan)
+        assert running(t.state) == []  # the guard's turn is the Storyteller's
+        replays(t)
+
+    def test_a_turn_waits_on_its_challenge_and_restarts_after(self) -> None:
+        """One in a challenge is timed by the challenge's clocks, not its turn's; when the challenge
+        ends, the turn's clock starts again."""
+        t = camarilla("tell", "turn", "answer")
+        t.do("st", "start_round")
+        for who in ("sam", "juan"):
+            t.do(who, "declare_action", action={"kind": "none"})
+        t.do("st", "declare_action", character="guard", action={"kind": "none"})
+        declare(t, who="sam", target="juan", bid="Brawny")
+        assert [d.kind for d in running(t.state)] == ["answer"]
+        t.tick(minutes=5)
+        t.do("juan", "relent", challenge="c")
+        due = the(t, "turn")
+        assert (due.who, due.since) == ("sam", t.log[-1].at)
+        cites(passed(lapse(t, due)), due, "tell")
+        replays(t)
+
+    def test_tell_in_a_round(self) -> None:
+        t = camarilla("tell", "turn")
+        t.do("st", "start_round")
+        due = the(t, "turn", "juan")
+        before = quiet(t)
+        cites(passed(lapse(t, due)), due, "tell")
+        assert quiet(t) == before
+        t.do("st", "extend_deadline", key=due.key, seconds=30)
+        assert the(t, "turn", "juan").due_at == t.log[-1].at + timedelta(seconds=30)
+
+
+# -- kony: dice, declarations, expenditures -------------------------------------------------------
+
+KONY_PUNCH = {"kind": "damage", "amount": 2, "type": "bashing"}
+
+
+def kony(lapse: str = "act", *kinds: str) -> Table:
+    t = Table("kony", options(lapse, 60, *kinds))
+    t.add("sam", {"Brawny": 2, "Quick": 1}, abilities={"Brawl": 2})
+    t.add("juan", {"Tough": 2}, abilities={"Brawl": 1})
+    return t
+
+
+def kony_attack(t: Table) -> None:
+    t.do("sam", "declare", challenge="c", kind="contested", category="physical", targets=["juan"], bid=["Brawny"],
+         effect=KONY_PUNCH)  # fmt: skip
+
+
+class TestKony:
+    def test_a_roll_from_the_commands_entropy(self) -> None:
+        """``act`` on ``throw`` (kony:dice): the server rolls the side's pool from the lapse's entropy;
+        Juan's own roll did not restart Sam's clock."""
+        t = kony("act", "throw")
+        kony_attack(t)
+        t.do("juan", "bid", challenge="c", bid=["Tough"])
+        sam = the(t, "throw", "sam")
+        assert sam.step == "roll"
+        t.entropy = entropy_for(2, among=3)
+        t.do("juan", "roll", challenge="c")
+        assert the(t, "throw", "sam") == sam
+        t.entropy = entropy_for(0, among=3)
+        events = lapse(t, sam)
+        cites(passed(events), sam, "act", did="roll")
+        assert types(events)[:3] == ["deadline_passed", "dice_rolled", "test_revealed"]
+        assert events[1].dice == [1] and events[1].entered_by is None  # type: ignore[attr-defined]
+        outcome = t.challenge("c").outcome
+        assert outcome is not None and outcome.winner == "challenger"  # a 1 succeeds, a 3 does not
+        replays(t)
+
+    def test_an_unanswered_challenge_is_relented(self) -> None:
+        t = kony("act", "answer")
+        kony_attack(t)
+        due = the(t, "answer")
+        events = lapse(t, due)
+        cites(passed(events), due, "act", did="relent")
+        outcome = t.challenge("c").outcome
+        assert outcome is not None and outcome.winner == "challenger" and outcome.rule == "kony:declaration"
+        assert t.character("juan").wounds.bashing == 2
+        replays(t)
+
+    def test_a_round_declares_spends_and_acts_by_itself(self) -> None:
+        """``act`` on ``turn`` in each of kony's phases: declaring (no action), expending (done),
+        acting (the turn ends)."""
+        t = kony("act", "turn")
+        t.do("st", "start_round")
+        steps = []
+        while dues := running(t.state):
+            due = dues[0]
+            events = lapse(t, due)
+            cites(passed(events), due, "act", did=passed(events).did)
+            steps.append((due.who, due.step, passed(events).did))
+        assert steps == [
+            ("sam", "declare", "declare_action"),
+            ("juan", "declare", "declare_action"),
+            ("sam", "expenditures", "expenditures_done"),
+            ("juan", "expenditures", "expenditures_done"),
+            ("sam", "act", "end_turn"),
+            ("juan", "act", "end_turn"),
+        ]
+        replays(t)
+
+    def test_tell_while_spending(self) -> None:
+        t = kony("tell", "turn")
+        t.do("st", "start_round")
+        for who in ("sam", "juan"):
+            t.do(who, "declare_action", action={"kind": "none"})
+        assert t.state.round is not None and t.state.round.phase == "expending"
+        due = the(t, "turn", "juan")
+        assert (due.step, due.since) == ("expenditures", t.log[-1].at)
+        before = quiet(t)
+        cites(passed(lapse(t, due)), due, "tell")
+        assert quiet(t) == before
+        t.do("juan", "expenditures_done")
+        t.refused("st", "lapse", key=due.key, code="no_deadline")
+
+
+# -- bns: pools, assists, fair escapes ------------------------------------------------------------
+
+
+def bns(lapse: str = "act", *kinds: str) -> Table:
+    """Julian (6, Wits 4) acts first, then Edward, Mook (an NPC) and the wolf (an NPC)."""
+    from tests.domain.test_bns_rounds import EDWARD, EDWARD_FIRST, JULIAN, MOOK, WOLF
+
+    t = Table("bns", options(lapse, 60, *kinds, bns={"relent_exceptional": True}))
+    for character in (EDWARD, JULIAN, MOOK, WOLF):
+        t.do("st", "add_character", character=character)
+    t.entropy = EDWARD_FIRST
+    t.do("st", "start_round")
+    t.entropy = 0
+    return t
+
+
+def bns_attack(t: Table, who: str = "julian", target: str = "edward") -> None:
+    actor = "st" if t.character(who).sheet.npc else who
+    t.do(actor, "declare", character=who, challenge="hit", kind="contested", targets=[target], category="physical",
+         victory="hurt them", effect={"kind": "damage", "amount": 1, "type": "bashing"},
+         pool={"attack": "unarmed"})  # fmt: skip
+
+
+class TestBns:
+    def test_a_relent_with_the_best_defence(self) -> None:
+        """``act`` on ``answer`` (bns:relent): the grade of a relent hangs on the defence it would have
+        used; a lapse relents with the character's best, so a silent phone costs no more than an answer."""
+        t = bns("act", "answer")
+        bns_attack(t)
+        due = the(t, "answer")
+        best = max(p.total for p in ruleset_for("bns").defenses(t.state, t.challenge("hit"), "edward").values())
+        events = lapse(t, due)
+        cites(passed(events), due, "act", did="relent")
+        relented = events[1]
+        assert relented.pool is not None and relented.pool.total == best  # type: ignore[attr-defined]
+        outcome = t.challenge("hit").outcome
+        attack = t.challenge("hit").challenger.pool
+        assert outcome is not None and outcome.winner == "challenger" and outcome.rule == "bns:relent"
+        assert attack is not None and outcome.exceptional == (best < attack.total)
+        replays(t)
+
+    def test_a_random_throw_then_a_pass(self) -> None:
+        """``act`` on ``throw`` and ``retest``: a random sign for the late side, then the side behind passes."""
+        t = bns("act", "throw", "retest")
+        bns_attack(t)
+        t.do("edward", "bid", challenge="hit", pool={"defense": "dodge"})
+        t.do("julian", "throw", challenge="hit", sign="rock")
+        t.entropy = entropy_for(SIGNS.index("scissors"), among=len(SIGNS))
+        edward = the(t, "throw")
+        events = lapse(t, edward)
+        cites(passed(events), edward, "act", did="throw")
+        assert events[1].sign == "scissors"  # type: ignore[attr-defined]
+        behind = the(t, "retest")
+        events = lapse(t, behind)
+        cites(passed(events), behind, "act", did="pass")
+        assert t.challenge("hit").outcome is not None
+        replays(t)
+
+    def test_an_offer_of_assistance_unanswered_is_refused(self) -> None:
+        """``act`` on ``assist`` (bns:assist-attacker): the attacker refuses; the helper keeps its action."""
+        t = bns("act", "assist")
+        t.do("st", "end_turn", character="julian")
+        t.do("edward", "assist", kind="attacker", to="julian", benefit="plus_one")
+        due = the(t, "assist")
+        assert (due.who, due.offer, due.since) == ("julian", t.state.version, t.log[-1].at)
+        events = lapse(t, due)
+        cites(passed(events), due, "act", did="answer_assist")
+        assert types(events) == ["deadline_passed", "assist_answered"]
+        assert events[1].accept is False  # type: ignore[attr-defined]
+        assert t.character("edward").budget["standard"] == 1
+        replays(t)
+
+    def test_an_offer_to_an_npc_is_the_storytellers(self) -> None:
+        t = bns("act", "assist")
+        t.do("st", "end_turn", character="julian")
+        t.do("edward", "assist", kind="attacker", to="mook", benefit="plus_one")
+        assert running(t.state) == []
+
+    def test_a_fair_escape_window_closes(self) -> None:
+        """``act`` on ``escape`` (bns:fair-escape-intent): the window to announce attacks closes when its
+        time is out (the escaper's turn ends), its clock from the declaration; held by the intent made."""
+        t = bns("act", "escape", "turn")
+        t.do("st", "end_turn", character="julian")
+        t.tick(seconds=30)
+        t.do("edward", "declare_action", action={"kind": "fair_escape"})
+        due = the(t, "escape")
+        assert (due.who, due.since) == ("edward", t.log[-1].at)
+        assert [d.kind for d in running(t.state)] == ["escape"]  # his turn waits on the window
+        t.do("st", "intend_attack", character="mook", target="edward")
+        assert the(t, "escape") == due
+        events = lapse(t, due)
+        cites(passed(events), due, "act", did="end_turn")
+        assert "fair_escape_held" in types(events)
+        assert t.character("edward").conditions.fair_escape == "held"
+        replays(t)
+
+    def test_tell_at_an_escape(self) -> None:
+        t = bns("tell", "escape")
+        t.do("st", "end_turn", character="julian")
+        t.do("edward", "declare_action", action={"kind": "fair_escape"})
+        due = the(t, "escape")
+        before = quiet(t)
+        cites(passed(lapse(t, due)), due, "tell")
+        assert quiet(t) == before
+        t.do("st", "end_turn", character="edward")
+        t.refused("st", "extend_deadline", key=due.key, code="no_deadline")
+
+    def test_a_turn_not_taken_ends(self) -> None:
+        t = bns("act", "turn")
+        due = the(t, "turn")
+        assert (due.who, due.step) == ("julian", "act")
+        events = lapse(t, due)
+        cites(passed(events), due, "act", did="end_turn")
+        assert the(t, "turn").who == "edward"
+        lapse(t, the(t, "turn"))
+        assert running(t.state) == []  # the Mook's and the wolf's turns are the Storyteller's
+        replays(t)
+
+
+# -- Tens (d10, the test ruleset) -----------------------------------------------------------------
+
+
+def tens(lapse: str = "act", *kinds: str) -> Table:
+    t = Table("d10", options(lapse, 60, *kinds))
+    for who, physical in (("sam", 3), ("juan", 2)):
+        t.do("st", "add_character", character={"id": who, "name": who.capitalize(),
+             "attributes": {"physical": physical, "social": 2, "mental": 2}})  # fmt: skip
+    return t
+
+
+def tens_attack(t: Table) -> None:
+    t.do("sam", "declare", challenge="c", kind="contested", targets=["juan"], category="physical", pool={},
+         effect=KONY_PUNCH)  # fmt: skip
+
+
+class TestTens:
+    def test_an_unanswered_challenge_is_relented(self) -> None:
+        t = tens("act", "answer")
+        tens_attack(t)
+        due = the(t, "answer")
+        events = lapse(t, due)
+        cites(passed(events), due, "act", did="relent")
+        outcome = t.challenge("c").outcome
+        assert outcome is not None and outcome.winner == "challenger"
+        replays(t)
+
+    def test_the_dice_rolled_from_the_commands_entropy(self) -> None:
+        """``act`` on ``throw`` (d10:dice): the server rolls the late side's d10s."""
+        t = tens("act", "throw")
+        tens_attack(t)
+        t.do("juan", "bid", challenge="c", pool={"defense": "dodge"})
+        sam, juan = the(t, "throw", "sam"), the(t, "throw", "juan")
+        assert sam.step == juan.step == "roll"
+        t.entropy = entropy_for(9, 9, 9, among=10)
+        events = lapse(t, sam)
+        assert events[1].dice == [10, 10, 10]  # type: ignore[attr-defined]
+        t.entropy = entropy_for(0, 0, among=10)
+        events = lapse(t, juan)
+        cites(passed(events), juan, "act", did="roll")
+        outcome = t.challenge("c").outcome
+        assert outcome is not None and outcome.winner == "challenger"
+        replays(t)
+
+    def test_turns(self) -> None:
+        t = tens("act", "turn")
+        t.do("st", "start_round")
+        due = the(t, "turn")
+        assert (due.who, due.step) == ("sam", "act")
+        cites(passed(lapse(t, due)), due, "act", did="end_turn")
+        assert the(t, "turn").who == "juan"
         replays(t)
