@@ -17,9 +17,9 @@ from domain.context import Context
 from domain.deadlines import Due, lapses, next_due, running
 from domain.decide import decide
 from domain.errors import Rejected
-from domain.events import DeadlineExtended, DeadlinePassed, DeadlinesSet, SceneEvent
+from domain.events import DeadlineExtended, DeadlinePassed, DeadlinesSet, GameOpened, SceneEvent
 from domain.evolve import evolve, fold
-from domain.log import GENESIS, Recorded, seal
+from domain.log import GENESIS, Recorded, event_data, format_at, seal
 from domain.rules import ruleset_for
 from domain.rules.catalog import SIGNS
 from domain.state import Scene
@@ -154,7 +154,7 @@ class TestTell:
         assert lapses(t.state, due.due_at)[0].id == owed.id  # two processes send the same command
         t.now = due.due_at - timedelta(seconds=2)  # the command comes one second before
         refusal = t.refused("st", "lapse", key=due.key, code="not_yet", rule="justicar:deadlines")
-        assert "20:01:05" in refusal.message or "until" in refusal.message
+        assert refusal.message == f"This move has until {format_at(due.due_at)}."
         cites(passed(t.do("st", "lapse", key=due.key)), due, "tell")  # exactly on time
 
     def test_a_move_made_first_wins(self) -> None:
@@ -425,6 +425,7 @@ class TestGameNight:
         assert night.options.deadlines.retest is not None and night.options.deadlines.throw is None
         assert opened().options.deadlines.retest.seconds == 45  # type: ignore[union-attr]
         assert fold(log) == night
+        assert b"deadlines" not in event_data(GameOpened(ruleset="lotn"))  # none: as nights were written
 
 
 # -- rulings --------------------------------------------------------------------------------------
@@ -559,6 +560,26 @@ class TestKony:
         assert events[1].dice == [1] and events[1].entered_by is None  # type: ignore[attr-defined]
         outcome = t.challenge("c").outcome
         assert outcome is not None and outcome.winner == "challenger"  # a 1 succeeds, a 3 does not
+        replays(t)
+
+    def test_the_loser_who_may_overbid_passes(self) -> None:
+        """``act`` on ``retest`` (kony:overbid): the loser with double the pool may overbid; silent,
+        it passes and the result stands."""
+        t = Table("kony", options("act", 60, "retest"))
+        t.add("sam", {"Brawny": 6, "Quick": 1}, abilities={"Brawl": 2})
+        t.add("juan", {"Tough": 2}, abilities={"Brawl": 1})
+        kony_attack(t)
+        t.do("juan", "bid", challenge="c", bid=["Tough"])
+        t.entropy = entropy_for(2, among=3)
+        t.do("sam", "roll", challenge="c")
+        t.entropy = entropy_for(0, among=3)
+        t.do("juan", "roll", challenge="c")
+        due = the(t, "retest")
+        assert (due.who, due.step, due.since) == ("sam", "retest", t.log[-1].at)
+        events = lapse(t, due)
+        cites(passed(events), due, "act", did="pass")
+        outcome = t.challenge("c").outcome
+        assert outcome is not None and outcome.winner == "defender"
         replays(t)
 
     def test_an_unanswered_challenge_is_relented(self) -> None:
