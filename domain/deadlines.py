@@ -43,6 +43,7 @@ from domain.commands import (
     Roll,
     SetDeadlines,
     Throw,
+    Withdraw,
 )
 from domain.context import Draft
 from domain.errors import Rejected
@@ -291,6 +292,10 @@ def _act(state: Scene, due: Due) -> AnyCommand:
             # character has, so that a silent phone never costs more than the player could have lost
             best = max(offered, key=lambda kind: offered[kind].total)
             return Relent(**on, pool=PoolSpec(defense=best))  # type: ignore[arg-type]
+        if due.step == "owed" and ch.role_of(due.who) == "challenger":
+            # only a defender relents: a challenger who does not pay what a call made it owe gives
+            # the challenge up, as the Storyteller would stop it (a withdrawal: nobody wins or loses)
+            return Withdraw(**common, challenge=due.challenge)  # type: ignore[arg-type]
         if due.step in ("answer", "owed"):
             return Relent(**on)  # type: ignore[arg-type]
         if due.step == "roll":

@@ -191,6 +191,33 @@ class TestActLotn:
         t.refused("st", "lapse", key=due.key, code="no_deadline")  # fired again: the move was made
         replays(t)
 
+    def test_traits_owed_unpaid(self) -> None:
+        """``act`` on ``answer`` for Traits a Negative Trait call made a side owe (lotn:negative-traits):
+        the defender relents; a challenger, who cannot relent, gives the challenge up (withdrawn)."""
+        t = duel("act", 60, "answer")
+        t.add("rosa", {"Nimble": 2}, negative_traits={"physical": ["Clumsy"]})
+        declare(t, "d", who="juan", target="rosa", bid="Tough")
+        t.do("rosa", "bid", challenge="d", bid=["Nimble"])
+        t.do("juan", "call_negative", challenge="d", trait="Clumsy")
+        due = the(t, "answer")
+        assert (due.who, due.step) == ("rosa", "owed")
+        events = lapse(t, due)
+        cites(passed(events), due, "act", did="relent")
+        outcome = t.challenge("d").outcome
+        assert outcome is not None and outcome.winner == "challenger"
+
+        declare(t)
+        t.do("juan", "bid", challenge="c", bid=["Tough"])
+        t.tick(seconds=20)
+        t.do("sam", "call_negative", challenge="c", trait="Lazy")  # a wrong call: Sam owes
+        due = the(t, "answer")
+        assert (due.who, due.step, due.since) == ("sam", "owed", t.log[-1].at)
+        events = lapse(t, due)
+        cites(passed(events), due, "act", did="withdraw")
+        assert types(events) == ["deadline_passed", "challenge_withdrawn"]
+        assert t.challenge("c").status == "withdrawn" and t.lost("sam") == []
+        replays(t)
+
     def test_a_random_throw_from_the_commands_entropy(self) -> None:
         """``act`` on ``throw``: the server throws a random sign for the side, drawn from the lapse's
         entropy; the other side's throw did not restart its clock."""
