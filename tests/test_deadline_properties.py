@@ -38,10 +38,38 @@ deadline = st.fixed_dictionaries(
 )
 some_deadlines = st.dictionaries(st.sampled_from(KINDS), deadline, min_size=1)
 
+
+@st.composite
+def kony_move(draw: st.DrawFn, state: Scene) -> dict[str, Any]:
+    """kony's moves: the challenge moves of ``tests.test_properties`` with a roll for each throw, and
+    its rounds (declarations, expenditures, turns)."""
+    r, roll = state.round, draw(st.integers(0, 9))
+    if roll == 0:
+        return {"type": "start_round" if r is None or r.phase == "over" else "end_round", "actor": "st"}
+    who = draw(st.sampled_from(props.PEOPLE))
+    actor, mine = ("st", {"character": who}) if who == "b" else (who, {})
+    if r is not None and r.phase == "declaring" and roll < 5:
+        target = draw(st.sampled_from([p for p in props.PEOPLE if p != who]))
+        action = draw(
+            st.sampled_from([{"kind": "none"}, {"kind": "challenge", "category": "physical", "target": target}])
+        )
+        return {"type": "declare_action", "actor": actor, **mine, "action": action}
+    if r is not None and r.phase == "expending" and roll < 5:
+        return {"type": "expenditures_done", "actor": actor, **mine}
+    if r is not None and r.phase == "acting" and roll == 1:
+        return {"type": "end_turn", "actor": "st", "character": draw(st.sampled_from(list(r.turn) or props.PEOPLE))}
+    body = draw(props.next_move(state))
+    if body["type"] in ("throw", "record_test"):
+        keep = {k: body[k] for k in ("actor", "challenge", "character") if k in body}
+        return {"type": "roll", **keep}
+    return body
+
+
 RULESETS: dict[str, tuple[list[dict[str, Any]], Moves]] = {
     "lotn": (props.SHEETS, props.next_move),
     "camarilla": (props.SHEETS, props.next_move),
     "bns": (bns_props.SHEETS, fight_move),
+    "kony": (props.SHEETS, kony_move),
 }
 
 
@@ -161,6 +189,12 @@ def test_camarilla_logs_with_lapses_fold_to_the_live_state(game: tuple[dict[str,
 @given(timed_game("bns"))
 def test_bns_logs_with_lapses_fold_to_the_live_state(game: tuple[dict[str, Any], list[Move]]) -> None:
     _property("bns")(game)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(timed_game("kony"))
+def test_kony_logs_with_lapses_fold_to_the_live_state(game: tuple[dict[str, Any], list[Move]]) -> None:
+    _property("kony")(game)
 
 
 def test_the_generator_lapses_both_ways() -> None:
