@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from msgspec.structs import replace
@@ -95,6 +96,12 @@ class Change:
             clocks=self.clocks,
         )
 
+    def stamp(self) -> datetime | None:
+        """The time a step begins at, kept while the scene has response deadlines (their clocks
+        start with the step: ``domain.deadlines``); None otherwise, so that a scene without them
+        folds to the very state it always did (and its older snapshots still equal its fold)."""
+        return self.at if self.options.deadlines else None
+
     # -- challenges ------------------------------------------------------------------------------
 
     def put(self, ch: Challenge) -> None:
@@ -102,7 +109,7 @@ class Change:
         if self.options.deadlines:  # a response deadline's clock starts with the step
             old: Challenge | None = self.challenges.get(cid)
             if old is None or _step(old) != _step(ch):
-                ch = replace(ch, step_at=self.at)
+                ch = replace(ch, step_at=self.stamp())
         self.challenges[cid] = ch
         if ch.status not in DECIDED or undecided(ch):
             self.undecided[cid] = None

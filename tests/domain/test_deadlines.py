@@ -333,7 +333,11 @@ class TestWhoIsTimed:
         t.add("juan", {"Tough": 2})
         declare(t)
         assert running(t.state) == [] and next_due(t.state) is None and lapses(t.state, T0 + timedelta(days=1)) == []
-        assert t.challenge("c").step_at is None
+        assert t.challenge("c").step_at is None  # a scene without deadlines folds as it always did
+        rounds = Table("camarilla")
+        rounds.add("sam", {"Brawny": 2})
+        rounds.do("st", "start_round")
+        assert rounds.state.round is not None and rounds.state.round.step_at is None
         t.refused("st", "lapse", key="answer:c:0.0:juan", code="no_deadline")
 
     def test_a_kind_not_set_is_not_timed(self) -> None:
