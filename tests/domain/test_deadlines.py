@@ -421,10 +421,10 @@ class TestOptions:
 
 
 def _stream(scene: str, actor: str, verb: str, state: Scene, log: list[Recorded], at: Any, **fields: Any) -> Scene:
+    """``state`` after one command to the stream ``scene`` (a night's own), its records added to ``log``."""
     body = {"id": f"{scene}-{len(log)}", "scene": scene, "actor": actor, "type": verb, **fields}
     command = parse_command(msgspec.json.encode(body))
-    night = fields.pop("_night", None)
-    for event in decide(state, command, Context(now=at, night=night)):
+    for event in decide(state, command, Context(now=at)):
         record, _ = seal(prev=log[-1].hash if log else GENESIS, seq=state.version + 1, scene=scene, at=at,
                          actor=actor, command=command.id, event=event)  # fmt: skip
         state = evolve(state, record)
@@ -434,6 +434,9 @@ def _stream(scene: str, actor: str, verb: str, state: Scene, log: list[Recorded]
 
 class TestGameNight:
     def test_a_scene_takes_the_nights_deadlines_unless_it_gives_its_own(self) -> None:
+        """``open_game`` with ``deadlines``: a scene opened in the night without ``deadlines`` of its own
+        takes the night's (recorded in its ``scene_opened``, so it replays on its own); one that gives
+        them, even none, keeps its own; the night's ``set_deadlines`` applies to scenes opened later."""
         log: list[Recorded] = []
         night = _stream("g1", "st", "open_game", Scene(), log, T0, ruleset="lotn", title="Friday",
                         deadlines=deadlines("act", 120, "throw"))  # fmt: skip
