@@ -4,6 +4,7 @@
     .venv/bin/python -m benchmarks.live throughput [--runs 3] [--seconds 3] [--many 50]
     .venv/bin/python -m benchmarks.live throughput --against /tmp/old   # + another checkout, same runs
     .venv/bin/python -m benchmarks.live memory [--runs 3] [--copies 100]
+    .venv/bin/python -m benchmarks.live deadlines [--runs 3] [--many 50] [--idle 1000] [--quiet 10]
     .venv/bin/python -m benchmarks.live all [--runs 3]
 
 The server runs as its own process (``justicar serve --log-json`` on a SQLite file in
@@ -49,6 +50,11 @@ memory
     brawl's state alone (traced allocations in this process), loaded as the server loads it (its
     snapshot, then the log after it), folded from its first event, and kept with one copy of each
     part that repeats (``domain.state.shared``).
+
+deadlines
+    What response deadlines cost: busy scenes with and without them, and a server idle on a
+    thousand scenes each with a deadline running, against one on as many without
+    (``benchmarks.deadlines``).
 
 Every figure is given as the median and the range (min-max) over ``--runs`` runs.
 """
@@ -796,7 +802,7 @@ def state_sizes(db: Path, scenes: list[str]) -> dict[str, float]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("what", choices=["latency", "throughput", "memory", "all"])
+    p.add_argument("what", choices=["latency", "throughput", "memory", "deadlines", "all"])
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--rounds", type=int, default=300, help="measured rounds per scene and run, each side")
     p.add_argument("--block", type=int, default=50, help="rounds in a row before switching to the other side")
@@ -804,6 +810,9 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--many", type=int, default=50, help="scenes in the many-scenes throughput")
     p.add_argument("--copies", type=int, default=100, help="scenes of each kind loaded for memory")
+    p.add_argument("--idle", type=int, default=1000, help="deadlines: idle scenes a server is started on")
+    p.add_argument("--settle", type=float, default=3.0, help="deadlines: seconds after start before the quiet")
+    p.add_argument("--quiet", type=float, default=10.0, help="deadlines: seconds of quiet measured")
     p.add_argument("--dir")
     p.add_argument(
         "--against",
@@ -813,6 +822,14 @@ def main() -> None:
     what = ["latency", "throughput", "memory"] if args.what == "all" else [args.what]
     where = workdir(args)
     os.environ.setdefault("PYTHONPATH", str(ROOT))
+    if args.what == "deadlines":
+        from benchmarks import deadlines
+
+        try:
+            deadlines.run(where, args)
+        finally:
+            cleanup(where)
+        return
     try:
         seeded = seed(where, args, what)
         for n, part in enumerate(what):

@@ -498,10 +498,18 @@ class Table:
     players: dict[str, str] = field(default_factory=dict)
 
 
-def build(db: Path, scenes: dict[str, int | None], *, challenges: bool = True, quiet: bool = False) -> dict[str, Table]:
+def build(
+    db: Path,
+    scenes: dict[str, int | None],
+    *,
+    challenges: bool = True,
+    quiet: bool = False,
+    deadlines: dict[str, Any] | None = None,
+) -> dict[str, Table]:
     """Scenes into a SQLite file, through the real command path with snapshots saved as the server
     saves them: ``{scene: events}``, ``None`` for the demo (61 events), a number for a brawl of at
-    least that many events; then (``challenges``) open challenges for every character, and tokens."""
+    least that many events; then the response ``deadlines`` set, if given (``set_deadlines``); then
+    (``challenges``) open challenges for every character, and tokens."""
     store = SqliteStore(db)
     store.db.execute("PRAGMA synchronous=OFF")  # only to build fast; the runs copy the file
     dice = random.Random(11)
@@ -514,6 +522,10 @@ def build(db: Path, scenes: dict[str, int | None], *, challenges: bool = True, q
             demo(service, scene)
         else:
             brawl(events, scene=scene, service=service)
+        if deadlines is not None:
+            body = {"id": "set-deadlines", "scene": scene, "actor": "st", "type": "set_deadlines"}
+            handled = service.handle(parse_command(json.dumps({**body, "deadlines": deadlines})))
+            assert handled.error is None, handled.error
         players[scene], withdrawn = open_challenges(service, scene) if challenges else ([], 0)
         if not quiet or (events or 0) >= 10_000:
             print(

@@ -14,7 +14,9 @@ result is its account's words (``projections.account``, carried on the view): th
 them out and says nothing of its own. Challenges go by number (``#1``; ``bid 2 Quick``); ``--ids``
 adds, for the record, the scene's and each challenge's id and the rule id beside each test, verdict
 and refusal. Lines break between words at the terminal's width (``--width N``). The connection
-reconnects by itself and catches up, and says so.
+reconnects by itself and catches up, and says so. The running response deadlines are printed
+in the view's words with the time left (``⏱ You have 2 minutes to throw: 1:34 left.``), and the
+Storyteller takes a lapse's choice by its number (``choose 2``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import sys
 import textwrap
 import threading
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple, TextIO
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
@@ -152,6 +155,7 @@ MOVES = (
     ),
     Move("accept OFFER", "take help offered to you (OFFER: the number shown)", ("pools",), True),
     Move("refuse OFFER", "turn down help offered to you", ("pools",), True),
+    Move("choose N", "the Storyteller, on a lapsed deadline: take the choice numbered [N] under it"),
     Move("sheet", "your Traits, abilities, powers and merits (or attributes and skills), and who you may challenge"),
     Move("view", "the scene again: your sheet in short, the round, your challenges"),
     Move("help [VERB]", "these moves; help VERB: that one's"),
@@ -401,6 +405,71 @@ def escape_line(view: dict[str, Any], c: dict[str, Any]) -> str | None:
         "escaped": f"{name} escaped.",
         "failed": f"{name}'s escape failed.",
     }.get(k.get("fair_escape") or "")
+
+
+def left_words(seconds: float) -> str:
+    """Time left on a clock, as a countdown reads it: "1:34", "0:05", "1:02:00"; "time is up"."""
+    if seconds <= 0:
+        return "time is up"
+    whole = int(seconds + 0.999)
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02}:{secs:02} left" if hours else f"{minutes}:{secs:02} left"
+
+
+def _at(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def deadline_lines(view: dict[str, Any], me: str, now: datetime | None = None) -> list[str]:
+    """The running deadlines, in the view's words, with the time left (``due_at`` less ``now``, the
+    server's time as this terminal reckons it: ``ServerClock``): "⏱ You have 2 minutes to throw: 1:34
+    left. Then a sign is thrown at random for you."; a player's own marked once it is warned
+    (``warn_at``). One that lapsed and was told says so, and to the Storyteller its choices, each
+    numbered for ``choose N``."""
+    found = view.get("deadlines") or []
+    now = now or datetime.now(UTC)
+    lines, n = [], 0
+    for d in found:
+        said = str(d.get("said", "")).rstrip(".")
+        if d.get("told"):
+            lines.append(f"⏱ {said}. {d.get('then', '')}".rstrip())
+            for choice in d.get("choices") or []:
+                n += 1
+                lines.append(f"    [{n}] {choice['label']}: choose {n}")
+            continue
+        left = (_at(d["due_at"]) - now).total_seconds()
+        hurry = "Hurry! " if d.get("mine") and now >= _at(d["warn_at"]) else ""
+        lines.append(f"⏱ {hurry}{said}: {left_words(left)}. {d.get('then', '')}".rstrip())
+    return lines
+
+
+def chosen(view: dict[str, Any], word: str) -> dict[str, Any]:
+    """The command of the Storyteller's choice numbered ``word`` under a lapsed deadline, as the
+    view gives it (``deadline_lines`` numbers them)."""
+    choices = [c for d in view.get("deadlines") or [] if d.get("told") for c in d.get("choices") or []]
+    if not choices:
+        raise Unclear("No deadline waits on a choice now.")
+    if not word.isdigit() or not 1 <= int(word) <= len(choices):
+        raise Unclear(f"choose N: N is one of 1 to {len(choices)}, as numbered under the lapsed deadlines.")
+    return dict(choices[int(word) - 1]["command"])
+
+
+class ServerClock:
+    """The server's time as this terminal reckons it: the local clock corrected by the offset between
+    the ``at`` of the last event pushed live and the local clock when it came."""
+
+    def __init__(self) -> None:
+        self.offset = timedelta(0)
+
+    def heard(self, message: dict[str, Any]) -> None:
+        events = message.get("events") or []
+        at = events[-1].get("at") if events else None
+        if at:
+            self.offset = _at(str(at)) - datetime.now(UTC)
+
+    def now(self) -> datetime:
+        return datetime.now(UTC) + self.offset
 
 
 def round_lines(view: dict[str, Any], me: str) -> list[str]:
@@ -718,15 +787,23 @@ class News:
         return said
 
 
-def status(view: dict[str, Any], welcome: dict[str, Any], ids: bool = False, handles: Handles | None = None) -> str:
+def status(
+    view: dict[str, Any],
+    welcome: dict[str, Any],
+    ids: bool = False,
+    handles: Handles | None = None,
+    now: datetime | None = None,
+) -> str:
     """The scene as this viewer stands in it: who and where (the scene's title; its id with ``ids``)
-    and at which step, the sheet in short, the round, the challenges."""
+    and at which step, the sheet in short, the round, the running deadlines with the time left at
+    ``now`` (the server's time), the challenges."""
     me = viewer(welcome)
     who = _names(view).get(me, me)
     title = view.get("title") or view.get("ruleset_title") or ""
     where = " · ".join(w for w in (title, f"scene {welcome.get('scene')}" if ids else "") if w)
     head = f"── {who} ({welcome.get('role')}){f' · {where}' if where else ''} · step {view.get('version')} ──"
-    lines = [head, *sheet_lines(view, me), *round_lines(view, me), *challenge_lines(view, me, ids, handles)]
+    lines = [head, *sheet_lines(view, me), *round_lines(view, me), *deadline_lines(view, me, now)]
+    lines += challenge_lines(view, me, ids, handles)
     return "\n".join(lines)
 
 
@@ -786,6 +863,8 @@ def parse(
             return {"category": category}
         return {"category": category, "name": " ".join(args)}
 
+    if verb == "choose":
+        return chosen(view, args[0] if args else "")
     if verb == "declare":
         args = _named(args, view, ATTACKS if _pools(view) else CATEGORIES)
     if verb == "declare" and _pools(view):
@@ -1229,13 +1308,14 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO, ids: bool = Fals
     say = screen.say
     handles = Handles()
     said_up_to = Step()
+    clock = ServerClock()
 
     try:
         async with Client(url, token, summaries=True) as table:
             me = viewer(table.welcome)
             await table.subscribe()
             say(f"Connected to {url} as {_names(table.view).get(me, me)}.")
-            say(status(table.view, table.welcome, ids, handles))
+            say(status(table.view, table.welcome, ids, handles, clock.now()))
 
             async def follow() -> None:
                 shown = table.view.get("version")
@@ -1244,9 +1324,11 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO, ids: bool = Fals
                 news = News(me, ids)
                 async for message in table.messages():
                     kind = message.get("type")
+                    if kind == "commit" and live:
+                        clock.heard(message)
                     if kind in ("view", "commit") and table.view.get("version") != shown:
                         shown = table.view.get("version")
-                        say(status(table.view, table.welcome, ids, handles))
+                        say(status(table.view, table.welcome, ids, handles, clock.now()))
                     if kind in ("commit", "view") and live:
                         if said := news.take(message, table.view):
                             say("\n".join(said))
@@ -1279,7 +1361,7 @@ async def run(url: str, token: str, stdin: TextIO, out: TextIO, ids: bool = Fals
                         say("\n".join(help_lines(table.view, rest.strip() or None)), hang=COLUMN)
                         continue
                     if line == "view":
-                        say(status(table.view, table.welcome, ids, handles))
+                        say(status(table.view, table.welcome, ids, handles, clock.now()))
                         continue
                     if line == "sheet":
                         say("\n".join(sheet_command(table.view, me)))

@@ -16,7 +16,7 @@ The shell owns the clock. When a deadline runs out it submits ``lapse`` (``lapse
 refuses it unless the deadline still runs and its time has passed at the command's time, so a move
 committed first, or a second process firing the same deadline, appends nothing. What follows is
 the option's: the Storyteller is told (``tell``), or the server makes the move itself (``act``:
-each kind's move in ``_ACTS``), both as ``deadline_passed`` naming the deadline, the time given
+each kind's move: ``move_for``), both as ``deadline_passed`` naming the deadline, the time given
 and the option.
 """
 
@@ -269,7 +269,7 @@ def lapse(d: Draft, cmd: Lapse) -> None:
     if due.lapse == "tell":
         d.add(passed)
         return
-    move = _act(d.state, due)
+    move = move_for(d.state, due)
     made = Draft(d.state, d.ctx, actor=NARRATOR, command=d.command)
     try:
         from domain.decide import handle  # the move is decided as any command is
@@ -281,7 +281,7 @@ def lapse(d: Draft, cmd: Lapse) -> None:
     d.add(replace(passed, lapse="act", did=move.verb), *made.events)
 
 
-def _act(state: Scene, due: Due) -> AnyCommand:
+def move_for(state: Scene, due: Due) -> AnyCommand:
     """The move a lapse makes for ``due.who``, as the Storyteller would send it."""
     common = {"id": "~lapse", "scene": state.id, "actor": NARRATOR}
     if due.challenge:

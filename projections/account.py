@@ -35,6 +35,7 @@ from domain.rules import ruleset_for
 from domain.rules.base import TraitPool
 from domain.stakes import Stake, stakes
 from domain.state import NARRATOR, Challenge, Consequence, RetestEntry, Scene, TestRecord, and_list
+from projections.deadline_words import deadline_for
 from projections.narrate import addressed, source_label
 from projections.redact import knows
 
@@ -178,6 +179,12 @@ class Account(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """The powers and maneuvers in play, in words: "Sam uses Dread Gaze", "Grapple (maneuver)"."""
     calls: list[str] = []
     """Negative Trait calls, in words."""
+    late: list[str] = []
+    """The response deadlines its people ran past (``domain.deadlines``), oldest first, each with
+    its step: "Juan ran past the table's deadline for a throw (step 10)"; a lapse the Storyteller
+    then gave more time for is taken back (the scene's clocks forget it). What followed is that
+    step's own words (a move made for them by the deadline, or the Storyteller told and choosing):
+    a move the test lines name after it may be the deadline's, not the player's."""
     tests: list[TestLine] = []
     faces: list[Face] = []
     """Once dice are shown (kony): each face of a die and what it counts as, to read them by."""
@@ -239,6 +246,7 @@ def account(state: Scene, ch: Challenge, *, staked: bool = True) -> Account:
         calls=[
             f"{name(c.by)} calls {c.trait} on {name(c.against)}: {'right' if c.correct else 'wrong'}" for c in ch.calls
         ],
+        late=_late(state, ch),
         tests=[
             TestLine(
                 number=t.number,
@@ -260,6 +268,24 @@ def account(state: Scene, ch: Challenge, *, staked: bool = True) -> Account:
         round=ch.round,
         seq=ch.seq,
     )
+
+
+_LATE = ("answer", "throw", "retest")
+"""The kinds of deadline a challenge's own moves run under (``domain.deadlines.running``)."""
+
+
+def _late(state: Scene, ch: Challenge) -> list[str]:
+    """The deadlines of ``ch`` whose lapse was told (``Scene.clocks``, which names each by its kind,
+    challenge, step and character, with the step it lapsed at), in words."""
+    clocks = state.clocks
+    if clocks is None or not clocks.told:
+        return []
+    said = []
+    for key, seq in sorted(clocks.told.items(), key=lambda item: item[1]):
+        kind, cid, _, who = [*key.split(":"), "", "", ""][:4]
+        if kind in _LATE and cid == ch.id and who:
+            said.append(f"{state.name_of(who)} ran past {deadline_for(kind)} (step {seq})")
+    return said
 
 
 def title(state: Scene, ch: Challenge) -> str:
@@ -750,6 +776,7 @@ def _addressed(a: Account, reader: Reader) -> Account:
         sides=[replace(s, words=say(s.words), trait_pool=say(s.trait_pool)) for s in a.sides],
         in_play=[say(x) for x in a.in_play],
         calls=[say(x) for x in a.calls],
+        late=[say(x) for x in a.late],
         tests=[replace(t, words=say(t.words)) for t in a.tests],
         retests=[replace(r, words=say(r.words)) for r in a.retests],
         verdict=replace(
@@ -825,4 +852,6 @@ def _inputs(state: Scene, cid: str) -> tuple[object, ...]:
     found = [c for who in people if (c := state.characters.get(who)) is not None]
     held = any(c.conditions.grappled_by for c in found)
     read = [part for c in found for part in (c.sheet, c.lost, c.wounds, c.conditions, c.bonuses, c.slot, c.present)]
-    return (ch, state.rulings, state.options, state.round, state.ruleset, *read, *([state.characters] if held else []))
+    told = state.clocks.told if state.clocks is not None else None  # the deadlines it ran past
+    whole = [state.characters] if held else []
+    return (ch, state.rulings, state.options, state.round, state.ruleset, told, *read, *whole)

@@ -17,6 +17,7 @@ def account_lines(a: Account, *, ids: bool = False, head: bool = True) -> list[s
     if a.in_play:
         out.append(f"In play: {'; '.join(a.in_play)}")
     out += a.calls
+    out += a.late
     for t in a.tests:  # each test, then the retests called after it
         out.append(f"Test {t.number}: {t.words}{_rule(t.rule, ids)}")
         out += [r.words for r in a.retests if r.after_test == t.number]

@@ -208,7 +208,7 @@ def _challenge_md(audit: Audit, a: Account) -> list[str]:
         out.append(f"- {md(_sentence(side.words))}{victory}")
     if a.in_play:
         out.append(f"- In play: {md(_sentence('; '.join(a.in_play)))}")
-    out += [f"- {md(_sentence(call))}" for call in a.calls]
+    out += [f"- {md(_sentence(call))}" for call in [*a.calls, *a.late]]
     for line in _in_order(a):
         told = f"Test {line.number}: {line.words}" if isinstance(line, TestLine) else line.words
         out.append(f"- {md(_sentence(told))}")
@@ -407,7 +407,7 @@ def _challenge_html(audit: Audit, a: Account) -> str:
         for side in a.sides
     )
     items = [f'<ul class="sides">{sides}</ul>']
-    facts = ([f"In play: {'; '.join(a.in_play)}"] if a.in_play else []) + a.calls
+    facts = ([f"In play: {'; '.join(a.in_play)}"] if a.in_play else []) + a.calls + a.late
     if facts:
         items.append(f'<ul class="facts">{"".join(f"<li>{e(_sentence(x))}</li>" for x in facts)}</ul>')
     lines = [

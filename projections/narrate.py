@@ -41,6 +41,9 @@ from domain.events import (
     ConditionSet,
     DamageHealed,
     DamageTaken,
+    DeadlineExtended,
+    DeadlinePassed,
+    DeadlinesSet,
     DeclarationsOpened,
     DiceRolled,
     DisputeOpened,
@@ -90,12 +93,14 @@ from domain.events import (
     VictoryChosen,
     WillpowerSpent,
 )
+from domain.log import Recorded
 from domain.pools import Pool
 from domain.rules import RULESETS, ruleset_for, title_of
 from domain.rulings import challenge_words, step_words
 from domain.sheets import CATEGORIES, Sheet
 from domain.state import NARRATOR, Scene
 from projections.changes import changes
+from projections.deadline_words import deadline_for, extended_said, lapse_of, lapse_said, made, set_said
 from projections.redact import SEES_ALL, SPECTATOR, Blind, may_know
 
 
@@ -115,16 +120,26 @@ FREE = "\x1f"
 
 
 def narrate(
-    before: Scene, event: SceneEvent, viewer: str = NARRATOR, *, second_person: bool = True, blind: Blind = SEES_ALL
+    before: Scene,
+    event: SceneEvent,
+    viewer: str = NARRATOR,
+    *,
+    second_person: bool = True,
+    blind: Blind = SEES_ALL,
+    lapse: DeadlinePassed | None = None,
 ) -> str:
     """What happened, as ``viewer`` may know it (``before`` names the people). A player reads their
     own character in the second person ("You challenge Juan", "Juan's challenge to you", "your
     pool of 8"); the Storyteller and spectators read everyone by name, and so does anyone reading
     a player's knowledge on their behalf (a replay "as Sam saw it": ``second_person=False``).
     ``blind``: the sealed throws and rolls kept from the viewer now (``projections.redact.blind``),
-    said as to one who does not know them."""
+    said as to one who does not know them. ``lapse``: the acting ``deadline_passed`` whose move
+    this event is (``projections.deadline_words.lapse_of``): said as the deadline's move, not the player's own."""
     you = None if viewer in (NARRATOR, SPECTATOR) else _viewer_name(before, event, viewer)
-    said = _said(before, event, viewer, you, blind)
+    if lapse is not None:
+        said = _by_lapse(before, event, lapse, viewer, you, blind)
+    else:
+        said = _said(before, event, viewer, you, blind)
     me = you if second_person else None
     if me is None:
         return said.replace(FREE, "")
@@ -132,6 +147,62 @@ def narrate(
     if isinstance(event, CharacterAdded | CharacterEntered | CharacterRegistered) and event.character.id != viewer:
         others.append(event.character.name)
     return addressed(said, me, others)
+
+
+def narrate_records(
+    befores: Sequence[Scene], records: Sequence[Recorded], viewer: str = NARRATOR, *, blind: Blind = SEES_ALL
+) -> list[str]:
+    """``narrate`` of each record of a commit (or a page of the log), ``befores`` the scene just
+    before each: the move an acting lapse made said as the deadline's (``lapse_of``)."""
+    said, previous = [], None
+    for before, record in zip(befores, records, strict=True):
+        said.append(narrate(before, record.event, viewer, blind=blind, lapse=lapse_of(before, record, previous)))
+        previous = record
+    return said
+
+
+_MOVES: dict[str, type] = {
+    "relent": Relented,
+    "throw": ThrowSealed,
+    "roll": DiceRolled,
+    "declare_traits": TraitsDeclared,
+    "pass": Passed,
+    "answer_assist": AssistAnswered,
+    "declare_action": ActionDeclared,
+    "expenditures_done": ExpendituresDone,
+    "end_turn": TurnEnded,
+}
+"""The event a lapse's move begins with, by the move's verb."""
+
+
+def _by_lapse(
+    before: Scene, event: SceneEvent, lapse: DeadlinePassed, viewer: str, you: str | None, blind: Blind
+) -> str:
+    """The move a lapse made, as the deadline's ("A sign is thrown at random for Juan, by the
+    table's deadline for a throw (sealed until both are in)."), never as the player's own."""
+    name = before.name_of(lapse.character)
+    option = deadline_for(lapse.kind, lapse.did)
+    if not isinstance(event, _MOVES.get(lapse.did, ())):  # something else came first: say it, and whose
+        said = _said(before, event, viewer, you, blind).rstrip(".")
+        return f"{said} (the move {option} made for {name})."
+
+    def shown(field: str) -> bool:
+        return may_know(event, field, viewer, blind)
+
+    step = ""
+    if isinstance(event, Passed):
+        ch = before.challenges.get(event.challenge)
+        pending = ch.pending_retest if ch else None
+        step = "cancel_or_let_stand" if pending is not None and pending.by != event.character else ""
+    said, extra, tail = made(lapse.did, step, lapse.kind, name), "", ""
+    match event:
+        case ThrowSealed():
+            extra, tail = (f": {event.sign}" if shown("sign") else ""), " (sealed until both are in)"
+        case DiceRolled():
+            extra, tail = (f": {_faces(event.dice)}" if shown("dice") else ""), " (sealed until both are in)"
+        case TraitsDeclared():
+            said = f"{event.count} Traits are declared for {name}"
+    return f"{said[:1].upper()}{said[1:]}{extra}, by {option}{tail}."
 
 
 def _viewer_name(before: Scene, event: SceneEvent, viewer: str) -> str | None:
@@ -490,6 +561,12 @@ def _said(before: Scene, event: SceneEvent, viewer: str, you: str | None, blind:
             | AssistAnswered()
         ):
             return event.why or _kind(event)
+        case DeadlinePassed():
+            return lapse_said(before, event)
+        case DeadlineExtended():
+            return extended_said(before, event)
+        case DeadlinesSet():
+            return set_said(event)
         case DiceRolled():  # (kony: rare beside the rest, so late in the match)
             if not shown("dice"):
                 return f"{name(event.character)} rolls (sealed until both are in)."

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from domain.events import DisputeOpened, RulingIssued
+from domain.events import DeadlinePassed, DisputeOpened, RulingIssued
 from domain.evolve import evolve
 from domain.log import Recorded, Row, decode_event, format_at
 from domain.pools import Pool
@@ -23,6 +23,7 @@ from domain.rules import RULES
 from domain.state import NARRATOR, Scene
 from projections.account import Account, for_viewer
 from projections.account_text import account_lines
+from projections.deadline_words import lapse_of
 from projections.narrate import narrate
 from projections.redact import SEES_ALL, Blind
 from projections.ruled import public_rulings
@@ -83,9 +84,13 @@ def replay(
     shows the player's sealed sign, as whoever it replays."""
     state = state if state is not None else Scene()
     views: Views = {}  # each entity's view after a step is its view before the next
+    previous: Recorded | None = None
     for record in records:
         before, state = state, evolve(state, record)
-        yield explain(before, state, record, viewer, (links or {}).get(record.seq, []), views, blind, accounts=accounts)
+        lapse = lapse_of(before, record, previous)
+        linked = (links or {}).get(record.seq, [])
+        yield explain(before, state, record, viewer, linked, views, blind, accounts=accounts, lapse=lapse)
+        previous = record
 
 
 def states(records: Iterable[Recorded], state: Scene | None = None) -> Iterator[Scene]:
@@ -135,9 +140,14 @@ def explain(
     blind: Blind = SEES_ALL,
     *,
     accounts: bool = True,
+    lapse: DeadlinePassed | None = None,
 ) -> Step:
     """One step in words. ``accounts``: a challenge's step carries the challenge as it then stood
-    (the audit, which tells each challenge whole in its own section, asks without)."""
+    (the audit, which tells each challenge whole in its own section, asks without). ``lapse``: the
+    acting ``deadline_passed`` whose move the step is (``projections.deadline_words.lapse_of``;
+    found from the scene before it when not given), said as the deadline's move."""
+    if lapse is None:
+        lapse = lapse_of(before, record)
     event = record.event
     cid = getattr(event, "challenge", None)
     rule_id = getattr(event, "rule", None)
@@ -150,7 +160,7 @@ def explain(
         at=format_at(record.at),
         actor=record.actor,
         type=record.type,
-        summary=narrate(before, event, viewer, second_person=False, blind=blind),  # read by others: by name
+        summary=narrate(before, event, viewer, second_person=False, blind=blind, lapse=lapse),  # by name
         changes=_changes(before, after, event, viewer, {} if views is None else views, challenge is not None),
         challenge=cid if isinstance(cid, str) else None,
         rule=rule_id,

@@ -42,6 +42,7 @@ from domain.state import (
     undecided,
 )
 from projections.account import Account, for_viewer
+from projections.deadlines import DeadlineView, deadline_views
 from projections.moves import Moves, RollOffer, RoundMoves, moves, roll_offer, round_moves
 from projections.narrate import addressed
 from projections.redact import SEES_ALL, Blind, blind, knows
@@ -226,6 +227,10 @@ class StateView(msgspec.Struct, frozen=True):
     """The rulings told to this viewer (``projections.ruled``): a player's, those that touch its
     character, each said to it with what it gave or took; the Storyteller's, every one; always
     whole, in a patch too."""
+    deadlines: list[DeadlineView] = []
+    """The running response deadlines, and the lapses waiting on the Storyteller
+    (``projections.deadlines``), said to this viewer; always whole, in a patch too: a commit that
+    only starts, lapses or extends a clock touches nothing else."""
 
 
 def character_view(
@@ -647,6 +652,7 @@ def view(
         forked_from=state.forked_from,
         ruleset_title=ruleset_for(state.ruleset).title,
         ruled=_ruled(state, viewer),
+        deadlines=deadline_views(state, viewer),
     )
 
 

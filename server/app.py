@@ -98,6 +98,7 @@ async def running(
         hub = Hub(backend, tg, idle_after=idle_after, limits=limits)
         tg.start_soon(hub.watch_tokens, name="token watcher")
         tg.start_soon(hub.follow_others, name="feed")
+        tg.start_soon(hub.run_alarm, name="alarm")
 
         async def handler(conn: ServerConnection) -> None:
             await Connection(conn, hub).serve()

@@ -39,6 +39,12 @@ class Backend:
     where: str = ""
     """The file, or the database's URL without its password: what ``serve`` logs."""
 
+    @property
+    def shared(self) -> bool:
+        """Whether other processes may serve the database too: PostgreSQL's always, an SQLite file
+        this process does not hold the writer lock of (``serve --shared``)."""
+        return self.kind == "postgresql" or (self.kind == "sqlite" and self.lock is None)
+
     def close(self) -> None:
         self.store.close()
         self.tokens.close()

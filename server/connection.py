@@ -58,7 +58,7 @@ from domain.log import Wire
 from domain.rules import ruleset_for
 from domain.sheets import UNPLAIN
 from domain.state import Scene
-from projections.narrate import narrate, said_to
+from projections.narrate import narrate_records, said_to
 from projections.redact import Blind, blind, redact
 from projections.replay import Step, links_of_rows, replay
 from projections.ruled import ruled_elsewhere, tonight, was_in
@@ -194,7 +194,7 @@ def _page(
     if not records:
         return [], [], base
     befores = befores_of(records, base)
-    words = [narrate(b, r.event, viewer, blind=sealed) for b, r in zip(befores, records, strict=True)]
+    words = narrate_records(befores, records, viewer, blind=sealed)
     return [redact(r, viewer, sealed) for r in records], words, fold(records[-1:], befores[-1])
 
 

@@ -6,6 +6,9 @@ commands in flight, so a shutdown answers every command it committed.
 Other processes may serve the same database: the hub announces its commits on the process's
 feed (``server.notify``) and, told by the feed that a scene it holds moved on, has that scene's
 room read and push what another process appended (``Room.missed``).
+
+The hub holds the process's one alarm (``server.alarms``): each room tells it when its scene next
+needs waking, and it fires the response deadlines that run out through the hub, as commands.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from anyio.abc import TaskGroup
 from domain.commands import AnyCommand, Arrive
 from domain.night import bounced, pending, sending
 from domain.state import Scene
+from server.alarms import Alarm
 from server.backend import Backend
 from server.notify import Feed, feed_for
 from server.reader import Reader
@@ -93,6 +97,8 @@ class Hub:
         self.closing = False
         self.in_flight = 0
         self._settled = anyio.Event()
+        self.alarm = Alarm(self, shared=backend.shared)
+        """The response deadlines of every scene, fired when they run out (``run_alarm``)."""
 
     # -- rooms -----------------------------------------------------------------------------------
 
@@ -108,6 +114,7 @@ class Hub:
                 on_loaded=self._loaded,
                 on_follow_ups=self._follow,
                 on_commit=self.feed.announce,
+                on_due=self.alarm.set,
                 warm=self._warm,
                 idle_after=self.idle_after,
                 worker=self.worker,
@@ -237,6 +244,10 @@ class Hub:
         if isinstance(answer, ErrorBody):
             raise SceneUnavailable(answer)
         return answer
+
+    async def run_alarm(self) -> None:
+        """Fire the response deadlines of every scene when they run out (``server.alarms``)."""
+        await self.alarm.run()
 
     # -- other processes -------------------------------------------------------------------------
 

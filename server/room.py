@@ -36,6 +36,7 @@ import sys
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Generic, NamedTuple, TypeVar
 
 import anyio
@@ -49,6 +50,7 @@ from websockets.protocol import OPEN
 
 from domain.automation import automatic
 from domain.commands import AddCharacter, AnyCommand, OpenScene, RegisterCharacter
+from domain.deadlines import next_due
 from domain.evolve import fold
 from domain.log import Recorded
 from domain.night import follow_ups
@@ -271,6 +273,9 @@ class Room:
     """Given what a commit asks of the other streams of its game night (``domain.night``)."""
     on_commit: Callable[[str, int], None] = lambda scene, seq: None
     """Told the scene and last seq of each commit of this process (to announce to the others)."""
+    on_due: Callable[[str, datetime | None], None] = lambda scene, due: None
+    """Told when the scene next needs waking (``domain.deadlines.next_due``) after a load and after
+    each commit it pushes, this process's or another's (``server.alarms``)."""
     warm: Callable[[list[str]], Awaitable[None]] = _nothing_to_warm
     """Loads other streams (off the event loop, each by its own room) before a command reads them."""
     idle_after: float = 300.0
@@ -340,6 +345,7 @@ class Room:
         self.service.adopt(self.scene, state)
         self._remember(state)
         self.on_loaded(state)
+        self.on_due(self.scene, next_due(state))
         if loaded.start:
             self.tg.start_soon(self._distrust, loaded.start, loaded.start_hash)
         if self.service.unsnapshotted(loaded):
@@ -564,6 +570,7 @@ class Room:
         """Push one commit to the subscribers (``patched``: with its view patch); the state after it."""
         after = fold(done.records, before)
         self._remember(after)
+        self.on_due(self.scene, next_due(after))
         self.push(before, after, done.records, patched=patched)
         if (after.game or after.night) and (asked := follow_ups(before, after, done.records)):
             self.on_follow_ups(asked)

@@ -34,9 +34,10 @@ import structlog
 
 from domain.commands import AddCharacter, AnyCommand, Arrive, Dispute, OpenScene, RegisterCharacter, Rule
 from domain.context import ENTROPY_BITS, Context
+from domain.deadlines import next_due
 from domain.decide import decide
 from domain.errors import Rejected
-from domain.events import SceneEvent
+from domain.events import DeadlinesSet, SceneEvent, SceneOpened
 from domain.evolve import fold, fold_rows
 from domain.log import GENESIS, Recorded, Wire
 from domain.night import bounced, follow_ups
@@ -45,7 +46,7 @@ from projections.redact import redact
 from server.reader import Reader
 from server.snapshots import WORTH, Snapshots
 from server.store import Append, Checked, CommandRecord, ConcurrencyConflict, EventStore, StorageUnavailable
-from server.store.base import Repeated, lost_end
+from server.store.base import Due, Repeated, lost_end
 from server.writer import Writer
 
 _canonical = msgspec.json.Encoder(order="sorted")
@@ -144,6 +145,28 @@ class _Decided(msgspec.Struct, frozen=True, kw_only=True):
     events: list[SceneEvent]
     digest: str
     now: datetime
+    due: Due = msgspec.UNSET
+    """When the scene next needs waking once these events are in, for the ``alarms`` index
+    (``timed``): unset while the scene has no response deadlines, before or after."""
+
+
+def timed(step: _Decided, after: Scene) -> _Decided:
+    """``step`` with the time its scene next needs waking once it is in (``after``: the state it
+    leaves), for its append to keep in the ``alarms`` index in the same transaction: the time, None
+    once no deadline runs (which deletes the row), or nothing while the scene has no deadline before
+    or after (most appends: no write). Written whenever a deadline runs, not only when it moves, so
+    that a row missing (a scene copied in by a fork or an import) comes back with the next commit."""
+    due = next_due(after)
+    if due is None and next_due(step.state) is None:
+        return step
+    return msgspec.structs.replace(step, due=due)
+
+
+def may_time(state: Scene, events: Sequence[SceneEvent]) -> bool:
+    """Whether a command's events may start, move or stop a deadline: the scene has deadlines, or
+    the events set them (an opening's options, ``deadlines_set``). Only then is the state after it
+    folded ahead of its append, where it is not folded anyway (``timed``)."""
+    return bool(state.options.deadlines) or any(isinstance(e, SceneOpened | DeadlinesSet) for e in events)
 
 
 def utc_now() -> datetime:
@@ -344,6 +367,8 @@ class SceneService:
                 step = self._decide(command, subject=self._subject(command))
                 if isinstance(step, Handled):
                     return self._first_result(command) or step
+                if may_time(step.state, step.events):
+                    step = timed(step, fold(_provisional(step), step.state))
                 records = self._append(step)
             except Repeated as repeat:
                 prior = repeat.prior
@@ -422,8 +447,8 @@ class SceneService:
             if isinstance(step, Handled):
                 refusals.append((i, step))
                 continue
-            decided.append((i, step))
             state = fold(_provisional(step), state)  # what the next command is decided against
+            decided.append((i, timed(step, state)))
         for i, refusal in refusals:  # unless the log holds it already: a repeat gets its first result
             results[i] = await self._unless_repeated(commands[i], refusal)
         if not decided:
@@ -469,6 +494,8 @@ class SceneService:
                 step = self._decide(command, await self._refreshed(command.scene), subject)
                 if isinstance(step, Handled):
                     return await self._unless_repeated(command, step)
+                if may_time(step.state, step.events):
+                    step = timed(step, fold(_provisional(step), step.state))
                 (outcome,) = await self.writer.append([self._item(step)])
             except StorageUnavailable as err:
                 return self._unavailable(command, err)
@@ -586,6 +613,7 @@ class SceneService:
             digest=item.digest,
             actor=item.actor,
             at=item.at,
+            due=item.due,
         )
 
     @staticmethod
@@ -599,6 +627,7 @@ class SceneService:
             digest=step.digest,
             actor=command.actor,
             at=step.now,
+            due=step.due,
         )
 
     def _applied(self, step: _Decided, records: list[Recorded]) -> Scene:

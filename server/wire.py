@@ -30,7 +30,7 @@ from domain.sheets import Category, Ident
 from domain.stakes import declared
 from domain.state import Consequence, Scene
 from projections.account import preview, with_why
-from projections.narrate import narrate
+from projections.narrate import narrate_records
 from projections.night_view import night_view
 from projections.redact import SEES_ALL, Blind, blind, hidden_command, hidden_fields, redact
 from projections.replay import Step, states
@@ -563,7 +563,7 @@ def befores_of(records: list[Recorded], before: Scene) -> list[Scene]:
 def _summaries(records: list[Recorded], befores: list[Scene] | None, viewer: str, sealed: Blind) -> list[str]:
     if befores is None:
         return []
-    return [narrate(b, record.event, viewer, blind=sealed) for b, record in zip(befores, records, strict=True)]
+    return narrate_records(befores, records, viewer, blind=sealed)
 
 
 def commit_frames(

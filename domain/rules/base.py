@@ -243,7 +243,7 @@ class Ruleset(ABC):
         every = msgspec.to_builtins(options)
         if not every.get("deadlines"):  # none: as scenes were recorded before there were any
             every.pop("deadlines", None)
-        common = {f.name for f in msgspec.structs.fields(Options)} & set(every)
+        common = [f.name for f in msgspec.structs.fields(Options) if f.name in every]
         own = {k: v for k, v in every.items() if k not in common}
         return {k: every[k] for k in common} | ({self.name: own} if self.options is not Options else {})
 

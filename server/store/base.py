@@ -15,11 +15,12 @@ from __future__ import annotations
 import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 import msgspec
 import structlog
+from msgspec import UNSET, UnsetType
 
 from domain.events import SceneEvent
 from domain.log import GENESIS, ChainProblem, Recorded, Row, Wire, check_chain, from_wire, seal
@@ -78,6 +79,26 @@ class Append(msgspec.Struct, frozen=True, kw_only=True):
     digest: str
     actor: str
     at: datetime
+    due: datetime | UnsetType | None = UNSET
+    """When the scene next needs waking once these events are in (``domain.deadlines.next_due``),
+    kept in the ``alarms`` index in the same transaction, so that no commit is ever without it: None
+    deletes the scene's row, ``UNSET`` (the default) leaves it as it is (the time did not change)."""
+
+
+Due = datetime | UnsetType | None
+"""What an append says of its scene's row in the ``alarms`` index (``Append.due``)."""
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def to_micros(at: datetime) -> int:
+    """A time as the ``alarms`` index keeps it: whole microseconds since 1970 (UTC), which sort and
+    compare as numbers in every backend (the text of ``format_at`` has no fixed width)."""
+    return (at - _EPOCH) // timedelta(microseconds=1)
+
+
+def from_micros(micros: int) -> datetime:
+    return _EPOCH + timedelta(microseconds=micros)
 
 
 class EventStore(Protocol):
@@ -98,9 +119,11 @@ class EventStore(Protocol):
         digest: str,
         actor: str,
         at: datetime,
+        due: Due = UNSET,
     ) -> list[Recorded]:
         """Append ``events`` after event ``expected_version``, chained and committed, and keep
-        the command id (scoped by ``actor``). Raises ``ConcurrencyConflict`` if the scene is at
+        the command id (scoped by ``actor``) and the scene's row of the ``alarms`` index (``due``, as
+        ``Append.due``). Raises ``ConcurrencyConflict`` if the scene is at
         another version or the log already holds this actor's command id, ``StorageUnavailable``
         if the disk refuses."""
         ...
@@ -167,6 +190,16 @@ class EventStore(Protocol):
 
     def scenes(self) -> list[str]:
         """Every scene with at least one event, in the order they began."""
+        ...
+
+    def alarms(self, before: datetime | None = None) -> list[tuple[str, datetime]]:
+        """The ``alarms`` index: each scene that will need waking and when (only those due before
+        ``before``, when given), the earliest first. Only a shortcut (``server.alarms``): what a
+        wake-up does is decided on the scene's log."""
+        ...
+
+    def alarm(self, scene: str) -> datetime | None:
+        """The scene's row of the ``alarms`` index, if it has one."""
         ...
 
     def close(self) -> None: ...
@@ -290,6 +323,7 @@ class Batched(Copies, ABC):
         digest: str,
         actor: str,
         at: datetime,
+        due: Due = UNSET,
     ) -> list[Recorded]:
         item = Append(
             scene=scene,
@@ -299,6 +333,7 @@ class Batched(Copies, ABC):
             digest=digest,
             actor=actor,
             at=at,
+            due=due,
         )
         (done,) = self.append_batch([item])
         if isinstance(done, ConcurrencyConflict):
@@ -464,6 +499,7 @@ __all__ = [
     "CommandRecord",
     "ConcurrencyConflict",
     "Copies",
+    "Due",
     "EventStore",
     "Repeated",
     "SceneCorrupt",
@@ -476,9 +512,11 @@ __all__ = [
     "command_spans",
     "copy_steps",
     "first_problem",
+    "from_micros",
     "index_problem",
     "is_postgres",
     "lost_end",
     "resumed",
+    "to_micros",
     "verified",
 ]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 
+from msgspec import UNSET
+
 from domain.events import SceneEvent
 from domain.log import GENESIS, Recorded, Row, Wire, format_at, from_wire, to_wire
 from server.store.base import (
@@ -12,6 +14,7 @@ from server.store.base import (
     CommandRecord,
     ConcurrencyConflict,
     Copies,
+    Due,
     Repeated,
     Span,
     Step,
@@ -34,6 +37,8 @@ class MemoryStore(Copies):
         """The index, as the other stores' ``commands`` table."""
         self._unfinished: dict[str, str] = {}
         """A scene being copied in (``write_step``) and its copier: no reader sees it yet."""
+        self._alarms: dict[str, datetime] = {}
+        """The index of when each scene next needs waking, as the other stores' ``alarms`` table."""
 
     def append(
         self,
@@ -45,6 +50,7 @@ class MemoryStore(Copies):
         digest: str,
         actor: str,
         at: datetime,
+        due: Due = UNSET,
     ) -> list[Recorded]:
         stream = self._events.setdefault(scene, [])
         if len(stream) != expected_version:
@@ -61,6 +67,10 @@ class MemoryStore(Copies):
             first, last = sealed[0][0].seq, sealed[-1][0].seq
             self._spans[(scene, actor, command)] = (first, last, len(sealed))
             self._commands[(scene, actor, command)] = CommandRecord(scene, actor, command, digest, first, last)
+            if due is None:
+                self._alarms.pop(scene, None)
+            elif isinstance(due, datetime):
+                self._alarms[scene] = due
         return [record for record, _ in sealed]
 
     def append_batch(self, items: Sequence[Append]) -> list[list[Recorded] | ConcurrencyConflict]:
@@ -80,6 +90,7 @@ class MemoryStore(Copies):
                         digest=item.digest,
                         actor=item.actor,
                         at=item.at,
+                        due=item.due,
                     )
                 )
             except ConcurrencyConflict as err:
@@ -156,6 +167,13 @@ class MemoryStore(Copies):
 
     def scenes(self) -> list[str]:
         return [scene for scene, stream in self._events.items() if stream and scene not in self._unfinished]
+
+    def alarms(self, before: datetime | None = None) -> list[tuple[str, datetime]]:
+        rows = ((scene, due) for scene, due in self._alarms.items() if before is None or due < before)
+        return sorted(rows, key=lambda row: (row[1], row[0]))
+
+    def alarm(self, scene: str) -> datetime | None:
+        return self._alarms.get(scene)
 
     def close(self) -> None:
         pass

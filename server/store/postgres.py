@@ -25,6 +25,9 @@ committed), by ``NOTIFY`` on ``CHANNEL`` with ``"SEQ SCENE"`` per scene written 
 ``server.notify`` listens): the events themselves are read from the table. A commit whose answer was lost
 (the connection dropped during ``COMMIT``) is ``StorageUnavailable`` though it may have landed:
 a command sent again with its id finds its first result (``command``).
+``alarms`` holds when each scene next needs waking (``Append.due``), written in the append's own
+transaction, as in SQLite; every process reads it (``server.alarms``) to take over the deadlines of
+a process that died.
 ``unfinished`` names each scene being copied in steps (a fork, an import: ``server.history``) and
 who copies it, as in SQLite: until its last step the scene has no events for any read (each read
 adds ``_WHOLE``) and an append to it conflicts; each step locks its row (``FOR UPDATE``), so a copy
@@ -72,7 +75,9 @@ from server.store.base import (
     as_logged,
     chain,
     claimable,
+    from_micros,
     resumed,
+    to_micros,
 )
 
 MIN_SERVER = 130000
@@ -120,13 +125,19 @@ TABLES: dict[str, str] = {
         "CREATE TABLE IF NOT EXISTS snapshots (scene text NOT NULL, version bigint NOT NULL, hash text NOT NULL, "
         "format integer NOT NULL, digest text NOT NULL, state bytea NOT NULL, PRIMARY KEY (scene, version))"
     ),
+    # when each scene next needs waking (``Append.due``, in microseconds since 1970): made, with the
+    # others missing, in a database of an older version as a server opens it
+    "alarms": "CREATE TABLE IF NOT EXISTS alarms (scene text PRIMARY KEY, due bigint NOT NULL)",
 }
+OPTIONAL = frozenset({"alarms"})
+"""Tables a read-only store does without in a database of an older version (it reads none of them)."""
 INDEXES = (
     "CREATE INDEX IF NOT EXISTS events_by_command ON events (scene, actor, command)",
     "CREATE INDEX IF NOT EXISTS events_first ON events (at, pos) WHERE seq = 1",  # scenes(), in the order they began
     "CREATE INDEX IF NOT EXISTS commands_by_seq ON commands (scene, last_seq)",  # acknowledged()
     "CREATE INDEX IF NOT EXISTS tokens_by_scene ON tokens (scene, created_at)",
     "CREATE INDEX IF NOT EXISTS tokens_by_issuer ON tokens (issued_by)",  # a revocation's cascade
+    "CREATE INDEX IF NOT EXISTS alarms_by_due ON alarms (due)",  # the alarm's look at the rows due soon
 )
 ADDED = {("tokens", "issued_by"): ("text", "CREATE INDEX IF NOT EXISTS tokens_by_issuer ON tokens (issued_by)")}
 """Columns added to a table since it was first made (with what they need), added at start to a
@@ -138,6 +149,7 @@ WRITES = {
     "tokens": "INSERT, UPDATE",
     "unfinished": "INSERT, UPDATE, DELETE",
     "snapshots": "INSERT, UPDATE, DELETE",
+    "alarms": "INSERT, UPDATE, DELETE",
 }
 
 
@@ -328,16 +340,19 @@ class PostgresStore(Batched):
                 ) from err
 
     def _check_schema(self, conn: psycopg.Connection[Any]) -> None:
-        missing = self._missing(conn)
+        missing = absent = self._missing(conn)
+        self.alarmed = "alarms" not in absent
+        if self.readonly:
+            missing = [name for name in missing if name not in OPTIONAL]
         if missing:
-            if len(missing) == len(TABLES):
+            if len(absent) == len(TABLES):
                 raise StoreError(f"{self.where} is not a Justicar database: it has none of its tables")
             raise StoreError(f"{self.where} is not a Justicar database: it lacks the tables {', '.join(missing)}")
         row = conn.execute("SELECT max(version) FROM justicar_schema").fetchone()
         version = row[0] if row else None
         if version is not None and version > SCHEMA_VERSION:
             raise StoreError(f"{self.where} was written by a newer Justicar (schema {version}); upgrade to use it")
-        needed = {name: "SELECT" for name in TABLES}
+        needed = {name: "SELECT" for name in TABLES if name not in OPTIONAL or name not in absent}
         if not self.readonly:
             for name, writes in WRITES.items():
                 needed[name] += ", " + writes
@@ -471,6 +486,14 @@ class PostgresStore(Batched):
                     "d": item.digest,
                 },
             )
+            if item.due is None:
+                conn.execute("DELETE FROM alarms WHERE scene = %s", [scene])
+            elif isinstance(item.due, datetime):
+                conn.execute(
+                    "INSERT INTO alarms (scene, due) VALUES (%s, %s) "
+                    "ON CONFLICT (scene) DO UPDATE SET due = EXCLUDED.due",
+                    [scene, to_micros(item.due)],
+                )
         return [record for record, _ in sealed]
 
     _HOLDER = "SELECT owner FROM unfinished WHERE scene = %s"
@@ -638,6 +661,21 @@ class PostgresStore(Batched):
                 "ORDER BY at, pos"
             )
         ]
+
+    def alarms(self, before: datetime | None = None) -> list[tuple[str, datetime]]:
+        if not self.alarmed:
+            return []
+        if before is None:
+            rows = self.query("SELECT scene, due FROM alarms ORDER BY due, scene")
+        else:
+            rows = self.query("SELECT scene, due FROM alarms WHERE due < %s ORDER BY due, scene", [to_micros(before)])
+        return [(scene, from_micros(due)) for scene, due in rows]
+
+    def alarm(self, scene: str) -> datetime | None:
+        if not self.alarmed:
+            return None
+        rows = self.query("SELECT due FROM alarms WHERE scene = %s", [scene])
+        return from_micros(rows[0][0]) if rows else None
 
     def close(self) -> None:
         self.pool.close()

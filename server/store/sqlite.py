@@ -8,6 +8,10 @@ index of them, believed only where it agrees with them: ``as_logged``), insert t
 command (replacing a row the log does not bear out), commit. When ``append`` returns, the events are
 on disk.
 
+``alarms`` holds, for each scene that will need waking (a response deadline running), when: the
+due time ``Append.due`` gives, written in the append's own transaction (``server.alarms``); a file
+of an older version gets the table when a server opens it.
+
 ``unfinished`` names each scene being copied in steps (a fork, an import: ``server.history``) and
 who copies it: until its last step the scene has no events for any read and an append to it
 conflicts. A file of an older version has no such table (a read-only store then reads as before).
@@ -45,7 +49,9 @@ from server.store.base import (
     as_logged,
     chain,
     claimable,
+    from_micros,
     resumed,
+    to_micros,
 )
 
 SCHEMA_VERSION = 2
@@ -100,6 +106,7 @@ class SqliteStore(Batched):
                 self._create()
             self._check_schema()
             self._gated = self.db.table("unfinished").exists()  # a file of an older version has none
+            self._alarmed = self.db.table("alarms").exists()  # nor this (a read-only store reads none)
         except sqlite3.DatabaseError as err:
             raise StoreError(self._unreadable(err)) from err
 
@@ -135,6 +142,11 @@ class SqliteStore(Batched):
         # a scene being copied in steps (a fork, an import) and who copies it: until its last step
         # it does not exist for readers and refuses appends
         conn.execute("CREATE TABLE IF NOT EXISTS unfinished (scene TEXT PRIMARY KEY, owner TEXT NOT NULL)")
+        # when each scene next needs waking (``Append.due``, in microseconds since 1970): added to a
+        # file of an older version as it is opened; no schema version of its own (an older server
+        # that writes the file leaves its rows stale, which costs a wake-up, never a decision)
+        conn.execute("CREATE TABLE IF NOT EXISTS alarms (scene TEXT PRIMARY KEY, due INTEGER NOT NULL)")
+        conn.execute("CREATE INDEX IF NOT EXISTS alarms_by_due ON alarms (due)")
         conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def _migrate_commands(self) -> None:
@@ -235,6 +247,10 @@ class SqliteStore(Batched):
                 "INSERT INTO commands (scene, actor, id, digest, first_seq, last_seq) VALUES (?, ?, ?, ?, ?, ?)",
                 (scene, item.actor, item.command, item.digest, sealed[0][0].seq, sealed[-1][0].seq),
             )
+            if item.due is None:
+                conn.execute("DELETE FROM alarms WHERE scene = ?", (scene,))
+            elif isinstance(item.due, datetime):
+                conn.execute("INSERT OR REPLACE INTO alarms (scene, due) VALUES (?, ?)", (scene, to_micros(item.due)))
         return [record for record, _ in sealed]
 
     def resume(self, scene: str, wires: Sequence[Wire]) -> int:
@@ -410,6 +426,28 @@ class SqliteStore(Batched):
         unfinished = " AND scene NOT IN (SELECT scene FROM unfinished)" if self._gated else ""
         rows = self.reads.execute(f"SELECT scene FROM events WHERE seq = 1{unfinished} ORDER BY at, rowid").fetchall()
         return [row[0] for row in rows]
+
+    def alarms(self, before: datetime | None = None) -> list[tuple[str, datetime]]:
+        if not self._alarmed:
+            return []
+        sql, params = "SELECT scene, due FROM alarms", []
+        if before is not None:
+            sql += " WHERE due < ?"
+            params.append(to_micros(before))
+        try:
+            rows = self.reads.execute(sql + " ORDER BY due, scene", params).fetchall()
+        except sqlite3.OperationalError as err:
+            raise unavailable(err) from err
+        return [(scene, from_micros(due)) for scene, due in rows]
+
+    def alarm(self, scene: str) -> datetime | None:
+        if not self._alarmed:
+            return None
+        try:
+            row = self.reads.execute("SELECT due FROM alarms WHERE scene = ?", [scene]).fetchone()
+        except sqlite3.OperationalError as err:
+            raise unavailable(err) from err
+        return from_micros(row[0]) if row else None
 
     def close(self) -> None:
         with self._lock:

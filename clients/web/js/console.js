@@ -48,8 +48,9 @@ import {
   title,
 } from "./words.js";
 import { quietSwitch } from "./notice.js";
+import { currentDeadlines, deadlineFields, deadlineList, lateBanner } from "./deadlines.js";
 import { cell, confirmButton, echo, notes, outcome, replayLink, sender } from "./console_common.js";
-import { bringCard, disputeAlert, npcMoves, openDisputes } from "./console_alert.js";
+import { bringCard, bringLate, disputeAlert, lateMoves, npcMoves, openDisputes } from "./console_alert.js";
 import { invitations } from "./console_invite.js";
 import { entryItem, ledgerKeeper, startNight } from "./console_night.js";
 import { SCENE_VIEWS, forTheRecord, place, viewBar, viewPanes } from "./console_views.js";
@@ -88,15 +89,20 @@ function alone(live, { night = false } = {}) {
   const mount = h("div", {});
   let shown = null;
   const alert = disputeAlert((item) => {
-    location.hash = item.kind === "npc" ? "#now" : "#disputes";
+    location.hash = item.kind === "npc" || item.kind === "late" ? "#now" : "#disputes";
     if (item.kind === "npc") bringCard(item.challenge);
+    if (item.kind === "late") bringLate();
   });
   fill(app, alert.banner, mount);
   shown = start(live, {
     night,
     into: mount,
     onDraw: (view, current) =>
-      alert.update([...npcMoves(view), ...openDisputes(view)], consoleTitle(view), () => current === "disputes"),
+      alert.update(
+        [...lateMoves(view), ...npcMoves(view), ...openDisputes(view)],
+        consoleTitle(view),
+        () => current === "disputes",
+      ),
   });
   const follow = () => shown.show(place()[0]);
   window.addEventListener("hashchange", follow);
@@ -112,6 +118,7 @@ function consoleTitle(view) {
 /** Where each section of a scene's console is: the view that holds it. */
 const VIEW_OF = {
   alerts: "now",
+  deadlines: "now",
   table: "now",
   challenges: "now",
   round: "now",
@@ -121,6 +128,7 @@ const VIEW_OF = {
   timeline: "log",
   tonight: "now", // a what-if of a scene of a night: how the night would stand (what a what-if is for)
   scene: "settings",
+  timing: "settings",
   tools: "settings",
 };
 
@@ -141,6 +149,7 @@ export function start(
   const header = h("header", { class: tab ? "scene-top" : "top" });
   const regions = {
     alerts: h("section", { id: "now-disputes", "aria-labelledby": "now-disp-h", hidden: true }),
+    deadlines: h("section", { id: "deadlines", "aria-labelledby": "deadlines-h", hidden: true }),
     table: h("p", { class: "present hint" }),
     challenges: h("section", { id: "challenges", "aria-labelledby": "chal-h" }),
     round: h("section", { id: "round", "aria-labelledby": "round-h" }),
@@ -150,6 +159,7 @@ export function start(
     invitations: h("section", { id: "invitations", "aria-labelledby": "inv-h" }),
     timeline: h("section", { id: "timeline", "aria-labelledby": "tl-h" }),
     scene: h("section", { id: "scene", "aria-labelledby": "scene-h" }),
+    timing: h("section", { id: "timing", "aria-labelledby": "timing-h" }),
     tools: h("section", { id: "tools", "aria-labelledby": "tools-h" }),
   };
   const bar = viewBar("Console views", SCENE_VIEWS, hashOf);
@@ -212,6 +222,16 @@ export function start(
       regions.alerts.hidden = disputed.length === 0;
       fill(regions.alerts, nowDisputes(view, disputed, hashOf("disputes")));
     });
+    const timed = view.deadlines || [];
+    const setNow = currentDeadlines(live, view);
+    const timing = Object.keys(setNow).length > 0; // the scene times moves: the section stays, to say none runs now
+    region(regions.deadlines, JSON.stringify([timed, view.status, timing]), () => {
+      regions.deadlines.hidden = timed.length === 0 && !timing;
+      fill(regions.deadlines, timedMoves(live, view));
+    });
+    region(regions.timing, JSON.stringify([setNow, view.status]), () =>
+      fill(regions.timing, h("h2", { id: "timing-h" }, "Response deadlines"), setDeadlines(live, view, setNow)),
+    );
     region(regions.table, JSON.stringify([live.presence, people(view)]), () =>
       fill(regions.table, presence(live, view)),
     );
@@ -426,6 +446,53 @@ function presence(live, view) {
   return `Connected: ${present.join(", ") || "nobody yet"}`;
 }
 
+/** The moves timed now, first in the Now view: each late one's banner with the Storyteller's
+ * choices (as the view offers them), then every running deadline with its time left. */
+function timedMoves(live, view) {
+  const timed = view.deadlines || [];
+  const late = timed.filter((d) => d.told);
+  const out = outcome("deadlines");
+  const send = sender(live, out);
+  return [
+    h(
+      "h2",
+      { id: "deadlines-h" },
+      late.length ? `${late.length} late move${late.length === 1 ? "" : "s"}` : "Timed moves",
+    ),
+    late.map((d) => lateBanner(d, send)),
+    out,
+    late.length > 0 && h("h3", {}, "Timed moves"),
+    deadlineList(live, view),
+  ];
+}
+
+/** The scene's response deadlines, changed during play (`set_deadlines`: every running clock starts
+ * again); none on by default. */
+function setDeadlines(live, view, current) {
+  if (view.status !== "open") return h("p", { class: "hint" }, "The scene is closed: nothing is timed.");
+  const { fieldset, read } = deadlineFields(current, "How long each kind of move may wait");
+  const out = outcome("timing");
+  const send = sender(live, out);
+  return h(
+    "form",
+    {
+      class: "stack deadlines-form",
+      onsubmit: (e) => {
+        e.preventDefault();
+        send({ type: "set_deadlines", deadlines: read() });
+      },
+    },
+    h(
+      "p",
+      { class: "hint" },
+      "A move not made in time: the Storyteller is told (and chooses), or the server acts by itself. Changing them starts every running clock again.",
+    ),
+    fieldset,
+    h("button", { type: "submit" }, "Set the deadlines"),
+    out,
+  );
+}
+
 /** The open disputes, first in the Now view: who disputes what, and a link to rule on it. */
 function nowDisputes(view, open, href) {
   return [
@@ -530,6 +597,7 @@ function newScene(live) {
     for (const [name, fieldset] of forms) fieldset.hidden = ruleset.value !== name;
   });
   const newTitle = h("input", { name: "title", autocomplete: "off", placeholder: "Elysium, interrupted" });
+  const timing = deadlineFields();
   const created = h("div", { class: "outcome" });
   return h(
     "details",
@@ -543,7 +611,12 @@ function newScene(live) {
           e.preventDefault();
           const body = { type: "create_scene", ruleset: ruleset.value, title: newTitle.value.trim() };
           const own = forms.find(([name]) => name === ruleset.value);
-          if (own) body.options = { [ruleset.value]: own[2]() };
+          const deadlines = timing.read();
+          if (own || Object.keys(deadlines).length)
+            body.options = {
+              ...(own ? { [ruleset.value]: own[2]() } : {}),
+              ...(Object.keys(deadlines).length ? { deadlines } : {}),
+            };
           const reply = await live.request(body, "scene_created");
           if (reply.type === "error") return created.replaceChildren(refusal(reply));
           const link = `${location.origin}/st#token=${reply.token}`;
@@ -560,6 +633,7 @@ function newScene(live) {
       },
       field("Rules", ruleset),
       houseRules,
+      timing.fieldset,
       field("Title", newTitle),
       h("button", { type: "submit" }, "Create"),
     ),

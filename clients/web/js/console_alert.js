@@ -79,6 +79,19 @@ export function npcMoves(view, scene = null, where = "") {
   );
 }
 
+/** The timed moves whose time is up and the Storyteller was told (`view.deadlines`, `told`): each
+ * waits on the Storyteller's choice, in the Now view: {key, text, scene, kind: "late"}. */
+export function lateMoves(view, scene = null, where = "") {
+  return (view?.deadlines || [])
+    .filter((d) => d.told)
+    .map((d) => ({
+      key: `${scene ?? view.scene}:late:${d.key}`,
+      scene,
+      kind: "late",
+      text: `Time is up for ${d.name}${where ? ` in ${where}` : ""}.`,
+    }));
+}
+
 /** What is due from the NPC `who` in `ch`, in words ("throw for Goon"), from the verbs offered. */
 function npcTodo(view, ch, who, moves) {
   const verbs = new Set(moves.verbs || []);
@@ -109,10 +122,12 @@ export function disputeAlert(go) {
   let seen = new Set();
   banner.addEventListener("click", () => first && go(first));
   const update = (items, title, here = () => false) => {
+    const late = items.filter((d) => d.kind === "late"); // a table waits on the Storyteller's choice
     const npc = items.filter((d) => d.kind === "npc");
-    const mark = npc.length ? "● NPC move · " : items.length ? "● Dispute · " : "";
+    const mark = late.length ? "● Late move · " : npc.length ? "● NPC move · " : items.length ? "● Dispute · " : "";
     document.title = `${mark}${title}`;
-    const away = [...npc, ...items.filter((d) => d.kind !== "npc")].filter((d) => d.kind === "npc" || !here(d));
+    const disputes = items.filter((d) => d.kind !== "npc" && d.kind !== "late");
+    const away = [...late, ...npc, ...disputes.filter((d) => !here(d))];
     first = away[0] || null;
     banner.hidden = !first;
     if (first) {
@@ -120,9 +135,11 @@ export function disputeAlert(go) {
       more.textContent =
         away.length > 1
           ? ` (and ${away.length - 1} more)`
-          : first.kind === "npc"
-            ? " Tap to see it."
-            : " Tap to rule on it.";
+          : first.kind === "late"
+            ? " Tap to choose."
+            : first.kind === "npc"
+              ? " Tap to see it."
+              : " Tap to rule on it.";
     }
     const fresh = items.filter((d) => !seen.has(d.key));
     seen = new Set(items.map((d) => d.key));
@@ -134,6 +151,11 @@ export function disputeAlert(go) {
 /** The first letter up. */
 function sentence(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Bring the Now view's late moves into view (once the view holding them is shown). */
+export function bringLate() {
+  requestAnimationFrame(() => document.getElementById("deadlines")?.scrollIntoView({ block: "start" }));
 }
 
 /** Bring a challenge's card into view (once the view holding it is shown). */

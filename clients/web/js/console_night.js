@@ -6,7 +6,8 @@ import { Live } from "./live.js";
 import { grow, nameOf, refusal, ruleNote, rulesetName, connection, timeline } from "./words.js";
 import { confirmButton, done, notes, outcome, replayLink, sender } from "./console_common.js";
 import { invitations } from "./console_invite.js";
-import { bringCard, disputeAlert, npcMoves, openDisputes } from "./console_alert.js";
+import { currentDeadlines, deadlineFields } from "./deadlines.js";
+import { bringCard, bringLate, disputeAlert, lateMoves, npcMoves, openDisputes } from "./console_alert.js";
 import { NIGHT_VIEWS, forTheRecord, place, viewBar, viewPanes } from "./console_views.js";
 
 const app = document.getElementById("app");
@@ -55,8 +56,9 @@ export function ledgerKeeper(live, draw) {
 export function startNight(live, { sceneConsole }) {
   const header = h("header", { class: "top" });
   const alert = disputeAlert((d) => {
-    location.hash = address(d.scene, d.kind === "npc" ? "now" : "disputes");
+    location.hash = address(d.scene, d.kind === "npc" || d.kind === "late" ? "now" : "disputes");
     if (d.kind === "npc") bringCard(d.challenge);
+    if (d.kind === "late") bringLate();
   });
   const tabList = h("ul", {});
   const tabs = h("nav", { class: "console-bar tabs", "aria-label": "Tonight's scenes" }, tabList);
@@ -76,6 +78,7 @@ export function startNight(live, { sceneConsole }) {
     if (!view) return;
     const where = (id) => `“${sceneOf(id)?.title || id}”`;
     const all = [...lives].flatMap(([id, scene]) => [
+      ...lateMoves(scene.view, id, where(id)),
       ...npcMoves(scene.view, id, where(id)),
       ...openDisputes(scene.view, id, where(id)),
     ]);
@@ -479,6 +482,7 @@ function backInTheNight(live, who) {
 function nightActions(live, view, open) {
   const out = outcome("night");
   const newTitle = h("input", { name: "title", autocomplete: "off", placeholder: "The parking lot" });
+  const timing = deadlineFields({}, "Response deadlines of this scene (none set here: the night's)");
   const created = h("div", { class: "outcome", "aria-live": "polite" });
   const form = h(
     "form",
@@ -486,10 +490,10 @@ function nightActions(live, view, open) {
       class: "row",
       onsubmit: async (e) => {
         e.preventDefault();
-        const reply = await live.request(
-          { type: "create_scene", ruleset: view.ruleset, title: newTitle.value.trim() },
-          "scene_created",
-        );
+        const body = { type: "create_scene", ruleset: view.ruleset, title: newTitle.value.trim() };
+        const deadlines = timing.read();
+        if (Object.keys(deadlines).length) body.options = { deadlines };
+        const reply = await live.request(body, "scene_created");
         if (reply.type === "error") return created.replaceChildren(refusal(reply));
         const name = newTitle.value.trim() ? `“${newTitle.value.trim()}”` : "The new scene";
         newTitle.value = "";
@@ -500,6 +504,7 @@ function nightActions(live, view, open) {
       },
     },
     field("Title of a new scene", newTitle),
+    timing.fieldset,
     h("button", { type: "submit" }, "Open a new scene"),
   );
   if (view.status !== "open") return h("p", { class: "hint" }, "The night is over: nothing more happens in it.");
@@ -508,6 +513,7 @@ function nightActions(live, view, open) {
     {},
     form,
     created,
+    nightDeadlines(live, view),
     open.length
       ? h(
           "p",
@@ -520,6 +526,31 @@ function nightActions(live, view, open) {
           () => sender(live, out)({ type: "close_game" }),
           "Close the night? What was lost tonight is back at the next game; nothing more happens in this one.",
         ),
+    out,
+  );
+}
+
+/** The response deadlines of the night's scenes opened from now on, where one gives none of its own
+ * (`set_deadlines` on the night); a scene already open keeps its own (its console's Settings). */
+function nightDeadlines(live, view) {
+  const out = outcome("night-deadlines");
+  const { fieldset, read } = deadlineFields(currentDeadlines(live, view), "How long each kind of move may wait");
+  return h(
+    "details",
+    { class: "night-deadlines" },
+    h("summary", {}, "Response deadlines of tonight's next scenes"),
+    h(
+      "form",
+      {
+        class: "stack",
+        onsubmit: (e) => {
+          e.preventDefault();
+          sender(live, out)({ type: "set_deadlines", deadlines: read() });
+        },
+      },
+      fieldset,
+      h("button", { type: "submit" }, "Set tonight's deadlines"),
+    ),
     out,
   );
 }

@@ -36,6 +36,7 @@ export class Live extends EventTarget {
     this.older = {}; // decided challenges a whole view leaves out, as asked for (id -> view)
     this.olderNext = undefined; // where the next page of them starts (null: no more)
     this.lastSeq = 0;
+    this.skew = 0; // ms the server's clock is ahead of this one (from the last event pushed live)
     this.presence = [];
     this.pending = new Map(); // command id -> {body, resolve}
     this.requests = []; // control requests, in order: {body, reply, resolve, timer}; the first is in flight
@@ -276,6 +277,10 @@ export class Live extends EventTarget {
       this.lastSeq = event.seq;
       this.timeline.push({ ...event, summary: summaries[i] || event.type });
     });
+    // a push carries its view (a catch-up does not): its last event's time is the server's now, as
+    // near as this page can tell; the deadlines' countdowns read the server's clock through it
+    const last = message.events.at(-1);
+    if (message.view && last?.at) this.skew = Date.parse(last.at) - Date.now() || 0;
     if (fresh && message.view) this.view = merge(this.view || {}, message.view);
     if (fresh) this.changed();
   }
@@ -294,6 +299,11 @@ export class Live extends EventTarget {
       return this.answer(message);
     }
     this.dispatchEvent(Object.assign(new Event("problem"), { error: message }));
+  }
+
+  /** The server's time now, as near as this page can tell (ms since the epoch). */
+  now() {
+    return Date.now() + this.skew;
   }
 
   /** A page of the events before the earliest this page holds, in words; false when there are none

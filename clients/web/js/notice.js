@@ -85,12 +85,22 @@ export function keepClear(sticky) {
 let titleBase = null; // what the tab is, without the mark of a move due
 let marked = false; // a move is due: the title says so first
 let ruled = false; // a ruling I have not seen: the title says so, after a move due
+let hurried = null; // "⏳ 0:30": a move of mine is about to run out of time (deadlines.js): said first
 
-/** The tab's title: its base, marked "● Your move · …" while a move is due, else "● A ruling · …"
- * while a ruling that touches me is unseen (one writer for the title: the two never overwrite each other). */
+/** The tab's title: its base, counting down ("⏳ 0:30 · …") while a move of mine is about to run
+ * out of time, else marked "● Your move · …" while a move is due, else "● A ruling · …" while a
+ * ruling that touches me is unseen (one writer for the title: they never overwrite each other). */
 function showTitle() {
   const base = titleBase ?? "Justicar";
-  document.title = marked ? `${MARK}${base}` : ruled ? `${RULED}${base}` : base;
+  document.title = hurried ? `${hurried} · ${base}` : marked ? `${MARK}${base}` : ruled ? `${RULED}${base}` : base;
+}
+
+/** Count the tab's title down while a move of mine is about to run out of time ("⏳ 0:30 · …"),
+ * or take the count away (null). */
+export function markHurry(words) {
+  if (words === hurried) return;
+  hurried = words || null;
+  showTitle();
 }
 
 /** Mark the tab's title for an unseen ruling (ruling_notice.js), or take the mark away. */

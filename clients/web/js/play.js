@@ -26,6 +26,7 @@ import {
   turnControls,
 } from "./turns.js";
 import { confirmButton } from "./moves.js";
+import { hurry, placeDeadlines } from "./deadlines.js";
 import { bring, busy, confirmations, fighting, keepClear, pageTitle, quietSwitch, yourMove } from "./notice.js";
 import { carriedLine, lostWhere, sceneTitles } from "./night.js";
 import { disputeForm, ruledNotice } from "./ruling_notice.js";
@@ -223,7 +224,8 @@ function start(live, root = app) {
   const notice = yourMove();
   // the connection lost, said where the eye is (under the sticky banner), not only in the header
   const offline = h("p", { class: "offline-note", hidden: true }); // the header's badge is the one read aloud
-  const sticky = h("div", { class: "sticky-top" }, notice.banner, offline);
+  const late = hurry(live); // a move of mine about to run out of time: a banner, a buzz, the title
+  const sticky = h("div", { class: "sticky-top" }, notice.banner, late.banner, offline);
   const quiet = quietSwitch(); // outside the header, which is drawn anew: a focused switch stays focused
   fill(challenges, h("h2", { id: "ch-h" }, "Challenges in front of me"), openList, none, recentHeading, recentList);
   // the fight above the sheet: the round (the turn card), the challenges, the challenge form, then
@@ -344,6 +346,8 @@ function start(live, root = app) {
     });
     none.hidden = open.length > 0;
     recentHeading.hidden = recent.length === 0;
+    placeDeadlines(live, view, main, round); // the time left on the card whose move is due
+    late.update();
     // the situation the form answers: when it moves on, a refusal under the form is old news
     const situation = JSON.stringify([view.round?.number, view.round?.phase, view.round?.turn, mine?.turn_done]);
     if (situation !== lastSituation) forgetDeclared(who);

@@ -1,0 +1,176 @@
+"""What everyone reads of the response deadlines (``domain.deadlines``), made once for every surface.
+
+Each running deadline is a ``DeadlineView`` said to its viewer: the player whose move it is reads
+"You have 2 minutes to throw", the others "Juan has 2 minutes to throw", each with what its lapse
+will do ("Then a sign is thrown at random for you."). The times are the log's (``since``,
+``due_at``, ``warn_at``): a page counts down ``due_at`` less its clock, and works out no rule.
+
+A lapse the Storyteller was told of (``told``) waits on the Storyteller: its view offers them the
+move the option would have made for the character, a relent where the challenge allows one, and
+more time, each put to ``decide`` first (as ``projections.moves`` does), so a choice offered is a
+command the server accepts. The words of the deadline events (``projections.narrate``) are made
+from the same phrases, so the countdown, the banner and the log say one thing.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+import msgspec
+
+from domain.commands import AnyCommand, ExtendDeadline, Relent
+from domain.context import Context
+from domain.deadlines import Due, move_for, running
+from domain.decide import decide
+from domain.errors import Rejected
+from domain.events import LapseKind
+from domain.state import NARRATOR, Scene
+from projections.deadline_words import duration, made, missed, waits
+from projections.narrate import said_to
+
+WARN = 30
+"""Seconds before its time runs out that a player is warned (a quarter of a shorter time)."""
+
+
+class Choice(msgspec.Struct, frozen=True):
+    """One thing the Storyteller may do about a lapse it was told of: a label and the command to
+    send (``type`` and its fields; the page adds ``id``, ``scene`` and ``actor``)."""
+
+    label: str
+    command: dict[str, Any]
+
+
+class DeadlineView(msgspec.Struct, frozen=True):
+    """A running deadline (or one whose lapse the Storyteller was told of), said to one viewer."""
+
+    key: str
+    kind: LapseKind
+    character: str
+    name: str
+    since: datetime
+    due_at: datetime
+    warn_at: datetime
+    """When the player is warned: ``WARN`` seconds (or a quarter of the time given) before ``due_at``."""
+    seconds: int
+    lapse: Literal["tell", "act"]
+    said: str
+    """To this viewer: "You have 2 minutes to throw." / "Juan has 2 minutes to throw."; once told,
+    "Juan did not throw in 2 minutes.\""""
+    then: str
+    """What the lapse does: "Then a sign is thrown at random for you." / "Then the Storyteller is told."."""
+    challenge: str = ""
+    mine: bool = False
+    """The viewer's own move (a player's character)."""
+    told: bool = False
+    """It lapsed and the Storyteller was told: it waits on the Storyteller now."""
+    choices: list[Choice] = []
+    """The Storyteller's only, when ``told``: the move for the character, a relent where legal,
+    more time; each accepted by ``decide`` now."""
+
+
+# -- the views ---------------------------------------------------------------------------------
+
+
+_RUNNING: list[tuple[Scene, list[Due]]] = []
+
+
+def _running(state: Scene) -> list[Due]:
+    """``running``, once per state (every viewer of a commit reads the same)."""
+    if not state.options.deadlines:
+        return []
+    if _RUNNING and _RUNNING[0][0] is state:
+        return _RUNNING[0][1]
+    found = running(state)
+    _RUNNING[:] = [(state, found)]
+    return found
+
+
+def deadline_views(state: Scene, viewer: str) -> list[DeadlineView]:
+    """Every running deadline of the scene (and every lapse waiting on the Storyteller), said to
+    ``viewer`` (``"st"``, a character id, or a spectator), in ``domain.deadlines.running``'s order."""
+    dues = _running(state)
+    if not dues:
+        return []
+    return [_view(state, due, viewer) for due in dues]
+
+
+def _view(state: Scene, due: Due, viewer: str) -> DeadlineView:
+    name = state.name_of(due.who)
+    told = bool(due.told)
+    if told:
+        said = f"{missed(state, due.step, due.kind, due.who, due.seconds, due.challenge, due.offer)}."
+        then = "You were told: choose what happens." if viewer == NARRATOR else "The Storyteller chooses what happens."
+    else:
+        said = waits(state, due)
+        if due.lapse == "act":
+            then = f"Then {made(move_for(state, due).verb, due.step, due.kind, name)}."
+        else:
+            then = "Then the Storyteller is told."
+    warn = min(WARN, due.seconds / 4)
+    return DeadlineView(
+        key=due.key,
+        kind=due.kind,
+        character=due.who,
+        name=name,
+        challenge=due.challenge,
+        since=due.since,
+        due_at=due.due_at,
+        warn_at=due.due_at - timedelta(seconds=warn),
+        seconds=due.seconds,
+        lapse="act" if due.lapse == "act" else "tell",
+        mine=viewer == due.who,
+        said=said_to(state, viewer, said),
+        then=said_to(state, viewer, then),
+        told=told,
+        choices=_choices(state, due) if told and viewer == NARRATOR else [],
+    )
+
+
+_LABELS: dict[str, str] = {
+    "relent": "Relent for {n}",
+    "throw": "Throw at random for {n}",
+    "roll": "Roll for {n}",
+    "declare_traits": "Declare {count} Traits for {n}",
+    "pass": "Pass for {n}",
+    "let_stand": "Let the retest stand for {n}",
+    "answer_assist": "Refuse the offer for {n}",
+    "declare_action": "Declare no action for {n}",
+    "expenditures_done": "Close {n}'s expenditures",
+    "end_turn": "End {n}'s turn",
+    "escape": "Close the window: end {n}'s turn",
+}
+
+
+def _choices(state: Scene, due: Due) -> list[Choice]:
+    """What the Storyteller may do about a lapse it was told of, each accepted by ``decide`` now."""
+    name = state.name_of(due.who)
+    move = move_for(state, due)
+    label = "escape" if due.kind == "escape" else move.verb
+    if move.verb == "pass" and due.step == "cancel_or_let_stand":
+        label = "let_stand"
+    candidates: list[tuple[str, AnyCommand]] = [
+        (_LABELS.get(label, move.verb).format(n=name, count=getattr(move, "count", "")), move)
+    ]
+    if due.challenge and move.verb != "relent":
+        relent = Relent(id="~choice", scene=state.id, actor=NARRATOR, challenge=due.challenge, character=due.who)
+        candidates.append((f"Relent for {name}", relent))
+    more = ExtendDeadline(id="~choice", scene=state.id, actor=NARRATOR, key=due.key)
+    candidates.append((f"Give {name} {duration(due.seconds)} more", more))
+    return [Choice(label=text, command=_fields(command)) for text, command in candidates if _accepted(state, command)]
+
+
+def _fields(command: AnyCommand) -> dict[str, Any]:
+    """A command as a page sends it, less what the page adds (``id``, ``scene``, ``actor``)."""
+    body: dict[str, Any] = msgspec.to_builtins(command)
+    return {k: v for k, v in body.items() if v is not None and k not in ("id", "scene", "actor", "at")}
+
+
+def _accepted(state: Scene, command: AnyCommand) -> bool:
+    """Whether ``decide`` would accept ``command`` now (appending nothing)."""
+    probe = msgspec.structs.replace(command, id="probe")
+    try:
+        decide(state, probe, Context(now=state.last_at or datetime(2000, 1, 1, tzinfo=UTC), verdict=True))
+    except (Rejected, msgspec.ValidationError, TypeError):
+        return False
+    return True
