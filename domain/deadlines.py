@@ -23,6 +23,7 @@ and the option.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 import msgspec
 from msgspec.structs import replace
@@ -32,6 +33,7 @@ from domain.commands import (
     AnswerAssist,
     AnyCommand,
     Deadline,
+    Deadlines,
     DeclareAction,
     DeclareTraits,
     EndTurn,
@@ -229,9 +231,22 @@ def _storyteller(d: Draft, what: str) -> None:
         raise Rejected("forbidden", f"Only the Storyteller may {what}.", RULE)
 
 
+def read(given: dict[str, Any]) -> Deadlines:
+    """Deadlines as a command gives them, or refused naming the path and what each takes."""
+    try:
+        return msgspec.convert(given, Deadlines)
+    except msgspec.ValidationError as e:
+        path = str(e).rpartition("at `$.")[2].rstrip("`") if "at `$." in str(e) else ""
+        said = (
+            f"`deadlines{'.' + path if path else ''}`: {e}. Each deadline (answer, throw, retest, turn, assist, "
+            'escape) takes {"seconds": 1 to 86400, "lapse": "tell" or "act"}.'
+        )
+        raise Rejected("bad_options", said, RULE) from None
+
+
 def set_deadlines(d: Draft, cmd: SetDeadlines) -> None:
     _storyteller(d, "change the response deadlines")
-    d.add(DeadlinesSet(deadlines=cmd.deadlines))
+    d.add(DeadlinesSet(deadlines=read(cmd.deadlines)))
 
 
 def _found(d: Draft, key: str) -> Due:

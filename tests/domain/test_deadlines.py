@@ -408,6 +408,26 @@ class TestOptions:
         assert caught.value.code == "bad_options" and said in caught.value.message
         assert "answer, throw, retest, turn, assist, escape" in caught.value.message
 
+    @pytest.mark.parametrize(
+        ("given", "said"),
+        [
+            ({"throw": {"seconds": 0}}, "`deadlines.throw.seconds`"),
+            ({"throw": {"seconds": 86401}}, "`deadlines.throw.seconds`"),
+            ({"turn": {"seconds": 60, "lapse": "shout"}}, "`deadlines.turn.lapse`"),
+            ({"nap": {"seconds": 60}}, "`deadlines`: Object contains unknown field `nap`"),
+        ],
+    )
+    def test_bad_deadlines_in_play_or_for_a_night_are_refused_alike(self, given: dict[str, Any], said: str) -> None:
+        """``set_deadlines`` and ``open_game`` read their deadlines as a scene's options are read: refused
+        in the Storyteller's words, appending nothing."""
+        t = duel()
+        error = t.refused("st", "set_deadlines", deadlines=given, code="bad_options", rule="justicar:deadlines")
+        assert said in error.message and 'takes {"seconds": 1 to 86400, "lapse": "tell" or "act"}' in error.message
+        body = {"id": "g", "scene": "g1", "actor": "st", "type": "open_game", "ruleset": "lotn", "deadlines": given}
+        with pytest.raises(Rejected) as caught:
+            decide(Scene(), parse_command(msgspec.json.encode(body)), Context(now=T0))
+        assert caught.value.code == "bad_options" and said in caught.value.message
+
     def test_recorded_as_given_and_read_back(self) -> None:
         t = duel("act", 90, "throw")
         opened = t.log[0].event
