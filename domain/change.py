@@ -186,11 +186,13 @@ _KINDS: dict[str, tuple[type[CharacterSlot] | None, type[RoundSlot] | None]] = {
 def _step(ch: Challenge) -> tuple[object, ...]:
     """The step a challenge is in, as a response deadline's clock counts it (``domain.deadlines``):
     its answer, each test (bidding and throwing are one step: one side's throw or roll does not
-    restart the other's clock), Traits owed, each side's turn to declare on a tie, each retest."""
+    restart the other's clock), Traits owed, each side's turn to declare on a tie, each retest while
+    it waits, and the window again once it is cancelled."""
     return (
         "test" if ch.status in ("bidding", "throwing") else ch.status,
         len(ch.tests),
         len(ch.retests),
+        ch.pending_retest is not None,
         ch.challenger.owed > 0 or ch.defender.owed > 0,
         ch.challenger.declared is None,
         ch.defender.declared is None,

@@ -301,6 +301,21 @@ class TestActLotn:
         assert ch.status == "throwing" and [r.status for r in ch.retests] == ["stood"]
         replays(t)
 
+    def test_a_cancelled_retest_starts_the_clock_of_the_side_behind_again(self) -> None:
+        """A retest cancelled (lotn:retests): the side behind may retest again from the cancel on, its
+        clock starting then, not when its first retest was called."""
+        t = duel("tell", 60, "retest")
+        declare(t)
+        t.do("juan", "bid", challenge="c", bid=["Tough"])
+        t.test("c", "paper", "rock")
+        t.do("juan", "retest", challenge="c", source={"category": "ability", "name": "Dodge"})
+        t.tick(seconds=50)
+        t.do("sam", "cancel_retest", challenge="c", source={"category": "ability", "name": "Brawl"})
+        due = the(t, "retest")
+        assert (due.who, due.step, due.since) == ("juan", "retest", t.log[-1].at)
+        cites(passed(lapse(t, due)), due, "tell")
+        replays(t)
+
     def test_tell_at_a_retest_names_the_step(self) -> None:
         t = duel("tell", 60, "retest")
         declare(t)
