@@ -869,3 +869,224 @@ class TestTens:
         cites(passed(lapse(t, due)), due, "act", did="end_turn")
         assert the(t, "turn").who == "juan"
         replays(t)
+
+
+# -- every ruleset, every kind it has, both lapses -------------------------------------------------
+
+
+def _lotn_answer(lapse: str) -> Table:
+    t = duel(lapse, 60, "answer")
+    declare(t)
+    return t
+
+
+def _lotn_throw(lapse: str) -> Table:
+    t = duel(lapse, 60, "throw")
+    declare(t)
+    t.do("juan", "bid", challenge="c", bid=["Tough"])
+    t.do("juan", "throw", challenge="c", sign="rock")
+    return t
+
+
+def _lotn_tie(lapse: str) -> Table:
+    t = duel(lapse, 60, "throw")
+    declare(t)
+    t.do("juan", "bid", challenge="c", bid=["Tough"])
+    t.test("c", "rock", "rock")
+    return t
+
+
+def _lotn_retest(lapse: str) -> Table:
+    t = duel(lapse, 60, "retest")
+    declare(t)
+    t.do("juan", "bid", challenge="c", bid=["Tough"])
+    t.test("c", "paper", "rock")
+    return t
+
+
+def _lotn_let_stand(lapse: str) -> Table:
+    t = _lotn_retest(lapse)
+    t.do("juan", "retest", challenge="c", source={"category": "ability", "name": "Dodge"})
+    return t
+
+
+def _lotn_owed(lapse: str) -> Table:
+    t = _lotn_answer(lapse)
+    t.do("juan", "bid", challenge="c", bid=["Tough"])
+    t.do("sam", "call_negative", challenge="c", trait="Lazy")
+    return t
+
+
+def _camarilla_declaring(lapse: str) -> Table:
+    t = camarilla(lapse, "turn")
+    t.do("st", "start_round")
+    t.do("sam", "declare_action", action={"kind": "none"})
+    t.do("st", "declare_action", character="guard", action={"kind": "none"})
+    return t
+
+
+def _camarilla_acting(lapse: str) -> Table:
+    t = _camarilla_declaring(lapse)
+    t.do("juan", "declare_action", action={"kind": "none"})
+    return t
+
+
+def _kony_roll(lapse: str) -> Table:
+    t = kony(lapse, "throw")
+    kony_attack(t)
+    t.do("juan", "bid", challenge="c", bid=["Tough"])
+    t.do("juan", "roll", challenge="c")
+    return t
+
+
+def _kony_answer(lapse: str) -> Table:
+    t = kony(lapse, "answer")
+    kony_attack(t)
+    return t
+
+
+def _kony_overbid(lapse: str) -> Table:
+    t = Table("kony", options(lapse, 60, "retest"))
+    t.add("sam", {"Brawny": 6})
+    t.add("juan", {"Tough": 2})
+    kony_attack(t)
+    t.do("juan", "bid", challenge="c", bid=["Tough"])
+    t.entropy = entropy_for(2, among=3)
+    t.do("sam", "roll", challenge="c")
+    t.entropy = entropy_for(0, among=3)
+    t.do("juan", "roll", challenge="c")
+    return t
+
+
+def _kony_expending(lapse: str) -> Table:
+    t = kony(lapse, "turn")
+    t.do("st", "start_round")
+    for who in ("sam", "juan"):
+        t.do(who, "declare_action", action={"kind": "none"})
+    t.do("sam", "expenditures_done")
+    return t
+
+
+def _bns_answer(lapse: str) -> Table:
+    t = bns(lapse, "answer")
+    bns_attack(t)
+    return t
+
+
+def _bns_throw(lapse: str) -> Table:
+    t = bns(lapse, "throw")
+    bns_attack(t)
+    t.do("edward", "bid", challenge="hit", pool={"defense": "dodge"})
+    t.do("julian", "throw", challenge="hit", sign="rock")
+    return t
+
+
+def _bns_retest(lapse: str) -> Table:
+    t = bns(lapse, "retest")
+    bns_attack(t)
+    t.do("edward", "bid", challenge="hit", pool={"defense": "dodge"})
+    t.test("hit", "rock", "paper")
+    return t
+
+
+def _bns_turn(lapse: str) -> Table:
+    return bns(lapse, "turn")
+
+
+def _bns_assist(lapse: str) -> Table:
+    t = bns(lapse, "assist")
+    t.do("st", "end_turn", character="julian")
+    t.do("edward", "assist", kind="attacker", to="julian", benefit="plus_one")
+    return t
+
+
+def _bns_escape(lapse: str) -> Table:
+    t = bns(lapse, "escape")
+    t.do("st", "end_turn", character="julian")
+    t.do("edward", "declare_action", action={"kind": "fair_escape"})
+    return t
+
+
+def _tens_answer(lapse: str) -> Table:
+    t = tens(lapse, "answer")
+    tens_attack(t)
+    return t
+
+
+def _tens_roll(lapse: str) -> Table:
+    t = tens(lapse, "throw")
+    tens_attack(t)
+    t.do("juan", "bid", challenge="c", pool={"defense": "dodge"})
+    t.do("juan", "roll", challenge="c")
+    return t
+
+
+def _tens_turn(lapse: str) -> Table:
+    t = tens(lapse, "turn")
+    t.do("st", "start_round")
+    return t
+
+
+EVERY = {
+    # name: (the scene waiting, the kind, whose move, its step, the verb ``act`` makes)
+    "lotn answer": (_lotn_answer, "answer", "juan", "answer", "relent"),
+    "lotn owed": (_lotn_owed, "answer", "sam", "owed", "withdraw"),
+    "lotn throw": (_lotn_throw, "throw", "sam", "throw", "throw"),
+    "lotn tie": (_lotn_tie, "throw", "sam", "declare_traits", "declare_traits"),
+    "lotn retest": (_lotn_retest, "retest", "juan", "retest", "pass"),
+    "lotn let stand": (_lotn_let_stand, "retest", "sam", "cancel_or_let_stand", "pass"),
+    "camarilla declaring": (_camarilla_declaring, "turn", "juan", "declare", "declare_action"),
+    "camarilla acting": (_camarilla_acting, "turn", "sam", "act", "end_turn"),
+    "kony answer": (_kony_answer, "answer", "juan", "answer", "relent"),
+    "kony roll": (_kony_roll, "throw", "sam", "roll", "roll"),
+    "kony overbid": (_kony_overbid, "retest", "sam", "retest", "pass"),
+    "kony expending": (_kony_expending, "turn", "juan", "expenditures", "expenditures_done"),
+    "bns answer": (_bns_answer, "answer", "edward", "answer", "relent"),
+    "bns throw": (_bns_throw, "throw", "edward", "throw", "throw"),
+    "bns retest": (_bns_retest, "retest", "julian", "retest", "pass"),
+    "bns turn": (_bns_turn, "turn", "julian", "act", "end_turn"),
+    "bns assist": (_bns_assist, "assist", "julian", "assist", "answer_assist"),
+    "bns escape": (_bns_escape, "escape", "edward", "escape", "end_turn"),
+    "tens answer": (_tens_answer, "answer", "juan", "answer", "relent"),
+    "tens roll": (_tens_roll, "throw", "sam", "roll", "roll"),
+    "tens turn": (_tens_turn, "turn", "sam", "act", "end_turn"),
+}
+
+
+@pytest.mark.parametrize("case", list(EVERY))
+class TestEveryKind:
+    def test_tell(self, case: str) -> None:
+        """``tell``: told once, nothing else moved; more time restarts the clock and it lapses again."""
+        scene, kind, who, step, _ = EVERY[case]
+        t = scene("tell")
+        due = the(t, kind)
+        assert (due.who, due.step, due.lapse) == (who, step, "tell")
+        t.now = due.due_at - timedelta(seconds=2)
+        t.refused("st", "lapse", key=due.key, code="not_yet")
+        before = quiet(t)
+        events = lapse(t, due)
+        assert types(events) == ["deadline_passed"]
+        cites(passed(events), due, "tell")
+        assert quiet(t) == before
+        t.refused("st", "lapse", key=due.key, code="told")
+        t.tick(seconds=10)
+        t.do("st", "extend_deadline", key=due.key, seconds=30)
+        again = the(t, kind)
+        assert (again.key, again.since, again.seconds, again.told) == (due.key, t.log[-1].at, 30, 0)
+        cites(passed(lapse(t, again)), again, "tell")
+        replays(t)
+
+    def test_act(self, case: str) -> None:
+        """``act``: the move is made for the character, after the ``deadline_passed`` that cites it, and
+        the deadline runs no more."""
+        scene, kind, who, step, did = EVERY[case]
+        t = scene("act")
+        due = the(t, kind)
+        assert (due.who, due.step, due.lapse) == (who, step, "act")
+        t.now = due.due_at - timedelta(seconds=2)
+        t.refused("st", "lapse", key=due.key, code="not_yet")
+        events = lapse(t, due)
+        cites(passed(events), due, "act", did=did)
+        assert len(events) > 1 and due.key not in [d.key for d in running(t.state)]
+        t.refused("st", "lapse", key=due.key, code="no_deadline")
+        replays(t)
