@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from msgspec.structs import replace
@@ -95,18 +96,20 @@ class Change:
             clocks=self.clocks,
         )
 
+    def stamp(self) -> datetime | None:
+        """The time a step begins at, kept while the scene has response deadlines (their clocks
+        start with the step: ``domain.deadlines``); None otherwise, so that a scene without them
+        folds to the very state it always did (and its older snapshots still equal its fold)."""
+        return self.at if self.options.deadlines else None
+
     # -- challenges ------------------------------------------------------------------------------
 
     def put(self, ch: Challenge) -> None:
         cid = ch.id
         if self.options.deadlines:  # a response deadline's clock starts with the step
             old: Challenge | None = self.challenges.get(cid)
-            if old is None or (old.status, len(old.tests), len(old.retests)) != (
-                ch.status,
-                len(ch.tests),
-                len(ch.retests),
-            ):
-                ch = replace(ch, step_at=self.at)
+            if old is None or _step(old) != _step(ch):
+                ch = replace(ch, step_at=self.stamp())
         self.challenges[cid] = ch
         if ch.status not in DECIDED or undecided(ch):
             self.undecided[cid] = None
@@ -178,6 +181,22 @@ class Change:
 
 _KINDS: dict[str, tuple[type[CharacterSlot] | None, type[RoundSlot] | None]] = {}
 """The slot types of each ruleset asked for (a ruleset's name is never given to another)."""
+
+
+def _step(ch: Challenge) -> tuple[object, ...]:
+    """The step a challenge is in, as a response deadline's clock counts it (``domain.deadlines``):
+    its answer, each test (bidding and throwing are one step: one side's throw or roll does not
+    restart the other's clock), Traits owed, each side's turn to declare on a tie, each retest while
+    it waits, and the window again once it is cancelled."""
+    return (
+        "test" if ch.status in ("bidding", "throwing") else ch.status,
+        len(ch.tests),
+        len(ch.retests),
+        ch.pending_retest is not None,
+        ch.challenger.owed > 0 or ch.defender.owed > 0,
+        ch.challenger.declared is None,
+        ch.defender.declared is None,
+    )
 
 
 def slot_after(c: Character, kind: type[CharacterSlot] | None, e: SceneEvent) -> Any:

@@ -66,6 +66,10 @@ class Deadlines(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaul
 
 
 NO_DEADLINES = Deadlines()
+DeadlinesGiven = Annotated[dict[str, Any], Meta(max_length=16)]
+"""Response deadlines as ``set_deadlines`` and ``open_game`` give them (``{"throw": {"seconds": 120}}``),
+read by ``domain.deadlines.read``: a bad one is refused in the Storyteller's words (``bad_options``),
+as a scene's ``options.deadlines`` are, not the decoder's."""
 
 
 class Options(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknown_fields=True):
@@ -260,7 +264,7 @@ class CloseScene(Command, frozen=True, kw_only=True, tag="close_scene"):
 class OpenGame(Command, frozen=True, kw_only=True, tag="open_game"):
     ruleset: RulesetName
     title: Title = ""
-    deadlines: Deadlines = NO_DEADLINES
+    deadlines: DeadlinesGiven = {}
     """The response deadlines of the night's scenes, where a scene opened in it gives none."""
 
 
@@ -625,7 +629,7 @@ class SetDeadlines(Command, frozen=True, kw_only=True, tag="set_deadlines"):
     """The Storyteller changes the scene's response deadlines (or a night's, for scenes opened in
     it later); every running clock starts again now."""
 
-    deadlines: Deadlines
+    deadlines: DeadlinesGiven
 
 
 class ExtendDeadline(Command, frozen=True, kw_only=True, tag="extend_deadline"):

@@ -23,6 +23,7 @@ and the option.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 import msgspec
 from msgspec.structs import replace
@@ -32,6 +33,7 @@ from domain.commands import (
     AnswerAssist,
     AnyCommand,
     Deadline,
+    Deadlines,
     DeclareAction,
     DeclareTraits,
     EndTurn,
@@ -43,11 +45,13 @@ from domain.commands import (
     Roll,
     SetDeadlines,
     Throw,
+    Withdraw,
 )
 from domain.context import Draft
 from domain.errors import Rejected
 from domain.events import DeadlineExtended, DeadlinePassed, DeadlinesSet, LapseKind
 from domain.log import format_at
+from domain.pools import PoolSpec
 from domain.rules import ruleset_for
 from domain.state import NARRATOR, Challenge, Clocks, Scene
 
@@ -227,9 +231,22 @@ def _storyteller(d: Draft, what: str) -> None:
         raise Rejected("forbidden", f"Only the Storyteller may {what}.", RULE)
 
 
+def read(given: dict[str, Any]) -> Deadlines:
+    """Deadlines as a command gives them, or refused naming the path and what each takes."""
+    try:
+        return msgspec.convert(given, Deadlines)
+    except msgspec.ValidationError as e:
+        path = str(e).rpartition("at `$.")[2].rstrip("`") if "at `$." in str(e) else ""
+        said = (
+            f"`deadlines{'.' + path if path else ''}`: {e}. Each deadline (answer, throw, retest, turn, assist, "
+            'escape) takes {"seconds": 1 to 86400, "lapse": "tell" or "act"}.'
+        )
+        raise Rejected("bad_options", said, RULE) from None
+
+
 def set_deadlines(d: Draft, cmd: SetDeadlines) -> None:
     _storyteller(d, "change the response deadlines")
-    d.add(DeadlinesSet(deadlines=cmd.deadlines))
+    d.add(DeadlinesSet(deadlines=read(cmd.deadlines)))
 
 
 def _found(d: Draft, key: str) -> Due:
@@ -242,7 +259,8 @@ def _found(d: Draft, key: str) -> Due:
 def extend_deadline(d: Draft, cmd: ExtendDeadline) -> None:
     _storyteller(d, "give a move more time")
     due = _found(d, cmd.key)
-    d.add(DeadlineExtended(key=due.key, character=due.who, seconds=cmd.seconds or due.seconds))
+    given: Deadline = getattr(d.state.options.deadlines, due.kind)  # running: its kind is set
+    d.add(DeadlineExtended(key=due.key, character=due.who, seconds=cmd.seconds or given.seconds))
 
 
 def lapse(d: Draft, cmd: Lapse) -> None:
@@ -284,6 +302,15 @@ def move_for(state: Scene, due: Due) -> AnyCommand:
     if due.challenge:
         ch = state.challenges[due.challenge]
         on = {**common, "challenge": due.challenge, "character": due.who}
+        if due.step == "answer" and (offered := ruleset_for(state.ruleset).defenses(state, ch, due.who)):
+            # a pool ruleset grades a relent by the defence it would have used: the best one the
+            # character has, so that a silent phone never costs more than the player could have lost
+            best = max(offered, key=lambda kind: offered[kind].total)
+            return Relent(**on, pool=PoolSpec(defense=best))  # type: ignore[arg-type]
+        if due.step == "owed" and ch.role_of(due.who) == "challenger":
+            # only a defender relents: a challenger who does not pay what a call made it owe gives
+            # the challenge up, as the Storyteller would stop it (a withdrawal: nobody wins or loses)
+            return Withdraw(**common, challenge=due.challenge)  # type: ignore[arg-type]
         if due.step in ("answer", "owed"):
             return Relent(**on)  # type: ignore[arg-type]
         if due.step == "roll":

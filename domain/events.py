@@ -119,6 +119,7 @@ class GameOpened(Event, frozen=True, kw_only=True, tag="game_opened"):
     """A game night begins: its characters carry what they lose from scene to scene."""
 
     FACTS: ClassVar[Facts] = Facts()
+    LATE: ClassVar[tuple[str, ...]] = ("deadlines",)
 
     ruleset: str
     title: str = ""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from domain import sheet_check
+from domain import deadlines, sheet_check
 from domain.carried import Carried, changed
 from domain.commands import (
     AnyCommand,
@@ -79,7 +79,7 @@ def _from_server(d: Draft, cmd: AnyCommand) -> None:
 def open_game(d: Draft, cmd: OpenGame) -> None:
     _storyteller(d, "open a game night")
     ruleset_for(cmd.ruleset)
-    d.add(GameOpened(ruleset=cmd.ruleset, title=cmd.title, deadlines=cmd.deadlines))
+    d.add(GameOpened(ruleset=cmd.ruleset, title=cmd.title, deadlines=deadlines.read(cmd.deadlines)))
 
 
 def close_game(d: Draft, cmd: CloseGame) -> None:

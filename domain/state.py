@@ -82,7 +82,8 @@ class Aid(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     benefit: Literal["plus_one", "maneuver"]
     status: Literal["offered", "accepted", "refused"] = "offered"
     at: datetime | None = None
-    """When it was offered (the attacker's clock to answer starts then: ``domain.deadlines``)."""
+    """When it was offered, while the scene has response deadlines (the attacker's clock to answer
+    starts then: ``domain.deadlines``)."""
 
 
 class Bonus(msgspec.Struct, frozen=True, gc=False, kw_only=True):
@@ -574,7 +575,8 @@ class RoundState(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     ordered: tuple[tuple[str, ...], ...] = ()
     """Ties the Storyteller ordered that still act as one group, each in its order."""
     step_at: datetime | None = None
-    """When its phase or turn last changed (a turn's clock starts then: ``domain.deadlines``)."""
+    """When its phase or turn last changed, or a fair escape opened its window, while the scene has
+    response deadlines (a turn's clock starts then: ``domain.deadlines``)."""
     slot: Any = None
     """What the scene's ruleset keeps on the round (a ``RoundSlot`` of ``Ruleset.round_state``). Its
     fields read as the round's own (``state.round.narrative``)."""

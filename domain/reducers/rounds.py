@@ -82,7 +82,7 @@ def _bonus_expired(s: Change, e: BonusExpired, r: Place) -> None:
 
 @on(RoundStarted)
 def _round_started(s: Change, e: RoundStarted, r: Place) -> None:
-    s.round = RoundState(number=e.number, first=e.first, step_at=r.at)
+    s.round = RoundState(number=e.number, first=e.first, step_at=s.stamp())
     s.round_slot(s.round, e, r.seq)
     fresh = e.first  # a new fight: the escaped are back in it
     kind = s.kinds()[0]
@@ -137,7 +137,7 @@ def _initiative_set(s: Change, e: InitiativeSet, r: Place) -> None:
         turn=turn,
         ordered=ordered,
         slot=slot,
-        step_at=r.at,
+        step_at=s.stamp(),
     )
 
 
@@ -149,7 +149,7 @@ def _turn_started(s: Change, e: TurnStarted, r: Place) -> None:
     group = group if e.phase == "initiative" else s.round.group
     slot = s.round_slot_after(s.round, s.round, e, r.seq)
     s.round = replace(
-        s.round, turn=tuple(e.characters), turn_phase=e.phase, extra=e.extra, group=group, slot=slot, step_at=r.at
+        s.round, turn=tuple(e.characters), turn_phase=e.phase, extra=e.extra, group=group, slot=slot, step_at=s.stamp()
     )
     kind = s.kinds()[0]
     for who in e.characters:
@@ -164,7 +164,9 @@ def _turn_ended(s: Change, e: TurnEnded, r: Place) -> None:
 @on(RoundEnded)
 def _round_ended(s: Change, e: RoundEnded, r: Place) -> None:
     assert s.round is not None
-    s.round = replace(s.round, phase="over", turn=(), slot=s.round_slot_after(s.round, s.round, e, r.seq), step_at=r.at)
+    s.round = replace(
+        s.round, phase="over", turn=(), slot=s.round_slot_after(s.round, s.round, e, r.seq), step_at=s.stamp()
+    )
     kind = s.kinds()[0]
     s.each(  # steps count per round; once on guard, nobody is surprised
         lambda c: replace(
@@ -289,4 +291,4 @@ def _champion(ch: Challenge, who: str) -> Challenge:
 @on(ExpendituresOpened)
 def _expenditures_opened(s: Change, e: ExpendituresOpened, r: Place) -> None:
     assert s.round is not None
-    s.round = replace(s.round, phase="expending", step_at=r.at)
+    s.round = replace(s.round, phase="expending", step_at=s.stamp())

@@ -73,8 +73,8 @@ def _maneuver_used(s: Change, e: ManeuverUsed, r: Place) -> None:
 @on(FairEscapeDeclared)
 def _escape_declared(s: Change, e: FairEscapeDeclared, r: Place) -> None:
     s.conditions(e.character, fair_escape="declared", escape_held_by=())
-    if s.round is not None:
-        s.round = replace(s.round, slot=replace(round_kept(s.round), escape_window=e.character))
+    if s.round is not None:  # the window's clock starts now (``domain.deadlines``)
+        s.round = replace(s.round, slot=replace(round_kept(s.round), escape_window=e.character), step_at=s.stamp())
 
 
 @on(FairEscapeHeld)
@@ -96,7 +96,7 @@ def _assist_offered(s: Change, e: AssistOffered, r: Place) -> None:
         _keep(s, e.character, lambda mine: replace(mine, shielded=number))
         return
     assert e.benefit is not None
-    aid = Aid(offer=r.seq, by=e.character, benefit=e.benefit, at=r.at)
+    aid = Aid(offer=r.seq, by=e.character, benefit=e.benefit, at=s.stamp())
     _keep(s, e.to, lambda mine: replace(mine, aids=(*mine.aids, aid)))
 
 
