@@ -66,9 +66,9 @@ def _stored_type() -> type[msgspec.Struct]:
         kind = hints[f.name]
         if typing.get_origin(kind) is immutables.Map:
             kind = dict[typing.get_args(kind)]  # type: ignore[misc]
-        if f.name == "options":  # the ruleset's own (``Ruleset.options``): read back by it
-            kind = dict[str, Any]
         default = f.default if f.default is not msgspec.NODEFAULT else msgspec.field(default_factory=dict)
+        if f.name == "options":  # the ruleset's own (``Ruleset.options``): read back by it
+            kind, default = dict[str, Any], msgspec.field(default_factory=dict)
         fields.append((f.name, kind, default))
     return msgspec.defstruct("StoredScene", fields, kw_only=True, gc=False)
 
