@@ -260,7 +260,7 @@ def extend_deadline(d: Draft, cmd: ExtendDeadline) -> None:
     _storyteller(d, "give a move more time")
     due = _found(d, cmd.key)
     given: Deadline = getattr(d.state.options.deadlines, due.kind)  # running: its kind is set
-    d.add(DeadlineExtended(key=due.key, character=due.who, seconds=cmd.seconds or given.seconds))
+    d.add(DeadlineExtended(key=due.key, character=due.who, seconds=cmd.seconds or given.seconds, step=due.step))
 
 
 def lapse(d: Draft, cmd: Lapse) -> None:
@@ -280,6 +280,7 @@ def lapse(d: Draft, cmd: Lapse) -> None:
         seconds=due.seconds,
         lapse="tell",
         option=f"deadlines.{due.kind}",
+        step=due.step,
     )
     if due.lapse == "tell":
         d.add(passed)

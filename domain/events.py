@@ -995,6 +995,10 @@ class DeadlinePassed(Event, frozen=True, kw_only=True, tag="deadline_passed"):
     """The verb of the move made for the character (``relent``, ``throw``, ``roll``, ``pass``,
     ``end_turn``, ...); empty when the Storyteller was told."""
     refused: str = ""
+    step: str = ""
+    """The move it waited for (``domain.deadlines.Due.step``: ``answer``, ``throw``, ``roll``,
+    ``declare_traits``, ``retest``, ``cancel_or_let_stand``, ``declare``, ``expenditures``, ``act``,
+    ``assist``, ``escape``, ``owed``)."""
 
 
 class DeadlineExtended(Event, frozen=True, kw_only=True, tag="deadline_extended"):
@@ -1005,6 +1009,8 @@ class DeadlineExtended(Event, frozen=True, kw_only=True, tag="deadline_extended"
     key: str
     character: str
     seconds: int
+    step: str = ""
+    """The move it waits for, as ``deadline_passed`` names it."""
 
 
 SceneEvent = (

@@ -25,6 +25,7 @@ from domain.events import (
     ConditionSet,
     DamageHealed,
     DamageTaken,
+    DeadlinePassed,
     GrappleBroken,
     GrappleStarted,
     KnockedDown,
@@ -411,6 +412,14 @@ Corrected = (
 """What a ruling does to the characters: undoes a consequence, applies one, or adjusts a sheet."""
 
 
+class Late(msgspec.Struct, frozen=True, gc=False):
+    """A deadline of the challenge that lapsed: its ``deadline_passed`` and that event's seq (what
+    the challenge's account tells of it)."""
+
+    seq: int
+    passed: DeadlinePassed
+
+
 class Terms(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """The rarer terms of a declaration."""
 
@@ -463,6 +472,8 @@ class Challenge(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaul
     """Before a ruling corrected it."""
     rulings: tuple[int, ...] = ()
     """The seqs of the rulings that corrected the outcome."""
+    late: tuple[Late, ...] = ()
+    """Its deadlines that lapsed, in order (``domain.deadlines``)."""
     step_at: datetime | None = None
     """When it entered its current step (its status, test or retest changed), while the scene had
     response deadlines (``domain.deadlines``; a clock starts no earlier than the deadlines did)."""

@@ -35,7 +35,7 @@ from domain.rules import ruleset_for
 from domain.rules.base import TraitPool
 from domain.stakes import Stake, stakes
 from domain.state import NARRATOR, Challenge, Consequence, RetestEntry, Scene, TestRecord, and_list
-from projections.deadline_words import deadline_for
+from projections.deadline_words import lapse_said
 from projections.narrate import addressed, source_label
 from projections.redact import knows
 
@@ -270,22 +270,10 @@ def account(state: Scene, ch: Challenge, *, staked: bool = True) -> Account:
     )
 
 
-_LATE = ("answer", "throw", "retest")
-"""The kinds of deadline a challenge's own moves run under (``domain.deadlines.running``)."""
-
-
 def _late(state: Scene, ch: Challenge) -> list[str]:
-    """The deadlines of ``ch`` whose lapse was told (``Scene.clocks``, which names each by its kind,
-    challenge, step and character, with the step it lapsed at), in words."""
-    clocks = state.clocks
-    if clocks is None or not clocks.told:
-        return []
-    said = []
-    for key, seq in sorted(clocks.told.items(), key=lambda item: item[1]):
-        kind, cid, _, who = [*key.split(":"), "", "", ""][:4]
-        if kind in _LATE and cid == ch.id and who:
-            said.append(f"{state.name_of(who)} ran past {deadline_for(kind)} (step {seq})")
-    return said
+    """The deadlines of ``ch`` that lapsed (``Challenge.late``), each as its ``deadline_passed`` says
+    it, and when."""
+    return [f"{lapse_said(state, late.passed).removesuffix('.')}, at step {late.seq}" for late in ch.late]
 
 
 def title(state: Scene, ch: Challenge) -> str:

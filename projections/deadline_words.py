@@ -156,12 +156,15 @@ _STEPS: dict[str, str] = {
 """The step a lapse's kind or move names, where the scene before it no longer says (a lone event)."""
 
 
-def step_of(state: Scene, key: str, kind: str, did: str = "") -> tuple[str, str, int]:
+def step_of(state: Scene, key: str, kind: str, did: str = "", step: str = "") -> tuple[str, str, int]:
     """The step the deadline ``key`` waited for in ``state`` (the scene just before its event), the
-    challenge and the offer: from ``running``, or else from its kind and the move made."""
+    challenge and the offer: from ``running``, or else from the step the event names (older
+    events: from its kind and the move made)."""
     due = next((d for d in running(state) if d.key == key), None) if state.options.deadlines else None
     if due is not None:
         return due.step, due.challenge, due.offer
+    if step:
+        return step, "", int(key.split(":")[1]) if step == "assist" else 0
     step = _STEPS.get(did) or _STEPS.get(kind) or ("throw" if kind == "throw" else "act")
     return step, "", 0
 
@@ -169,7 +172,7 @@ def step_of(state: Scene, key: str, kind: str, did: str = "") -> tuple[str, str,
 def lapse_said(state: Scene, event: DeadlinePassed) -> str:
     """A ``deadline_passed`` by names: "Juan did not throw in 2 minutes: a sign was thrown at random
     for Juan (the table's deadline for a throw)."."""
-    step, challenge, offer = step_of(state, event.key, event.kind, event.did)
+    step, challenge, offer = step_of(state, event.key, event.kind, event.did, event.step)
     lapsed = missed(state, step, event.kind, event.character, event.seconds, challenge or event.challenge, offer)
     option = deadline_for(event.kind, event.did)
     if event.lapse == "act":
@@ -186,7 +189,7 @@ def extended_said(state: Scene, event: DeadlineExtended) -> str:
     time, name = duration(event.seconds), state.name_of(event.character)
     if kind == "escape":
         return f"The Storyteller keeps {name}'s fair escape open to attacks {time} more."
-    step, challenge, offer = step_of(state, event.key, kind)
+    step, challenge, offer = step_of(state, event.key, kind, step=event.step)
     return f"The Storyteller gives {name} {time} more to {to_do(state, step, event.character, challenge, offer)}."
 
 

@@ -223,28 +223,39 @@ def test_the_words_of_a_commit_say_the_move_as_the_deadlines() -> None:
 
 def test_the_challenges_account_names_the_deadlines_run_past_with_their_steps() -> None:
     """The account (every surface's: the cards, the terminal, the replay's step, the audit) says who
-    ran past which deadline and at which step, whose words say what followed; more time given
-    takes the lapse back."""
+    ran past which deadline, what followed and at which step; more time given leaves the lapse on
+    the record (it happened), and a later lapse is told after it."""
     t = table(THROW)
     t.do("ana", "declare", challenge="c1", kind="contested", targets=["juan"], category="physical", bid=["Quick"])
     [told] = lapse(t)
+    answered = (
+        "Juan did not answer Ana's challenge in 5 minutes: the Storyteller is told (the table's deadline for an"
+        f" answer), at step {told.seq}"
+    )
     st = view(t.state).challenges["c1"].account
-    assert st is not None and st.late == [f"Juan ran past the table's deadline for an answer (step {told.seq})"]
+    assert st is not None and st.late == [answered]
     mine = view(t.state, "juan").challenges["c1"].account
-    assert mine is not None and mine.late == [f"You ran past the table's deadline for an answer (step {told.seq})"]
+    assert mine is not None and mine.late == [
+        "You did not answer Ana's challenge in 5 minutes: the Storyteller is told (the table's deadline for an"
+        f" answer), at step {told.seq}"
+    ]
     t.do("st", "extend_deadline", key=told.event.key)  # type: ignore[union-attr]
     again = view(t.state).challenges["c1"].account
-    assert again is not None and again.late == []
+    assert again is not None and again.late == [answered]
     t.do("juan", "bid", challenge="c1", bid=["Strong"])
     t.do("ana", "throw", challenge="c1", sign="rock")
     passed, move, *_ = lapse(t)
+    thrown = (
+        "Juan did not throw in 2 minutes: a sign was thrown at random for Juan (the table's deadline for a throw),"
+        f" at step {passed.seq}"
+    )
     a = view(t.state).challenges["c1"].account
-    assert a is not None and a.late == [f"Juan ran past the table's deadline for a throw (step {passed.seq})"]
-    assert f"Juan ran past the table's deadline for a throw (step {passed.seq})" in account_lines(a)
+    assert a is not None and a.late == [answered, thrown]
+    assert thrown in account_lines(a)
     report = audit([to_wire(r) for r in t.log])
     assert report.challenges[0].late == a.late
-    assert f"Juan ran past the table's deadline for a throw (step {passed.seq})." in markdown(report)
-    assert escape(f"Juan ran past the table's deadline for a throw (step {passed.seq}).") in html(report)
+    assert f"{thrown}." in markdown(report)
+    assert escape(f"{thrown}.") in html(report)
     steps = {s.seq: s for s in replay(t.log, "st")}
     told_then = steps[move.seq].account
     assert told_then is not None and told_then.late == a.late

@@ -7,7 +7,7 @@ from msgspec.structs import replace
 from domain.change import Change, on
 from domain.events import DeadlineExtended, DeadlinePassed, DeadlinesSet
 from domain.log import Place
-from domain.state import Clocks
+from domain.state import Clocks, Late
 
 
 @on(DeadlinesSet)
@@ -19,6 +19,8 @@ def _deadlines_set(s: Change, e: DeadlinesSet, r: Place) -> None:
 @on(DeadlinePassed)
 def _deadline_passed(s: Change, e: DeadlinePassed, r: Place) -> None:
     s.clocks = (s.clocks or Clocks()).telling(e.key, r.seq)
+    if e.challenge and e.challenge in s.challenges:
+        s.challenge(e.challenge, lambda ch: replace(ch, late=(*ch.late, Late(r.seq, e))))
 
 
 @on(DeadlineExtended)

@@ -11,6 +11,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from msgspec.structs import replace
 
 from domain.commands import parse_command
 from domain.context import Context
@@ -75,10 +76,13 @@ def replays(t: Table) -> None:
 
 
 def quiet(t: Table) -> Scene:
-    """The scene as a ``tell`` lapse must leave it: everything but its clocks, version and time."""
-    return Scene(
-        **{f: getattr(t.state, f) for f in t.state.__struct_fields__ if f not in ("clocks", "version", "last_at")}
-    )
+    """The scene as a ``tell`` lapse must leave it: everything but its clocks, version and time, and
+    the lapses its challenges keep for their account (``Challenge.late``)."""
+    kept = {f: getattr(t.state, f) for f in t.state.__struct_fields__ if f not in ("clocks", "version", "last_at")}
+    challenges = kept["challenges"].mutate()
+    for cid, ch in t.state.challenges.items():
+        challenges[cid] = replace(ch, late=())
+    return Scene(**{**kept, "challenges": challenges.finish()})
 
 
 # -- lotn: answer, throw, declare Traits on a tie, retest, cancel or let stand ------------------
@@ -132,7 +136,7 @@ class TestTell:
         t.refused("st", "extend_deadline", key="answer:nothing", code="no_deadline", rule="justicar:deadlines")
         t.tick(seconds=30)
         (extended,) = t.do("st", "extend_deadline", key=due.key, seconds=120)
-        assert extended == DeadlineExtended(key=due.key, character="juan", seconds=120)
+        assert extended == DeadlineExtended(key=due.key, character="juan", seconds=120, step="answer")
         again = the(t, "answer")
         assert (again.key, again.since, again.seconds, again.told) == (due.key, t.log[-1].at, 120, 0)
         assert next_due(t.state) == again.due_at == t.log[-1].at + timedelta(seconds=120)
