@@ -191,6 +191,8 @@ async def test_a_lapse_that_acts_throws_at_random_on_both_phones(
     for page in (sam, juan):
         card = page.locator("#challenges article").first
         await expect(card.locator("ol.tests")).to_contain_text("Test 1:")
+        # the card's account tells the lapse, as the event says it
+        await expect(card.locator("ul.late")).to_contain_text("did not throw in 4 seconds")
         # the lapsed deadline is gone (a tie's next step may have one of its own)
         await expect(card.locator(f'.deadline[data-key="{key}"]')).to_have_count(0)
     # nothing left to count down (unless a tie's next step is timed): the page's timer is gone

@@ -200,7 +200,7 @@ function sides(a) {
   );
 }
 
-/** The tests, retests and Negative Trait calls so far, each said once. */
+/** The tests, retests, Negative Trait calls and deadlines run past so far, each said once. */
 function steps(a) {
   return [
     a.tests?.length > 0 &&
@@ -220,6 +220,12 @@ function steps(a) {
         "ul",
         { class: "calls", "aria-label": "Negative Traits called" },
         a.calls.map((c) => h("li", {}, c)),
+      ),
+    a.late?.length > 0 &&
+      h(
+        "ul",
+        { class: "late", "aria-label": "Deadlines run past" },
+        a.late.map((l) => h("li", {}, l)),
       ),
   ];
 }

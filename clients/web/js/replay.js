@@ -303,6 +303,7 @@ function told(a) {
       (a.sides || []).map((s) => h("li", {}, s.words)),
       a.in_play?.length > 0 && h("li", {}, `In play: ${a.in_play.join("; ")}`),
       (a.calls || []).map((c) => h("li", {}, c)),
+      (a.late || []).map((l) => h("li", {}, l)),
       tests.map((t) => [h("li", {}, `Test ${t.number}: ${t.words}`), after(t.number)]),
       retests.filter((r) => !tests.some((t) => t.number === r.after_test)).map((r) => h("li", {}, r.words)),
     ),
