@@ -162,8 +162,7 @@ export function hurry(live) {
   };
   watchers.add(watch);
   const update = () => {
-    watch();
-    wake();
+    if (watch()) wake(); // no timer while no move of mine runs
   };
   live.addEventListener("change", update);
   return { banner, update };
