@@ -13,6 +13,7 @@ from typing import Any
 
 from msgspec.structs import replace
 
+from domain.commands import Options
 from domain.events import SceneEvent
 from domain.log import Place
 from domain.state import (
@@ -33,6 +34,7 @@ class Change:
     """A scene being changed: its maps open for writing, its other fields plain attributes."""
 
     __slots__ = (
+        "_options",
         "at",
         "base",
         "challenges",
@@ -45,12 +47,12 @@ class Change:
         "game",
         "id",
         "night",
-        "options",
         "recent",
         "round",
         "ruleset",
         "rulings",
         "status",
+        "timed",
         "title",
         "undecided",
     )
@@ -96,17 +98,27 @@ class Change:
             clocks=self.clocks,
         )
 
+    @property
+    def options(self) -> Options:
+        return self._options
+
+    @options.setter
+    def options(self, options: Options) -> None:
+        self._options = options
+        self.timed = bool(options.deadlines)
+        """Whether the scene has response deadlines (each put asks; asked once here)."""
+
     def stamp(self) -> datetime | None:
         """The time a step begins at, kept while the scene has response deadlines (their clocks
         start with the step: ``domain.deadlines``); None otherwise, so that a scene without them
         folds to the very state it always did (and its older snapshots still equal its fold)."""
-        return self.at if self.options.deadlines else None
+        return self.at if self.timed else None
 
     # -- challenges ------------------------------------------------------------------------------
 
     def put(self, ch: Challenge) -> None:
         cid = ch.id
-        if self.options.deadlines:  # a response deadline's clock starts with the step
+        if self.timed:  # a response deadline's clock starts with the step
             old: Challenge | None = self.challenges.get(cid)
             if old is None or _step(old) != _step(ch):
                 ch = replace(ch, step_at=self.stamp())
