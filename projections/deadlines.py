@@ -86,6 +86,15 @@ def _running(state: Scene) -> list[Due]:
     return found
 
 
+def deadlines_changed(before: Scene, after: Scene) -> bool:
+    """Whether a patch from ``before`` to ``after`` must carry the deadlines: they differ, or a
+    lapse waits on the Storyteller (whose choices follow the challenge, not only the clock)."""
+    if not before.options.deadlines and not after.options.deadlines:
+        return False
+    now = _running(after) if after.options.deadlines else []
+    return any(due.told for due in now) or (running(before) if before.options.deadlines else []) != now
+
+
 def deadline_views(state: Scene, viewer: str) -> list[DeadlineView]:
     """Every running deadline of the scene (and every lapse waiting on the Storyteller), said to
     ``viewer`` (``"st"``, a character id, or a spectator), in ``domain.deadlines.running``'s order."""
