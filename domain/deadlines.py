@@ -84,11 +84,28 @@ class Due(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=Tru
 # -- what is due -------------------------------------------------------------------------------
 
 
+_LAST: list[tuple[Scene, list[Due]]] = []
+"""The last few states asked about, and their answer: a commit asks of the same state several times
+(its append's wake-up time, the room's alarm, the patch, each viewer's view). States are immutable,
+so the same object always has the same answer."""
+
+
 def running(state: Scene) -> list[Due]:
-    """Every move the scene waits for under a deadline, running or already told, in a fixed order."""
+    """Every move the scene waits for under a deadline, running or already told, in a fixed order
+    (the caller must not change the list)."""
     deadlines = state.options.deadlines
     if not deadlines or state.status != "open" or state.night is not None:
         return []
+    for seen, found in _LAST:
+        if seen is state:
+            return found
+    found = _running(state, deadlines)
+    _LAST.insert(0, (state, found))
+    del _LAST[4:]
+    return found
+
+
+def _running(state: Scene, deadlines: Deadlines) -> list[Due]:
     clocks = state.clocks or Clocks()
     floor = clocks.set_at
     out: list[Due] = []

@@ -72,33 +72,19 @@ class DeadlineView(msgspec.Struct, frozen=True):
 # -- the views ---------------------------------------------------------------------------------
 
 
-_RUNNING: list[tuple[Scene, list[Due]]] = []
-
-
-def _running(state: Scene) -> list[Due]:
-    """``running``, once per state (every viewer of a commit reads the same)."""
-    if not state.options.deadlines:
-        return []
-    if _RUNNING and _RUNNING[0][0] is state:
-        return _RUNNING[0][1]
-    found = running(state)
-    _RUNNING[:] = [(state, found)]
-    return found
-
-
 def deadlines_changed(before: Scene, after: Scene) -> bool:
     """Whether a patch from ``before`` to ``after`` must carry the deadlines: they differ, or a
     lapse waits on the Storyteller (whose choices follow the challenge, not only the clock)."""
     if not before.options.deadlines and not after.options.deadlines:
         return False
-    now = _running(after) if after.options.deadlines else []
-    return any(due.told for due in now) or (running(before) if before.options.deadlines else []) != now
+    now = running(after)
+    return any(due.told for due in now) or running(before) != now
 
 
 def deadline_views(state: Scene, viewer: str) -> list[DeadlineView]:
     """Every running deadline of the scene (and every lapse waiting on the Storyteller), said to
     ``viewer`` (``"st"``, a character id, or a spectator), in ``domain.deadlines.running``'s order."""
-    dues = _running(state)
+    dues = running(state)
     if not dues:
         return []
     return [_view(state, due, viewer) for due in dues]
