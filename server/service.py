@@ -152,12 +152,13 @@ class _Decided(msgspec.Struct, frozen=True, kw_only=True):
 
 def timed(step: _Decided, after: Scene) -> _Decided:
     """``step`` with the time its scene next needs waking once it is in (``after``: the state it
-    leaves), for its append to keep in the ``alarms`` index in the same transaction: the time, None
-    once no deadline runs (which deletes the row), or nothing while the scene has no deadline before
-    or after (most appends: no write). Written whenever a deadline runs, not only when it moves, so
-    that a row missing (a scene copied in by a fork or an import) comes back with the next commit."""
+    leaves), for its append to keep in the ``alarms`` index in the same transaction: the time, or
+    None once no deadline runs (which deletes the row); nothing when the time does not move (most
+    appends, in a scene with deadlines or without: no write). A row missing (a scene copied in by a
+    fork or an import) comes back with the next commit that moves its time, and a room that loads
+    the scene tells its process's alarm meanwhile."""
     due = next_due(after)
-    if due is None and next_due(step.state) is None:
+    if due == next_due(step.state):
         return step
     return msgspec.structs.replace(step, due=due)
 
