@@ -105,7 +105,7 @@ class Change:
     @options.setter
     def options(self, options: Options) -> None:
         self._options = options
-        self.timed = bool(options.deadlines)
+        self.timed = options.timed
         """Whether the scene has response deadlines (each put asks; asked once here)."""
 
     def stamp(self) -> datetime | None:

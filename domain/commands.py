@@ -81,6 +81,11 @@ class Options(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknow
     deadlines: Deadlines = NO_DEADLINES
     """How long each kind of move may wait (``domain.deadlines``); none by default."""
 
+    @property
+    def timed(self) -> bool:
+        """Whether any response deadline is set (most scenes have none: answered at once)."""
+        return self.deadlines is not NO_DEADLINES and bool(self.deadlines)
+
 
 OptionsGiven = Annotated[dict[str, Any], Meta(max_length=16)]
 """A scene's options as ``open_scene`` gives them and ``scene_opened`` records them: the common

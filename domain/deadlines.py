@@ -93,13 +93,12 @@ so the same object always has the same answer."""
 def running(state: Scene) -> list[Due]:
     """Every move the scene waits for under a deadline, running or already told, in a fixed order
     (the caller must not change the list)."""
-    deadlines = state.options.deadlines
-    if not deadlines or state.status != "open" or state.night is not None:
+    if not state.options.timed or state.status != "open" or state.night is not None:
         return []
     for seen, found in _LAST:
         if seen is state:
             return found
-    found = _running(state, deadlines)
+    found = _running(state, state.options.deadlines)
     _LAST.insert(0, (state, found))
     del _LAST[4:]
     return found
@@ -162,7 +161,7 @@ def _running(state: Scene, deadlines: Deadlines) -> list[Due]:
 def next_due(state: Scene) -> datetime | None:
     """When the scene's first running deadline runs out (None: none runs; a told one waits on the
     Storyteller, not on the clock)."""
-    if not state.options.deadlines:
+    if not state.options.timed:
         return None
     return min((d.due_at for d in running(state) if not d.told), default=None)
 
@@ -170,7 +169,7 @@ def next_due(state: Scene) -> datetime | None:
 def lapses(state: Scene, now: datetime) -> list[Lapse]:
     """The ``lapse`` commands owed at ``now``, for the shell to submit. Each id names the deadline
     and its time, so two processes firing the same one send the same command."""
-    if not state.options.deadlines:
+    if not state.options.timed:
         return []
     return [
         Lapse(id=f"~lapse-{d.key}@{d.due_at.timestamp():.0f}", scene=state.id, actor=NARRATOR, key=d.key, at=now)

@@ -273,6 +273,8 @@ def account(state: Scene, ch: Challenge, *, staked: bool = True) -> Account:
 def _late(state: Scene, ch: Challenge) -> list[str]:
     """The deadlines of ``ch`` that lapsed (``Challenge.late``), each as its ``deadline_passed`` says
     it, and when."""
+    if not ch.late:
+        return []
     return [f"{lapse_said(state, late.passed).removesuffix('.')}, at step {late.seq}" for late in ch.late]
 
 

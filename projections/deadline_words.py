@@ -160,7 +160,7 @@ def step_of(state: Scene, key: str, kind: str, did: str = "", step: str = "") ->
     """The step the deadline ``key`` waited for in ``state`` (the scene just before its event), the
     challenge and the offer: from ``running``, or else from the step the event names (older
     events: from its kind and the move made)."""
-    due = next((d for d in running(state) if d.key == key), None) if state.options.deadlines else None
+    due = next((d for d in running(state) if d.key == key), None) if state.options.timed else None
     if due is not None:
         return due.step, due.challenge, due.offer
     if step:

@@ -75,7 +75,7 @@ class DeadlineView(msgspec.Struct, frozen=True):
 def deadlines_changed(before: Scene, after: Scene) -> bool:
     """Whether a patch from ``before`` to ``after`` must carry the deadlines: they differ, or a
     lapse waits on the Storyteller (whose choices follow the challenge, not only the clock)."""
-    if not before.options.deadlines and not after.options.deadlines:
+    if not before.options.timed and not after.options.timed:
         return False
     now = running(after)
     return any(due.told for due in now) or running(before) != now

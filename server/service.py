@@ -167,7 +167,7 @@ def may_time(state: Scene, events: Sequence[SceneEvent]) -> bool:
     """Whether a command's events may start, move or stop a deadline: the scene has deadlines, or
     the events set them (an opening's options, ``deadlines_set``). Only then is the state after it
     folded ahead of its append, where it is not folded anyway (``timed``)."""
-    return bool(state.options.deadlines) or any(isinstance(e, SceneOpened | DeadlinesSet) for e in events)
+    return state.options.timed or any(isinstance(e, SceneOpened | DeadlinesSet) for e in events)
 
 
 def utc_now() -> datetime:
