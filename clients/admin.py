@@ -60,7 +60,8 @@ def new(args: argparse.Namespace, out: TextIO) -> int:
         actor="st",
         ruleset=args.ruleset,
         title=args.title,
-        options={"cross_category_bids": args.cross_category_bids},
+        options={"cross_category_bids": args.cross_category_bids}
+        | ({"deadlines": dict(args.deadline)} if args.deadline else {}),
         game=args.game,
     )
     handled = SceneService(backend.store).handle(opening)
@@ -92,6 +93,31 @@ def new(args: argparse.Namespace, out: TextIO) -> int:
         )
     backend.close()
     return 0
+
+
+KINDS = ("answer", "throw", "retest", "turn", "assist", "escape")
+DEADLINE_HELP = (
+    "a response deadline, KIND=TIME[,act]: KIND one of answer, throw, retest, turn, assist, escape; TIME "
+    "as 90s, 2m or 1h; ',act' to have the server make the move when it lapses (a relent, a random throw, a "
+    "pass, the turn ended…), else the Storyteller is told. Repeat for each kind (default: none)"
+)
+
+
+def deadline(text: str) -> tuple[str, dict[str, object]]:
+    """``throw=2m,act``: a kind of move, its time and what its lapse does, as ``options.deadlines`` takes them."""
+    kind, _, rest = text.partition("=")
+    time, _, lapse = rest.partition(",")
+    if kind not in KINDS:
+        raise argparse.ArgumentTypeError(f"{kind!r} is not a kind of move: {', '.join(KINDS)}")
+    if lapse not in ("", "tell", "act"):
+        raise argparse.ArgumentTypeError(f"{lapse!r}: after the time, ',act' or ',tell' (the default)")
+    try:
+        seconds = duration(time).total_seconds()
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"{time!r} is not a time such as 90s, 2m or 1h") from None
+    if not 1 <= seconds <= 86_400 or seconds != int(seconds):
+        raise argparse.ArgumentTypeError(f"{time!r}: a deadline is whole seconds, from 1 second to 24 hours")
+    return kind, {"seconds": int(seconds), "lapse": lapse or "tell"}
 
 
 def duration(text: str) -> timedelta:
@@ -218,7 +244,10 @@ def game_new(args: argparse.Namespace, out: TextIO) -> int:
     backend = open_backend(args.db)
     night = args.game or f"g-{secrets.token_hex(4)}"
     service = SceneService(backend.store)
-    steps: list[AnyCommand] = [OpenGame(id="~open", scene=night, actor="st", ruleset=args.ruleset, title=args.title)]
+    opening = OpenGame(
+        id="~open", scene=night, actor="st", ruleset=args.ruleset, title=args.title, deadlines=dict(args.deadline)
+    )
+    steps: list[AnyCommand] = [opening]
     steps += [
         RegisterCharacter(
             id=f"~register-{sheet.id}", scene=night, actor="st", character=sheet, as_written=args.as_written
@@ -378,6 +407,7 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--title", default="")
     p.add_argument("--scene", metavar="ID", help="the scene id (default: a random one)")
     p.add_argument("--cross-category-bids", action="store_true", help="allow bids across categories")
+    p.add_argument("--deadline", metavar="KIND=TIME", type=deadline, action="append", default=[], help=DEADLINE_HELP)
     p.add_argument(
         "--game",
         metavar="NIGHT",
@@ -435,6 +465,14 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("--title", default="")
     p.add_argument("--game", metavar="ID", help="the night's id (default: a random one)")
     p.add_argument("--expires", metavar="DURATION", type=duration, help="how long the players' links last: 90m, 4h, 2d")
+    p.add_argument(
+        "--deadline",
+        metavar="KIND=TIME",
+        type=deadline,
+        action="append",
+        default=[],
+        help=DEADLINE_HELP + "; for the night's scenes, where one opened with `scene new --game` gives none",
+    )
     p.add_argument("sheets", metavar="SHEET.json", nargs="*", help="a character's sheet (JSON), one file each")
     p.add_argument(
         "--as-written",

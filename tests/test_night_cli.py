@@ -12,6 +12,7 @@ import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from clients.cli import main
@@ -260,6 +261,42 @@ class TestGameCommands:
             path.write_text(json.dumps(sheet))
             paths.append(str(path))
         return paths
+
+    def test_deadlines_from_the_command_line_for_a_night_and_its_scenes(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """``--deadline KIND=TIME[,act]``: a night's deadlines go to the scenes opened in it that give
+        none; a scene's own replace them; a wrong kind, time or lapse is refused before anything is
+        written, saying what each takes."""
+        db = str(tmp_path / "t.db")
+        argv = ["game", "new", "--db", db, "--game", "fri", "--deadline", "throw=2m,act", "--deadline", "answer=90s"]
+        code, _, _ = run(capsys, *argv, *self.sheets(tmp_path))
+        assert code == 0
+        code, _, _ = run(capsys, "scene", "new", "--db", db, "--scene", "ely", "--game", "fri")
+        assert code == 0
+        code, _, _ = run(
+            capsys, "scene", "new", "--db", db, "--scene", "dock", "--game", "fri", "--deadline", "turn=5m"
+        )
+        assert code == 0
+        store = SqliteStore(db)
+        opened = {scene: next(store.read(scene)).event for scene in ("fri", "ely", "dock")}
+        store.close()
+        given = {"throw": {"seconds": 120, "lapse": "act"}, "answer": {"seconds": 90, "lapse": "tell"}}
+        assert msgspec.to_builtins(opened["fri"].deadlines) == given  # type: ignore[union-attr]
+        assert opened["ely"].options["deadlines"] == given  # type: ignore[union-attr]
+        assert opened["dock"].options["deadlines"] == {"turn": {"seconds": 300, "lapse": "tell"}}  # type: ignore[union-attr]
+        for bad, said in [
+            ("trow=2m", "'trow' is not a kind of move: answer, throw, retest, turn, assist, escape"),
+            ("throw=soon", "'soon' is not a time such as 90s, 2m or 1h"),
+            ("throw=2d", "'2d': a deadline is whole seconds, from 1 second to 24 hours"),
+            ("throw=2m,now", "'now': after the time, ',act' or ',tell' (the default)"),
+        ]:
+            with pytest.raises(SystemExit):
+                main(["scene", "new", "--db", db, "--scene", "bad", "--deadline", bad])
+            assert said in capsys.readouterr().err
+        store = SqliteStore(db)
+        assert list(store.read("bad")) == []
+        store.close()
 
     def test_a_night_from_sheet_files_with_one_link_per_player(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
