@@ -23,7 +23,7 @@ and the option.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from msgspec.structs import replace
@@ -79,6 +79,21 @@ class Due(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=Tru
     """The seq of the ``deadline_passed`` that told the Storyteller (0: still running)."""
     offer: int = 0
     """The offer of assistance it answers (``assist``)."""
+
+    def passed(self, lapse: Literal["tell", "act"] = "tell", did: str = "") -> DeadlinePassed:
+        """Its ``deadline_passed``: the Storyteller told, or (``act``) the move ``did`` made."""
+        return DeadlinePassed(
+            key=self.key,
+            kind=self.kind,
+            character=self.who,
+            challenge=self.challenge,
+            since=self.since,
+            seconds=self.seconds,
+            lapse=lapse,
+            option=f"deadlines.{self.kind}",
+            did=did,
+            step=self.step,
+        )
 
 
 # -- what is due -------------------------------------------------------------------------------
@@ -287,17 +302,7 @@ def lapse(d: Draft, cmd: Lapse) -> None:
         raise Rejected("told", "The Storyteller was already told that this move is late.", RULE)
     if d.ctx.now < due.due_at:
         raise Rejected("not_yet", f"This move has until {format_at(due.due_at)}.", RULE)
-    passed = DeadlinePassed(
-        key=due.key,
-        kind=due.kind,
-        character=due.who,
-        challenge=due.challenge,
-        since=due.since,
-        seconds=due.seconds,
-        lapse="tell",
-        option=f"deadlines.{due.kind}",
-        step=due.step,
-    )
+    passed = due.passed()
     if due.lapse == "tell":
         d.add(passed)
         return

@@ -219,14 +219,4 @@ def lapse_of(before: Scene, record: Recorded, previous: Recorded | None = None) 
     due = next((d for d in running(before) if d.key == key), None) if key is not None else None
     if due is None or due.lapse != "act":
         return None
-    return DeadlinePassed(
-        key=due.key,
-        kind=due.kind,
-        character=due.who,
-        challenge=due.challenge,
-        since=due.since,
-        seconds=due.seconds,
-        lapse="act",
-        option=f"deadlines.{due.kind}",
-        did=move_for(before, due).verb,
-    )
+    return due.passed("act", move_for(before, due).verb)
