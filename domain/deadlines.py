@@ -22,7 +22,8 @@ and the option.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+import math
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 import msgspec
@@ -50,7 +51,6 @@ from domain.commands import (
 from domain.context import Draft
 from domain.errors import Rejected
 from domain.events import DeadlineExtended, DeadlinePassed, DeadlinesSet, LapseKind
-from domain.log import format_at
 from domain.pools import PoolSpec
 from domain.rules import ruleset_for
 from domain.state import NARRATOR, Challenge, Clocks, Scene
@@ -130,10 +130,13 @@ def _running(state: Scene, deadlines: Deadlines) -> list[Due]:
             return
         starts = [t for t in (since, floor) if t is not None]
         start = max(starts) if starts else state.last_at
-        seconds = deadline.seconds
-        if (extra := clocks.more.get(key)) is not None:
-            start, seconds = extra
         assert start is not None
+        seconds = deadline.seconds
+        if (extra := clocks.more.get(key)) is not None and extra[0] >= start:  # given during this step
+            start, seconds = extra
+        told = clocks.told.get(key, 0)
+        if told and clocks.told_at.get(key, start) < start:  # told of an earlier step under the same key
+            told = 0
         out.append(
             Due(
                 key=key,
@@ -144,7 +147,7 @@ def _running(state: Scene, deadlines: Deadlines) -> list[Due]:
                 seconds=seconds,
                 due_at=start + timedelta(seconds=seconds),
                 lapse=deadline.lapse,
-                told=clocks.told.get(key, 0),
+                told=told,
                 **more,  # type: ignore[arg-type]
             )
         )
@@ -187,10 +190,18 @@ def lapses(state: Scene, now: datetime) -> list[Lapse]:
     if not state.options.timed:
         return []
     return [
-        Lapse(id=f"~lapse-{d.key}@{d.due_at.timestamp():.0f}", scene=state.id, actor=NARRATOR, key=d.key, at=now)
+        Lapse(id=f"~lapse-{d.key}@{_micros(d.due_at)}", scene=state.id, actor=NARRATOR, key=d.key, at=now)
         for d in running(state)
         if not d.told and d.due_at <= now
     ]
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _micros(at: datetime) -> int:
+    """``at`` in whole microseconds since 1970, exactly (a command id: the same in every process)."""
+    return (at - _EPOCH) // timedelta(microseconds=1)
 
 
 def _player(state: Scene, who: str) -> bool:
@@ -267,10 +278,11 @@ def read(given: dict[str, Any]) -> Deadlines:
     try:
         return msgspec.convert(given, Deadlines)
     except msgspec.ValidationError as e:
-        path = str(e).rpartition("at `$.")[2].rstrip("`") if "at `$." in str(e) else ""
+        why, _, where = str(e).partition(" - at `$")
+        path = where.rstrip("`")
         said = (
-            f"`deadlines{'.' + path if path else ''}`: {e}. Each deadline (answer, throw, retest, turn, assist, "
-            'escape) takes {"seconds": 1 to 86400, "lapse": "tell" or "act"}.'
+            f"`deadlines{path}`: {why or 'not a deadline'}. Each deadline (answer, throw, retest, "
+            'turn, assist, escape) takes {"seconds": 1 to 86400, "lapse": "tell" or "act"}.'
         )
         raise Rejected("bad_options", said, RULE) from None
 
@@ -301,7 +313,8 @@ def lapse(d: Draft, cmd: Lapse) -> None:
     if due.told:
         raise Rejected("told", "The Storyteller was already told that this move is late.", RULE)
     if d.ctx.now < due.due_at:
-        raise Rejected("not_yet", f"This move has until {format_at(due.due_at)}.", RULE)
+        left = max(1, math.ceil((due.due_at - d.ctx.now).total_seconds()))
+        raise Rejected("not_yet", f"This move has until {due.due_at:%H:%M:%S} UTC ({left} s more).", RULE)
     passed = due.passed()
     if due.lapse == "tell":
         d.add(passed)

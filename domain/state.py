@@ -635,25 +635,32 @@ class RulingRecord(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_def
 class Clocks(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=True):
     """What the scene's response deadlines have done (``domain.deadlines``): when they were last
     set (no clock starts earlier), the lapses the Storyteller was told of, by key (the seq of their
-    ``deadline_passed``), and the moves given more time, by key (from when, for how long)."""
+    ``deadline_passed``, and when), and the moves given more time, by key (from when, for how long).
+    A key names a step, but a later step may come back to it (a defender answers, then owes a Trait
+    for a call; a turn goes on after a challenge): what was told or given before the step began
+    does not hold for it (``domain.deadlines.running`` compares the times)."""
 
     set_at: datetime | None = None
     told: dict[str, int] = {}
+    told_at: dict[str, datetime] = {}
     more: dict[str, tuple[datetime, int]] = {}
 
     KEPT: ClassVar[int] = 64
-    """Keys kept of each: a key holds its step, so an old one never runs again."""
+    """Keys kept of each (the latest): an older one's step is long over."""
 
-    def telling(self, key: str, seq: int) -> Clocks:
-        """With the lapse of ``key`` told (its ``deadline_passed`` at ``seq``)."""
-        told = {**self.told, key: seq}
-        return replace(self, told=dict(list(told.items())[-self.KEPT :]))
+    def telling(self, key: str, seq: int, at: datetime) -> Clocks:
+        """With the lapse of ``key`` told (its ``deadline_passed`` at ``seq``, at ``at``)."""
+        told, told_at = {**self.told, key: seq}, {**self.told_at, key: at}
+        return replace(
+            self, told=dict(list(told.items())[-self.KEPT :]), told_at=dict(list(told_at.items())[-self.KEPT :])
+        )
 
     def giving(self, key: str, at: datetime, seconds: int) -> Clocks:
         """With ``key`` given ``seconds`` more from ``at`` (told no more)."""
         more = {**self.more, key: (at, seconds)}
         told = {k: v for k, v in self.told.items() if k != key}
-        return replace(self, told=told, more=dict(list(more.items())[-self.KEPT :]))
+        told_at = {k: v for k, v in self.told_at.items() if k != key}
+        return replace(self, told=told, told_at=told_at, more=dict(list(more.items())[-self.KEPT :]))
 
 
 class NightScene(msgspec.Struct, frozen=True, gc=False, kw_only=True):

@@ -114,7 +114,7 @@ def _view(state: Scene, due: Due, viewer: str) -> DeadlineView:
         warn_at=due.due_at - timedelta(seconds=warn),
         seconds=due.seconds,
         lapse="act" if due.lapse == "act" else "tell",
-        mine=viewer == due.who,
+        mine=viewer == due.who and due.kind != "escape",  # an escape's window waits on the others
         said=said_to(state, viewer, said),
         then=said_to(state, viewer, then),
         told=told,

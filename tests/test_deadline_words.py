@@ -274,7 +274,7 @@ def test_a_fair_escapes_window_in_words_and_its_lapse() -> None:
     act(t, "edward", "fair_escape")
     [mine] = view(t.state, "edward").deadlines
     [theirs] = view(t.state, "julian").deadlines
-    assert (mine.kind, mine.mine, theirs.mine) == ("escape", True, False)
+    assert (mine.kind, mine.mine, theirs.mine) == ("escape", False, False)  # the escaper has nothing to do: no warning
     assert mine.said == "Attacks on your fair escape may be announced for 2 minutes."
     assert mine.then == "Then the window closes and your turn ends."
     assert theirs.said == "Attacks on Edward's fair escape may be announced for 2 minutes."

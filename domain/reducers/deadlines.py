@@ -18,7 +18,7 @@ def _deadlines_set(s: Change, e: DeadlinesSet, r: Place) -> None:
 
 @on(DeadlinePassed)
 def _deadline_passed(s: Change, e: DeadlinePassed, r: Place) -> None:
-    s.clocks = (s.clocks or Clocks()).telling(e.key, r.seq)
+    s.clocks = (s.clocks or Clocks()).telling(e.key, r.seq, r.at)
     if e.challenge and e.challenge in s.challenges:
         s.challenge(e.challenge, lambda ch: replace(ch, late=(*ch.late, Late(r.seq, e))))
 

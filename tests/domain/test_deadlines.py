@@ -6,6 +6,7 @@ command of a ``Table`` is one second after the last, and ``tick`` moves the tabl
 
 from __future__ import annotations
 
+import math
 from datetime import timedelta
 from typing import Any
 
@@ -20,7 +21,7 @@ from domain.decide import decide
 from domain.errors import Rejected
 from domain.events import DeadlineExtended, DeadlinePassed, DeadlinesSet, GameOpened, SceneEvent
 from domain.evolve import evolve, fold
-from domain.log import GENESIS, Recorded, event_data, format_at, seal
+from domain.log import GENESIS, Recorded, event_data, seal
 from domain.rules import ruleset_for
 from domain.rules.catalog import SIGNS
 from domain.state import Scene
@@ -154,11 +155,16 @@ class TestTell:
         assert lapses(t.state, due.due_at - timedelta(seconds=1)) == []
         (owed,) = lapses(t.state, due.due_at + timedelta(seconds=5))
         assert owed.key == due.key and owed.at == due.due_at + timedelta(seconds=5)
-        assert (owed.actor, owed.scene, owed.id) == ("st", "s1", f"~lapse-{due.key}@{due.due_at.timestamp():.0f}")
+        assert (owed.actor, owed.scene, owed.id) == (
+            "st",
+            "s1",
+            f"~lapse-{due.key}@{int(due.due_at.timestamp()) * 1_000_000 + due.due_at.microsecond}",
+        )
         assert lapses(t.state, due.due_at)[0].id == owed.id  # two processes send the same command
         t.now = due.due_at - timedelta(seconds=2)  # the command comes one second before
         refusal = t.refused("st", "lapse", key=due.key, code="not_yet", rule="justicar:deadlines")
-        assert refusal.message == f"This move has until {format_at(due.due_at)}."
+        left = math.ceil((due.due_at - t.now).total_seconds())
+        assert refusal.message == f"This move has until {due.due_at:%H:%M:%S} UTC ({left} s more)."
         cites(passed(t.do("st", "lapse", key=due.key)), due, "tell")  # exactly on time
 
     def test_a_move_made_first_wins(self) -> None:
@@ -221,6 +227,30 @@ class TestActLotn:
         assert types(events) == ["deadline_passed", "challenge_withdrawn"]
         assert t.challenge("c").status == "withdrawn" and t.lost("sam") == []
         replays(t)
+
+    def test_a_later_step_under_the_same_key_keeps_nothing_of_the_earlier(self) -> None:
+        """A key names a step, but the Traits a call makes the defender owe come back to her answer's
+        key: what was told of, or given, before that step began does not hold for it. Told of her
+        late answer, then her bid, then a call: the owed Trait runs (not told), from the call; given
+        10 seconds more for her answer, the owed Trait still has its full time from the call."""
+        for given in (False, True):
+            t = duel("tell", 60, "answer")
+            t.add("rosa", {"Nimble": 2}, negative_traits={"physical": ["Clumsy"]})
+            declare(t, "d", who="juan", target="rosa", bid="Tough")
+            answer = the(t, "answer")
+            if given:
+                t.do("st", "extend_deadline", key=answer.key, seconds=10)
+            else:
+                lapse(t, answer)
+            t.tick(seconds=30)
+            t.do("rosa", "bid", challenge="d", bid=["Nimble"])
+            t.tick(seconds=30)
+            t.do("juan", "call_negative", challenge="d", trait="Clumsy")
+            owed = the(t, "answer")
+            assert owed.key == answer.key and owed.step == "owed", owed
+            assert (owed.told, owed.since, owed.seconds) == (0, t.log[-1].at, 60), given
+            t.refused("st", "lapse", key=owed.key, code="not_yet")
+            replays(t)
 
     def test_a_random_throw_from_the_commands_entropy(self) -> None:
         """``act`` on ``throw``: the server throws a random sign for the side, drawn from the lapse's
