@@ -14,19 +14,17 @@ from the same phrases, so the countdown, the banner and the log say one thing.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 import msgspec
 
 from domain.commands import AnyCommand, ExtendDeadline, Relent
-from domain.context import Context
 from domain.deadlines import Due, move_for, running
-from domain.decide import decide
-from domain.errors import Rejected
 from domain.events import LapseKind
 from domain.state import NARRATOR, Scene
 from projections.deadline_words import duration, made, missed, waits
+from projections.moves import accepted
 from projections.narrate import said_to
 
 WARN = 30
@@ -163,9 +161,4 @@ def _fields(command: AnyCommand) -> dict[str, Any]:
 
 def _accepted(state: Scene, command: AnyCommand) -> bool:
     """Whether ``decide`` would accept ``command`` now (appending nothing)."""
-    probe = msgspec.structs.replace(command, id="probe")
-    try:
-        decide(state, probe, Context(now=state.last_at or datetime(2000, 1, 1, tzinfo=UTC), verdict=True))
-    except (Rejected, msgspec.ValidationError, TypeError):
-        return False
-    return True
+    return accepted(state, msgspec.structs.replace(command, id="probe"))

@@ -368,6 +368,15 @@ def _accepted(state: Scene, kind: Callable[..., AnyCommand], **fields: object) -
     """Whether ``decide`` would accept one command outside a challenge now (appending nothing)."""
     try:
         command = msgspec.convert({"id": "probe", "scene": state.id, **fields}, kind)
+    except (msgspec.ValidationError, TypeError):
+        return False
+    return accepted(state, command)
+
+
+def accepted(state: Scene, command: AnyCommand) -> bool:
+    """Whether ``decide`` would accept ``command`` now, appending nothing (what would follow it by
+    itself is not worked out)."""
+    try:
         decide(state, command, Context(now=state.last_at or datetime(2000, 1, 1, tzinfo=UTC), verdict=True))
     except (Rejected, msgspec.ValidationError, TypeError):
         return False
