@@ -70,15 +70,6 @@ class DeadlineView(msgspec.Struct, frozen=True):
 # -- the views ---------------------------------------------------------------------------------
 
 
-def deadlines_changed(before: Scene, after: Scene) -> bool:
-    """Whether a patch from ``before`` to ``after`` must carry the deadlines: they differ, or a
-    lapse waits on the Storyteller (whose choices follow the challenge, not only the clock)."""
-    if not before.options.timed and not after.options.timed:
-        return False
-    now = running(after)
-    return any(due.told for due in now) or running(before) != now
-
-
 def deadline_views(state: Scene, viewer: str) -> list[DeadlineView]:
     """Every running deadline of the scene (and every lapse waiting on the Storyteller), said to
     ``viewer`` (``"st"``, a character id, or a spectator), in ``domain.deadlines.running``'s order."""

@@ -227,11 +227,10 @@ class StateView(msgspec.Struct, frozen=True):
     """The rulings told to this viewer (``projections.ruled``): a player's, those that touch its
     character, each said to it with what it gave or took; the Storyteller's, every one; always
     whole, in a patch too."""
-    deadlines: list[DeadlineView] | msgspec.UnsetType = msgspec.UNSET
+    deadlines: list[DeadlineView] = []
     """The running response deadlines, and the lapses waiting on the Storyteller
-    (``projections.deadlines``), said to this viewer: whole in a whole view; in a patch, whole
-    when the commit changed them (a commit that only starts, lapses or extends a clock touches
-    nothing else), left out when it did not (the viewer keeps the ones it has)."""
+    (``projections.deadlines``), said to this viewer; always whole, in a patch too: a commit that
+    only starts, lapses or extends a clock touches nothing else."""
 
 
 def character_view(
@@ -597,7 +596,6 @@ def view(
     turned: bool = False,
     public: dict[str, CharacterView] | None = None,
     hidden: Blind | None = None,
-    timing: bool = True,
 ) -> StateView:
     """The scene as ``viewer`` may see it: ``"st"``, a character id, or ``SPECTATOR``. With
     ``only`` (characters or None for all, challenges), just those entries: a patch on an earlier
@@ -607,8 +605,7 @@ def view(
     or the round ``turned``. ``public`` keeps the public part of each character (what a viewer who
     does not know it sees, the same for all of them) for the next viewer of the same state.
     ``hidden``: the sealed throws and rolls kept from the viewer (default: ``blind`` of this state:
-    a replay's view of a step is given those of the scene now). ``timing``: whether a patch carries
-    the deadlines (the commit changed them); a whole view always does."""
+    a replay's view of a step is given those of the scene now)."""
     hidden = blind(state, viewer) if hidden is None else hidden
     if only is None:  # a whole view: what is undecided, and a page of recent history
         people, cids = None, sorted({*state.undecided, *state.recent}, key=lambda cid: state.challenges[cid].seq)
@@ -655,7 +652,7 @@ def view(
         forked_from=state.forked_from,
         ruleset_title=ruleset_for(state.ruleset).title,
         ruled=_ruled(state, viewer),
-        deadlines=deadline_views(state, viewer) if only is None or timing else msgspec.UNSET,
+        deadlines=deadline_views(state, viewer),
     )
 
 

@@ -55,7 +55,6 @@ from domain.evolve import fold
 from domain.log import Recorded
 from domain.night import follow_ups
 from domain.state import Scene
-from projections.deadlines import deadlines_changed
 from projections.redact import SEES_ALL, Blind, blind
 from server.service import ErrorBody, Handled, SceneService
 from server.snapshots import Verdict
@@ -297,8 +296,6 @@ class Room:
         self._again = False
         self._unpatched: list[Recorded] = []
         """Records pushed without their view patch: the next patch covers them too (``push``)."""
-        self._unpatched_before: Scene | None = None
-        """The state before the first of them (what the next patch's deadlines are compared with)."""
         self._outbox: dict[Subscriber, list[_Wired]] | None = None
         """Frames for each subscriber, written at the end of ``_gathered``."""
         self._grouped: tuple[tuple[int, ...], dict[tuple[str, bool], list[Subscriber]]] = ((), {})
@@ -648,14 +645,10 @@ class Room:
         groups = self._groups()
         befores = befores_of(records, before) if any(said for _, said in groups) else None
         if patched:
-            since, self._unpatched_before = self._unpatched_before or before, None
-            covered = [*self._unpatched, *records] if self._unpatched else records
-            shared = Shared(reach_of(covered), deadlines_changed(since, state))
+            shared = Shared(reach_of([*self._unpatched, *records] if self._unpatched else records))
             self._unpatched = []
         else:
             shared = Shared(None)
-            if not self._unpatched:
-                self._unpatched_before = before
             self._unpatched += records
         for (viewer, said), subs in groups.items():
             self._send(subs, after_commit(state, records, viewer, befores if said else None, shared))

@@ -483,13 +483,10 @@ class Shared:
     whom it hides the same fields (most see the same copy), and each character's public part (the
     same for everyone who does not know it)."""
 
-    __slots__ = ("public", "reach", "timing", "wires")
+    __slots__ = ("public", "reach", "wires")
 
-    def __init__(self, reach: Reach | None, timing: bool = True) -> None:
+    def __init__(self, reach: Reach | None) -> None:
         self.reach = reach
-        self.timing = timing
-        """Whether the commits the patch covers changed the running deadlines (``timed``): if
-        not, the patch leaves them out."""
         self.wires: dict[tuple[int, str, bool], Wire] = {}
         self.public: dict[str, CharacterView] = {}
 
@@ -524,7 +521,7 @@ def after_commit(
     patch = None
     if shared.reach is not None:
         only, turn = shared.reach
-        patch = viewed(state, viewer, only=only, turned=turn, public=shared.public, hidden=sealed, timing=shared.timing)
+        patch = viewed(state, viewer, only=only, turned=turn, public=shared.public, hidden=sealed)
     events = shared.events(records, viewer, sealed)
     said = _summaries(records, befores, viewer, sealed)
     return [encode(CommitMessage(version=state.version, events=events, view=patch, summaries=said))]
@@ -538,7 +535,6 @@ def viewed(
     turned: bool = False,
     public: dict[str, CharacterView] | None = None,
     hidden: Blind | None = None,
-    timing: bool = True,
 ) -> StateView:
     """The view of a stream for a viewer: a scene's (``projections.views``), or a game night's, which
     holds the night's scenes and whereabouts beside its characters (``projections.night_view``).
@@ -546,7 +542,7 @@ def viewed(
     ``hidden``: the sealed throws kept from the viewer (default: ``blind`` of ``state``)."""
     if state.night is not None:
         return night_view(state, viewer, only=only)
-    return view(state, viewer, only=only, turned=turned, public=public, hidden=hidden, timing=timing)
+    return view(state, viewer, only=only, turned=turned, public=public, hidden=hidden)
 
 
 Reach = tuple[tuple[list[str] | None, list[str]], bool]

@@ -17,10 +17,9 @@ from domain.decide import decide
 from domain.errors import Rejected
 from domain.evolve import evolve
 from domain.log import GENESIS, Recorded, seal
-from domain.state import Scene
-from projections.deadlines import DeadlineView, deadlines_changed
+from projections.deadlines import DeadlineView
 from projections.views import SPECTATOR, view
-from server.wire import Shared, after_commit, outgoing_decoder, reach_of
+from server.wire import after_commit, outgoing_decoder
 from tests.table import Table
 
 DEADLINES = {"throw": {"seconds": 120, "lapse": "act"}, "answer": {"seconds": 300}, "retest": {"seconds": 90}}
@@ -248,32 +247,3 @@ def test_the_words_hide_nothing_the_view_hides() -> None:
     said = msgspec.json.encode(juan.deadlines).decode()
     assert "paper" not in said and [d.character for d in juan.deadlines] == ["juan"]
     assert "paper" not in msgspec.json.encode(view(t.state, SPECTATOR).deadlines).decode()
-
-
-def _pushed(t: Table, before: Scene, viewer: str) -> dict[str, Any]:
-    """The patch the room pushes ``viewer`` after the last command: deadlines only if it changed them."""
-    last = t.log[-1].command
-    records: list[Recorded] = [r for r in t.log if r.command == last]
-    shared = Shared(reach_of(records), deadlines_changed(before, t.state))
-    [frame] = after_commit(t.state, records, viewer, shared=shared)
-    return msgspec.to_builtins(outgoing_decoder.decode(frame).view)  # type: ignore[union-attr,no-any-return]
-
-
-def test_a_patch_leaves_the_deadlines_out_when_the_commit_did_not_change_them() -> None:
-    """An adjust moves no clock: its patch leaves the list out, and the viewer keeps the one it has
-    (merged, the view equals the whole one); a bid moves them, and its patch carries them whole; a
-    lapse waiting on the Storyteller is always carried (its choices follow the challenge)."""
-    t = table()
-    declared(t)
-    before = t.state
-    t.do("st", "adjust", character="ana", changes={"willpower": 1}, reason="a test")
-    for viewer in ("st", "juan", "ana", SPECTATOR):
-        patch = _pushed(t, before, viewer)
-        assert "deadlines" not in patch and "characters" in patch, viewer
-        kept = msgspec.to_builtins(view(before, viewer))
-        merged = {**kept, **{k: v for k, v in patch.items() if k not in ("characters", "challenges")}}
-        assert merged["deadlines"] == msgspec.to_builtins(view(t.state, viewer).deadlines), viewer
-    before = t.state
-    t.do("juan", "bid", challenge="c1", bid=["Strong"])
-    assert [d["kind"] for d in _pushed(t, before, "juan")["deadlines"]] == ["throw", "throw"]
-    assert not deadlines_changed(Scene(), Scene())
