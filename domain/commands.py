@@ -62,7 +62,7 @@ class Deadlines(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaul
     """A fair escape's window, open to intents to attack until the escaper's turn ends."""
 
     def __bool__(self) -> bool:
-        return any(getattr(self, kind) is not None for kind in self.__struct_fields__)
+        return self != NO_DEADLINES
 
 
 NO_DEADLINES = Deadlines()
@@ -84,7 +84,7 @@ class Options(msgspec.Struct, frozen=True, gc=False, kw_only=True, forbid_unknow
     @property
     def timed(self) -> bool:
         """Whether any response deadline is set (most scenes have none: answered at once)."""
-        return self.deadlines is not NO_DEADLINES and bool(self.deadlines)
+        return self.deadlines is not NO_DEADLINES and self.deadlines != NO_DEADLINES
 
 
 OptionsGiven = Annotated[dict[str, Any], Meta(max_length=16)]

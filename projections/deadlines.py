@@ -72,21 +72,94 @@ class DeadlineView(msgspec.Struct, frozen=True):
 
 def deadline_views(state: Scene, viewer: str) -> list[DeadlineView]:
     """Every running deadline of the scene (and every lapse waiting on the Storyteller), said to
-    ``viewer`` (``"st"``, a character id, or a spectator), in ``domain.deadlines.running``'s order."""
+    ``viewer`` (``"st"``, a character id, or a spectator), in ``domain.deadlines.running``'s order.
+
+    Made once for anyone they do not name (a spectator's list), and told again only where a viewer
+    reads them otherwise: a player's own move or a sentence with its name in it, the Storyteller's
+    choices about a lapse it was told of. Most viewers of a commit share one list, and most commits
+    (an adjust, a bid in another challenge) leave the lists as the scene's last state had them."""
     dues = running(state)
     if not dues:
         return []
-    return [_view(state, due, viewer) for due in dues]
+    made = _made(state, dues)
+    found = made.get(viewer)
+    if found is None:
+        found = made[viewer] = _for(state, dues, made[""], viewer)
+    return found
 
 
-def _view(state: Scene, due: Due, viewer: str) -> DeadlineView:
+_KEPT: dict[str, tuple[Scene, tuple[object, ...], dict[str, list[DeadlineView]]]] = {}
+"""By scene: the last state asked about, what its views are made of, and the views by viewer
+(``""``: anyone they do not name)."""
+
+
+def _made(state: Scene, dues: list[Due]) -> dict[str, list[DeadlineView]]:
+    """The views made of ``state`` so far, by viewer: those of the scene's last state where what
+    they say is the same (the same deadlines, the same sentences, the same names), but for the
+    Storyteller's choices about a lapse it was told of, which follow the challenge."""
+    kept = _KEPT.get(state.id)
+    if kept is not None and kept[0] is state:
+        return kept[2]
+    said = [_said(state, due) for due in dues]
+    key = (dues, said, [(who, c.name) for who, c in state.characters.items()])
+    if kept is not None and kept[1] == key:
+        made = {
+            viewer: views for viewer, views in kept[2].items() if viewer != NARRATOR or not any(d.told for d in dues)
+        }
+    else:
+        made = {"": [_view(state, due, words) for due, words in zip(dues, said, strict=True)]}
+    if len(_KEPT) >= 1024 and state.id not in _KEPT:
+        _KEPT.clear()
+    _KEPT[state.id] = (state, key, made)
+    return made
+
+
+def _for(state: Scene, dues: list[Due], anyone: list[DeadlineView], viewer: str) -> list[DeadlineView]:
+    """``anyone``'s list as ``viewer`` reads it: the same list where nothing in it differs."""
+    if viewer == NARRATOR:
+        if not any(due.told for due in dues):
+            return anyone
+        return [
+            msgspec.structs.replace(seen, then="You were told: choose what happens.", choices=_choices(state, due))
+            if due.told
+            else seen
+            for due, seen in zip(dues, anyone, strict=True)
+        ]
+    me = state.characters.get(viewer)
+    if me is None:
+        return anyone
+    name = me.name
+    own = [due.who == viewer or name in seen.said or name in seen.then for due, seen in zip(dues, anyone, strict=True)]
+    if not any(own):
+        return anyone
+    return [
+        msgspec.structs.replace(
+            seen,
+            mine=viewer == due.who and due.kind != "escape",  # an escape's window waits on the others
+            said=said_to(state, viewer, seen.said),
+            then=said_to(state, viewer, seen.then),
+        )
+        if mine
+        else seen
+        for due, seen, mine in zip(dues, anyone, own, strict=True)
+    ]
+
+
+def _said(state: Scene, due: Due) -> str:
+    """What a deadline waits for ("Juan has 2 minutes to throw."), or once told what was missed."""
+    if due.told:
+        return f"{missed(state, due.step, due.kind, due.who, due.seconds, due.challenge, due.offer)}."
+    return waits(state, due)
+
+
+def _view(state: Scene, due: Due, said: str) -> DeadlineView:
+    """A running deadline as anyone it does not name reads it (a spectator); what it waits for is
+    ``said`` (``_said``). What its lapse does follows from the deadline and the name alone."""
     name = state.name_of(due.who)
     told = bool(due.told)
     if told:
-        said = f"{missed(state, due.step, due.kind, due.who, due.seconds, due.challenge, due.offer)}."
-        then = "You were told: choose what happens." if viewer == NARRATOR else "The Storyteller chooses what happens."
+        then = "The Storyteller chooses what happens."
     else:
-        said = waits(state, due)
         if due.lapse == "act":
             then = f"Then {made(move_for(state, due).verb, due.step, due.kind, name)}."
         else:
@@ -103,11 +176,9 @@ def _view(state: Scene, due: Due, viewer: str) -> DeadlineView:
         warn_at=due.due_at - timedelta(seconds=warn),
         seconds=due.seconds,
         lapse="act" if due.lapse == "act" else "tell",
-        mine=viewer == due.who and due.kind != "escape",  # an escape's window waits on the others
-        said=said_to(state, viewer, said),
-        then=said_to(state, viewer, then),
+        said=said,
+        then=then,
         told=told,
-        choices=_choices(state, due) if told and viewer == NARRATOR else [],
     )
 
 

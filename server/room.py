@@ -567,8 +567,12 @@ class Room:
             self.jobs.send_nowait(caught)
 
     def _pushed(self, before: Scene, done: Handled, *, own: bool = True, patched: bool = True) -> Scene:
-        """Push one commit to the subscribers (``patched``: with its view patch); the state after it."""
-        after = fold(done.records, before)
+        """Push one commit to the subscribers (``patched``: with its view patch); the state after it:
+        the service's where it follows ``before`` (the same log, so the same state: what is made
+        of it once, its running deadlines and views, is not made again for another copy)."""
+        held, records = done.state, done.records
+        follows = held is not None and records and records[0].seq == before.version + 1
+        after = held if held is not None and follows and held.version == records[-1].seq else fold(records, before)
         self._remember(after)
         self.on_due(self.scene, next_due(after))
         self.push(before, after, done.records, patched=patched)

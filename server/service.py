@@ -114,6 +114,10 @@ class Handled(msgspec.Struct, frozen=True, kw_only=True):
     records: list[Recorded] = []
     error: ErrorBody | None = None
     fresh: bool = False
+    state: Scene | None = None
+    """Fresh: the scene once its records are in, as the service holds it (a room pushing the
+    commit from the state just before it takes this one rather than fold it again: the same
+    state object, whose running deadlines and views are then made once)."""
 
     def result(self, viewer: str = NARRATOR) -> Result:
         """The result as ``viewer`` may see it."""
@@ -148,6 +152,9 @@ class _Decided(msgspec.Struct, frozen=True, kw_only=True):
     due: Due = msgspec.UNSET
     """When the scene next needs waking once these events are in, for the ``alarms`` index
     (``timed``): unset while the scene has no response deadlines, before or after."""
+    after: Scene | None = None
+    """The state these events leave, folded ahead of the append (a state keeps no hash: the same
+    as the appended records give), where it was folded anyway."""
 
 
 def timed(step: _Decided, after: Scene) -> _Decided:
@@ -159,8 +166,8 @@ def timed(step: _Decided, after: Scene) -> _Decided:
     the scene tells its process's alarm meanwhile."""
     due = next_due(after)
     if due == next_due(step.state):
-        return step
-    return msgspec.structs.replace(step, due=due)
+        return msgspec.structs.replace(step, after=after)
+    return msgspec.structs.replace(step, due=due, after=after)
 
 
 def may_time(state: Scene, events: Sequence[SceneEvent]) -> bool:
@@ -382,7 +389,7 @@ class SceneService:
             state = self._applied(step, records)
             if self.snapshots and self.snapshots.due(state, len(records)):
                 self.save_snapshot(state, records[-1].hash)
-            return Handled(id=command.id, records=records, fresh=True)
+            return Handled(id=command.id, records=records, fresh=True, state=state)
         return self._kept_changing(command)
 
     async def submit(self, command: AnyCommand) -> Handled:
@@ -459,8 +466,8 @@ class SceneService:
         again = []
         for (i, step), outcome in zip(decided, outcomes, strict=True):
             if isinstance(outcome, list):  # those that went in come first (``EventStore.append_batch``)
-                state = fold(outcome, state)
-                results[i] = Handled(id=step.command.id, records=outcome, fresh=True)
+                state = step.after if step.after is not None and step.state is state else fold(outcome, state)
+                results[i] = Handled(id=step.command.id, records=outcome, fresh=True, state=state)
             elif isinstance(outcome, StorageUnavailable):
                 results[i] = self._unavailable(step.command, outcome)
             elif isinstance(outcome, Repeated):
@@ -505,8 +512,7 @@ class SceneService:
             if isinstance(outcome, Repeated):
                 return await self._repeated(command, outcome.prior)
             if isinstance(outcome, list):
-                self._applied(step, outcome)
-                return Handled(id=command.id, records=outcome, fresh=True)
+                return Handled(id=command.id, records=outcome, fresh=True, state=self._applied(step, outcome))
         return self._kept_changing(command)
 
     # -- repeats: answered from the log ------------------------------------------------------------
@@ -632,7 +638,7 @@ class SceneService:
         )
 
     def _applied(self, step: _Decided, records: list[Recorded]) -> Scene:
-        state = fold(records, step.state)
+        state = step.after if step.after is not None else fold(records, step.state)
         self._states[step.command.scene] = state
         return state
 

@@ -17,7 +17,7 @@ from domain.decide import decide
 from domain.errors import Rejected
 from domain.evolve import evolve
 from domain.log import GENESIS, Recorded, seal
-from projections.deadlines import DeadlineView
+from projections.deadlines import _KEPT, DeadlineView, deadline_views
 from projections.views import SPECTATOR, view
 from server.wire import after_commit, outgoing_decoder
 from tests.table import Table
@@ -247,3 +247,39 @@ def test_the_words_hide_nothing_the_view_hides() -> None:
     said = msgspec.json.encode(juan.deadlines).decode()
     assert "paper" not in said and [d.character for d in juan.deadlines] == ["juan"]
     assert "paper" not in msgspec.json.encode(view(t.state, SPECTATOR).deadlines).decode()
+
+
+def test_views_kept_from_the_last_state_are_those_made_afresh() -> None:
+    """The views are made again only where what they say changed: after each step (an adjust that
+    moves no clock, a bid, a throw, a lapse told, its choices after another adjust, more time), each
+    viewer's list equals one made with nothing kept, and an adjust hands on the very same list."""
+
+    def check() -> None:
+        kept = {v: deadline_views(t.state, v) for v in ("st", "juan", "ana", "thug", SPECTATOR)}
+        _KEPT.clear()
+        for viewer, views in kept.items():
+            assert views == deadline_views(t.state, viewer), viewer
+
+    t = table()
+    declared(t)
+    check()
+    before = deadline_views(t.state, "juan")
+    t.do("st", "adjust", character="ana", changes={"willpower": 1}, reason="a test")
+    assert deadline_views(t.state, "juan") is before
+    check()
+    t.do("juan", "bid", challenge="c1", bid=["Strong"])
+    check()
+    t.do("ana", "throw", challenge="c1", sign="rock")
+    check()
+    t.do("st", "set_deadlines", deadlines={"throw": {"seconds": 60}})
+    check()
+    past_due(t)
+    lapse(t)
+    check()
+    labels = [c.label for c in only(t, "st").choices]
+    t.do("st", "adjust", character="juan", changes={"willpower": 1}, reason="a test")
+    check()
+    assert [c.label for c in only(t, "st").choices] == labels
+    t.do("st", "extend_deadline", key=only(t, "st").key, seconds=30)
+    check()
+    assert not only(t, "st").told and only(t, "juan").said == "You have 30 seconds to throw."

@@ -10,6 +10,8 @@ import msgspec
 import pytest
 
 from domain.commands import parse_command
+from domain.deadlines import running
+from domain.evolve import fold
 from server.service import Result, SceneService
 from server.store import ConcurrencyConflict, MemoryStore, SqliteStore
 
@@ -155,3 +157,35 @@ def test_live_clock_never_runs_behind_the_log(service: SceneService) -> None:
     service.forget("s1")
     result = handle(service, cmd("x1", "st", "remove_character", character="b"))
     assert result.ok and result.events is not None and result.events[0].at == "2026-12-01T00:00:00Z"
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+@pytest.mark.anyio
+async def test_a_group_hands_on_the_state_its_log_folds_to(anyio_backend: str) -> None:
+    """Commands committed together, in a scene with response deadlines (folded ahead of the append
+    for the alarms' index): each result carries the state the log folds to up to its last event,
+    which the service then holds (a room pushes from it rather than fold it again); a refused
+    command in the group changes none of it."""
+    s = SceneService(MemoryStore(), clock=lambda: datetime(2026, 11, 29, 20, 0, tzinfo=UTC), entropy=lambda: 1)
+    timed = {"deadlines": {"throw": {"seconds": 60, "lapse": "act"}, "answer": {"seconds": 120}}}
+    assert handle(s, cmd("o", "st", "open_scene", ruleset="lotn", options=timed)).ok
+    for who in ("a", "b"):
+        sheet = {"id": who, "name": who.upper(), "traits": {"physical": {"Brawny": 2}}}
+        assert handle(s, cmd(f"add-{who}", "st", "add_character", character=sheet)).ok
+    declare = cmd(
+        "d", "a", "declare", challenge="c", kind="contested", targets=["b"], category="physical", bid=["Brawny"]
+    )
+    group = [
+        declare,
+        cmd("w", "st", "adjust", character="a", changes={"willpower": -99}, reason="refused"),
+        cmd("b", "b", "bid", challenge="c", bid=["Brawny"]),
+        cmd("t", "a", "throw", challenge="c", sign="rock"),
+    ]
+    handled = await s.submit_many(group)
+    assert [h.fresh for h in handled] == [True, False, True, True]
+    log = list(s.store.read("s1"))
+    for h in handled:
+        if h.fresh:
+            assert h.state is not None and h.state == fold(log[: h.records[-1].seq])
+    assert handled[-1].state is s.state("s1")
+    assert [d.key for d in running(s.state("s1"))] == ["throw:c:0.0:b"]
