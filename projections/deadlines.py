@@ -23,7 +23,7 @@ from domain.commands import AnyCommand, ExtendDeadline, Relent
 from domain.deadlines import Due, move_for, running
 from domain.events import LapseKind
 from domain.state import NARRATOR, Scene
-from projections.deadline_words import duration, made, missed, waits
+from projections.deadline_words import duration, made, missed, to_do, waits
 from projections.moves import accepted
 from projections.narrate import said_to
 
@@ -57,6 +57,9 @@ class DeadlineView(msgspec.Struct, frozen=True):
     "Juan did not throw in 2 minutes.\""""
     then: str
     """What the lapse does: "Then a sign is thrown at random for you." / "Then the Storyteller is told."."""
+    to_do: str = ""
+    """The move waited for, as what follows "left to" in the player's warning ("throw", "answer
+    Ana's challenge"); empty for a fair escape's window (it waits on the others)."""
     challenge: str = ""
     mine: bool = False
     """The viewer's own move (a player's character)."""
@@ -129,7 +132,10 @@ def _for(state: Scene, dues: list[Due], anyone: list[DeadlineView], viewer: str)
     if me is None:
         return anyone
     name = me.name
-    own = [due.who == viewer or name in seen.said or name in seen.then for due, seen in zip(dues, anyone, strict=True)]
+    own = [
+        due.who == viewer or name in seen.said or name in seen.then or name in seen.to_do
+        for due, seen in zip(dues, anyone, strict=True)
+    ]
     if not any(own):
         return anyone
     return [
@@ -138,6 +144,7 @@ def _for(state: Scene, dues: list[Due], anyone: list[DeadlineView], viewer: str)
             mine=viewer == due.who and due.kind != "escape",  # an escape's window waits on the others
             said=said_to(state, viewer, seen.said),
             then=said_to(state, viewer, seen.then),
+            to_do=said_to(state, viewer, seen.to_do),
         )
         if mine
         else seen
@@ -178,6 +185,7 @@ def _view(state: Scene, due: Due, said: str) -> DeadlineView:
         lapse="act" if due.lapse == "act" else "tell",
         said=said,
         then=then,
+        to_do="" if due.kind == "escape" else to_do(state, due.step, due.who, due.challenge, due.offer),
         told=told,
     )
 

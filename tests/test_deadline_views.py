@@ -83,6 +83,7 @@ def test_the_one_whose_move_it_is_reads_it_as_its_own_and_the_others_by_name() -
     assert hers.said == "Juan has 5 minutes to answer your challenge."
     assert st.said == watching.said == "Juan has 5 minutes to answer Ana's challenge."
     assert mine.then == st.then == "Then the Storyteller is told."
+    assert mine.to_do == st.to_do == "answer Ana's challenge" and hers.to_do == "answer your challenge"
     assert mine.seconds == 300 and mine.due_at - mine.since == timedelta(seconds=300)
     assert mine.due_at - mine.warn_at == timedelta(seconds=30)
     assert not mine.told and mine.choices == [] and st.choices == []

@@ -107,17 +107,13 @@ function deadlineBox(live, d) {
   );
 }
 
-/** "throw" from "You have 2 minutes to throw": what the move is, in the view's own words. */
-function moveWords(d) {
-  return /\bto (.+?)[.!]?$/.exec(d.said || "")?.[1] || "make your move";
-}
-
-/** "30 seconds left to throw", "1:30 left to answer". */
+/** "30 seconds left to throw", "1:30 left to answer Ana's challenge": the move in the view's words
+ * (`to_do`), the time as the countdown reads it. */
 function hurryWords(d, ms) {
   const s = Math.max(0, Math.ceil(ms / 1000));
-  if (s === 0) return `Your time to ${moveWords(d)} is up`;
+  if (s === 0) return `Your time to ${d.to_do} is up`;
   const left = s <= 60 ? `${s} second${s === 1 ? "" : "s"}` : clockWords(ms);
-  return `${left} left to ${moveWords(d)}`;
+  return `${left} left to ${d.to_do}`;
 }
 
 /** The player's warning: from the `warn_at` of a move of theirs, a banner ("30 seconds left to
