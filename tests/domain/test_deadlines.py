@@ -14,7 +14,7 @@ import msgspec
 import pytest
 from msgspec.structs import replace
 
-from domain.commands import parse_command
+from domain.commands import Relent, parse_command
 from domain.context import Context
 from domain.deadlines import Due, lapses, next_due, running
 from domain.decide import decide
@@ -199,6 +199,28 @@ class TestActLotn:
         assert outcome is not None and outcome.winner == "challenger"
         assert running(t.state) == []
         t.refused("st", "lapse", key=due.key, code="no_deadline")  # fired again: the move was made
+        replays(t)
+
+    def test_a_move_the_ruleset_refuses_tells_the_storyteller_instead(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """``act`` whose move ``decide`` refuses (here a relent said for the challenger, whom no
+        ruleset lets relent): nothing of the move is appended; the ``deadline_passed`` says why and
+        tells the Storyteller, whose choices are then offered as for ``tell``; it replays the same."""
+        import domain.deadlines
+
+        t = duel("act")
+        declare(t)
+        due = the(t, "answer")
+        wrong = Relent(id="~lapse", scene="s1", actor="st", challenge="c", character="sam")
+        monkeypatch.setattr(domain.deadlines, "move_for", lambda state, due: wrong)
+        events = lapse(t, due)
+        assert types(events) == ["deadline_passed"]
+        event = passed(events)
+        assert (event.lapse, event.did) == ("tell", "")
+        assert event.refused == "Only the defender relents; the challenger may withdraw before the defender answers."
+        assert the(t, "answer").told == t.state.version and next_due(t.state) is None
+        assert t.challenge("c").status == "awaiting_response"
+        t.refused("st", "lapse", key=due.key, code="told", rule="justicar:deadlines")
+        monkeypatch.undo()
         replays(t)
 
     def test_traits_owed_unpaid(self) -> None:
