@@ -1,7 +1,7 @@
 """Instructions per frame and per table commit, counted by valgrind's callgrind: the same count
 whatever else the machine is doing, where wall-clock figures of a few percent drown in its noise.
 
-    .venv/bin/python -m benchmarks.instructions [--against DIR]
+    .venv/bin/python -m benchmarks.instructions [--against DIR] [--only TEXT]
 
 Two workloads, each run in a fresh interpreter under callgrind for N and 2N repetitions (the
 difference divided by N: the setup and the imports cancel out), ``PYTHONHASHSEED=0``:
@@ -11,7 +11,7 @@ difference divided by N: the setup and the imports cancel out), ``PYTHONHASHSEED
   (``st``, words on);
 - ``table``: ``benchmarks.live``'s table (the demo, every character in an open challenge), the
   Storyteller's ``adjust`` of a player in one, and the frames of the Storyteller, each player and a
-  spectator, words on.
+  spectator, words on; ``timed``: the same with every kind of response deadline set.
 
 ``--against DIR`` counts another checkout too (its modules, this interpreter), for a comparison.
 Needs ``valgrind`` (Debian's package).
@@ -50,8 +50,11 @@ def frames(viewer: str, n: int) -> None:
         after_commit(state, records, viewer, befores if viewer == "st" else None)
 
 
-def commits(n: int) -> None:
-    """``n`` of the Storyteller's ``adjust`` at ``benchmarks.live``'s table, with every frame."""
+def commits(n: int, timed: bool = False) -> None:
+    """``n`` of the Storyteller's ``adjust`` at ``benchmarks.live``'s table, with every frame;
+    ``timed``: with every kind of response deadline set (``benchmarks.deadlines.EVERY``: each open
+    challenge's answer on the clock, none running out)."""
+    from benchmarks.deadlines import EVERY
     from benchmarks.scenes import demo, open_challenges
     from domain.commands import parse_command
     from server.service import SceneService
@@ -61,6 +64,9 @@ def commits(n: int) -> None:
     dice = random.Random(11)
     service = SceneService(MemoryStore(), entropy=lambda: dice.getrandbits(256))
     demo(service, "t")
+    if timed:
+        timing = {"id": "timed", "scene": "t", "actor": "st", "type": "set_deadlines", "deadlines": EVERY}
+        assert service.handle(parse_command(msgspec.json.encode(timing))).error is None
     players, _ = open_challenges(service, "t")
     for k in range(n):
         before = service.state("t")
@@ -91,10 +97,11 @@ def counted(tree: Path, work: list[str], n: int) -> int:
 def main() -> None:
     if "--work" in sys.argv:  # one workload, under callgrind
         work = sys.argv[sys.argv.index("--work") + 1 :]
-        frames(work[1], int(work[2])) if work[0] == "frame" else commits(int(work[1]))
+        frames(work[1], int(work[2])) if work[0] == "frame" else commits(int(work[1]), timed=work[0] == "timed")
         return
     p = parser(__doc__.splitlines()[0], runs=1)
     p.add_argument("--against", type=Path, help="another checkout, counted the same way")
+    p.add_argument("--only", default="", help="only the workloads whose label holds this")
     args = p.parse_args()
     header("instructions per frame and per table commit (callgrind)")
     trees = [ROOT, *([args.against.resolve()] if args.against else [])]
@@ -103,7 +110,9 @@ def main() -> None:
         ("a player's frame in the challenge", ["frame", "ann"], 300),
         ("the Storyteller's frame, with words", ["frame", "st"], 300),
         ("a table's commit (adjust: the ST, each player, a spectator)", ["table"], 100),
+        ("the same, every response deadline set", ["timed"], 100),
     ]
+    workloads = [w for w in workloads if args.only in w[0]]
     rows = [[label, *(f"{counted(tree, work, n):,}" for tree in trees)] for label, work, n in workloads]
     table(["instructions", *(str(t) for t in trees)], rows)
 

@@ -91,30 +91,35 @@ def deadline_views(state: Scene, viewer: str) -> list[DeadlineView]:
     return found
 
 
-_KEPT: dict[str, tuple[Scene, tuple[object, ...], dict[str, list[DeadlineView]]]] = {}
-"""By scene: the last state asked about, what its views are made of, and the views by viewer
-(``""``: anyone they do not name)."""
+_LAST: list[tuple[Scene, dict[str, list[DeadlineView]]]] = []
+"""The last few states asked about and their views by viewer (``""``: anyone they do not name): a
+commit's viewers all ask of the same state, which is immutable."""
+_KEPT: dict[str, tuple[tuple[object, ...], dict[str, list[DeadlineView]]]] = {}
+"""By scene: what the views of its last state asked about are made of, and those views (no state is
+kept here: a scene unloaded leaves a few views, not its state)."""
 
 
 def _made(state: Scene, dues: list[Due]) -> dict[str, list[DeadlineView]]:
     """The views made of ``state`` so far, by viewer: those of the scene's last state where what
     they say is the same (the same deadlines, the same sentences, the same names), but for the
     Storyteller's choices about a lapse it was told of, which follow the challenge."""
-    kept = _KEPT.get(state.id)
-    if kept is not None and kept[0] is state:
-        return kept[2]
+    for seen, views in _LAST:
+        if seen is state:
+            return views
     said = [_said(state, due) for due in dues]
     key = (dues, said, [(who, c.name) for who, c in state.characters.items()])
-    if kept is not None and kept[1] == key:
-        made = {
-            viewer: views for viewer, views in kept[2].items() if viewer != NARRATOR or not any(d.told for d in dues)
-        }
+    kept = _KEPT.get(state.id)
+    if kept is not None and kept[0] == key:
+        told = any(due.told for due in dues)
+        found = {viewer: views for viewer, views in kept[1].items() if viewer != NARRATOR or not told}
     else:
-        made = {"": [_view(state, due, words) for due, words in zip(dues, said, strict=True)]}
+        found = {"": [_view(state, due, words) for due, words in zip(dues, said, strict=True)]}
     if len(_KEPT) >= 1024 and state.id not in _KEPT:
         _KEPT.clear()
-    _KEPT[state.id] = (state, key, made)
-    return made
+    _KEPT[state.id] = (key, found)
+    _LAST.insert(0, (state, found))
+    del _LAST[4:]
+    return found
 
 
 def _for(state: Scene, dues: list[Due], anyone: list[DeadlineView], viewer: str) -> list[DeadlineView]:
