@@ -304,18 +304,35 @@ def killed(pid: int) -> None:
     os.kill(pid, signal.SIGKILL)
 
 
+SLACK = 600
+"""Seconds the opening gives each throw in the process tests: Sam's throw is never raced by its own
+lapse however slow the machine; the Storyteller then gives the short time (``thrown``)."""
+
+
+async def thrown(sam: Any, st: Any, lapse: str, seconds: int) -> None:
+    """Sam throws; then the Storyteller sets the throws' deadline to ``seconds`` (every running
+    clock starts again at that command): Juan's short time starts once Sam's throw is in."""
+    answer = await sam.command({"type": "throw", "id": "t", "challenge": "c", "sign": "rock"})
+    assert answer["ok"], answer
+    timing = {"type": "set_deadlines", "id": "short", "deadlines": {"throw": {"seconds": seconds, "lapse": lapse}}}
+    answer = await st.command(timing)
+    assert answer["ok"], answer
+
+
 class TestProcesses:
     async def test_kill_9_and_a_restart_lose_no_deadline(self, tmp_path: Path) -> None:
         """Sam throws and the server is killed (SIGKILL) before Juan's time runs out; it runs out
         while no server runs; started again on the same file, with nobody connected, the server
         appends the lapse once, from the index."""
         db = tmp_path / "j.db"
-        load = script(tmp_path / "table.jsonl", ("s1", "act", 3))
+        load = script(tmp_path / "table.jsonl", ("s1", "act", SLACK))
         port = free_port()
         async with served(serve_argv(db, port, "--load", str(load)), port, tmp_path / "first.log") as first:
-            async with peer(first.url, first.tokens["s1"]["Sam"]) as sam:
-                answer = await sam.command({"type": "throw", "id": "t", "challenge": "c", "sign": "rock"})
-                assert answer["ok"], answer
+            async with (
+                peer(first.url, first.tokens["s1"]["Sam"]) as sam,
+                peer(first.url, first.tokens["s1"]["Storyteller"]) as st,
+            ):
+                await thrown(sam, st, "act", 3)
             killed(first.pid)
             assert first.proc.wait(5) == -signal.SIGKILL
         events = logged(db, "s1")
@@ -337,7 +354,7 @@ class TestProcesses:
         is appended. In p2 only the first holds the scene, and is killed before Juan's time runs
         out: the second takes the scene over (from the index, a grace after its time) and appends
         the lapse once."""
-        load = script(tmp_path / "table.jsonl", ("p1", "act", 4), ("p2", "act", 10))
+        load = script(tmp_path / "table.jsonl", ("p1", "act", SLACK), ("p2", "act", SLACK))
         ports = [free_port(), free_port()]
         argvs = [serve_argv(postgres_db, ports[0], "--load", str(load)), serve_argv(postgres_db, ports[1])]  # type: ignore[arg-type]
         async with contextlib.AsyncExitStack() as stack:
@@ -346,9 +363,9 @@ class TestProcesses:
             sam1 = await stack.enter_async_context(peer(a.url, a.tokens["p1"]["Sam"], subscribe=True))
             await stack.enter_async_context(peer(b.url, a.tokens["p1"]["Juan"], subscribe=True))
             sam2 = await stack.enter_async_context(peer(a.url, a.tokens["p2"]["Sam"], subscribe=True))
-            for sam in (sam1, sam2):
-                answer = await sam.command({"type": "throw", "id": "t", "challenge": "c", "sign": "rock"})
-                assert answer["ok"], answer
+            for sam, scene, seconds in ((sam1, "p1", 4), (sam2, "p2", 10)):
+                st = await stack.enter_async_context(peer(a.url, a.tokens[scene]["Storyteller"]))
+                await thrown(sam, st, "act", seconds)
             (first, *_) = await logged_lapses(postgres_db, "p1")
             assert first["data"]["character"] == "juan"
             assert lapses_logged(postgres_db, "p2") == []
@@ -372,16 +389,17 @@ class TestProcesses:
         cluster = Cluster()
         try:
             backend = open_backend(cluster.url)
-            seed(backend, "s1", "act", 2)
+            seed(backend, "s1", "act", SLACK)
             sam_token = backend.tokens.issue("s1", "player", "sam")[0]
+            st_token = backend.tokens.issue("s1", "st")[0]
             backend.close()
             port = free_port()
             async with (
                 served(serve_argv(cluster.url, port), port, tmp_path / "serve.log") as server,  # type: ignore[arg-type]
                 peer(server.url, sam_token, subscribe=True) as sam,
+                peer(server.url, st_token) as st,
             ):
-                answer = await sam.command({"type": "throw", "id": "t", "challenge": "c", "sign": "rock"})
-                assert answer["ok"], answer
+                await thrown(sam, st, "act", 2)
                 cluster.stop()
                 await anyio.sleep(4.0)  # Juan's time runs out while the database is away
                 cluster.start()
