@@ -335,6 +335,7 @@ class Listener:
                 log.warning("feed lost, listening again", error=str(err))
             finally:
                 self._waiting = None
+                self.on = set()
             await anyio.sleep(RETRY)
 
     async def _tune(self, conn: Any) -> set[int]:

@@ -22,8 +22,10 @@ GROUPS = 1024
 share of the others': with 1024 groups, 5 % for 50 scenes held, 39 % for 500; with 64 groups it
 would be 54 % and 100 %. More groups cost the database little: each listening session already
 looks at every announcement of the database (PostgreSQL wakes every listener per commit and drops
-other channels' announcements in the server), and checks its channels by a list scan, measured at
-+0-5 microseconds per commit per session for 1024 channels over one (docs/deploy.md). Changing it
+other channels' announcements in the server), and checks its channels by a list scan: about 20 µs
+of the server's CPU per commit per listening session, 30 µs listening to 1024 channels, 37 µs to
+4096 (``benchmarks/announcements.py --server-cost``; a process listens to at most as many groups
+as it holds scenes). Changing it
 is an upgrade like any change of channel: processes of both numbers find each other's commits by
 their sweep only (docs/deploy.md, "Announcements")."""
 PREFIX = "justicar_commits_"
