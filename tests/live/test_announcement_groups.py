@@ -2,7 +2,9 @@
 it holds (``server.store.channels``, ``server.notify.Listener``): a commit to a scene of another
 group is never announced to it; a scene of a new group is listened to once its room loads, and its
 next commit is heard; a commit whose announcement was lost (or said on the channel of the versions
-before the groups) still reaches the subscribers, brought by the sweep.
+before the groups) still reaches the subscribers, brought by the sweep; a game night whose
+Storyteller is on one server and whose players are on the other goes on by announcements alone
+(its commits and follow-ups cross streams of different groups).
 
 What a server's feed received is counted by the feed itself (``Listener.heard``, ``.foreign``):
 the tests wait for an announcement they know comes after the one that must not, never for time."""
@@ -12,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
 from typing import Any
 
 import anyio
@@ -28,6 +31,8 @@ from server.service import SceneService
 from server.store.channels import LEGACY, group
 from server.store.postgres import PostgresStore
 from tests.live.conftest import at_version, seed
+from tests.live.conftest import until as until_client
+from tests.live.test_night_live import PLAYERS, Follower, fight, st_do, where
 
 pytestmark = pytest.mark.anyio
 
@@ -161,3 +166,45 @@ async def test_a_commit_whose_announcement_never_came_is_brought_by_the_sweep(po
         assert feed(x).heard == heard
         done = await on_x.send(adjust("after it"))  # and the scene goes on from there
         assert done["version"] == version + 1
+
+
+async def test_a_game_night_split_over_two_servers_goes_on_by_announcements(postgres_db: str) -> None:
+    """The Storyteller runs night g1 on X; the players follow it on Y (the night's socket and their
+    scene's). With no sweep, every push that crosses is brought by an announcement of the stream's
+    group: the moves made on X open the scene on Y, the fight fought on Y is in the scene, and the
+    close made on X brings each character back to the night on Y with what it lost."""
+    first, second = open_backend(postgres_db), open_backend(postgres_db)
+    night, scene = "g1", "elysium"
+    assert group(night) != group(scene)
+    try:
+        async with running(first) as x, running(second) as y, AsyncExitStack() as stack:
+            feed(x).sweep = feed(y).sweep = 3600.0
+            st = await stack.enter_async_context(Client(x.url, first.tokens.issue(night, "st")[0], keep=True))
+            await st_do(st, night, "open_game", ruleset="lotn", title="Friday at Elysium")
+            for sheet in PLAYERS.values():
+                await st_do(st, night, "register_character", character=sheet)
+            await st.subscribe()
+            links = {
+                who: (await st.request({"type": "invite", "role": "player", "character": who}, "invited"))["token"]
+                for who in PLAYERS
+            }
+            players = {who: await stack.enter_async_context(Follower(y.url, links[who], who)) for who in PLAYERS}
+            await until(lambda: group(night) in feed(y).on)
+
+            await st_do(st, scene, "open_scene", ruleset="lotn", title="Elysium", game=night)
+            for who in PLAYERS:
+                await st_do(st, night, "move_character", character=who, to=scene)
+            for player in players.values():
+                assert (await player.follow())["traits_lost"] == []
+            assert group(scene) in feed(y).on
+
+            sam, juan = players["sam"], players["juan"]
+            await fight(juan, sam, "c-1", ("Wiry", "Brawny"), ("rock", "scissors"))
+            await st_do(st, scene, "close_scene")
+            for player in players.values():
+                await until_client(player.night, lambda c, me=player.me: where(c, me) is None)
+            await until_client(sam.night, lambda c: c.view["characters"]["sam"]["traits_lost"] == ["Brawny"])
+            assert feed(y).heard > 0 and feed(x).heard > 0
+    finally:
+        first.store.close()
+        second.store.close()
