@@ -16,7 +16,8 @@ one for the scene (or the sweep) brings everything since the room's last.
   it is committed, and never lost with a process killed after its commit); for a store that does
   not, the feed says it after the commit. The feed ``LISTEN``s only to the groups of the scenes its
   process holds (``watch``, ``unwatch``: the hub's loaded rooms), on its one listening connection,
-  so a process holding a tenth of the scenes hears about a tenth of the commits, not all of them.
+  so a process holding a tenth of the scenes hears about a tenth of the commits (and those of the
+  few other scenes that share their groups), not all of them.
   A group listened to late, and a listening connection lost and made again, are covered by a read
   of the end of each scene concerned once the ``LISTEN`` is in place; an announcement lost
   anyway (or said on a channel this process does not hear: a process of another version during an
