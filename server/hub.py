@@ -111,7 +111,7 @@ class Hub:
                 self.tg,
                 self._unload,
                 on_failed=self._failed,
-                on_loaded=self._loaded,
+                on_loaded=lambda state: self._loaded(scene, state),
                 on_follow_ups=self._follow,
                 on_commit=self.feed.announce,
                 on_due=self.alarm.set,
@@ -139,6 +139,7 @@ class Hub:
         if self.rooms.get(room.scene) is room:
             del self.rooms[room.scene]
             self.service.forget(room.scene)
+            self.feed.unwatch(room.scene)
         return True
 
     def _failed(self, room: Room) -> None:
@@ -162,9 +163,11 @@ class Hub:
             except Exception as err:  # a stream that cannot be served: mended on its night's next load
                 log.error("follow-up not delivered", scene=command.scene, id=command.id, error=str(err))
 
-    def _loaded(self, state: Scene) -> None:
-        """A night just loaded mends what a crash may have kept from its scenes (``pending``); a
-        scene of a night loads its night, which does the same."""
+    def _loaded(self, scene: str, state: Scene) -> None:
+        """The feed hears of the scene's commits from now on (``Feed.watch``). A night just loaded
+        mends what a crash may have kept from its scenes (``pending``); a scene of a night loads its
+        night, which does the same."""
+        self.feed.watch(scene)
         if state.night is not None:
             self.tg.start_soon(self._mend, state.id)
         elif state.game and state.game not in self.rooms:

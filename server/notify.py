@@ -11,11 +11,17 @@ one for the scene (or the sweep) brings everything since the room's last.
 - ``Poller`` (SQLite): two processes on one file have no NOTIFY. Every ``POLL`` seconds it asks
   SQLite's ``PRAGMA data_version`` (which moves when another connection commits; a few
   microseconds); only when it moved does it read the heads of the scenes this process holds.
-- ``Listener`` (PostgreSQL): ``LISTEN`` on ``CHANNEL``; ``server.store.postgres`` ``NOTIFY``s
-  ``"seq scene"`` inside each append's transaction (so only once it is committed, and never lost
-  with a process killed after its commit); for a store that does not, the feed says it after the
-  commit. A listening connection lost and made again is covered by a read of every held scene's
-  end when it is back, and by a sweep every ``SWEEP`` seconds.
+- ``Listener`` (PostgreSQL): ``server.store.postgres`` ``NOTIFY``s ``"seq scene"`` on the channel
+  of the scene's group (``server.store.channels``) inside each append's transaction (so only once
+  it is committed, and never lost with a process killed after its commit); for a store that does
+  not, the feed says it after the commit. The feed ``LISTEN``s only to the groups of the scenes its
+  process holds (``watch``, ``unwatch``: the hub's loaded rooms), on its one listening connection,
+  so a process holding a tenth of the scenes hears about a tenth of the commits (and those of the
+  few other scenes that share their groups), not all of them.
+  A group listened to late, and a listening connection lost and made again, are covered by a read
+  of the end of each scene concerned once the ``LISTEN`` is in place; an announcement lost
+  anyway (or said on a channel this process does not hear: a process of another version during an
+  upgrade) by a sweep of every held scene's end every ``SWEEP`` seconds.
 - ``Silent``: a store in memory is one process's alone.
 
 Each feed also gives a scene's *turn* among the processes appending to it (``turn``), which the
@@ -45,14 +51,13 @@ import anyio
 import structlog
 
 from server.store import EventStore, SqliteStore
+from server.store.channels import channel, channel_of, group
 from server.writer import Lane
 
 POLL = 0.005
 """Seconds between looks at an SQLite file for another process's commits."""
 SWEEP = 2.0
-"""Seconds between the PostgreSQL feed's sweeps (a NOTIFY lost with its process)."""
-CHANNEL = "justicar_commits"
-"""The PostgreSQL channel commits are announced on (``server.store.postgres.CHANNEL``)."""
+"""Seconds between the PostgreSQL feed's sweeps (a NOTIFY lost, or said where this process does not listen)."""
 RETRY = 1.0
 """Seconds before a lost listening connection is made again."""
 TURN_WAIT = 5.0
@@ -75,6 +80,15 @@ class Feed(Protocol):
         """This process committed ``scene`` up to ``seq`` (never waits)."""
         ...
 
+    def watch(self, scene: str) -> None:
+        """This process holds ``scene`` now (its room loaded): hear of its commits from now on, and
+        have it read once more (``Heard`` with ``None``) if they may have been missed meanwhile."""
+        ...
+
+    def unwatch(self, scene: str) -> None:
+        """This process no longer holds ``scene`` (its room unloaded or failed)."""
+        ...
+
     async def run(self, watched: Watched, heard: Heard) -> None:
         """Tell ``heard`` of commits (any process's, this one's included) until cancelled."""
         ...
@@ -88,6 +102,12 @@ class Silent:
     """One process alone: nothing to hear."""
 
     def announce(self, scene: str, seq: int) -> None:
+        pass
+
+    def watch(self, scene: str) -> None:
+        pass
+
+    def unwatch(self, scene: str) -> None:
         pass
 
     async def run(self, watched: Watched, heard: Heard) -> None:
@@ -111,6 +131,12 @@ class Poller:
 
     def announce(self, scene: str, seq: int) -> None:
         pass  # the other processes see the file move
+
+    def watch(self, scene: str) -> None:
+        pass  # each look reads the heads of what is held then
+
+    def unwatch(self, scene: str) -> None:
+        pass
 
     @contextlib.asynccontextmanager
     async def turn(self, scene: str) -> AsyncIterator[None]:
@@ -167,7 +193,8 @@ def _heads(conn: sqlite3.Connection, scenes: list[str]) -> list[tuple[str, int]]
 
 
 class Listener:
-    """Commits announced through PostgreSQL's LISTEN/NOTIFY (``CHANNEL``, payload ``"seq scene"``)."""
+    """Commits announced through PostgreSQL's LISTEN/NOTIFY (a channel per group of scenes,
+    ``server.store.channels``; payload ``"seq scene"``)."""
 
     sweep = SWEEP
 
@@ -178,9 +205,44 @@ class Listener:
         self._pending: dict[str, int] = {}
         self._wake = anyio.Event()
         self.listening = anyio.Event()
-        """Set once the first LISTEN is in place."""
+        """Set once the listening connection is up, with a LISTEN for each group held then."""
+        self.heard = 0
+        """Announcements received (any scene's, held or not): what listening by group saves is
+        counted here (tests, ``benchmarks/announcements.py``)."""
+        self.foreign = 0
+        """Of those, the announcements of scenes not held (in a group held for another scene)."""
+        self.on: set[int] = set()
+        """The groups the listening connection listens to now (read it, never change it)."""
+        self._held: dict[int, set[str]] = {}
+        """The scenes held, by group: the groups to listen to."""
+        self._stale = False
+        """``_held`` changed in a way ``on`` does not follow yet."""
+        self._waiting: anyio.CancelScope | None = None
+        """The listening connection's wait for announcements, cancelled to change its channels."""
         self._pool: Any = None
         self._opening = anyio.Lock()
+
+    def watch(self, scene: str) -> None:
+        self._held.setdefault(key := group(scene), set()).add(scene)
+        if key not in self.on:
+            self._retune()
+
+    def unwatch(self, scene: str) -> None:
+        held = self._held.get(key := group(scene))
+        if held is None:
+            return
+        held.discard(scene)
+        if not held:
+            del self._held[key]
+            if key in self.on:
+                self._retune()
+
+    def _retune(self) -> None:
+        """Have the listening connection change its channels (it is waiting for announcements, or
+        will look before it waits again)."""
+        self._stale = True
+        if self._waiting is not None:
+            self._waiting.cancel()
 
     @contextlib.asynccontextmanager
     async def turn(self, scene: str) -> AsyncIterator[None]:
@@ -251,17 +313,45 @@ class Listener:
             try:
                 conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
                 async with conn:
-                    await conn.execute(f"LISTEN {CHANNEL}")
+                    self.on = set()
+                    await self._tune(conn)
                     self.listening.set()
                     for scene in list(watched()):  # what passed while nobody listened
                         heard(scene, None)
-                    async for note in conn.notifies():
-                        seq, _, scene = note.payload.partition(" ")
-                        with contextlib.suppress(ValueError):
-                            heard(scene, int(seq))
+                    while True:
+                        with anyio.CancelScope() as self._waiting:
+                            if not self._stale:  # cancelled (by ``_retune``) only while waiting here
+                                async for note in conn.notifies():
+                                    self.heard += 1
+                                    seq, _, scene = note.payload.partition(" ")
+                                    if scene not in self._held.get(group(scene), ()):
+                                        self.foreign += 1
+                                    with contextlib.suppress(ValueError):
+                                        heard(scene, int(seq))
+                        self._waiting = None
+                        for key in await self._tune(conn):  # what passed before these LISTENs
+                            for scene in list(self._held.get(key, ())):
+                                heard(scene, None)
             except psycopg.Error as err:
                 log.warning("feed lost, listening again", error=str(err))
+            finally:
+                self._waiting = None
+                self.on = set()
             await anyio.sleep(RETRY)
+
+    async def _tune(self, conn: Any) -> set[int]:
+        """LISTEN to the groups held that the connection does not listen to, UNLISTEN those no
+        longer held (in one round trip); the groups it now listens to anew. Announcements that
+        arrive meanwhile are kept by psycopg for the next wait."""
+        self._stale = False
+        want = set(self._held)
+        new, gone = want - self.on, self.on - want
+        if new or gone:
+            said = [f"LISTEN {channel_of(key)}" for key in sorted(new)]
+            said += [f"UNLISTEN {channel_of(key)}" for key in sorted(gone)]
+            await conn.execute("; ".join(said))
+        self.on = want
+        return new
 
     async def _speak(self) -> None:
         import psycopg
@@ -275,7 +365,7 @@ class Listener:
                         self._wake = anyio.Event()
                         pending, self._pending = self._pending, {}
                         for scene, seq in pending.items():
-                            await conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{seq} {scene}"))
+                            await conn.execute("SELECT pg_notify(%s, %s)", (channel(scene), f"{seq} {scene}"))
             except psycopg.Error as err:  # the sweep covers what was not said
                 log.warning("feed cannot announce, connecting again", error=str(err))
             await anyio.sleep(RETRY)

@@ -21,10 +21,11 @@ the events and the command, announce it, commit. Two processes appending to one 
 primary key or on the command's: the loser's unique violation is ``ConcurrencyConflict`` and it
 wrote nothing (``append_batch`` keeps each command of a group in a savepoint of its own, so one
 loser leaves the others in). Each commit is announced, inside its transaction (so only once it is
-committed), by ``NOTIFY`` on ``CHANNEL`` with ``"SEQ SCENE"`` per scene written (its last seq;
-``server.notify`` listens): the events themselves are read from the table. A commit whose answer was lost
-(the connection dropped during ``COMMIT``) is ``StorageUnavailable`` though it may have landed:
-a command sent again with its id finds its first result (``command``).
+committed), by ``NOTIFY`` on the channel of the scene's group (``server.store.channels``) with
+``"SEQ SCENE"`` per scene written (its last seq; ``server.notify`` listens): the events themselves
+are read from the table. A commit whose answer was lost (the connection dropped during ``COMMIT``)
+is ``StorageUnavailable`` though it may have landed: a command sent again
+with its id finds its first result (``command``).
 ``alarms`` holds when each scene next needs waking (``Append.due``), written in the append's own
 transaction, as in SQLite; every process reads it (``server.alarms``) to take over the deadlines of
 a process that died.
@@ -79,6 +80,7 @@ from server.store.base import (
     resumed,
     to_micros,
 )
+from server.store.channels import channel
 
 MIN_SERVER = 130000
 """PostgreSQL 13 or newer (nothing newer is needed; the tests run against 15)."""
@@ -94,8 +96,6 @@ RECONNECT = 2.0
 tries again as soon as a call needs a connection. So while the database is away, tries are made
 about once a second, and the first call after it is back connects (not one up to minutes later)."""
 PAGE = 2000
-CHANNEL = "justicar_commits"
-"""The ``NOTIFY`` channel each commit is announced on, with ``"SEQ SCENE"`` (``server.notify``)."""
 _LOCK = 0x4A55_5354  # the advisory lock held while the schema is created ("JUST")
 
 _COLUMNS = "seq, scene, type, at, actor, command, prev, hash, data"
@@ -389,7 +389,7 @@ class PostgresStore(Batched):
             with conn.pipeline(), conn.transaction():
                 records = self._insert(conn, item)
                 if records and self.notify:
-                    conn.execute("SELECT pg_notify(%s, %s)", [CHANNEL, f"{records[-1].seq} {item.scene}"])
+                    conn.execute("SELECT pg_notify(%s, %s)", [channel(item.scene), f"{records[-1].seq} {item.scene}"])
         except ConcurrencyConflict as err:
             return err
         except pg_errors.UniqueViolation as err:
@@ -426,8 +426,8 @@ class PostgresStore(Batched):
                     heads[item.scene] = records[-1].seq
             if heads and self.notify:
                 conn.execute(
-                    "SELECT pg_notify(%s, p) FROM unnest(%s::text[]) AS p",
-                    [CHANNEL, [f"{seq} {scene}" for scene, seq in heads.items()]],
+                    "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS t(c, p)",
+                    [[channel(scene) for scene in heads], [f"{seq} {scene}" for scene, seq in heads.items()]],
                 )
         return out
 
@@ -559,7 +559,7 @@ class PostgresStore(Batched):
                 if step.last:
                     conn.execute("DELETE FROM unfinished WHERE scene = %s", [scene])
                     if self.notify:
-                        conn.execute("SELECT pg_notify(%s, %s)", [CHANNEL, f"{wires[-1].seq} {scene}"])
+                        conn.execute("SELECT pg_notify(%s, %s)", [channel(scene), f"{wires[-1].seq} {scene}"])
         except pg_errors.UniqueViolation as err:
             raise ConcurrencyConflict(f"scene {scene!r} was written during the copy: {err}") from err
         except psycopg.Error as err:

@@ -19,7 +19,8 @@ from clients.cli import main
 from domain.events import SceneClosed, SceneEvent, SceneOpened
 from domain.log import check_chain
 from server.store import Append, ConcurrencyConflict, StorageUnavailable, StoreError, postgres
-from server.store.postgres import CHANNEL, PostgresStore, Settings, describe
+from server.store.channels import channel
+from server.store.postgres import PostgresStore, Settings, describe
 from tests.postgres import server
 
 AT = datetime(2026, 11, 29, 20, 0, tzinfo=UTC)
@@ -290,11 +291,12 @@ class TestRaces:
 
 class TestNotify:
     def test_each_commit_is_announced_with_its_scenes_last_seq(self, postgres_db: str, stores: list) -> None:
-        """``NOTIFY`` on ``CHANNEL``: one ``"SEQ SCENE"`` per scene a commit wrote, its last seq;
-        an append that conflicted announces nothing."""
+        """``NOTIFY`` on the channel of the scene's group: one ``"SEQ SCENE"`` per scene a commit
+        wrote, its last seq; an append that conflicted announces nothing."""
         store = open_(stores, postgres_db)
+        assert channel("s1") != channel("s2")
         with psycopg.connect(postgres_db, autocommit=True) as listener:
-            listener.execute(f"LISTEN {CHANNEL}")
+            listener.execute(f"LISTEN {channel('s1')}; LISTEN {channel('s2')}")
             opening(store)
             with pytest.raises(ConcurrencyConflict):
                 store.append("s1", 0, [SceneClosed()], command="late", digest="", actor="st", at=AT)
@@ -305,8 +307,9 @@ class TestNotify:
                     item("s1", 2, "b", SceneClosed(), SceneClosed()),
                 ]
             )
-            heard = [n.payload for n in listener.notifies(timeout=10, stop_after=3)]
-        assert heard == ["1 s1", "4 s1", "1 s2"] or heard == ["1 s1", "1 s2", "4 s1"]
+            heard = [(n.channel, n.payload) for n in listener.notifies(timeout=10, stop_after=3)]
+        one, two = channel("s1"), channel("s2")
+        assert heard in ([(one, "1 s1"), (one, "4 s1"), (two, "1 s2")], [(one, "1 s1"), (two, "1 s2"), (one, "4 s1")])
         assert check_chain(store.read_wire("s1")) is None
 
 
