@@ -317,3 +317,14 @@ def test_routed_names_the_scene_in_place_of_any_other() -> None:
     """The client's socket URL names its token's scene, whatever the URL it was given named."""
     assert routed("ws://h:1", "a") == "ws://h:1/?scene=a"
     assert routed("wss://h/?scene=b&x=1", "a b") == "wss://h/?x=1&scene=a+b"
+
+
+def test_the_guide_prints_the_files_the_proxy_runs() -> None:
+    """Each of ``docs/nginx/``'s files is printed in docs/deploy.md, byte for byte, in the block
+    after the line that names it; so the guide and this test cannot drift apart."""
+    guide = (ROOT / "docs" / "deploy.md").read_text(encoding="utf-8")
+    printed = dict(
+        re.findall(r"^`docs/nginx/([\w.-]+)`[^\n]*\n(?:[^\n]+\n)*\n```nginx\n(.*?)^```$", guide, re.M | re.S)
+    )
+    files = {file.name: file.read_text(encoding="utf-8") for file in GUIDE.iterdir()}
+    assert printed == files
