@@ -29,13 +29,17 @@ from typing import Any
 
 import anyio
 import pytest
+from playwright.async_api import Browser, expect
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from clients.client import Client, routed
+from server.app import Running
 from tests.live.faults import ROOT, Served, adjust, cli, free_port, peer, script, serve_argv, served
+from tests.live.test_web import PHONE, browser
 
 pytestmark = pytest.mark.anyio
+__all__ = ["browser"]  # the fixture, from the other browser tests
 
 GUIDE = ROOT / "docs" / "nginx"
 SCENES = ("a", "b")
@@ -328,3 +332,26 @@ def test_the_guide_prints_the_files_the_proxy_runs() -> None:
     )
     files = {file.name: file.read_text(encoding="utf-8") for file in GUIDE.iterdir()}
     assert printed == files
+
+
+async def test_the_page_names_its_scene_in_the_socket_url(
+    live: Running, tokens: dict[str, str], browser: Browser
+) -> None:
+    """A player's page in a fresh browser opens its first socket naming no scene (nothing has
+    welcomed it yet); every socket after it names its token's scene: after a lost connection, and
+    the first of the page opened again (the scene is remembered for the token)."""
+    context = await browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = await context.new_page()
+    sockets: list[str] = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+    live_status = page.get_by_role("status").filter(has_text="Live")
+    await page.goto(f"{live.web}/play#token={tokens['sam']}")
+    await expect(live_status).to_be_visible()
+    await context.set_offline(True)
+    await expect(live_status).to_be_hidden()
+    await context.set_offline(False)
+    await expect(live_status).to_be_visible()
+    await page.reload()
+    await expect(live_status).to_be_visible()
+    asked = [url.split("/", 3)[3] for url in sockets]  # the path and query
+    assert asked == ["", "?scene=s1", "?scene=s1"], sockets
