@@ -7,8 +7,9 @@ exactly (each client was sent the log, no gap, no duplicate); every acknowledged
 the log once; `justicar verify` passes. A ``scene`` parameter decides nothing: empty, long or
 another scene's, the token decides the scene.
 
-nginx runs unprivileged-style in a temporary directory of its own (its prefix, pid, temporary
-files and logs there; ``daemon off``), with a configuration that writes only what must differ
+nginx runs as the tests' own user (as root, its workers too: ``user root``, else they would be
+``nobody``) in a temporary directory of its own (its prefix, pid, temporary files and logs there;
+``daemon off``; the logs are left there to read), with a configuration that writes only what must differ
 from the guide (the listening port on 127.0.0.1, the processes' ports, no TLS) around
 ``include``s of the guide's files. Skipped only where there is neither nginx nor apt-get."""
 
@@ -51,7 +52,7 @@ EACH = 40
 
 def nginx() -> str:
     """Debian's nginx, or a skip (neither it nor apt-get to install it) or a failure saying how."""
-    found = shutil.which("nginx") or next((p for p in ("/usr/sbin/nginx",) if os.access(p, os.X_OK)), None)
+    found = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin")  # not on a user's PATH
     if found:
         return found
     if shutil.which("apt-get"):
