@@ -77,7 +77,8 @@ postgres: | $(BIN)/python
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null; }
 
 ## proxy: Debian's nginx, which tests/live/test_proxy.py runs (unprivileged, in a temporary directory, never as a
-## service) in front of `justicar serve` processes with the configuration docs/deploy.md prints (installed when missing)
+## service) in front of `justicar serve` processes with the configuration docs/deploy.md prints (installed when missing;
+## under systemd Debian starts its own service too: README.md)
 .PHONY: proxy
 proxy:
 	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
