@@ -26,10 +26,10 @@ demo: $(VENV)/.installed
 	@rm -f $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
 	$(BIN)/justicar serve --db $(DEMO_DB) --load examples/demo.jsonl
 
-## test: set up with the test extras (and Debian's Chromium for the browser tests), lint, type-check, run the whole suite
+## test: set up with the test extras (and Debian's Chromium, PostgreSQL and nginx for the live tests), lint, type-check, run the whole suite
 ## (the JavaScript is linted and format-checked by Biome, from the test extras too)
 ## (spread over one pytest process per CPU: each has its own servers, ports, temporary files and Chromium)
-test: $(VENV)/.installed browser postgres
+test: $(VENV)/.installed browser postgres proxy
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/biome ci --error-on-warnings clients/web/js
@@ -75,6 +75,16 @@ postgres: | $(BIN)/python
 		echo "Installing Debian's PostgreSQL for the store tests…"; \
 		$(SUDO) apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >/dev/null; }
+
+## proxy: Debian's nginx, which tests/live/test_proxy.py runs (unprivileged, in a temporary directory, never as a
+## service) in front of `justicar serve` processes with the configuration docs/deploy.md prints (installed when missing;
+## under systemd Debian starts its own service too: README.md)
+.PHONY: proxy
+proxy:
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
+		echo "Installing Debian's nginx for the proxy test…"; \
+		$(SUDO) apt-get update -qq && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx >/dev/null; }
 
 clean:
 	rm -rf $(VENV) .justicar .pytest_cache .mypy_cache .ruff_cache .hypothesis tests/artifacts

@@ -13,6 +13,10 @@ still waiting for its result, with the same id: the server answers a repeat with
 connection drops, ``messages()`` says so with ``{"type": "connection_lost", "seq": N}`` (the
 client's own, never the server's, not in ``received``; N: the last event it had); the ``subscribed``
 that ends the catch-up after the reconnect says it is back.
+
+Once welcomed, the client names its scene in the socket's URL (``?scene=ID``) whenever it
+connects again, so a proxy that hashes on it sends it back to the process its table is on
+(docs/deploy.md); a URL that names it already is routed from the first connection.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import secrets
 from collections.abc import AsyncIterator
 from types import TracebackType
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import anyio
 import msgspec
@@ -46,6 +51,15 @@ MAX_MESSAGE = 256 * 1024 * 1024
 """The largest message taken from the server (an audit of a long scene runs to megabytes)."""
 AGAIN = frozenset({"rate_limited", "conflict", "shutting_down"})
 """Refusals a command is sent again for, with its id, a moment later."""
+
+
+def routed(url: str, scene: str) -> str:
+    """``url`` naming ``scene`` in its query (``?scene=ID``, in place of any other): what a proxy
+    hashes on to keep a table's sockets on one process. The server ignores it (the token decides
+    the scene)."""
+    parts = urlsplit(url)
+    query = [(key, value) for key, value in parse_qsl(parts.query, keep_blank_values=True) if key != "scene"]
+    return urlunsplit(parts._replace(path=parts.path or "/", query=urlencode([*query, ("scene", scene)])))
 
 
 class Client:
@@ -107,8 +121,10 @@ class Client:
 
     async def _open(self) -> None:
         """Connect and say hello; raise ``ClientError`` if the server refuses the token."""
+        scene = self.welcome.get("scene")
+        url = routed(self.url, scene) if scene else self.url
         try:
-            conn = await connect(self.url, compression=None, max_size=MAX_MESSAGE)
+            conn = await connect(url, compression=None, max_size=MAX_MESSAGE)
         except (OSError, InvalidHandshake, InvalidURI) as err:
             raise ClientError(f"cannot reach {self.url}: {err}") from err
         await conn.send(_encode({"type": "hello", "token": self.token}), text=True)

@@ -45,7 +45,9 @@ POLICY = (
 
 
 def process_request(connection: ServerConnection, request: Request) -> Response | None:
-    """A websocket upgrade goes on to the handshake; any other GET is a page, a file, or 404."""
+    """A websocket upgrade goes on to the handshake, whatever its path and query (``/?scene=ID``
+    routes it through a proxy, docs/deploy.md; the token decides the scene); any other GET is a
+    page, a file, or 404."""
     if "websocket" in request.headers.get("Upgrade", "").lower():
         return None
     path = request.path.split("?", 1)[0]

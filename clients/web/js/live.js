@@ -12,8 +12,30 @@ const AGAIN = new Set(["rate_limited", "conflict", "shutting_down"]); // refusal
 // moves a newer one of the same kind replaces while both wait offline (a second would be refused)
 const REPLACEABLE = new Set(["throw", "roll", "bid", "declare_traits"]);
 
-export function socketUrl() {
-  return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/`;
+/** The socket's address, naming the scene (or night) it follows in its query when it is known:
+ * a proxy hashing on it sends a table's sockets to one process (docs/deploy.md); the server
+ * ignores it (the token decides the scene). */
+export function socketUrl(scene = null) {
+  const base = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/`;
+  return scene ? `${base}?scene=${encodeURIComponent(scene)}` : base;
+}
+
+/** The scene a token's socket last followed in this browser, so that even the first socket of a
+ * page opened again is routed (the welcome says it; storage may be off: then it is not kept). */
+const ROUTE = "justicar:scene-of:";
+function remembered(token) {
+  try {
+    return localStorage.getItem(ROUTE + token);
+  } catch {
+    return null;
+  }
+}
+function remember(token, scene) {
+  try {
+    localStorage.setItem(ROUTE + token, scene);
+  } catch {
+    /* not kept: the next page's first socket goes to any process */
+  }
 }
 
 /** A fresh command id (crypto.getRandomValues works on a LAN page served over plain http). */
@@ -94,7 +116,7 @@ export class Live extends EventTarget {
   open() {
     clearTimeout(this.retry);
     this.retry = null;
-    const ws = new WebSocket(socketUrl());
+    const ws = new WebSocket(socketUrl(this.scene || this.welcome?.scene || remembered(this.token)));
     this.ws = ws;
     ws.onopen = () => ws.send(JSON.stringify({ type: "hello", token: this.token }));
     ws.onmessage = (e) => this.receive(JSON.parse(e.data));
@@ -217,6 +239,7 @@ export class Live extends EventTarget {
     switch (message.type) {
       case "welcome":
         this.welcome = message;
+        if (remembered(this.token) !== message.scene) remember(this.token, message.scene);
         this.authed = true;
         this.backoff = 500;
         // the first time, the latest events only (older ones on request); after a reconnect, all since
