@@ -240,3 +240,30 @@ async def test_a_sleeping_scene_sees_another_processs_commits(
     finally:
         other.store.close()
         backend.close()
+
+
+async def test_a_sleeping_scene_wakes_for_a_nights_follow_up() -> None:
+    """The night sends Sam into the bar while the bar's room sleeps: the night's follow-up (his
+    arrival) wakes it, and he is there, once."""
+    from tests.night.table import SAM
+
+    backend = open_backend(None)
+    token = backend.tokens.issue("g1", "st")[0]
+    async with running(backend) as live, Client(live.url, token) as st:
+        for scene, verb, fields in [
+            ("g1", "open_game", {"ruleset": "lotn", "title": "Friday at Elysium"}),
+            ("g1", "register_character", {"character": SAM}),
+            ("bar", "open_scene", {"ruleset": "lotn", "title": "The bar", "game": "g1"}),
+        ]:
+            assert (await st.send({"type": verb, "scene": scene, **fields}))["ok"]
+        await asleep(live, "bar")
+        before = live.hub.service.cached("bar")
+        assert before is not None and "sam" not in before.characters
+        assert (await st.send({"type": "move_character", "scene": "g1", "character": "sam", "to": "bar"}))["ok"]
+        with anyio.fail_after(WAIT):
+            while "sam" not in live.hub.service.cached("bar").characters:  # type: ignore[union-attr]
+                await anyio.sleep(0.01)
+        await asleep(live, "bar")
+        assert live.hub.service.cached("bar") == fold(list(backend.store.read("bar")))
+    arrivals = [r for r in backend.store.read("bar") if type(r.event).__name__ == "CharacterEntered"]
+    assert len(arrivals) == 1, [type(r.event).__name__ for r in backend.store.read("bar")]
