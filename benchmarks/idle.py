@@ -142,7 +142,7 @@ def run(args: argparse.Namespace) -> None:
                 "RSS, MiB",
                 "RSS a scene, bytes",
                 "CPU, ms a second",
-                "loading, s",
+                "start and load, s",
             ],
             rows,
         )
