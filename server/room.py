@@ -372,7 +372,7 @@ class Room:
                         job = await self._wait()
                     except anyio.EndOfStream:
                         return
-                    if job is None:
+                    if job is None:  # a job sent as the wait ran out is in the inbox, not handed to it
                         job = self._next()
                 if job is None:
                     if not self.subscribers:  # no job waits, no one watches: sleep (``wake``)
