@@ -7,6 +7,10 @@ Other processes may serve the same database: the hub announces its commits on th
 feed (``server.notify``) and, told by the feed that a scene it holds moved on, has that scene's
 room read and push what another process appended (``Room.missed``).
 
+A room's task runs only while it has jobs or subscribers (``server.room``); a room asleep for
+``idle_after`` seconds is unloaded by one sweep for the whole process (``_sweep``), which sleeps until
+the first sleeper is due: rooms fall asleep in time order, so the oldest is always first in line.
+
 The hub holds the process's one alarm (``server.alarms``): each room tells it when its scene next
 needs waking, and it fires the response deadlines that run out through the hub, as commands.
 """
@@ -15,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar
@@ -31,7 +35,7 @@ from server.alarms import Alarm
 from server.backend import Backend
 from server.notify import Feed, feed_for
 from server.reader import Reader
-from server.room import Inspect, Join, JoinAnswer, Leave, Reply, Room, SendView, Submit, Subscriber
+from server.room import LINGER, Inspect, Join, JoinAnswer, Leave, Reply, Room, SendView, Submit, Subscriber
 from server.service import ErrorBody, Handled, SceneService
 from server.store import StorageUnavailable
 from server.tokens import Grant
@@ -88,6 +92,10 @@ class Hub:
         self.service.turn = self.feed.turn
         self.service.loads_inline = False  # other streams are loaded by their rooms, off the loop
         self.rooms: dict[str, Room] = {}
+        """The scenes loaded here, each by its room, awake or asleep."""
+        self._asleep: OrderedDict[Room, float] = OrderedDict()
+        """The rooms asleep, in the order they fell asleep, with when (``anyio.current_time``)."""
+        self._sweeping = False
         self.connections: dict[str, set[Connection]] = defaultdict(set)
         self.ended: set[str] = set()
         """Tokens revoked or expired, as last seen in the store."""
@@ -103,25 +111,57 @@ class Hub:
     # -- rooms -----------------------------------------------------------------------------------
 
     def room(self, scene: str) -> Room:
+        """The scene's room; a new one is started at once, to load the scene."""
         room = self.rooms.get(scene)
         if room is None:
             room = Room(
                 scene,
                 self.service,
                 self.tg,
-                self._unload,
+                on_sleep=self._slept,
+                on_wake=self._woke,
                 on_failed=self._failed,
                 on_loaded=lambda state: self._loaded(scene, state),
                 on_follow_ups=self._follow,
                 on_commit=self.feed.announce,
                 on_due=self.alarm.set,
                 warm=self._warm,
-                idle_after=self.idle_after,
+                linger=min(LINGER, self.idle_after),
                 worker=self.worker,
             )
             self.rooms[scene] = room
-            self.tg.start_soon(room.run, name=f"room {scene}")
+            room.wake()
         return room
+
+    @property
+    def awake(self) -> int:
+        """The rooms whose task runs now (the others sleep: their state is held, no task)."""
+        return sum(room.running for room in self.rooms.values())
+
+    def _slept(self, room: Room) -> None:
+        self._asleep[room] = anyio.current_time()
+        if not self._sweeping:
+            self._sweeping = True
+            self.tg.start_soon(self._sweep, name="idle rooms")
+
+    def _woke(self, room: Room) -> None:
+        self._asleep.pop(room, None)
+
+    async def _sweep(self) -> None:
+        """Unload the rooms asleep for ``idle_after`` seconds, the oldest first, sleeping until the
+        next is due; the task ends when no room sleeps (the next to fall asleep starts it again)."""
+        try:
+            while self._asleep:
+                room, since = next(iter(self._asleep.items()))
+                wait = since + self.idle_after - anyio.current_time()
+                if wait > 0:
+                    await anyio.sleep(wait)
+                    continue
+                del self._asleep[room]
+                room.close()  # a job posted to it from now on goes to a new room
+                self._unload(room)
+        finally:
+            self._sweeping = False
 
     async def _warm(self, scenes: list[str]) -> None:
         """Have each scene loaded by its room (off the event loop); one that cannot be served is
@@ -135,12 +175,12 @@ class Hub:
             except Exception as err:
                 log.warning("scene not loaded ahead", scene=scene, error=str(err))
 
-    def _unload(self, room: Room) -> bool:
+    def _unload(self, room: Room) -> None:
+        self._asleep.pop(room, None)
         if self.rooms.get(room.scene) is room:
             del self.rooms[room.scene]
             self.service.forget(room.scene)
             self.feed.unwatch(room.scene)
-        return True
 
     def _failed(self, room: Room) -> None:
         self._unload(room)
@@ -199,13 +239,9 @@ class Hub:
             await self._deliver(owed)
 
     async def _post(self, scene: str, job: Submit | Join | Leave | SendView | Inspect) -> None:
-        for _ in range(3):  # a room unloading as the job arrives: the next one takes it
-            jobs = self.room(scene).jobs
+        for _ in range(3):  # a room unloaded or failed as the job arrives: the next one takes it
             try:
-                try:
-                    jobs.send_nowait(job)
-                except anyio.WouldBlock:  # the room's queue is full: wait for room in it
-                    await jobs.send(job)
+                await self.room(scene).post(job)
                 return
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 continue

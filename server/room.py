@@ -18,6 +18,14 @@ and the room has what it has not seen read beside it, on a reading thread, while
 its jobs, and pushes it when it comes (``missed``, ``Caught``). Between two jobs, what the
 subscribers were sent is exactly the state the room decides on.
 
+A room's task runs only while it has something to do: when no one is subscribed and no job has
+come for ``linger`` seconds, the task ends and the room sleeps, its state kept in the service's
+cache; the next job posted to it (``post``: a command, a join, a read of what another process
+appended, a ``state`` read) starts the task again. The hand-over needs no lock: the task ends only
+when its inbox is empty, and ``post`` starts a task when none runs, each without awaiting between
+its look and its act, on the one event loop. A scene asleep for long is unloaded by the hub (one
+sweep for the process, ``Hub``), never by a timer of its own.
+
 A room is supervised: its scene is loaded (checked) off the event loop when it starts, and if the
 scene cannot be served, or anything unexpected goes wrong in a job, the room stops alone. Its
 subscribers get an ``error`` naming the scene and the cause and are closed (1011); every job
@@ -30,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import math
 import os
 import shutil
 import sys
@@ -95,6 +104,9 @@ TAIL = 100
 UNREAD = "The server's database did not answer in time, so the scene could not be sent; try again in a moment."
 CATCH_UP = 1000
 """Events of other processes' commits read at most by one job of the room (``catch_up``)."""
+LINGER = 1.0
+"""Seconds a room no one watches waits for another job before its task ends (a burst of jobs does
+not start and stop it for each)."""
 
 log = structlog.get_logger("justicar.room")
 T = TypeVar("T")
@@ -265,7 +277,10 @@ class Room:
     scene: str
     service: SceneService
     tg: TaskGroup
-    on_idle: Callable[[Room], bool]
+    on_sleep: Callable[[Room], None] = lambda room: None
+    """Told when the room's task ended for want of jobs (the hub unloads it if it sleeps long)."""
+    on_wake: Callable[[Room], None] = lambda room: None
+    """Told when a job starts the task of a sleeping room again."""
     on_failed: Callable[[Room], None] = lambda room: None
     on_loaded: Callable[[Scene], None] = lambda state: None
     """Told the state a load made (a night mends what a crash kept from its scenes)."""
@@ -278,7 +293,7 @@ class Room:
     each commit it pushes, this process's or another's (``server.alarms``)."""
     warm: Callable[[list[str]], Awaitable[None]] = _nothing_to_warm
     """Loads other streams (off the event loop, each by its own room) before a command reads them."""
-    idle_after: float = 300.0
+    linger: float = LINGER
     worker: Worker = field(default_factory=Worker)
     subscribers: list[Subscriber] = field(default_factory=list)
 
@@ -300,41 +315,100 @@ class Room:
         """Frames for each subscriber, written at the end of ``_gathered``."""
         self._grouped: tuple[tuple[int, ...], dict[tuple[str, bool], list[Subscriber]]] = ((), {})
         """The subscribers' ids when last grouped, and the groups (``_groups``)."""
+        self.running = False
+        """Whether the room's task runs (it ends when the room sleeps: ``wake`` starts it again)."""
+        self._loaded = False
+        self._closed = False
+        self._waiting: anyio.CancelScope | None = None
+        """The task's wait for a job, while it waits (``_unwatched`` shortens it)."""
 
     @property
     def state(self) -> Scene:
         return self.service.state(self.scene)
 
+    def wake(self) -> None:
+        """Start the room's task unless it runs (or the room failed or was unloaded). Never waits: a
+        job put in the inbox and then ``wake`` cannot fall between a task that is ending and the
+        next one (the task ends only with its inbox empty, without awaiting after its look)."""
+        if self.running or self._closed or self.failure is not None:
+            return
+        self.running = True
+        self.on_wake(self)
+        self.tg.start_soon(self.run, name=f"room {self.scene}")
+
+    async def post(self, job: Job) -> None:
+        """Give the room a job (waiting while its inbox is full), waking it if it sleeps. An unloaded
+        or failed room refuses it (``anyio.ClosedResourceError``): the hub makes a new one."""
+        try:
+            self.jobs.send_nowait(job)
+        except anyio.WouldBlock:  # a full inbox: its task runs and will not end before taking this
+            await self.jobs.send(job)
+        self.wake()
+
+    def _post_nowait(self, job: Job) -> None:
+        """A job from beside the room (a read, a check); dropped if the room is gone or full."""
+        with contextlib.suppress(anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            self.jobs.send_nowait(job)
+            self.wake()
+
+    def close(self) -> None:
+        """Unload: refuse every job from now on (the hub, which does this only to a room asleep, makes
+        a new room for the next)."""
+        self._closed = True
+        self.jobs.close()
+        self._inbox.close()
+
     async def run(self) -> None:
         structlog.contextvars.clear_contextvars()  # not the context of the connection that woke the room
-        with self._inbox:
-            try:
+        try:
+            if not self._loaded:
                 await self._load()
+                self._loaded = True
                 await self.automate()  # a throw owed since before a restart
-                while True:
-                    job = self._next()
-                    if job is None:
-                        with anyio.move_on_after(self.idle_after):
-                            try:
-                                job = await self._inbox.receive()
-                            except anyio.EndOfStream:
-                                return
-                    if job is None:
-                        if not self.subscribers and self.on_idle(self):
-                            self.jobs.close()  # senders holding this room now retry with a new one
-                            return
-                        continue
-                    if isinstance(job, Submit):
-                        group = self._together(job)
-                        self._current = group
-                        await self.submit(group)
-                    else:
-                        self._current = [job]
-                        await self.handle(job)
-                        await anyio.lowlevel.checkpoint()  # a flood of joins and leaves lets others run
-                    self._current = ()
-            except Exception as err:  # supervision: the room stops alone, the server goes on
-                self._fail(err)
+            while True:
+                job = self._next()
+                if job is None:
+                    try:
+                        job = await self._wait()
+                    except anyio.EndOfStream:
+                        return
+                    if job is None:  # a job sent as the wait ran out is in the inbox, not handed to it
+                        job = self._next()
+                if job is None:
+                    if not self.subscribers:  # no job waits, no one watches: sleep (``wake``)
+                        self.running = False
+                        self.on_sleep(self)
+                        return
+                    continue
+                if isinstance(job, Submit):
+                    group = self._together(job)
+                    self._current = group
+                    await self.submit(group)
+                else:
+                    self._current = [job]
+                    await self.handle(job)
+                    await anyio.lowlevel.checkpoint()  # a flood of joins and leaves lets others run
+                self._current = ()
+        except Exception as err:  # supervision: the room stops alone, the server goes on
+            self._fail(err)
+
+    async def _wait(self) -> Job | None:
+        """The next job, or None when none came within ``linger`` seconds while no one is
+        subscribed (with subscribers the wait has no end and costs no timer; ``_unwatched``
+        gives it one when the last goes from beside the room)."""
+        deadline = anyio.current_time() + self.linger if not self.subscribers else math.inf
+        with anyio.CancelScope(deadline=deadline) as self._waiting:
+            try:
+                return await self._inbox.receive()
+            finally:
+                self._waiting = None
+        return None
+
+    def _unwatched(self) -> None:
+        """The last subscriber went from beside the room's task (evicted, dropped as too slow while
+        the task waits): its wait ends within ``linger`` too."""
+        if not self.subscribers and self._waiting is not None:
+            self._waiting.deadline = min(self._waiting.deadline, anyio.current_time() + self.linger)
 
     async def _load(self) -> None:
         """Load (and check) the scene off the event loop. What a load from a snapshot took on trust
@@ -381,8 +455,7 @@ class Room:
         snapshots = self.service.snapshots
         assert snapshots is not None
         await self.service.writer.run(lambda: snapshots.discard_all(self.scene))
-        with contextlib.suppress(anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            self.jobs.send_nowait(Fault(Distrusted(problem)))
+        self._post_nowait(Fault(Distrusted(problem)))
 
     def _next(self) -> Job | None:
         """A job already waiting (None: wait for one). A command's own turn of the loop is its
@@ -563,8 +636,7 @@ class Room:
         except StorageUnavailable as err:  # the next announcement, or the feed's sweep, reads again
             log.warning("other processes' commits not read", scene=self.scene, error=str(err))
             caught = Caught(after, [], failed=True)
-        with contextlib.suppress(anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
-            self.jobs.send_nowait(caught)
+        self._post_nowait(caught)
 
     def _pushed(self, before: Scene, done: Handled, *, own: bool = True, patched: bool = True) -> Scene:
         """Push one commit to the subscribers (``patched``: with its view patch); the state after it:
@@ -697,6 +769,7 @@ class Room:
             self.subscribers.remove(sub)
         if gone:
             self.announce()
+            self._unwatched()
 
     def _send(self, subs: list[Subscriber], frames: list[bytes]) -> None:
         """Write frames to subscribers without waiting (within ``_gathered``: at its end); drop those
@@ -794,6 +867,7 @@ class Room:
                 log.warning("subscriber dropped", scene=self.scene, role=sub.grant.role, reason="too slow")
                 self.tg.start_soon(sub.conn.close, TOO_SLOW, "too slow: reconnect to catch up")
         self.announce()
+        self._unwatched()
 
     # -- supervision -----------------------------------------------------------------------------
 
@@ -816,8 +890,9 @@ class Room:
             try:
                 job = self._inbox.receive_nowait()
             except (anyio.WouldBlock, anyio.EndOfStream):
-                return
+                break
             self._answer_failed(job)
+        self._inbox.close()
 
     def _answer_failed(self, job: Job) -> None:
         with contextlib.suppress(anyio.WouldBlock, anyio.BrokenResourceError, anyio.ClosedResourceError):
