@@ -33,7 +33,7 @@ from domain.night import bounced, pending, sending
 from domain.state import Scene
 from server.alarms import Alarm
 from server.backend import Backend
-from server.notify import Feed, feed_for
+from server.notify import Feed, Silent, feed_for
 from server.reader import Reader
 from server.room import LINGER, Inspect, Join, JoinAnswer, Leave, Reply, Room, SendView, Submit, Subscriber
 from server.service import ErrorBody, Handled, SceneService
@@ -206,8 +206,11 @@ class Hub:
     def _loaded(self, scene: str, state: Scene) -> None:
         """The feed hears of the scene's commits from now on (``Feed.watch``). A night just loaded
         mends what a crash may have kept from its scenes (``pending``); a scene of a night loads its
-        night, which does the same."""
+        night, which does the same. What another process committed while the room was loading was
+        announced while it held no state (``Room.missed`` waits for one): it is read once more."""
         self.feed.watch(scene)
+        if (room := self.rooms.get(scene)) is not None and not isinstance(self.feed, Silent):
+            room.missed(None)
         if state.night is not None:
             self.tg.start_soon(self._mend, state.id)
         elif state.game and state.game not in self.rooms:

@@ -351,6 +351,8 @@ class Listener:
             said += [f"UNLISTEN {channel_of(key)}" for key in sorted(gone)]
             await conn.execute("; ".join(said))
         self.on = want
+        if set(self._held) != want:  # a room loaded or left meanwhile: tune again before waiting
+            self._stale = True
         return new
 
     async def _speak(self) -> None:

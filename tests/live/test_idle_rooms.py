@@ -70,7 +70,7 @@ async def test_idle_loaded_scenes_keep_no_task() -> None:
             await live.hub.state(f"s{n}")
         await asleep(live, *(f"s{n}" for n in range(100)))
         assert len(live.hub.rooms) == 100 and live.hub.awake == 0
-        assert len(asyncio.all_tasks()) == before + 1
+        assert len(asyncio.all_tasks()) <= before + 2, "a task per room"  # the sweep (and perhaps a passing job)
 
 
 async def test_a_watched_scene_keeps_its_task_and_sleeps_when_the_last_leaves(backend: Any) -> None:
