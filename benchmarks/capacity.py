@@ -255,7 +255,10 @@ async def measure(
     run: int,
 ) -> Figures:
     scenes = [Scene(t, homes(t.scene, len(urls), spread_out)) for t in tables]
-    rss = lambda: sum(s.rss_kib() for s in servers)  # noqa: E731
+
+    def rss() -> int:
+        return sum(s.rss_kib() for s in servers)
+
     await asyncio.sleep(0.5)
     empty = rss()
 
