@@ -240,6 +240,9 @@ class _Apart(Exception):
 
 
 class PostgresStore(Batched):
+    concurrent = True
+    """Appends may run side by side, each on a connection of the pool (``server.writer.FLIGHTS``)."""
+
     def __init__(self, url: str, *, readonly: bool = False, notify: bool = True) -> None:
         self.url = url
         """As given (with our settings in its query): what ``open_store`` opens again."""
