@@ -58,6 +58,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m benchmarks.night --runs 5
 	$(BIN)/python -m benchmarks.pg_append --runs 5
 	$(BIN)/python -m benchmarks.processes --runs 3
+	$(BIN)/python -m benchmarks.capacity --runs 3
 
 ## browser: Debian's Chromium, which the browser tests drive with Playwright (installed when missing)
 browser:

@@ -9,10 +9,10 @@ Two shapes of commit, each command three events (from a brawl, ``benchmarks.scen
   commit when many commands arrive at once).
 
 ``PostgresStore`` seals, hashes and encodes the events, takes a connection from its pool (checked
-with an empty query), checks the version and that the command is not already logged (one
-statement), inserts the events and the command's row (one statement, the events as arrays),
-announces the commit with ``NOTIFY`` and commits: for one command in a pipeline (``BEGIN`` with the
-check, then the rest together); in a group, each command in a savepoint of its own. The baseline
+with an empty query), checks the versions and that the commands are not already logged (one
+statement for the whole group), then inserts every command's events and rows, sets their alarms
+and announces the commit with ``NOTIFY`` in one statement, which is its transaction (a race lost
+there has the group written again command by command, each in a savepoint). The baseline
 is plain psycopg on one connection to a database made with the same tables and indexes, and per
 command what hand-written code would do: the head, the duplicate check, the events
 (``executemany``) and the command's row, hashes and JSON precomputed; one ``COMMIT`` per

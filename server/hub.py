@@ -299,7 +299,7 @@ class Hub:
 
     def _heard(self, scene: str, seq: int | None) -> None:
         room = self.rooms.get(scene)
-        if room is not None:
+        if room is not None and (seq is None or seq > self.service.writing.get(scene, 0)):  # not our own
             room.missed(seq)
 
     # -- tokens ----------------------------------------------------------------------------------

@@ -256,6 +256,10 @@ class SceneService:
         """Set by a server that shares its store with other processes (``Hub``)."""
         self._states: dict[str, Scene] = {}
         self._moved: dict[str, float] = {}
+        self.writing: dict[str, int] = {}
+        """The last seq of the group this process's writer has on its way, by scene. Its commit's
+        announcement (PostgreSQL's NOTIFY, heard on this process's own LISTEN) may come before the
+        state has it: up to this seq it is not news, and the room need not read the log for it."""
 
     # -- states ----------------------------------------------------------------------------------
 
@@ -461,20 +465,25 @@ class SceneService:
             results[i] = await self._unless_repeated(commands[i], refusal)
         if not decided:
             return []
-        outcomes = await self.writer.append([self._item(step) for _, step in decided])
-        state = self.state(scene)
-        again = []
-        for (i, step), outcome in zip(decided, outcomes, strict=True):
-            if isinstance(outcome, list):  # those that went in come first (``EventStore.append_batch``)
-                state = step.after if step.after is not None and step.state is state else fold(outcome, state)
-                results[i] = Handled(id=step.command.id, records=outcome, fresh=True, state=state)
-            elif isinstance(outcome, StorageUnavailable):
-                results[i] = self._unavailable(step.command, outcome)
-            elif isinstance(outcome, Repeated):
-                results[i] = await self._repeated(step.command, outcome.prior)
-            else:
-                again.append(i)
-        self._states[scene] = state
+        last = decided[-1][1]
+        self.writing[scene] = last.state.version + len(last.events)
+        try:
+            outcomes = await self.writer.append([self._item(step) for _, step in decided])
+            state = self.state(scene)
+            again = []
+            for (i, step), outcome in zip(decided, outcomes, strict=True):
+                if isinstance(outcome, list):  # those that went in come first (``EventStore.append_batch``)
+                    state = step.after if step.after is not None and step.state is state else fold(outcome, state)
+                    results[i] = Handled(id=step.command.id, records=outcome, fresh=True, state=state)
+                elif isinstance(outcome, StorageUnavailable):
+                    results[i] = self._unavailable(step.command, outcome)
+                elif isinstance(outcome, Repeated):
+                    results[i] = await self._repeated(step.command, outcome.prior)
+                else:
+                    again.append(i)
+            self._states[scene] = state
+        finally:
+            self.writing.pop(scene, None)
         if again:
             self.moved(scene)
         return again

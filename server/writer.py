@@ -4,8 +4,10 @@ snapshot). Heavy pure work goes to the worker (``server.worker``).
 
 The writer commits in groups: the appends that arrive while a commit is on its way to the disk,
 from any scene, go to the disk together in the next transaction, each acknowledged only once that
-transaction is durable. A store in memory is written inline. The writer's thread is a ``Lane`` of
-its own (a one-worker executor), not anyio's pool: a handoff costs the loop about half as much.
+transaction is durable. A store that takes appends side by side (PostgreSQL) has ``FLIGHTS``
+group commits on their way at once, each on a thread and a connection of its own. A store in
+memory is written inline. The writer's thread is a ``Lane`` of its own (a one-worker executor),
+not anyio's pool: a handoff costs the loop about half as much.
 """
 
 from __future__ import annotations
@@ -29,15 +31,20 @@ from server.store import Append, ConcurrencyConflict, EventStore, MemoryStore, S
 from server.store.base import copy_steps
 
 T = TypeVar("T")
+FLIGHTS = 2
+"""Group commits on their way at once, for a store that takes them side by side (PostgreSQL: each
+on a connection of its own; its commits' flushes of the write-ahead log are shared): while one
+waits for the disk, the next group goes."""
 Outcome = list[Recorded] | ConcurrencyConflict | StoreError
 
 
 class _Waiting:
-    __slots__ = ("item", "outcome")
+    __slots__ = ("item", "outcome", "taken")
 
     def __init__(self, item: Append) -> None:
         self.item = item
         self.outcome: Outcome | None = None
+        self.taken = False
 
 
 class Lane:
@@ -62,8 +69,14 @@ class Writer:
         self.store = store
         self.threaded = not isinstance(store, MemoryStore) if threaded is None else threaded
         self._lane = Lane()
+        self._lanes = [self._lane]
+        """Where group commits go: a store whose appends may run side by side (``FLIGHTS``, on
+        connections of their own: PostgreSQL) has a lane more for each."""
+        for n in range(1, FLIGHTS if getattr(store, "concurrent", False) else 1):
+            self._lanes.append(Lane(f"justicar writer {n + 1}"))
+        self._idle = list(self._lanes)
         self._waiting: list[_Waiting] = []
-        self._committing: anyio.Event | None = None
+        self._landed = anyio.Event()
         self._stepping = anyio.Lock()
         """Held by the copy whose step is with the writer: one step at a time, however many copies
         are made, so a commit waits behind one step at most."""
@@ -99,27 +112,33 @@ class Writer:
         mine = [_Waiting(item) for item in items]
         self._waiting += mine
         while any(w.outcome is None for w in mine):
-            if self._committing is not None:
-                await self._committing.wait()
-            else:
-                await self._commit()
+            if self._idle and not all(w.taken for w in mine):
+                await self._commit(self._idle.pop())
+            else:  # a commit is on its way with them, or every lane is busy: the next to land
+                await self._landed.wait()
         return [w.outcome for w in mine if w.outcome is not None]
 
-    async def _commit(self) -> None:
-        self._committing = done = anyio.Event()
+    async def _commit(self, lane: Lane) -> None:
+        """Commit what waits, on ``lane``. A scene's commands are never in two commits at once
+        (its room sends its next group once the last is answered), so commits side by side keep
+        each scene's order."""
         try:
             await anyio.sleep(0)  # what arrives in this turn of the loop goes in too
             batch, self._waiting = self._waiting, []
-            outcomes: Sequence[Outcome]
-            try:
-                outcomes = await self._lane.run(self.store.append_batch, [w.item for w in batch])
-            except StoreError as err:
-                outcomes = [err] * len(batch)
+            for waiting in batch:
+                waiting.taken = True
+            outcomes: Sequence[Outcome] = []
+            if batch:
+                try:
+                    outcomes = await lane.run(self.store.append_batch, [w.item for w in batch])
+                except StoreError as err:
+                    outcomes = [err] * len(batch)
             for waiting, outcome in zip(batch, outcomes, strict=True):
                 waiting.outcome = outcome
         finally:
-            self._committing = None
-            done.set()
+            self._idle.append(lane)
+            landed, self._landed = self._landed, anyio.Event()
+            landed.set()
 
 
 def let_go(*held: list[Any] | dict[Any, Any]) -> None:

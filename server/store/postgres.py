@@ -19,7 +19,8 @@ accepted command id per scene and actor, with the digest of its body and the eve
 An append is one transaction: check the version and that the log does not hold the command, insert
 the events and the command, announce it, commit. Two processes appending to one scene race on the
 primary key or on the command's: the loser's unique violation is ``ConcurrencyConflict`` and it
-wrote nothing (``append_batch`` keeps each command of a group in a savepoint of its own, so one
+wrote nothing (``append_batch`` writes a group commit in one statement, so a loser there fails it
+whole; the group is then written again command by command, each in a savepoint of its own, so one
 loser leaves the others in). Each commit is announced, inside its transaction (so only once it is
 committed), by ``NOTIFY`` on the channel of the scene's group (``server.store.channels``) with
 ``"SEQ SCENE"`` per scene written (its last seq; ``server.notify`` listens): the events themselves
@@ -234,7 +235,14 @@ def on_server(where: str = "") -> Iterator[None]:
         raise unavailable(err, where) from err
 
 
+class _Apart(Exception):
+    """A group to write item by item, each in a savepoint (``PostgresStore._group``)."""
+
+
 class PostgresStore(Batched):
+    concurrent = True
+    """Appends may run side by side, each on a connection of the pool (``server.writer.FLIGHTS``)."""
+
     def __init__(self, url: str, *, readonly: bool = False, notify: bool = True) -> None:
         self.url = url
         """As given (with our settings in its query): what ``open_store`` opens again."""
@@ -377,24 +385,131 @@ class PostgresStore(Batched):
             return []
         try:
             with self.pool.connection() as conn:
-                return [self._one(conn, items[0])] if len(items) == 1 else self._group(conn, items)
+                try:
+                    return self._together(conn, items)
+                except pg_errors.UniqueViolation as err:  # another process wrote first
+                    if len(items) == 1:
+                        return [ConcurrencyConflict(f"scene {items[0].scene!r} changed under this write: {err}")]
+                    return self._group(conn, items)  # item by item: the others of the group go in
+                except _Apart:
+                    return self._group(conn, items)
         except psycopg.Error as err:
             raise unavailable(err, self.where) from err
 
-    def _one(self, conn: psycopg.Connection[Any], item: Append) -> list[Recorded] | ConcurrencyConflict:
-        """One command, in a pipeline: ``BEGIN`` goes with the check, and the inserts, the
-        ``NOTIFY`` and the ``COMMIT`` go together once it passed (three round trips with the pool's
-        check of the connection). A race lost on a key aborts the transaction: a conflict."""
-        try:
-            with conn.pipeline(), conn.transaction():
-                records = self._insert(conn, item)
-                if records and self.notify:
-                    conn.execute("SELECT pg_notify(%s, %s)", [channel(item.scene), f"{records[-1].seq} {item.scene}"])
-        except ConcurrencyConflict as err:
-            return err
-        except pg_errors.UniqueViolation as err:
-            return ConcurrencyConflict(f"scene {item.scene!r} changed under this write: {err}")
-        return records
+    def _together(
+        self, conn: psycopg.Connection[Any], items: Sequence[Append]
+    ) -> list[list[Recorded] | ConcurrencyConflict]:
+        """The whole group in two statements, whatever its size: one look at every item's scene
+        and command (``_LOOK``), then one statement that writes them all (``_WRITE``: the events,
+        the ``commands`` rows, the ``alarms`` rows and the ``NOTIFY``), which is its transaction,
+        so all of it commits or none. An item whose look finds its scene moved, or being copied in,
+        or the command there already, is answered so and left out (and the items of its scene
+        after it conflict: they were decided on it). A race lost on a key meanwhile (another
+        process appended between the look and the write) fails the whole statement, nothing
+        written: the caller then writes the group item by item (``_group``), each in a savepoint.
+        So does a group the look cannot settle alone: a command id twice in it, or an index row to
+        delete."""
+        keys = [(item.scene, item.actor, item.command) for item in items]
+        if len(set(keys)) < len(keys):
+            raise _Apart
+        look = {"s": [k[0] for k in keys], "a": [k[1] for k in keys], "c": [k[2] for k in keys]}
+        rows = conn.execute(self._LOOK, look, prepare=True).fetchall()
+        out: list[list[Recorded] | ConcurrencyConflict] = []
+        heads: dict[str, tuple[int, str]] = {}
+        stale: set[str] = set()
+        written: list[tuple[Recorded, bytes]] = []
+        commands: list[tuple[Append, int, int]] = []
+        due: dict[str, datetime | None] = {}
+        for item, row in zip(items, rows, strict=True):
+            scene = item.scene
+            if scene in stale:
+                out.append(ConcurrencyConflict(f"scene {scene!r}: an earlier item of this batch conflicted"))
+                continue
+            version, prev = heads.get(scene) or (row[1] or 0, row[2] or GENESIS)
+            try:
+                if version != item.expected_version:
+                    raise ConcurrencyConflict(f"scene {scene!r} is at version {version}, not {item.expected_version}")
+                if row[9]:
+                    raise ConcurrencyConflict(f"scene {scene!r} is being copied in (a fork or an import)")
+                prior, indexed = _as_logged(scene, item.actor, item.command, row[3:9])
+                if prior is not None:
+                    raise Repeated(prior)
+            except ConcurrencyConflict as err:
+                out.append(err)
+                stale.add(scene)
+                continue
+            if indexed:  # a row for a command the log does not hold (reported by ``as_logged``)
+                raise _Apart
+            sealed = chain(scene, version, prev, item.events, command=item.command, actor=item.actor, at=item.at)
+            out.append([record for record, _ in sealed])
+            if sealed:
+                written += sealed
+                heads[scene] = (sealed[-1][0].seq, sealed[-1][0].hash)
+                commands.append((item, sealed[0][0].seq, sealed[-1][0].seq))
+                if item.due is None or isinstance(item.due, datetime):
+                    due[scene] = item.due
+        if written:
+            records = [r for r, _ in written]
+            kept = {scene: when for scene, when in due.items() if when is not None}
+            conn.execute(
+                self._WRITE,
+                [
+                    [r.seq for r in records],
+                    [r.scene for r in records],
+                    [r.type for r in records],
+                    [format_at(r.at) for r in records],
+                    [r.actor for r in records],
+                    [r.command for r in records],
+                    [r.prev for r in records],
+                    [r.hash for r in records],
+                    [data.decode() for _, data in written],
+                    [item.scene for item, _, _ in commands],
+                    [item.actor for item, _, _ in commands],
+                    [item.command for item, _, _ in commands],
+                    [item.digest for item, _, _ in commands],
+                    [first for _, first, _ in commands],
+                    [last for _, _, last in commands],
+                    [scene for scene, when in due.items() if when is None],
+                    list(kept),
+                    [to_micros(when) for when in kept.values()],
+                    *self._announced({scene: seq for scene, (seq, _) in heads.items()}),
+                ],
+                prepare=True,
+            )
+        return out
+
+    _WRITE = (
+        f"WITH written AS (INSERT INTO events ({_COLUMNS}) SELECT * FROM unnest(%b::bigint[], %b::text[], "
+        "%b::text[], %b::text[], %b::text[], %b::text[], %b::text[], %b::text[], %b::text[])), "
+        "indexed AS (INSERT INTO commands (scene, actor, id, digest, first_seq, last_seq) SELECT * FROM "
+        "unnest(%b::text[], %b::text[], %b::text[], %b::text[], %b::bigint[], %b::bigint[])), "
+        "quiet AS (DELETE FROM alarms WHERE scene = ANY(%b::text[])), "
+        "timed AS (INSERT INTO alarms (scene, due) SELECT * FROM unnest(%b::text[], %b::bigint[]) "
+        "ON CONFLICT (scene) DO UPDATE SET due = EXCLUDED.due) "
+        "SELECT pg_notify(c, p) FROM unnest(%b::text[], %b::text[]) AS n(c, p)"
+    )
+    """A group's records, its commands' index rows, its scenes' alarms (deleted, set) and its
+    announcements (one per scene, its last seq), in one statement: one transaction."""
+
+    def _announced(self, heads: dict[str, int]) -> tuple[list[str], list[str]]:
+        """The channels and payloads of a group's announcements: one per scene written, its last
+        seq (none when this store does not announce)."""
+        if not self.notify:
+            return [], []
+        return [channel(scene) for scene in heads], [f"{seq} {scene}" for scene, seq in heads.items()]
+
+    _LOOK = (
+        "SELECT i.n, h.seq, h.hash, e.first, e.last, e.n, c.digest, c.first_seq, c.last_seq, "
+        "EXISTS (SELECT 1 FROM unfinished u WHERE u.scene = i.s) "
+        "FROM unnest(%(s)s::text[], %(a)s::text[], %(c)s::text[]) WITH ORDINALITY AS i(s, a, c, n) "
+        "CROSS JOIN LATERAL (SELECT min(seq) AS first, max(seq) AS last, count(*) AS n FROM events "
+        "WHERE scene = i.s AND actor = i.a AND command = i.c) AS e "
+        "LEFT JOIN commands c ON c.scene = i.s AND c.actor = i.a AND c.id = i.c "
+        "LEFT JOIN LATERAL (SELECT seq, hash FROM events WHERE scene = i.s ORDER BY seq DESC LIMIT 1) AS h ON true "
+        "ORDER BY i.n"
+    )
+    """Each item's scene's head, and its command as the log holds it (its events) beside its index
+    row, in the items' order (``_CHECK`` for a whole group)."""
 
     def _group(
         self, conn: psycopg.Connection[Any], items: Sequence[Append]
@@ -426,8 +541,7 @@ class PostgresStore(Batched):
                     heads[item.scene] = records[-1].seq
             if heads and self.notify:
                 conn.execute(
-                    "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS t(c, p)",
-                    [[channel(scene) for scene in heads], [f"{seq} {scene}" for scene, seq in heads.items()]],
+                    "SELECT pg_notify(c, p) FROM unnest(%s::text[], %s::text[]) AS t(c, p)", self._announced(heads)
                 )
         return out
 

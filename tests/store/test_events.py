@@ -7,6 +7,7 @@ import sqlite3
 import threading
 from datetime import UTC, datetime
 
+import msgspec
 import psycopg
 import pytest
 
@@ -185,6 +186,46 @@ class TestBatches:
         for scene in ("s1", "s2", "s3"):
             assert check_chain(store.read_wire(scene)) is None
         assert store.append_batch([]) == []
+
+    def test_a_batch_of_distinct_ids_settles_each_as_alone(self, backend: Backend) -> None:
+        """A group whose command ids all differ (PostgreSQL writes it in one statement): commands
+        of one scene chain on each other, a stale one and those after it conflict, a command the
+        log holds already is a repeat, one without events writes nothing; the rest go in, every
+        scene's chain whole, and each scene's last alarm holds."""
+        store = backend.store
+        append(store, 0, [SceneOpened(ruleset="lotn")], "c0")
+        append(store, 0, [SceneOpened(ruleset="lotn")], "held", scene="s2")
+        items = [
+            item("s1", 1, [SceneClosed()], "a"),
+            item("s3", 0, [SceneOpened(ruleset="lotn")], "a"),
+            item("s1", 2, [SceneClosed(), SceneClosed()], "b"),
+            item("s2", 0, [SceneOpened(ruleset="lotn")], "stale"),  # s2 is at 1
+            item("s2", 1, [SceneClosed()], "after"),  # decided on the stale one
+            item("s4", 0, [SceneOpened(ruleset="lotn")], "x"),
+            item("s4", 1, [SceneClosed()], "c0"),  # not a repeat: another scene's id
+            item("s1", 4, [], "nothing"),
+        ]
+        items[1] = msgspec.structs.replace(items[1], due=AT)
+        done = store.append_batch(items)
+        assert [[r.seq for r in d] if isinstance(d, list) else type(d).__name__ for d in done] == [
+            [2],
+            [1],
+            [3, 4],
+            "ConcurrencyConflict",
+            "ConcurrencyConflict",
+            [1],
+            [2],
+            [],
+        ]
+        assert [r.command for r in store.read("s1")] == ["c0", "a", "b", "b"]
+        assert store.head("s2")[0] == 1 and store.head("s3")[0] == 1 and store.head("s4")[0] == 2
+        assert store.command("s1", "st", "nothing") is None and store.command("s2", "st", "after") is None
+        for scene in ("s1", "s2", "s3", "s4"):
+            assert check_chain(store.read_wire(scene)) is None
+        assert store.alarms() == [("s3", AT)]
+        again = store.append_batch([item("s1", 4, [SceneClosed()], "b"), item("s3", 1, [SceneClosed()], "z")])
+        assert isinstance(again[0], Repeated) and (again[0].prior.first_seq, again[0].prior.last_seq) == (3, 4)
+        assert [r.seq for r in again[1]] == [2]  # type: ignore[union-attr]
 
     def test_a_batch_result_is_what_was_stored(self, backend: Backend) -> None:
         """The records a batch returns are the ones read back."""
