@@ -184,6 +184,22 @@ class Settings:
         return cls(conninfo, pool_size, ours.get("statement_timeout", STATEMENT_TIMEOUT))
 
 
+def _checked(item: Append, version: int, copying: bool, logged: Sequence[Any]) -> bool:
+    """Whether ``item`` may go in on its scene's head (``version``) and what the log holds of its
+    command (``logged``, as ``_as_logged`` reads it): ``ConcurrencyConflict`` if the scene moved or
+    is being copied in, ``Repeated`` if the command is in already; else whether an index row of it
+    must go first (one for a command the log does not hold)."""
+    scene = item.scene
+    if version != item.expected_version:
+        raise ConcurrencyConflict(f"scene {scene!r} is at version {version}, not {item.expected_version}")
+    if copying:
+        raise ConcurrencyConflict(f"scene {scene!r} is being copied in (a fork or an import)")
+    prior, indexed = _as_logged(scene, item.actor, item.command, logged)
+    if prior is not None:
+        raise Repeated(prior)
+    return indexed
+
+
 def _as_logged(scene: str, actor: str, command_id: str, row: Sequence[Any]) -> tuple[CommandRecord | None, bool]:
     """``as_logged`` from a row of (first, last, count of the command's events, and its index row's
     digest, first and last seq); and whether the index has a row for it."""
@@ -427,13 +443,7 @@ class PostgresStore(Batched):
                 continue
             version, prev = heads.get(scene) or (row[1] or 0, row[2] or GENESIS)
             try:
-                if version != item.expected_version:
-                    raise ConcurrencyConflict(f"scene {scene!r} is at version {version}, not {item.expected_version}")
-                if row[9]:
-                    raise ConcurrencyConflict(f"scene {scene!r} is being copied in (a fork or an import)")
-                prior, indexed = _as_logged(scene, item.actor, item.command, row[3:9])
-                if prior is not None:
-                    raise Repeated(prior)
+                indexed = _checked(item, version, bool(row[9]), row[3:9])
             except ConcurrencyConflict as err:
                 out.append(err)
                 stale.add(scene)
@@ -568,14 +578,7 @@ class PostgresStore(Batched):
         row = conn.execute(self._CHECK, {"s": scene, "a": item.actor, "c": item.command}).fetchone()
         assert row is not None
         version, prev = row[0] or 0, row[1] or GENESIS
-        if version != item.expected_version:
-            raise ConcurrencyConflict(f"scene {scene!r} is at version {version}, not {item.expected_version}")
-        if row[8]:
-            raise ConcurrencyConflict(f"scene {scene!r} is being copied in (a fork or an import)")
-        prior, indexed = _as_logged(scene, item.actor, item.command, row[2:8])
-        if prior is not None:
-            raise Repeated(prior)
-        if indexed:  # a row for a command the log does not hold (reported by ``as_logged``)
+        if _checked(item, version, bool(row[8]), row[2:8]):  # an index row for a command the log does not hold
             conn.execute(
                 "DELETE FROM commands WHERE scene = %s AND actor = %s AND id = %s", [scene, item.actor, item.command]
             )

@@ -266,6 +266,16 @@ async def _ready(proc: subprocess.Popen[str], log: Path, seconds: float = 20) ->
                 return tokens
 
 
+async def stopped(proc: subprocess.Popen[Any]) -> None:
+    """SIGTERM, and SIGKILL if it has not stopped within 10 s."""
+    proc.terminate()
+    try:
+        await anyio.to_thread.run_sync(lambda: proc.wait(10))
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 @contextlib.asynccontextmanager
 async def served(argv: list[str], port: int, log: Path) -> AsyncIterator[Served]:
     """Run ``argv`` (a `justicar serve`, perhaps wrapped) until the block ends; SIGTERM, then kill."""
@@ -275,12 +285,7 @@ async def served(argv: list[str], port: int, log: Path) -> AsyncIterator[Served]
         yield Served(proc, port, log, await _ready(proc, log))
     finally:
         if proc.poll() is None:
-            proc.terminate()
-            try:
-                await anyio.to_thread.run_sync(lambda: proc.wait(10))
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            await stopped(proc)
         if proc.stdout is not None:
             proc.stdout.close()
 

@@ -36,7 +36,7 @@ from websockets.exceptions import InvalidStatus
 
 from clients.client import Client, routed
 from server.app import Running
-from tests.live.faults import ROOT, Served, adjust, cli, free_port, peer, script, serve_argv, served
+from tests.live.faults import ROOT, Served, adjust, cli, free_port, peer, script, serve_argv, served, stopped
 from tests.live.test_web import PHONE, browser
 
 pytestmark = pytest.mark.anyio
@@ -137,12 +137,7 @@ async def proxied(servers: list[Served], where: Path) -> AsyncIterator[Proxy]:
                 await anyio.sleep(0.02)
         yield proxy
     finally:
-        proc.terminate()
-        try:
-            await anyio.to_thread.run_sync(lambda: proc.wait(10))
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        await stopped(proc)
 
 
 @contextlib.asynccontextmanager
