@@ -99,10 +99,18 @@ class Due(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=Tru
 # -- what is due -------------------------------------------------------------------------------
 
 
-_LAST: list[tuple[Scene, list[Due]]] = []
-"""The last few states asked about, and their answer: a commit asks of the same state several times
-(its append's wake-up time, the room's alarm, the patch, each viewer's view). States are immutable,
-so the same object always has the same answer."""
+_SEEN: dict[int, tuple[Scene, list[Due]]] = {}
+"""The states asked about lately, by the very object, and their answer: a commit asks of its state
+several times (its append's wake-up time, the room's alarm, the patch, each viewer's view), and
+its next commit of the state before it, while many scenes commit in between. States are
+immutable, so the same object always has the same answer; each entry holds its state, so an id
+is not reused while it is kept."""
+_SEEN_SIZE = 256
+_OF_CHALLENGE: dict[int, tuple[tuple[object, ...], list[Due]]] = {}
+"""The moves an undecided challenge waits for, by the very challenge and what else they are made
+of (the deadlines set, the clocks, whether each side is a player's): most commits leave most
+challenges as they were (each entry holds them: their ids are not reused while it is kept)."""
+_NO_CLOCKS = Clocks()
 
 
 def running(state: Scene) -> list[Due]:
@@ -110,24 +118,25 @@ def running(state: Scene) -> list[Due]:
     (the caller must not change the list)."""
     if not state.options.timed or state.status != "open" or state.night is not None:
         return []
-    for seen, found in _LAST:
-        if seen is state:
-            return found
+    seen = _SEEN.get(id(state))
+    if seen is not None and seen[0] is state:
+        return seen[1]
     found = _running(state, state.options.deadlines)
-    _LAST.insert(0, (state, found))
-    del _LAST[4:]
+    if len(_SEEN) >= _SEEN_SIZE:
+        _SEEN.clear()
+    _SEEN[id(state)] = (state, found)
     return found
 
 
 def _running(state: Scene, deadlines: Deadlines) -> list[Due]:
-    clocks = state.clocks or Clocks()
+    clocks = state.clocks or _NO_CLOCKS
     floor = clocks.set_at
     out: list[Due] = []
 
-    def due(kind: LapseKind, key: str, who: str, step: str, since: datetime | None, **more: object) -> None:
+    def due(kind: LapseKind, key: str, who: str, step: str, since: datetime | None, **more: object) -> Due | None:
         deadline: Deadline | None = getattr(deadlines, kind)
         if deadline is None or not _player(state, who):
-            return
+            return None
         starts = [t for t in (since, floor) if t is not None]
         start = max(starts) if starts else state.last_at
         assert start is not None
@@ -137,42 +146,61 @@ def _running(state: Scene, deadlines: Deadlines) -> list[Due]:
         told = clocks.told.get(key, 0)
         if told and clocks.told_at.get(key, start) < start:  # told of an earlier step under the same key
             told = 0
-        out.append(
-            Due(
-                key=key,
-                kind=kind,
-                who=who,
-                step=step,
-                since=start,
-                seconds=seconds,
-                due_at=start + timedelta(seconds=seconds),
-                lapse=deadline.lapse,
-                told=told,
-                **more,  # type: ignore[arg-type]
-            )
+        return Due(
+            key=key,
+            kind=kind,
+            who=who,
+            step=step,
+            since=start,
+            seconds=seconds,
+            due_at=start + timedelta(seconds=seconds),
+            lapse=deadline.lapse,
+            told=told,
+            **more,  # type: ignore[arg-type]
         )
+
+    def of_challenge(ch: Challenge) -> list[Due]:
+        made = [
+            due(kind, f"{kind}:{ch.id}:{len(ch.tests)}.{len(ch.retests)}:{who}", who, step, ch.step_at, challenge=ch.id)
+            for kind, who, step in _challenge_moves(ch, dice)
+        ]
+        return [d for d in made if d is not None]
 
     dice = ruleset_for(state.ruleset).die is not None
     busy: set[str] = set()
     for cid in state.undecided:
         ch = state.challenges[cid]
         busy.update((ch.challenger.who, ch.defender.who))
-        for kind, who, step in _challenge_moves(ch, dice):
-            due(kind, f"{kind}:{cid}:{len(ch.tests)}.{len(ch.retests)}:{who}", who, step, ch.step_at, challenge=cid)
+        if ch.step_at is None and floor is None:  # its clock starts at the log's last time: not kept
+            out += of_challenge(ch)
+            continue
+        inputs = (ch, deadlines, clocks, dice, _player(state, ch.challenger.who), _player(state, ch.defender.who))
+        seen = _OF_CHALLENGE.get(id(ch))
+        if seen is not None and seen[0] == inputs:  # the very challenge (held), the same rest
+            out += seen[1]
+            continue
+        if len(_OF_CHALLENGE) >= _SEEN_SIZE:
+            _OF_CHALLENGE.clear()
+        made = of_challenge(ch)
+        _OF_CHALLENGE[id(ch)] = (inputs, made)
+        out += made
     r = state.round
     if r is not None and r.phase != "over":
         rkey = f"{r.number}.{r.phase}.{r.group}.{r.turn_phase}.{r.extra}"
         window = r.escape_window
-        if window:
-            due("escape", f"escape:{rkey}:{window}", window, "escape", r.step_at)
+        moves = [due("escape", f"escape:{rkey}:{window}", window, "escape", r.step_at)] if window else []
         for who, step in _round_moves(state, busy):
             if who != window:
-                due("turn", f"turn:{rkey}:{who}", who, step, _turn_since(state, who, r.step_at))
-    if deadlines.assist is not None:
+                moves.append(due("turn", f"turn:{rkey}:{who}", who, step, _turn_since(state, who, r.step_at)))
+        out += [d for d in moves if d is not None]
+    # only a bns character holds aids, on its slot (read there: not through the character's fallback)
+    if deadlines.assist is not None and any(getattr(c.slot, "aids", ()) for c in state.characters.values()):
         for c in state.roster():
             for aid in c.aids:
-                if aid.status == "offered":
-                    due("assist", f"assist:{aid.offer}", c.id, "assist", aid.at, offer=aid.offer)
+                if aid.status == "offered" and (
+                    d := due("assist", f"assist:{aid.offer}", c.id, "assist", aid.at, offer=aid.offer)
+                ):
+                    out.append(d)
     return out
 
 

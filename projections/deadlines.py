@@ -81,45 +81,65 @@ def deadline_views(state: Scene, viewer: str) -> list[DeadlineView]:
     reads them otherwise: a player's own move or a sentence with its name in it, the Storyteller's
     choices about a lapse it was told of. Most viewers of a commit share one list, and most commits
     (an adjust, a bid in another challenge) leave the lists as the scene's last state had them."""
-    dues = running(state)
-    if not dues:
-        return []
-    made = _made(state, dues)
+    seen = _SEEN.get(id(state))
+    if seen is not None and seen[0] is state:  # another viewer of the same commit asked
+        made = seen[1]
+    else:
+        dues = running(state)
+        if not dues:
+            return []
+        made = _made(state, dues)
     found = made.get(viewer)
     if found is None:
-        found = made[viewer] = _for(state, dues, made[""], viewer)
+        found = made[viewer] = _for(state, running(state), made[""], viewer)
     return found
 
 
-_LAST: list[tuple[Scene, dict[str, list[DeadlineView]]]] = []
-"""The last few states asked about and their views by viewer (``""``: anyone they do not name): a
-commit's viewers all ask of the same state, which is immutable."""
-_KEPT: dict[str, tuple[tuple[object, ...], dict[str, list[DeadlineView]]]] = {}
-"""By scene: what the views of its last state asked about are made of, and those views (no state is
-kept here: a scene unloaded leaves a few views, not its state)."""
+_SEEN: dict[int, tuple[Scene, dict[str, list[DeadlineView]]]] = {}
+"""The states asked about lately, by the very object, and their views by viewer (``""``: anyone
+they do not name): a commit's viewers all ask of the same state, which is immutable (each entry
+holds its state: an id is not reused while it is kept)."""
+_SEEN_SIZE = 256
+_KEPT: dict[str, tuple[list[Due], list[str], list[tuple[str, str]], dict[str, list[DeadlineView]]]] = {}
+"""By scene: the deadlines of its last state asked about, their sentences, the characters' names,
+and the views made of them (no state is kept here: a scene unloaded leaves a few views, not its
+state)."""
 
 
 def _made(state: Scene, dues: list[Due]) -> dict[str, list[DeadlineView]]:
     """The views made of ``state`` so far, by viewer: those of the scene's last state where what
     they say is the same (the same deadlines, the same sentences, the same names), but for the
-    Storyteller's choices about a lapse it was told of, which follow the challenge."""
-    for seen, views in _LAST:
-        if seen is state:
-            return views
-    said = [_said(state, due) for due in dues]
-    key = (dues, said, [(who, c.name) for who, c in state.characters.items()])
+    Storyteller's choices about a lapse it was told of, which follow the challenge. The very same
+    deadlines (``domain.deadlines`` keeps those of a challenge left alone) say the same sentences."""
+    names = [(who, c.name) for who, c in state.characters.items()]
     kept = _KEPT.get(state.id)
-    if kept is not None and kept[0] == key:
-        told = any(due.told for due in dues)
-        found = {viewer: views for viewer, views in kept[1].items() if viewer != NARRATOR or not told}
+    if kept is not None and kept[2] == names and _very(kept[0], dues):
+        said, found = kept[1], _handed_on(kept[3], dues)
     else:
-        found = {"": [_view(state, due, words) for due, words in zip(dues, said, strict=True)]}
+        said = [_said(state, due) for due in dues]
+        if kept is not None and kept[2] == names and kept[0] == dues and kept[1] == said:
+            found = _handed_on(kept[3], dues)
+        else:
+            found = {"": [_view(state, due, words) for due, words in zip(dues, said, strict=True)]}
     if len(_KEPT) >= 1024 and state.id not in _KEPT:
         _KEPT.clear()
-    _KEPT[state.id] = (key, found)
-    _LAST.insert(0, (state, found))
-    del _LAST[4:]
+    _KEPT[state.id] = (dues, said, names, found)
+    if len(_SEEN) >= _SEEN_SIZE:
+        _SEEN.clear()
+    _SEEN[id(state)] = (state, found)
     return found
+
+
+def _very(kept: list[Due], dues: list[Due]) -> bool:
+    """Whether ``dues`` are the very deadlines kept, in order."""
+    return len(kept) == len(dues) and all(a is b for a, b in zip(kept, dues, strict=True))
+
+
+def _handed_on(views: dict[str, list[DeadlineView]], dues: list[Due]) -> dict[str, list[DeadlineView]]:
+    """The views of the last state for this one: all but the Storyteller's while a lapse waits on
+    it (its choices follow the challenge)."""
+    told = any(due.told for due in dues)
+    return {viewer: found for viewer, found in views.items() if viewer != NARRATOR or not told}
 
 
 def _for(state: Scene, dues: list[Due], anyone: list[DeadlineView], viewer: str) -> list[DeadlineView]:

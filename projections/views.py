@@ -227,10 +227,12 @@ class StateView(msgspec.Struct, frozen=True):
     """The rulings told to this viewer (``projections.ruled``): a player's, those that touch its
     character, each said to it with what it gave or took; the Storyteller's, every one; always
     whole, in a patch too."""
-    deadlines: list[DeadlineView] = []
+    deadlines: list[DeadlineView] | msgspec.UnsetType = msgspec.UNSET
     """The running response deadlines, and the lapses waiting on the Storyteller
-    (``projections.deadlines``), said to this viewer; always whole, in a patch too: a commit that
-    only starts, lapses or extends a clock touches nothing else."""
+    (``projections.deadlines``), said to this viewer: always in a whole view; in a patch, whole
+    where this viewer's list differs from the one it has (a commit that only starts, lapses or
+    extends a clock touches nothing else), left out where it does not (an ``adjust``, a bid in
+    another challenge: the viewer keeps its list)."""
 
 
 def character_view(
@@ -596,6 +598,7 @@ def view(
     turned: bool = False,
     public: dict[str, CharacterView] | None = None,
     hidden: Blind | None = None,
+    sent: list[DeadlineView] | None = None,
 ) -> StateView:
     """The scene as ``viewer`` may see it: ``"st"``, a character id, or ``SPECTATOR``. With
     ``only`` (characters or None for all, challenges), just those entries: a patch on an earlier
@@ -605,7 +608,9 @@ def view(
     or the round ``turned``. ``public`` keeps the public part of each character (what a viewer who
     does not know it sees, the same for all of them) for the next viewer of the same state.
     ``hidden``: the sealed throws and rolls kept from the viewer (default: ``blind`` of this state:
-    a replay's view of a step is given those of the scene now)."""
+    a replay's view of a step is given those of the scene now). ``sent``: in a patch, the deadlines
+    the viewer has (those of the state it was last sent): the patch leaves them out if they are
+    still the same."""
     hidden = blind(state, viewer) if hidden is None else hidden
     if only is None:  # a whole view: what is undecided, and a page of recent history
         people, cids = None, sorted({*state.undecided, *state.recent}, key=lambda cid: state.challenges[cid].seq)
@@ -618,6 +623,7 @@ def view(
     reader = _reader(state, viewer)
     if dice and turned:  # what one may do in the round (escape, feed, expenditures) moved for everyone
         people = None
+    timing = deadline_views(state, viewer)
     return StateView(
         scene=state.id,
         title=state.title,
@@ -652,7 +658,7 @@ def view(
         forked_from=state.forked_from,
         ruleset_title=ruleset_for(state.ruleset).title,
         ruled=_ruled(state, viewer),
-        deadlines=deadline_views(state, viewer),
+        deadlines=msgspec.UNSET if only is not None and sent is not None and sent == timing else timing,
     )
 
 

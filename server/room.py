@@ -64,6 +64,7 @@ from domain.evolve import fold
 from domain.log import Recorded
 from domain.night import follow_ups
 from domain.state import Scene
+from projections.deadlines import DeadlineView, deadline_views
 from projections.redact import SEES_ALL, Blind, blind
 from server.service import ErrorBody, Handled, SceneService
 from server.snapshots import Verdict
@@ -311,6 +312,9 @@ class Room:
         self._again = False
         self._unpatched: list[Recorded] = []
         """Records pushed without their view patch: the next patch covers them too (``push``)."""
+        self._patched: tuple[Scene | None, dict[str, list[DeadlineView]]] = (None, {})
+        """The state the subscribers' views were last patched to, and the response deadlines each
+        viewer has from it: the next patch from that state leaves out those that did not change."""
         self._outbox: dict[Subscriber, list[_Wired]] | None = None
         """Frames for each subscriber, written at the end of ``_gathered``."""
         self._grouped: tuple[tuple[int, ...], dict[tuple[str, bool], list[Subscriber]]] = ((), {})
@@ -696,7 +700,15 @@ class Room:
             self._send([sub], [*frames, *joined_frames(state, since, sub.viewer)])
             self.subscribers.append(sub)
             self.announce()
+        self._joined(state, sub.viewer)
         job.reply.send_nowait(Joined(state.version))
+
+    def _joined(self, state: Scene, viewer: str) -> None:
+        """A page joined with the whole view of ``state``: the deadlines it has, for the next patch
+        (those of the others are forgotten unless their views are of the same state)."""
+        if self._patched[0] is not state:
+            self._patched = (state, {})
+        self._patched[1].setdefault(viewer, deadline_views(state, viewer))
 
     async def automate(self) -> None:
         """Let the NPCs the server answers for throw, until none is owed a throw."""
@@ -721,13 +733,21 @@ class Room:
         groups = self._groups()
         befores = befores_of(records, before) if any(said for _, said in groups) else None
         if patched:
-            shared = Shared(reach_of([*self._unpatched, *records] if self._unpatched else records))
+            since, sent = self._patched
+            if self._unpatched:
+                shared = Shared(reach_of([*self._unpatched, *records]), sent)  # since: the first's before
+            else:
+                shared = Shared(reach_of(records), sent if since is before else None)
             self._unpatched = []
         else:
             shared = Shared(None)
+            if not self._unpatched and self._patched[0] is not before:  # not from the views they have
+                self._patched = (None, {})
             self._unpatched += records
         for (viewer, said), subs in groups.items():
             self._send(subs, after_commit(state, records, viewer, befores if said else None, shared))
+        if patched:
+            self._patched = (state, shared.made)
         self._let_go(state)
 
     def _groups(self) -> dict[tuple[str, bool], list[Subscriber]]:

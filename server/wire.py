@@ -30,6 +30,7 @@ from domain.sheets import Category, Ident
 from domain.stakes import declared
 from domain.state import Consequence, Scene
 from projections.account import preview, with_why
+from projections.deadlines import DeadlineView
 from projections.narrate import narrate_records
 from projections.night_view import night_view
 from projections.redact import SEES_ALL, Blind, blind, hidden_command, hidden_fields, redact
@@ -481,14 +482,18 @@ class Shared:
     its view patch covers (``reach_of`` the commit, or of it and the commits sent before it without
     one; ``None``: no patch, a later commit's covers it), each event's copy for the viewers from
     whom it hides the same fields (most see the same copy), and each character's public part (the
-    same for everyone who does not know it)."""
+    same for everyone who does not know it). ``sent``: the response deadlines each viewer has, as
+    it was last sent them (None: not known, send them whole); ``made``: each viewer's now, once
+    its patch is made (what the next patch's ``sent`` is)."""
 
-    __slots__ = ("public", "reach", "wires")
+    __slots__ = ("made", "public", "reach", "sent", "wires")
 
-    def __init__(self, reach: Reach | None) -> None:
+    def __init__(self, reach: Reach | None, sent: dict[str, list[DeadlineView]] | None = None) -> None:
         self.reach = reach
         self.wires: dict[tuple[int, str, bool], Wire] = {}
         self.public: dict[str, CharacterView] = {}
+        self.sent = sent
+        self.made: dict[str, list[DeadlineView]] = {}
 
     def events(self, records: list[Recorded], viewer: str, sealed: Blind = SEES_ALL) -> list[Wire]:
         """The viewer's copy of each record (``redact``), made once per distinct redaction."""
@@ -521,7 +526,10 @@ def after_commit(
     patch = None
     if shared.reach is not None:
         only, turn = shared.reach
-        patch = viewed(state, viewer, only=only, turned=turn, public=shared.public, hidden=sealed)
+        sent = shared.sent.get(viewer) if shared.sent is not None else None
+        patch = viewed(state, viewer, only=only, turned=turn, public=shared.public, hidden=sealed, sent=sent)
+        if isinstance(patch, StateView):  # a scene's: what it has now, sent or kept
+            shared.made[viewer] = patch.deadlines if isinstance(patch.deadlines, list) else sent or []
     events = shared.events(records, viewer, sealed)
     said = _summaries(records, befores, viewer, sealed)
     return [encode(CommitMessage(version=state.version, events=events, view=patch, summaries=said))]
@@ -535,14 +543,16 @@ def viewed(
     turned: bool = False,
     public: dict[str, CharacterView] | None = None,
     hidden: Blind | None = None,
+    sent: list[DeadlineView] | None = None,
 ) -> StateView:
     """The view of a stream for a viewer: a scene's (``projections.views``), or a game night's, which
     holds the night's scenes and whereabouts beside its characters (``projections.night_view``).
     ``public``: the characters' public parts made so far for other viewers of the same state;
-    ``hidden``: the sealed throws kept from the viewer (default: ``blind`` of ``state``)."""
+    ``hidden``: the sealed throws kept from the viewer (default: ``blind`` of ``state``); ``sent``:
+    the deadlines the viewer has, which a patch leaves out if they are the same."""
     if state.night is not None:
         return night_view(state, viewer, only=only)
-    return view(state, viewer, only=only, turned=turned, public=public, hidden=hidden)
+    return view(state, viewer, only=only, turned=turned, public=public, hidden=hidden, sent=sent)
 
 
 Reach = tuple[tuple[list[str] | None, list[str]], bool]

@@ -3,11 +3,13 @@ time passing, lapses fired by the shell (on time, early, twice, after the move),
 changing the deadlines and giving more time, the live state is the fold of the log after every
 command, event by event and in bulk, and from a snapshot (``server.snapshots``) taken at any
 step and the events after it; a refused lapse appends nothing; and what ``lapses`` owes at the
-command's time is exactly what the core accepts."""
+command's time is exactly what the core accepts; and the patches a room pushes, which leave out a
+viewer's deadlines where it has them already, keep every viewer's deadlines as the whole view says."""
 
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -21,9 +23,11 @@ from domain.deadlines import KINDS, lapses, running
 from domain.evolve import evolve, fold
 from domain.log import Recorded
 from domain.state import Scene
+from projections.views import SPECTATOR, view
 from server import snapshots
 from server.service import SceneService
 from server.store import MemoryStore
+from server.wire import Shared, after_commit, outgoing_decoder, reach_of
 from tests import test_bns_properties as bns_props
 from tests import test_properties as props
 from tests.test_bns_fight_properties import fight_move
@@ -132,10 +136,11 @@ def timed_game(draw: st.DrawFn, ruleset: str) -> tuple[dict[str, Any], list[Move
 
 
 def _play(ruleset: str, given: dict[str, Any], moves: list[Move]) -> tuple[list[Recorded], list[Scene]]:
-    """Play the moves, checking after each that the live state is the fold of the log, that a
-    refusal appended nothing, and that a lapse is accepted exactly when ``lapses`` owes it."""
+    """Play the moves (the states: before the first, and after each), checking after each that the
+    live state is the fold of the log, that a refusal appended nothing, and that a lapse is accepted
+    exactly when ``lapses`` owes it."""
     service = _service(ruleset, given)
-    states: list[Scene] = []
+    states: list[Scene] = [service.state("s")]
     now = AT0
     for n, (body, seconds, entropy) in enumerate(moves, start=1):
         now += timedelta(seconds=seconds)
@@ -164,11 +169,35 @@ def _check_snapshots(records: list[Recorded], states: list[Scene]) -> None:
         assert fold(records[state.version :], restored) == final, "a snapshot and the events after it differ"
 
 
+def _check_patches(records: list[Recorded], states: list[Scene]) -> None:
+    """Each commit pushed as a room pushes it (``server.room.Room.push``: every third without its
+    patch, the next covering it; a patch leaves out the deadlines a viewer has, ``Shared.sent``) and
+    merged as a client merges it: each viewer's deadlines are the whole view's after every patch."""
+    viewers = ["st", SPECTATOR, *list(states[0].characters)[:2]]
+    shown = {v: msgspec.to_builtins(view(states[0], v)) for v in viewers}
+    sent: dict[str, Any] | None = None
+    unpatched: list[Recorded] = []
+    commits = [(a, b) for a, b in itertools.pairwise(states) if b.version > a.version]
+    for n, (before, after) in enumerate(commits):
+        pushed = records[before.version : after.version]
+        if n % 3 == 1 and n < len(commits) - 1:
+            unpatched += pushed
+            continue
+        shared = Shared(reach_of([*unpatched, *pushed]), sent)
+        for v in viewers:
+            [frame] = after_commit(after, pushed, v, shared=shared)
+            patch = msgspec.to_builtins(outgoing_decoder.decode(frame).view)  # type: ignore[union-attr]
+            shown[v] = {**shown[v], **{k: x for k, x in patch.items() if k not in ("characters", "challenges")}}
+            whole = msgspec.to_builtins(view(after, v).deadlines)
+            assert shown[v]["deadlines"] == whole, (v, after.version, "deadlines" in patch)
+        sent, unpatched = shared.made, []
+
+
 def _property(ruleset: str) -> Callable[[tuple[dict[str, Any], list[Move]]], None]:
     def check(game: tuple[dict[str, Any], list[Move]]) -> None:
         records, states = _play(ruleset, *game)
-        if states:
-            _check_snapshots(records, states)
+        _check_snapshots(records, states)
+        _check_patches(records, states)
 
     return check
 

@@ -17,7 +17,7 @@ from domain.decide import decide
 from domain.errors import Rejected
 from domain.evolve import evolve
 from domain.log import GENESIS, Recorded, seal
-from projections.deadlines import _KEPT, _LAST, DeadlineView, deadline_views
+from projections.deadlines import _KEPT, _SEEN, DeadlineView, deadline_views
 from projections.views import SPECTATOR, view
 from server.wire import after_commit, outgoing_decoder
 from tests.table import Table
@@ -258,7 +258,7 @@ def test_views_kept_from_the_last_state_are_those_made_afresh() -> None:
     def check() -> None:
         kept = {v: deadline_views(t.state, v) for v in ("st", "juan", "ana", "thug", SPECTATOR)}
         _KEPT.clear()
-        _LAST.clear()
+        _SEEN.clear()
         for viewer, views in kept.items():
             assert views == deadline_views(t.state, viewer), viewer
 

@@ -36,6 +36,7 @@ from domain.deadlines import next_due
 from domain.events import DeadlinePassed, ThrowSealed
 from domain.evolve import fold
 from domain.log import Recorded
+from projections.views import view
 from server import alarms
 from server.app import running
 from server.backend import Backend, open_backend
@@ -270,6 +271,62 @@ class TestOneServer:
             await anyio.sleep(0.1)
             assert live.hub.alarm.entries == 1000 and live.hub.rooms == {}
             assert len(asyncio.all_tasks()) == idle
+
+    async def test_a_patch_carries_a_pages_deadlines_only_when_they_changed(self) -> None:
+        """Sam and Juan owe throws (ten minutes each). The Storyteller's adjust of Sam moves no
+        clock: its patch leaves the deadlines out, and every page keeps its list, the one the whole
+        view has. Juan opens a second page meanwhile. Sam's throw ends his deadline: that patch
+        carries the list whole to every page, the new one too; the next adjust leaves it out again,
+        and each page still holds exactly what the whole view says."""
+        backend = open_backend(None)
+        seed(backend, "s1", "tell", 600)
+        tokens = {who: backend.tokens.issue("s1", "player", who)[0] for who in ("sam", "juan")}
+        st_token, _ = backend.tokens.issue("s1", "st")
+        async with (
+            running(backend) as live,
+            Client(live.url, tokens["sam"], keep=True) as sam,
+            Client(live.url, tokens["juan"], keep=True) as juan,
+            Client(live.url, st_token, keep=True) as st,
+        ):
+            pages = {"sam": sam, "juan": juan, "st": st}
+            for page in pages.values():
+                await page.subscribe()
+            assert [d["character"] for d in juan.view["deadlines"]] == ["sam", "juan"]
+
+            async def pushed(body: dict[str, Any]) -> list[dict[str, Any]]:
+                """Send ``body`` as the Storyteller or a player; each page's commit frame of it,
+                once every page has it (and has merged it)."""
+                done = await (pages[body.pop("by")]).send(body)
+                assert done["ok"], done
+                version = live.hub.service.state("s1").version
+                with anyio.fail_after(WAIT):
+                    while any(page.last_seq < version for page in pages.values()):
+                        await anyio.sleep(0.01)
+                frames = []
+                for page in pages.values():
+                    assert page.received is not None
+                    frames.append(next(m for m in page.received if m["type"] == "commit" and m["version"] == version))
+                return frames
+
+            def whole(viewer: str) -> Any:
+                return msgspec.to_builtins(view(live.hub.service.state("s1"), viewer).deadlines)
+
+            adjust = {"by": "st", "type": "adjust", "character": "sam", "changes": {"willpower": 1}, "reason": "a test"}
+            for frame in await pushed(dict(adjust)):
+                assert "deadlines" not in frame["view"] and "characters" in frame["view"]
+            for viewer, page in pages.items():
+                assert page.view["deadlines"] == whole(viewer), viewer
+            async with Client(live.url, tokens["juan"], keep=True) as again:
+                await again.subscribe()
+                pages["juan again"] = again
+                frames = await pushed({"by": "sam", "type": "throw", "challenge": "c", "sign": "rock"})
+                assert all("deadlines" in frame["view"] for frame in frames)
+                assert [d["character"] for d in again.view["deadlines"]] == ["juan"]
+                assert again.view["deadlines"][0]["mine"] and not sam.view["deadlines"][0]["mine"]
+                for frame in await pushed(dict(adjust)):
+                    assert "deadlines" not in frame["view"]
+                for viewer, page in pages.items():
+                    assert page.view["deadlines"] == whole(viewer.split()[0]), viewer
 
 
 # -- processes ----------------------------------------------------------------------------------
