@@ -59,7 +59,7 @@ def commits(n: int, timed: bool = False) -> None:
     from domain.commands import parse_command
     from server.service import SceneService
     from server.store import MemoryStore
-    from server.wire import after_commit, befores_of
+    from server.wire import Shared, after_commit, befores_of, reach_of
 
     dice = random.Random(11)
     service = SceneService(MemoryStore(), entropy=lambda: dice.getrandbits(256))
@@ -68,6 +68,7 @@ def commits(n: int, timed: bool = False) -> None:
         timing = {"id": "timed", "scene": "t", "actor": "st", "type": "set_deadlines", "deadlines": EVERY}
         assert service.handle(parse_command(msgspec.json.encode(timing))).error is None
     players, _ = open_challenges(service, "t")
+    sent = None  # what each viewer has of the deadlines, as a room keeps it (``Room.push``)
     for k in range(n):
         before = service.state("t")
         body: dict[str, object] = {"id": f"a{k}", "scene": "t", "actor": "st", "type": "adjust"}
@@ -75,8 +76,10 @@ def commits(n: int, timed: bool = False) -> None:
         handled = service.handle(parse_command(msgspec.json.encode(body)))
         state, records = service.state("t"), handled.records
         befores = befores_of(records, before)
+        shared = Shared(reach_of(records), sent)
         for viewer in ("st", *players, "*"):
-            after_commit(state, records, viewer, befores)
+            after_commit(state, records, viewer, befores, shared)
+        sent = shared.made
 
 
 def counted(tree: Path, work: list[str], n: int) -> int:
