@@ -11,10 +11,10 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 from typing import TextIO
-from urllib.parse import quote
 
 import msgspec
 
+from clients.client import page_link
 from domain import sheet_check
 from domain.commands import AnyCommand, CloseGame, MoveCharacter, OpenGame, OpenScene, RegisterCharacter
 from domain.errors import Rejected
@@ -76,7 +76,7 @@ def new(args: argparse.Namespace, out: TextIO) -> int:
         print(f"The night's Storyteller token ({grant.token_id}, shown once): {token}", file=out)
         web = site(args, out)
         print(
-            f"With `justicar serve` running, the console is at {web}/st#token={token}&tab={quote(scene)} "
+            f"With `justicar serve` running, the console is at {page_link(web, 'st', token, args.game, tab=scene)} "
             "(the night's console, on this scene's tab)",
             file=out,
         )
@@ -84,7 +84,7 @@ def new(args: argparse.Namespace, out: TextIO) -> int:
         token, grant = backend.tokens.issue(scene, "st")
         print(f"Storyteller token ({grant.token_id}, shown once): {token}", file=out)
         web = site(args, out)
-        print(f"With `justicar serve` running, the console is at {web}/st#token={token}", file=out)
+        print(f"With `justicar serve` running, the console is at {page_link(web, 'st', token, scene)}", file=out)
     if args.game:
         print(
             f"A scene of the game night {args.game!r}: players keep their night's links; "
@@ -152,7 +152,7 @@ def invite(args: argparse.Namespace, out: TextIO) -> int:
     print(f"token for {who} ({grant.token_id}{until}, shown once): {token}", file=out)
     page = "st" if role == "st" else "play"
     web = site(args, out)
-    print(f"With `justicar serve` running, open {web}/{page}#token={token}", file=out)
+    print(f"With `justicar serve` running, open {page_link(web, page, token, args.scene)}", file=out)
     backend.close()
     return 0
 
@@ -265,14 +265,14 @@ def game_new(args: argparse.Namespace, out: TextIO) -> int:
     token, grant = backend.tokens.issue(night, "st")
     print(f"Storyteller token ({grant.token_id}, shown once): {token}", file=out)
     web = site(args, out)
-    print(f"With `justicar serve` running, the console is at {web}/st#token={token}", file=out)
+    print(f"With `justicar serve` running, the console is at {page_link(web, 'st', token, night)}", file=out)
     players = [sheet for sheet in sheets if not sheet.npc]
     if players:
         print("One link per player for the whole night (each holds its key; shown once):", file=out)
     for sheet in players:
         token, grant = backend.tokens.issue(night, "player", sheet.id, expires=args.expires)
         until = f", until {grant.expires_at}" if grant.expires_at else ""
-        print(f"  {sheet.name:<15} {web}/play#token={token}  ({grant.token_id}{until})", file=out)
+        print(f"  {sheet.name:<15} {page_link(web, 'play', token, night)}  ({grant.token_id}{until})", file=out)
     print(
         f"Open scenes with `justicar scene new --db {args.db} --game {night} …`, "
         f"then `justicar game move --db {args.db} {night} CHARACTER SCENE`.",

@@ -53,6 +53,13 @@ AGAIN = frozenset({"rate_limited", "conflict", "shutting_down"})
 """Refusals a command is sent again for, with its id, a moment later."""
 
 
+def page_link(site: str, page: str, token: str, scene: str, **more: str) -> str:
+    """A page's link as the command line prints it, ``SITE/PAGE#token=…&scene=ID`` (then ``more``):
+    the key, and the scene (or night) it follows, both in the fragment, which no server sees; the
+    page's very first socket names that scene to a proxy (``routed``), as ``justicar join`` does."""
+    return f"{site}/{page}#" + urlencode({"token": token, "scene": scene, **more})
+
+
 def routed(url: str, scene: str) -> str:
     """``url`` naming ``scene`` in its query (``?scene=ID``, in place of any other): what a proxy
     hashes on to keep a table's sockets on one process. The server ignores it (the token decides

@@ -16,6 +16,7 @@ import anyio
 import msgspec
 import structlog
 
+from clients.client import page_link
 from clients.offline import play_script
 from clients.stores import add_snapshot_key
 from server.app import Running, listen, serve_forever
@@ -74,8 +75,8 @@ def _runs(seqs: list[int]) -> list[tuple[int, int]]:
     return runs
 
 
-Invitation = tuple[str, list[tuple[str, str, str]], str]
-"""A scene's heading, a (who, page, token) per person, and which steps a script played ("")."""
+Invitation = tuple[str, str, list[tuple[str, str, str]], str]
+"""A scene, its heading, a (who, page, token) per person, and which steps a script played ("")."""
 
 
 def _invitations(
@@ -107,7 +108,8 @@ def _invitations(
             if not character.sheet.npc and character.present:
                 people.append((character.name, "play", link("player", character.id)))
         people.append(("spectators", "play", link("spectator")))
-        out.append((f"Scene {scene!r} ({state.ruleset}, “{state.title}”)", people, (played or {}).get(scene, "")))
+        heading = f"Scene {scene!r} ({state.ruleset}, “{state.title}”)"
+        out.append((scene, heading, people, (played or {}).get(scene, "")))
     if kept is not None and now != {scene: before.get(scene) for scene in now}:
         _write_links(kept, {**before, **now})
     return out
@@ -182,10 +184,10 @@ def announce(host: str, port: int, invitations: list[Invitation], out: TextIO) -
     web = [f"http://{_bracketed(a)}:{port}" for a in lan]
     local = f"http://localhost:{port}"
     first = web[0] if web else local
-    for heading, people, played in invitations:
+    for scene, heading, people, played in invitations:
         print(f"\n{heading}. Links (each holds its key; the same at every start):", file=out)
         for who, page, token in people:
-            print(f"  {who:<15} {first}/{page}#token={token}", file=out)
+            print(f"  {who:<15} {page_link(first, page, token, scene)}", file=out)
         if played:
             print(f"  {played}", file=out)
     if not wildcard:

@@ -38,7 +38,7 @@ import anyio
 import anyio.lowlevel
 import msgspec
 
-from clients.client import Client, ClientError
+from clients.client import Client, ClientError, routed
 from projections.account import Account
 from projections.account_text import account_lines, verdict_line
 from projections.audit_render import visible
@@ -1419,12 +1419,16 @@ def back_online(was: int, now: int) -> str:
 
 def address(link: str, token: str | None = None) -> tuple[str, str]:
     """The socket URL and the token ``join`` was given: the page link ``justicar serve`` prints
-    (``http://HOST:PORT/play#token=…``, ``https`` giving ``wss``), whose page path does not matter
-    (the socket is the server's root); or a socket URL (``ws://HOST:PORT``) with ``--token``."""
+    (``http://HOST:PORT/play#token=…&scene=ID``, ``https`` giving ``wss``), whose page path does not
+    matter (the socket is the server's root, naming the link's scene for a proxy); or a socket URL
+    (``ws://HOST:PORT``) with ``--token``."""
     parts = urlsplit(link.strip())
-    found = (parse_qs(parts.fragment).get("token") or [""])[0]
+    fragment = parse_qs(parts.fragment)
+    found = (fragment.get("token") or [""])[0]
     if parts.scheme in ("http", "https") and parts.netloc:
         url = urlunsplit(("wss" if parts.scheme == "https" else "ws", parts.netloc, "/", "", ""))
+        if scene := (fragment.get("scene") or [""])[0]:  # the first socket is routed too (``routed``)
+            url = routed(url, scene)
     elif parts.scheme in ("ws", "wss") and parts.netloc:
         url = urlunsplit((parts.scheme, parts.netloc, parts.path, parts.query, ""))
     else:

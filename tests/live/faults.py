@@ -244,7 +244,7 @@ class Served:
         return self.proc.poll() is None
 
 
-LINK = re.compile(r"^\s+(?P<who>.+?)\s+http://\S+#token=(?P<token>jt_\S+)$")
+LINK = re.compile(r"^\s+(?P<who>.+?)\s+http://\S+#token=(?P<token>jt_[^&\s]+)(?:&\S*)?$")
 HEADING = re.compile(r"^Scene '(?P<scene>[^']+)'")
 
 

@@ -188,7 +188,7 @@ async def test_justicar_serve_loads_it_from_the_environment(tmp_path: Path) -> N
         listed = await anyio.to_thread.run_sync(get, f"http://127.0.0.1:{port}", "/rulesets.json")
         assert d10_of(listed)["options"][0]["name"] == "double_tens"
         sam_link = next(line.split()[1] for line in lines if line.strip().startswith("Sam "))
-        async with Client(f"ws://127.0.0.1:{port}", sam_link.split("#token=")[1], reconnect=False) as sam:
+        async with Client(f"ws://127.0.0.1:{port}", sam_link.split("#token=")[1].split("&")[0], reconnect=False) as sam:
             await sam.subscribe()
             assert sam.view["ruleset"] == "d10" and sam.view["rules"]["die"]["size"] == 10
             result = await sam.send({"type": "declare", "challenge": "punch", "kind": "contested", "targets": ["juan"],

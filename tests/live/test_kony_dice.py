@@ -44,7 +44,7 @@ async def answered(live: Running, tokens: dict[str, str], browser: Browser, scen
     sam = await phone(browser, await invite(st, "Sam"))
     juan_link = await invite(st, "Juan")
     juan = await phone(browser, juan_link)
-    async with Client(live.url, juan_link.split("#token=")[1]) as juan_client:
+    async with Client(live.url, juan_link.split("#token=")[1].split("&")[0]) as juan_client:
         declared = await juan_client.send(
             {
                 "type": "declare",
@@ -87,7 +87,7 @@ async def test_dice_in_the_result_with_their_faces(live: Running, tokens: dict[s
     await form.get_by_label("Dice rolled by hand (optional)").fill("1 2")
     await form.get_by_role("button", name="Roll 2 d3s · spends Brawl (ability)").click()
     await expect(card).to_contain_text("Your sealed dice: 1, 2")
-    async with Client(live.url, juan_link.split("#token=")[1]) as juan_client:
+    async with Client(live.url, juan_link.split("#token=")[1].split("&")[0]) as juan_client:
         assert (await juan_client.send({"type": "roll", "challenge": "c", "values": [3]}))["ok"]
 
     for page, mine, theirs in ((sam, "Your dice: 1, 2", "Juan's dice: 3"), (juan, "Juan's", "Sam's dice: 1, 2")):

@@ -263,7 +263,7 @@ async def test_a_what_if_of_an_earlier_scene_shows_the_nights_ledger_as_it_would
     fork_link = scene.get_by_role("link", name="Open its console")
     href = await fork_link.get_attribute("href") or ""
     resolved = next(r.seq for r in backend.store.read("elysium") if r.type == "challenge_resolved")
-    async with Client(live.url, unquote(href.split("#token=")[1]), keep=True) as fork:
+    async with Client(live.url, unquote(href.split("#token=")[1].split("&")[0]), keep=True) as fork:
         ruled = await fork.send({"type": "rule", "event": resolved, "decision": "overturn", "reason": "Sam had cover"})
         assert ruled["ok"], ruled
     what_if = await phone(browser, f"{live.web}{href}")

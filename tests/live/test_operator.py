@@ -59,7 +59,7 @@ class Server:
                 break
             parts = line.split()
             if len(parts) >= 2 and "#token=" in parts[-1]:
-                self.links[" ".join(parts[:-1])] = parts[-1].split("#token=")[1]
+                self.links[" ".join(parts[:-1])] = parts[-1].split("#token=")[1].split("&")[0]
 
     @property
     def url(self) -> str:

@@ -34,7 +34,7 @@ from playwright.async_api import Browser, expect
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from clients.client import Client, routed
+from clients.client import Client, page_link, routed
 from server.app import Running
 from tests.live.faults import ROOT, Served, adjust, cli, free_port, peer, script, serve_argv, served, stopped
 from tests.live.test_web import PHONE, browser
@@ -333,9 +333,11 @@ def test_the_guide_prints_the_files_the_proxy_runs() -> None:
 async def test_the_page_names_its_scene_in_the_socket_url(
     live: Running, tokens: dict[str, str], browser: Browser
 ) -> None:
-    """A player's page in a fresh browser opens its first socket naming no scene (nothing has
-    welcomed it yet); every socket after it names its token's scene: after a lost connection, and
-    the first of the page opened again (the scene is remembered for the token)."""
+    """A player's page in a fresh browser, opened with a bare token's link, opens its first socket
+    naming no scene (nothing has welcomed it yet); every socket after it names its token's scene:
+    after a lost connection, and the first of the page opened again (the scene is remembered for
+    the token). A link as ``serve`` and the console print it (``#token=…&scene=…``) routes even the
+    first socket of a fresh browser."""
     context = await browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     page = await context.new_page()
     sockets: list[str] = []
@@ -351,3 +353,14 @@ async def test_the_page_names_its_scene_in_the_socket_url(
     await expect(live_status).to_be_visible()
     asked = [url.split("/", 3)[3] for url in sockets]  # the path and query
     assert asked == ["", "?scene=s1", "?scene=s1"], sockets
+    await context.close()
+
+    context = await browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = await context.new_page()
+    sockets.clear()
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+    await page.goto(page_link(live.web, "play", tokens["juan"], "s1"))
+    await expect(page.get_by_role("status").filter(has_text="Live")).to_be_visible()
+    assert [url.split("/", 3)[3] for url in sockets] == ["?scene=s1"], sockets
+    assert page.url == f"{live.web}/play"  # the key and the scene are out of the address bar
+    await context.close()

@@ -93,7 +93,7 @@ async def test_serve_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
                 lines.append(line)
         sam_link = next(line.split()[1] for line in lines if line.strip().startswith("Sam "))
         assert sam_link.startswith(f"http://127.0.0.1:{port}/play#token=jt_")
-        sam_token = sam_link.split("#token=")[1]
+        sam_token = sam_link.split("#token=")[1].split("&")[0]
         async with Client(f"ws://127.0.0.1:{port}", sam_token, reconnect=False, keep=True) as sam:
             await sam.subscribe()
             result = await sam.send(
@@ -139,7 +139,7 @@ async def test_a_running_server_hears_what_the_admin_commands_write(
     assert main(["scene", "new", "--db", db, "--scene", "ely", "--title", "Elysium", "--game", "fri"]) == 0
     capsys.readouterr()  # its link is the night's console; a key of the scene's own, for its socket:
     assert main(["scene", "invite", "--db", db, "ely", "--st"]) == 0
-    st_token = capsys.readouterr().out.split("#token=")[-1].split()[0]
+    st_token = capsys.readouterr().out.split("#token=")[-1].split()[0].split("&")[0]
     port = free_port()
     argv = [sys.executable, "-m", "clients.cli", "serve", "--db", db, "--port", str(port)]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)

@@ -11,7 +11,7 @@ import msgspec
 import pytest
 from anyio.abc import Process
 
-from clients.client import Client
+from clients.client import Client, page_link
 from clients.terminal import Unclear, address
 from domain.commands import parse_command
 from server.app import Running, running
@@ -366,11 +366,15 @@ async def test_the_other_side_s_throw_and_the_result_show_at_the_terminal(
 
 def test_join_reads_the_link_serve_prints() -> None:
     """The page link gives the socket (the server's root) and the token; https gives wss; the old
-    socket URL with --token still works; a link without a token, or two tokens, is refused."""
+    socket URL with --token still works; a link without a token, or two tokens, is refused; a
+    link's scene names it in the socket URL (a proxy routes the first socket on it)."""
     assert address("http://192.168.1.20:8765/play#token=jt_abc") == ("ws://192.168.1.20:8765/", "jt_abc")
     assert address("https://table.example/st#token=jt_st") == ("wss://table.example/", "jt_st")
     assert address("ws://127.0.0.1:8765", "jt_x") == ("ws://127.0.0.1:8765", "jt_x")
     assert address("http://h:1/play#token=jt_a", "jt_a") == ("ws://h:1/", "jt_a")
+    link = page_link("http://h:1", "play", "jt_a", "a scene")  # as serve prints it: routed from the first socket
+    assert link == "http://h:1/play#token=jt_a&scene=a+scene"
+    assert address(link) == ("ws://h:1/?scene=a+scene", "jt_a")
     for link, token in (("http://h:1/play", None), ("http://h:1/play#token=jt_a", "jt_b"), ("h:1", "jt_a")):
         with pytest.raises(Unclear):
             address(link, token)

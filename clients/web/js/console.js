@@ -8,7 +8,7 @@
 import { challengeCard } from "./cards.js";
 import { declareForm } from "./declare.js";
 import { download, field, fill, h, keyed, regions as redraws, select } from "./dom.js";
-import { Live, tokenFromPage } from "./live.js";
+import { Live, pageLink, pagePath, tokenFromPage } from "./live.js";
 import { amendForm, sheetForm } from "./sheetform.js";
 import {
   actionsLeft,
@@ -176,7 +176,7 @@ export function start(
       "p",
       { class: "night-link" },
       "A scene of tonight's game: ",
-      h("a", { href: `/st#token=${encodeURIComponent(live.token)}` }, "back to the night's console"),
+      h("a", { href: pagePath("st", live.token, live.welcome?.scene) }, "back to the night's console"),
     );
   fill(into, banner, header, backLink, bar.nav, problems, h("main", {}, [...panes.values()]));
   const region = redraws(); // what changed, never under the Storyteller's fingers
@@ -619,7 +619,7 @@ function newScene(live) {
             };
           const reply = await live.request(body, "scene_created");
           if (reply.type === "error") return created.replaceChildren(refusal(reply));
-          const link = `${location.origin}/st#token=${reply.token}`;
+          const link = pageLink("st", reply.token, reply.scene);
           created.replaceChildren(
             h(
               "p",
@@ -1815,7 +1815,7 @@ function tools(live, view) {
               "p",
               {},
               `What-if of ${view.title ? `“${view.title}”` : "this scene"}, from step ${at.value}: steps 1–${at.value}, then its own way. `,
-              h("a", { href: `/st#token=${encodeURIComponent(reply.token)}`, target: "_blank" }, "Open its console"),
+              h("a", { href: pagePath("st", reply.token, reply.scene), target: "_blank" }, "Open its console"),
             ),
           );
         },

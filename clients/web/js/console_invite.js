@@ -3,6 +3,7 @@
 import { field, fill, h, select } from "./dom.js";
 import { nameOf, refusal } from "./words.js";
 import { cell, confirmButton, done } from "./console_common.js";
+import { pageLink } from "./live.js";
 
 /** When a token was issued, as a clock reads: "at 23:40" today, "on 30 Nov at 23:40" before. */
 function issuedAt(iso) {
@@ -164,7 +165,7 @@ export function invitations(live) {
     const reply = await live.request({ type: "invite", ...body }, "invited");
     if (reply.type === "error") return said.replaceChildren(refusal(reply));
     said.replaceChildren();
-    const link = `${location.origin}/play#token=${encodeURIComponent(reply.token)}`;
+    const link = pageLink("play", reply.token, reply.grant.scene);
     const qr = await live.request({ type: "qr", text: link }, "qr");
     const who = reply.grant.role === "player" ? nameOf(live.view, reply.grant.character) : "Spectators";
     const box = h("div", { class: "qr", role: "img", "aria-label": `QR code of ${who}'s link` });

@@ -1,7 +1,7 @@
 // The front door: paste an invitation link or token; the server says what it is for, and the
 // page opens the player's page or the Storyteller's console.
 import { field, fill, h } from "./dom.js";
-import { Live } from "./live.js";
+import { Live, pagePath } from "./live.js";
 import { refusal } from "./words.js";
 
 const app = document.getElementById("app");
@@ -26,9 +26,9 @@ async function join(event) {
   live.addEventListener("status", () => {
     if (live.status === "refused") out.replaceChildren(refusal({ message: live.reason }));
     if (live.status !== "live" || !live.welcome) return;
-    const page = live.welcome.role === "st" ? "/st" : "/play";
+    const page = live.welcome.role === "st" ? "st" : "play";
     live.ws?.close();
-    location.assign(`${page}#token=${encodeURIComponent(token)}`);
+    location.assign(pagePath(page, token, live.welcome.scene));
   });
 }
 

@@ -23,19 +23,33 @@ export function socketUrl(scene = null) {
 /** The scene a token's socket last followed in this browser, so that even the first socket of a
  * page opened again is routed (the welcome says it; storage may be off: then it is not kept). */
 const ROUTE = "justicar:scene-of:";
+const routes = new Map(); // this page's own, where storage is off
 function remembered(token) {
   try {
-    return localStorage.getItem(ROUTE + token);
+    return localStorage.getItem(ROUTE + token) || routes.get(token) || null;
   } catch {
-    return null;
+    return routes.get(token) || null;
   }
 }
 function remember(token, scene) {
+  routes.set(token, scene);
   try {
     localStorage.setItem(ROUTE + token, scene);
   } catch {
     /* not kept: the next page's first socket goes to any process */
   }
+}
+
+/** A page's path for a token: the key and the scene (or night) it follows, both in the fragment,
+ * which no server sees; the page's very first socket names that scene to a proxy. */
+export function pagePath(page, token, scene = null, more = {}) {
+  const fragment = new URLSearchParams({ token, ...(scene ? { scene } : {}), ...more });
+  return `/${page}#${fragment}`;
+}
+
+/** The same as a whole link, to share or print as a QR code. */
+export function pageLink(page, token, scene = null, more = {}) {
+  return `${location.origin}${pagePath(page, token, scene, more)}`;
 }
 
 /** A fresh command id (crypto.getRandomValues works on a LAN page served over plain http). */
@@ -372,8 +386,10 @@ export function merge(view, patch) {
  * to show or share by accident). Each tab keeps its own: a fork opened in a new tab does not take
  * over the console it came from. */
 export function tokenFromPage(key = location.pathname) {
-  const fromLink = new URLSearchParams(location.hash.slice(1)).get("token");
+  const linked = new URLSearchParams(location.hash.slice(1));
+  const fromLink = linked.get("token");
   if (fromLink) {
+    if (linked.get("scene")) remember(fromLink, linked.get("scene")); // its first socket is routed
     sessionStorage.setItem(`justicar:${key}`, fromLink);
     localStorage.setItem(`justicar:${key}`, fromLink);
     history.replaceState(null, "", location.pathname);
