@@ -1,7 +1,9 @@
 """A PostgreSQL process hears its own commits' announcements (its NOTIFY comes back on its LISTEN),
 often before its room has taken the commit in: it must not read those commits back from the
 database (with many busy scenes those reads swamp its readers). Another process's commit, heard
-after them, is still read and pushed. A real server on PostgreSQL, with a real client."""
+after them, is still read and pushed. The one read of what passed while nobody listened (from
+where the scene stood before them: a loaded machine may start listening late) is not a read back.
+A real server on PostgreSQL, with a real client."""
 
 from __future__ import annotations
 
@@ -37,6 +39,8 @@ async def test_own_commits_are_not_read_back(postgres_db: str) -> None:
             return read(scene, after, upto)
 
         service.read = counted  # type: ignore[method-assign]
+        await live.hub.feed.listening.wait()  # type: ignore[attr-defined]
+        start = service.state("s1").version  # what passed while nobody listened is read from here, once
         for n in range(COMMANDS):
             assert (await st.command(adjust(f"a{n}")))["ok"]
         version = service.state("s1").version
@@ -44,6 +48,6 @@ async def test_own_commits_are_not_read_back(postgres_db: str) -> None:
         assert SceneService(other.store).handle(parse_command(json.dumps(body).encode())).error is None
         # announced after all of ours, on the same channel: once it is pushed, ours were all heard
         await st.wait(lambda m: m["type"] == "commit" and m.get("version", 0) > version, "their commit")
-        assert reads and all(after >= version for _, after in reads), reads
+        assert reads and all(after >= version or after == start for _, after in reads), reads
     other.close()
     backend.close()
