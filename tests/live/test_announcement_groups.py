@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack
 from typing import Any
 
@@ -24,6 +24,7 @@ import pytest
 
 from clients.client import Client
 from domain.commands import parse_command
+from domain.log import Wire
 from server.app import Running, running
 from server.backend import open_backend
 from server.notify import Listener
@@ -168,6 +169,34 @@ async def test_a_commit_whose_announcement_never_came_is_brought_by_the_sweep(po
         assert feed(x).heard == heard
         done = await on_x.send(adjust("after it"))  # and the scene goes on from there
         assert done["version"] == version + 1
+
+
+def test_a_scene_loaded_while_another_process_commits_to_it_is_sound(
+    postgres_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A load reads the scene's log and the end its commands were acknowledged up to. Another
+    process that commits to the scene between the two reads (its events and its command's row in
+    one transaction) must not make the log look as if it had lost its end: the scene loads, as far
+    as the log it read. (Issue 30: a server loading a scene of a night another server was sending
+    characters into failed the room, and a page joining it then waited forever.)"""
+    first = open_backend(postgres_db)
+    seed(first, A)
+    read = PostgresStore.read_wire
+    committed: list[int] = []
+
+    def read_then_another_commits(self: PostgresStore, scene: str, **kw: Any) -> Iterator[Wire]:
+        wires = list(read(self, scene, **kw))
+        if not committed:  # once: the other process's own load reads the log too
+            committed.append(0)
+            committed.append(commit_unannounced(postgres_db, scene, "meanwhile"))
+        return iter(wires)
+
+    monkeypatch.setattr(PostgresStore, "read_wire", read_then_another_commits)
+    try:
+        state = SceneService(first.store).load(A)
+        assert state.version == committed[-1] - 1  # the log as read, the commit after it left for the next read
+    finally:
+        first.store.close()
 
 
 async def test_a_game_night_split_over_two_servers_goes_on(postgres_db: str) -> None:
