@@ -277,6 +277,11 @@ class SceneService:
 
     def loaded(self, scene: str) -> Loaded:
         """``load``, saying where it started and the hash of the scene's last event."""
+        # The acknowledged end is read before the log, not after: another process may commit to the
+        # scene while it is read (its events and its command's row in one transaction), and a log
+        # read before that commit would then end before a mark read after it, which looks like a
+        # lost end (a sound scene refused as corrupt). Read first, the mark is never past the log.
+        acknowledged = self.store.acknowledged(scene)
         start = self.snapshots.load(scene, worth=WORTH) if self.snapshots else None
         after, prev = (start.state.version, start.hash) if start else (0, GENESIS)
         wires = self.store.read_wire(scene, after=after)
@@ -288,7 +293,7 @@ class SceneService:
             raise rows.unreadable(err) from None
         finally:
             getattr(wires, "close", lambda: None)()  # a reader stopped at a bad event ends here, not in the collector
-        lost = lost_end(scene, state.version, self.store.acknowledged(scene))
+        lost = lost_end(scene, state.version, acknowledged)
         if lost is not None:
             raise lost
         settle()
