@@ -481,9 +481,12 @@ def lost_end(scene: str, version: int, acknowledged: int) -> SceneCorrupt | None
 
 
 def first_problem(store: EventStore, scene: str) -> ChainProblem | None:
-    """The first thing wrong with a scene's log (``justicar verify``), or None."""
+    """The first thing wrong with a scene's log (``justicar verify``), or None. Sound against a
+    database other processes write meanwhile: what says where the log must reach (the acknowledged
+    mark, the commands index) is read before the log it is checked against."""
+    acknowledged = store.acknowledged(scene)  # before the head: a commit between never looks like a lost end
     problem = check_chain(store.read_wire(scene))
-    if problem is None and (lost := lost_end(scene, store.head(scene)[0], store.acknowledged(scene))):
+    if problem is None and (lost := lost_end(scene, store.head(scene)[0], acknowledged)):
         problem = lost.problem
     if problem is None:
         problem = index_problem(scene, store.command_rows(scene), store.read_wire(scene))

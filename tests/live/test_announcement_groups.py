@@ -29,6 +29,7 @@ from server.app import Running, running
 from server.backend import open_backend
 from server.notify import Listener
 from server.service import SceneService
+from server.store.base import first_problem
 from server.store.channels import LEGACY, group
 from server.store.postgres import PostgresStore
 from tests.live.conftest import at_version, seed
@@ -195,6 +196,31 @@ def test_a_scene_loaded_while_another_process_commits_to_it_is_sound(
     try:
         state = SceneService(first.store).load(A)
         assert state.version == committed[-1] - 1  # the log as read, the commit after it left for the next read
+    finally:
+        first.store.close()
+
+
+def test_a_scene_verified_while_another_process_commits_to_it_is_sound(
+    postgres_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``justicar verify`` of a live database (``first_problem``): a commit made by another process
+    right after the log's head was read is not taken for a lost end or an edited index."""
+    first = open_backend(postgres_db)
+    seed(first, A)
+    head = PostgresStore.head
+    committed: list[int] = []
+
+    def head_then_another_commits(self: PostgresStore, scene: str) -> Any:
+        found = head(self, scene)
+        if not committed:  # once: the other process's own commit reads the head too
+            committed.append(0)
+            committed.append(commit_unannounced(postgres_db, scene, "meanwhile"))
+        return found
+
+    monkeypatch.setattr(PostgresStore, "head", head_then_another_commits)
+    try:
+        assert first_problem(first.store, A) is None
+        assert head(first.store, A)[0] == committed[-1]  # the commit went in meanwhile
     finally:
         first.store.close()
 
