@@ -95,6 +95,8 @@ class Client:
         self._conn: ClientConnection | None = None
         self._subscribed = False
         self._caught_up = anyio.Event()
+        self._not_subscribed: dict[str, Any] | None = None
+        """The server's error in answer to the subscription in flight, if it refused it."""
         self._connected = anyio.Event()
         self._pending: dict[str, tuple[dict[str, Any], anyio.Event, list[dict[str, Any]]]] = {}
         self._replies: dict[str, tuple[anyio.Event, list[dict[str, Any]]]] = {}
@@ -196,11 +198,17 @@ class Client:
     # -- talking -----------------------------------------------------------------------------------
 
     async def subscribe(self, since: int | None = None) -> None:
-        """Catch up from ``since`` (default: the last event seen) and then follow live."""
+        """Catch up from ``since`` (default: the last event seen) and then follow live; raise
+        ``ClientError`` with the server's words if it will not send the scene (one that cannot be
+        served, a connection already subscribed)."""
         self._subscribed = True
         self._caught_up = anyio.Event()
+        self._not_subscribed = None
         await self._raw(self._subscription(self.last_seq if since is None else since))
         await self._caught_up.wait()
+        if (refusal := self._not_subscribed) is not None:
+            self._subscribed = False
+            raise ClientError(f"the server would not send the scene: {refusal.get('message', refusal)}")
 
     def _subscription(self, since: int) -> dict[str, Any]:
         return {"type": "subscribe", "since": since, "summaries": self.summaries}
@@ -274,6 +282,9 @@ class Client:
             self._merge(message)
         elif kind == "subscribed":
             self.last_seq = max(self.last_seq, message["version"])
+            self._caught_up.set()
+        elif kind == "error" and self._subscribed and not self._caught_up.is_set() and not self._replies:
+            self._not_subscribed = message  # the answer to the subscription (it has no id)
             self._caught_up.set()
         if kind in self._replies or (kind == "error" and self._replies):
             key = kind if kind in self._replies else next(iter(self._replies))

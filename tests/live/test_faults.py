@@ -22,6 +22,7 @@ import anyio
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from clients.client import Client, ClientError
 from server.app import Running, running
 from server.backend import Backend, open_backend
 from server.room import Room
@@ -161,6 +162,22 @@ class TestCorruptScene:
 
             await carries_on(st2, sam2, "in-s2")
         assert pings.answered >= 4 and pings.slowest < 1.0
+
+    async def test_the_client_library_says_why_it_cannot_follow_a_corrupt_scene(self, scenes: TwoScenes) -> None:
+        """``Client.subscribe`` to a scene that cannot be served raises, in the server's words (it
+        used to wait for a catch-up that never came); the client's connection and the other scene
+        go on."""
+        sql, said = CORRUPTIONS["edited"]
+        async with scenes.connect("st1") as st1:
+            assert (await st1.command(adjust("before")))["version"] == 5
+        await unloaded(scenes.live, "s1")
+        tamper(scenes.db, sql)
+        async with Client(scenes.live.url, scenes.tokens["st1"], reconnect=False) as client:
+            with anyio.fail_after(10), pytest.raises(ClientError) as refused:
+                await client.subscribe()
+            assert "'s1'" in str(refused.value) and said[1] in str(refused.value)
+            async with scenes.connect("st2") as st2:
+                assert (await st2.command(adjust("in-s2")))["ok"]
 
     @pytest.mark.parametrize("corruption", ["unreadable", "edited", "deleted"])
     async def test_a_fork_of_a_corrupt_scene_is_refused(self, scenes: TwoScenes, corruption: str) -> None:
