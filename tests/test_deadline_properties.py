@@ -18,11 +18,13 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from domain import deadlines
 from domain.commands import parse_command
 from domain.deadlines import KINDS, lapses, running
 from domain.evolve import evolve, fold
 from domain.log import Recorded
 from domain.state import Scene
+from projections import deadlines as deadline_views
 from projections.views import SPECTATOR, view
 from server import snapshots
 from server.service import SceneService
@@ -169,10 +171,19 @@ def _check_snapshots(records: list[Recorded], states: list[Scene]) -> None:
         assert fold(records[state.version :], restored) == final, "a snapshot and the events after it differ"
 
 
+def afresh(state: Scene, viewer: str) -> Any:
+    """The viewer's deadlines made with nothing kept (``domain.deadlines`` and
+    ``projections.deadlines`` keep what they made, by state, challenge and scene)."""
+    for kept in (deadlines._SEEN, deadlines._OF_CHALLENGE, deadline_views._SEEN, deadline_views._KEPT):
+        kept.clear()
+    return view(state, viewer).deadlines
+
+
 def _check_patches(records: list[Recorded], states: list[Scene]) -> None:
     """Each commit pushed as a room pushes it (``server.room.Room.push``: every third without its
     patch, the next covering it; a patch leaves out the deadlines a viewer has, ``Shared.sent``) and
-    merged as a client merges it: each viewer's deadlines are the whole view's after every patch."""
+    merged as a client merges it: each viewer's deadlines are the whole view's after every patch,
+    made afresh (nothing kept)."""
     viewers = ["st", SPECTATOR, *list(states[0].characters)[:2]]
     shown = {v: msgspec.to_builtins(view(states[0], v)) for v in viewers}
     sent: dict[str, Any] | None = None
@@ -188,7 +199,7 @@ def _check_patches(records: list[Recorded], states: list[Scene]) -> None:
             [frame] = after_commit(after, pushed, v, shared=shared)
             patch = msgspec.to_builtins(outgoing_decoder.decode(frame).view)  # type: ignore[union-attr]
             shown[v] = {**shown[v], **{k: x for k, x in patch.items() if k not in ("characters", "challenges")}}
-            whole = msgspec.to_builtins(view(after, v).deadlines)
+            whole = msgspec.to_builtins(afresh(after, v))
             assert shown[v]["deadlines"] == whole, (v, after.version, "deadlines" in patch)
         sent, unpatched = shared.made, []
 
