@@ -10,11 +10,7 @@ one for the scene (or the sweep) brings everything since the room's last.
 
 - ``Poller`` (SQLite): two processes on one file have no NOTIFY. Every ``POLL`` seconds it asks
   SQLite's ``PRAGMA data_version`` (which moves when another connection commits; a few
-  microseconds); only when it moved does it read what was appended since its last look: the rows
-  after the last it saw (events are appended in commit order, one writer at a time, and never
-  deleted, so their rowids only grow), each scene's last seq among them. Its own process's commits
-  move ``data_version`` too, and cost that small read, not a read of every held scene's end; rows
-  found taken away (a hand on the file) send it back to reading every held scene's end.
+  microseconds); only when it moved does it read the heads of the scenes this process holds.
 - ``Listener`` (PostgreSQL): ``server.store.postgres`` ``NOTIFY``s ``"seq scene"`` on the channel
   of the scene's group (``server.store.channels``) inside each append's transaction (so only once
   it is committed, and never lost with a process killed after its commit); for a store that does
@@ -165,7 +161,6 @@ class Poller:
         conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=1.0)
         try:
             seen: int | None = None
-            last: int | None = None  # the last row looked at (None: every held scene's end is read)
             while True:
                 await anyio.sleep(self.interval)
                 try:
@@ -173,8 +168,10 @@ class Poller:
                     if version == seen:
                         continue
                     seen = version
-                    held = set(watched())
-                    last, heads = await self._lane.run(_news, conn, last, held)
+                    scenes = list(watched())
+                    if not scenes:
+                        continue
+                    heads = await self._lane.run(_heads, conn, scenes)
                 except sqlite3.Error as err:  # read again next time
                     log.warning("feed unreadable", error=str(err))
                     seen = None
@@ -183,16 +180,6 @@ class Poller:
                     heard(scene, seq)
         finally:
             conn.close()
-
-
-def _news(conn: sqlite3.Connection, last: int | None, held: Collection[str]) -> tuple[int, list[tuple[str, int]]]:
-    """The last row now, and the held scenes that rows after ``last`` reached, each with its last
-    seq; with no ``last`` (the first look), or rows found taken away, every held scene's end."""
-    top = conn.execute("SELECT coalesce(max(rowid), 0) FROM events").fetchone()[0]
-    if last is None or top < last:
-        return top, _heads(conn, sorted(held)) if held else []
-    rows = conn.execute("SELECT scene, max(seq) FROM events WHERE rowid > ? AND rowid <= ? GROUP BY scene", (last, top))
-    return top, [(str(scene), int(seq)) for scene, seq in rows if scene in held]
 
 
 def _heads(conn: sqlite3.Connection, scenes: list[str]) -> list[tuple[str, int]]:
