@@ -51,6 +51,7 @@ from domain.commands import (
 from domain.context import Draft
 from domain.errors import Rejected
 from domain.events import DeadlineExtended, DeadlinePassed, DeadlinesSet, LapseKind
+from domain.kept import ByObject
 from domain.pools import PoolSpec
 from domain.rules import ruleset_for
 from domain.state import NARRATOR, Challenge, Clocks, Scene
@@ -99,18 +100,17 @@ class Due(msgspec.Struct, frozen=True, gc=False, kw_only=True, omit_defaults=Tru
 # -- what is due -------------------------------------------------------------------------------
 
 
-_SEEN: dict[int, tuple[Scene, list[Due]]] = {}
-"""The states asked about lately, by the very object, and their answer: a commit asks of its state
-several times (its append's wake-up time, the room's alarm, the patch, each viewer's view), and
-its next commit of the state before it, while many scenes commit in between. States are
-immutable, so the same object always has the same answer; each entry holds its state, so an id
-is not reused while it is kept."""
-_SEEN_SIZE = 256
-_OF_CHALLENGE: dict[int, tuple[tuple[object, ...], list[Due]]] = {}
-"""The moves an undecided challenge waits for, by the very challenge and what else they are made
+_SEEN: ByObject[Scene, list[Due]] = ByObject()
+"""The running deadlines of the states asked about lately: a commit asks of its state several times
+(its append's wake-up time, the room's alarm, the patch, each viewer's view), and its next commit
+of the state before it, while many scenes commit in between."""
+_OF_CHALLENGE: ByObject[Challenge, tuple[tuple[object, ...], list[Due]]] = ByObject()
+"""The moves an undecided challenge waits for, by the very challenge, with what else they are made
 of (the deadlines set, the clocks, whether each side is a player's): most commits leave most
-challenges as they were (each entry holds them: their ids are not reused while it is kept)."""
+challenges as they were."""
 _NO_CLOCKS = Clocks()
+"""The clocks of a scene whose deadlines have done nothing yet: one object, so the moves kept for a
+challenge (keyed on the very clocks) hold from one state to the next."""
 
 
 def running(state: Scene) -> list[Due]:
@@ -118,14 +118,8 @@ def running(state: Scene) -> list[Due]:
     (the caller must not change the list)."""
     if not state.options.timed or state.status != "open" or state.night is not None:
         return []
-    seen = _SEEN.get(id(state))
-    if seen is not None and seen[0] is state:
-        return seen[1]
-    found = _running(state, state.options.deadlines)
-    if len(_SEEN) >= _SEEN_SIZE:
-        _SEEN.clear()
-    _SEEN[id(state)] = (state, found)
-    return found
+    found = _SEEN.get(state)
+    return found if found is not None else _SEEN.put(state, _running(state, state.options.deadlines))
 
 
 def _running(state: Scene, deadlines: Deadlines) -> list[Due]:
@@ -175,15 +169,10 @@ def _running(state: Scene, deadlines: Deadlines) -> list[Due]:
             out += of_challenge(ch)
             continue
         inputs = (ch, deadlines, clocks, dice, _player(state, ch.challenger.who), _player(state, ch.defender.who))
-        seen = _OF_CHALLENGE.get(id(ch))
-        if seen is not None and seen[0] == inputs:  # the very challenge (held), the same rest
-            out += seen[1]
-            continue
-        if len(_OF_CHALLENGE) >= _SEEN_SIZE:
-            _OF_CHALLENGE.clear()
-        made = of_challenge(ch)
-        _OF_CHALLENGE[id(ch)] = (inputs, made)
-        out += made
+        seen = _OF_CHALLENGE.get(ch)
+        if seen is None or seen[0] != inputs:
+            seen = _OF_CHALLENGE.put(ch, (inputs, of_challenge(ch)))
+        out += seen[1]
     r = state.round
     if r is not None and r.phase != "over":
         rkey = f"{r.number}.{r.phase}.{r.group}.{r.turn_phase}.{r.extra}"

@@ -30,6 +30,7 @@ from domain.events import (
     KnockedDown,
     TraitLost,
 )
+from domain.kept import ByObject
 from domain.pools import Pool
 from domain.rules import ruleset_for
 from domain.rules.base import TraitPool
@@ -802,7 +803,7 @@ def _said_to(text: str, me: str, others: tuple[str, ...]) -> str:
 _T = TypeVar("_T")
 _MEMO: dict[tuple[object, ...], tuple[tuple[object, ...], object]] = {}
 _MEMO_SIZE = 1024
-_NOW: dict[tuple[int, str, str], tuple[Scene, object]] = {}
+_NOW: ByObject[Scene, dict[tuple[str, str], object]] = ByObject(_MEMO_SIZE)
 """The same, by the very state asked about: the viewers of one commit ask about one state."""
 
 
@@ -811,10 +812,11 @@ def _memo(state: Scene, cid: str, what: str, make: Callable[[], _T]) -> _T:
     challenge itself, the characters in it, the rulings, the options and the round (all frozen,
     replaced on every change, so the very objects say so); every viewer of a commit, and the
     commits that leave the challenge and its people alone, share one account."""
-    now = (id(state), cid, what)
-    hit = _NOW.get(now)
-    if hit is not None and hit[0] is state:
-        return hit[1]  # type: ignore[return-value]
+    now = _NOW.get(state)
+    if now is None:
+        now = _NOW.put(state, {})
+    elif (cid, what) in now:
+        return now[(cid, what)]  # type: ignore[return-value]
     inputs = _inputs(state, cid)
     key = (*map(id, inputs), cid, what)
     found = _MEMO.get(key)
@@ -825,9 +827,7 @@ def _memo(state: Scene, cid: str, what: str, make: Callable[[], _T]) -> _T:
             _MEMO.clear()
         value = make()
         _MEMO[key] = (inputs, value)  # kept beside it: their ids are not reused while the entry lives
-    if len(_NOW) >= _MEMO_SIZE:
-        _NOW.clear()
-    _NOW[now] = (state, value)
+    now[(cid, what)] = value
     return value  # type: ignore[return-value]
 
 

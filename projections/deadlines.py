@@ -22,6 +22,7 @@ import msgspec
 from domain.commands import AnyCommand, ExtendDeadline, Relent
 from domain.deadlines import Due, move_for, running
 from domain.events import LapseKind
+from domain.kept import ByObject
 from domain.state import NARRATOR, Scene
 from projections.deadline_words import duration, made, missed, to_do, waits
 from projections.moves import accepted
@@ -81,10 +82,8 @@ def deadline_views(state: Scene, viewer: str) -> list[DeadlineView]:
     reads them otherwise: a player's own move or a sentence with its name in it, the Storyteller's
     choices about a lapse it was told of. Most viewers of a commit share one list, and most commits
     (an adjust, a bid in another challenge) leave the lists as the scene's last state had them."""
-    seen = _SEEN.get(id(state))
-    if seen is not None and seen[0] is state:  # another viewer of the same commit asked
-        made = seen[1]
-    else:
+    made = _SEEN.get(state)  # another viewer of the same commit asked
+    if made is None:
         dues = running(state)
         if not dues:
             return []
@@ -95,11 +94,9 @@ def deadline_views(state: Scene, viewer: str) -> list[DeadlineView]:
     return found
 
 
-_SEEN: dict[int, tuple[Scene, dict[str, list[DeadlineView]]]] = {}
-"""The states asked about lately, by the very object, and their views by viewer (``""``: anyone
-they do not name): a commit's viewers all ask of the same state, which is immutable (each entry
-holds its state: an id is not reused while it is kept)."""
-_SEEN_SIZE = 256
+_SEEN: ByObject[Scene, dict[str, list[DeadlineView]]] = ByObject()
+"""The views of the states asked about lately, by viewer (``""``: anyone they do not name): a
+commit's viewers all ask of the same state."""
 _KEPT: dict[str, tuple[list[Due], list[str], list[tuple[str, str]], dict[str, list[DeadlineView]]]] = {}
 """By scene: the deadlines of its last state asked about, their sentences, the characters' names,
 and the views made of them (no state is kept here: a scene unloaded leaves a few views, not its
@@ -124,10 +121,7 @@ def _made(state: Scene, dues: list[Due]) -> dict[str, list[DeadlineView]]:
     if len(_KEPT) >= 1024 and state.id not in _KEPT:
         _KEPT.clear()
     _KEPT[state.id] = (dues, said, names, found)
-    if len(_SEEN) >= _SEEN_SIZE:
-        _SEEN.clear()
-    _SEEN[id(state)] = (state, found)
-    return found
+    return _SEEN.put(state, found)
 
 
 def _very(kept: list[Due], dues: list[Due]) -> bool:
