@@ -261,6 +261,7 @@ async def measure(
 
     await asyncio.sleep(0.5)
     empty = rss()
+    began = time.perf_counter()
 
     async def sit(s: Scene, which: list[int]) -> None:
         tokens = [s.table.st, *s.table.players.values(), *[s.table.spectator] * SPECTATORS]
@@ -276,6 +277,12 @@ async def measure(
     await _gathered([sit(s, list(range(1, SUBSCRIBERS + 1))) for s in scenes])
     await asyncio.sleep(1.0)  # presence said
     seated = rss()
+    print(
+        f"#   {len(scenes) * (SUBSCRIBERS + 1):,} connections seated in {time.perf_counter() - began:.1f} s;"
+        f" measuring {WARM_UP:g} + {seconds:g} s",
+        file=sys.stderr,
+        flush=True,
+    )
     per_connection = (seated - loaded) / (len(scenes) * SUBSCRIBERS)
     figures = Figures(per_scene=(loaded - empty) / len(scenes) - per_connection, per_connection=per_connection)
 

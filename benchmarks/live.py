@@ -214,7 +214,10 @@ def kind(frame: bytes) -> bytes:
 
 
 async def hello(url: str, token: str) -> ClientConnection:
-    ws = await connect(url, compression=None, max_size=None, max_queue=None, open_timeout=TIMEOUT)
+    """A connection said hello on, as a page's: it answers the server's pings and sends none of its
+    own (a browser never does; thousands of a benchmark's connections pinging would load the
+    machine's cores with what a real table's phones do elsewhere)."""
+    ws = await connect(url, compression=None, max_size=None, max_queue=None, open_timeout=TIMEOUT, ping_interval=None)
     await ws.send(json.dumps({"type": "hello", "token": token}))
     reply = await ws.recv(decode=False)
     if kind(reply) != b"welcome":
@@ -311,7 +314,7 @@ async def commit_round(mix: Mix, body: str) -> tuple[float, list[int]]:
 async def bare_clients(url: str, count: int) -> list[ClientConnection]:
     conns = []
     for _ in range(count):
-        ws = await connect(url, compression=None, max_size=None, max_queue=None)
+        ws = await connect(url, compression=None, max_size=None, max_queue=None, ping_interval=None)
         await ws.send("hi")
         await ws.recv()
         conns.append(ws)
