@@ -51,7 +51,6 @@ import contextlib
 import os
 import random
 import resource
-import secrets
 import sys
 import time
 import zlib
@@ -59,11 +58,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from benchmarks.common import cleanup, copy_db, header, parser, percentile, spread, table, workdir
 from benchmarks.live import Served, adjust, free_port, hello, justicar, kind, subscriber
-from benchmarks.processes import admin_url, serve
+from benchmarks.processes import admin_url, copied, fresh, named, serve
 from benchmarks.scenes import Table, build
 
 PLAYERS = 2
@@ -94,34 +92,15 @@ def _two_players(t: Table) -> Table:
     return Table(t.scene, t.version, t.st, t.spectator, dict(list(t.players.items())[:PLAYERS]))
 
 
-def _named(admin: str, name: str) -> str:
-    return urlunsplit(urlsplit(admin)._replace(path=f"/{name}"))
-
-
-def _admin(admin: str, sql: str) -> None:
-    import psycopg
-
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(sql)
-
-
 @contextlib.contextmanager
 def template(admin: str, source: Path, tables: list[Table]) -> Iterator[tuple[str, list[Table]]]:
-    """A PostgreSQL database holding the SQLite file's scenes (copied as ``import`` copies them)
-    and tokens of its own, each run's database made from it (``CREATE DATABASE … TEMPLATE``)."""
+    """A PostgreSQL database holding the SQLite file's scenes (``copied``) and tokens of its own,
+    each run's database made from it (``fresh``)."""
     from server.backend import open_backend
-    from server.store import SqliteStore
 
-    name = f"justicar_capacity_{secrets.token_hex(5)}"
-    _admin(admin, f'CREATE DATABASE "{name}"')
-    try:
-        started = time.perf_counter()
-        sqlite = SqliteStore(source, readonly=True)
-        backend = open_backend(_named(admin, name))
+    with copied(admin, source, [t.scene for t in tables]) as name:
+        backend = open_backend(named(admin, name))
         try:
-            for t in tables:
-                wires = list(sqlite.read_wire(t.scene))
-                backend.store.import_wires(t.scene, wires, sqlite.digests(t.scene, wires[-1].seq))
             issue = backend.tokens.issue
             copies = [
                 Table(
@@ -135,22 +114,7 @@ def template(admin: str, source: Path, tables: list[Table]) -> Iterator[tuple[st
             ]
         finally:
             backend.close()
-            sqlite.close()
-        print(f"# {len(tables)} scenes copied to PostgreSQL in {time.perf_counter() - started:.1f} s", file=sys.stderr)
         yield name, copies
-    finally:
-        _admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-@contextlib.contextmanager
-def fresh(admin: str, source: str) -> Iterator[tuple[str, str]]:
-    """A database made from the template ``source``: its URL and its name."""
-    name = f"justicar_bench_{secrets.token_hex(5)}"
-    _admin(admin, f'CREATE DATABASE "{name}" TEMPLATE "{source}"')
-    try:
-        yield _named(admin, name), name
-    finally:
-        _admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 # -- CPU of the database's processes ----------------------------------------------------------------

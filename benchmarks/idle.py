@@ -2,10 +2,13 @@
 loaded and left alone, against the same process with none loaded.
 
     .venv/bin/python -m benchmarks.idle [--runs 3] [--scenes 10000] [--settle 5] [--quiet 10] [--old DIR]
+        [--store sqlite|postgresql] [--postgres URL]
 
 The scenes (two characters, a challenge awaiting its answer, no deadline) are built once through
 the service straight into an SQLite file (as ``benchmarks.deadlines.seed_idle``). Each setup is a
-fresh server process (``running`` on a fresh copy of the file, as ``justicar serve`` runs it) that
+fresh server process (``running`` on a fresh copy of the file, as ``justicar serve`` runs it;
+``--store postgresql``: on a fresh PostgreSQL database holding the same scenes, made on the server
+named by ``--postgres``, ``JUSTICAR_TEST_POSTGRES`` or 127.0.0.1:5432 and dropped afterwards) that
 loads the scenes through its hub (``Hub.state``: each by its room, as a command or join would),
 100 at a time, waits ``--settle`` seconds, and says how many tasks it runs and how many of its
 rooms are awake; its CPU over ``--quiet`` seconds of nobody doing anything is then measured, and
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import sys
@@ -72,10 +76,10 @@ def build(where: Path, scenes: int) -> Path:
     return db
 
 
-def measure(db: Path, scenes: int, root: Path, settle: float, quiet: float) -> dict[str, float]:
+def measure(db: str, scenes: int, root: Path, settle: float, quiet: float) -> dict[str, float]:
     from benchmarks.live import Served
 
-    argv = [sys.executable, str(HOLD), "hold", str(db), str(scenes), str(settle)]
+    argv = [sys.executable, str(HOLD), "hold", db, str(scenes), str(settle)]
     started = time.perf_counter()
     served = Served(argv, None, root)
     try:
@@ -97,6 +101,7 @@ def measure(db: Path, scenes: int, root: Path, settle: float, quiet: float) -> d
 
 def run(args: argparse.Namespace) -> None:
     from benchmarks.common import ROOT, cleanup, copy_db, header, spread, table, workdir
+    from benchmarks.processes import admin_url, copied, fresh
 
     where = workdir(args)
     try:
@@ -106,16 +111,27 @@ def run(args: argparse.Namespace) -> None:
         codes = {"this": ROOT} | ({"old": Path(args.old).resolve()} if args.old else {})
         setups = [(code, n) for code in codes for n in (0, args.scenes)]
         got: dict[tuple[str, int], list[dict[str, float]]] = {setup: [] for setup in setups}
-        for r in range(1, args.runs + 1):
-            for code, n in setups if r % 2 else setups[::-1]:
-                copy = copy_db(db, where / f"run{r}-{code}-{n}.db")
-                figures = measure(copy, n, codes[code], args.settle, args.quiet)
-                got[(code, n)].append(figures)
-                print(f"# run {r}: {code} code, {n:,} scenes: {figures}", file=sys.stderr)
-                for suffix in ("", "-wal", "-shm"):
-                    Path(f"{copy}{suffix}").unlink(missing_ok=True)
+        with contextlib.ExitStack() as stack:
+            postgres = args.store == "postgresql"
+            if postgres:
+                admin = admin_url(args.postgres)
+                template = stack.enter_context(copied(admin, db, [f"i{n}" for n in range(args.scenes)]))
+            for r in range(1, args.runs + 1):
+                for code, n in setups if r % 2 else setups[::-1]:
+                    with contextlib.ExitStack() as one:
+                        if postgres:
+                            served = one.enter_context(fresh(admin, template))[0]
+                        else:
+                            copy = copy_db(db, where / f"run{r}-{code}-{n}.db")
+                            served = str(copy)
+                            for suffix in ("", "-wal", "-shm"):
+                                one.callback(Path(f"{copy}{suffix}").unlink, missing_ok=True)
+                        figures = measure(served, n, codes[code], args.settle, args.quiet)
+                    got[(code, n)].append(figures)
+                    print(f"# run {r}: {code} code, {n:,} scenes: {figures}", file=sys.stderr)
         header(
-            f"idle: a server that loaded {args.scenes:,} small scenes and was left alone ({args.settle:g} s to settle,"
+            f"idle: a server ({args.store}) that loaded {args.scenes:,} small scenes and was left alone"
+            f" ({args.settle:g} s to settle,"
             f" then {args.quiet:g} s of quiet measured), against one with none loaded"
         )
         rows = []
@@ -158,6 +174,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--settle", type=float, default=5.0, help="seconds after loading before measuring (5)")
     p.add_argument("--quiet", type=float, default=10.0, help="seconds of quiet measured (10)")
     p.add_argument("--old", help="another checkout of the project, measured in the same runs")
+    p.add_argument("--store", choices=["sqlite", "postgresql"], default="sqlite", help="where the scenes are (sqlite)")
+    p.add_argument("--postgres", help="an administrator's URL of the PostgreSQL server to make databases on")
     run(p.parse_args(argv))
 
 

@@ -78,12 +78,62 @@ def database(backend: str, where: Path, admin: str, label: str) -> Iterator[str]
     name = f"justicar_bench_{secrets.token_hex(5)}"
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
-    url = urlunsplit(urlsplit(admin)._replace(path=f"/{name}"))
+    url = named(admin, name)
     try:
         yield url
     finally:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def named(admin: str, name: str) -> str:
+    """The URL of database ``name`` on the server of ``admin``."""
+    return urlunsplit(urlsplit(admin)._replace(path=f"/{name}"))
+
+
+def _admin(admin: str, sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql)
+
+
+@contextlib.contextmanager
+def copied(admin: str, source: Path, scenes: list[str]) -> Iterator[str]:
+    """A PostgreSQL database holding these scenes of the SQLite file ``source`` (copied as
+    ``justicar import`` copies them): its name; dropped afterwards."""
+    from server.store import SqliteStore
+
+    name = f"justicar_copy_{secrets.token_hex(5)}"
+    _admin(admin, f'CREATE DATABASE "{name}"')
+    try:
+        started = time.perf_counter()
+        sqlite = SqliteStore(source, readonly=True)
+        backend = open_backend(named(admin, name))
+        try:
+            for scene in scenes:
+                wires = list(sqlite.read_wire(scene))
+                backend.store.import_wires(scene, wires, sqlite.digests(scene, wires[-1].seq))
+        finally:
+            backend.close()
+            sqlite.close()
+        took = time.perf_counter() - started
+        print(f"# {len(scenes):,} scenes copied to PostgreSQL in {took:.1f} s", file=sys.stderr)
+        yield name
+    finally:
+        _admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextlib.contextmanager
+def fresh(admin: str, source: str) -> Iterator[tuple[str, str]]:
+    """A database made from the template ``source`` (``CREATE DATABASE … TEMPLATE``): its URL and
+    its name; dropped afterwards."""
+    name = f"justicar_bench_{secrets.token_hex(5)}"
+    _admin(admin, f'CREATE DATABASE "{name}" TEMPLATE "{source}"')
+    try:
+        yield named(admin, name), name
+    finally:
+        _admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @dataclass

@@ -21,7 +21,8 @@ one for the scene (or the sweep) brings everything since the room's last.
   A group listened to late, and a listening connection lost and made again, are covered by a read
   of the end of each scene concerned once the ``LISTEN`` is in place; an announcement lost
   anyway (or said on a channel this process does not hear: a process of another version during an
-  upgrade) by a sweep of every held scene's end every ``SWEEP`` seconds.
+  upgrade) by a sweep of every held scene's end every ``SWEEP`` seconds (one query for them all:
+  a room reads its log only where the end moved past what it holds).
 - ``Silent``: a store in memory is one process's alone.
 
 Each feed also gives a scene's *turn* among the processes appending to it (``turn``), which the
@@ -68,6 +69,13 @@ LOCK_CLASS = 0x4A55
 """The first key of PostgreSQL advisory locks taken for turns (the second: the scene's hash)."""
 
 Heard = Callable[[str, int | None], None]
+
+_HEADS = (
+    "SELECT scene, head FROM (SELECT s.scene, (SELECT max(e.seq) FROM events e WHERE e.scene = s.scene) AS head "
+    "FROM unnest(%s::text[]) AS s(scene) WHERE NOT EXISTS (SELECT 1 FROM unfinished u WHERE u.scene = s.scene)) "
+    "AS heads WHERE head IS NOT NULL"
+)
+"""The end of each of these scenes that has one (not a scene still being copied in)."""
 """Told a scene reached a seq (``None``: it may have; read the log's end)."""
 Watched = Callable[[], Collection[str]]
 """The scenes this process holds (whose rooms would push what another process appended)."""
@@ -211,6 +219,8 @@ class Listener:
         counted here (tests, ``benchmarks/announcements.py``)."""
         self.foreign = 0
         """Of those, the announcements of scenes not held (in a group held for another scene)."""
+        self.swept = 0
+        """Sweeps done (tests)."""
         self.on: set[int] = set()
         """The groups the listening connection listens to now (read it, never change it)."""
         self._held: dict[int, set[str]] = {}
@@ -301,10 +311,24 @@ class Listener:
                     await self._pool.close()
 
     async def _sweep(self, watched: Watched, heard: Heard) -> None:
+        """Every ``sweep`` seconds, the end of every held scene, in one query on a connection of
+        its own: a room reads its log only where the end moved past what it holds."""
+        import psycopg
+
         while True:
-            await anyio.sleep(self.sweep)
-            for scene in list(watched()):
-                heard(scene, None)
+            try:
+                conn = await psycopg.AsyncConnection.connect(self.url, autocommit=True)
+                async with conn:
+                    while True:
+                        await anyio.sleep(self.sweep)
+                        if scenes := list(watched()):
+                            cursor = await conn.execute(_HEADS, [scenes])
+                            for scene, seq in await cursor.fetchall():
+                                heard(scene, int(seq))
+                        self.swept += 1
+            except psycopg.Error as err:
+                log.warning("feed cannot sweep, connecting again", error=str(err))
+            await anyio.sleep(RETRY)
 
     async def _listen(self, watched: Watched, heard: Heard) -> None:
         import psycopg

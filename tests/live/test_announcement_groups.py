@@ -172,6 +172,35 @@ async def test_a_commit_whose_announcement_never_came_is_brought_by_the_sweep(po
         assert done["version"] == version + 1
 
 
+async def test_the_sweep_reads_the_log_of_none_but_a_scene_that_moved(
+    postgres_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sweep asks the ends of every scene X holds in one query; a room reads its log only where
+    the end moved past what it holds: held scenes that do not move cost no read, sweep after sweep
+    (with a thousand held, a read each every sweep was a quarter of a busy process's queries)."""
+    monkeypatch.setattr(Listener, "sweep", 0.05)
+    reads: list[str] = []
+    read = SceneService.read
+
+    def counted(self: SceneService, scene: str, after: int, upto: int | None) -> Any:
+        reads.append(scene)
+        return read(self, scene, after, upto)
+
+    monkeypatch.setattr(SceneService, "read", counted)
+    async with two(postgres_db) as (x, _, tokens), Client(x.url, tokens[A]) as on_a, Client(x.url, tokens[B]) as on_b:
+        await on_a.subscribe()
+        await on_b.subscribe()
+        await until(lambda: {group(A), group(B)} <= feed(x).on)
+        swept = feed(x).swept
+        await until(lambda: feed(x).swept >= swept + 2)
+        reads.clear()
+        await until(lambda: feed(x).swept >= swept + 8)
+        assert reads == []
+        version = await anyio.to_thread.run_sync(lambda: commit_unannounced(postgres_db, A, "quiet"))
+        await at_version(on_a, version)
+        assert set(reads) == {A}
+
+
 def test_a_scene_loaded_while_another_process_commits_to_it_is_sound(
     postgres_db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
