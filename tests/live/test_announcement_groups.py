@@ -201,6 +201,32 @@ async def test_the_sweep_reads_the_log_of_none_but_a_scene_that_moved(
         assert set(reads) == {A}
 
 
+async def test_the_sweep_connects_again_after_its_connection_is_killed(
+    postgres_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every connection the servers have to the database killed at once (the sweep's among them):
+    the sweep connects again, and a commit whose announcement was lost still reaches X's subscriber."""
+    monkeypatch.setattr(Listener, "sweep", 0.1)
+    monkeypatch.setattr("server.notify.RETRY", 0.1)
+    async with two(postgres_db) as (x, _, tokens), Client(x.url, tokens[A]) as on_a:
+        await on_a.subscribe()
+        swept = feed(x).swept
+        await until(lambda: feed(x).swept > swept)
+        name = psycopg.conninfo.conninfo_to_dict(postgres_db)["dbname"]
+        with psycopg.connect(postgres_db, autocommit=True) as admin:
+            killed = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE datname = %s AND pid <> pg_backend_pid()",
+                [name],
+            ).fetchone()
+        assert killed is not None and killed[0] >= 2
+        swept = feed(x).swept
+        await until(lambda: feed(x).swept > swept + 1)  # the sweep goes on, on a new connection
+        await until(lambda: group(A) in feed(x).on)  # listening again: the next commit is the sweep's alone
+        version = await anyio.to_thread.run_sync(lambda: commit_unannounced(postgres_db, A, "after the kill"))
+        await at_version(on_a, version)
+
+
 def test_a_scene_loaded_while_another_process_commits_to_it_is_sound(
     postgres_db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
