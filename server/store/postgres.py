@@ -6,7 +6,7 @@ before it reaches libpq (every other parameter is libpq's own, ``sslmode``, ``co
 
 - ``pool_size``: the most connections this store opens (default ``POOL_SIZE``); a server uses
   one for its writer, one for its worker and one for token checks at a time, so 3 is the least
-  that never waits (the feed of other processes' commits, ``server.notify``, listens and takes
+  that never waits (the feed of other processes' commits, ``server.notify``, listens, sweeps and takes
   turns on connections of its own).
 - ``statement_timeout``: how long one statement may run before the server cancels it
   (PostgreSQL's own units: ``5000`` is milliseconds, ``5s``, ``1min``; default

@@ -104,12 +104,14 @@ async def test_the_countdown_the_warning_and_the_storytellers_choice(
 
     # Juan's move: on his card, large, in his words; on Sam's, quietly, by name
     mine = juan.locator("#challenges article .deadline")
+    await expect(mine).to_have_count(1)  # Sam's throw taken in (a locator of two fails at once, not waiting)
     await expect(mine).to_have_class(re.compile(r"\bmine\b"))
     await expect(mine.locator(".said")).to_have_text(f"You have {SLOW} seconds to throw.")
     await expect(mine.locator(".then")).to_have_text("Then the Storyteller is told.")
     assert CLOCK.match(await mine.locator(".time-left").inner_text())
     assert await juan.evaluate(TICKING)  # the page's one timer
     theirs = sam.locator("#challenges article .deadline")
+    await expect(theirs).to_have_count(1)
     await expect(theirs).to_have_class(re.compile(r"\btheirs\b"))
     await expect(theirs.locator(".said")).to_have_text(f"Juan has {SLOW} seconds to throw.")
     await expect(theirs.locator(".clock")).to_contain_text("left for Juan")
