@@ -69,6 +69,9 @@ LOCK_CLASS = 0x4A55
 """The first key of PostgreSQL advisory locks taken for turns (the second: the scene's hash)."""
 
 Heard = Callable[[str, int | None], None]
+"""Told a scene reached a seq (``None``: it may have; read the log's end)."""
+Watched = Callable[[], Collection[str]]
+"""The scenes this process holds (whose rooms would push what another process appended)."""
 
 _HEADS = (
     "SELECT scene, head FROM (SELECT s.scene, (SELECT max(e.seq) FROM events e WHERE e.scene = s.scene) AS head "
@@ -76,9 +79,6 @@ _HEADS = (
     "AS heads WHERE head IS NOT NULL"
 )
 """The end of each of these scenes that has one (not a scene still being copied in)."""
-"""Told a scene reached a seq (``None``: it may have; read the log's end)."""
-Watched = Callable[[], Collection[str]]
-"""The scenes this process holds (whose rooms would push what another process appended)."""
 
 log = structlog.get_logger("justicar.notify")
 
