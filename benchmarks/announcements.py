@@ -22,7 +22,6 @@ make each figure good to a few microseconds at the default ``--commits``.
 from __future__ import annotations
 
 import os
-import secrets
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -31,7 +30,7 @@ from datetime import UTC, datetime
 import anyio
 import psycopg
 
-from benchmarks.common import header, parser, spread, table
+from benchmarks.common import header, parser, pg_database, pg_url, spread, table
 from domain.events import SceneOpened
 from server.notify import Listener
 from server.store import channels
@@ -42,14 +41,8 @@ AT = datetime(2026, 1, 1, tzinfo=UTC)
 
 @contextmanager
 def database(admin: str) -> Iterator[str]:
-    name = f"justicar_bench_{secrets.token_hex(4)}_notify"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"{admin.rsplit('/', 1)[0]}/{name}"
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with pg_database(admin, "notify") as name:
+        yield pg_url(admin, name)
 
 
 async def one(url: str, scenes: list[str], processes: int, rounds: int) -> list[tuple[int, int, int]]:

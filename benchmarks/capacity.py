@@ -59,9 +59,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import cleanup, copy_db, header, parser, percentile, spread, table, workdir
+from benchmarks.common import cleanup, copy_db, header, parser, percentile, pg_url, spread, table, workdir
 from benchmarks.live import Served, adjust, free_port, hello, justicar, kind, subscriber
-from benchmarks.processes import admin_url, copied, fresh, named, serve
+from benchmarks.processes import admin_url, copied, fresh, serve
 from benchmarks.scenes import Table, build
 
 PLAYERS = 2
@@ -99,7 +99,7 @@ def template(admin: str, source: Path, tables: list[Table]) -> Iterator[tuple[st
     from server.backend import open_backend
 
     with copied(admin, source, [t.scene for t in tables]) as name:
-        backend = open_backend(named(admin, name))
+        backend = open_backend(pg_url(admin, name))
         try:
             issue = backend.tokens.issue
             copies = [

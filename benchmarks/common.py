@@ -4,8 +4,10 @@ figures are summarised (median and range over runs) and printed."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
+import secrets
 import shlex
 import shutil
 import statistics
@@ -13,8 +15,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -134,3 +137,27 @@ def table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> None:
     for r in rows:
         print(line(r))
     sys.stdout.flush()
+
+
+# -- PostgreSQL ------------------------------------------------------------------------------------
+
+
+def pg_url(admin: str, name: str) -> str:
+    """The URL of database ``name`` on the server of ``admin``."""
+    return urlunsplit(urlsplit(admin)._replace(path=f"/{name}"))
+
+
+@contextlib.contextmanager
+def pg_database(admin: str, label: str = "bench", *, template: str | None = None) -> Iterator[str]:
+    """A new database on the server of ``admin`` (a copy of ``template``): its name; dropped
+    afterwards, whoever is still connected to it."""
+    import psycopg
+
+    name = f"justicar_{label}_{secrets.token_hex(5)}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
+    try:
+        yield name
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

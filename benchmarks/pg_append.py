@@ -27,7 +27,6 @@ summary gives the median and range (min-max) over runs.
 
 from __future__ import annotations
 
-import secrets
 import sys
 import time
 from collections.abc import Iterator
@@ -37,7 +36,7 @@ from typing import Any
 
 import psycopg
 
-from benchmarks.common import header, parser, percentile, spread, table
+from benchmarks.common import header, parser, percentile, pg_database, pg_url, spread, table
 from benchmarks.scenes import brawl
 from domain.events import SceneEvent
 from domain.log import GENESIS, format_at
@@ -83,17 +82,8 @@ def sealed(cmds: list[Command]) -> list[Rows]:
 @contextmanager
 def databases(admin: str) -> Iterator[tuple[str, str]]:
     """Two new databases on the server (the store's, the plain one's), dropped after."""
-    names = [f"justicar_bench_{secrets.token_hex(4)}_{side}" for side in ("ours", "plain")]
-    base = admin.rsplit("/", 1)[0]
-    with psycopg.connect(admin, autocommit=True) as conn:
-        for name in names:
-            conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"{base}/{names[0]}", f"{base}/{names[1]}"
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            for name in names:
-                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with pg_database(admin) as ours, pg_database(admin) as plain:
+        yield pg_url(admin, ours), pg_url(admin, plain)
 
 
 def plain_db(url: str) -> psycopg.Connection[Any]:

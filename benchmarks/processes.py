@@ -38,16 +38,14 @@ import asyncio
 import contextlib
 import json
 import os
-import secrets
 import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
-from benchmarks.common import cleanup, header, parser, percentile, spread, table, workdir
+from benchmarks.common import cleanup, header, parser, percentile, pg_database, pg_url, spread, table, workdir
 from benchmarks.live import Served, drain, free_port, hello, kind, settle, subscriber
 from domain.commands import parse_command
 from server.backend import open_backend
@@ -73,29 +71,8 @@ def database(backend: str, where: Path, admin: str, label: str) -> Iterator[str]
     if backend == "sqlite":
         yield str(where / f"{label}.db")
         return
-    import psycopg
-
-    name = f"justicar_bench_{secrets.token_hex(5)}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    url = named(admin, name)
-    try:
-        yield url
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def named(admin: str, name: str) -> str:
-    """The URL of database ``name`` on the server of ``admin``."""
-    return urlunsplit(urlsplit(admin)._replace(path=f"/{name}"))
-
-
-def _admin(admin: str, sql: str) -> None:
-    import psycopg
-
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(sql)
+    with pg_database(admin) as name:
+        yield pg_url(admin, name)
 
 
 @contextlib.contextmanager
@@ -104,12 +81,10 @@ def copied(admin: str, source: Path, scenes: list[str]) -> Iterator[str]:
     ``justicar import`` copies them): its name; dropped afterwards."""
     from server.store import SqliteStore
 
-    name = f"justicar_copy_{secrets.token_hex(5)}"
-    _admin(admin, f'CREATE DATABASE "{name}"')
-    try:
+    with pg_database(admin, "copy") as name:
         started = time.perf_counter()
         sqlite = SqliteStore(source, readonly=True)
-        backend = open_backend(named(admin, name))
+        backend = open_backend(pg_url(admin, name))
         try:
             for scene in scenes:
                 wires = list(sqlite.read_wire(scene))
@@ -120,20 +95,13 @@ def copied(admin: str, source: Path, scenes: list[str]) -> Iterator[str]:
         took = time.perf_counter() - started
         print(f"# {len(scenes):,} scenes copied to PostgreSQL in {took:.1f} s", file=sys.stderr)
         yield name
-    finally:
-        _admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @contextlib.contextmanager
 def fresh(admin: str, source: str) -> Iterator[tuple[str, str]]:
-    """A database made from the template ``source`` (``CREATE DATABASE … TEMPLATE``): its URL and
-    its name; dropped afterwards."""
-    name = f"justicar_bench_{secrets.token_hex(5)}"
-    _admin(admin, f'CREATE DATABASE "{name}" TEMPLATE "{source}"')
-    try:
-        yield named(admin, name), name
-    finally:
-        _admin(admin, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    """A database made from the template ``source``: its URL and its name; dropped afterwards."""
+    with pg_database(admin, template=source) as name:
+        yield pg_url(admin, name), name
 
 
 @dataclass
